@@ -1,0 +1,1 @@
+public enum KeychainCommandLine { public static func main() {} }

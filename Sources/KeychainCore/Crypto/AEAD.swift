@@ -1,0 +1,51 @@
+import CSodium
+
+/// XChaCha20-Poly1305 (IETF) sealing: `nonce ‖ ciphertext ‖ tag`, with associated data.
+enum AEAD {
+    static let keyBytes = Int(crypto_aead_xchacha20poly1305_ietf_keybytes())
+    static let nonceBytes = Int(crypto_aead_xchacha20poly1305_ietf_npubbytes())
+    static let tagBytes = Int(crypto_aead_xchacha20poly1305_ietf_abytes())
+
+    /// Seals `plaintext` under `key`, binding `associatedData`.
+    static func seal(_ plaintext: UnsafeRawBufferPointer, key: SecretBytes, associatedData: [UInt8])
+        -> [UInt8]
+    {
+        precondition(key.count == keyBytes)
+        let nonce = Sodium.randomBytes(nonceBytes)
+        var sealed = [UInt8](repeating: 0, count: nonceBytes + plaintext.count + tagBytes)
+        sealed.withUnsafeMutableBufferPointer { out in
+            for index in 0..<nonceBytes { out[index] = nonce[index] }
+            var written: UInt64 = 0
+            key.withUnsafeBytes { keyBuffer in
+                _ = crypto_aead_xchacha20poly1305_ietf_encrypt(
+                    out.baseAddress! + nonceBytes, &written,
+                    plaintext.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                    UInt64(plaintext.count),
+                    associatedData, UInt64(associatedData.count), nil, nonce,
+                    keyBuffer.baseAddress!.assumingMemoryBound(to: UInt8.self))
+            }
+        }
+        return sealed
+    }
+
+    /// Opens a sealed box into guarded memory; `nil` when it was not sealed by `key` with exactly
+    /// this associated data (wrong key, tampered bytes, or a blob moved to another row).
+    static func open(_ sealed: [UInt8], key: SecretBytes, associatedData: [UInt8]) -> SecretBytes? {
+        guard sealed.count >= nonceBytes + tagBytes, key.count == keyBytes else { return nil }
+        let plain = SecretBytes(count: sealed.count - nonceBytes - tagBytes)
+        let status: Int32 = sealed.withUnsafeBufferPointer { input in
+            key.withUnsafeBytes { keyBuffer in
+                plain.withUnsafeBytes { out in
+                    var written: UInt64 = 0
+                    return crypto_aead_xchacha20poly1305_ietf_decrypt(
+                        UnsafeMutablePointer(mutating: out.baseAddress?.assumingMemoryBound(to: UInt8.self)),
+                        &written, nil,
+                        input.baseAddress! + nonceBytes, UInt64(sealed.count - nonceBytes),
+                        associatedData, UInt64(associatedData.count), input.baseAddress!,
+                        keyBuffer.baseAddress!.assumingMemoryBound(to: UInt8.self))
+                }
+            }
+        }
+        return status == 0 ? plain : nil
+    }
+}

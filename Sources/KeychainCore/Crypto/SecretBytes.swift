@@ -1,0 +1,78 @@
+import CSodium
+
+/// Secret bytes (a key or an item's secret) kept in guarded memory that is zeroed when released.
+///
+/// A reference type on purpose: the bytes exist once, in `sodium_malloc` memory, and are never
+/// copied by value. `sodium_free` zeroes them. Nothing here prints or describes its contents.
+package final class SecretBytes: @unchecked Sendable, CustomStringConvertible {
+    private var base: UnsafeMutableRawPointer?
+    /// Number of secret bytes held.
+    package private(set) var count: Int
+    private var capacity: Int
+
+    /// Allocates `count` zeroed bytes.
+    package init(count: Int) {
+        precondition(Sodium.ready)
+        self.count = count
+        self.capacity = max(count, 1)
+        guard let memory = sodium_malloc(capacity) else { fatalError("sodium_malloc failed") }
+        sodium_memzero(memory, capacity)
+        base = memory
+    }
+
+    /// Copies `bytes` in; the caller remains responsible for zeroing its own copy.
+    package convenience init<Bytes: Collection>(copying bytes: Bytes) where Bytes.Element == UInt8 {
+        self.init(count: bytes.count)
+        let target = base!.assumingMemoryBound(to: UInt8.self)
+        for (index, byte) in bytes.enumerated() { target[index] = byte }
+    }
+
+    /// `count` random bytes: the way keys are made.
+    package static func random(count: Int) -> SecretBytes {
+        let secret = SecretBytes(count: count)
+        randombytes_buf(secret.base!, count)
+        return secret
+    }
+
+    deinit { sodium_free(base) }
+
+    /// Appends bytes, growing the guarded buffer; the old buffer is zeroed as it is released.
+    package func append(_ source: UnsafeRawBufferPointer) {
+        guard source.count > 0 else { return }
+        if count + source.count > capacity {
+            let newCapacity = max(capacity * 2, count + source.count)
+            guard let memory = sodium_malloc(newCapacity) else { fatalError("sodium_malloc failed") }
+            memory.copyMemory(from: base!, byteCount: count)
+            sodium_free(base)
+            base = memory
+            capacity = newCapacity
+        }
+        (base! + count).copyMemory(from: source.baseAddress!, byteCount: source.count)
+        count += source.count
+    }
+
+    /// Drops one trailing `\n` (and a `\r` before it), as `--strip-newline` asks.
+    package func stripTrailingNewline() {
+        let bytes = base!.assumingMemoryBound(to: UInt8.self)
+        guard count > 0, bytes[count - 1] == 0x0A else { return }
+        count -= 1
+        bytes[count] = 0
+        if count > 0, bytes[count - 1] == 0x0D {
+            count -= 1
+            bytes[count] = 0
+        }
+    }
+
+    /// Lends the bytes for the duration of `body`; they must not escape it.
+    package func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try body(UnsafeRawBufferPointer(start: base, count: count))
+    }
+
+    /// Constant-time comparison.
+    package func equals(_ other: SecretBytes) -> Bool {
+        count == other.count && sodium_memcmp(base, other.base, count) == 0
+    }
+
+    /// Never the contents.
+    package var description: String { "SecretBytes(\(count) bytes)" }
+}

@@ -1,0 +1,65 @@
+/// The calling process's access groups, in Apple's order, with where each came from.
+///
+/// Built exactly as `SecTaskCopyAccessGroups` (`OSX/sec/ipc/server_entitlement_helpers.c`) does:
+/// keychain-access-groups, associated application identifiers, the application identifier, then
+/// application groups (skipped for App Clips); `com.apple.token` last, readable and never writable.
+package struct AccessGroupList: Sendable, Equatable {
+    /// One group and the entitlement it came from.
+    package struct Entry: Sendable, Equatable {
+        package let group: String
+        package let source: String
+        /// Whether items may be written to it (everything but `com.apple.token`).
+        package var isWritable: Bool { group != AccessGroupList.tokenGroup }
+    }
+
+    /// The read-only group of token-backed items.
+    package static let tokenGroup = "com.apple.token"
+    /// The wildcard that Apple grants only to its own tools.
+    package static let wildcard = "*"
+
+    /// The groups, in order, without repeats (a repeat adds no access).
+    package let entries: [Entry]
+    /// Whether the profile's `"*"` was honoured (only with the administrator flag).
+    package let grantsEveryGroup: Bool
+
+    /// A list from entries in order, as built from entitlements.
+    package init(entries: [Entry], grantsEveryGroup: Bool = false) {
+        var seen = Set<String>()
+        var ordered = entries.filter { seen.insert($0.group).inserted }
+        if let token = ordered.firstIndex(where: { $0.group == Self.tokenGroup }) {
+            ordered.append(ordered.remove(at: token))
+        }
+        self.entries = ordered
+        self.grantsEveryGroup = grantsEveryGroup
+    }
+
+    /// The groups in order.
+    package var groups: [String] { entries.map(\.group) }
+
+    /// Groups the process may read: the whole list.
+    package var readable: [String] { groups }
+
+    /// Groups the process may write: the list without `com.apple.token`.
+    package var writable: [String] { entries.filter(\.isWritable).map(\.group) }
+
+    /// The default group: the first element, where an add without `agrp` lands; `nil` when the
+    /// process cannot write anywhere.
+    package var defaultGroup: String? {
+        guard let first = entries.first, first.isWritable, first.group != Self.wildcard else { return nil }
+        return first.group
+    }
+
+    /// Whether `group` may be read.
+    package func canRead(_ group: String) -> Bool { grantsEveryGroup || readable.contains(group) }
+
+    /// Whether `group` may be written.
+    package func canWrite(_ group: String) -> Bool {
+        group != Self.tokenGroup && (grantsEveryGroup || writable.contains(group))
+    }
+
+    /// Whether the process has any group it may read.
+    package var hasReadableGroup: Bool { grantsEveryGroup || !readable.isEmpty }
+
+    /// Whether the process has any group it may write.
+    package var hasWritableGroup: Bool { grantsEveryGroup || !writable.isEmpty }
+}

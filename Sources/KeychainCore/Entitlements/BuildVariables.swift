@@ -1,0 +1,71 @@
+/// `$(AppIdentifierPrefix)` and `$(TeamIdentifierPrefix)` in an entitlements source file, resolved
+/// the way Xcode does at signing time (SEMANTICS §2): the prefix with its trailing dot.
+struct BuildVariables {
+    static let appIdentifierPrefix = "$(AppIdentifierPrefix)"
+    static let teamIdentifierPrefix = "$(TeamIdentifierPrefix)"
+
+    let appPrefix: String?
+    let teamPrefix: String?
+    let teamIDWasGiven: Bool
+
+    /// Sources, first that answers wins: the provisioning profile's own prefixes, the resolved
+    /// application identifier's prefix, then `--team-id`.
+    init(document: ProfileDocument, teamID: String?) {
+        let appID =
+            document.entitlements[AccessGroupList.Key.applicationIdentifier]?.string
+            ?? document.entitlements[AccessGroupList.Key.macApplicationIdentifier]?.string
+        var appIDPrefix: String?
+        if let appID, !appID.contains("$("), let dot = appID.firstIndex(of: ".") {
+            appIDPrefix = String(appID[...dot])
+        }
+        let given = teamID.map { $0.hasSuffix(".") ? $0 : $0 + "." }
+        appPrefix = document.applicationIdentifierPrefixes.first.map { $0 + "." } ?? appIDPrefix ?? given
+        teamPrefix = document.teamIdentifiers.first.map { $0 + "." } ?? appIDPrefix ?? given
+        teamIDWasGiven = teamID != nil
+    }
+
+    /// The entitlements with every variable resolved; an unresolvable one is a ProfileError naming
+    /// the entitlement and the entry.
+    func resolve(_ entitlements: [String: PlistValue], path: String) throws(ProfileError) -> [String: PlistValue] {
+        var resolved = entitlements
+        for (key, value) in entitlements {
+            switch value {
+            case .string(let text): resolved[key] = .string(try substitute(text, key: key, path: path))
+            case .array(let elements):
+                var out: [PlistValue] = []
+                for element in elements {
+                    if case .string(let text) = element {
+                        out.append(.string(try substitute(text, key: key, path: path)))
+                    } else {
+                        out.append(element)
+                    }
+                }
+                resolved[key] = .array(out)
+            default: break
+            }
+        }
+        return resolved
+    }
+
+    private func substitute(_ text: String, key: String, path: String) throws(ProfileError) -> String {
+        guard text.contains("$(") else { return text }
+        var result = text
+        for (variable, value) in [(Self.appIdentifierPrefix, appPrefix), (Self.teamIdentifierPrefix, teamPrefix)]
+        where result.contains(variable) {
+            guard let value else {
+                throw ProfileError(
+                    "profile \(path): cannot resolve \(variable) in \(key) entry '\(text)'; "
+                        + "the profile has no resolved application identifier or provisioning envelope, "
+                        + "so pass --team-id TEAMID (or KEYCHAINCTL_TEAM_ID).")
+            }
+            result = result.replacing(variable, with: value)
+        }
+        if let start = result.firstRange(of: "$(") {
+            let name = result[start.lowerBound...].prefix { $0 != ")" } + ")"
+            throw ProfileError(
+                "profile \(path): cannot resolve \(name) in \(key) entry '\(text)'; keychainctl resolves "
+                    + "only \(Self.appIdentifierPrefix) and \(Self.teamIdentifierPrefix): write the value itself.")
+        }
+        return result
+    }
+}

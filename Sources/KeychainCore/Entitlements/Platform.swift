@@ -1,0 +1,5 @@
+/// Whose keychain rules apply.
+package enum Platform: String, Sendable {
+    case ios
+    case macos
+}

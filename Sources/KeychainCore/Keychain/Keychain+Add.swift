@@ -1,0 +1,98 @@
+/// SecItemAdd (`SecItemServer.c`, `_SecItemAdd`).
+extension Keychain {
+    /// What an add produced.
+    package struct AddResult: Sendable {
+        /// The stored item (or, with `updateExisting`, the item it updated).
+        package let item: Item
+        /// Whether an existing item was updated in place (`add -U`).
+        package let updatedExisting: Bool
+        /// Things worth saying on stderr (a synchronizable ThisDeviceOnly item).
+        package let warnings: [String]
+    }
+
+    /// Adds an item with `secret`. Check order: no writable group (-34018) → bad request (-50,
+    /// -25303, -25306) → explicit group (-34018) → duplicate (-25299). With `updateExisting`, an
+    /// item with the same primary key takes the new secret and the given attributes instead, in the
+    /// same transaction.
+    package func add(_ request: ItemRequest, secret: SecretBytes, caller: Caller, updateExisting: Bool = false)
+        throws -> AddResult
+    {
+        guard caller.groups.hasWritableGroup else { throw caller.noGroups(writing: true) }
+        let query = try ItemQuery(request, defaultLimit: .one)
+        guard query.persistentRef == nil else {
+            throw KeychainError(.param, hint: "an add cannot name a persistent reference; the keychain assigns one.")
+        }
+        guard let group = query.attributes["agrp"]?.stringValue ?? caller.groups.defaultGroup else {
+            throw KeychainError(.missingEntitlement, hint: "profile \(caller.name) has no default access group; pass --group.")
+        }
+        try caller.check(group: group, writing: true)
+
+        let now = Self.now()
+        var attributes = query.attributes
+        for code in query.schema.primaryKey where attributes[code] == nil {
+            attributes[code] = .defaultValue(for: query.schema.attribute(code)!.kind)
+        }
+        attributes["agrp"] = .string(group)
+        attributes["pdmn"] = attributes["pdmn"] ?? .string(Accessibility.defaultFor(query.itemClass).rawValue)
+        attributes["sync"] = .bool(query.sync == .yes)
+        attributes["tomb"] = .bool(false)
+        attributes["cdat"] = .date(now)
+        attributes["mdat"] = .date(now)
+        let item = Item(itemClass: query.itemClass, uuid: Sodium.randomBytes(16), attributes: attributes)
+        var warnings: [String] = []
+        if item.isSynchronizable, item.accessibility.isThisDeviceOnly {
+            warnings.append(
+                "a synchronizable item with accessibility \(item.accessibility.longName) is stored, as Apple stores it, but it never syncs; Apple's headers say the combination is not allowed.")
+        }
+        let sealed = try keys.seal(item, secret: secret)
+        return try store.write {
+            switch try store.insert(query.itemClass, sealed) {
+            case .written:
+                return AddResult(item: item, updatedExisting: false, warnings: warnings)
+            case .duplicate:
+                guard updateExisting else { throw duplicate(item) }
+                let updated = try replaceExisting(like: sealed, with: query.attributes, secret: secret, now: now, item: item)
+                return AddResult(item: updated, updatedExisting: true, warnings: warnings)
+            }
+        }
+    }
+
+    /// `add -U`: the live item holding `sealed`'s primary key takes `given` attributes and `secret`;
+    /// its UUID (persistent reference) and creation date stay.
+    private func replaceExisting(
+        like sealed: SealedItem, with given: [String: AttributeValue], secret: SecretBytes, now: Int64, item: Item
+    ) throws -> Item {
+        let schema = Schema.of(item.itemClass)!
+        var filter = RowFilter(groups: [sealed.accessGroup], sync: sealed.sync)
+        for code in schema.primaryKey where code != "agrp" && code != "sync" {
+            filter.digests.append(("h_\(code)", sealed.digests[code] ?? []))
+        }
+        guard let existing = try store.rows(item.itemClass, filter: filter, limit: 1, withSecret: false).first else {
+            throw duplicate(item)
+        }
+        var old = try keys.openItem(existing.row, itemClass: item.itemClass)
+        for (code, value) in given where code != "agrp" { old.attributes[code] = value }
+        old.attributes["mdat"] = .date(Self.modificationDate(now: now, after: old))
+        let resealed = try keys.seal(old, secret: secret)
+        guard try store.update(item.itemClass, rowid: existing.rowid, resealed) == .written else { throw duplicate(item) }
+        return old
+    }
+
+    /// errSecDuplicateItem naming the item's primary key (never its secret).
+    func duplicate(_ item: Item) -> KeychainError {
+        let schema = Schema.of(item.itemClass)!
+        let key = schema.primaryKey.compactMap { code -> String? in
+            guard code != "sync", let value = item.attributes[code] else { return nil }
+            return "\(code)=\(value.displayText)"
+        }
+        return KeychainError(
+            .duplicateItem,
+            hint: "a \(item.itemClass.longName) with \(key.joined(separator: ", ")) and sync=\(item.isSynchronizable ? "yes" : "no") already exists; use add -U or update to change it.")
+    }
+
+    /// `mdat` for a change now: now, and always strictly later than before (SEMANTICS §1).
+    static func modificationDate(now: Int64, after item: Item) -> Int64 {
+        guard case .date(let previous) = item.attributes["mdat"] else { return now }
+        return max(now, previous + 1)
+    }
+}

@@ -1,0 +1,78 @@
+/// SecItemUpdate (`SecItemServer.c`, `_SecItemUpdate`).
+extension Keychain {
+    /// Updates every match in one transaction. Check order: no writable group (-34018) → explicit
+    /// group in the query (-34018) → bad request → group in the changes (-34018) → duplicate
+    /// (-25299) / none (-25300). A collision anywhere changes nothing. With `dryRun`, everything is
+    /// checked and then rolled back. Returns the items as they are (or would be) after the update.
+    package func update(
+        _ request: ItemRequest, changes changePairs: [(code: String, value: String)], secret: SecretBytes?,
+        caller: Caller, dryRun: Bool = false
+    ) throws -> [Item] {
+        guard caller.groups.hasWritableGroup else { throw caller.noGroups(writing: true) }
+        if let group = request.explicitGroup { try caller.check(group: group, writing: true) }
+        let query = try ItemQuery(request, defaultLimit: .all)
+        let changes = try ItemChanges(changePairs, secret: secret, for: query.schema)
+        if let group = changes.attributes["agrp"]?.stringValue { try caller.check(group: group, writing: true) }
+        try Self.checkPersistentRefStandsAlone(query)
+        let filter = filter(for: query, caller: caller, writing: true)
+        return try writeOrRehearse(dryRun: dryRun) {
+            let rows = try store.rows(query.itemClass, filter: filter, limit: query.limit.rowLimit, withSecret: true)
+            guard !rows.isEmpty else { throw notFound(query, filter: filter) }
+            let now = Self.now()
+            return try rows.map { rowid, row in
+                let old = try keys.openItem(row, itemClass: query.itemClass)
+                var updated = old
+                for (code, value) in changes.attributes { updated.attributes[code] = value }
+                updated.attributes["mdat"] = .date(Self.modificationDate(now: now, after: old))
+                try rewrite(rowid: rowid, row: row, from: old, to: updated, newSecret: changes.secret, now: now)
+                return updated
+            }
+        }
+    }
+
+    /// Writes `updated` over row `rowid` (which holds `old`), re-sealing the secret when the
+    /// identity changes, and leaving a tombstone when a synchronizable item's primary key changes.
+    func rewrite(rowid: Int64, row: SealedItem, from old: Item, to updated: Item, newSecret: SecretBytes?, now: Int64)
+        throws
+    {
+        let secret = try newSecret ?? keys.openSecret(row, itemClass: old.itemClass)
+        let sealed = try keys.seal(updated, secret: secret, keepingSecretOf: newSecret == nil ? row : nil)
+        guard try store.update(old.itemClass, rowid: rowid, sealed) == .written else { throw duplicate(updated) }
+        if old.isSynchronizable, primaryKeyChanged(from: old, to: updated) {
+            try leaveTombstone(of: old, now: now)
+        }
+    }
+
+    /// A tombstone in `old`'s place: its attributes, no secret, a new UUID, `tomb = 1`.
+    func leaveTombstone(of old: Item, now: Int64) throws {
+        var tombstone = Item(itemClass: old.itemClass, uuid: Sodium.randomBytes(16), attributes: old.attributes)
+        tombstone.attributes["tomb"] = .bool(true)
+        tombstone.attributes["mdat"] = .date(Self.modificationDate(now: now, after: old))
+        _ = try store.insert(old.itemClass, try keys.seal(tombstone, secret: nil))
+    }
+
+    func primaryKeyChanged(from old: Item, to new: Item) -> Bool {
+        Schema.of(old.itemClass)!.primaryKey.contains { old.attributes[$0] != new.attributes[$0] }
+    }
+
+    /// Runs `body` in a write transaction, or with `dryRun` runs it and rolls it back, returning
+    /// what it returned: a rehearsal checks everything a real run would.
+    func writeOrRehearse<R>(dryRun: Bool, _ body: () throws -> R) throws -> R {
+        var rehearsed: R?
+        do {
+            return try store.write {
+                let value = try body()
+                guard !dryRun else {
+                    rehearsed = value
+                    throw RehearsalRollback()
+                }
+                return value
+            }
+        } catch is RehearsalRollback {
+            return rehearsed!
+        }
+    }
+}
+
+/// Thrown inside a dry run's transaction so that it rolls back.
+private struct RehearsalRollback: Error {}

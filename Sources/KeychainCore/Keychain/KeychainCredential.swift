@@ -1,0 +1,26 @@
+/// What unlocks a keychain: its 32-byte key, or a passphrase the key is derived from (Argon2id).
+package enum KeychainCredential: Sendable {
+    case key(SecretBytes)
+    case passphrase(SecretBytes)
+
+    /// A key from its base64 text (a key file's contents or `KEYCHAINCTL_KEY`).
+    package static func key(base64 text: SecretBytes, source: String) throws(ConfigurationError) -> KeychainCredential {
+        let decoded = text.withUnsafeBytes { buffer -> [UInt8]? in
+            Base64.decode(String(decoding: buffer, as: UTF8.self))
+        }
+        guard var bytes = decoded, bytes.count == KeyRing.keyBytes else {
+            throw ConfigurationError("\(source) does not hold a keychain key: expected 32 random bytes in base64 (as 'keychainctl init --generate-key-file' writes).")
+        }
+        let key = SecretBytes(copying: bytes)
+        for index in bytes.indices { bytes[index] = 0 }
+        return .key(key)
+    }
+}
+
+/// Configuration that cannot be used: no key, a malformed key file (exit 78).
+package struct ConfigurationError: Error, Sendable, CustomStringConvertible {
+    /// What is wrong and how to fix it.
+    package let message: String
+    package init(_ message: String) { self.message = message }
+    package var description: String { message }
+}

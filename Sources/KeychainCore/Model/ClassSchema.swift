@@ -1,0 +1,30 @@
+/// The attributes, primary key and indexes of one stored item class, as the schema declares them.
+package struct ClassSchema: Sendable {
+    /// The class.
+    package let itemClass: ItemClass
+    /// Every attribute the class has, common ones first.
+    package let attributes: [AttributeDescriptor]
+    /// The UNIQUE constraint, in Apple's order (its constant tail `vwht tkid musr ggrp` is not modelled).
+    package let primaryKey: [String]
+    /// Digest columns worth a lookup index besides the primary key's.
+    package let indexed: [String]
+
+    private let byCode: [String: AttributeDescriptor]
+
+    init(_ itemClass: ItemClass, attributes: [AttributeDescriptor], primaryKey: [String], indexed: [String]) {
+        self.itemClass = itemClass
+        self.attributes = attributes
+        self.primaryKey = primaryKey
+        self.indexed = indexed
+        self.byCode = Dictionary(uniqueKeysWithValues: attributes.map { ($0.code, $0) })
+    }
+
+    /// The attribute with `code`, if this class has it.
+    package func attribute(_ code: String) -> AttributeDescriptor? { byCode[code] }
+
+    /// Attributes kept as digests and inside the sealed metadata.
+    package var digestAttributes: [AttributeDescriptor] { attributes.filter { !$0.isPlaintextColumn } }
+
+    /// The SQL table name: the class code, as Apple names its tables.
+    package var table: String { itemClass.rawValue }
+}

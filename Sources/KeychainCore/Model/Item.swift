@@ -1,0 +1,44 @@
+/// One keychain item as stored: its identity and its attributes (the secret is kept apart).
+package struct Item: Sendable {
+    /// The item's class.
+    package let itemClass: ItemClass
+    /// The item's UUID (the persistent reference's tail).
+    package let uuid: [UInt8]
+    /// Every attribute the item holds, including `agrp`, `pdmn`, `sync`, `tomb`, `cdat`, `mdat`.
+    package var attributes: [String: AttributeValue]
+
+    /// An item from its parts.
+    package init(itemClass: ItemClass, uuid: [UInt8], attributes: [String: AttributeValue]) {
+        self.itemClass = itemClass
+        self.uuid = uuid
+        self.attributes = attributes
+    }
+
+    /// The persistent reference.
+    package var persistentRef: PersistentRef { PersistentRef(itemClass: itemClass, uuid: uuid) }
+
+    /// The access group.
+    package var accessGroup: String { attributes["agrp"]?.stringValue ?? "" }
+
+    /// The accessibility class.
+    package var accessibility: Accessibility {
+        attributes["pdmn"]?.stringValue.flatMap(Accessibility.init(rawValue:)) ?? .whenUnlocked
+    }
+
+    /// Whether the item is synchronizable.
+    package var isSynchronizable: Bool { attributes["sync"] == .bool(true) }
+
+    /// Whether the item is a tombstone.
+    package var isTombstone: Bool { attributes["tomb"] == .bool(true) }
+
+    /// A one-line description for reports and hints: class, account, service or server, and the
+    /// persistent reference. Never secret bytes.
+    package var summary: String {
+        var parts = [itemClass.rawValue]
+        for code in ["acct", "svce", "srvr"] {
+            if let value = attributes[code]?.stringValue, !value.isEmpty { parts.append("\(code)=\(value)") }
+        }
+        parts.append("ref=\(persistentRef.base64)")
+        return parts.joined(separator: " ")
+    }
+}

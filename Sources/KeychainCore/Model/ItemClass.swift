@@ -1,0 +1,43 @@
+/// The keychain item classes (`kSecClass`), by their four-character table codes.
+package enum ItemClass: String, Sendable, CaseIterable, Comparable {
+    /// Generic password (`kSecClassGenericPassword`).
+    case genericPassword = "genp"
+    /// Internet password (`kSecClassInternetPassword`).
+    case internetPassword = "inet"
+    /// Certificate (`kSecClassCertificate`).
+    case certificate = "cert"
+    /// Cryptographic key (`kSecClassKey`).
+    case key = "keys"
+    /// Identity (`kSecClassIdentity`): a join of a certificate and its private key, not a table.
+    case identity = "idnt"
+
+    /// Parses a class code or its long name; `nil` for anything else (errSecNoSuchClass).
+    package init?(parsing text: String) {
+        switch text {
+        case "genp", "generic-password": self = .genericPassword
+        case "inet", "internet-password": self = .internetPassword
+        case "cert", "certificate": self = .certificate
+        case "keys", "key": self = .key
+        case "idnt", "identity": self = .identity
+        default: return nil
+        }
+    }
+
+    /// The long name used in CLI output.
+    package var longName: String {
+        switch self {
+        case .genericPassword: "generic password"
+        case .internetPassword: "internet password"
+        case .certificate: "certificate"
+        case .key: "key"
+        case .identity: "identity"
+        }
+    }
+
+    /// Classes that are tables of their own (every class but identity).
+    package static let stored: [ItemClass] = [.genericPassword, .internetPassword, .certificate, .key]
+
+    package static func < (lhs: ItemClass, rhs: ItemClass) -> Bool {
+        stored.firstIndex(of: lhs) ?? 9 < stored.firstIndex(of: rhs) ?? 9
+    }
+}

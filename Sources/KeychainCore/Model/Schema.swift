@@ -1,0 +1,115 @@
+/// The one declarative schema: every attribute of every class, declared once.
+///
+/// SQL tables, the UNIQUE constraints, the sealed metadata, the authenticated data and the JSON
+/// rendering are all derived from this table. Attribute lists follow Apple's
+/// `keychain/securityd/SecItemSchema.c` (Security-61901).
+package enum Schema {
+    private static let all: [String: AttributeDescriptor] = Dictionary(
+        uniqueKeysWithValues: [
+            // Common to every class.
+            AttributeDescriptor("cdat", "creation date", .date),
+            AttributeDescriptor("mdat", "modification date", .date),
+            AttributeDescriptor("labl", "label", .string),
+            AttributeDescriptor("agrp", "access group", .string, plaintext: true),
+            AttributeDescriptor("pdmn", "accessible", .string, plaintext: true),
+            AttributeDescriptor("sync", "synchronizable", .bool, plaintext: true),
+            AttributeDescriptor("tomb", "tombstone", .bool, plaintext: true),
+            // Passwords.
+            AttributeDescriptor("desc", "description", .string),
+            AttributeDescriptor("icmt", "comment", .string),
+            AttributeDescriptor("crtr", "creator", .fourCharCode),
+            AttributeDescriptor("type", "type", .fourCharCode),
+            AttributeDescriptor("scrp", "script code", .number),
+            AttributeDescriptor("alis", "alias", .data),
+            AttributeDescriptor("invi", "invisible", .bool),
+            AttributeDescriptor("nega", "negative", .bool),
+            AttributeDescriptor("cusi", "custom icon", .bool),
+            AttributeDescriptor("prot", "protected", .data),
+            AttributeDescriptor("acct", "account", .string),
+            AttributeDescriptor("svce", "service", .string),
+            AttributeDescriptor("gena", "generic", .data),
+            AttributeDescriptor("sdmn", "security domain", .string),
+            AttributeDescriptor("srvr", "server", .string),
+            AttributeDescriptor("ptcl", "protocol", .fourCharCode),
+            AttributeDescriptor("atyp", "authentication type", .fourCharCode),
+            AttributeDescriptor("port", "port", .number),
+            AttributeDescriptor("path", "path", .string),
+            // Certificates.
+            AttributeDescriptor("ctyp", "certificate type", .number),
+            AttributeDescriptor("cenc", "certificate encoding", .number),
+            AttributeDescriptor("subj", "subject", .data),
+            AttributeDescriptor("issr", "issuer", .data),
+            AttributeDescriptor("slnr", "serial number", .data),
+            AttributeDescriptor("skid", "subject key ID", .data),
+            AttributeDescriptor("pkhh", "public key hash", .data),
+            // Keys.
+            AttributeDescriptor("kcls", "key class", .number),
+            AttributeDescriptor("perm", "permanent", .bool),
+            AttributeDescriptor("priv", "private", .bool),
+            AttributeDescriptor("modi", "modifiable", .bool),
+            AttributeDescriptor("klbl", "application label", .data),
+            AttributeDescriptor("atag", "application tag", .data),
+            AttributeDescriptor("bsiz", "key size in bits", .number),
+            AttributeDescriptor("esiz", "effective key size", .number),
+            AttributeDescriptor("sdat", "start date", .date),
+            AttributeDescriptor("edat", "end date", .date),
+            AttributeDescriptor("sens", "sensitive", .bool),
+            AttributeDescriptor("asen", "always sensitive", .bool),
+            AttributeDescriptor("extr", "extractable", .bool),
+            AttributeDescriptor("next", "never extractable", .bool),
+            AttributeDescriptor("encr", "can encrypt", .bool),
+            AttributeDescriptor("decr", "can decrypt", .bool),
+            AttributeDescriptor("drve", "can derive", .bool),
+            AttributeDescriptor("sign", "can sign", .bool),
+            AttributeDescriptor("vrfy", "can verify", .bool),
+            AttributeDescriptor("snrc", "can sign recover", .bool),
+            AttributeDescriptor("vyrc", "can verify recover", .bool),
+            AttributeDescriptor("wrap", "can wrap", .bool),
+            AttributeDescriptor("unwp", "can unwrap", .bool),
+        ].map { ($0.code, $0) })
+
+    private static let common = ["cdat", "mdat", "labl", "agrp", "pdmn", "sync", "tomb"]
+    private static let passwordCommon = [
+        "desc", "icmt", "crtr", "type", "scrp", "alis", "invi", "nega", "cusi", "prot", "acct",
+    ]
+
+    private static func declare(
+        _ itemClass: ItemClass, _ codes: [String], key: [String], indexed: [String],
+        overriding overrides: [AttributeDescriptor] = []
+    ) -> ClassSchema {
+        let replaced = Dictionary(uniqueKeysWithValues: overrides.map { ($0.code, $0) })
+        return ClassSchema(
+            itemClass, attributes: (common + codes).map { replaced[$0] ?? all[$0]! }, primaryKey: key,
+            indexed: indexed)
+    }
+
+    /// Every stored class. A key's `type` is kSecAttrKeyType (a string such as "73"), not a
+    /// four-character code as for passwords, so the key class declares its own.
+    package static let classes: [ItemClass: ClassSchema] = [
+        .genericPassword: declare(
+            .genericPassword, passwordCommon + ["svce", "gena"],
+            key: ["acct", "svce", "agrp", "sync"], indexed: ["svce", "labl"]),
+        .internetPassword: declare(
+            .internetPassword, passwordCommon + ["sdmn", "srvr", "ptcl", "atyp", "port", "path"],
+            key: ["acct", "sdmn", "srvr", "ptcl", "atyp", "port", "path", "agrp", "sync"],
+            indexed: ["srvr", "labl"]),
+        .certificate: declare(
+            .certificate, ["ctyp", "cenc", "alis", "subj", "issr", "slnr", "skid", "pkhh"],
+            key: ["ctyp", "issr", "slnr", "agrp", "sync"], indexed: ["pkhh", "labl"]),
+        .key: declare(
+            .key,
+            [
+                "kcls", "alis", "perm", "priv", "modi", "klbl", "atag", "crtr", "type", "bsiz", "esiz",
+                "sdat", "edat", "sens", "asen", "extr", "next", "encr", "decr", "drve", "sign", "vrfy",
+                "snrc", "vyrc", "wrap", "unwp",
+            ],
+            key: ["kcls", "klbl", "atag", "crtr", "type", "bsiz", "esiz", "sdat", "edat", "agrp", "sync"],
+            indexed: ["klbl", "labl"], overriding: [AttributeDescriptor("type", "key type", .string)]),
+    ]
+
+    /// The schema of a stored class (identity has none of its own).
+    package static func of(_ itemClass: ItemClass) -> ClassSchema? { classes[itemClass] }
+
+    /// Any attribute by code, whatever its class.
+    package static func attribute(_ code: String) -> AttributeDescriptor? { all[code] }
+}

@@ -1,0 +1,24 @@
+/// The changes an update makes: attributes to set and, optionally, a new secret.
+package struct ItemChanges: Sendable {
+    /// Attributes to set, by code (`sync` included as a boolean when changed).
+    package let attributes: [String: AttributeValue]
+    /// The new secret, if any.
+    package let secret: SecretBytes?
+
+    /// Parses changes for `schema`. Nothing to change, or data updated to nothing, is errSecParam.
+    package init(_ pairs: [(code: String, value: String)], secret: SecretBytes?, for schema: ClassSchema)
+        throws(KeychainError)
+    {
+        let parsed = try AttributeSet(parsing: pairs, for: schema, allowSyncAny: false)
+        guard !parsed.isEmpty || secret != nil else {
+            throw KeychainError(.param, hint: "nothing to change: give a --set-… option or a new secret.")
+        }
+        if let secret, secret.count == 0 {
+            throw KeychainError(.param, hint: "the new secret is empty; updating data to nothing is not allowed.")
+        }
+        var values = parsed.values
+        if let sync = parsed.sync { values["sync"] = .bool(sync == .yes) }
+        self.attributes = values
+        self.secret = secret
+    }
+}

@@ -1,0 +1,74 @@
+/// A validated query: what to match, how many, and what to return (SEMANTICS §3).
+package struct ItemQuery: Sendable {
+    /// The class searched.
+    package let itemClass: ItemClass
+    /// The class's schema.
+    package let schema: ClassSchema
+    /// Attributes to match exactly (including `agrp` and `pdmn` when given).
+    package let attributes: [String: AttributeValue]
+    /// The sync filter: `no` unless the request mentioned `sync`.
+    package let sync: SyncFilter
+    /// Whether `sync` was mentioned at all (an add stores `sync=any` as not synchronizable).
+    package let mentionsSync: Bool
+    /// How many.
+    package let limit: MatchLimit
+    /// What to return.
+    package let returns: ReturnOptions
+    /// One item by persistent reference.
+    package let persistentRef: PersistentRef?
+
+    /// Parses a request. `defaultLimit` is one for find, all for update and delete;
+    /// `defaultReturns` is what comes back when `--return` is absent.
+    package init(_ request: ItemRequest, defaultLimit: MatchLimit, defaultReturns: ReturnOptions = [])
+        throws(KeychainError)
+    {
+        var classText = request.itemClass
+        var reference: PersistentRef?
+        if let text = request.persistentRef {
+            guard let bytes = Base64.decode(text), let parsed = PersistentRef(bytes: bytes) else {
+                throw KeychainError(.param, hint: "'\(text)' is not a persistent reference (base64 of 20 bytes: class code and UUID).")
+            }
+            if let classText, ItemClass(parsing: classText) != parsed.itemClass {
+                throw KeychainError(.param, hint: "the persistent reference is a \(parsed.itemClass.rawValue) item, not \(classText).")
+            }
+            classText = parsed.itemClass.rawValue
+            reference = parsed
+        }
+        let itemClass = try Self.parseClass(classText)
+        let schema = Schema.of(itemClass)!
+        let parsed = try AttributeSet(parsing: request.attributes, for: schema, allowSyncAny: true)
+        guard let limit = request.limit.map(MatchLimit.init(parsing:)) ?? defaultLimit else {
+            throw KeychainError(.param, hint: "--limit takes one, all or a positive number, not '\(request.limit ?? "")'.")
+        }
+        guard let returns = request.returns.isEmpty ? defaultReturns : ReturnOptions(parsing: request.returns) else {
+            throw KeychainError(
+                .param, hint: "--return takes attributes, data and persistent-ref, not '\(request.returns.joined(separator: ","))'.")
+        }
+        self.itemClass = itemClass
+        self.schema = schema
+        self.attributes = parsed.values
+        self.sync = parsed.sync ?? .no
+        self.mentionsSync = parsed.sync != nil
+        self.limit = limit
+        self.returns = returns
+        self.persistentRef = reference
+    }
+
+    /// A class code or long name; unknown is errSecNoSuchClass. Identity is a join of a certificate
+    /// and a private key that this version does not build, so it is refused clearly.
+    static func parseClass(_ text: String?) throws(KeychainError) -> ItemClass {
+        guard let itemClass = ItemClass(parsing: text ?? "genp") else {
+            throw KeychainError(
+                .noSuchClass,
+                hint: "'\(text ?? "")' is not an item class; use genp, inet, cert, keys or idnt (or generic-password, internet-password, certificate, key, identity).")
+        }
+        guard itemClass != .identity else {
+            throw KeychainError(
+                .param, hint: "identity items (a certificate joined with its private key) are not supported yet; query cert and keys instead.")
+        }
+        return itemClass
+    }
+
+    /// Whether the query names anything besides a persistent reference (then -50 with one).
+    var hasMatchAttributes: Bool { !attributes.isEmpty || mentionsSync }
+}

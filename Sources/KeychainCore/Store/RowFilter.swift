@@ -1,0 +1,50 @@
+/// Which rows of a table a statement selects: the access-group, sync and tombstone filters and
+/// the keyed digests of the matched attributes. Knows columns, not keys or policy.
+package struct RowFilter: Sendable {
+    /// Rows in any of these groups (`nil`: any group, for a wildcard profile).
+    package var groups: [String]?
+    /// `sync = ?`, or either when `nil`.
+    package var sync: Bool?
+    /// `pdmn = ?` when set.
+    package var accessibility: String?
+    /// `tomb = ?`, or either when `nil`.
+    package var tombstone: Bool? = false
+    /// `column = digest` for each matched attribute.
+    package var digests: [(column: String, digest: [UInt8])] = []
+    /// One row by UUID (a persistent reference).
+    package var uuid: [UInt8]?
+
+    package init(groups: [String]?, sync: Bool?) {
+        self.groups = groups
+        self.sync = sync
+    }
+
+    /// The WHERE clause and its bound values.
+    var clause: (sql: String, values: [SQLiteStatement.Value]) {
+        var terms: [String] = []
+        var values: [SQLiteStatement.Value] = []
+        if let tombstone {
+            terms.append("tomb = \(tombstone ? 1 : 0)")
+        }
+        if let sync {
+            terms.append("sync = \(sync ? 1 : 0)")
+        }
+        if let groups {
+            terms.append("agrp IN (\(Array(repeating: "?", count: groups.count).joined(separator: ", ")))")
+            values += groups.map { .text($0) }
+        }
+        if let accessibility {
+            terms.append("pdmn = ?")
+            values.append(.text(accessibility))
+        }
+        for (column, digest) in digests {
+            terms.append("\(column) = ?")
+            values.append(.blob(digest))
+        }
+        if let uuid {
+            terms.append("uuid = ?")
+            values.append(.blob(uuid))
+        }
+        return (terms.isEmpty ? "1" : terms.joined(separator: " AND "), values)
+    }
+}

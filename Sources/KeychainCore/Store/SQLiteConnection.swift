@@ -1,0 +1,69 @@
+import CSQLite
+
+/// One SQLite connection: WAL, a busy timeout, and writes inside `BEGIN IMMEDIATE`.
+package final class SQLiteConnection {
+    private let handle: OpaquePointer
+    /// The database file's path.
+    package let path: String
+
+    /// Opens (and with `create`, creates) the file at `path`.
+    package init(path: String, create: Bool) throws(StoreError) {
+        var db: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (create ? SQLITE_OPEN_CREATE : 0)
+        let status = sqlite3_open_v2(path, &db, flags, nil)
+        guard status == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close(db)
+            throw StoreError("cannot open \(path): \(message)", sqliteCode: status)
+        }
+        self.handle = db
+        self.path = path
+        sqlite3_busy_timeout(db, 10_000)
+        sqlite3_extended_result_codes(db, 1)
+    }
+
+    deinit { sqlite3_close_v2(handle) }
+
+    /// Runs SQL that binds nothing and returns no rows.
+    package func execute(_ sql: String) throws(StoreError) {
+        let status = sqlite3_exec(handle, sql, nil, nil, nil)
+        guard status == SQLITE_OK else { throw error(status, doing: "run a statement") }
+    }
+
+    /// Compiles a statement.
+    package func prepare(_ sql: String) throws(StoreError) -> SQLiteStatement {
+        var statement: OpaquePointer?
+        let status = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
+        guard status == SQLITE_OK, let statement else { throw error(status, doing: "prepare a statement") }
+        return SQLiteStatement(statement, connection: self)
+    }
+
+    /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`, rolling back when it throws.
+    package func writeTransaction<R>(_ body: () throws -> R) throws -> R {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Runs `body` inside a deferred (read) transaction, so that a multi-statement read sees one state.
+    package func readTransaction<R>(_ body: () throws -> R) throws -> R {
+        try execute("BEGIN")
+        defer { try? execute("COMMIT") }
+        return try body()
+    }
+
+    /// Rows changed by the last statement.
+    package var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// A StoreError for a failed call; the message never includes bound values.
+    func error(_ status: Int32, doing what: String) -> StoreError {
+        let detail = String(cString: sqlite3_errmsg(handle))
+        return StoreError("cannot \(what) on \(path): \(detail)", sqliteCode: status)
+    }
+}

@@ -1,0 +1,2 @@
+import KeychainCLI
+KeychainCommandLine.main()
