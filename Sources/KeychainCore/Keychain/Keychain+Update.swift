@@ -3,7 +3,7 @@ extension Keychain {
     /// Updates every match in one transaction. Check order: no writable group (-34018) → explicit
     /// group in the query (-34018) → bad request → group in the changes (-34018) → duplicate
     /// (-25299) / none (-25300). A collision anywhere changes nothing. With `dryRun`, everything is
-    /// checked and then rolled back. Returns the items as they are (or would be) after the update.
+    /// checked and then rolled back. Returns the matched items as they were before the update.
     package func update(
         _ request: ItemRequest, changes changePairs: [(code: String, value: String)], secret: SecretBytes?,
         caller: Caller, dryRun: Bool = false
@@ -25,7 +25,7 @@ extension Keychain {
                 for (code, value) in changes.attributes { updated.attributes[code] = value }
                 updated.attributes["mdat"] = .date(Self.modificationDate(now: now, after: old))
                 try rewrite(rowid: rowid, row: row, from: old, to: updated, newSecret: changes.secret, now: now)
-                return updated
+                return old
             }
         }
     }

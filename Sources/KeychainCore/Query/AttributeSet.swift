@@ -13,7 +13,7 @@ package struct AttributeSet: Sendable {
     {
         for (code, text) in pairs {
             guard let attribute = schema.attribute(code) else {
-                let known = Schema.attribute(code) != nil ? "is not an attribute of" : "is not an attribute code of any class, nor of"
+                let known = Schema.attribute(code) != nil ? "is not an attribute of" : "is no attribute code; see"
                 throw KeychainError(
                     .noSuchAttr,
                     hint: "'\(code)' \(known) class \(schema.itemClass.rawValue) (\(schema.itemClass.longName)); it has: \(schema.attributes.map(\.code).joined(separator: " ")).")

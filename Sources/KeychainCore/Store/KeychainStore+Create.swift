@@ -8,7 +8,7 @@ extension KeychainStore {
     package static func create(
         at path: String, keyCheck: [UInt8], passphrase: PassphraseKDF?, wrappedClassKeys: [String: [UInt8]]
     ) throws {
-        try makeParentDirectories(of: path)
+        try Folders.makeParents(of: path)
         let temporary = "\(path).creating-\(getpid())-\(Base64.encode(Sodium.randomBytes(6)).replacing("/", with: "_"))"
         let fd = open(temporary, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw StoreError("cannot create \(temporary): \(FileBytes.lastErrorDescription())") }
@@ -53,18 +53,5 @@ extension KeychainStore {
 
     private static var derivedTablesInOrder: [ItemTable] {
         ItemClass.stored.map { ItemTable(Schema.of($0)!) }
-    }
-
-    /// Creates missing parent folders with mode 0700.
-    private static func makeParentDirectories(of path: String) throws(StoreError) {
-        var prefix = ""
-        let components = path.split(separator: "/", omittingEmptySubsequences: false).dropLast()
-        for (index, component) in components.enumerated() {
-            prefix += (index == 0 ? "" : "/") + component
-            guard !prefix.isEmpty, access(prefix, F_OK) != 0 else { continue }
-            guard mkdir(prefix, 0o700) == 0 || errno == EEXIST else {
-                throw StoreError("cannot create folder \(prefix): \(FileBytes.lastErrorDescription())")
-            }
-        }
     }
 }

@@ -1,0 +1,44 @@
+import ArgumentParser
+import KeychainCore
+
+/// The one place that turns a failure into stderr text and an exit status (CLI.md, Exit status).
+enum ErrorReporter {
+    /// Reports `error` on stderr in `format` and returns the exit status.
+    static func report(_ error: any Error, format: OutputFormat) -> Int32 {
+        let (status, name, message, hint, exitStatus) = describe(error)
+        switch format {
+        case .json:
+            var members: [String: JSON.Value] = [
+                "name": .string(name), "message": .string(message), "hint": .string(hint),
+                "exit": .number(Int64(exitStatus)),
+            ]
+            members["status"] = status.map { .number(Int64($0)) } ?? .null
+            StandardStreams.err(JSON.render(.object(["error": .object(members)])) + "\n")
+        case .text:
+            if let status {
+                StandardStreams.err("keychainctl: \(message) (\(name) \(status))\n" + (hint.isEmpty ? "" : hint + "\n"))
+            } else {
+                StandardStreams.err("keychainctl: \(message)\n")
+            }
+        }
+        return exitStatus
+    }
+
+    /// (OSStatus, name, message, hint, exit status) for any failure.
+    private static func describe(_ error: any Error) -> (Int32?, String, String, String, Int32) {
+        switch error {
+        case let error as KeychainError:
+            return (error.status.rawValue, error.status.name, error.status.message, error.hint, error.status.exitStatus)
+        case let error as ProfileError:
+            return (nil, "profileUnusable", error.message, "", 78)
+        case let error as ConfigurationError:
+            return (nil, "configurationUnusable", error.message, "", 78)
+        case let error as StoreError:
+            return (nil, "keychainFileUnusable", error.message, "", 74)
+        case let error as InputError:
+            return (nil, "inputUnreadable", error.description, "", 74)
+        default:
+            return (nil, "internalError", "internal error: \(error)", "", 1)
+        }
+    }
+}

@@ -1,0 +1,108 @@
+import ArgumentParser
+import KeychainCore
+
+/// Options every subcommand accepts (CLI.md, Global options), each with its environment variable.
+struct GlobalOptions: ParsableArguments {
+    @Option(help: "The keychain file (env KEYCHAINCTL_KEYCHAIN; default $XDG_DATA_HOME/keychainctl/keychain.db).")
+    var keychain: String?
+
+    @Option(help: "The calling app's entitlements: a plist or provisioning profile (env KEYCHAINCTL_PROFILE).")
+    var profile: String?
+
+    @Option(help: "Whose rules apply: ios or macos (env KEYCHAINCTL_PLATFORM; default from the profile, else ios).")
+    var platform: Platform?
+
+    @Option(name: .customLong("key-file"), help: "File holding the keychain key, base64 (env KEYCHAINCTL_KEY_FILE).")
+    var keyFile: String?
+
+    @Option(name: .customLong("passphrase-fd"), help: "Read the passphrase from this file descriptor (env KEYCHAINCTL_PASSPHRASE holds one).")
+    var passphraseFD: Int32?
+
+    @Option(name: .customLong("team-id"), help: "Team ID for $(AppIdentifierPrefix)/$(TeamIdentifierPrefix) the profile cannot resolve (env KEYCHAINCTL_TEAM_ID).")
+    var teamID: String?
+
+    @Option(help: "Output format: text or json (env KEYCHAINCTL_FORMAT).")
+    var format: OutputFormat?
+
+    @Flag(name: .customLong("allow-any-group"), help: "Honour a profile's \"*\" access group (every group), as Apple does only for its own tools.")
+    var allowAnyGroup = false
+
+    /// The format in force: the option, the environment, else text.
+    var resolvedFormat: OutputFormat {
+        format ?? Environment.value("KEYCHAINCTL_FORMAT").flatMap(OutputFormat.init(rawValue:)) ?? .text
+    }
+
+    /// The keychain path in force.
+    var keychainPath: String {
+        if let keychain = keychain ?? Environment.value("KEYCHAINCTL_KEYCHAIN") { return keychain }
+        let dataHome = Environment.value("XDG_DATA_HOME") ?? ((Environment.value("HOME") ?? ".") + "/.local/share")
+        return dataHome + "/keychainctl/keychain.db"
+    }
+
+    /// Loads the profile; required by item commands.
+    func loadProfile() throws -> Profile {
+        guard let path = profile ?? Environment.value("KEYCHAINCTL_PROFILE") else {
+            throw ConfigurationError("no profile: pass --profile PATH (or set KEYCHAINCTL_PROFILE) naming the app's entitlements plist or provisioning profile.")
+        }
+        let platformText = Environment.value("KEYCHAINCTL_PLATFORM")
+        let envPlatform = platformText.flatMap(Platform.init(rawValue:))
+        if let platformText, envPlatform == nil {
+            throw ConfigurationError("KEYCHAINCTL_PLATFORM is '\(platformText)'; use ios or macos.")
+        }
+        let loaded = try Profile.load(
+            path: path, teamID: teamID ?? Environment.value("KEYCHAINCTL_TEAM_ID"),
+            platform: platform ?? envPlatform, allowWildcard: allowAnyGroup)
+        for warning in loaded.warnings { StandardStreams.warn(warning) }
+        return loaded
+    }
+
+    /// The caller for item commands.
+    func caller() throws -> Caller { Caller(try loadProfile()) }
+
+    /// Opens the keychain with the credential in force.
+    func openKeychain() throws -> Keychain {
+        let path = keychainPath
+        return try Keychain(path: path, credential: try credential(creating: false))
+    }
+
+    /// The credential, in CLI.md's order: `--key-file`, `--passphrase-fd`, then
+    /// KEYCHAINCTL_KEY_FILE, KEYCHAINCTL_KEY, KEYCHAINCTL_PASSPHRASE, then a no-echo prompt on a
+    /// terminal. With none of them and no terminal: exit 78.
+    func credential(creating: Bool) throws -> KeychainCredential {
+        if let keyFile { return try Self.key(fromFile: keyFile) }
+        if let passphraseFD {
+            return .passphrase(try Self.trimmedPassphrase(SecretReader.readAll(fd: passphraseFD, source: "file descriptor \(passphraseFD)")))
+        }
+        if let keyFile = Environment.value("KEYCHAINCTL_KEY_FILE") { return try Self.key(fromFile: keyFile) }
+        if let key = Environment.value("KEYCHAINCTL_KEY") {
+            return try KeychainCredential.key(base64: SecretBytes(copying: key.utf8), source: "KEYCHAINCTL_KEY")
+        }
+        if let passphrase = Environment.value("KEYCHAINCTL_PASSPHRASE") {
+            return .passphrase(SecretBytes(copying: passphrase.utf8))
+        }
+        if StandardStreams.isTerminal(0) || StandardStreams.isTerminal(2) {
+            let passphrase = try SecretReader.prompt(creating ? "New keychain passphrase: " : "Keychain passphrase: ")
+            if creating {
+                let again = try SecretReader.prompt("Repeat the passphrase: ")
+                guard passphrase.equals(again) else { throw ConfigurationError("the passphrases differ; nothing was created.") }
+            }
+            return .passphrase(passphrase)
+        }
+        throw ConfigurationError(
+            "no key available: pass --key-file PATH or --passphrase-fd N, or set KEYCHAINCTL_KEY_FILE, KEYCHAINCTL_KEY or KEYCHAINCTL_PASSPHRASE.")
+    }
+
+    private static func key(fromFile path: String) throws -> KeychainCredential {
+        let text: SecretBytes
+        do { text = try SecretReader.readFile(path) } catch let error as InputError {
+            throw ConfigurationError("cannot read the key file: \(error.description)")
+        }
+        return try KeychainCredential.key(base64: text, source: "key file \(path)")
+    }
+
+    /// A passphrase read from a descriptor loses one trailing newline (as `echo` adds).
+    private static func trimmedPassphrase(_ secret: SecretBytes) -> SecretBytes {
+        secret.stripTrailingNewline()
+        return secret
+    }
+}

@@ -1,0 +1,64 @@
+import ArgumentParser
+import Glibc
+import KeychainCore
+
+/// `keychainctl init`: creates a keychain.
+struct InitCommand: KeychainSubcommand {
+    static let configuration = CommandConfiguration(
+        commandName: "init",
+        abstract: "Create a keychain, unlocked by a new random key file or by a passphrase.",
+        discussion: "Never overwrites an existing keychain or key file. Folders it creates are mode 0700, files 0600.")
+
+    @OptionGroup var globals: GlobalOptions
+
+    @Option(name: .customLong("generate-key-file"), help: "Write a new random key (base64, mode 0600) to this file and use it.")
+    var generateKeyFile: String?
+
+    mutating func execute() throws {
+        let path = globals.keychainPath
+        let credential: KeychainCredential
+        var createdKeyFile: String?
+        if let keyPath = generateKeyFile {
+            credential = try Self.writeNewKey(to: keyPath)
+            createdKeyFile = keyPath
+        } else {
+            credential = try globals.credential(creating: true)
+        }
+        do {
+            try Keychain.create(path: path, credential: credential)
+        } catch {
+            if let createdKeyFile { unlink(createdKeyFile) }
+            throw error
+        }
+        let unlock = createdKeyFile.map { "key file \($0)" } ?? (credential.isPassphrase ? "passphrase" : "key")
+        switch globals.resolvedFormat {
+        case .text: StandardStreams.out("created keychain \(path) (unlocked by \(unlock))\n")
+        case .json:
+            StandardStreams.out(JSON.render(.object(["keychain": .string(path), "unlock": .string(unlock)])) + "\n")
+        }
+    }
+
+    /// Writes 32 random bytes, base64, to a new file of mode 0600 (refusing to overwrite).
+    static func writeNewKey(to path: String) throws -> KeychainCredential {
+        let key = SecretBytes.random(count: KeyRing.keyBytes)
+        let text = key.withUnsafeBytes { Base64.encode(Array($0)) } + "\n"
+        try Folders.makeParents(of: path)
+        let fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            throw ConfigurationError("cannot create key file \(path): \(String(cString: strerror(errno))) (an existing key file is never overwritten).")
+        }
+        defer { close(fd) }
+        guard write(fd, text, text.utf8.count) == text.utf8.count, fsync(fd) == 0 else {
+            unlink(path)
+            throw InputError("cannot write key file \(path): \(String(cString: strerror(errno))).")
+        }
+        return .key(key)
+    }
+}
+
+extension KeychainCredential {
+    var isPassphrase: Bool {
+        if case .passphrase = self { return true }
+        return false
+    }
+}

@@ -1,0 +1,82 @@
+import KeychainCore
+
+/// Renders items the way SecItemCopyMatching shapes them (CLI.md, Output): one value for a limit of
+/// one, else an array; a dictionary, except when exactly one of data or persistent reference is
+/// asked for, when the value is that alone (base64).
+enum ItemRenderer {
+    /// One item with what was asked of it.
+    struct Entry {
+        let item: Item
+        let secret: SecretBytes?
+    }
+
+    /// The whole output for `entries` (with a trailing newline), or "" when nothing is returned.
+    static func render(_ entries: [Entry], returns: ReturnOptions, single: Bool, format: OutputFormat) -> String {
+        guard !returns.isEmpty else { return "" }
+        switch format {
+        case .json:
+            let values = entries.map { json($0, returns: returns) }
+            return JSON.render(single && values.count == 1 ? values[0] : .array(values)) + "\n"
+        case .text:
+            if returns.isBareValue {
+                return entries.map { bare($0, returns: returns) + "\n" }.joined()
+            }
+            return entries.map { text($0, returns: returns) }.joined(separator: "\n")
+        }
+    }
+
+    private static func bare(_ entry: Entry, returns: ReturnOptions) -> String {
+        returns == .persistentRef ? entry.item.persistentRef.base64 : base64(entry.secret)
+    }
+
+    /// The JSON value of one entry.
+    static func json(_ entry: Entry, returns: ReturnOptions) -> JSON.Value {
+        if returns.isBareValue { return .string(bare(entry, returns: returns)) }
+        var members: [String: JSON.Value] = [:]
+        if returns.contains(.attributes) {
+            members["class"] = .string(entry.item.itemClass.rawValue)
+            for (code, value) in entry.item.attributes { members[code] = json(value) }
+        }
+        if returns.contains(.data) { members["v_Data"] = .string(base64(entry.secret)) }
+        if returns.contains(.persistentRef) { members["v_PersistentRef"] = .string(entry.item.persistentRef.base64) }
+        return .object(members)
+    }
+
+    /// A value in JSON: strings, numbers, booleans, ISO-8601 dates, base64 bytes.
+    static func json(_ value: AttributeValue) -> JSON.Value {
+        switch value {
+        case .string(let text), .fourCharCode(let text): .string(text)
+        case .data(let bytes): .string(Base64.encode(bytes))
+        case .number(let number): .number(number)
+        case .bool(let flag): .bool(flag)
+        case .date(let milliseconds): .string(ISO8601.format(milliseconds))
+        }
+    }
+
+    /// One text block: `code (long name): value` lines in schema order.
+    static func text(_ entry: Entry, returns: ReturnOptions) -> String {
+        var lines: [String] = []
+        if returns.contains(.attributes) {
+            let item = entry.item
+            lines.append("class: \(item.itemClass.rawValue) (\(item.itemClass.longName))")
+            for attribute in Schema.of(item.itemClass)?.attributes ?? [] {
+                guard let value = item.attributes[attribute.code] else { continue }
+                var shown = value.displayText
+                if attribute.code == "pdmn", let accessibility = Accessibility(rawValue: shown) {
+                    shown += " (\(accessibility.longName))"
+                }
+                lines.append("\(attribute.code) (\(attribute.name)): \(shown)")
+            }
+        }
+        if returns.contains(.persistentRef) {
+            lines.append("v_PersistentRef (persistent reference): \(entry.item.persistentRef.base64)")
+        }
+        if returns.contains(.data) { lines.append("v_Data (data): \(base64(entry.secret))") }
+        return lines.map { $0 + "\n" }.joined()
+    }
+
+    private static func base64(_ secret: SecretBytes?) -> String {
+        guard let secret else { return "" }
+        return secret.withUnsafeBytes { Base64.encode(Array($0)) }
+    }
+}
