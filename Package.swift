@@ -8,23 +8,25 @@ let package = Package(
         .executable(name: "keychainctl", targets: ["keychainctl"]),
         .executable(name: "keychainctl-bench", targets: ["keychainctl-bench"]),
     ],
-    dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
-    ],
     targets: [
         .systemLibrary(
-            name: "CSQLite", pkgConfig: "sqlite3",
+            name: "CSQLite",
             providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(
-            name: "CSodium", pkgConfig: "libsodium",
+            name: "CSodium",
             providers: [.apt(["libsodium-dev"])]),
-        .target(name: "KeychainCore", dependencies: ["CSQLite", "CSodium"]),
+        .target(
+            name: "KeychainCore", dependencies: ["CSQLite", "CSodium"],
+            linkerSettings: [
+                // Release binaries link SQLite and libsodium statically: every call is a new process,
+                // and resolving two more shared libraries cost start-up time (README, Speed).
+                .linkedLibrary("sqlite3", .when(configuration: .debug)),
+                .linkedLibrary("sodium", .when(configuration: .debug)),
+                .unsafeFlags(["-Xlinker", "-l:libsqlite3.a", "-Xlinker", "-l:libsodium.a"], .when(configuration: .release)),
+            ]),
         .target(
             name: "KeychainCLI",
-            dependencies: [
-                "KeychainCore",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]),
+            dependencies: ["KeychainCore"]),
         .executableTarget(name: "keychainctl", dependencies: ["KeychainCLI"]),
         .executableTarget(name: "keychainctl-bench", dependencies: ["KeychainCore"]),
         .testTarget(name: "KeychainCoreTests", dependencies: ["KeychainCore"]),

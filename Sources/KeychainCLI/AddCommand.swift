@@ -1,38 +1,50 @@
-import ArgumentParser
 import KeychainCore
 
 /// `keychainctl add`: SecItemAdd.
-struct AddCommand: KeychainSubcommand {
-    static let configuration = CommandConfiguration(
-        commandName: "add",
+struct AddCommand: Subcommand {
+    static let spec = CommandSpec(
+        name: "add",
         abstract: "Add an item (SecItemAdd). The secret comes from standard input, --data-file, a prompt, or -w.",
-        discussion: "Silent on success unless --return is given. An item with the same primary key fails with errSecDuplicateItem (exit 45) unless -U.")
+        discussion: "Silent on success unless --return is given. An item with the same primary key fails with errSecDuplicateItem (exit 45) unless -U.",
+        sections: [
+            ("secret", [
+                .value("data-file", nil, "path", "Read the secret from this file, bytes kept exactly."),
+                .flag("strip-newline", "Drop one trailing newline from the secret read from stdin or a file."),
+                .value("password", "w", "secret", "The secret itself: visible to other users in the process list; prefer stdin."),
+            ]),
+            ("options", [
+                .flag("update", "U", "Update an existing item with the same primary key instead of failing."),
+                .value("return", nil, "what", repeatable: true, "Print the new item: attributes, persistent-ref (comma-separated)."),
+            ]),
+            ("item attributes", ItemOptions.specs),
+            ("global options", GlobalOptions.specs),
+        ])
 
-    @OptionGroup var globals: GlobalOptions
-    @OptionGroup var item: ItemOptions
+    let globals: GlobalOptions
+    let item: ItemOptions
+    let dataFile: String?
+    let stripNewline: Bool
+    let password: String?
+    let updateExisting: Bool
+    let returns: [String]
 
-    @Option(name: .customLong("data-file"), help: "Read the secret from this file, bytes kept exactly.")
-    var dataFile: String?
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        globals = try GlobalOptions(arguments)
+        item = try ItemOptions(arguments)
+        dataFile = arguments.value("data-file")
+        stripNewline = arguments.flag("strip-newline")
+        password = arguments.value("password")
+        updateExisting = arguments.flag("update")
+        returns = ReturnWords.split(arguments.all("return"))
+    }
 
-    @Flag(name: .customLong("strip-newline"), help: "Drop one trailing newline from the secret read from stdin or a file.")
-    var stripNewline = false
-
-    @Option(name: [.customShort("w"), .customLong("password")], help: "The secret itself: visible to other users in the process list; prefer stdin.")
-    var password: String?
-
-    @Flag(name: [.customShort("U"), .customLong("update")], help: "Update an existing item with the same primary key instead of failing.")
-    var updateExisting = false
-
-    @Option(name: .customLong("return"), help: "Print the new item: attributes, persistent-ref (comma-separated).")
-    var returns: [String] = []
-
-    mutating func execute() throws {
+    func run() throws {
         let caller = try globals.caller()
         let keychain = try globals.openKeychain()
         let secret = try SecretInput(
             file: dataFile, argument: password, stripNewline: stripNewline, passphraseFD: globals.passphraseFD
         ).read(prompt: "Secret for the new item: ")
-        let request = try item.request(returns: ReturnWords.split(returns))
+        let request = item.request(returns: returns)
         let result = try keychain.add(request, secret: secret, caller: caller, updateExisting: updateExisting)
         for warning in result.warnings { StandardStreams.warn(warning) }
         let query = try ItemQuery(request, defaultLimit: .one)

@@ -1,4 +1,3 @@
-import ArgumentParser
 import KeychainCore
 
 /// The one place that turns a failure into stderr text and an exit status (CLI.md, Exit status).

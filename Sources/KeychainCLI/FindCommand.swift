@@ -1,39 +1,48 @@
-import ArgumentParser
 import KeychainCore
 
 /// `keychainctl find`: SecItemCopyMatching.
-struct FindCommand: KeychainSubcommand {
-    static let configuration = CommandConfiguration(
-        commandName: "find",
+struct FindCommand: Subcommand {
+    static let spec = CommandSpec(
+        name: "find",
         abstract: "Find items (SecItemCopyMatching).",
         discussion: """
-            A limit of one prints one value, any other limit an array. Synchronizable items are found only with \
+            A limit of one prints one value, any other limit an array. Synchronizable items are found only with
             --sync yes or any. No match is errSecItemNotFound (exit 44), never an empty array.
-            """)
+            """,
+        sections: [
+            ("options", [
+                .value("limit", nil, "one|all|n", "How many: one (default), all, or a number."),
+                .value("return", nil, "what", repeatable: true, "attributes (default), data, persistent-ref; comma-separated."),
+                .value("persistent-ref", nil, "base64", "Find one item by its persistent reference."),
+                .flag("password-only", "w", "Print only the secret's bytes (a newline is added only on a terminal)."),
+            ]),
+            ("item attributes", ItemOptions.specs),
+            ("global options", GlobalOptions.specs),
+        ])
 
-    @OptionGroup var globals: GlobalOptions
-    @OptionGroup var item: ItemOptions
+    let globals: GlobalOptions
+    let item: ItemOptions
+    let limit: String?
+    let returns: [String]
+    let persistentRef: String?
+    let passwordOnly: Bool
 
-    @Option(help: "one (default), all, or a number.")
-    var limit: String?
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        globals = try GlobalOptions(arguments)
+        item = try ItemOptions(arguments)
+        limit = arguments.value("limit")
+        returns = ReturnWords.split(arguments.all("return"))
+        persistentRef = arguments.value("persistent-ref")
+        passwordOnly = arguments.flag("password-only")
+    }
 
-    @Option(name: .customLong("return"), help: "attributes (default), data, persistent-ref; comma-separated.")
-    var returns: [String] = []
-
-    @Option(name: .customLong("persistent-ref"), help: "Find one item by its persistent reference (base64).")
-    var persistentRef: String?
-
-    @Flag(name: [.customShort("w"), .customLong("password-only")], help: "Print only the secret's bytes (a newline is added only on a terminal).")
-    var passwordOnly = false
-
-    mutating func execute() throws {
+    func run() throws {
         if passwordOnly, !returns.isEmpty || (limit != nil && limit != "one" && limit != "1") {
-            throw ValidationError("-w prints one item's secret; it takes no --return and no --limit other than one.")
+            throw UsageError("-w prints one item's secret; it takes no --return and no --limit other than one.")
         }
         let caller = try globals.caller()
         let keychain = try globals.openKeychain()
-        let request = try item.request(
-            limit: limit, returns: passwordOnly ? ["data"] : ReturnWords.split(returns), persistentRef: persistentRef)
+        let request = item.request(limit: limit, returns: passwordOnly ? ["data"] : returns, persistentRef: persistentRef)
         let result = try keychain.find(request, caller: caller)
         if passwordOnly, let secret = result.items.first?.secret {
             StandardStreams.out(secret: secret)

@@ -1,31 +1,37 @@
-import ArgumentParser
 import KeychainCore
 
 /// Options every subcommand accepts (CLI.md, Global options), each with its environment variable.
-struct GlobalOptions: ParsableArguments {
-    @Option(help: "The keychain file (env KEYCHAINCTL_KEYCHAIN; default $XDG_DATA_HOME/keychainctl/keychain.db).")
+struct GlobalOptions {
+    static let specs: [OptionSpec] = [
+        .value("keychain", nil, "path", "The keychain file (env KEYCHAINCTL_KEYCHAIN; default $XDG_DATA_HOME/keychainctl/keychain.db)."),
+        .value("profile", nil, "path", "The calling app's entitlements plist or provisioning profile (env KEYCHAINCTL_PROFILE)."),
+        .value("platform", nil, "ios|macos", "Whose rules apply (env KEYCHAINCTL_PLATFORM; default from the profile, else ios)."),
+        .value("key-file", nil, "path", "File holding the keychain key, base64 (env KEYCHAINCTL_KEY_FILE; or KEYCHAINCTL_KEY itself)."),
+        .value("passphrase-fd", nil, "n", "Read the passphrase from this file descriptor (env KEYCHAINCTL_PASSPHRASE)."),
+        .value("team-id", nil, "id", "Team ID for $(AppIdentifierPrefix)/$(TeamIdentifierPrefix) the profile cannot resolve (env KEYCHAINCTL_TEAM_ID)."),
+        .value("format", nil, "text|json", "Output format (env KEYCHAINCTL_FORMAT; default text)."),
+        .flag("allow-any-group", "Honour a profile's \"*\" access group (every group), as Apple does only for its own tools."),
+    ]
+
     var keychain: String?
-
-    @Option(help: "The calling app's entitlements: a plist or provisioning profile (env KEYCHAINCTL_PROFILE).")
     var profile: String?
-
-    @Option(help: "Whose rules apply: ios or macos (env KEYCHAINCTL_PLATFORM; default from the profile, else ios).")
     var platform: Platform?
-
-    @Option(name: .customLong("key-file"), help: "File holding the keychain key, base64 (env KEYCHAINCTL_KEY_FILE).")
     var keyFile: String?
-
-    @Option(name: .customLong("passphrase-fd"), help: "Read the passphrase from this file descriptor (env KEYCHAINCTL_PASSPHRASE holds one).")
     var passphraseFD: Int32?
-
-    @Option(name: .customLong("team-id"), help: "Team ID for $(AppIdentifierPrefix)/$(TeamIdentifierPrefix) the profile cannot resolve (env KEYCHAINCTL_TEAM_ID).")
     var teamID: String?
-
-    @Option(help: "Output format: text or json (env KEYCHAINCTL_FORMAT).")
     var format: OutputFormat?
-
-    @Flag(name: .customLong("allow-any-group"), help: "Honour a profile's \"*\" access group (every group), as Apple does only for its own tools.")
     var allowAnyGroup = false
+
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        keychain = arguments.value("keychain")
+        profile = arguments.value("profile")
+        platform = try arguments.value("platform", choices: "ios or macos", Platform.init(rawValue:))
+        keyFile = arguments.value("key-file")
+        passphraseFD = try arguments.value("passphrase-fd", choices: "a file descriptor number") { Int32($0) }
+        teamID = arguments.value("team-id")
+        format = try arguments.value("format", choices: "text or json", OutputFormat.init(rawValue:))
+        allowAnyGroup = arguments.flag("allow-any-group")
+    }
 
     /// The format in force: the option, the environment, else text.
     var resolvedFormat: OutputFormat {

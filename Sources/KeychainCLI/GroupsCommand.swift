@@ -1,15 +1,18 @@
-import ArgumentParser
 import KeychainCore
 
 /// `keychainctl groups`: the profile's access-group list.
-struct GroupsCommand: KeychainSubcommand {
-    static let configuration = CommandConfiguration(
-        commandName: "groups",
-        abstract: "Print the profile's access groups in Apple's order, with sources, default and writability.")
+struct GroupsCommand: Subcommand {
+    static let spec = CommandSpec(
+        name: "groups",
+        abstract: "Print the profile's access groups in Apple's order, with sources, default and writability.",
+        discussion: "",
+        sections: [("global options", GlobalOptions.specs)])
 
-    @OptionGroup var globals: GlobalOptions
+    let globals: GlobalOptions
 
-    mutating func execute() throws {
+    init(_ arguments: ParsedArguments) throws(UsageError) { globals = try GlobalOptions(arguments) }
+
+    func run() throws {
         let profile = try globals.loadProfile()
         let list = profile.accessGroups
         switch globals.resolvedFormat {

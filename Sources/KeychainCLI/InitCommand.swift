@@ -1,20 +1,26 @@
-import ArgumentParser
 import Glibc
 import KeychainCore
 
 /// `keychainctl init`: creates a keychain.
-struct InitCommand: KeychainSubcommand {
-    static let configuration = CommandConfiguration(
-        commandName: "init",
+struct InitCommand: Subcommand {
+    static let spec = CommandSpec(
+        name: "init",
         abstract: "Create a keychain, unlocked by a new random key file or by a passphrase.",
-        discussion: "Never overwrites an existing keychain or key file. Folders it creates are mode 0700, files 0600.")
+        discussion: "Never overwrites an existing keychain (exit 48) or key file. Folders it creates are mode 0700, files 0600.",
+        sections: [
+            ("options", [.value("generate-key-file", nil, "path", "Write a new random key (base64, mode 0600) to this file and use it.")]),
+            ("global options", GlobalOptions.specs),
+        ])
 
-    @OptionGroup var globals: GlobalOptions
+    let globals: GlobalOptions
+    let generateKeyFile: String?
 
-    @Option(name: .customLong("generate-key-file"), help: "Write a new random key (base64, mode 0600) to this file and use it.")
-    var generateKeyFile: String?
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        globals = try GlobalOptions(arguments)
+        generateKeyFile = arguments.value("generate-key-file")
+    }
 
-    mutating func execute() throws {
+    func run() throws {
         let path = globals.keychainPath
         let credential: KeychainCredential
         var createdKeyFile: String?

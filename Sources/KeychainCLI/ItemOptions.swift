@@ -1,90 +1,59 @@
-import ArgumentParser
 import KeychainCore
 
-/// The item attribute options shared by add, find, update, delete and migrate-group (CLI.md).
-struct ItemOptions: ParsableArguments {
-    @Option(name: .customLong("class"), help: "genp (default), inet, cert, keys, idnt, or their long names.")
-    var itemClass: String?
+/// The item attribute options shared by add, find, update, delete and migrate-group (CLI.md),
+/// declared once as a table of option → attribute code.
+struct ItemOptions {
+    /// Each attribute option and the code it sets; `--class` and `--attr` are handled apart.
+    static let attributeOptions: [(spec: OptionSpec, code: String)] = [
+        (.value("service", "s", "service", "Service (svce)."), "svce"),
+        (.value("account", "a", "account", "Account (acct)."), "acct"),
+        (.value("group", "g", "group", "Access group (agrp), Team ID prefix included."), "agrp"),
+        (.value("label", "l", "label", "Label (labl)."), "labl"),
+        (.value("description", "D", "text", "Description, 'kind' in security (desc)."), "desc"),
+        (.value("comment", "j", "text", "Comment (icmt)."), "icmt"),
+        (.value("generic", "G", "text", "Generic attribute (gena)."), "gena"),
+        (.value("creator", "c", "code", "Creator, a four-character code (crtr)."), "crtr"),
+        (.value("type", "C", "code", "Type, a four-character code (type)."), "type"),
+        (.value("server", nil, "host", "Server (srvr), inet."), "srvr"),
+        (.value("security-domain", nil, "domain", "Security domain (sdmn), inet."), "sdmn"),
+        (.value("protocol", nil, "protocol", "Protocol (ptcl), inet: https, ftp, … or a code such as htps."), "ptcl"),
+        (.value("auth-type", nil, "type", "Authentication type (atyp), inet: default, html-form, … or a code."), "atyp"),
+        (.value("port", nil, "port", "Port (port), inet."), "port"),
+        (.value("path", nil, "path", "Path (path), inet."), "path"),
+        (.value("accessible", nil, "class", "Accessibility (pdmn): when-unlocked, after-first-unlock, always, … or ak ck dk akpu aku cku dku."), "pdmn"),
+        (.value("sync", nil, "yes|no|any", "Synchronizable (sync); queries default to no."), "sync"),
+    ]
 
-    @Option(name: .shortAndLong, help: "Service (svce).")
-    var service: String?
+    /// The options, for command specs.
+    static let specs: [OptionSpec] =
+        [.value("class", nil, "class", "genp (default), inet, cert, keys, idnt, or their long names.")]
+        + attributeOptions.map(\.spec)
+        + [.value("attr", nil, "code=value", repeatable: true, "Any attribute by its four-character code; data may be given as base64:….")]
 
-    @Option(name: .shortAndLong, help: "Account (acct).")
-    var account: String?
+    let itemClass: String?
+    let attributes: [(code: String, value: String)]
 
-    @Option(name: [.customShort("g"), .customLong("group")], help: "Access group (agrp), Team ID prefix included.")
-    var group: String?
-
-    @Option(name: .shortAndLong, help: "Label (labl).")
-    var label: String?
-
-    @Option(name: [.customShort("D"), .customLong("description")], help: "Description, 'kind' in security (desc).")
-    var itemDescription: String?
-
-    @Option(name: [.customShort("j"), .customLong("comment")], help: "Comment (icmt).")
-    var comment: String?
-
-    @Option(name: [.customShort("G"), .customLong("generic")], help: "Generic attribute (gena).")
-    var generic: String?
-
-    @Option(name: [.customShort("c"), .customLong("creator")], help: "Creator, a four-character code (crtr).")
-    var creator: String?
-
-    @Option(name: [.customShort("C"), .customLong("type")], help: "Type, a four-character code (type).")
-    var type: String?
-
-    @Option(help: "Server (srvr), inet.")
-    var server: String?
-
-    @Option(name: .customLong("security-domain"), help: "Security domain (sdmn), inet.")
-    var securityDomain: String?
-
-    @Option(name: .customLong("protocol"), help: "Protocol (ptcl), inet: https or a code such as htps.")
-    var networkProtocol: String?
-
-    @Option(name: .customLong("auth-type"), help: "Authentication type (atyp), inet: default, html-form, … or a code.")
-    var authType: String?
-
-    @Option(help: "Port (port), inet.")
-    var port: String?
-
-    @Option(help: "Path (path), inet.")
-    var path: String?
-
-    @Option(help: "Accessibility (pdmn): when-unlocked, after-first-unlock, always, … or ak, ck, dk, akpu, aku, cku, dku.")
-    var accessible: String?
-
-    @Option(help: "Synchronizable (sync): yes, no or any; queries default to no.")
-    var sync: String?
-
-    @Option(name: .customLong("attr"), help: ArgumentHelp("Any attribute by its code; repeatable. Data values may be given as base64:….", valueName: "CODE=VALUE"))
-    var attrs: [String] = []
-
-    /// The attributes as (code, text) pairs in a fixed order; `--attr` ones last.
-    func attributePairs() throws -> [(code: String, value: String)] {
-        let named: [(String, String?)] = [
-            ("svce", service), ("acct", account), ("agrp", group), ("labl", label), ("desc", itemDescription),
-            ("icmt", comment), ("gena", generic), ("crtr", creator), ("type", type), ("srvr", server),
-            ("sdmn", securityDomain), ("ptcl", networkProtocol), ("atyp", authType), ("port", port),
-            ("path", path), ("pdmn", accessible), ("sync", sync),
-        ]
-        return named.compactMap { code, value in value.map { (code, $0) } } + (try Self.parseAssignments(attrs, option: "--attr"))
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        itemClass = arguments.value("class")
+        attributes =
+            arguments.attributes(from: Self.attributeOptions)
+            + (try Self.parseAssignments(arguments.all("attr"), option: "--attr"))
     }
 
     /// `CODE=VALUE` words split at the first `=`; anything else is a usage error (exit 64).
-    static func parseAssignments(_ words: [String], option: String) throws -> [(code: String, value: String)] {
-        try words.map { word in
+    static func parseAssignments(_ words: [String], option: String) throws(UsageError) -> [(code: String, value: String)] {
+        var pairs: [(code: String, value: String)] = []
+        for word in words {
             guard let equals = word.firstIndex(of: "="), equals != word.startIndex else {
-                throw ValidationError("\(option) takes CODE=VALUE, not '\(word)'.")
+                throw UsageError("\(option) takes CODE=VALUE, not '\(word)'.")
             }
-            return (String(word[..<equals]), String(word[word.index(after: equals)...]))
+            pairs.append((String(word[..<equals]), String(word[word.index(after: equals)...])))
         }
+        return pairs
     }
 
     /// A request from these options.
-    func request(limit: String? = nil, returns: [String] = [], persistentRef: String? = nil) throws -> ItemRequest {
-        ItemRequest(
-            itemClass: itemClass, attributes: try attributePairs(), limit: limit, returns: returns,
-            persistentRef: persistentRef)
+    func request(limit: String? = nil, returns: [String] = [], persistentRef: String? = nil) -> ItemRequest {
+        ItemRequest(itemClass: itemClass, attributes: attributes, limit: limit, returns: returns, persistentRef: persistentRef)
     }
 }

@@ -1,10 +1,5 @@
-import ArgumentParser
-import KeychainCore
-
 /// `--format`: text for people, JSON for programs.
-enum OutputFormat: String, ExpressibleByArgument, Sendable {
+enum OutputFormat: String, Sendable {
     case text
     case json
 }
-
-extension Platform: ExpressibleByArgument {}

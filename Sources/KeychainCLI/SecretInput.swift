@@ -1,4 +1,3 @@
-import ArgumentParser
 import KeychainCore
 
 /// Where a command's secret comes from (CLI.md, add): a file, `-w`, standard input, or a prompt.
@@ -12,7 +11,7 @@ struct SecretInput {
     /// bytes kept exactly; on a terminal the user is prompted without echo.
     func read(prompt: String) throws -> SecretBytes {
         if file != nil, argument != nil {
-            throw ValidationError("give the secret once: --data-file or -w, not both.")
+            throw UsageError("give the secret once: --data-file or -w, not both.")
         }
         if let argument {
             StandardStreams.warn("a secret given with -w is visible to other users in the process list; prefer standard input or --data-file.")
@@ -23,7 +22,7 @@ struct SecretInput {
             secret = try SecretReader.readFile(file)
         } else if !StandardStreams.isTerminal(0) {
             if passphraseFD == 0 {
-                throw ValidationError("standard input carries the passphrase (--passphrase-fd 0); give the secret with --data-file.")
+                throw UsageError("standard input carries the passphrase (--passphrase-fd 0); give the secret with --data-file.")
             }
             secret = try SecretReader.readAll(fd: 0, source: "standard input")
         } else {

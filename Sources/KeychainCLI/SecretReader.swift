@@ -7,15 +7,13 @@ enum SecretReader {
     /// Reads file descriptor `fd` to its end.
     static func readAll(fd: Int32, source: String) throws -> SecretBytes {
         let secret = SecretBytes(count: 0)
-        let chunk = SecretBytes(count: 65_536)
         while true {
-            let got = chunk.withUnsafeBytes { Glibc.read(fd, UnsafeMutableRawPointer(mutating: $0.baseAddress!), $0.count) }
+            let got = secret.appendFilling(maximum: 4096) { Glibc.read(fd, $0, $1) }
             if got < 0 {
                 if errno == EINTR { continue }
                 throw InputError("cannot read \(source): \(String(cString: strerror(errno))).")
             }
             if got == 0 { break }
-            chunk.withUnsafeBytes { secret.append(UnsafeRawBufferPointer(rebasing: $0[0..<got])) }
         }
         return secret
     }

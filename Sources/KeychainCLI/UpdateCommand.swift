@@ -1,54 +1,75 @@
-import ArgumentParser
 import KeychainCore
 
 /// `keychainctl update`: SecItemUpdate.
-struct UpdateCommand: KeychainSubcommand {
-    static let configuration = CommandConfiguration(
-        commandName: "update",
+struct UpdateCommand: Subcommand {
+    /// Each `--set-…` option and the attribute code it changes.
+    static let changeOptions: [(spec: OptionSpec, code: String)] = [
+        (.value("set-account", nil, "account", "New account (acct)."), "acct"),
+        (.value("set-service", nil, "service", "New service (svce)."), "svce"),
+        (.value("set-group", nil, "group", "Move to this access group (must be writable)."), "agrp"),
+        (.value("set-label", nil, "label", "New label (labl)."), "labl"),
+        (.value("set-accessible", nil, "class", "New accessibility (pdmn)."), "pdmn"),
+        (.value("set-sync", nil, "yes|no", "Make the item synchronizable or not."), "sync"),
+    ]
+
+    static let spec = CommandSpec(
+        name: "update",
         abstract: "Update every matching item (SecItemUpdate), all or nothing.",
-        discussion: "A change that makes two items collide changes nothing (exit 45). --dry-run checks everything and lists the matches.")
+        discussion: "A change that makes two items collide changes nothing (exit 45). --dry-run checks everything and lists the matches.",
+        sections: [
+            ("changes", changeOptions.map(\.spec) + [
+                .value("set-attr", nil, "code=value", repeatable: true, "Set any attribute by its code."),
+                .value("set-data-file", nil, "path", "New secret from this file."),
+                .flag("set-data-stdin", "New secret from standard input."),
+                .value("set-password", nil, "secret", "New secret itself (visible in the process list)."),
+                .flag("strip-newline", "Drop one trailing newline from the new secret."),
+            ]),
+            ("options", [
+                .value("limit", nil, "one|all|n", "How many to update: all (default), one, or a number."),
+                .flag("dry-run", "Check everything, list the matches, change nothing."),
+            ]),
+            ("query attributes", ItemOptions.specs),
+            ("global options", GlobalOptions.specs),
+        ])
 
-    @OptionGroup var globals: GlobalOptions
-    @OptionGroup var item: ItemOptions
+    let globals: GlobalOptions
+    let item: ItemOptions
+    let changes: [(code: String, value: String)]
+    let setDataFile: String?
+    let setDataStdin: Bool
+    let setPassword: String?
+    let stripNewline: Bool
+    let limit: String?
+    let dryRun: Bool
 
-    @Option(name: .customLong("set-account")) var setAccount: String?
-    @Option(name: .customLong("set-service")) var setService: String?
-    @Option(name: .customLong("set-group"), help: "Move to this access group (must be writable).") var setGroup: String?
-    @Option(name: .customLong("set-label")) var setLabel: String?
-    @Option(name: .customLong("set-accessible")) var setAccessible: String?
-    @Option(name: .customLong("set-sync"), help: "yes or no.") var setSync: String?
-    @Option(name: .customLong("set-attr"), help: ArgumentHelp("Set any attribute; repeatable.", valueName: "CODE=VALUE"))
-    var setAttrs: [String] = []
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        globals = try GlobalOptions(arguments)
+        item = try ItemOptions(arguments)
+        changes =
+            arguments.attributes(from: Self.changeOptions)
+            + (try ItemOptions.parseAssignments(arguments.all("set-attr"), option: "--set-attr"))
+        setDataFile = arguments.value("set-data-file")
+        setDataStdin = arguments.flag("set-data-stdin")
+        setPassword = arguments.value("set-password")
+        stripNewline = arguments.flag("strip-newline")
+        limit = arguments.value("limit")
+        dryRun = arguments.flag("dry-run")
+    }
 
-    @Option(name: .customLong("set-data-file"), help: "New secret from this file.") var setDataFile: String?
-    @Flag(name: .customLong("set-data-stdin"), help: "New secret from standard input.") var setDataStdin = false
-    @Option(name: .customLong("set-password"), help: "New secret itself (visible in the process list).") var setPassword: String?
-    @Flag(name: .customLong("strip-newline"), help: "Drop one trailing newline from the new secret.") var stripNewline = false
-
-    @Option(help: "How many to update: all (default), one, or a number.") var limit: String?
-    @Flag(name: .customLong("dry-run"), help: "Check everything, list the matches, change nothing.") var dryRun = false
-
-    mutating func execute() throws {
+    func run() throws {
         let caller = try globals.caller()
         let keychain = try globals.openKeychain()
-        let named: [(String, String?)] = [
-            ("acct", setAccount), ("svce", setService), ("agrp", setGroup), ("labl", setLabel),
-            ("pdmn", setAccessible), ("sync", setSync),
-        ]
-        let changes =
-            named.compactMap { code, value in value.map { (code, $0) } }
-            + (try ItemOptions.parseAssignments(setAttrs, option: "--set-attr"))
         var secret: SecretBytes?
         if setDataFile != nil || setDataStdin || setPassword != nil {
             if setDataStdin, setDataFile != nil || setPassword != nil {
-                throw ValidationError("give the new secret once: --set-data-file, --set-data-stdin or --set-password.")
+                throw UsageError("give the new secret once: --set-data-file, --set-data-stdin or --set-password.")
             }
             secret = try SecretInput(
                 file: setDataFile, argument: setPassword, stripNewline: stripNewline, passphraseFD: globals.passphraseFD
             ).read(prompt: "New secret: ")
         }
         let matched = try keychain.update(
-            try item.request(limit: limit), changes: changes, secret: secret, caller: caller, dryRun: dryRun)
+            item.request(limit: limit), changes: changes, secret: secret, caller: caller, dryRun: dryRun)
         if dryRun {
             StandardStreams.out(
                 ItemRenderer.render(

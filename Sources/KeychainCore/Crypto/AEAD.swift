@@ -28,24 +28,44 @@ enum AEAD {
         return sealed
     }
 
-    /// Opens a sealed box into guarded memory; `nil` when it was not sealed by `key` with exactly
-    /// this associated data (wrong key, tampered bytes, or a blob moved to another row).
+    /// Opens a sealed box into guarded memory (keys and secrets); `nil` when it was not sealed by
+    /// `key` with exactly this associated data (wrong key, tampered bytes, or a blob moved to
+    /// another row).
     static func open(_ sealed: [UInt8], key: SecretBytes, associatedData: [UInt8]) -> SecretBytes? {
-        guard sealed.count >= nonceBytes + tagBytes, key.count == keyBytes else { return nil }
+        guard sealed.count >= nonceBytes + tagBytes else { return nil }
         let plain = SecretBytes(count: sealed.count - nonceBytes - tagBytes)
+        let opened = plain.withUnsafeBytes { out in
+            decrypt(sealed, into: UnsafeMutableRawPointer(mutating: out.baseAddress!), key: key, associatedData: associatedData)
+        }
+        return opened ? plain : nil
+    }
+
+    /// Opens a sealed box whose contents are not secret (item metadata, the key check) into
+    /// ordinary memory, sparing a guarded allocation.
+    static func openPublic(_ sealed: [UInt8], key: SecretBytes, associatedData: [UInt8]) -> [UInt8]? {
+        guard sealed.count >= nonceBytes + tagBytes else { return nil }
+        var plain = [UInt8](repeating: 0, count: sealed.count - nonceBytes - tagBytes + 1)
+        let opened = plain.withUnsafeMutableBytes {
+            decrypt(sealed, into: $0.baseAddress!, key: key, associatedData: associatedData)
+        }
+        plain.removeLast()
+        return opened ? plain : nil
+    }
+
+    private static func decrypt(
+        _ sealed: [UInt8], into out: UnsafeMutableRawPointer, key: SecretBytes, associatedData: [UInt8]
+    ) -> Bool {
+        guard key.count == keyBytes else { return false }
         let status: Int32 = sealed.withUnsafeBufferPointer { input in
             key.withUnsafeBytes { keyBuffer in
-                plain.withUnsafeBytes { out in
-                    var written: UInt64 = 0
-                    return crypto_aead_xchacha20poly1305_ietf_decrypt(
-                        UnsafeMutablePointer(mutating: out.baseAddress?.assumingMemoryBound(to: UInt8.self)),
-                        &written, nil,
-                        input.baseAddress! + nonceBytes, UInt64(sealed.count - nonceBytes),
-                        associatedData, UInt64(associatedData.count), input.baseAddress!,
-                        keyBuffer.baseAddress!.assumingMemoryBound(to: UInt8.self))
-                }
+                var written: UInt64 = 0
+                return crypto_aead_xchacha20poly1305_ietf_decrypt(
+                    out.assumingMemoryBound(to: UInt8.self), &written, nil,
+                    input.baseAddress! + nonceBytes, UInt64(sealed.count - nonceBytes),
+                    associatedData, UInt64(associatedData.count), input.baseAddress!,
+                    keyBuffer.baseAddress!.assumingMemoryBound(to: UInt8.self))
             }
         }
-        return status == 0 ? plain : nil
+        return status == 0
     }
 }

@@ -30,7 +30,7 @@ package final class KeyRing: @unchecked Sendable {
 
     /// Whether `key` opens `check`: the wrong key or passphrase fails here, before anything is read.
     package static func verify(_ key: SecretBytes, against check: [UInt8]) -> Bool {
-        AEAD.open(check, key: key, associatedData: keyCheckContext) != nil
+        AEAD.openPublic(check, key: key, associatedData: keyCheckContext) == keyCheckContext
     }
 
     /// Fresh random class keys for every accessibility class, wrapped by `keychainKey`.

@@ -111,7 +111,7 @@ extension KeyRing {
         let context = Self.identity(
             itemClass, uuid: sealed.uuid, group: sealed.accessGroup, sync: sealed.sync,
             pdmn: sealed.accessibility, purpose: "metadata")
-        guard let plain = AEAD.open(sealed.metadata, key: try metadataKey(accessibility), associatedData: context),
+        guard let plain = AEAD.openPublic(sealed.metadata, key: try metadataKey(accessibility), associatedData: context),
             let decoded = plain.withUnsafeBytes({ Item.decodeMetadata($0) })
         else { throw damaged(sealed, itemClass) }
         var attributes = decoded.attributes

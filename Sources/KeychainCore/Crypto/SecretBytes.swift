@@ -39,16 +39,28 @@ package final class SecretBytes: @unchecked Sendable, CustomStringConvertible {
     /// Appends bytes, growing the guarded buffer; the old buffer is zeroed as it is released.
     package func append(_ source: UnsafeRawBufferPointer) {
         guard source.count > 0 else { return }
-        if count + source.count > capacity {
-            let newCapacity = max(capacity * 2, count + source.count)
-            guard let memory = sodium_malloc(newCapacity) else { fatalError("sodium_malloc failed") }
-            memory.copyMemory(from: base!, byteCount: count)
-            sodium_free(base)
-            base = memory
-            capacity = newCapacity
-        }
+        reserve(count + source.count)
         (base! + count).copyMemory(from: source.baseAddress!, byteCount: source.count)
         count += source.count
+    }
+
+    /// Appends up to `maximum` bytes that `fill` writes straight into guarded memory (a `read(2)`),
+    /// so that no ordinary buffer ever holds them. Returns what `fill` returned.
+    package func appendFilling(maximum: Int, _ fill: (UnsafeMutableRawPointer, Int) -> Int) -> Int {
+        reserve(count + maximum)
+        let got = fill(base! + count, maximum)
+        if got > 0 { count += got }
+        return got
+    }
+
+    private func reserve(_ needed: Int) {
+        guard needed > capacity else { return }
+        let newCapacity = max(capacity * 2, needed)
+        guard let memory = sodium_malloc(newCapacity) else { fatalError("sodium_malloc failed") }
+        memory.copyMemory(from: base!, byteCount: count)
+        sodium_free(base)
+        base = memory
+        capacity = newCapacity
     }
 
     /// Drops one trailing `\n` (and a `\r` before it), as `--strip-newline` asks.

@@ -20,6 +20,10 @@ package final class SQLiteConnection {
         self.path = path
         sqlite3_busy_timeout(db, 10_000)
         sqlite3_extended_result_codes(db, 1)
+        // Keep the -wal and -shm files when the last connection closes: every keychainctl call is a
+        // new process, and re-creating them each time cost a third of a find's system time.
+        var persist: Int32 = 1
+        sqlite3_file_control(db, "main", SQLITE_FCNTL_PERSIST_WAL, &persist)
     }
 
     deinit { sqlite3_close_v2(handle) }
