@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+
+@testable import KeychainCore
+
+/// SEMANTICS §6: what the file reveals, what the key protects, and tampering.
+@Suite struct StorageTests {
+    @Test func fileAndWALRevealNoAccountServiceLabelServerOrSecret() throws {
+        let keychain = try TemporaryKeychain()
+        let app = try Fixtures.caller("app.plist")
+        try keychain.add([("svce", "svc-PLAINTEXT-1"), ("acct", "acct-PLAINTEXT-2"), ("labl", "labl-PLAINTEXT-3")], secret: "secret-PLAINTEXT-4", as: app)
+        try keychain.add([("srvr", "srvr-PLAINTEXT-5.example.com"), ("acct", "acct-PLAINTEXT-2")], secret: "secret-PLAINTEXT-6", class: "inet", as: app)
+        for suffix in ["", "-wal"] {
+            let bytes = (try? Data(contentsOf: URL(fileURLWithPath: keychain.path + suffix))) ?? Data()
+            let text = String(decoding: bytes, as: UTF8.self)
+            #expect(!text.contains("PLAINTEXT"), "keychain\(suffix) reveals a value")
+        }
+    }
+
+    @Test func wrongKeyIsAuthFailedAndChangesNothing() throws {
+        let keychain = try TemporaryKeychain()
+        #expect(status { _ = try Keychain(path: keychain.path, credential: .key(SecretBytes.random(count: 32))) } == -25293)
+        #expect(status { _ = try Keychain(path: keychain.path, credential: .passphrase(SecretBytes(copying: Array("pw".utf8)))) } == -25293)
+    }
+
+    @Test func passphraseKeychainsOpenOnlyWithThePassphrase() throws {
+        let folder = NSTemporaryDirectory() + "kc-pass-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/nested/k.db"
+        try Keychain.create(path: path, credential: .passphrase(SecretBytes(copying: Array("correct horse".utf8))))
+        _ = try Keychain(path: path, credential: .passphrase(SecretBytes(copying: Array("correct horse".utf8))))
+        #expect(status { _ = try Keychain(path: path, credential: .passphrase(SecretBytes(copying: Array("wrong".utf8)))) } == -25293)
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+        let folderAttributes = try FileManager.default.attributesOfItem(atPath: folder + "/nested")
+        #expect((folderAttributes[.posixPermissions] as? Int) == 0o700)
+        #expect(status { try Keychain.create(path: path, credential: .key(SecretBytes.random(count: 32))) } == -25296)
+    }
+
+    @Test func missingKeychainIsNotAvailable() {
+        #expect(status { _ = try Keychain(path: "/nonexistent/k.db", credential: .key(SecretBytes.random(count: 32))) } == -25291)
+    }
+
+    /// Runs SQL against the file directly, as an attacker with the file but not the key would.
+    func tamper(_ path: String, _ sql: String) throws {
+        let connection = try SQLiteConnection(path: path, create: false)
+        try connection.execute(sql)
+    }
+
+    @Test func aFlippedByteIsDecodeErrorNamingTheItemAndTheRowIsKept() throws {
+        let keychain = try TemporaryKeychain()
+        let app = try Fixtures.caller("app.plist")
+        let item = try keychain.add([("svce", "api")], as: app)
+        try tamper(keychain.path, "UPDATE genp SET secret = substr(secret, 1, 30) || x'00' || substr(secret, 32)")
+        let reopened = try keychain.reopen()
+        // Attributes still open; the secret does not.
+        #expect(try reopened.find(TemporaryKeychain.request([("svce", "api")]), caller: app).items.count == 1)
+        do {
+            _ = try reopened.find(TemporaryKeychain.request([("svce", "api")], returns: ["data"]), caller: app)
+            Issue.record("tampered secret opened")
+        } catch let error as KeychainError {
+            #expect(error.status == .decode)
+            #expect(error.hint.contains(item.persistentRef.base64))
+        }
+        try tamper(keychain.path, "UPDATE genp SET metadata = substr(metadata, 1, 40) || x'ff' || substr(metadata, 42)")
+        #expect(status { _ = try keychain.reopen().find(TemporaryKeychain.request([("svce", "api")]), caller: app) } == -26275)
+        #expect(try keychain.reopen().store.rows(.genericPassword, filter: RowFilter(groups: nil, sync: nil), withSecret: false).count == 1)
+    }
+
+    @Test func sealedDataSwappedBetweenItemsDoesNotOpen() throws {
+        let keychain = try TemporaryKeychain()
+        let app = try Fixtures.caller("app.plist")
+        try keychain.add([("svce", "one")], secret: "first", as: app)
+        try keychain.add([("svce", "two")], secret: "second", as: app)
+        try tamper(
+            keychain.path,
+            """
+            CREATE TEMP TABLE saved AS SELECT rowid AS r, item_key, secret FROM genp;
+            UPDATE genp SET item_key = (SELECT item_key FROM saved WHERE r != genp.rowid),
+                            secret = (SELECT secret FROM saved WHERE r != genp.rowid);
+            """)
+        let result = status {
+            _ = try keychain.reopen().find(TemporaryKeychain.request([("svce", "two")], returns: ["data"]), caller: app)
+        }
+        #expect(result == -26275)
+        // Moving a row to another group (a plaintext column) breaks its authenticated data too.
+        try tamper(keychain.path, "UPDATE genp SET agrp = 'group.com.example' WHERE rowid = 1")
+        #expect(status { _ = try keychain.reopen().find(TemporaryKeychain.request([("svce", "one")]), caller: app) } == -26275)
+    }
+}

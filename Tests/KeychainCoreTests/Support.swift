@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+
+@testable import KeychainCore
+
+/// Fixture profiles and throwaway keychains for in-process tests.
+enum Fixtures {
+    /// `Fixtures/Profiles` in the package.
+    static let profiles: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return url.appendingPathComponent("Fixtures/Profiles").path
+    }()
+
+    /// The path of fixture profile `name`.
+    static func path(_ name: String) -> String { "\(profiles)/\(name)" }
+
+    /// A fixture profile loaded as the CLI would.
+    static func profile(_ name: String, teamID: String? = nil, platform: Platform? = nil, allowWildcard: Bool = false)
+        throws -> Profile
+    {
+        try Profile.load(path: path(name), teamID: teamID, platform: platform, allowWildcard: allowWildcard)
+    }
+
+    /// The caller of fixture profile `name`.
+    static func caller(_ name: String) throws -> Caller { Caller(try profile(name)) }
+}
+
+/// A keychain in a fresh temporary folder, removed when released.
+final class TemporaryKeychain {
+    let folder: String
+    let path: String
+    let key: SecretBytes
+    let keychain: Keychain
+
+    init() throws {
+        folder = NSTemporaryDirectory() + "keychainctl-test-" + UUID().uuidString
+        path = folder + "/keychain.db"
+        key = SecretBytes.random(count: 32)
+        try Keychain.create(path: path, credential: .key(key))
+        keychain = try Keychain(path: path, credential: .key(key))
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: folder) }
+
+    /// Reopens the file (a second process's view).
+    func reopen() throws -> Keychain { try Keychain(path: path, credential: .key(key)) }
+
+    /// A request from attribute pairs.
+    static func request(_ pairs: [(String, String)], class itemClass: String? = nil, limit: String? = nil, returns: [String] = [])
+        -> ItemRequest
+    {
+        ItemRequest(itemClass: itemClass, attributes: pairs.map { (code: $0.0, value: $0.1) }, limit: limit, returns: returns)
+    }
+
+    /// Adds an item with `secret`.
+    @discardableResult
+    func add(_ pairs: [(String, String)], secret: String = "s3cret", class itemClass: String? = nil, as caller: Caller)
+        throws -> Item
+    {
+        try keychain.add(Self.request(pairs, class: itemClass), secret: SecretBytes(copying: Array(secret.utf8)), caller: caller).item
+    }
+}
+
+/// The status a throwing call ended with: 0 for success, the OSStatus for a KeychainError.
+func status(_ body: () throws -> Void) -> Int32 {
+    do {
+        try body()
+        return 0
+    } catch let error as KeychainError {
+        return error.status.rawValue
+    } catch {
+        Issue.record("unexpected error \(error)")
+        return 1
+    }
+}
+
+extension SecretBytes {
+    /// The bytes as a string, for assertions.
+    var string: String { withUnsafeBytes { String(decoding: $0, as: UTF8.self) } }
+}
