@@ -1,0 +1,91 @@
+import Foundation
+import Testing
+
+/// Runs the real `keychainctl` binary in a throwaway folder, as a user's shell would.
+final class Sandbox {
+    /// What one run of the binary did.
+    struct Run {
+        let status: Int32
+        let stdoutData: Data
+        let stderr: String
+        var stdout: String { String(decoding: stdoutData, as: UTF8.self) }
+        /// stdout parsed as JSON.
+        func json() throws -> Any { try JSONSerialization.jsonObject(with: stdoutData, options: [.fragmentsAllowed]) }
+        /// stderr's JSON error object.
+        func jsonError() throws -> [String: Any] {
+            let object = try JSONSerialization.jsonObject(with: Data(stderr.utf8)) as? [String: Any]
+            return object?["error"] as? [String: Any] ?? [:]
+        }
+    }
+
+    /// The built binary: beside the test bundle, or KEYCHAINCTL_BIN.
+    static let binary: String = {
+        if let path = ProcessInfo.processInfo.environment["KEYCHAINCTL_BIN"] { return path }
+        let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("keychainctl").path
+        if FileManager.default.isExecutableFile(atPath: beside) { return beside }
+        var root = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { root.deleteLastPathComponent() }
+        return root.appendingPathComponent(".build/debug/keychainctl").path
+    }()
+
+    /// `Fixtures/Profiles`.
+    static let profiles: String = {
+        var root = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { root.deleteLastPathComponent() }
+        return root.appendingPathComponent("Fixtures/Profiles").path
+    }()
+
+    let folder: String
+    var keychain: String { folder + "/data/keychain.db" }
+    var keyFile: String { folder + "/key" }
+
+    /// A folder, and unless `initialize` is false a keychain made with `init --generate-key-file`.
+    init(initialize: Bool = true) throws {
+        folder = NSTemporaryDirectory() + "keychainctl-e2e-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        if initialize {
+            let made = run(["init", "--generate-key-file", keyFile], profile: nil)
+            #expect(made.status == 0, "init failed: \(made.stderr)")
+        }
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: folder) }
+
+    /// The environment every run gets: this sandbox's keychain and key, nothing from the caller's.
+    var baseEnvironment: [String: String] {
+        ["KEYCHAINCTL_KEYCHAIN": keychain, "KEYCHAINCTL_KEY_FILE": keyFile, "HOME": folder, "PATH": "/usr/bin:/bin"]
+    }
+
+    /// Runs `keychainctl arguments` as `profile` (a fixture name), feeding `stdin` (else /dev/null).
+    @discardableResult
+    func run(_ arguments: [String], profile: String? = "app.plist", stdin: Data? = nil, environment: [String: String] = [:]) -> Run {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.binary)
+        process.arguments = arguments + (profile.map { ["--profile", "\(Self.profiles)/\($0)"] } ?? [])
+        process.environment = baseEnvironment.merging(environment) { $1 }
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        let input = Pipe()
+        process.standardInput = stdin == nil ? FileHandle.nullDevice : input
+        do { try process.run() } catch {
+            Issue.record("cannot run \(Self.binary): \(error)")
+            return Run(status: -1, stdoutData: Data(), stderr: "")
+        }
+        if let stdin {
+            input.fileHandleForWriting.write(stdin)
+            try? input.fileHandleForWriting.close()
+        }
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, stdoutData: outData, stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    /// Adds a generic password with `secret` on stdin.
+    @discardableResult
+    func add(_ arguments: [String], secret: String = "s3cret", profile: String = "app.plist") -> Run {
+        run(["add"] + arguments, profile: profile, stdin: Data(secret.utf8))
+    }
+}
