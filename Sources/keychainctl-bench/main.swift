@@ -1,1 +1,67 @@
-print("bench")
+import Glibc
+import KeychainCore
+
+// keychainctl-bench BINARY WORKDIR [RUNS]
+//
+// Measures, in one run and side by side, the median whole-process time of keychainctl's find (hit
+// and miss), add and delete on keychains of 1,000 and 100,000 items, beside the floor measured in
+// the same run: `keychainctl --version`, and the sqlite3 tool's indexed SELECT and INSERT on a WAL
+// database of the same size. Prints a Markdown table with the ratios the targets name.
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 3 else {
+    Bench.log("usage: keychainctl-bench BINARY WORKDIR [RUNS]")
+    exit(64)
+}
+let binary = arguments[1]
+let workdir = arguments[2]
+let runs = arguments.count > 3 ? Int(arguments[3]) ?? 41 : 41
+let sqlite3 = "/usr/bin/sqlite3"
+let profilePath = Bench.fixture("app.plist")
+
+var results: [String: [Int: Double]] = [:]
+var peakFindKilobytes = 0
+let sizes = [1_000, 100_000]
+for size in sizes {
+    let folder = "\(workdir)/\(size)"
+    let keychainPath = "\(folder)/keychain.db"
+    let keyPath = "\(folder)/key"
+    let key = Bench.prepareFolder(folder, keyPath: keyPath)
+    let clock = Bench.Stopwatch()
+    try Bench.fill(keychainPath: keychainPath, key: key, count: size, profilePath: profilePath)
+    Bench.log("filled \(size) items in \(clock.elapsed) s")
+    let sqlitePath = "\(folder)/floor.db"
+    Bench.fillSQLite(sqlitePath, count: size)
+
+    let environment = [
+        "KEYCHAINCTL_KEYCHAIN=\(keychainPath)", "KEYCHAINCTL_KEY_FILE=\(keyPath)", "KEYCHAINCTL_PROFILE=\(profilePath)",
+        "HOME=\(folder)",
+    ]
+    let middle = size / 2
+    results["version", default: [:]][size] = ProcessRunner.median(runs: runs, environment: environment) { _ in [binary, "--version"] }
+    results["find hit", default: [:]][size] = ProcessRunner.median(runs: runs, environment: environment) { i in
+        [binary, "find", "-s", "service-\((middle + i * 7) % size)", "-a", "account-\((middle + i * 7) % size)"]
+    }
+    results["find miss", default: [:]][size] = ProcessRunner.median(runs: runs, expected: 44, environment: environment) { i in
+        [binary, "find", "-s", "absent-\(i)", "-a", "nobody"]
+    }
+    let secretFile = "\(folder)/secret"
+    Bench.write("bench-secret", to: secretFile)
+    results["add", default: [:]][size] = ProcessRunner.median(runs: runs, environment: environment) { i in
+        [binary, "add", "-s", "added-\(i)", "-a", "bench", "--data-file", secretFile]
+    }
+    results["delete", default: [:]][size] = ProcessRunner.median(runs: runs, environment: environment) { i in
+        [binary, "delete", "-s", "service-\(i)", "-a", "account-\(i)"]
+    }
+    results["sqlite3 SELECT", default: [:]][size] = ProcessRunner.median(runs: runs, environment: []) { i in
+        [sqlite3, sqlitePath, "SELECT v FROM t WHERE k = 'key-\((middle + i * 7) % size)'"]
+    }
+    results["sqlite3 INSERT", default: [:]][size] = ProcessRunner.median(runs: runs, environment: []) { i in
+        [sqlite3, sqlitePath, "INSERT INTO t VALUES ('new-\(i)', randomblob(64))"]
+    }
+    let peak = ProcessRunner.run([binary, "find", "-s", "service-\(middle)", "-a", "account-\(middle)"], environment: environment)
+    peakFindKilobytes = max(peakFindKilobytes, peak.peakKilobytes)
+    try Bench.migrationIfSupported(binary: binary, folder: folder, size: size, environment: environment, results: &results)
+}
+
+Bench.printTable(results: results, sizes: sizes, peakFindKilobytes: peakFindKilobytes, runs: runs)

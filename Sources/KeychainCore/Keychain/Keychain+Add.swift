@@ -17,6 +17,30 @@ extension Keychain {
     package func add(_ request: ItemRequest, secret: SecretBytes, caller: Caller, updateExisting: Bool = false)
         throws -> AddResult
     {
+        let prepared = try prepareAdd(request, secret: secret, caller: caller)
+        return try store.write { try insert(prepared, secret: secret, updateExisting: updateExisting) }
+    }
+
+    /// Adds many items in one transaction (filling a keychain for tests and benchmarks): the same
+    /// checks as `add`, and all of them or none.
+    package func addAll(_ requests: [(ItemRequest, SecretBytes)], caller: Caller) throws {
+        try store.write {
+            for (request, secret) in requests {
+                _ = try insert(try prepareAdd(request, secret: secret, caller: caller), secret: secret, updateExisting: false)
+            }
+        }
+    }
+
+    /// An add checked and sealed, ready to be written.
+    struct PreparedAdd {
+        let query: ItemQuery
+        let item: Item
+        let sealed: SealedItem
+        let warnings: [String]
+    }
+
+    /// Every check before the write, in Apple's order, and the sealing.
+    private func prepareAdd(_ request: ItemRequest, secret: SecretBytes, caller: Caller) throws -> PreparedAdd {
         guard caller.groups.hasWritableGroup else { throw caller.noGroups(writing: true) }
         let query = try ItemQuery(request, defaultLimit: .one)
         guard query.persistentRef == nil else {
@@ -44,16 +68,19 @@ extension Keychain {
             warnings.append(
                 "a synchronizable item with accessibility \(item.accessibility.longName) is stored, as Apple stores it, but it never syncs; Apple's headers say the combination is not allowed.")
         }
-        let sealed = try keys.seal(item, secret: secret)
-        return try store.write {
-            switch try store.insert(query.itemClass, sealed) {
-            case .written:
-                return AddResult(item: item, updatedExisting: false, warnings: warnings)
-            case .duplicate:
-                guard updateExisting else { throw duplicate(item) }
-                let updated = try replaceExisting(like: sealed, with: query.attributes, secret: secret, now: now, item: item)
-                return AddResult(item: updated, updatedExisting: true, warnings: warnings)
-            }
+        return PreparedAdd(query: query, item: item, sealed: try keys.seal(item, secret: secret), warnings: warnings)
+    }
+
+    /// Writes a prepared add inside the caller's transaction.
+    private func insert(_ prepared: PreparedAdd, secret: SecretBytes, updateExisting: Bool) throws -> AddResult {
+        switch try store.insert(prepared.query.itemClass, prepared.sealed) {
+        case .written:
+            return AddResult(item: prepared.item, updatedExisting: false, warnings: prepared.warnings)
+        case .duplicate:
+            guard updateExisting else { throw duplicate(prepared.item) }
+            let updated = try replaceExisting(
+                like: prepared.sealed, with: prepared.query.attributes, secret: secret, now: Self.now(), item: prepared.item)
+            return AddResult(item: updated, updatedExisting: true, warnings: prepared.warnings)
         }
     }
 

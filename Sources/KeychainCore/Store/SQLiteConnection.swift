@@ -24,6 +24,10 @@ package final class SQLiteConnection {
         // new process, and re-creating them each time cost a third of a find's system time.
         var persist: Int32 = 1
         sqlite3_file_control(db, "main", SQLITE_FCNTL_PERSIST_WAL, &persist)
+        // ...but truncate the WAL to zero bytes when the last connection checkpoints on close:
+        // otherwise each new process re-reads every frame of a large WAL to rebuild its index
+        // (40 ms per call after filling 100,000 items).
+        sqlite3_exec(db, "PRAGMA journal_size_limit = 0", nil, nil, nil)
     }
 
     deinit { sqlite3_close_v2(handle) }

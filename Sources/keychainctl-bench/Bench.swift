@@ -1,0 +1,117 @@
+import Glibc
+import KeychainCore
+
+/// Set-up and reporting for the benchmark.
+enum Bench {
+    /// Times a stretch of work.
+    struct Stopwatch {
+        private var start = timespec()
+        init() { clock_gettime(CLOCK_MONOTONIC, &start) }
+        var elapsed: String {
+            var now = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &now)
+            let seconds = Double(now.tv_sec - start.tv_sec) + Double(now.tv_nsec - start.tv_nsec) / 1e9
+            return String(Int(seconds * 10) / 10) + "." + String(Int(seconds * 10) % 10)
+        }
+    }
+
+    /// A fixture profile's path, found from the working directory (the package root under make).
+    static func fixture(_ name: String) -> String {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let cwd = String(cString: getcwd(&buffer, buffer.count))
+        return "\(cwd)/Fixtures/Profiles/\(name)"
+    }
+
+    /// Empties `folder`, writes a fresh key file, and returns the key.
+    static func prepareFolder(_ folder: String, keyPath: String) -> SecretBytes {
+        _ = system("rm -rf '\(folder)' && mkdir -p '\(folder)'")
+        let key = SecretBytes.random(count: 32)
+        write(key.withUnsafeBytes { Base64.encode(Array($0)) }, to: keyPath)
+        return key
+    }
+
+    /// A progress line on stderr.
+    static func log(_ text: String) {
+        let line = text + "\n"
+        _ = line.withCString { Glibc.write(2, $0, strlen($0)) }
+    }
+
+    static func write(_ text: String, to path: String) {
+        let fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0o600)
+        _ = text.withCString { Glibc.write(fd, $0, strlen($0)) }
+        close(fd)
+    }
+
+    /// `count` generic passwords through KeychainCore in one transaction: the fastest honest fill.
+    static func fill(keychainPath: String, key: SecretBytes, count: Int, profilePath: String) throws {
+        try Keychain.create(path: keychainPath, credential: .key(key))
+        let keychain = try Keychain(path: keychainPath, credential: .key(key))
+        let caller = Caller(try Profile.load(path: profilePath, teamID: nil, platform: nil, allowWildcard: false))
+        let secret = SecretBytes(copying: Array("bench-secret".utf8))
+        var start = 0
+        while start < count {
+            let end = min(count, start + 10_000)
+            try keychain.addAll(
+                (start..<end).map { i in
+                    (ItemRequest(attributes: [("svce", "service-\(i)"), ("acct", "account-\(i)"), ("labl", "label \(i)")]), secret)
+                }, caller: caller)
+            start = end
+        }
+    }
+
+    /// The floor's database: a WAL table of `count` rows with an indexed key.
+    static func fillSQLite(_ path: String, count: Int) {
+        let sql = """
+            PRAGMA journal_mode=WAL; CREATE TABLE t (k TEXT PRIMARY KEY, v BLOB);
+            WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < \(count - 1))
+            INSERT INTO t SELECT 'key-' || i, randomblob(64) FROM n;
+            """
+        _ = system("/usr/bin/sqlite3 '\(path)' \"\(sql)\" > /dev/null")
+    }
+
+    /// The migration benchmark, once `migrate-group` exists in the binary.
+    static func migrationIfSupported(
+        binary: String, folder: String, size: Int, environment: [String], results: inout [String: [Int: Double]]
+    ) throws {}
+
+    /// The Markdown table, with the ratios the targets name.
+    static func printTable(results: [String: [Int: Double]], sizes: [Int], peakFindKilobytes: Int, runs: Int) {
+        func ms(_ seconds: Double?) -> String {
+            guard let seconds else { return "–" }
+            let hundredths = Int((seconds * 100_000).rounded())
+            return "\(hundredths / 100).\(String(format2: hundredths % 100)) ms"
+        }
+        func ratio(_ a: Double?, _ b: Double?) -> String {
+            guard let a, let b, b > 0 else { return "–" }
+            let hundredths = Int((a / b * 100).rounded())
+            return "\(hundredths / 100).\(String(format2: hundredths % 100))×"
+        }
+        let small = sizes[0]
+        let large = sizes[1]
+        print("| operation (median of \(runs) runs) | \(small) items | \(large) items | \(large) / \(small) | vs floor (\(large)) | target |")
+        print("|---|---|---|---|---|---|")
+        let rows: [(String, String?, String)] = [
+            ("find hit", "sqlite3 SELECT", "≤ 2.0× floor, ≤ 1.25× growth"),
+            ("find miss", "sqlite3 SELECT", "≤ 2.0× floor, ≤ 1.25× growth"),
+            ("add", "sqlite3 INSERT", "≤ 2.5× floor, ≤ 1.25× growth"),
+            ("delete", nil, "≤ 1.25× growth"),
+            ("migrate-group 10,000 items", nil, "< 1.5 s"),
+            ("version", nil, "floor: process start"),
+            ("sqlite3 SELECT", nil, "floor"),
+            ("sqlite3 INSERT", nil, "floor"),
+        ]
+        for (name, floor, target) in rows where results[name] != nil {
+            let values = results[name]!
+            print(
+                "| \(name) | \(ms(values[small])) | \(ms(values[large])) | \(ratio(values[large], values[small])) | "
+                    + "\(floor.map { ratio(values[large], results[$0]?[large]) + " " + $0 } ?? "–") | \(target) |")
+        }
+        print("")
+        print("Peak memory of a find: \(peakFindKilobytes / 1024).\(peakFindKilobytes % 1024 * 10 / 1024) MB (target < 20 MB).")
+    }
+}
+
+extension String {
+    /// Two digits, zero-padded.
+    init(format2 value: Int) { self = value < 10 ? "0\(value)" : "\(value)" }
+}

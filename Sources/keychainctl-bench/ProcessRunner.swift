@@ -1,0 +1,58 @@
+import Glibc
+
+/// Runs a command as a child process and measures it: wall time and peak memory (ru_maxrss).
+enum ProcessRunner {
+    struct Measurement {
+        let seconds: Double
+        let peakKilobytes: Int
+        let status: Int32
+    }
+
+    /// Spawns `arguments` with `environment`, stdin from /dev/null (or `stdinPath`), stdout and
+    /// stderr to /dev/null, and waits.
+    static func run(_ arguments: [String], environment: [String], stdinPath: String = "/dev/null") -> Measurement {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, stdinPath, O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        let argv = arguments.map { strdup($0) } + [nil]
+        let envp = environment.map { strdup($0) } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var start = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &start)
+        var pid: pid_t = 0
+        guard posix_spawn(&pid, arguments[0], &actions, nil, argv, envp) == 0 else {
+            fatalError("cannot run \(arguments[0])")
+        }
+        var status: Int32 = 0
+        var usage = rusage()
+        wait4(pid, &status, 0, &usage)
+        var end = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &end)
+        let seconds = Double(end.tv_sec - start.tv_sec) + Double(end.tv_nsec - start.tv_nsec) / 1e9
+        return Measurement(seconds: seconds, peakKilobytes: usage.ru_maxrss, status: (status >> 8) & 0xFF)
+    }
+
+    /// The median time of `runs` runs of `command(i)`, after `warmup` unmeasured ones; every run
+    /// must exit 0 (or `expected`).
+    static func median(runs: Int, warmup: Int = 3, expected: Int32 = 0, environment: [String], _ command: (Int) -> [String])
+        -> Double
+    {
+        for index in 0..<warmup { _ = run(command(index), environment: environment) }
+        var times: [Double] = []
+        for index in warmup..<(warmup + runs) {
+            let measured = run(command(index), environment: environment)
+            if measured.status != expected {
+                fatalError("\(command(index).joined(separator: " ")) exited \(measured.status), expected \(expected)")
+            }
+            times.append(measured.seconds)
+        }
+        times.sort()
+        return times[times.count / 2]
+    }
+}
