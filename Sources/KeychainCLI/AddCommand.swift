@@ -5,17 +5,24 @@ struct AddCommand: Subcommand {
     static let spec = CommandSpec(
         name: "add",
         abstract: "Add an item (SecItemAdd). The secret comes from standard input, --data-file, a prompt, or -w.",
-        discussion: "Silent on success unless --return is given. An item with the same primary key fails with errSecDuplicateItem (exit 45) unless -U.",
+        discussion:
+            "Silent on success unless --return is given. An item with the same primary key fails with errSecDuplicateItem (exit 45) unless -U.",
         sections: [
-            ("secret", [
-                .value("data-file", nil, "path", "Read the secret from this file, bytes kept exactly."),
-                .flag("strip-newline", "Drop one trailing newline from the secret read from stdin or a file."),
-                .value("password", "w", "secret", "The secret itself: visible to other users in the process list; prefer stdin."),
-            ]),
-            ("options", [
-                .flag("update", "U", "Update an existing item with the same primary key instead of failing."),
-                .value("return", nil, "what", repeatable: true, "Print the new item: attributes, persistent-ref (comma-separated)."),
-            ]),
+            (
+                "secret",
+                [
+                    .value("data-file", nil, "path", "Read the secret from this file, bytes kept exactly."),
+                    .flag("strip-newline", "Drop one trailing newline from the secret read from stdin or a file."),
+                    .value("password", "w", "secret", "The secret itself: visible to other users in the process list; prefer stdin."),
+                ]
+            ),
+            (
+                "options",
+                [
+                    .flag("update", "U", "Update an existing item with the same primary key instead of failing."),
+                    .value("return", nil, "what", repeatable: true, "Print the new item: attributes, persistent-ref (comma-separated)."),
+                ]
+            ),
             ("item attributes", ItemOptions.specs),
             ("global options", GlobalOptions.specs),
         ])

@@ -7,11 +7,14 @@ struct DeleteCommand: Subcommand {
         abstract: "Delete every matching item (SecItemDelete).",
         discussion: "Synchronizable items leave a tombstone (no secret) so that the deletion can sync. --dry-run lists the matches.",
         sections: [
-            ("options", [
-                .value("limit", nil, "one|all|n", "How many to delete: all (default), one, or a number."),
-                .value("persistent-ref", nil, "base64", "Delete one item by its persistent reference."),
-                .flag("dry-run", "List what would be deleted, change nothing."),
-            ]),
+            (
+                "options",
+                [
+                    .value("limit", nil, "one|all|n", "How many to delete: all (default), one, or a number."),
+                    .value("persistent-ref", nil, "base64", "Delete one item by its persistent reference."),
+                    .flag("dry-run", "List what would be deleted, change nothing."),
+                ]
+            ),
             ("item attributes", ItemOptions.specs),
             ("global options", GlobalOptions.specs),
         ])

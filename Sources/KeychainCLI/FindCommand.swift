@@ -10,12 +10,15 @@ struct FindCommand: Subcommand {
             --sync yes or any. No match is errSecItemNotFound (exit 44), never an empty array.
             """,
         sections: [
-            ("options", [
-                .value("limit", nil, "one|all|n", "How many: one (default), all, or a number."),
-                .value("return", nil, "what", repeatable: true, "attributes (default), data, persistent-ref; comma-separated."),
-                .value("persistent-ref", nil, "base64", "Find one item by its persistent reference."),
-                .flag("password-only", "w", "Print only the secret's bytes (a newline is added only on a terminal)."),
-            ]),
+            (
+                "options",
+                [
+                    .value("limit", nil, "one|all|n", "How many: one (default), all, or a number."),
+                    .value("return", nil, "what", repeatable: true, "attributes (default), data, persistent-ref; comma-separated."),
+                    .value("persistent-ref", nil, "base64", "Find one item by its persistent reference."),
+                    .flag("password-only", "w", "Print only the secret's bytes (a newline is added only on a terminal)."),
+                ]
+            ),
             ("item attributes", ItemOptions.specs),
             ("global options", GlobalOptions.specs),
         ])

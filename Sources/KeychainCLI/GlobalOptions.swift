@@ -8,7 +8,9 @@ struct GlobalOptions {
         .value("platform", nil, "ios|macos", "Whose rules apply (env KEYCHAINCTL_PLATFORM; default from the profile, else ios)."),
         .value("key-file", nil, "path", "File holding the keychain key, base64 (env KEYCHAINCTL_KEY_FILE; or KEYCHAINCTL_KEY itself)."),
         .value("passphrase-fd", nil, "n", "Read the passphrase from this file descriptor (env KEYCHAINCTL_PASSPHRASE)."),
-        .value("team-id", nil, "id", "Team ID for $(AppIdentifierPrefix)/$(TeamIdentifierPrefix) the profile cannot resolve (env KEYCHAINCTL_TEAM_ID)."),
+        .value(
+            "team-id", nil, "id",
+            "Team ID for $(AppIdentifierPrefix)/$(TeamIdentifierPrefix) the profile cannot resolve (env KEYCHAINCTL_TEAM_ID)."),
         .value("format", nil, "text|json", "Output format (env KEYCHAINCTL_FORMAT; default text)."),
         .flag("allow-any-group", "Honour a profile's \"*\" access group (every group), as Apple does only for its own tools."),
     ]
@@ -48,7 +50,8 @@ struct GlobalOptions {
     /// Loads the profile; required by item commands.
     func loadProfile() throws -> Profile {
         guard let path = profile ?? Environment.value("KEYCHAINCTL_PROFILE") else {
-            throw ConfigurationError("no profile: pass --profile PATH (or set KEYCHAINCTL_PROFILE) naming the app's entitlements plist or provisioning profile.")
+            throw ConfigurationError(
+                "no profile: pass --profile PATH (or set KEYCHAINCTL_PROFILE) naming the app's entitlements plist or provisioning profile.")
         }
         let platformText = Environment.value("KEYCHAINCTL_PLATFORM")
         let envPlatform = platformText.flatMap(Platform.init(rawValue:))
@@ -77,7 +80,8 @@ struct GlobalOptions {
     func credential(creating: Bool) throws -> KeychainCredential {
         if let keyFile { return try Self.key(fromFile: keyFile) }
         if let passphraseFD {
-            return .passphrase(try Self.trimmedPassphrase(SecretReader.readAll(fd: passphraseFD, source: "file descriptor \(passphraseFD)")))
+            return .passphrase(
+                try Self.trimmedPassphrase(SecretReader.readAll(fd: passphraseFD, source: "file descriptor \(passphraseFD)")))
         }
         if let keyFile = Environment.value("KEYCHAINCTL_KEY_FILE") { return try Self.key(fromFile: keyFile) }
         if let key = Environment.value("KEYCHAINCTL_KEY") {
@@ -95,7 +99,8 @@ struct GlobalOptions {
             return .passphrase(passphrase)
         }
         throw ConfigurationError(
-            "no key available: pass --key-file PATH or --passphrase-fd N, or set KEYCHAINCTL_KEY_FILE, KEYCHAINCTL_KEY or KEYCHAINCTL_PASSPHRASE.")
+            "no key available: pass --key-file PATH or --passphrase-fd N, or set KEYCHAINCTL_KEY_FILE, KEYCHAINCTL_KEY or KEYCHAINCTL_PASSPHRASE."
+        )
     }
 
     private static func key(fromFile path: String) throws -> KeychainCredential {

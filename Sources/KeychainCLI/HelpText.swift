@@ -11,7 +11,9 @@ enum HelpText {
                 var names = option.short.map { "-\($0), " } ?? ""
                 names += "--\(option.long)"
                 if let valueName = option.valueName { names += " <\(valueName)>" }
-                let padded = names.count < 34 ? names + String(repeating: " ", count: 34 - names.count) : names + "\n" + String(repeating: " ", count: 36)
+                let padded =
+                    names.count < 34
+                    ? names + String(repeating: " ", count: 34 - names.count) : names + "\n" + String(repeating: " ", count: 36)
                 out += "  \(padded)\(option.help)\(option.repeatable ? " (repeatable)" : "")\n"
             }
         }

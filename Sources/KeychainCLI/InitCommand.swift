@@ -51,7 +51,8 @@ struct InitCommand: Subcommand {
         try Folders.makeParents(of: path)
         let fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
-            throw ConfigurationError("cannot create key file \(path): \(String(cString: strerror(errno))) (an existing key file is never overwritten).")
+            throw ConfigurationError(
+                "cannot create key file \(path): \(String(cString: strerror(errno))) (an existing key file is never overwritten).")
         }
         defer { close(fd) }
         guard write(fd, text, text.utf8.count) == text.utf8.count, fsync(fd) == 0 else {

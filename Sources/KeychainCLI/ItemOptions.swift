@@ -20,7 +20,11 @@ struct ItemOptions {
         (.value("auth-type", nil, "type", "Authentication type (atyp), inet: default, html-form, … or a code."), "atyp"),
         (.value("port", nil, "port", "Port (port), inet."), "port"),
         (.value("path", nil, "path", "Path (path), inet."), "path"),
-        (.value("accessible", nil, "class", "Accessibility (pdmn): when-unlocked, after-first-unlock, always, … or ak ck dk akpu aku cku dku."), "pdmn"),
+        (
+            .value(
+                "accessible", nil, "class",
+                "Accessibility (pdmn): when-unlocked, after-first-unlock, always, … or ak ck dk akpu aku cku dku."), "pdmn"
+        ),
         (.value("sync", nil, "yes|no|any", "Synchronizable (sync); queries default to no."), "sync"),
     ]
 

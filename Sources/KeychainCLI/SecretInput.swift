@@ -14,7 +14,8 @@ struct SecretInput {
             throw UsageError("give the secret once: --data-file or -w, not both.")
         }
         if let argument {
-            StandardStreams.warn("a secret given with -w is visible to other users in the process list; prefer standard input or --data-file.")
+            StandardStreams.warn(
+                "a secret given with -w is visible to other users in the process list; prefer standard input or --data-file.")
             return SecretBytes(copying: argument.utf8)
         }
         let secret: SecretBytes

@@ -17,17 +17,23 @@ struct UpdateCommand: Subcommand {
         abstract: "Update every matching item (SecItemUpdate), all or nothing.",
         discussion: "A change that makes two items collide changes nothing (exit 45). --dry-run checks everything and lists the matches.",
         sections: [
-            ("changes", changeOptions.map(\.spec) + [
-                .value("set-attr", nil, "code=value", repeatable: true, "Set any attribute by its code."),
-                .value("set-data-file", nil, "path", "New secret from this file."),
-                .flag("set-data-stdin", "New secret from standard input."),
-                .value("set-password", nil, "secret", "New secret itself (visible in the process list)."),
-                .flag("strip-newline", "Drop one trailing newline from the new secret."),
-            ]),
-            ("options", [
-                .value("limit", nil, "one|all|n", "How many to update: all (default), one, or a number."),
-                .flag("dry-run", "Check everything, list the matches, change nothing."),
-            ]),
+            (
+                "changes",
+                changeOptions.map(\.spec) + [
+                    .value("set-attr", nil, "code=value", repeatable: true, "Set any attribute by its code."),
+                    .value("set-data-file", nil, "path", "New secret from this file."),
+                    .flag("set-data-stdin", "New secret from standard input."),
+                    .value("set-password", nil, "secret", "New secret itself (visible in the process list)."),
+                    .flag("strip-newline", "Drop one trailing newline from the new secret."),
+                ]
+            ),
+            (
+                "options",
+                [
+                    .value("limit", nil, "one|all|n", "How many to update: all (default), one, or a number."),
+                    .flag("dry-run", "Check everything, list the matches, change nothing."),
+                ]
+            ),
             ("query attributes", ItemOptions.specs),
             ("global options", GlobalOptions.specs),
         ])

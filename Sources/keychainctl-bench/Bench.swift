@@ -88,7 +88,8 @@ enum Bench {
         }
         let small = sizes[0]
         let large = sizes[1]
-        print("| operation (median of \(runs) runs) | \(small) items | \(large) items | \(large) / \(small) | vs floor (\(large)) | target |")
+        print(
+            "| operation (median of \(runs) runs) | \(small) items | \(large) items | \(large) / \(small) | vs floor (\(large)) | target |")
         print("|---|---|---|---|---|---|")
         let rows: [(String, String?, String)] = [
             ("find hit", "sqlite3 SELECT", "≤ 2.0× floor, ≤ 1.25× growth"),

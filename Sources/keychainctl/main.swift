@@ -1,2 +1,3 @@
 import KeychainCLI
+
 KeychainCommandLine.main()

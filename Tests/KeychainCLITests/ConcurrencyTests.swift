@@ -37,7 +37,9 @@ import Testing
             let sandbox = try Sandbox()
             let statuses = try parallelShells(4, sandbox: sandbox, "printf \"$W\" | \"$KC\" add -s race -a one")
             #expect(statuses.sorted() == [0, 45, 45, 45])
-            #expect(sandbox.run(["find", "-s", "race", "--limit", "all", "--format", "json"]).stdout.components(separatedBy: "\"race\"").count == 2)
+            #expect(
+                sandbox.run(["find", "-s", "race", "--limit", "all", "--format", "json"]).stdout.components(separatedBy: "\"race\"").count
+                    == 2)
         }
     }
 
@@ -48,7 +50,9 @@ import Testing
         let winner = statuses.firstIndex(of: 0)!
         let environment = ["KEYCHAINCTL_KEYCHAIN": sandbox.folder + "/k.db", "KEYCHAINCTL_KEY_FILE": sandbox.folder + "/key\(winner)"]
         #expect(sandbox.run(["add", "-s", "x"], stdin: Data("y".utf8), environment: environment).status == 0)
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: sandbox.folder).filter { $0.contains("creating") || $0.hasPrefix("key") }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: sandbox.folder).filter {
+            $0.contains("creating") || $0.hasPrefix("key")
+        }
         #expect(leftovers == ["key\(winner)"])
     }
 }

@@ -35,7 +35,8 @@ import Testing
         #expect(wrong.status == 51)
         #expect(wrong.stderr.contains("errSecAuthFailed -25293"))
         // --passphrase-fd 0 reads the passphrase from standard input (one trailing newline dropped).
-        let viaFD = sandbox.run(["find", "-s", "api", "--passphrase-fd", "0"], stdin: Data("correct horse\n".utf8), environment: ["KEYCHAINCTL_KEY_FILE": ""])
+        let viaFD = sandbox.run(
+            ["find", "-s", "api", "--passphrase-fd", "0"], stdin: Data("correct horse\n".utf8), environment: ["KEYCHAINCTL_KEY_FILE": ""])
         #expect(viaFD.status == 0, "\(viaFD.stderr)")
     }
 
@@ -68,7 +69,8 @@ import Testing
         #expect(extensionRead.stdout == "t0ken")
         let widget = sandbox.run(["find", "-s", "api", "-a", "ci"], profile: "widget.plist")
         #expect(widget.status == 44)
-        #expect(widget.stderr.hasPrefix("keychainctl: The specified item could not be found in the keychain. (errSecItemNotFound -25300)\n"))
+        #expect(
+            widget.stderr.hasPrefix("keychainctl: The specified item could not be found in the keychain. (errSecItemNotFound -25300)\n"))
         #expect(widget.stderr.contains("SKMME9E2Y8.com.example.app.widget, group.com.example"))
         let unprefixed = sandbox.add(["-s", "api", "-g", "com.example.shared"])
         #expect(unprefixed.status == 30)
@@ -80,9 +82,12 @@ import Testing
 
     @Test func jsonShapesFollowSecItemCopyMatching() throws {
         let sandbox = try Sandbox()
-        sandbox.add(["--class", "inet", "--server", "example.com", "-a", "u", "--protocol", "https", "--port", "443", "-l", "Example"], secret: "pw")
+        sandbox.add(
+            ["--class", "inet", "--server", "example.com", "-a", "u", "--protocol", "https", "--port", "443", "-l", "Example"], secret: "pw"
+        )
         sandbox.add(["--class", "inet", "--server", "example.com", "-a", "v"], secret: "pw2")
-        let one = try sandbox.run(["find", "--class", "inet", "--server", "example.com", "-a", "u", "--format", "json"]).json() as? [String: Any]
+        let one =
+            try sandbox.run(["find", "--class", "inet", "--server", "example.com", "-a", "u", "--format", "json"]).json() as? [String: Any]
         #expect(one?["class"] as? String == "inet")
         #expect(one?["port"] as? Int == 443)
         #expect(one?["ptcl"] as? String == "htps")
@@ -91,11 +96,14 @@ import Testing
         #expect((one?["cdat"] as? String)?.hasSuffix("Z") == true)
         let all = try sandbox.run(["find", "--class", "inet", "--limit", "all", "--format", "json"]).json() as? [[String: Any]]
         #expect(all?.count == 2)
-        let single = try sandbox.run(["find", "--class", "inet", "--limit", "all", "-a", "u", "--format", "json"]).json() as? [[String: Any]]
+        let single =
+            try sandbox.run(["find", "--class", "inet", "--limit", "all", "-a", "u", "--format", "json"]).json() as? [[String: Any]]
         #expect(single?.count == 1)
         let bare = try sandbox.run(["find", "--class", "inet", "-a", "u", "--return", "data", "--format", "json"]).json() as? String
         #expect(bare == Data("pw".utf8).base64EncodedString())
-        let pair = try sandbox.run(["find", "--class", "inet", "-a", "u", "--return", "data,persistent-ref", "--format", "json"]).json() as? [String: Any]
+        let pair =
+            try sandbox.run(["find", "--class", "inet", "-a", "u", "--return", "data,persistent-ref", "--format", "json"]).json()
+            as? [String: Any]
         #expect(Set(pair?.keys.map { $0 } ?? []) == ["v_Data", "v_PersistentRef"])
         let ref = try #require(pair?["v_PersistentRef"] as? String)
         #expect(Data(base64Encoded: ref)?.count == 20)
@@ -119,24 +127,25 @@ import Testing
         #expect(json.stdout.isEmpty)
     }
 
-    @Test(arguments: [
-        (["find", "--bogus"], "app.plist", Int32(64)),
-        (["find", "-s"], "app.plist", 64),
-        (["find", "stray"], "app.plist", 64),
-        (["frobnicate"], "app.plist", 64),
-        (["find", "--format", "yaml"], "app.plist", 64),
-        (["find", "--attr", "noequals"], "app.plist", 64),
-        (["find", "--class", "bogus"], "app.plist", 38),
-        (["find", "--attr", "zzzz=1"], "app.plist", 41),
-        (["find", "--accessible", "sometimes"], "app.plist", 206),
-        (["find", "--limit", "none"], "app.plist", 206),
-        (["find", "-s", "x"], "no-entitlements.plist", 30),
-        (["find", "-s", "x"], "malformed.plist", 78),
-        (["find", "-s", "x"], "source-variables.entitlements", 78),
-        (["find", "-s", "x"], "missing.plist", 78),
-        (["find", "-s", "x"], "app.plist", 44),
-        (["groups"], "unresolvable-variable.entitlements", 78),
-    ] as [([String], String, Int32)])
+    @Test(
+        arguments: [
+            (["find", "--bogus"], "app.plist", Int32(64)),
+            (["find", "-s"], "app.plist", 64),
+            (["find", "stray"], "app.plist", 64),
+            (["frobnicate"], "app.plist", 64),
+            (["find", "--format", "yaml"], "app.plist", 64),
+            (["find", "--attr", "noequals"], "app.plist", 64),
+            (["find", "--class", "bogus"], "app.plist", 38),
+            (["find", "--attr", "zzzz=1"], "app.plist", 41),
+            (["find", "--accessible", "sometimes"], "app.plist", 206),
+            (["find", "--limit", "none"], "app.plist", 206),
+            (["find", "-s", "x"], "no-entitlements.plist", 30),
+            (["find", "-s", "x"], "malformed.plist", 78),
+            (["find", "-s", "x"], "source-variables.entitlements", 78),
+            (["find", "-s", "x"], "missing.plist", 78),
+            (["find", "-s", "x"], "app.plist", 44),
+            (["groups"], "unresolvable-variable.entitlements", 78),
+        ] as [([String], String, Int32)])
     func exitStatuses(_ arguments: [String], _ profile: String, _ expected: Int32) throws {
         let sandbox = try Sandbox()
         let run = sandbox.run(arguments, profile: profile)
@@ -200,11 +209,16 @@ import Testing
     @Test func everyProfileFormWorksThroughTheBinary() throws {
         let sandbox = try Sandbox()
         sandbox.add(["-s", "api", "-g", Self.shared], secret: "x")
-        for profile in ["app-binary.plist", "app.mobileprovision", "app.mobileprovision.plist", "legacy-prefix.plist", "macos.provisionprofile.plist"] {
+        for profile in [
+            "app-binary.plist", "app.mobileprovision", "app.mobileprovision.plist", "legacy-prefix.plist", "macos.provisionprofile.plist",
+        ] {
             #expect(sandbox.run(["find", "-s", "api"], profile: profile).status == 0, "\(profile)")
         }
         #expect(sandbox.run(["find", "-s", "api", "--team-id", "SKMME9E2Y8"], profile: "source-variables.entitlements").status == 0)
-        #expect(sandbox.run(["find", "-s", "api"], profile: "source-variables.entitlements", environment: ["KEYCHAINCTL_TEAM_ID": "SKMME9E2Y8"]).status == 0)
+        #expect(
+            sandbox.run(
+                ["find", "-s", "api"], profile: "source-variables.entitlements", environment: ["KEYCHAINCTL_TEAM_ID": "SKMME9E2Y8"]
+            ).status == 0)
     }
 
     @Test func tamperedItemsExit93AndNeverShowTheSecret() throws {

@@ -54,12 +54,14 @@ import Testing
             profile: "macos.provisionprofile.plist", groups: ["\(team).com.example.shared", "\(team).com.example.mac", "com.apple.token"],
             defaultGroup: "\(team).com.example.shared", writable: ["\(team).com.example.shared", "\(team).com.example.mac"]),
         Case(
-            profile: "app.plist", groups: ["\(team).com.example.app", "\(team).com.example.shared", "group.com.example", "com.apple.token"],
+            profile: "app.plist",
+            groups: ["\(team).com.example.app", "\(team).com.example.shared", "group.com.example", "com.apple.token"],
             defaultGroup: "\(team).com.example.app",
             writable: ["\(team).com.example.app", "\(team).com.example.shared", "group.com.example"], platform: .macos),
         // Build variables resolve from --team-id when the profile cannot tell.
         Case(
-            profile: "source-variables.entitlements", groups: ["ABCDE12345.com.example.shared", "ABCDE12345.com.example.team", "ABCDE12345.com.example.app"],
+            profile: "source-variables.entitlements",
+            groups: ["ABCDE12345.com.example.shared", "ABCDE12345.com.example.team", "ABCDE12345.com.example.app"],
             defaultGroup: "ABCDE12345.com.example.shared",
             writable: ["ABCDE12345.com.example.shared", "ABCDE12345.com.example.team", "ABCDE12345.com.example.app"],
             teamID: "ABCDE12345"),

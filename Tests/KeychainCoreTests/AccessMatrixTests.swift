@@ -82,7 +82,8 @@ import Testing
         #expect(refused == -34018)
         _ = try keychain.keychain.update(
             TemporaryKeychain.request([("svce", "api")]), changes: [("agrp", Self.shared)], secret: nil, caller: app)
-        let moved = try keychain.keychain.find(TemporaryKeychain.request([("svce", "api")]), caller: try Fixtures.caller("share-extension.plist"))
+        let moved = try keychain.keychain.find(
+            TemporaryKeychain.request([("svce", "api")]), caller: try Fixtures.caller("share-extension.plist"))
         #expect(moved.items.first?.item.accessGroup == Self.shared)
     }
 

@@ -39,7 +39,10 @@ import Testing
     @Test func internetPasswordKeyIncludesServerProtocolAndPort() throws {
         try keychain.add([("srvr", "example.com"), ("acct", "u"), ("ptcl", "https"), ("port", "443")], class: "inet", as: app)
         try keychain.add([("srvr", "example.com"), ("acct", "u"), ("ptcl", "https"), ("port", "8443")], class: "inet", as: app)
-        #expect(status { try keychain.add([("srvr", "example.com"), ("acct", "u"), ("ptcl", "htps"), ("port", "443")], class: "inet", as: app) } == -25299)
+        #expect(
+            status {
+                try keychain.add([("srvr", "example.com"), ("acct", "u"), ("ptcl", "htps"), ("port", "443")], class: "inet", as: app)
+            } == -25299)
         let found = try find([("srvr", "example.com"), ("port", "443")], class: "internet-password")
         #expect(found.items[0].item.attributes["ptcl"] == .fourCharCode("htps"))
         #expect(found.items[0].item.attributes["port"] == .number(443))
@@ -63,7 +66,8 @@ import Testing
         #expect(created == modified)
         var last = modified
         for label in ["a", "b", "c"] {
-            _ = try keychain.keychain.update(TemporaryKeychain.request([("svce", "api")]), changes: [("labl", label)], secret: nil, caller: app)
+            _ = try keychain.keychain.update(
+                TemporaryKeychain.request([("svce", "api")]), changes: [("labl", label)], secret: nil, caller: app)
             let item = try find([("svce", "api")]).items[0].item
             guard case .date(let next) = item.attributes["mdat"] else { return }
             #expect(next > last)
@@ -75,7 +79,9 @@ import Testing
     @Test func defaultAccessibilityIsWhenUnlockedAndInvalidValuesAreParamErrors() throws {
         #expect(try keychain.add([("svce", "a")], as: app).attributes["pdmn"] == .string("ak"))
         #expect(try keychain.add([("srvr", "a")], class: "inet", as: app).attributes["pdmn"] == .string("ak"))
-        #expect(try keychain.add([("svce", "b"), ("pdmn", "after-first-unlock-this-device-only")], as: app).attributes["pdmn"] == .string("cku"))
+        #expect(
+            try keychain.add([("svce", "b"), ("pdmn", "after-first-unlock-this-device-only")], as: app).attributes["pdmn"] == .string("cku")
+        )
         #expect(status { try keychain.add([("svce", "c"), ("pdmn", "sometimes")], as: app) } == -50)
         #expect(status { try keychain.add([("svce", "c"), ("port", "eighty")], as: app) } == -25303)
         #expect(status { try keychain.add([("srvr", "c"), ("port", "eighty")], class: "inet", as: app) } == -50)
@@ -129,7 +135,8 @@ import Testing
         try keychain.add([("svce", "api"), ("acct", "a")], as: app)
         try keychain.add([("svce", "api"), ("acct", "b")], as: app)
         let result = status {
-            _ = try keychain.keychain.update(TemporaryKeychain.request([("svce", "api")]), changes: [("acct", "same"), ("labl", "L")], secret: nil, caller: app)
+            _ = try keychain.keychain.update(
+                TemporaryKeychain.request([("svce", "api")]), changes: [("acct", "same"), ("labl", "L")], secret: nil, caller: app)
         }
         #expect(result == -25299)
         let accounts = try find([("svce", "api")], limit: "all").items.map { $0.item.attributes["acct"] }
@@ -139,17 +146,25 @@ import Testing
 
     @Test func updateChangesTheSecretAndRefusesAnEmptyOne() throws {
         try keychain.add([("svce", "api")], secret: "old", as: app)
-        _ = try keychain.keychain.update(TemporaryKeychain.request([("svce", "api")]), changes: [], secret: SecretBytes(copying: Array("new".utf8)), caller: app)
+        _ = try keychain.keychain.update(
+            TemporaryKeychain.request([("svce", "api")]), changes: [], secret: SecretBytes(copying: Array("new".utf8)), caller: app)
         #expect(try find([("svce", "api")], returns: ["data"]).items[0].secret?.string == "new")
-        #expect(status { _ = try keychain.keychain.update(TemporaryKeychain.request([("svce", "api")]), changes: [], secret: SecretBytes(count: 0), caller: app) } == -50)
+        #expect(
+            status {
+                _ = try keychain.keychain.update(
+                    TemporaryKeychain.request([("svce", "api")]), changes: [], secret: SecretBytes(count: 0), caller: app)
+            } == -50)
         // A move re-seals the secret for its new group; it still opens.
-        _ = try keychain.keychain.update(TemporaryKeychain.request([("svce", "api")]), changes: [("pdmn", "ck"), ("agrp", "group.com.example")], secret: nil, caller: app)
+        _ = try keychain.keychain.update(
+            TemporaryKeychain.request([("svce", "api")]), changes: [("pdmn", "ck"), ("agrp", "group.com.example")], secret: nil, caller: app
+        )
         #expect(try find([("svce", "api")], returns: ["data"]).items[0].secret?.string == "new")
     }
 
     @Test func dryRunsCheckEverythingAndChangeNothing() throws {
         try keychain.add([("svce", "api"), ("acct", "a")], as: app)
-        let listed = try keychain.keychain.update(TemporaryKeychain.request([("svce", "api")]), changes: [("acct", "b")], secret: nil, caller: app, dryRun: true)
+        let listed = try keychain.keychain.update(
+            TemporaryKeychain.request([("svce", "api")]), changes: [("acct", "b")], secret: nil, caller: app, dryRun: true)
         #expect(listed.count == 1)
         #expect(try find([("svce", "api")]).items[0].item.attributes["acct"] == .string("a"))
         let deleted = try keychain.keychain.delete(TemporaryKeychain.request([("svce", "api")]), caller: app, dryRun: true)
@@ -164,20 +179,29 @@ import Testing
         #expect(try keychain.keychain.delete(TemporaryKeychain.request([("svce", "api")]), caller: app).count == 2)
         #expect(try keychain.keychain.delete(TemporaryKeychain.request([("svce", "api"), ("sync", "yes")]), caller: app).count == 1)
         #expect(status { _ = try find([("svce", "api"), ("sync", "any")]) } == -25300)
-        let tombstones = try keychain.keychain.store.rows(.genericPassword, filter: RowFilter(groups: nil, sync: nil).tombstones, withSecret: true)
+        let tombstones = try keychain.keychain.store.rows(
+            .genericPassword, filter: RowFilter(groups: nil, sync: nil).tombstones, withSecret: true)
         #expect(tombstones.count == 1)
         #expect(tombstones[0].row.secret == nil)
         // An add that collides with a tombstone replaces it silently.
         try keychain.add([("svce", "api"), ("acct", "c"), ("sync", "yes")], as: app)
-        #expect(try keychain.keychain.store.rows(.genericPassword, filter: RowFilter(groups: nil, sync: nil).tombstones, withSecret: false).isEmpty)
+        #expect(
+            try keychain.keychain.store.rows(.genericPassword, filter: RowFilter(groups: nil, sync: nil).tombstones, withSecret: false)
+                .isEmpty)
     }
 
     @Test func changingASyncItemsKeyLeavesATombstone() throws {
         try keychain.add([("svce", "api"), ("acct", "a"), ("sync", "yes")], as: app)
-        _ = try keychain.keychain.update(TemporaryKeychain.request([("svce", "api"), ("sync", "yes")]), changes: [("acct", "b")], secret: nil, caller: app)
-        #expect(try keychain.keychain.store.rows(.genericPassword, filter: RowFilter(groups: nil, sync: nil).tombstones, withSecret: false).count == 1)
-        _ = try keychain.keychain.update(TemporaryKeychain.request([("svce", "api"), ("sync", "yes")]), changes: [("labl", "only a label")], secret: nil, caller: app)
-        #expect(try keychain.keychain.store.rows(.genericPassword, filter: RowFilter(groups: nil, sync: nil).tombstones, withSecret: false).count == 1)
+        _ = try keychain.keychain.update(
+            TemporaryKeychain.request([("svce", "api"), ("sync", "yes")]), changes: [("acct", "b")], secret: nil, caller: app)
+        #expect(
+            try keychain.keychain.store.rows(.genericPassword, filter: RowFilter(groups: nil, sync: nil).tombstones, withSecret: false)
+                .count == 1)
+        _ = try keychain.keychain.update(
+            TemporaryKeychain.request([("svce", "api"), ("sync", "yes")]), changes: [("labl", "only a label")], secret: nil, caller: app)
+        #expect(
+            try keychain.keychain.store.rows(.genericPassword, filter: RowFilter(groups: nil, sync: nil).tombstones, withSecret: false)
+                .count == 1)
     }
 
     @Test func addWithUpdateExistingKeepsTheReferenceAndCreationDate() throws {

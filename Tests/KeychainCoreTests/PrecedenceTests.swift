@@ -18,30 +18,68 @@ import Testing
 
     static let cases: [Case] = [
         // add: no writable group → bad request → explicit agrp → duplicate
-        Case(name: "add: no group beats a bad class", profile: "no-entitlements.plist", operation: .add, itemClass: "bogus", attributes: [], expected: -34018),
-        Case(name: "add: bad class beats a foreign group", profile: "app.plist", operation: .add, itemClass: "bogus", attributes: [("agrp", "X.other")], expected: -25306),
-        Case(name: "add: unknown attribute beats a foreign group", profile: "app.plist", operation: .add, itemClass: nil, attributes: [("srvr", "h"), ("agrp", "X.other")], expected: -25303),
-        Case(name: "add: bad accessibility beats a foreign group", profile: "app.plist", operation: .add, itemClass: nil, attributes: [("pdmn", "sometimes"), ("agrp", "X.other")], expected: -50),
-        Case(name: "add: foreign group beats duplicate", profile: "app.plist", operation: .add, itemClass: nil, attributes: [("svce", "api"), ("agrp", "X.other")], expected: -34018),
-        Case(name: "add: duplicate", profile: "app.plist", operation: .add, itemClass: nil, attributes: [("svce", "api")], expected: -25299),
+        Case(
+            name: "add: no group beats a bad class", profile: "no-entitlements.plist", operation: .add, itemClass: "bogus", attributes: [],
+            expected: -34018),
+        Case(
+            name: "add: bad class beats a foreign group", profile: "app.plist", operation: .add, itemClass: "bogus",
+            attributes: [("agrp", "X.other")], expected: -25306),
+        Case(
+            name: "add: unknown attribute beats a foreign group", profile: "app.plist", operation: .add, itemClass: nil,
+            attributes: [("srvr", "h"), ("agrp", "X.other")], expected: -25303),
+        Case(
+            name: "add: bad accessibility beats a foreign group", profile: "app.plist", operation: .add, itemClass: nil,
+            attributes: [("pdmn", "sometimes"), ("agrp", "X.other")], expected: -50),
+        Case(
+            name: "add: foreign group beats duplicate", profile: "app.plist", operation: .add, itemClass: nil,
+            attributes: [("svce", "api"), ("agrp", "X.other")], expected: -34018),
+        Case(
+            name: "add: duplicate", profile: "app.plist", operation: .add, itemClass: nil, attributes: [("svce", "api")], expected: -25299),
         // find: no readable group → bad request → explicit agrp → pref+attributes → none
-        Case(name: "find: no group beats a bad class", profile: "no-entitlements.plist", operation: .find, itemClass: "bogus", attributes: [], expected: -34018),
-        Case(name: "find: bad request beats a foreign group", profile: "app.plist", operation: .find, itemClass: nil, attributes: [("zzzz", "1"), ("agrp", "X.other")], expected: -25303),
-        Case(name: "find: foreign group beats pref+attributes", profile: "app.plist", operation: .find, itemClass: nil, attributes: [("agrp", "X.other")], persistentRef: true, expected: -34018),
-        Case(name: "find: pref with attributes", profile: "app.plist", operation: .find, itemClass: nil, attributes: [("svce", "api")], persistentRef: true, expected: -50),
-        Case(name: "find: none", profile: "app.plist", operation: .find, itemClass: nil, attributes: [("svce", "nothing")], expected: -25300),
+        Case(
+            name: "find: no group beats a bad class", profile: "no-entitlements.plist", operation: .find, itemClass: "bogus",
+            attributes: [], expected: -34018),
+        Case(
+            name: "find: bad request beats a foreign group", profile: "app.plist", operation: .find, itemClass: nil,
+            attributes: [("zzzz", "1"), ("agrp", "X.other")], expected: -25303),
+        Case(
+            name: "find: foreign group beats pref+attributes", profile: "app.plist", operation: .find, itemClass: nil,
+            attributes: [("agrp", "X.other")], persistentRef: true, expected: -34018),
+        Case(
+            name: "find: pref with attributes", profile: "app.plist", operation: .find, itemClass: nil, attributes: [("svce", "api")],
+            persistentRef: true, expected: -50),
+        Case(
+            name: "find: none", profile: "app.plist", operation: .find, itemClass: nil, attributes: [("svce", "nothing")], expected: -25300),
         // update: no writable group → explicit agrp in query → bad request → agrp in changes → none
-        Case(name: "update: no group beats everything", profile: "token-reader.plist", operation: .update, itemClass: "bogus", attributes: [], expected: -34018),
-        Case(name: "update: query group beats a bad class", profile: "app.plist", operation: .update, itemClass: "bogus", attributes: [("agrp", "X.other")], expected: -34018),
-        Case(name: "update: bad request beats a foreign target group", profile: "app.plist", operation: .update, itemClass: nil, attributes: [("zzzz", "1")], changes: [("agrp", "X.other")], expected: -25303),
-        Case(name: "update: foreign target group beats none", profile: "app.plist", operation: .update, itemClass: nil, attributes: [("svce", "nothing")], changes: [("agrp", "X.other")], expected: -34018),
-        Case(name: "update: nothing to change", profile: "app.plist", operation: .update, itemClass: nil, attributes: [("svce", "api")], changes: [], expected: -50),
-        Case(name: "update: none", profile: "app.plist", operation: .update, itemClass: nil, attributes: [("svce", "nothing")], expected: -25300),
+        Case(
+            name: "update: no group beats everything", profile: "token-reader.plist", operation: .update, itemClass: "bogus",
+            attributes: [], expected: -34018),
+        Case(
+            name: "update: query group beats a bad class", profile: "app.plist", operation: .update, itemClass: "bogus",
+            attributes: [("agrp", "X.other")], expected: -34018),
+        Case(
+            name: "update: bad request beats a foreign target group", profile: "app.plist", operation: .update, itemClass: nil,
+            attributes: [("zzzz", "1")], changes: [("agrp", "X.other")], expected: -25303),
+        Case(
+            name: "update: foreign target group beats none", profile: "app.plist", operation: .update, itemClass: nil,
+            attributes: [("svce", "nothing")], changes: [("agrp", "X.other")], expected: -34018),
+        Case(
+            name: "update: nothing to change", profile: "app.plist", operation: .update, itemClass: nil, attributes: [("svce", "api")],
+            changes: [], expected: -50),
+        Case(
+            name: "update: none", profile: "app.plist", operation: .update, itemClass: nil, attributes: [("svce", "nothing")],
+            expected: -25300),
         // delete: no writable group → explicit agrp → bad request → none
-        Case(name: "delete: no group beats a bad class", profile: "no-entitlements.plist", operation: .delete, itemClass: "bogus", attributes: [], expected: -34018),
-        Case(name: "delete: foreign group beats a bad class", profile: "app.plist", operation: .delete, itemClass: "bogus", attributes: [("agrp", "X.other")], expected: -34018),
+        Case(
+            name: "delete: no group beats a bad class", profile: "no-entitlements.plist", operation: .delete, itemClass: "bogus",
+            attributes: [], expected: -34018),
+        Case(
+            name: "delete: foreign group beats a bad class", profile: "app.plist", operation: .delete, itemClass: "bogus",
+            attributes: [("agrp", "X.other")], expected: -34018),
         Case(name: "delete: bad class", profile: "app.plist", operation: .delete, itemClass: "bogus", attributes: [], expected: -25306),
-        Case(name: "delete: none", profile: "app.plist", operation: .delete, itemClass: nil, attributes: [("svce", "nothing")], expected: -25300),
+        Case(
+            name: "delete: none", profile: "app.plist", operation: .delete, itemClass: nil, attributes: [("svce", "nothing")],
+            expected: -25300),
     ]
 
     @Test(arguments: cases)

@@ -8,8 +8,11 @@ import Testing
     @Test func fileAndWALRevealNoAccountServiceLabelServerOrSecret() throws {
         let keychain = try TemporaryKeychain()
         let app = try Fixtures.caller("app.plist")
-        try keychain.add([("svce", "svc-PLAINTEXT-1"), ("acct", "acct-PLAINTEXT-2"), ("labl", "labl-PLAINTEXT-3")], secret: "secret-PLAINTEXT-4", as: app)
-        try keychain.add([("srvr", "srvr-PLAINTEXT-5.example.com"), ("acct", "acct-PLAINTEXT-2")], secret: "secret-PLAINTEXT-6", class: "inet", as: app)
+        try keychain.add(
+            [("svce", "svc-PLAINTEXT-1"), ("acct", "acct-PLAINTEXT-2"), ("labl", "labl-PLAINTEXT-3")], secret: "secret-PLAINTEXT-4", as: app
+        )
+        try keychain.add(
+            [("srvr", "srvr-PLAINTEXT-5.example.com"), ("acct", "acct-PLAINTEXT-2")], secret: "secret-PLAINTEXT-6", class: "inet", as: app)
         for suffix in ["", "-wal"] {
             let bytes = (try? Data(contentsOf: URL(fileURLWithPath: keychain.path + suffix))) ?? Data()
             let text = String(decoding: bytes, as: UTF8.self)

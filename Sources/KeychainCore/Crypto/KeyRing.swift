@@ -57,7 +57,8 @@ package final class KeyRing: @unchecked Sendable {
             let key = AEAD.open(wrapped, key: keychainKey, associatedData: Self.classKeyContext(accessibility))
         else {
             throw KeychainError(
-                .decode, hint: "the class key for \(accessibility.rawValue) does not open: the keychain file is damaged or was tampered with.")
+                .decode,
+                hint: "the class key for \(accessibility.rawValue) does not open: the keychain file is damaged or was tampered with.")
         }
         classKeys[accessibility.rawValue] = key
         return key

@@ -126,6 +126,8 @@ extension KeyRing {
         let ref = PersistentRef(itemClass: itemClass, uuid: sealed.uuid).base64
         return KeychainError(
             .decode,
-            hint: "item \(ref) does not open: its sealed data was altered or moved from another item. The row is kept; delete it with --persistent-ref \(ref) if it cannot be restored.")
+            hint:
+                "item \(ref) does not open: its sealed data was altered or moved from another item. The row is kept; delete it with --persistent-ref \(ref) if it cannot be restored."
+        )
     }
 }

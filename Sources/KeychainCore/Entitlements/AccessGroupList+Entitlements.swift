@@ -54,7 +54,9 @@ extension AccessGroupList {
                 warnings.append("profile grants every access group (\"*\"), honoured because --allow-any-group was given.")
             } else {
                 entries.removeAll { $0.group == wildcard }
-                warnings.append("profile lists \"*\" (every access group), which Apple grants only to its own tools; ignored without --allow-any-group.")
+                warnings.append(
+                    "profile lists \"*\" (every access group), which Apple grants only to its own tools; ignored without --allow-any-group."
+                )
             }
         }
         return AccessGroupList(entries: entries, grantsEveryGroup: grantsEveryGroup)

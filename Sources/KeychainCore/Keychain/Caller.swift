@@ -22,7 +22,9 @@ extension Caller {
         let has = groups.groups.isEmpty ? "no access groups at all" : "only \(groups.groups.joined(separator: ", "))"
         return KeychainError(
             .missingEntitlement,
-            hint: "profile \(name) has no \(what) access group (\(has)): it needs keychain-access-groups, an application-identifier or app groups.")
+            hint:
+                "profile \(name) has no \(what) access group (\(has)): it needs keychain-access-groups, an application-identifier or app groups."
+        )
     }
 
     /// `group` is not one the process may use.
@@ -32,7 +34,8 @@ extension Caller {
             group.isEmpty
             ? "the empty string is not an access group;"
             : "access group '\(group)' is not \(writing ? "writable" : "readable") by profile \(name);"
-        hint += allowed.isEmpty ? " it has none." : " its \(writing ? "writable" : "readable") groups are: \(allowed.joined(separator: ", "))."
+        hint +=
+            allowed.isEmpty ? " it has none." : " its \(writing ? "writable" : "readable") groups are: \(allowed.joined(separator: ", "))."
         if !group.isEmpty, let meant = groups.groups.first(where: { $0.hasSuffix("." + group) && $0.count > group.count + 1 }) {
             hint += " Did you mean '\(meant)'? Access groups carry the Team ID prefix."
         }

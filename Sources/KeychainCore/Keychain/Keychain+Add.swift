@@ -66,7 +66,8 @@ extension Keychain {
         var warnings: [String] = []
         if item.isSynchronizable, item.accessibility.isThisDeviceOnly {
             warnings.append(
-                "a synchronizable item with accessibility \(item.accessibility.longName) is stored, as Apple stores it, but it never syncs; Apple's headers say the combination is not allowed.")
+                "a synchronizable item with accessibility \(item.accessibility.longName) is stored, as Apple stores it, but it never syncs; Apple's headers say the combination is not allowed."
+            )
         }
         return PreparedAdd(query: query, item: item, sealed: try keys.seal(item, secret: secret), warnings: warnings)
     }
@@ -114,7 +115,9 @@ extension Keychain {
         }
         return KeychainError(
             .duplicateItem,
-            hint: "a \(item.itemClass.longName) with \(key.joined(separator: ", ")) and sync=\(item.isSynchronizable ? "yes" : "no") already exists; use add -U or update to change it.")
+            hint:
+                "a \(item.itemClass.longName) with \(key.joined(separator: ", ")) and sync=\(item.isSynchronizable ? "yes" : "no") already exists; use add -U or update to change it."
+        )
     }
 
     /// `mdat` for a change now: now, and always strictly later than before (SEMANTICS §1).

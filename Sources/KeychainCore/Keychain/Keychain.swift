@@ -59,9 +59,9 @@ package final class Keychain {
     /// filter, the digests of matched attributes, and the persistent reference.
     func filter(for query: ItemQuery, caller: Caller, writing: Bool) -> RowFilter {
         let groups: [String]? =
-            if let explicit = query.attributes["agrp"]?.stringValue { [explicit] }
-            else if caller.groups.grantsEveryGroup { nil }
-            else { writing ? caller.groups.writable : caller.groups.readable }
+            if let explicit = query.attributes["agrp"]?.stringValue { [explicit] } else if caller.groups.grantsEveryGroup { nil } else {
+                writing ? caller.groups.writable : caller.groups.readable
+            }
         var filter = RowFilter(
             groups: groups, sync: query.sync == .any ? nil : query.sync == .yes)
         for (code, value) in query.attributes.sorted(by: { $0.key < $1.key }) {

@@ -9,7 +9,9 @@ package enum KeychainCredential: Sendable {
             Base64.decode(String(decoding: buffer, as: UTF8.self))
         }
         guard var bytes = decoded, bytes.count == KeyRing.keyBytes else {
-            throw ConfigurationError("\(source) does not hold a keychain key: expected 32 random bytes in base64 (as 'keychainctl init --generate-key-file' writes).")
+            throw ConfigurationError(
+                "\(source) does not hold a keychain key: expected 32 random bytes in base64 (as 'keychainctl init --generate-key-file' writes)."
+            )
         }
         let key = SecretBytes(copying: bytes)
         for index in bytes.indices { bytes[index] = 0 }

@@ -9,7 +9,8 @@ extension AttributeValue {
         case .bool(let value): value ? "yes" : "no"
         case .date(let milliseconds): ISO8601.format(milliseconds)
         case .data(let bytes):
-            if let text = String(validating: bytes, as: UTF8.self), text.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }) {
+            if let text = String(validating: bytes, as: UTF8.self), text.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F })
+            {
                 text
             } else {
                 "base64:" + Base64.encode(bytes)

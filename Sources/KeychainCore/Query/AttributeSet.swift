@@ -16,7 +16,9 @@ package struct AttributeSet: Sendable {
                 let known = Schema.attribute(code) != nil ? "is not an attribute of" : "is no attribute code; see"
                 throw KeychainError(
                     .noSuchAttr,
-                    hint: "'\(code)' \(known) class \(schema.itemClass.rawValue) (\(schema.itemClass.longName)); it has: \(schema.attributes.map(\.code).joined(separator: " ")).")
+                    hint:
+                        "'\(code)' \(known) class \(schema.itemClass.rawValue) (\(schema.itemClass.longName)); it has: \(schema.attributes.map(\.code).joined(separator: " "))."
+                )
             }
             switch code {
             case "tomb":

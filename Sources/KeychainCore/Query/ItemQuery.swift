@@ -60,11 +60,14 @@ package struct ItemQuery: Sendable {
         guard let itemClass = ItemClass(parsing: text ?? "genp") else {
             throw KeychainError(
                 .noSuchClass,
-                hint: "'\(text ?? "")' is not an item class; use genp, inet, cert, keys or idnt (or generic-password, internet-password, certificate, key, identity).")
+                hint:
+                    "'\(text ?? "")' is not an item class; use genp, inet, cert, keys or idnt (or generic-password, internet-password, certificate, key, identity)."
+            )
         }
         guard itemClass != .identity else {
             throw KeychainError(
-                .param, hint: "identity items (a certificate joined with its private key) are not supported yet; query cert and keys instead.")
+                .param,
+                hint: "identity items (a certificate joined with its private key) are not supported yet; query cert and keys instead.")
         }
         return itemClass
     }

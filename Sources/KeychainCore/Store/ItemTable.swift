@@ -44,7 +44,8 @@ package struct ItemTable: Sendable {
     /// INSERT of a whole row.
     var insertSQL: String {
         let columns = ["uuid", "agrp", "pdmn", "sync", "tomb", "metadata", "item_key", "secret"] + digestColumns
-        return "INSERT INTO \(schema.table) (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
+        return
+            "INSERT INTO \(schema.table) (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
     }
 
     /// UPDATE of a whole row by rowid.

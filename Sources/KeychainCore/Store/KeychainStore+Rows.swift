@@ -64,7 +64,7 @@ extension KeychainStore {
         do {
             try statement.run(values)
             return .written
-        } catch where (error as StoreError).isConstraintViolation {
+        } catch  where (error as StoreError).isConstraintViolation {
             return .duplicate
         }
     }

@@ -1,0 +1,55 @@
+# keychainctl — see README.md. Every target that builds installs what is missing first.
+PREFIX ?= /usr/local
+SWIFT ?= swift
+APT_PACKAGES := libsodium-dev libsqlite3-dev pkg-config
+BENCH_PACKAGES := sqlite3
+RELEASE_FLAGS := -c release --static-swift-stdlib
+BENCH_RUNS ?= 41
+
+.PHONY: all deps bench-deps build release test demo bench lint install clean
+
+all: build
+
+# Installs the C libraries with apt-get when any is missing (needs root, as on CI and Debian images).
+deps:
+	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		if [ "$$(id -u)" -ne 0 ]; then SUDO=sudo; fi; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+bench-deps: deps
+	@dpkg -s $(BENCH_PACKAGES) >/dev/null 2>&1 || { \
+		if [ "$$(id -u)" -ne 0 ]; then SUDO=sudo; fi; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $(BENCH_PACKAGES) >/dev/null; }
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build $(RELEASE_FLAGS)
+
+# Swift Testing and XCTest, serially (no --parallel: its summary line disappears).
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test
+
+demo: build
+	@bash Scripts/demo.sh "$$($(SWIFT) build --show-bin-path)/keychainctl"
+
+bench: bench-deps release
+	@bin="$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)"; \
+	work="$$(mktemp -d)"; \
+	"$$bin/keychainctl-bench" "$$bin/keychainctl" "$$work" $(BENCH_RUNS); \
+	status=$$?; rm -rf "$$work"; exit $$status
+
+lint:
+	$(SWIFT) format lint --recursive --strict Sources Tests Package.swift
+
+install: release
+	install -d "$(PREFIX)/bin"
+	install -m 0755 "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/keychainctl" "$(PREFIX)/bin/keychainctl"
+
+clean:
+	rm -rf .build

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The main job on a throwaway keychain: an app stores a token, its share extension reads it, the
+# widget that lacks Keychain Sharing cannot, a group without its Team ID prefix is refused with a
+# hint, and a synchronizable item is invisible to a plain query.
+set -u
+KC="${1:?usage: demo.sh PATH-TO-keychainctl}"
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+WORK="$(mktemp -d)"
+trap 'rm -rf "$WORK"' EXIT
+export KEYCHAINCTL_KEYCHAIN="$WORK/keychain.db" KEYCHAINCTL_KEY_FILE="$WORK/keychain.key"
+P="$ROOT/Fixtures/Profiles"
+
+step() { printf '\n\033[1m# %s\033[0m\n' "$1"; }
+show() {
+  # Prints the command (profile paths shortened), runs it, and prints its exit status.
+  printf '$ %s\n' "$(printf '%s ' "$@" | sed "s|$P/|Fixtures/Profiles/|g; s|$KC|keychainctl|")"
+  "$@"
+  printf '(exit %s)\n' "$?"
+}
+
+step "A throwaway keychain with a random key file"
+show "$KC" init --generate-key-file "$WORK/keychain.key"
+
+step "The app's access groups (entitlements from its plist)"
+show "$KC" groups --profile "$P/app.plist"
+
+step "The app stores a token in the shared group (secret on stdin, never in argv)"
+printf '$ printf %%s "$TOKEN" | keychainctl add -s api.example.com -a ci -g SKMME9E2Y8.com.example.shared --profile Fixtures/Profiles/app.plist\n'
+printf 'tok-3f9a' | "$KC" add -s api.example.com -a ci -g SKMME9E2Y8.com.example.shared --profile "$P/app.plist"
+printf '(exit %s)\n' "$?"
+
+step "Its share extension, a member of the shared group, reads it"
+printf '$ keychainctl find -s api.example.com -a ci -w --profile Fixtures/Profiles/share-extension.plist\n'
+"$KC" find -s api.example.com -a ci -w --profile "$P/share-extension.plist"
+printf '\n(exit %s)\n' "$?"
+show "$KC" find -s api.example.com -a ci --format json --profile "$P/share-extension.plist"
+
+step "The widget lacks Keychain Sharing: the item is simply invisible to it"
+show "$KC" groups --profile "$P/widget.plist"
+show "$KC" find -s api.example.com -a ci --profile "$P/widget.plist"
+
+step "An access group without its Team ID prefix is refused, with the group meant"
+printf '$ printf x | keychainctl add -s other -g com.example.shared --profile Fixtures/Profiles/app.plist\n'
+printf x | "$KC" add -s other -g com.example.shared --profile "$P/app.plist"
+printf '(exit %s)\n' "$?"
+
+step "A synchronizable item is invisible to a plain query"
+printf '$ printf x | keychainctl add -s synced -a ci --sync yes --profile Fixtures/Profiles/app.plist\n'
+printf x | "$KC" add -s synced -a ci --sync yes --profile "$P/app.plist"
+printf '(exit %s)\n' "$?"
+show "$KC" find -s synced --profile "$P/app.plist"
+show "$KC" find -s synced --sync any --return persistent-ref --profile "$P/app.plist"
