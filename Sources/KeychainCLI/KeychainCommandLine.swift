@@ -10,7 +10,7 @@ public enum KeychainCommandLine {
     /// The subcommands, in help order.
     static let commands: [any Subcommand.Type] = [
         InitCommand.self, AddCommand.self, FindCommand.self, UpdateCommand.self, DeleteCommand.self,
-        GroupsCommand.self,
+        MigrateGroupCommand.self, GroupsCommand.self,
     ]
 
     /// The version `--version` prints.

@@ -6,7 +6,8 @@ import KeychainCore
 // Measures, in one run and side by side, the median whole-process time of keychainctl's find (hit
 // and miss), add and delete on keychains of 1,000 and 100,000 items, beside the floor measured in
 // the same run: `keychainctl --version`, and the sqlite3 tool's indexed SELECT and INSERT on a WAL
-// database of the same size. Prints a Markdown table with the ratios the targets name.
+// database of the same size; and migrate-group of 10,000 items between two groups. Prints a
+// Markdown table with the ratios the issues' targets name.
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 3 else {
@@ -61,7 +62,9 @@ for size in sizes {
     }
     let peak = ProcessRunner.run([binary, "find", "-s", "service-\(middle)", "-a", "account-\(middle)"], environment: environment)
     peakFindKilobytes = max(peakFindKilobytes, peak.peakKilobytes)
-    try Bench.migrationIfSupported(binary: binary, folder: folder, size: size, environment: environment, results: &results)
 }
-
-Bench.printTable(results: results, sizes: sizes, peakFindKilobytes: peakFindKilobytes, runs: runs)
+let migrationRuns = 5
+let migration = try Bench.migration(binary: binary, workdir: workdir, runs: migrationRuns, profilePath: profilePath)
+Bench.printTable(
+    results: results, sizes: sizes, peakFindKilobytes: peakFindKilobytes, runs: runs, migration: migration,
+    migrationRuns: migrationRuns)

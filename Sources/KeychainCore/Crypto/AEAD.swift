@@ -40,6 +40,15 @@ enum AEAD {
         return opened ? plain : nil
     }
 
+    /// Opens a sealed box into `buffer`, which must be exactly the plaintext's size (a reused
+    /// guarded buffer for per-item keys, sparing a guarded allocation per item).
+    static func open(_ sealed: [UInt8], into buffer: SecretBytes, key: SecretBytes, associatedData: [UInt8]) -> Bool {
+        guard sealed.count == nonceBytes + buffer.count + tagBytes else { return false }
+        return buffer.withUnsafeBytes { out in
+            decrypt(sealed, into: UnsafeMutableRawPointer(mutating: out.baseAddress!), key: key, associatedData: associatedData)
+        }
+    }
+
     /// Opens a sealed box whose contents are not secret (item metadata, the key check) into
     /// ordinary memory, sparing a guarded allocation.
     static func openPublic(_ sealed: [UInt8], key: SecretBytes, associatedData: [UInt8]) -> [UInt8]? {

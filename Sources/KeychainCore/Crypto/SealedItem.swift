@@ -62,7 +62,7 @@ extension KeyRing {
             sealed.wrappedItemKey = previous.wrappedItemKey
             sealed.secret = previous.secret
         } else if let secret, !item.isTombstone {
-            let itemKey = SecretBytes.random(count: Self.keyBytes)
+            itemKey.fillRandom()
             let classKey = try classKey(accessibility)
             sealed.wrappedItemKey = itemKey.withUnsafeBytes {
                 AEAD.seal($0, key: classKey, associatedData: context("item key"))
@@ -96,7 +96,7 @@ extension KeyRing {
                 itemClass, uuid: sealed.uuid, group: sealed.accessGroup, sync: sealed.sync,
                 pdmn: sealed.accessibility, purpose: purpose)
         }
-        guard let itemKey = AEAD.open(wrapped, key: try classKey(accessibility), associatedData: context("item key")),
+        guard AEAD.open(wrapped, into: itemKey, key: try classKey(accessibility), associatedData: context("item key")),
             let secret = AEAD.open(box, key: itemKey, associatedData: context("secret") + opened.tamperCheck)
         else { throw damaged(sealed, itemClass) }
         return secret

@@ -36,6 +36,9 @@ package final class SecretBytes: @unchecked Sendable, CustomStringConvertible {
 
     deinit { sodium_free(base) }
 
+    /// Overwrites the bytes with fresh random ones (a reused buffer becoming a new key).
+    package func fillRandom() { randombytes_buf(base!, count) }
+
     /// Appends bytes, growing the guarded buffer; the old buffer is zeroed as it is released.
     package func append(_ source: UnsafeRawBufferPointer) {
         guard source.count > 0 else { return }

@@ -90,12 +90,7 @@ extension Keychain {
     private func replaceExisting(
         like sealed: SealedItem, with given: [String: AttributeValue], secret: SecretBytes, now: Int64, item: Item
     ) throws -> Item {
-        let schema = Schema.of(item.itemClass)!
-        var filter = RowFilter(groups: [sealed.accessGroup], sync: sealed.sync)
-        for code in schema.primaryKey where code != "agrp" && code != "sync" {
-            filter.digests.append(("h_\(code)", sealed.digests[code] ?? []))
-        }
-        guard let existing = try store.rows(item.itemClass, filter: filter, limit: 1, withSecret: false).first else {
+        guard let existing = try store.liveRow(item.itemClass, holdingKeyOf: sealed, inGroup: sealed.accessGroup) else {
             throw duplicate(item)
         }
         var old = try keys.openItem(existing.row, itemClass: item.itemClass)

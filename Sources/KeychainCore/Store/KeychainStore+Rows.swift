@@ -35,6 +35,27 @@ extension KeychainStore {
         return rows
     }
 
+    /// The live row that holds `row`'s primary key once its group is `group` (a collision check
+    /// for adds and group moves), if any.
+    package func liveRow(_ itemClass: ItemClass, holdingKeyOf row: SealedItem, inGroup group: String) throws
+        -> (rowid: Int64, row: SealedItem)?
+    {
+        let schema = table(itemClass).schema
+        var filter = RowFilter(groups: [group], sync: row.sync)
+        for code in schema.primaryKey where code != "agrp" && code != "sync" {
+            filter.digests.append((schema.attribute(code)!.column, row.digests[code] ?? []))
+        }
+        return try rows(itemClass, filter: filter, limit: 1, withSecret: false).first
+    }
+
+    /// Row `rowid`, with its sealed secret.
+    package func row(_ itemClass: ItemClass, rowid: Int64) throws -> SealedItem? {
+        var filter = RowFilter(groups: nil, sync: nil)
+        filter.tombstone = nil
+        filter.rowid = rowid
+        return try rows(itemClass, filter: filter, limit: 1, withSecret: true).first?.row
+    }
+
     /// Inserts a row; a tombstone with the same primary key is replaced silently (SEMANTICS §3).
     package func insert(_ itemClass: ItemClass, _ row: SealedItem) throws -> WriteOutcome {
         let table = table(itemClass)

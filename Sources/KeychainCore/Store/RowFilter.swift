@@ -13,6 +13,8 @@ package struct RowFilter: Sendable {
     package var digests: [(column: String, digest: [UInt8])] = []
     /// One row by UUID (a persistent reference).
     package var uuid: [UInt8]?
+    /// One row by its SQLite rowid.
+    package var rowid: Int64?
 
     package init(groups: [String]?, sync: Bool?) {
         self.groups = groups
@@ -44,6 +46,10 @@ package struct RowFilter: Sendable {
         if let uuid {
             terms.append("uuid = ?")
             values.append(.blob(uuid))
+        }
+        if let rowid {
+            terms.append("rowid = ?")
+            values.append(.integer(rowid))
         }
         return (terms.isEmpty ? "1" : terms.joined(separator: " AND "), values)
     }

@@ -1,0 +1,151 @@
+/// `migrate-group`: SecItemUpdate's access-group move (Apple's functional tests move items G1 → G2)
+/// for a whole family of items at once, all or nothing.
+extension Keychain {
+    /// The request for a migration.
+    package struct Migration: Sendable {
+        package var from: String
+        package var to: String
+        /// Attribute filters (no `agrp`: that is `from`); the class, or every stored class when nil.
+        package var request: ItemRequest
+        package var copy = false
+        package var onConflict: ConflictPolicy = .fail
+        package var dryRun = false
+
+        package init(from: String, to: String, request: ItemRequest) {
+            self.from = from
+            self.to = to
+            self.request = request
+        }
+    }
+
+    /// Moves (or copies) the selected items of `from` into `to` in one `BEGIN IMMEDIATE`
+    /// transaction. Every conflict is found before anything is written. Each item is re-sealed for
+    /// its new group and keeps its secret, attributes, creation date and persistent reference;
+    /// `mdat` becomes now. A synchronizable item that moves leaves a tombstone in the source group.
+    /// Items are read one at a time in the write phase: secrets are never all in memory at once.
+    package func migrateGroup(_ migration: Migration, caller: Caller) throws -> MigrationReport {
+        guard caller.groups.hasWritableGroup else { throw caller.noGroups(writing: true) }
+        try caller.check(group: migration.from, writing: true)
+        try caller.check(group: migration.to, writing: true)
+        guard migration.from != migration.to else {
+            throw KeychainError(.param, hint: "--from and --to name the same group, \(migration.from); nothing would move.")
+        }
+        guard migration.request.explicitGroup == nil else {
+            throw KeychainError(.param, hint: "the source group is --from; do not also give --group.")
+        }
+        let classes = try migration.request.itemClass.map { [try ItemQuery.parseClass($0)] } ?? ItemClass.stored
+        var queries: [ItemQuery] = []
+        for itemClass in classes {
+            if let query = try Self.query(for: migration, itemClass: itemClass, allClasses: migration.request.itemClass == nil) {
+                queries.append(query)
+            }
+        }
+        let run = {
+            var report = try self.plan(migration, queries: queries, caller: caller)
+            guard !report.entries.isEmpty else {
+                throw KeychainError(
+                    .itemNotFound,
+                    hint: "no item of \(migration.from) matches the filters"
+                        + (report.unselectedSynchronizable > 0
+                            ? " (\(report.unselectedSynchronizable) synchronizable items were left out: add --sync any)." : "."))
+            }
+            let conflicts = report.conflicts
+            if migration.onConflict == .fail, !conflicts.isEmpty {
+                report.refused = true
+                throw MigrationConflictError(error: Self.conflictError(conflicts, to: migration.to), report: report)
+            }
+            if !migration.dryRun { try self.execute(&report, migration: migration) }
+            report.dryRun = migration.dryRun
+            return report
+        }
+        return migration.dryRun ? try store.read(run) : try store.write(run)
+    }
+
+    /// The query selecting `itemClass`'s items of the source group; `nil` when the migration spans
+    /// every class and a filter names an attribute this class lacks (it then selects none of them).
+    private static func query(for migration: Migration, itemClass: ItemClass, allClasses: Bool) throws -> ItemQuery? {
+        var request = migration.request
+        request.itemClass = itemClass.rawValue
+        request.attributes.append((code: "agrp", value: migration.from))
+        let schema = Schema.of(itemClass)!
+        let lacksAFilter = request.attributes.contains { schema.attribute($0.code) == nil && Schema.attribute($0.code) != nil }
+        if allClasses, lacksAFilter { return nil }
+        return try ItemQuery(request, defaultLimit: .all)
+    }
+
+    /// Reads the selected items and decides each one's outcome; writes nothing.
+    private func plan(_ migration: Migration, queries: [ItemQuery], caller: Caller) throws -> MigrationReport {
+        var report = MigrationReport()
+        for query in queries {
+            let filter = filter(for: query, caller: caller, writing: true)
+            try store.forEachRow(query.itemClass, filter: filter, withSecret: false) { _, row in
+                let item = try keys.openItem(row, itemClass: query.itemClass)
+                let existing = try store.liveRow(query.itemClass, holdingKeyOf: row, inGroup: migration.to)
+                let conflict = existing.map { PersistentRef(itemClass: query.itemClass, uuid: $0.row.uuid) }
+                let outcome: MigrationReport.Outcome =
+                    switch (conflict, migration.onConflict) {
+                    case (nil, _), (_, .fail): migration.copy ? .copied : .moved
+                    case (_, .skip): .skipped
+                    case (_, .replace): .replaced
+                    }
+                report.entries.append(.init(item: item, outcome: outcome, conflictsWith: conflict))
+            }
+            if query.sync == .no {
+                var synchronizable = filter
+                synchronizable.sync = true
+                try store.forEachRow(query.itemClass, filter: synchronizable, withSecret: false) { _, _ in
+                    report.unselectedSynchronizable += 1
+                }
+            }
+        }
+        return report
+    }
+
+    /// Writes the plan inside the caller's transaction, one item at a time.
+    private func execute(_ report: inout MigrationReport, migration: Migration) throws {
+        let now = Self.now()
+        for (index, entry) in report.entries.enumerated() where entry.outcome != .skipped {
+            let itemClass = entry.item.itemClass
+            guard let row = try store.row(itemClass, rowid: try rowid(of: entry.item)),
+                let secret = try keys.openSecret(row, itemClass: itemClass)
+            else { throw KeychainError(.decode, hint: "item \(entry.item.persistentRef.base64) has no secret to move.") }
+            if entry.outcome == .replaced, let target = entry.conflictsWith {
+                try store.delete(itemClass, rowid: try rowid(of: target))
+            }
+            var moved = entry.item
+            moved.attributes["agrp"] = .string(migration.to)
+            moved.attributes["mdat"] = .date(Self.modificationDate(now: now, after: entry.item))
+            if migration.copy {
+                moved = Item(itemClass: itemClass, uuid: Sodium.randomBytes(16), attributes: moved.attributes)
+                moved.attributes["cdat"] = .date(now)
+                moved.attributes["mdat"] = .date(now)
+                guard try store.insert(itemClass, try keys.seal(moved, secret: secret)) == .written else {
+                    throw duplicate(moved)
+                }
+                report.entries[index].copy = moved.persistentRef
+            } else {
+                try rewrite(rowid: try rowid(of: entry.item), row: row, from: entry.item, to: moved, newSecret: secret, now: now)
+            }
+        }
+    }
+
+    private func rowid(of item: Item) throws -> Int64 { try rowid(of: item.persistentRef) }
+
+    private func rowid(of reference: PersistentRef) throws -> Int64 {
+        var filter = RowFilter(groups: nil, sync: nil)
+        filter.uuid = reference.uuid
+        guard let found = try store.rows(reference.itemClass, filter: filter, limit: 1, withSecret: false).first else {
+            throw KeychainError(.itemNotFound, hint: "item \(reference.base64) vanished during the migration.")
+        }
+        return found.rowid
+    }
+
+    /// errSecDuplicateItem naming every conflicting item.
+    private static func conflictError(_ conflicts: [MigrationReport.Entry], to group: String) -> KeychainError {
+        let named = conflicts.map { "\($0.item.summary) (target ref=\($0.conflictsWith!.base64))" }
+        return KeychainError(
+            .duplicateItem,
+            hint: "\(conflicts.count) item\(conflicts.count == 1 ? " already exists" : "s already exist") in \(group): "
+                + named.joined(separator: "; ") + ". Nothing was changed; use --on-conflict skip or replace.")
+    }
+}
