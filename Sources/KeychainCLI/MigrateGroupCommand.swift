@@ -60,7 +60,8 @@ struct MigrateGroupCommand: Subcommand {
             StandardStreams.out(MigrationRenderer.render(report, format: globals.resolvedFormat))
             if report.unselectedSynchronizable > 0 {
                 StandardStreams.warn(
-                    "\(report.unselectedSynchronizable) synchronizable item(s) of \(from) were not selected; add --sync any to include them.")
+                    "\(report.unselectedSynchronizable) synchronizable item(s) of \(from) were not selected; add --sync any to include them."
+                )
             }
         } catch let refused as MigrationConflictError {
             StandardStreams.out(MigrationRenderer.render(refused.report, format: globals.resolvedFormat))
