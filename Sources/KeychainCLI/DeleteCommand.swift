@@ -39,10 +39,7 @@ struct DeleteCommand: Subcommand {
         let deleted = try keychain.delete(
             item.request(limit: limit, persistentRef: persistentRef), caller: caller, dryRun: dryRun)
         if dryRun {
-            StandardStreams.out(
-                ItemRenderer.render(
-                    deleted.map { .init(item: $0, secret: nil) }, returns: [.attributes, .persistentRef], single: false,
-                    format: globals.resolvedFormat))
+            StandardStreams.out(ItemRenderer.listing(deleted, format: globals.resolvedFormat))
         }
     }
 }

@@ -25,6 +25,11 @@ enum ItemRenderer {
         }
     }
 
+    /// A `--dry-run` listing: every item's attributes and persistent reference, as an array.
+    static func listing(_ items: [Item], format: OutputFormat) -> String {
+        render(items.map { Entry(item: $0, secret: nil) }, returns: [.attributes, .persistentRef], single: false, format: format)
+    }
+
     private static func bare(_ entry: Entry, returns: ReturnOptions) -> String {
         returns == .persistentRef ? entry.item.persistentRef.base64 : base64(entry.secret)
     }

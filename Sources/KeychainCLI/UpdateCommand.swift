@@ -77,10 +77,7 @@ struct UpdateCommand: Subcommand {
         let matched = try keychain.update(
             item.request(limit: limit), changes: changes, secret: secret, caller: caller, dryRun: dryRun)
         if dryRun {
-            StandardStreams.out(
-                ItemRenderer.render(
-                    matched.map { .init(item: $0, secret: nil) }, returns: [.attributes, .persistentRef], single: false,
-                    format: globals.resolvedFormat))
+            StandardStreams.out(ItemRenderer.listing(matched, format: globals.resolvedFormat))
         }
     }
 }

@@ -15,9 +15,13 @@ import Testing
         try FileManager.default.copyItem(atPath: Self.fixtures + "/schema-v1.db", toPath: keychain)
         let environment = ["KEYCHAINCTL_KEYCHAIN": keychain, "KEYCHAINCTL_KEY_FILE": Self.fixtures + "/schema-v1.key"]
         #expect(sandbox.run(["find", "-s", "fixture", "-a", "v1", "-w"], environment: environment).stdout == "written-by-schema-1")
-        #expect(sandbox.run(["find", "--class", "inet", "--server", "example.com", "--port", "443", "-w"], environment: environment).stdout == "inet-v1")
+        #expect(
+            sandbox.run(["find", "--class", "inet", "--server", "example.com", "--port", "443", "-w"], environment: environment).stdout
+                == "inet-v1")
         #expect(sandbox.run(["find", "-s", "fixture", "-a", "synced", "--sync", "any"], environment: environment).status == 44)
-        #expect(sandbox.run(["add", "-s", "fixture", "-a", "synced", "--sync", "yes"], stdin: Data("again".utf8), environment: environment).status == 0)
+        #expect(
+            sandbox.run(["add", "-s", "fixture", "-a", "synced", "--sync", "yes"], stdin: Data("again".utf8), environment: environment)
+                .status == 0)
         #expect(sandbox.run(["find", "-s", "fixture", "-a", "synced", "--sync", "yes", "-w"], environment: environment).stdout == "again")
     }
 }

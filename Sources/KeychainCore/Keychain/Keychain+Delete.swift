@@ -4,8 +4,7 @@ extension Keychain {
     /// group (-34018) → bad request → none (-25300). A synchronizable item leaves a tombstone (no
     /// secret) so that its deletion can sync; others go outright. Returns the deleted items.
     package func delete(_ request: ItemRequest, caller: Caller, dryRun: Bool = false) throws -> [Item] {
-        guard caller.groups.hasWritableGroup else { throw caller.noGroups(writing: true) }
-        if let group = request.explicitGroup { try caller.check(group: group, writing: true) }
+        try checkWriteAccess(request, caller: caller)
         let query = try ItemQuery(request, defaultLimit: .all)
         try Self.checkPersistentRefStandsAlone(query)
         let filter = filter(for: query, caller: caller, writing: true)
@@ -16,9 +15,7 @@ extension Keychain {
             return try rows.map { rowid, row in
                 let item = try keys.openItem(row, itemClass: query.itemClass)
                 if item.isSynchronizable {
-                    var tombstone = item
-                    tombstone.attributes["tomb"] = .bool(true)
-                    tombstone.attributes["mdat"] = .date(Self.modificationDate(now: now, after: item))
+                    let tombstone = Self.tombstone(of: item, uuid: item.uuid, now: now)
                     _ = try store.update(query.itemClass, rowid: rowid, try keys.seal(tombstone, secret: nil))
                 } else {
                     try store.delete(query.itemClass, rowid: rowid)

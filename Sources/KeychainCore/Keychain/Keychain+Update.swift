@@ -8,8 +8,7 @@ extension Keychain {
         _ request: ItemRequest, changes changePairs: [(code: String, value: String)], secret: SecretBytes?,
         caller: Caller, dryRun: Bool = false
     ) throws -> [Item] {
-        guard caller.groups.hasWritableGroup else { throw caller.noGroups(writing: true) }
-        if let group = request.explicitGroup { try caller.check(group: group, writing: true) }
+        try checkWriteAccess(request, caller: caller)
         let query = try ItemQuery(request, defaultLimit: .all)
         let changes = try ItemChanges(changePairs, secret: secret, for: query.schema)
         if let group = changes.attributes["agrp"]?.stringValue { try caller.check(group: group, writing: true) }
@@ -45,10 +44,24 @@ extension Keychain {
 
     /// A tombstone in `old`'s place: its attributes, no secret, a new UUID, `tomb = 1`.
     func leaveTombstone(of old: Item, now: Int64) throws {
-        var tombstone = Item(itemClass: old.itemClass, uuid: Sodium.randomBytes(16), attributes: old.attributes)
-        tombstone.attributes["tomb"] = .bool(true)
-        tombstone.attributes["mdat"] = .date(Self.modificationDate(now: now, after: old))
+        let tombstone = Self.tombstone(of: old, uuid: Sodium.randomBytes(16), now: now)
         _ = try store.insert(old.itemClass, try keys.seal(tombstone, secret: nil))
+    }
+
+    /// `item` as a tombstone (SEMANTICS §3): its attributes, `tomb = 1`, `mdat` now; sealed with no
+    /// secret, invisible to every query.
+    static func tombstone(of item: Item, uuid: [UInt8], now: Int64) -> Item {
+        var tombstone = Item(itemClass: item.itemClass, uuid: uuid, attributes: item.attributes)
+        tombstone.attributes["tomb"] = .bool(true)
+        tombstone.attributes["mdat"] = .date(modificationDate(now: now, after: item))
+        return tombstone
+    }
+
+    /// The write checks every modifying operation starts with, in Apple's order: a writable group
+    /// at all, then the query's explicit group.
+    func checkWriteAccess(_ request: ItemRequest, caller: Caller) throws(KeychainError) {
+        guard caller.groups.hasWritableGroup else { throw caller.noGroups(writing: true) }
+        if let group = request.explicitGroup { try caller.check(group: group, writing: true) }
     }
 
     func primaryKeyChanged(from old: Item, to new: Item) -> Bool {
