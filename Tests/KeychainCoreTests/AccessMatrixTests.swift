@@ -97,5 +97,12 @@ import Testing
             #expect(error.hint.contains("Did you mean '\(Self.shared)'"))
             #expect(error.hint.contains("group.com.example"))
         }
+        do {
+            try keychain.add([("svce", "api"), ("agrp", "$(AppIdentifierPrefix)com.example.shared")], as: try Fixtures.caller("app.plist"))
+            Issue.record("added")
+        } catch let error as KeychainError {
+            #expect(error.status == .missingEntitlement)
+            #expect(error.hint.contains("resolved only inside profiles"))
+        }
     }
 }
