@@ -91,3 +91,22 @@ import Testing
         #expect(status { _ = try keychain.reopen().find(TemporaryKeychain.request([("svce", "one")]), caller: app) } == -26275)
     }
 }
+
+/// The statement cache: a query nested in another's row loop gets its own statement.
+@Suite struct StatementCacheTests {
+    @Test func nestedIdenticalQueriesDoNotDisturbEachOther() throws {
+        let keychain = try TemporaryKeychain()
+        let app = try Fixtures.caller("app.plist")
+        for account in ["a", "b", "c"] { try keychain.add([("svce", "s"), ("acct", account)], as: app) }
+        let store = keychain.keychain.store
+        let all = RowFilter(groups: nil, sync: nil)
+        var outer: [Int64] = []
+        var inner = 0
+        try store.forEachRow(.genericPassword, filter: all, withSecret: false) { rowid, _ in
+            outer.append(rowid)
+            inner += try store.rows(.genericPassword, filter: all, withSecret: false).count
+        }
+        #expect(outer == [1, 2, 3])
+        #expect(inner == 9)
+    }
+}

@@ -71,11 +71,15 @@ package final class KeychainStore {
         return Unlocking(keyCheck: keyCheck, passphrase: passphrase, wrappedClassKeys: wrapped)
     }
 
-    /// A cached compiled statement for `sql`.
+    /// A cached compiled statement for `sql`; a fresh one when the cached one is still being
+    /// stepped (a query run inside another's row loop must not reset it).
     func statement(_ sql: String) throws(StoreError) -> SQLiteStatement {
         if let cached = statements[sql] {
-            cached.reset()
-            return cached
+            guard cached.isBusy else {
+                cached.reset()
+                return cached
+            }
+            return try connection.prepare(sql)
         }
         let statement = try connection.prepare(sql)
         statements[sql] = statement

@@ -81,6 +81,9 @@ package final class SQLiteStatement {
         return Array(UnsafeRawBufferPointer(start: pointer, count: count))
     }
 
+    /// Whether the statement has stepped to a row and not yet been reset.
+    var isBusy: Bool { sqlite3_stmt_busy(handle) != 0 }
+
     /// Whether column `index` is NULL.
     package func isNull(_ index: Int32) -> Bool { sqlite3_column_type(handle, index) == SQLITE_NULL }
 }
