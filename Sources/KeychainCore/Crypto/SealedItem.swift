@@ -33,9 +33,10 @@ extension KeyRing {
         Array("kc1\0\(itemClass.rawValue)\0".utf8) + uuid + Array("\0\(group)\0\(sync ? 1 : 0)\0\(pdmn)\0\(purpose)".utf8)
     }
 
-    /// Seals `item` and its `secret` for storage. With `keepingSecretOf`, the previous row's sealed
-    /// secret is reused when the identity is unchanged (an attribute-only change); otherwise `secret`
-    /// must be the item's secret, opened by the caller.
+    /// Seals `item` and its `secret` for storage. With `keepingSecretOf` and no new `secret`, the
+    /// item keeps the previous row's secret: its sealed form is reused when the identity bound into
+    /// the authenticated data is unchanged (an attribute-only change), and it is opened and sealed
+    /// anew when the identity changed (a group, sync or accessibility move, or a copy).
     package func seal(_ item: Item, secret: SecretBytes?, keepingSecretOf previous: SealedItem? = nil)
         throws(KeychainError) -> SealedItem
     {
@@ -57,11 +58,18 @@ extension KeyRing {
                 pdmn: sealed.accessibility, purpose: purpose)
         }
         var check = Sodium.randomBytes(16)
-        if let previous, previous.hasSameIdentity(as: sealed) {
-            check = try openMetadata(previous, itemClass: item.itemClass).tamperCheck
-            sealed.wrappedItemKey = previous.wrappedItemKey
-            sealed.secret = previous.secret
-        } else if let secret, !item.isTombstone {
+        var secret = secret
+        if secret == nil, let previous {
+            let opened = try openMetadata(previous, itemClass: item.itemClass)
+            if previous.hasSameIdentity(as: sealed) {
+                check = opened.tamperCheck
+                sealed.wrappedItemKey = previous.wrappedItemKey
+                sealed.secret = previous.secret
+            } else {
+                secret = try openSecret(previous, itemClass: item.itemClass, tamperCheck: opened.tamperCheck)
+            }
+        }
+        if sealed.secret == nil, let secret, !item.isTombstone {
             itemKey.fillRandom()
             let classKey = try classKey(accessibility)
             sealed.wrappedItemKey = itemKey.withUnsafeBytes {
@@ -84,9 +92,20 @@ extension KeyRing {
         try openMetadata(sealed, itemClass: itemClass).item
     }
 
-    /// Opens the secret of a row; `nil` when the item has none (a tombstone).
-    package func openSecret(_ sealed: SealedItem, itemClass: ItemClass) throws(KeychainError) -> SecretBytes? {
+    /// Opens a row's attributes and, with `withSecret`, its secret (`nil` for a tombstone), opening
+    /// the metadata once for both.
+    package func open(_ sealed: SealedItem, itemClass: ItemClass, withSecret: Bool) throws(KeychainError)
+        -> (item: Item, secret: SecretBytes?)
+    {
         let opened = try openMetadata(sealed, itemClass: itemClass)
+        let secret = withSecret ? try openSecret(sealed, itemClass: itemClass, tamperCheck: opened.tamperCheck) : nil
+        return (opened.item, secret)
+    }
+
+    /// Opens the secret of a row whose metadata gave `tamperCheck`; `nil` for a tombstone.
+    private func openSecret(_ sealed: SealedItem, itemClass: ItemClass, tamperCheck: [UInt8]) throws(KeychainError)
+        -> SecretBytes?
+    {
         guard let wrapped = sealed.wrappedItemKey, let box = sealed.secret else { return nil }
         guard let accessibility = Accessibility(rawValue: sealed.accessibility) else {
             throw damaged(sealed, itemClass)
@@ -97,7 +116,7 @@ extension KeyRing {
                 pdmn: sealed.accessibility, purpose: purpose)
         }
         guard AEAD.open(wrapped, into: itemKey, key: try classKey(accessibility), associatedData: context("item key")),
-            let secret = AEAD.open(box, key: itemKey, associatedData: context("secret") + opened.tamperCheck)
+            let secret = AEAD.open(box, key: itemKey, associatedData: context("secret") + tamperCheck)
         else { throw damaged(sealed, itemClass) }
         return secret
     }

@@ -26,9 +26,8 @@ extension Keychain {
         try store.read {
             try store.forEachRow(query.itemClass, filter: filter, limit: query.limit.rowLimit, withSecret: wantsData) {
                 _, row in
-                let item = try keys.openItem(row, itemClass: query.itemClass)
-                let secret = wantsData ? try keys.openSecret(row, itemClass: query.itemClass) : nil
-                found.append(FoundItem(item: item, secret: secret))
+                let opened = try keys.open(row, itemClass: query.itemClass, withSecret: wantsData)
+                found.append(FoundItem(item: opened.item, secret: opened.secret))
             }
         }
         guard !found.isEmpty else { throw notFound(query, filter: filter) }

@@ -41,7 +41,7 @@ extension Keychain {
             }
         }
         let run = {
-            var report = try self.plan(migration, queries: queries, caller: caller)
+            var (report, rows) = try self.plan(migration, queries: queries, caller: caller)
             guard !report.entries.isEmpty else {
                 throw KeychainError(
                     .itemNotFound,
@@ -54,7 +54,7 @@ extension Keychain {
                 report.refused = true
                 throw MigrationConflictError(error: Self.conflictError(conflicts, to: migration.to), report: report)
             }
-            if !migration.dryRun { try self.execute(&report, migration: migration) }
+            if !migration.dryRun { try self.execute(&report, rows: rows, migration: migration) }
             report.dryRun = migration.dryRun
             return report
         }
@@ -73,12 +73,18 @@ extension Keychain {
         return try ItemQuery(request, defaultLimit: .all)
     }
 
+    /// The rows one plan entry reads and writes: the source item's, and the target item's it collided with.
+    private typealias PlannedRows = (source: Int64, target: Int64?)
+
     /// Reads the selected items and decides each one's outcome; writes nothing.
-    private func plan(_ migration: Migration, queries: [ItemQuery], caller: Caller) throws -> MigrationReport {
+    private func plan(_ migration: Migration, queries: [ItemQuery], caller: Caller) throws
+        -> (MigrationReport, [PlannedRows])
+    {
         var report = MigrationReport()
+        var rows: [PlannedRows] = []
         for query in queries {
             let filter = filter(for: query, caller: caller, writing: true)
-            try store.forEachRow(query.itemClass, filter: filter, withSecret: false) { _, row in
+            try store.forEachRow(query.itemClass, filter: filter, withSecret: false) { rowid, row in
                 let item = try keys.openItem(row, itemClass: query.itemClass)
                 let existing = try store.liveRow(query.itemClass, holdingKeyOf: row, inGroup: migration.to)
                 let conflict = existing.map { PersistentRef(itemClass: query.itemClass, uuid: $0.row.uuid) }
@@ -89,28 +95,28 @@ extension Keychain {
                     case (_, .replace): .replaced
                     }
                 report.entries.append(.init(item: item, outcome: outcome, conflictsWith: conflict))
+                rows.append((rowid, existing?.rowid))
             }
             if query.sync == .no {
                 var synchronizable = filter
                 synchronizable.sync = true
-                try store.forEachRow(query.itemClass, filter: synchronizable, withSecret: false) { _, _ in
-                    report.unselectedSynchronizable += 1
-                }
+                report.unselectedSynchronizable += try store.count(query.itemClass, filter: synchronizable)
             }
         }
-        return report
+        return (report, rows)
     }
 
-    /// Writes the plan inside the caller's transaction, one item at a time.
-    private func execute(_ report: inout MigrationReport, migration: Migration) throws {
+    /// Writes the plan inside the transaction that made it, one item at a time: the rowids it
+    /// recorded still name the same rows.
+    private func execute(_ report: inout MigrationReport, rows: [PlannedRows], migration: Migration) throws {
         let now = Self.now()
         for (index, entry) in report.entries.enumerated() where entry.outcome != .skipped {
             let itemClass = entry.item.itemClass
-            guard let row = try store.row(itemClass, rowid: try rowid(of: entry.item)),
-                let secret = try keys.openSecret(row, itemClass: itemClass)
-            else { throw KeychainError(.decode, hint: "item \(entry.item.persistentRef.base64) has no secret to move.") }
-            if entry.outcome == .replaced, let target = entry.conflictsWith {
-                try store.delete(itemClass, rowid: try rowid(of: target))
+            guard let row = try store.row(itemClass, rowid: rows[index].source), row.secret != nil else {
+                throw KeychainError(.decode, hint: "item \(entry.item.persistentRef.base64) has no secret to move.")
+            }
+            if entry.outcome == .replaced, let target = rows[index].target {
+                try store.delete(itemClass, rowid: target)
             }
             var moved = entry.item
             moved.attributes["agrp"] = .string(migration.to)
@@ -119,25 +125,13 @@ extension Keychain {
                 moved = Item(itemClass: itemClass, uuid: Sodium.randomBytes(16), attributes: moved.attributes)
                 moved.attributes["cdat"] = .date(now)
                 moved.attributes["mdat"] = .date(now)
-                guard try store.insert(itemClass, try keys.seal(moved, secret: secret)) == .written else {
-                    throw duplicate(moved)
-                }
+                let sealed = try keys.seal(moved, secret: nil, keepingSecretOf: row)
+                guard try store.insert(itemClass, sealed) == .written else { throw duplicate(moved) }
                 report.entries[index].copy = moved.persistentRef
             } else {
-                try rewrite(rowid: try rowid(of: entry.item), row: row, from: entry.item, to: moved, newSecret: secret, now: now)
+                try rewrite(rowid: rows[index].source, row: row, from: entry.item, to: moved, newSecret: nil, now: now)
             }
         }
-    }
-
-    private func rowid(of item: Item) throws -> Int64 { try rowid(of: item.persistentRef) }
-
-    private func rowid(of reference: PersistentRef) throws -> Int64 {
-        var filter = RowFilter(groups: nil, sync: nil)
-        filter.uuid = reference.uuid
-        guard let found = try store.rows(reference.itemClass, filter: filter, limit: 1, withSecret: false).first else {
-            throw KeychainError(.itemNotFound, hint: "item \(reference.base64) vanished during the migration.")
-        }
-        return found.rowid
     }
 
     /// errSecDuplicateItem naming every conflicting item.

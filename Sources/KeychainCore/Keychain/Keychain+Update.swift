@@ -29,13 +29,13 @@ extension Keychain {
         }
     }
 
-    /// Writes `updated` over row `rowid` (which holds `old`), re-sealing the secret when the
-    /// identity changes, and leaving a tombstone when a synchronizable item's primary key changes.
+    /// Writes `updated` over row `rowid` (which holds `old`), with `newSecret` or else the row's own
+    /// secret (re-sealed only when the identity changes), leaving a tombstone when a synchronizable
+    /// item's primary key changes.
     func rewrite(rowid: Int64, row: SealedItem, from old: Item, to updated: Item, newSecret: SecretBytes?, now: Int64)
         throws
     {
-        let secret = try newSecret ?? keys.openSecret(row, itemClass: old.itemClass)
-        let sealed = try keys.seal(updated, secret: secret, keepingSecretOf: newSecret == nil ? row : nil)
+        let sealed = try keys.seal(updated, secret: newSecret, keepingSecretOf: row)
         guard try store.update(old.itemClass, rowid: rowid, sealed) == .written else { throw duplicate(updated) }
         if old.isSynchronizable, primaryKeyChanged(from: old, to: updated) {
             try leaveTombstone(of: old, now: now)

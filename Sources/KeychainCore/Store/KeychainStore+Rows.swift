@@ -26,6 +26,15 @@ extension KeychainStore {
         }
     }
 
+    /// How many rows of `itemClass` `filter` selects.
+    package func count(_ itemClass: ItemClass, filter: RowFilter) throws -> Int {
+        let (clause, values) = filter.clause
+        let statement = try statement("SELECT count(*) FROM \(table(itemClass).schema.table) WHERE \(clause)")
+        statement.bind(values)
+        defer { statement.reset() }
+        return try statement.step() ? Int(statement.integer(0)) : 0
+    }
+
     /// The rows `filter` selects, collected.
     package func rows(_ itemClass: ItemClass, filter: RowFilter, limit: Int? = nil, withSecret: Bool) throws
         -> [(rowid: Int64, row: SealedItem)]
