@@ -54,10 +54,9 @@ struct AddCommand: Subcommand {
         let request = item.request(returns: returns)
         let result = try keychain.add(request, secret: secret, caller: caller, updateExisting: updateExisting)
         for warning in result.warnings { StandardStreams.warn(warning) }
-        let query = try ItemQuery(request, defaultLimit: .one)
         StandardStreams.out(
             ItemRenderer.render(
-                [.init(item: result.item, secret: nil)], returns: query.returns.subtracting(.data), single: true,
+                [.init(item: result.item, secret: nil)], returns: result.returns.subtracting(.data), single: true,
                 format: globals.resolvedFormat))
     }
 }

@@ -8,6 +8,8 @@ extension Keychain {
         package let updatedExisting: Bool
         /// Things worth saying on stderr (a synchronizable ThisDeviceOnly item).
         package let warnings: [String]
+        /// What the request asked to have returned.
+        package let returns: ReturnOptions
     }
 
     /// Adds an item with `secret`. Check order: no writable group (-34018) → bad request (-50,
@@ -76,12 +78,13 @@ extension Keychain {
     private func insert(_ prepared: PreparedAdd, secret: SecretBytes, updateExisting: Bool) throws -> AddResult {
         switch try store.insert(prepared.query.itemClass, prepared.sealed) {
         case .written:
-            return AddResult(item: prepared.item, updatedExisting: false, warnings: prepared.warnings)
+            return AddResult(
+                item: prepared.item, updatedExisting: false, warnings: prepared.warnings, returns: prepared.query.returns)
         case .duplicate:
             guard updateExisting else { throw duplicate(prepared.item) }
             let updated = try replaceExisting(
                 like: prepared.sealed, with: prepared.query.attributes, secret: secret, now: Self.now(), item: prepared.item)
-            return AddResult(item: updated, updatedExisting: true, warnings: prepared.warnings)
+            return AddResult(item: updated, updatedExisting: true, warnings: prepared.warnings, returns: prepared.query.returns)
         }
     }
 

@@ -69,7 +69,8 @@ package final class Keychain {
             case "agrp": continue
             case "pdmn": filter.accessibility = value.stringValue
             default:
-                filter.digests.append(("h_\(code)", keys.digests.digest(code: code, value: value.canonicalBytes)))
+                let column = query.schema.attribute(code)!.column
+                filter.digests.append((column, keys.digests.digest(code: code, value: value.canonicalBytes)))
             }
         }
         filter.uuid = query.persistentRef?.uuid
