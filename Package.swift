@@ -15,6 +15,8 @@ let package = Package(
         .systemLibrary(
             name: "CSodium",
             providers: [.apt(["libsodium-dev"])]),
+        // prctl and setrlimit through a C shim (prctl is variadic): no core dumps, no ptrace.
+        .systemLibrary(name: "CProcess"),
         .target(
             name: "KeychainCore", dependencies: ["CSQLite", "CSodium"],
             linkerSettings: [
@@ -29,7 +31,7 @@ let package = Package(
             ]),
         .target(
             name: "KeychainCLI",
-            dependencies: ["KeychainCore"]),
+            dependencies: ["KeychainCore", "CProcess"]),
         .executableTarget(name: "keychainctl", dependencies: ["KeychainCLI"]),
         .executableTarget(name: "keychainctl-bench", dependencies: ["KeychainCore"]),
         .testTarget(name: "KeychainCoreTests", dependencies: ["KeychainCore"]),

@@ -2,3 +2,16 @@
 
 /* SQLITE_TRANSIENT is a macro casting -1 to a function pointer, which Swift cannot import. */
 static inline void (*csqlite_transient(void))(void *) { return (void (*)(void *))-1; }
+
+/* sqlite3_db_config is variadic, which Swift cannot call: the hardening a connection to an
+   untrusted file gets (SQLite's "Defense Against The Dark Arts"), in one call. Returns SQLITE_OK or
+   the first failure. */
+static inline int csqlite_harden(sqlite3 *db) {
+    int status;
+    if ((status = sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, (int *)0)) != SQLITE_OK) return status;
+    if ((status = sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, (int *)0)) != SQLITE_OK) return status;
+    if ((status = sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, (int *)0)) != SQLITE_OK) return status;
+    if ((status = sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_VIEW, 0, (int *)0)) != SQLITE_OK) return status;
+    if ((status = sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, (int *)0)) != SQLITE_OK) return status;
+    return SQLITE_OK;
+}

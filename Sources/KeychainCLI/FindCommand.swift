@@ -17,6 +17,7 @@ struct FindCommand: Subcommand {
                     .value("return", nil, "what", repeatable: true, "attributes (default), data, persistent-ref; comma-separated."),
                     .value("persistent-ref", nil, "base64", "Find one item by its persistent reference."),
                     .flag("password-only", "w", "Print only the secret's bytes (a newline is added only on a terminal)."),
+                    DamagedRows.option,
                 ]
             ),
             ("item attributes", ItemOptions.specs),
@@ -29,6 +30,7 @@ struct FindCommand: Subcommand {
     let returns: [String]
     let persistentRef: String?
     let passwordOnly: Bool
+    let skipDamaged: Bool
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         globals = try GlobalOptions(arguments)
@@ -37,6 +39,7 @@ struct FindCommand: Subcommand {
         returns = ReturnWords.split(arguments.all("return"))
         persistentRef = arguments.value("persistent-ref")
         passwordOnly = arguments.flag("password-only")
+        skipDamaged = arguments.flag("skip-damaged")
     }
 
     func run() throws {
@@ -46,15 +49,16 @@ struct FindCommand: Subcommand {
         let caller = try globals.caller()
         let keychain = try globals.openKeychain()
         let request = item.request(limit: limit, returns: passwordOnly ? ["data"] : returns, persistentRef: persistentRef)
-        let result = try keychain.find(request, caller: caller)
+        let result = try keychain.find(request, caller: caller, skipDamaged: skipDamaged)
         if passwordOnly, let secret = result.items.first?.secret {
             StandardStreams.out(secret: secret)
             if StandardStreams.isTerminal(1) { StandardStreams.out("\n") }
-            return
+        } else {
+            StandardStreams.out(
+                ItemRenderer.render(
+                    result.items.map { .init(item: $0.item, secret: $0.secret) }, returns: result.query.returns,
+                    single: result.query.limit == .one, format: globals.resolvedFormat))
         }
-        StandardStreams.out(
-            ItemRenderer.render(
-                result.items.map { .init(item: $0.item, secret: $0.secret) }, returns: result.query.returns,
-                single: result.query.limit == .one, format: globals.resolvedFormat))
+        try DamagedRows.finish(result.damaged, skip: skipDamaged)
     }
 }

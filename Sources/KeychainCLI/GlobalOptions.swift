@@ -78,18 +78,17 @@ struct GlobalOptions {
     /// KEYCHAINCTL_KEY_FILE, KEYCHAINCTL_KEY, KEYCHAINCTL_PASSPHRASE, then a no-echo prompt on a
     /// terminal. With none of them and no terminal: exit 78.
     func credential(creating: Bool) throws -> KeychainCredential {
+        // Both secret variables are taken (and wiped) whichever source wins.
+        let environmentKey = Environment.takeSecret("KEYCHAINCTL_KEY")
+        let environmentPassphrase = Environment.takeSecret("KEYCHAINCTL_PASSPHRASE")
         if let keyFile { return try Self.key(fromFile: keyFile) }
         if let passphraseFD {
             return .passphrase(
                 try Self.trimmedPassphrase(SecretReader.readAll(fd: passphraseFD, source: "file descriptor \(passphraseFD)")))
         }
         if let keyFile = Environment.value("KEYCHAINCTL_KEY_FILE") { return try Self.key(fromFile: keyFile) }
-        if let key = Environment.value("KEYCHAINCTL_KEY") {
-            return try KeychainCredential.key(base64: SecretBytes(copying: key.utf8), source: "KEYCHAINCTL_KEY")
-        }
-        if let passphrase = Environment.value("KEYCHAINCTL_PASSPHRASE") {
-            return .passphrase(SecretBytes(copying: passphrase.utf8))
-        }
+        if let environmentKey { return try KeychainCredential.key(base64: environmentKey, source: "KEYCHAINCTL_KEY") }
+        if let environmentPassphrase { return .passphrase(environmentPassphrase) }
         if StandardStreams.isTerminal(0) || StandardStreams.isTerminal(2) {
             let passphrase = try SecretReader.prompt(creating ? "New keychain passphrase: " : "Keychain passphrase: ")
             if creating {

@@ -8,16 +8,28 @@ struct InitCommand: Subcommand {
         abstract: "Create a keychain, unlocked by a new random key file or by a passphrase.",
         discussion: "Never overwrites an existing keychain (exit 48) or key file. Folders it creates are mode 0700, files 0600.",
         sections: [
-            ("options", [.value("generate-key-file", nil, "path", "Write a new random key (base64, mode 0600) to this file and use it.")]),
+            (
+                "options",
+                [
+                    .value("generate-key-file", nil, "path", "Write a new random key (base64, mode 0600) to this file and use it."),
+                    .value(
+                        "kdf", nil, "interactive|moderate|sensitive",
+                        "Argon2id cost for a passphrase: 64 MiB, 256 MiB (default) or 1 GiB of memory per unlock."),
+                ]
+            ),
             ("global options", GlobalOptions.specs),
         ])
 
     let globals: GlobalOptions
     let generateKeyFile: String?
+    let kdf: PassphraseKDF.Preset
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         globals = try GlobalOptions(arguments)
         generateKeyFile = arguments.value("generate-key-file")
+        kdf =
+            try arguments.value("kdf", choices: "interactive, moderate or sensitive", PassphraseKDF.Preset.init(rawValue:))
+            ?? .moderate
     }
 
     func run() throws {
@@ -29,9 +41,12 @@ struct InitCommand: Subcommand {
             createdKeyFile = keyPath
         } else {
             credential = try globals.credential(creating: true)
+            if case .passphrase(let passphrase) = credential, passphrase.count > 0, passphrase.count < 12 {
+                StandardStreams.warn("a passphrase of fewer than 12 bytes is weak against an offline guess; a key file is stronger for automation.")
+            }
         }
         do {
-            try Keychain.create(path: path, credential: credential)
+            try Keychain.create(path: path, credential: credential, preset: kdf)
         } catch {
             if let createdKeyFile { unlink(createdKeyFile) }
             throw error
@@ -47,7 +62,8 @@ struct InitCommand: Subcommand {
     /// Writes 32 random bytes, base64, to a new file of mode 0600 (refusing to overwrite).
     static func writeNewKey(to path: String) throws -> KeychainCredential {
         let key = SecretBytes.random(count: KeyRing.keyBytes)
-        let text = key.withUnsafeBytes { Base64.encode(Array($0)) } + "\n"
+        let text = key.base64()
+        withUnsafeBytes(of: UInt8(0x0A)) { text.append($0) }
         try Folders.makeParents(of: path)
         let fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
@@ -55,7 +71,8 @@ struct InitCommand: Subcommand {
                 "cannot create key file \(path): \(String(cString: strerror(errno))) (an existing key file is never overwritten).")
         }
         defer { close(fd) }
-        guard write(fd, text, text.utf8.count) == text.utf8.count, fsync(fd) == 0 else {
+        let written = text.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        guard written == text.count, fsync(fd) == 0 else {
             unlink(path)
             throw InputError("cannot write key file \(path): \(String(cString: strerror(errno))).")
         }

@@ -10,39 +10,52 @@ enum ItemRenderer {
         let secret: SecretBytes?
     }
 
-    /// The whole output for `entries` (with a trailing newline), or "" when nothing is returned.
-    static func render(_ entries: [Entry], returns: ReturnOptions, single: Bool, format: OutputFormat) -> String {
-        guard !returns.isEmpty else { return "" }
+    /// The whole output for `entries` (with a trailing newline), or nothing when nothing is
+    /// returned. Secrets stay in guarded memory (base64) until they are written.
+    static func render(_ entries: [Entry], returns: ReturnOptions, single: Bool, format: OutputFormat) -> Output {
+        var out = Output()
+        guard !returns.isEmpty else { return out }
         switch format {
         case .json:
             let values = entries.map { json($0, returns: returns) }
-            return JSON.render(single && values.count == 1 ? values[0] : .array(values)) + "\n"
+            out.append(JSON.output(single && values.count == 1 ? values[0] : .array(values)))
+            out.append("\n")
         case .text:
-            if returns.isBareValue {
-                return entries.map { bare($0, returns: returns) + "\n" }.joined()
+            for (index, entry) in entries.enumerated() {
+                if returns.isBareValue {
+                    out.append(bare(entry, returns: returns))
+                    out.append("\n")
+                } else {
+                    if index > 0 { out.append("\n") }
+                    out.append(text(entry, returns: returns))
+                }
             }
-            return entries.map { text($0, returns: returns) }.joined(separator: "\n")
         }
+        return out
     }
 
     /// A `--dry-run` listing: every item's attributes and persistent reference, as an array.
-    static func listing(_ items: [Item], format: OutputFormat) -> String {
+    static func listing(_ items: [Item], format: OutputFormat) -> Output {
         render(items.map { Entry(item: $0, secret: nil) }, returns: [.attributes, .persistentRef], single: false, format: format)
     }
 
-    private static func bare(_ entry: Entry, returns: ReturnOptions) -> String {
-        returns == .persistentRef ? entry.item.persistentRef.base64 : base64(entry.secret)
+    private static func bare(_ entry: Entry, returns: ReturnOptions) -> Output {
+        var out = Output()
+        if returns == .persistentRef { out.append(entry.item.persistentRef.base64) } else { out.append(secret: base64(entry.secret)) }
+        return out
     }
 
     /// The JSON value of one entry.
     static func json(_ entry: Entry, returns: ReturnOptions) -> JSON.Value {
-        if returns.isBareValue { return .string(bare(entry, returns: returns)) }
+        if returns.isBareValue {
+            return returns == .persistentRef ? .string(entry.item.persistentRef.base64) : .secret(base64(entry.secret))
+        }
         var members: [String: JSON.Value] = [:]
         if returns.contains(.attributes) {
             members["class"] = .string(entry.item.itemClass.rawValue)
             for (code, value) in entry.item.attributes { members[code] = json(value) }
         }
-        if returns.contains(.data) { members["v_Data"] = .string(base64(entry.secret)) }
+        if returns.contains(.data) { members["v_Data"] = .secret(base64(entry.secret)) }
         if returns.contains(.persistentRef) { members["v_PersistentRef"] = .string(entry.item.persistentRef.base64) }
         return .object(members)
     }
@@ -59,7 +72,7 @@ enum ItemRenderer {
     }
 
     /// One text block: `code (long name): value` lines in schema order.
-    static func text(_ entry: Entry, returns: ReturnOptions) -> String {
+    static func text(_ entry: Entry, returns: ReturnOptions) -> Output {
         var lines: [String] = []
         if returns.contains(.attributes) {
             let item = entry.item
@@ -76,12 +89,17 @@ enum ItemRenderer {
         if returns.contains(.persistentRef) {
             lines.append("v_PersistentRef (persistent reference): \(entry.item.persistentRef.base64)")
         }
-        if returns.contains(.data) { lines.append("v_Data (data): \(base64(entry.secret))") }
-        return lines.map { $0 + "\n" }.joined()
+        var out = Output(lines.map { $0 + "\n" }.joined())
+        if returns.contains(.data) {
+            out.append("v_Data (data): ")
+            out.append(secret: base64(entry.secret))
+            out.append("\n")
+        }
+        return out
     }
 
-    private static func base64(_ secret: SecretBytes?) -> String {
-        guard let secret else { return "" }
-        return secret.withUnsafeBytes { Base64.encode(Array($0)) }
+    /// The secret as base64 in guarded memory (empty for an item without one).
+    private static func base64(_ secret: SecretBytes?) -> SecretBytes {
+        (secret ?? SecretBytes(count: 0)).base64()
     }
 }

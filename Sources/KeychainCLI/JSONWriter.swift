@@ -1,3 +1,5 @@
+import KeychainCore
+
 /// A small JSON writer: objects with sorted keys, no Foundation at start-up.
 enum JSON {
     /// A JSON value.
@@ -8,37 +10,50 @@ enum JSON {
         case null
         case array([Value])
         case object([String: Value])
+        /// A string that is a secret, already base64 (no quoting needed), in guarded memory.
+        case secret(SecretBytes)
     }
 
-    /// Compact text of `value`, keys sorted.
-    static func render(_ value: Value) -> String {
-        var out = ""
+    /// Compact text of `value`, keys sorted; `value` must hold no secret.
+    static func render(_ value: Value) -> String { output(value).publicText }
+
+    /// Compact output of `value`, keys sorted, secrets kept in guarded memory.
+    static func output(_ value: Value) -> Output {
+        var out = Output()
         write(value, to: &out)
         return out
     }
 
-    private static func write(_ value: Value, to out: inout String) {
+    private static func write(_ value: Value, to out: inout Output) {
         switch value {
-        case .string(let text): quote(text, to: &out)
-        case .number(let number): out += String(number)
-        case .bool(let flag): out += flag ? "true" : "false"
-        case .null: out += "null"
+        case .secret(let secret):
+            out.append("\"")
+            out.append(secret: secret)
+            out.append("\"")
+        case .string(let text):
+            var quoted = ""
+            quote(text, to: &quoted)
+            out.append(quoted)
+        case .number(let number): out.append(String(number))
+        case .bool(let flag): out.append(flag ? "true" : "false")
+        case .null: out.append("null")
         case .array(let elements):
-            out += "["
+            out.append("[")
             for (index, element) in elements.enumerated() {
-                if index > 0 { out += "," }
+                if index > 0 { out.append(",") }
                 write(element, to: &out)
             }
-            out += "]"
+            out.append("]")
         case .object(let members):
-            out += "{"
+            out.append("{")
             for (index, key) in members.keys.sorted().enumerated() {
-                if index > 0 { out += "," }
-                quote(key, to: &out)
-                out += ":"
+                if index > 0 { out.append(",") }
+                var quoted = ""
+                quote(key, to: &quoted)
+                out.append(quoted + ":")
                 write(members[key]!, to: &out)
             }
-            out += "}"
+            out.append("}")
         }
     }
 

@@ -1,3 +1,4 @@
+import CProcess
 import Glibc
 import KeychainCore
 
@@ -10,7 +11,7 @@ public enum KeychainCommandLine {
     /// The subcommands, in help order.
     static let commands: [any Subcommand.Type] = [
         InitCommand.self, AddCommand.self, FindCommand.self, UpdateCommand.self, DeleteCommand.self,
-        MigrateGroupCommand.self, GroupsCommand.self,
+        MigrateGroupCommand.self, GroupsCommand.self, VerifyCommand.self,
     ]
 
     /// The version `--version` prints.
@@ -50,8 +51,12 @@ public enum KeychainCommandLine {
         }
     }
 
-    /// Runs the process's command line and exits.
+    /// Runs the process's command line and exits. Before anything is read, the process is made
+    /// undumpable: no core file and no same-user ptrace can copy a key or a secret.
     public static func main() -> Never {
+        if cprocess_protect_memory() != 0 {
+            StandardStreams.warn("cannot turn off core dumps for this process; a crash could write secrets to disk.")
+        }
         exit(run(Array(CommandLine.arguments.dropFirst())))
     }
 

@@ -21,6 +21,7 @@ struct MigrateGroupCommand: Subcommand {
                     .flag("copy", "Copy instead of moving: the source items stay."),
                     .value("on-conflict", nil, "fail|skip|replace", "What to do with items the target already has (default fail)."),
                     .flag("dry-run", "Print the plan and change nothing."),
+                    DamagedRows.option,
                 ]
             ),
             ("filters", ItemOptions.specs),
@@ -34,6 +35,7 @@ struct MigrateGroupCommand: Subcommand {
     let copy: Bool
     let onConflict: ConflictPolicy
     let dryRun: Bool
+    let skipDamaged: Bool
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         globals = try GlobalOptions(arguments)
@@ -46,6 +48,7 @@ struct MigrateGroupCommand: Subcommand {
         copy = arguments.flag("copy")
         onConflict = try arguments.value("on-conflict", choices: "fail, skip or replace", ConflictPolicy.init(rawValue:)) ?? .fail
         dryRun = arguments.flag("dry-run")
+        skipDamaged = arguments.flag("skip-damaged")
     }
 
     func run() throws {
@@ -55,6 +58,7 @@ struct MigrateGroupCommand: Subcommand {
         migration.copy = copy
         migration.onConflict = onConflict
         migration.dryRun = dryRun
+        migration.skipDamaged = skipDamaged
         do {
             let report = try keychain.migrateGroup(migration, caller: caller)
             StandardStreams.out(MigrationRenderer.render(report, format: globals.resolvedFormat))
@@ -63,6 +67,7 @@ struct MigrateGroupCommand: Subcommand {
                     "\(report.unselectedSynchronizable) synchronizable item(s) of \(from) were not selected; add --sync any to include them."
                 )
             }
+            try DamagedRows.finish(report.damaged, skip: skipDamaged)
         } catch let refused as MigrationConflictError {
             StandardStreams.out(MigrationRenderer.render(refused.report, format: globals.resolvedFormat))
             throw refused.error
@@ -83,6 +88,8 @@ enum MigrationRenderer {
             }
             members["conflicts"] = .array(report.conflicts.map(json))
             members["dryRun"] = .bool(report.dryRun)
+            members["damaged"] = .array(
+                report.damaged.map { .object(["v_PersistentRef": .string($0.ref.base64), "reason": .string($0.reason.rawValue)]) })
             return JSON.render(.object(members)) + "\n"
         case .text:
             var out = ""
@@ -93,6 +100,7 @@ enum MigrationRenderer {
                 if let target = entry.conflictsWith { out += " (target has ref=\(target.base64))" }
                 out += "\n"
             }
+            for damaged in report.damaged { out += "damaged (left in place): ref=\(damaged.ref.base64): \(damaged.reason.rawValue)\n" }
             let counts = outcomes.map { "\(refused ? 0 : report.entries($0).count) \($0.rawValue)" }.joined(separator: ", ")
             out += "\(counts); \(report.conflicts.count) conflict\(report.conflicts.count == 1 ? "" : "s")"
             out += report.dryRun ? " (dry run: nothing changed)\n" : refused ? " (nothing changed)\n" : "\n"

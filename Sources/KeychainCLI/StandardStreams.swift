@@ -19,6 +19,16 @@ enum StandardStreams {
         }
     }
 
+    /// Writes `output` to standard output, secrets straight from guarded memory.
+    static func out(_ output: Output) {
+        for piece in output.pieces {
+            switch piece {
+            case .text(let text): out(text)
+            case .secret(let secret): out(secret: secret)
+            }
+        }
+    }
+
     /// Whether file descriptor `fd` is a terminal.
     static func isTerminal(_ fd: Int32) -> Bool { isatty(fd) == 1 }
 

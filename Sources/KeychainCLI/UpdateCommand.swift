@@ -32,6 +32,7 @@ struct UpdateCommand: Subcommand {
                 [
                     .value("limit", nil, "one|all|n", "How many to update: all (default), one, or a number."),
                     .flag("dry-run", "Check everything, list the matches, change nothing."),
+                    DamagedRows.option,
                 ]
             ),
             ("query attributes", ItemOptions.specs),
@@ -47,6 +48,7 @@ struct UpdateCommand: Subcommand {
     let stripNewline: Bool
     let limit: String?
     let dryRun: Bool
+    let skipDamaged: Bool
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         globals = try GlobalOptions(arguments)
@@ -60,6 +62,7 @@ struct UpdateCommand: Subcommand {
         stripNewline = arguments.flag("strip-newline")
         limit = arguments.value("limit")
         dryRun = arguments.flag("dry-run")
+        skipDamaged = arguments.flag("skip-damaged")
     }
 
     func run() throws {
@@ -75,9 +78,11 @@ struct UpdateCommand: Subcommand {
             ).read(prompt: "New secret: ")
         }
         let matched = try keychain.update(
-            item.request(limit: limit), changes: changes, secret: secret, caller: caller, dryRun: dryRun)
+            item.request(limit: limit), changes: changes, secret: secret, caller: caller, dryRun: dryRun,
+            skipDamaged: skipDamaged)
         if dryRun {
-            StandardStreams.out(ItemRenderer.listing(matched, format: globals.resolvedFormat))
+            StandardStreams.out(ItemRenderer.listing(matched.items, format: globals.resolvedFormat))
         }
+        try DamagedRows.finish(matched.skipped, skip: skipDamaged)
     }
 }

@@ -29,7 +29,7 @@ import Testing
     @Test func passphraseFromEnvironmentAndDescriptor() throws {
         let sandbox = try Sandbox(initialize: false)
         let environment = ["KEYCHAINCTL_KEY_FILE": "", "KEYCHAINCTL_PASSPHRASE": "correct horse"]
-        #expect(sandbox.run(["init"], profile: nil, environment: environment).status == 0)
+        #expect(sandbox.run(["init", "--kdf", "interactive"], profile: nil, environment: environment).status == 0)
         #expect(sandbox.run(["add", "-s", "api"], stdin: Data("x".utf8), environment: environment).status == 0)
         let wrong = sandbox.run(["find", "-s", "api"], environment: ["KEYCHAINCTL_KEY_FILE": "", "KEYCHAINCTL_PASSPHRASE": "wrong"])
         #expect(wrong.status == 51)

@@ -34,7 +34,7 @@ import Testing
         let moved = sandbox.run(["migrate-group", "--from", Self.app, "--to", Self.shared, "--on-conflict", "skip", "--format", "json"])
         #expect(moved.status == 0)
         let report = try #require(try moved.json() as? [String: Any])
-        #expect(Set(report.keys) == ["moved", "copied", "skipped", "replaced", "conflicts", "dryRun"])
+        #expect(Set(report.keys) == ["moved", "copied", "skipped", "replaced", "conflicts", "dryRun", "damaged"])
         #expect((report["moved"] as? [[String: Any]])?.count == 1)
         #expect((report["skipped"] as? [[String: Any]])?.count == 1)
         #expect(sandbox.run(["find", "-s", "svc", "-a", "a", "-w"], profile: "share-extension.plist").stdout == "secret-a")

@@ -165,10 +165,10 @@ import Testing
         try keychain.add([("svce", "api"), ("acct", "a")], as: app)
         let listed = try keychain.keychain.update(
             TemporaryKeychain.request([("svce", "api")]), changes: [("acct", "b")], secret: nil, caller: app, dryRun: true)
-        #expect(listed.count == 1)
+        #expect(listed.items.count == 1)
         #expect(try find([("svce", "api")]).items[0].item.attributes["acct"] == .string("a"))
         let deleted = try keychain.keychain.delete(TemporaryKeychain.request([("svce", "api")]), caller: app, dryRun: true)
-        #expect(deleted.count == 1)
+        #expect(deleted.items.count == 1)
         #expect(try find([("svce", "api")]).items.count == 1)
     }
 
@@ -176,8 +176,8 @@ import Testing
         try keychain.add([("svce", "api"), ("acct", "a")], as: app)
         try keychain.add([("svce", "api"), ("acct", "b")], as: app)
         try keychain.add([("svce", "api"), ("acct", "c"), ("sync", "yes")], as: app)
-        #expect(try keychain.keychain.delete(TemporaryKeychain.request([("svce", "api")]), caller: app).count == 2)
-        #expect(try keychain.keychain.delete(TemporaryKeychain.request([("svce", "api"), ("sync", "yes")]), caller: app).count == 1)
+        #expect(try keychain.keychain.delete(TemporaryKeychain.request([("svce", "api")]), caller: app).items.count == 2)
+        #expect(try keychain.keychain.delete(TemporaryKeychain.request([("svce", "api"), ("sync", "yes")]), caller: app).items.count == 1)
         #expect(status { _ = try find([("svce", "api"), ("sync", "any")]) } == -25300)
         let tombstones = try keychain.keychain.store.rows(
             .genericPassword, filter: RowFilter(groups: nil, sync: nil).tombstones, withSecret: true)

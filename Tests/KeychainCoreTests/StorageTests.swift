@@ -30,7 +30,7 @@ import Testing
         let folder = NSTemporaryDirectory() + "kc-pass-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = folder + "/nested/k.db"
-        try Keychain.create(path: path, credential: .passphrase(SecretBytes(copying: Array("correct horse".utf8))))
+        try Keychain.create(path: path, credential: .passphrase(SecretBytes(copying: Array("correct horse".utf8))), preset: .interactive)
         _ = try Keychain(path: path, credential: .passphrase(SecretBytes(copying: Array("correct horse".utf8))))
         #expect(status { _ = try Keychain(path: path, credential: .passphrase(SecretBytes(copying: Array("wrong".utf8)))) } == -25293)
         let attributes = try FileManager.default.attributesOfItem(atPath: path)
@@ -54,7 +54,7 @@ import Testing
         let keychain = try TemporaryKeychain()
         let app = try Fixtures.caller("app.plist")
         let item = try keychain.add([("svce", "api")], as: app)
-        try tamper(keychain.path, "UPDATE genp SET secret = substr(secret, 1, 30) || x'00' || substr(secret, 32)")
+        try tamper(keychain.path, "UPDATE genp SET secret = CAST(substr(secret, 1, 30) || x'00' || substr(secret, 32) AS BLOB)")
         let reopened = try keychain.reopen()
         // Attributes still open; the secret does not.
         #expect(try reopened.find(TemporaryKeychain.request([("svce", "api")]), caller: app).items.count == 1)
@@ -105,6 +105,7 @@ import Testing
         try store.forEachRow(.genericPassword, filter: all, withSecret: false) { rowid, _ in
             outer.append(rowid)
             inner += try store.rows(.genericPassword, filter: all, withSecret: false).count
+            return true
         }
         #expect(outer == [1, 2, 3])
         #expect(inner == 9)

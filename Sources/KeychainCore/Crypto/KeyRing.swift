@@ -1,55 +1,97 @@
 /// The key hierarchy of one open keychain (SEMANTICS §6).
 ///
 /// keychain key ─┬─ digest key (derived): keyed digests of matchable attributes
-///               └─ class key per accessibility class (random, wrapped by the keychain key)
+///               ├─ wrap key (derived, v2): wraps the class keys, seals the key check
+///               └─ class key per accessibility class (random, wrapped)
 ///                    ├─ metadata key (derived): seals each item's attributes
-///                    └─ per-item keys (random, wrapped by the class key): seal each item's secret
+///                    ├─ item-wrap key (derived, v2): wraps per-item keys
+///                    └─ per-item keys (random, wrapped): seal each item's secret
+///
+/// Not thread-safe (its caches fill lazily): one key ring serves one command in one thread.
 package final class KeyRing: @unchecked Sendable {
     /// 32 bytes for every key in the hierarchy.
     package static let keyBytes = 32
-    private static let keyCheckContext = Array("keychainctl key check v1".utf8)
+    private static let keyCheckV1 = Array("keychainctl key check v1".utf8)
+    private static let keyCheckV2 = Array("keychainctl key check v2".utf8)
 
-    private let keychainKey: SecretBytes
+    /// How this file binds its blobs.
+    package let format: SealFormat
+    private let wrapKey: SecretBytes
     /// Keyed digests for matchable attributes.
     package let digests: KeyedDigest
     private let wrappedClassKeys: [String: [UInt8]]
-    private var metadataKeys: [String: SecretBytes] = [:]
     private var classKeys: [String: SecretBytes] = [:]
+    private var metadataKeys: [String: SecretBytes] = [:]
+    private var itemWrapKeys: [String: SecretBytes] = [:]
     /// One guarded buffer for per-item keys, reused item after item: a guarded allocation costs
-    /// six system calls, and a migration of 10,000 items made three per item.
+    /// six system calls, and a migration of 10,000 items made three per item. Each use fills it
+    /// (with a fresh key or an unwrapped one) immediately before reading it.
     let itemKey = SecretBytes(count: keyBytes)
 
     /// A key ring over `keychainKey` and the file's wrapped class keys (by `pdmn` code).
-    package init(keychainKey: SecretBytes, wrappedClassKeys: [String: [UInt8]]) {
-        self.keychainKey = keychainKey
-        self.digests = KeyedDigest(key: KeyDerivation.derive(.digest, from: keychainKey))
+    package init(keychainKey: SecretBytes, wrappedClassKeys: [String: [UInt8]], format: SealFormat) {
+        self.format = format
+        self.wrapKey = Self.wrapKey(keychainKey, format: format)
+        self.digests = KeyedDigest(key: KeyDerivation.derive(.digest, from: keychainKey), classBound: format != .v1)
         self.wrappedClassKeys = wrappedClassKeys
     }
 
-    /// A value sealed under `key` that proves, on opening, that a later key is the same one.
-    package static func keyCheck(for key: SecretBytes) -> [UInt8] {
-        keyCheckContext.withUnsafeBytes { AEAD.seal($0, key: key, associatedData: keyCheckContext) }
+    private static func wrapKey(_ keychainKey: SecretBytes, format: SealFormat) -> SecretBytes {
+        format == .v1 ? keychainKey : KeyDerivation.derive(.classKeyWrap, from: keychainKey)
+    }
+
+    /// A value sealed under `key` that proves, on opening, that a later key is the same one. From
+    /// version 2 it also authenticates the keychain's identity and its passphrase parameters.
+    package static func keyCheck(for key: SecretBytes, format: SealFormat, kdfRecord: [UInt8]?) -> [UInt8] {
+        let (plaintext, context) = keyCheckContext(format, kdfRecord: kdfRecord)
+        return plaintext.withUnsafeBytes { AEAD.seal($0, key: wrapKey(key, format: format), associatedData: context) }
     }
 
     /// Whether `key` opens `check`: the wrong key or passphrase fails here, before anything is read.
-    package static func verify(_ key: SecretBytes, against check: [UInt8]) -> Bool {
-        AEAD.openPublic(check, key: key, associatedData: keyCheckContext) == keyCheckContext
+    package static func verify(_ key: SecretBytes, against check: [UInt8], format: SealFormat, kdfRecord: [UInt8]?) -> Bool {
+        let (plaintext, context) = keyCheckContext(format, kdfRecord: kdfRecord)
+        return AEAD.openPublic(check, key: wrapKey(key, format: format), associatedData: context) == plaintext
     }
 
-    /// Fresh random class keys for every accessibility class, wrapped by `keychainKey`.
-    package static func newWrappedClassKeys(under keychainKey: SecretBytes) -> [String: [UInt8]] {
+    private static func keyCheckContext(_ format: SealFormat, kdfRecord: [UInt8]?) -> (plaintext: [UInt8], context: [UInt8]) {
+        switch format {
+        case .v1: (keyCheckV1, keyCheckV1)
+        case .v2(let id): (keyCheckV2, SealFormat.lengthPrefixed([keyCheckV2, id, kdfRecord ?? []]))
+        }
+    }
+
+    /// Fresh random class keys for every accessibility class, wrapped for `format` under `keychainKey`.
+    package static func newWrappedClassKeys(under keychainKey: SecretBytes, format: SealFormat) -> [String: [UInt8]] {
+        let wrapKey = wrapKey(keychainKey, format: format)
         var wrapped: [String: [UInt8]] = [:]
         for accessibility in Accessibility.allCases {
-            let classKey = SecretBytes.random(count: keyBytes)
-            wrapped[accessibility.rawValue] = classKey.withUnsafeBytes {
-                AEAD.seal($0, key: keychainKey, associatedData: classKeyContext(accessibility))
-            }
+            wrapped[accessibility.rawValue] = wrap(SecretBytes.random(count: keyBytes), accessibility, under: wrapKey, format: format)
         }
         return wrapped
     }
 
-    private static func classKeyContext(_ accessibility: Accessibility) -> [UInt8] {
-        Array("class key \(accessibility.rawValue)".utf8)
+    /// This ring's class keys wrapped for `format` under `keychainKey` (a file's upgrade: the
+    /// class keys stay, their wrapping changes).
+    package func rewrappedClassKeys(keychainKey: SecretBytes, format: SealFormat) throws(KeychainError) -> [String: [UInt8]] {
+        let wrapKey = Self.wrapKey(keychainKey, format: format)
+        var wrapped: [String: [UInt8]] = [:]
+        for accessibility in Accessibility.allCases {
+            wrapped[accessibility.rawValue] = Self.wrap(try classKey(accessibility), accessibility, under: wrapKey, format: format)
+        }
+        return wrapped
+    }
+
+    private static func wrap(_ classKey: SecretBytes, _ accessibility: Accessibility, under wrapKey: SecretBytes, format: SealFormat)
+        -> [UInt8]
+    {
+        classKey.withUnsafeBytes { AEAD.seal($0, key: wrapKey, associatedData: classKeyContext(accessibility, format: format)) }
+    }
+
+    private static func classKeyContext(_ accessibility: Accessibility, format: SealFormat) -> [UInt8] {
+        switch format {
+        case .v1: Array("class key \(accessibility.rawValue)".utf8)
+        case .v2(let id): SealFormat.lengthPrefixed([Array("kc2".utf8), id, Array("class key".utf8), Array(accessibility.rawValue.utf8)])
+        }
     }
 
     /// The class key of `accessibility`, unwrapped on first use; a class key that does not open
@@ -57,11 +99,14 @@ package final class KeyRing: @unchecked Sendable {
     func classKey(_ accessibility: Accessibility) throws(KeychainError) -> SecretBytes {
         if let key = classKeys[accessibility.rawValue] { return key }
         guard let wrapped = wrappedClassKeys[accessibility.rawValue],
-            let key = AEAD.open(wrapped, key: keychainKey, associatedData: Self.classKeyContext(accessibility))
+            let key = AEAD.open(wrapped, key: wrapKey, associatedData: Self.classKeyContext(accessibility, format: format)),
+            key.count == Self.keyBytes
         else {
             throw KeychainError(
                 .decode,
-                hint: "the class key for \(accessibility.rawValue) does not open: the keychain file is damaged or was tampered with.")
+                hint:
+                    "the class key for \(accessibility.rawValue) does not open: the keychain file is damaged or was tampered with; run 'keychainctl verify'."
+            )
         }
         classKeys[accessibility.rawValue] = key
         return key
@@ -72,6 +117,16 @@ package final class KeyRing: @unchecked Sendable {
         if let key = metadataKeys[accessibility.rawValue] { return key }
         let key = KeyDerivation.derive(.metadata, from: try classKey(accessibility))
         metadataKeys[accessibility.rawValue] = key
+        return key
+    }
+
+    /// The key that wraps per-item keys of `accessibility`: the class key itself in version 1, a
+    /// sub-key kept to that purpose from version 2.
+    func itemWrapKey(_ accessibility: Accessibility) throws(KeychainError) -> SecretBytes {
+        guard format != .v1 else { return try classKey(accessibility) }
+        if let key = itemWrapKeys[accessibility.rawValue] { return key }
+        let key = KeyDerivation.derive(.itemKeyWrap, from: try classKey(accessibility))
+        itemWrapKeys[accessibility.rawValue] = key
         return key
     }
 }

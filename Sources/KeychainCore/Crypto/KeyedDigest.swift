@@ -4,15 +4,26 @@ import CSodium
 /// the file revealing guessable values (a server name, an account) the way a plain hash would.
 package struct KeyedDigest: Sendable {
     /// Bytes per digest: 128 bits is ample for equality matching under a secret key.
-    static let length = 16
+    package static let length = 16
     private let key: SecretBytes
+    /// Whether the class is hashed in too (schema version 2): equal accounts in two classes then
+    /// have unrelated digests.
+    private let classBound: Bool
 
-    init(key: SecretBytes) { self.key = key }
+    init(key: SecretBytes, classBound: Bool) {
+        self.key = key
+        self.classBound = classBound
+    }
 
-    /// The digest of `value` as attribute `code`: the code is hashed too, so the same value under
-    /// two attributes gives two unrelated digests.
-    func digest(code: String, value: [UInt8]) -> [UInt8] {
-        var message = Array(code.utf8)
+    /// The digest of `value` as attribute `code` of `itemClass`: the code (and, from version 2, the
+    /// class) is hashed too, so the same value under two attributes gives two unrelated digests.
+    func digest(_ itemClass: ItemClass, code: String, value: [UInt8]) -> [UInt8] {
+        var message: [UInt8] = []
+        if classBound {
+            message += Array(itemClass.rawValue.utf8)
+            message.append(0)
+        }
+        message += Array(code.utf8)
         message.append(0)
         message += value
         var out = [UInt8](repeating: 0, count: Self.length)
@@ -22,5 +33,16 @@ package struct KeyedDigest: Sendable {
                 keyBuffer.baseAddress!.assumingMemoryBound(to: UInt8.self), keyBuffer.count)
         }
         return out
+    }
+
+    /// The digest column values of `attributes` for `schema`: one per digest attribute present.
+    func columns(of attributes: [String: AttributeValue], schema: ClassSchema) -> [String: [UInt8]] {
+        var digests: [String: [UInt8]] = [:]
+        for attribute in schema.digestAttributes {
+            if let value = attributes[attribute.code] {
+                digests[attribute.code] = digest(schema.itemClass, code: attribute.code, value: value.canonicalBytes)
+            }
+        }
+        return digests
     }
 }

@@ -7,7 +7,7 @@ import CSodium
 package final class SecretBytes: @unchecked Sendable, CustomStringConvertible {
     private var base: UnsafeMutableRawPointer?
     /// Number of secret bytes held.
-    package private(set) var count: Int
+    package fileprivate(set) var count: Int
     private var capacity: Int
 
     /// Allocates `count` zeroed bytes.
@@ -81,6 +81,46 @@ package final class SecretBytes: @unchecked Sendable, CustomStringConvertible {
     /// Lends the bytes for the duration of `body`; they must not escape it.
     package func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try body(UnsafeRawBufferPointer(start: base, count: count))
+    }
+
+    /// Lends the bytes for writing for the duration of `body`; they must not escape it.
+    package func withUnsafeMutableBytes<R>(_ body: (UnsafeMutableRawBufferPointer) throws -> R) rethrows -> R {
+        try body(UnsafeMutableRawBufferPointer(start: base, count: count))
+    }
+
+    /// The bytes as standard base64 (with padding), in guarded memory: the way a key file is
+    /// written and a returned secret is printed, without an ordinary string ever holding them.
+    package func base64() -> SecretBytes {
+        let variant = sodium_base64_VARIANT_ORIGINAL
+        let length = sodium_base64_encoded_len(count, variant)  // includes the NUL
+        let encoded = SecretBytes(count: length)
+        encoded.withUnsafeMutableBytes { out in
+            withUnsafeBytes { input in
+                _ = sodium_bin2base64(
+                    out.baseAddress!.assumingMemoryBound(to: CChar.self), length,
+                    input.baseAddress?.assumingMemoryBound(to: UInt8.self), count, variant)
+            }
+        }
+        encoded.count = length - 1
+        return encoded
+    }
+
+    /// Decodes standard base64 held in guarded memory (whitespace around and inside is ignored)
+    /// into guarded memory; `nil` if it is not base64.
+    package func base64Decoded() -> SecretBytes? {
+        let decoded = SecretBytes(count: count)
+        var length = 0
+        let status = decoded.withUnsafeMutableBytes { out in
+            withUnsafeBytes { input in
+                sodium_base642bin(
+                    out.baseAddress!.assumingMemoryBound(to: UInt8.self), max(count, 1),
+                    input.baseAddress?.assumingMemoryBound(to: CChar.self), count, " \t\r\n", &length, nil,
+                    sodium_base64_VARIANT_ORIGINAL)
+            }
+        }
+        guard status == 0 else { return nil }
+        decoded.count = length
+        return decoded
     }
 
     /// Constant-time comparison.

@@ -10,6 +10,37 @@ extension AccessGroupList {
         static let appClip = "com.apple.developer.on-demand-install-capable"
     }
 
+    /// The entitlements whose strings become access groups.
+    static let groupSources = [
+        Key.keychainAccessGroups, Key.associatedApplicationIdentifier, Key.applicationIdentifier,
+        Key.macApplicationIdentifier, Key.applicationGroups,
+    ]
+
+    /// Refuses a profile whose access-group, application-identifier or app-group string holds a
+    /// control character (a NUL among them): no signing authority issues one, and a NUL would make
+    /// the string mean one group to a C-string reader and another to everything else.
+    package static func checkStrings(_ entitlements: [String: PlistValue], path: String) throws(ProfileError) {
+        for key in groupSources {
+            let strings: [(index: Int?, text: String)]
+            switch entitlements[key] {
+            case .string(let text): strings = [(nil, text)]
+            case .array(let elements):
+                strings = elements.enumerated().compactMap { index, element in element.string.map { (index, $0) } }
+            default: continue
+            }
+            for (index, text) in strings {
+                guard let bad = text.unicodeScalars.first(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) else {
+                    continue
+                }
+                let hex = String(bad.value, radix: 16, uppercase: true)
+                let code = "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+                let position = index.map { " entry \($0)" } ?? ""
+                throw ProfileError(
+                    "profile \(path): entitlement \(key)\(position) holds the control character \(code); no signing authority issues such an identifier, so the profile is refused.")
+            }
+        }
+    }
+
     /// The list for `entitlements` (build variables already resolved) on `platform`.
     ///
     /// An array entitlement holding any non-string element is ignored entirely. `"*"` grants every
@@ -44,16 +75,16 @@ extension AccessGroupList {
         } else {
             appendArray(Key.applicationGroups)
         }
-        if platform == .macos, !entries.contains(where: { $0.group == tokenGroup }) {
+        if platform == .macos, !entries.contains(where: { $0.group.sameBytes(as: tokenGroup) }) {
             entries.append(Entry(group: tokenGroup, source: "implicit on macOS"))
         }
         var grantsEveryGroup = false
-        if entries.contains(where: { $0.group == wildcard }) {
+        if entries.contains(where: { $0.group.sameBytes(as: wildcard) }) {
             if allowWildcard {
                 grantsEveryGroup = true
                 warnings.append("profile grants every access group (\"*\"), honoured because --allow-any-group was given.")
             } else {
-                entries.removeAll { $0.group == wildcard }
+                entries.removeAll { $0.group.sameBytes(as: wildcard) }
                 warnings.append(
                     "profile lists \"*\" (every access group), which Apple grants only to its own tools; ignored without --allow-any-group."
                 )

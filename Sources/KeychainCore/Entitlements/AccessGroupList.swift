@@ -9,7 +9,7 @@ package struct AccessGroupList: Sendable, Equatable {
         package let group: String
         package let source: String
         /// Whether items may be written to it (everything but `com.apple.token`).
-        package var isWritable: Bool { group != AccessGroupList.tokenGroup }
+        package var isWritable: Bool { !group.sameBytes(as: AccessGroupList.tokenGroup) }
     }
 
     /// The read-only group of token-backed items.
@@ -24,9 +24,9 @@ package struct AccessGroupList: Sendable, Equatable {
 
     /// A list from entries in order, as built from entitlements.
     package init(entries: [Entry], grantsEveryGroup: Bool = false) {
-        var seen = Set<String>()
-        var ordered = entries.filter { seen.insert($0.group).inserted }
-        if let token = ordered.firstIndex(where: { $0.group == Self.tokenGroup }) {
+        var seen = Set<[UInt8]>()
+        var ordered = entries.filter { seen.insert(Array($0.group.utf8)).inserted }
+        if let token = ordered.firstIndex(where: { $0.group.sameBytes(as: Self.tokenGroup) }) {
             ordered.append(ordered.remove(at: token))
         }
         self.entries = ordered
@@ -45,16 +45,16 @@ package struct AccessGroupList: Sendable, Equatable {
     /// The default group: the first element, where an add without `agrp` lands; `nil` when the
     /// process cannot write anywhere.
     package var defaultGroup: String? {
-        guard let first = entries.first, first.isWritable, first.group != Self.wildcard else { return nil }
+        guard let first = entries.first, first.isWritable, !first.group.sameBytes(as: Self.wildcard) else { return nil }
         return first.group
     }
 
     /// Whether `group` may be read.
-    package func canRead(_ group: String) -> Bool { grantsEveryGroup || readable.contains(group) }
+    package func canRead(_ group: String) -> Bool { grantsEveryGroup || readable.contains { $0.sameBytes(as: group) } }
 
     /// Whether `group` may be written.
     package func canWrite(_ group: String) -> Bool {
-        group != Self.tokenGroup && (grantsEveryGroup || writable.contains(group))
+        !group.sameBytes(as: Self.tokenGroup) && (grantsEveryGroup || writable.contains { $0.sameBytes(as: group) })
     }
 
     /// Whether the process has any group it may read.

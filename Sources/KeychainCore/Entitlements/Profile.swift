@@ -21,6 +21,7 @@ package struct Profile: Sendable {
         let document = try ProfileDocument.load(path: path)
         let variables = BuildVariables(document: document, teamID: teamID)
         let entitlements = try variables.resolve(document.entitlements, path: path)
+        try AccessGroupList.checkStrings(entitlements, path: path)
         let resolvedPlatform =
             platform ?? (document.platforms.contains { $0 == "OSX" || $0 == "macOS" } ? .macos : .ios)
         var warnings: [String] = []

@@ -74,33 +74,35 @@ extension Keychain {
         return PreparedAdd(query: query, item: item, sealed: try keys.seal(item, secret: secret), warnings: warnings)
     }
 
-    /// Writes a prepared add inside the caller's transaction.
+    /// Writes a prepared add inside the caller's transaction. A verified tombstone holding the same
+    /// primary key is replaced; a damaged row holding it is errSecDecode, never overwritten.
     private func insert(_ prepared: PreparedAdd, secret: SecretBytes, updateExisting: Bool) throws -> AddResult {
-        switch try store.insert(prepared.query.itemClass, prepared.sealed) {
+        let itemClass = prepared.query.itemClass
+        let group = prepared.sealed.accessGroup
+        try clearTombstone(for: prepared.sealed, itemClass, inGroup: group)
+        switch try store.insert(itemClass, prepared.sealed) {
         case .written:
             return AddResult(
                 item: prepared.item, updatedExisting: false, warnings: prepared.warnings, returns: prepared.query.returns)
         case .duplicate:
-            guard updateExisting else { throw duplicate(prepared.item) }
-            let updated = try replaceExisting(
-                like: prepared.sealed, with: prepared.query.attributes, secret: secret, now: Self.now(), item: prepared.item)
+            guard let existing = try holder(of: prepared.sealed, itemClass, inGroup: group), updateExisting else {
+                throw duplicate(prepared.item)
+            }
+            let updated = try replaceExisting(existing, with: prepared.query.attributes, secret: secret, now: Self.now())
             return AddResult(item: updated, updatedExisting: true, warnings: prepared.warnings, returns: prepared.query.returns)
         }
     }
 
-    /// `add -U`: the live item holding `sealed`'s primary key takes `given` attributes and `secret`;
-    /// its UUID (persistent reference) and creation date stay.
-    private func replaceExisting(
-        like sealed: SealedItem, with given: [String: AttributeValue], secret: SecretBytes, now: Int64, item: Item
-    ) throws -> Item {
-        guard let existing = try store.liveRow(item.itemClass, holdingKeyOf: sealed, inGroup: sealed.accessGroup) else {
-            throw duplicate(item)
-        }
-        var old = try keys.openItem(existing.row, itemClass: item.itemClass)
+    /// `add -U`: the live item holding the new item's primary key takes `given` attributes and
+    /// `secret`; its UUID (persistent reference) and creation date stay.
+    private func replaceExisting(_ existing: MatchedRow, with given: [String: AttributeValue], secret: SecretBytes, now: Int64)
+        throws -> Item
+    {
+        var old = existing.item
         for (code, value) in given where code != "agrp" { old.attributes[code] = value }
-        old.attributes["mdat"] = .date(Self.modificationDate(now: now, after: old))
+        old.attributes["mdat"] = .date(Self.modificationDate(now: now, after: existing.item))
         let resealed = try keys.seal(old, secret: secret)
-        guard try store.update(item.itemClass, rowid: existing.rowid, resealed) == .written else { throw duplicate(item) }
+        guard try store.update(old.itemClass, rowid: existing.rowid, resealed) == .written else { throw duplicate(old) }
         return old
     }
 

@@ -2,26 +2,45 @@
 extension Keychain {
     /// Deletes every match (default limit all). Check order: no writable group (-34018) → explicit
     /// group (-34018) → bad request → none (-25300). A synchronizable item leaves a tombstone (no
-    /// secret) so that its deletion can sync; others go outright. Returns the deleted items.
-    package func delete(_ request: ItemRequest, caller: Caller, dryRun: Bool = false) throws -> [Item] {
+    /// secret) so that its deletion can sync; others go outright.
+    ///
+    /// A delete by persistent reference removes a damaged row without opening it (a tombstone
+    /// needs attributes it does not have): the one way out for a row that cannot be read.
+    package func delete(_ request: ItemRequest, caller: Caller, dryRun: Bool = false, skipDamaged: Bool = false) throws
+        -> ChangeResult
+    {
         try checkWriteAccess(request, caller: caller)
         let query = try ItemQuery(request, defaultLimit: .all)
         try Self.checkPersistentRefStandsAlone(query)
-        let filter = filter(for: query, caller: caller, writing: true)
+        var filter = filter(for: query, caller: caller, writing: true)
         return try writeOrRehearse(dryRun: dryRun) {
-            let rows = try store.rows(query.itemClass, filter: filter, limit: query.limit.rowLimit, withSecret: false)
-            guard !rows.isEmpty else { throw notFound(query, filter: filter) }
+            if query.persistentRef != nil {
+                filter.tombstone = nil
+                if let removed = try deleteDamaged(query, filter: filter) { return removed }
+                filter.tombstone = false
+            }
+            let (rows, skipped) = try matchedRows(query, filter: filter, withSecret: false, skipDamaged: skipDamaged)
             let now = Self.now()
-            return try rows.map { rowid, row in
-                let item = try keys.openItem(row, itemClass: query.itemClass)
+            for (rowid, _, item) in rows {
                 if item.isSynchronizable {
                     let tombstone = Self.tombstone(of: item, uuid: item.uuid, now: now)
                     _ = try store.update(query.itemClass, rowid: rowid, try keys.seal(tombstone, secret: nil))
                 } else {
                     try store.delete(query.itemClass, rowid: rowid)
                 }
-                return item
             }
+            return ChangeResult(items: rows.map(\.item), skipped: skipped, removedDamaged: [])
         }
+    }
+
+    /// The row a persistent reference names, deleted outright when it is damaged; `nil` when it is
+    /// not damaged (the ordinary delete then runs) or does not exist.
+    private func deleteDamaged(_ query: ItemQuery, filter: RowFilter) throws -> ChangeResult? {
+        guard let (rowid, row) = try store.rows(query.itemClass, filter: filter, limit: 1, withSecret: true).first else { return nil }
+        var damaged: [DamagedRow] = []
+        _ = try containingDamage(&damaged) { try keys.open(row, itemClass: query.itemClass, withSecret: true) }
+        guard !damaged.isEmpty else { return nil }
+        try store.delete(query.itemClass, rowid: rowid)
+        return ChangeResult(items: [], skipped: [], removedDamaged: damaged)
     }
 }

@@ -6,32 +6,42 @@ extension Keychain {
         package let secret: SecretBytes?
     }
 
-    /// What a find returns: the items and the query that shapes how they are shown.
+    /// What a find returns: the items, the query that shapes how they are shown, and the damaged
+    /// rows it met and left out (the caller reports them; SEMANTICS §6).
     package struct FindResult: Sendable {
         package let query: ItemQuery
         package let items: [FoundItem]
+        package let damaged: [DamagedRow]
     }
 
     /// Finds items. Check order: no readable group (-34018) → bad request → explicit group
     /// (-34018) → persistent reference with attributes (-50) → none (-25300). A secret is opened
-    /// only when data is asked for.
-    package func find(_ request: ItemRequest, caller: Caller) throws -> FindResult {
+    /// only when data is asked for. A damaged row never stops the search and is never returned:
+    /// it is listed in the result; when nothing good matched it is errSecDecode, or with
+    /// `skipDamaged` errSecItemNotFound.
+    package func find(_ request: ItemRequest, caller: Caller, skipDamaged: Bool = false) throws -> FindResult {
         guard caller.groups.hasReadableGroup else { throw caller.noGroups(writing: false) }
         let query = try ItemQuery(request, defaultLimit: .one, defaultReturns: [.attributes])
         if let group = query.attributes["agrp"]?.stringValue { try caller.check(group: group, writing: false) }
         try Self.checkPersistentRefStandsAlone(query)
         let filter = filter(for: query, caller: caller, writing: false)
         let wantsData = query.returns.contains(.data)
+        let limit = query.limit.rowLimit
         var found: [FoundItem] = []
+        var damaged: [DamagedRow] = []
         try store.read {
-            try store.forEachRow(query.itemClass, filter: filter, limit: query.limit.rowLimit, withSecret: wantsData) {
-                _, row in
-                let opened = try keys.open(row, itemClass: query.itemClass, withSecret: wantsData)
-                found.append(FoundItem(item: opened.item, secret: opened.secret))
+            try store.forEachRow(query.itemClass, filter: filter, withSecret: wantsData) { _, row in
+                if let opened = try containingDamage(&damaged, { try open(row, for: query, filter: filter, withSecret: wantsData) }) {
+                    found.append(FoundItem(item: opened.item, secret: opened.secret))
+                }
+                return limit.map { found.count < $0 } ?? true
             }
         }
-        guard !found.isEmpty else { throw notFound(query, filter: filter) }
-        return FindResult(query: query, items: found)
+        guard !found.isEmpty else {
+            if !damaged.isEmpty, !skipDamaged { throw DamagedRow.refusal(damaged, changedNothing: false) }
+            throw notFound(query, filter: filter, skipped: damaged)
+        }
+        return FindResult(query: query, items: found, damaged: damaged)
     }
 
     /// A persistent reference together with any other attribute is errSecParam (SEMANTICS §3).

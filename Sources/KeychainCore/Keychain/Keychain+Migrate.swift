@@ -10,6 +10,8 @@ extension Keychain {
         package var copy = false
         package var onConflict: ConflictPolicy = .fail
         package var dryRun = false
+        /// Move the rest when some selected rows are damaged (they stay, named in the report).
+        package var skipDamaged = false
 
         package init(from: String, to: String, request: ItemRequest) {
             self.from = from
@@ -27,7 +29,7 @@ extension Keychain {
         guard caller.groups.hasWritableGroup else { throw caller.noGroups(writing: true) }
         try caller.check(group: migration.from, writing: true)
         try caller.check(group: migration.to, writing: true)
-        guard migration.from != migration.to else {
+        guard !migration.from.sameBytes(as: migration.to) else {
             throw KeychainError(.param, hint: "--from and --to name the same group, \(migration.from); nothing would move.")
         }
         guard migration.request.explicitGroup == nil else {
@@ -85,8 +87,10 @@ extension Keychain {
         for query in queries {
             let filter = filter(for: query, caller: caller, writing: true)
             try store.forEachRow(query.itemClass, filter: filter, withSecret: false) { rowid, row in
-                let item = try keys.openItem(row, itemClass: query.itemClass)
-                let existing = try store.liveRow(query.itemClass, holdingKeyOf: row, inGroup: migration.to)
+                guard let item = try containingDamage(&report.damaged, { try open(row, for: query, filter: filter, withSecret: false).item })
+                else { return true }
+                var existing = try containingDamage(&report.damaged) { try holder(of: row, query.itemClass, inGroup: migration.to) } ?? nil
+                if existing?.item.isTombstone == true { existing = nil }  // replaced when the item is written
                 let conflict = existing.map { PersistentRef(itemClass: query.itemClass, uuid: $0.row.uuid) }
                 let outcome: MigrationReport.Outcome =
                     switch (conflict, migration.onConflict) {
@@ -96,12 +100,16 @@ extension Keychain {
                     }
                 report.entries.append(.init(item: item, outcome: outcome, conflictsWith: conflict))
                 rows.append((rowid, existing?.rowid))
+                return true
             }
             if query.sync == .no {
                 var synchronizable = filter
                 synchronizable.sync = true
                 report.unselectedSynchronizable += try store.count(query.itemClass, filter: synchronizable)
             }
+        }
+        if !report.damaged.isEmpty, !migration.skipDamaged {
+            throw DamagedRow.refusal(report.damaged, changedNothing: true)
         }
         return (report, rows)
     }
@@ -126,6 +134,7 @@ extension Keychain {
                 moved.attributes["cdat"] = .date(now)
                 moved.attributes["mdat"] = .date(now)
                 let sealed = try keys.seal(moved, secret: nil, keepingSecretOf: row)
+                try clearTombstone(for: sealed, itemClass, inGroup: migration.to)
                 guard try store.insert(itemClass, sealed) == .written else { throw duplicate(moved) }
                 report.entries[index].copy = moved.persistentRef
             } else {

@@ -6,8 +6,8 @@ extension Keychain {
     /// checked and then rolled back. Returns the matched items as they were before the update.
     package func update(
         _ request: ItemRequest, changes changePairs: [(code: String, value: String)], secret: SecretBytes?,
-        caller: Caller, dryRun: Bool = false
-    ) throws -> [Item] {
+        caller: Caller, dryRun: Bool = false, skipDamaged: Bool = false
+    ) throws -> ChangeResult {
         try checkWriteAccess(request, caller: caller)
         let query = try ItemQuery(request, defaultLimit: .all)
         let changes = try ItemChanges(changePairs, secret: secret, for: query.schema)
@@ -15,27 +15,26 @@ extension Keychain {
         try Self.checkPersistentRefStandsAlone(query)
         let filter = filter(for: query, caller: caller, writing: true)
         return try writeOrRehearse(dryRun: dryRun) {
-            let rows = try store.rows(query.itemClass, filter: filter, limit: query.limit.rowLimit, withSecret: true)
-            guard !rows.isEmpty else { throw notFound(query, filter: filter) }
+            let (rows, skipped) = try matchedRows(query, filter: filter, withSecret: true, skipDamaged: skipDamaged)
             let now = Self.now()
-            return try rows.map { rowid, row in
-                let old = try keys.openItem(row, itemClass: query.itemClass)
+            for (rowid, row, old) in rows {
                 var updated = old
                 for (code, value) in changes.attributes { updated.attributes[code] = value }
                 updated.attributes["mdat"] = .date(Self.modificationDate(now: now, after: old))
                 try rewrite(rowid: rowid, row: row, from: old, to: updated, newSecret: changes.secret, now: now)
-                return old
             }
+            return ChangeResult(items: rows.map(\.item), skipped: skipped, removedDamaged: [])
         }
     }
 
     /// Writes `updated` over row `rowid` (which holds `old`), with `newSecret` or else the row's own
     /// secret (re-sealed only when the identity changes), leaving a tombstone when a synchronizable
-    /// item's primary key changes.
+    /// item's primary key changes. A verified tombstone at the new primary key is replaced.
     func rewrite(rowid: Int64, row: SealedItem, from old: Item, to updated: Item, newSecret: SecretBytes?, now: Int64)
         throws
     {
         let sealed = try keys.seal(updated, secret: newSecret, keepingSecretOf: row)
+        try clearTombstone(for: sealed, old.itemClass, inGroup: updated.accessGroup, except: rowid)
         guard try store.update(old.itemClass, rowid: rowid, sealed) == .written else { throw duplicate(updated) }
         if old.isSynchronizable, primaryKeyChanged(from: old, to: updated) {
             try leaveTombstone(of: old, now: now)
@@ -44,8 +43,9 @@ extension Keychain {
 
     /// A tombstone in `old`'s place: its attributes, no secret, a new UUID, `tomb = 1`.
     func leaveTombstone(of old: Item, now: Int64) throws {
-        let tombstone = Self.tombstone(of: old, uuid: Sodium.randomBytes(16), now: now)
-        _ = try store.insert(old.itemClass, try keys.seal(tombstone, secret: nil))
+        let tombstone = try keys.seal(Self.tombstone(of: old, uuid: Sodium.randomBytes(16), now: now), secret: nil)
+        try clearTombstone(for: tombstone, old.itemClass, inGroup: old.accessGroup)
+        _ = try store.insert(old.itemClass, tombstone)
     }
 
     /// `item` as a tombstone (SEMANTICS §3): its attributes, `tomb = 1`, `mdat` now; sealed with no

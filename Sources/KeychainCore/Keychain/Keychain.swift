@@ -7,14 +7,28 @@ package final class Keychain {
     let keys: KeyRing
 
     /// Opens the keychain at `path`. The wrong key or passphrase is errSecAuthFailed, checked
-    /// before anything else is read.
+    /// before anything else is read. A schema-version-1 file is upgraded in place first (see
+    /// `Keychain+Upgrade.swift`).
     package init(path: String, credential: KeychainCredential) throws {
-        store = try KeychainStore(path: path)
+        var opened = try Self.open(path: path, credential: credential)
+        if opened.store.unlocking.version == 1, try !Self.upgrade(&opened.keys, store: opened.store, key: opened.key) {
+            // Another process upgraded the file after this one read it: read it again.
+            opened = try Self.open(path: path, credential: credential)
+        }
+        store = opened.store
+        keys = opened.keys
+    }
+
+    private static func open(path: String, credential: KeychainCredential) throws
+        -> (store: KeychainStore, keys: KeyRing, key: SecretBytes)
+    {
+        let store = try KeychainStore(path: path)
+        let unlocking = store.unlocking
         let key: SecretBytes
         switch credential {
         case .key(let given): key = given
         case .passphrase(let passphrase):
-            guard let kdf = store.unlocking.passphrase else {
+            guard let kdf = unlocking.passphrase else {
                 throw KeychainError(
                     .authFailed, hint: "this keychain was created with a key file, not a passphrase; pass --key-file or KEYCHAINCTL_KEY.")
             }
@@ -23,29 +37,34 @@ package final class Keychain {
             }
             key = derived
         }
-        guard KeyRing.verify(key, against: store.unlocking.keyCheck) else {
-            throw KeychainError(.authFailed, hint: "the key or passphrase does not open \(path); nothing was read or changed.")
+        guard KeyRing.verify(key, against: unlocking.keyCheck, format: unlocking.format, kdfRecord: unlocking.kdfRecord) else {
+            let what = unlocking.passphrase == nil ? "key" : "passphrase"
+            throw KeychainError(.authFailed, hint: "the \(what) does not open \(path); nothing was read or changed.")
         }
-        keys = KeyRing(keychainKey: key, wrappedClassKeys: store.unlocking.wrappedClassKeys)
+        return (store, KeyRing(keychainKey: key, wrappedClassKeys: unlocking.wrappedClassKeys, format: unlocking.format), key)
     }
 
-    /// Creates a keychain at `path` unlocked by `credential`.
-    package static func create(path: String, credential: KeychainCredential) throws {
+    /// Creates a keychain at `path` unlocked by `credential`; a passphrase is stretched with
+    /// Argon2id at `preset`'s cost. An empty passphrase is refused.
+    package static func create(path: String, credential: KeychainCredential, preset: PassphraseKDF.Preset = .moderate) throws {
         let key: SecretBytes
         var kdf: PassphraseKDF?
         switch credential {
         case .key(let given): key = given
         case .passphrase(let passphrase):
-            let fresh = PassphraseKDF.fresh()
+            guard passphrase.count > 0 else { throw ConfigurationError("the passphrase is empty; nothing was created.") }
+            let fresh = PassphraseKDF.fresh(preset)
             guard let derived = fresh.deriveKey(from: passphrase) else {
                 throw ConfigurationError("cannot derive the key: Argon2id needs \(fresh.memLimit >> 20) MiB of memory.")
             }
             key = derived
             kdf = fresh
         }
+        let keychainID = Sodium.randomBytes(SealFormat.keychainIDBytes)
+        let format = SealFormat.v2(keychainID: keychainID)
         try KeychainStore.create(
-            at: path, keyCheck: KeyRing.keyCheck(for: key), passphrase: kdf,
-            wrappedClassKeys: KeyRing.newWrappedClassKeys(under: key))
+            at: path, keychainID: keychainID, keyCheck: KeyRing.keyCheck(for: key, format: format, kdfRecord: kdf?.record),
+            passphrase: kdf, wrappedClassKeys: KeyRing.newWrappedClassKeys(under: key, format: format))
     }
 
     /// Now, in milliseconds since 1970.
@@ -70,20 +89,45 @@ package final class Keychain {
             case "pdmn": filter.accessibility = value.stringValue
             default:
                 let column = query.schema.attribute(code)!.column
-                filter.digests.append((column, keys.digests.digest(code: code, value: value.canonicalBytes)))
+                filter.digests.append((column, keys.digests.digest(query.itemClass, code: code, value: value.canonicalBytes)))
             }
         }
         filter.uuid = query.persistentRef?.uuid
         return filter
     }
 
-    /// errSecItemNotFound, saying where it looked.
-    func notFound(_ query: ItemQuery, filter: RowFilter) -> KeychainError {
+    /// Opens a row the SQL selected for `query` and checks that it is what the query asked for:
+    /// the filter's groups, sync, tombstone and accessibility, the persistent reference, and every
+    /// matched attribute's exact bytes. A row that fails is errSecDecode naming it (SEMANTICS §6).
+    func open(_ row: SealedItem, for query: ItemQuery, filter: RowFilter, withSecret: Bool) throws(KeychainError)
+        -> (item: Item, secret: SecretBytes?)
+    {
+        let opened = try keys.open(row, itemClass: query.itemClass, withSecret: withSecret)
+        let item = opened.item
+        let matches =
+            filter.admits(item) && (query.persistentRef.map { $0.uuid == item.uuid } ?? true)
+            && query.attributes.allSatisfy { item.attributes[$0.key]?.canonicalBytes == $0.value.canonicalBytes }
+        guard matches else { throw DamagedRow.Reason.queryMismatch.error(query.itemClass, uuid: row.uuid) }
+        return opened
+    }
+
+    /// Runs `body`, turning a damaged row's errSecDecode into an entry of `damaged`; any other
+    /// failure (a class key that does not open included) still throws.
+    func containingDamage<T>(_ damaged: inout [DamagedRow], _ body: () throws -> T) throws -> T? {
+        do { return try body() } catch let error as KeychainError where !error.damaged.isEmpty {
+            damaged += error.damaged
+            return nil
+        }
+    }
+
+    /// errSecItemNotFound, saying where it looked and which damaged rows it left out.
+    func notFound(_ query: ItemQuery, filter: RowFilter, skipped: [DamagedRow] = []) -> KeychainError {
         var hint = "no \(query.itemClass.longName) matches"
         if let groups = filter.groups { hint += " in access group\(groups.count == 1 ? "" : "s") \(groups.joined(separator: ", "))" }
         if query.sync == .no {
             hint += " among non-synchronizable items (synchronizable ones need --sync yes or --sync any)"
         }
+        if !skipped.isEmpty { hint += "; \(skipped.count) damaged item\(skipped.count == 1 ? " was" : "s were") skipped" }
         return KeychainError(.itemNotFound, hint: hint + ".")
     }
 }

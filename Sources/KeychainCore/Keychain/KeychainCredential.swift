@@ -4,17 +4,13 @@ package enum KeychainCredential: Sendable {
     case passphrase(SecretBytes)
 
     /// A key from its base64 text (a key file's contents or `KEYCHAINCTL_KEY`).
+    /// Decoded in guarded memory: the key never passes through an ordinary string or array.
     package static func key(base64 text: SecretBytes, source: String) throws(ConfigurationError) -> KeychainCredential {
-        let decoded = text.withUnsafeBytes { buffer -> [UInt8]? in
-            Base64.decode(String(decoding: buffer, as: UTF8.self))
-        }
-        guard var bytes = decoded, bytes.count == KeyRing.keyBytes else {
+        guard let key = text.base64Decoded(), key.count == KeyRing.keyBytes else {
             throw ConfigurationError(
                 "\(source) does not hold a keychain key: expected 32 random bytes in base64 (as 'keychainctl init --generate-key-file' writes)."
             )
         }
-        let key = SecretBytes(copying: bytes)
-        for index in bytes.indices { bytes[index] = 0 }
         return .key(key)
     }
 }

@@ -24,6 +24,8 @@ package struct MigrationReport: Sendable {
     package var dryRun = false
     /// Whether nothing was written because conflicts refused the migration (`--on-conflict fail`).
     package var refused = false
+    /// Damaged rows met while planning, left where they are (only with `skipDamaged`).
+    package var damaged: [DamagedRow] = []
     /// Synchronizable items of the source group that the sync filter left out (a note for the user).
     package var unselectedSynchronizable = 0
 

@@ -8,6 +8,10 @@ package struct ClassSchema: Sendable {
     package let primaryKey: [String]
     /// Digest columns worth a lookup index besides the primary key's.
     package let indexed: [String]
+    /// Attributes kept in plaintext columns, in declaration order: bound into the authenticated data.
+    package let plaintextAttributes: [AttributeDescriptor]
+    /// Attributes kept as digests and inside the sealed metadata, in declaration order.
+    package let digestAttributes: [AttributeDescriptor]
 
     private let byCode: [String: AttributeDescriptor]
 
@@ -16,14 +20,13 @@ package struct ClassSchema: Sendable {
         self.attributes = attributes
         self.primaryKey = primaryKey
         self.indexed = indexed
+        self.plaintextAttributes = attributes.filter(\.isPlaintextColumn)
+        self.digestAttributes = attributes.filter { !$0.isPlaintextColumn }
         self.byCode = Dictionary(uniqueKeysWithValues: attributes.map { ($0.code, $0) })
     }
 
     /// The attribute with `code`, if this class has it.
     package func attribute(_ code: String) -> AttributeDescriptor? { byCode[code] }
-
-    /// Attributes kept as digests and inside the sealed metadata.
-    package var digestAttributes: [AttributeDescriptor] { attributes.filter { !$0.isPlaintextColumn } }
 
     /// The SQL table name: the class code, as Apple names its tables.
     package var table: String { itemClass.rawValue }

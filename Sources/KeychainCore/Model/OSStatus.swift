@@ -56,10 +56,13 @@ package struct KeychainError: Error, Sendable, Equatable {
     package let status: KeychainStatus
     /// One line explaining this case (which groups the profile has, what was probably meant).
     package let hint: String
+    /// For errSecDecode: the damaged rows it is about.
+    package let damaged: [DamagedRow]
 
     /// A status with its explanation.
-    package init(_ status: KeychainStatus, hint: String) {
+    package init(_ status: KeychainStatus, hint: String, damaged: [DamagedRow] = []) {
         self.status = status
         self.hint = hint
+        self.damaged = damaged
     }
 }

@@ -1,101 +1,166 @@
 /// The SQL of one class's table, derived from its `ClassSchema`: never written per class.
+///
+/// Columns, in table order: `rowid`, `uuid`, the plaintext attribute columns, the digest columns,
+/// then the sealed `metadata`, `item_key` and `secret`. How each is authenticated is `Column.Protection`.
 package struct ItemTable: Sendable {
+    /// One column and what stops an edit of it from changing what a call acts on.
+    package struct Column: Sendable {
+        package enum Protection: Sendable {
+            /// SQLite's row number: names a row within one transaction, decides nothing.
+            case rowNumber
+            /// Bound into every sealed half's authenticated data (`uuid`, plaintext attributes).
+            case associatedData
+            /// Recomputed from the opened metadata and compared.
+            case digestOfMetadata
+            /// Sealed (AEAD); its presence is bound to the authenticated `tomb` flag.
+            case sealed
+        }
+        package let name: String
+        package let protection: Protection
+    }
+
     /// The class's schema.
     package let schema: ClassSchema
-    /// Digest columns in declaration order.
-    let digestColumns: [String]
+    /// Every column of the table, in table order.
+    package let columns: [Column]
+    /// The UNIQUE constraint's columns (Apple's primary key).
+    let uniqueColumns: [String]
+    let createStatements: [String]
+    private let selectWithSecret: String
+    private let selectWithoutSecret: String
+    let insertSQL: String
+    let updateSQL: String
+    /// Columns written by INSERT and UPDATE, in binding order.
+    private let writtenColumns: [String]
 
     init(_ schema: ClassSchema) {
         self.schema = schema
-        self.digestColumns = schema.digestAttributes.map(\.column)
-    }
-
-    /// Columns every row has before its digests, in SELECT order.
-    static let identityColumns = ["rowid", "uuid", "agrp", "pdmn", "sync", "tomb", "metadata", "item_key", "secret"]
-
-    /// The UNIQUE constraint's columns (Apple's primary key).
-    var uniqueColumns: [String] { schema.primaryKey.map { schema.attribute($0)!.column } }
-
-    /// CREATE TABLE and its indexes.
-    var createStatements: [String] {
+        let plaintext = schema.plaintextAttributes.map(\.column)
+        let digests = schema.digestAttributes.map(\.column)
+        columns =
+            [Column(name: "rowid", protection: .rowNumber), Column(name: "uuid", protection: .associatedData)]
+            + plaintext.map { Column(name: $0, protection: .associatedData) }
+            + digests.map { Column(name: $0, protection: .digestOfMetadata) }
+            + ["metadata", "item_key", "secret"].map { Column(name: $0, protection: .sealed) }
+        uniqueColumns = schema.primaryKey.map { schema.attribute($0)!.column }
         let table = schema.table
-        let digests = digestColumns.map { "\($0) BLOB" }.joined(separator: ", ")
-        return [
-            """
-            CREATE TABLE \(table) (rowid INTEGER PRIMARY KEY, uuid BLOB NOT NULL UNIQUE, \
-            agrp TEXT NOT NULL, pdmn TEXT NOT NULL, sync INTEGER NOT NULL, tomb INTEGER NOT NULL, \
-            \(digests), metadata BLOB NOT NULL, item_key BLOB, secret BLOB, \
-            UNIQUE(\(uniqueColumns.joined(separator: ", "))))
-            """
-        ]
+        let plaintextDDL = schema.plaintextAttributes.map { "\($0.column) \($0.columnType) NOT NULL" }
+        createStatements =
+            [
+                "CREATE TABLE \(table) (rowid INTEGER PRIMARY KEY, uuid BLOB NOT NULL UNIQUE, "
+                    + (plaintextDDL + digests.map { "\($0) BLOB" }).joined(separator: ", ")
+                    + ", metadata BLOB NOT NULL, item_key BLOB, secret BLOB, UNIQUE(\(uniqueColumns.joined(separator: ", "))))"
+            ]
             + schema.indexed.map { code in
                 let column = schema.attribute(code)!.column
                 return "CREATE INDEX \(table)_\(column) ON \(table)(\(column))"
             }
+        let leading = (["rowid", "uuid"] + plaintext + ["metadata"]).joined(separator: ", ")
+        let trailing = digests.isEmpty ? "" : ", " + digests.joined(separator: ", ")
+        selectWithSecret = "\(leading), item_key, secret\(trailing)"
+        selectWithoutSecret = "\(leading), typeof(item_key), typeof(secret)\(trailing)"
+        writtenColumns = ["uuid"] + plaintext + ["metadata", "item_key", "secret"] + digests
+        insertSQL =
+            "INSERT INTO \(table) (\(writtenColumns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: writtenColumns.count).joined(separator: ", ")))"
+        updateSQL = "UPDATE \(table) SET \(writtenColumns.map { "\($0) = ?" }.joined(separator: ", ")) WHERE rowid = ?"
     }
 
-    /// `SELECT` of every column needed to rebuild a `SealedItem`, with `secret` columns only when
-    /// asked: an attribute query never reads a secret.
-    func selectList(withSecret: Bool) -> String {
-        let secret = withSecret ? "item_key, secret" : "NULL, NULL"
-        return "rowid, uuid, agrp, pdmn, sync, tomb, metadata, \(secret), \(digestColumns.joined(separator: ", "))"
-    }
-
-    /// INSERT of a whole row.
-    var insertSQL: String {
-        let columns = ["uuid", "agrp", "pdmn", "sync", "tomb", "metadata", "item_key", "secret"] + digestColumns
-        return
-            "INSERT INTO \(schema.table) (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
-    }
-
-    /// UPDATE of a whole row by rowid.
-    var updateSQL: String {
-        let columns = ["uuid", "agrp", "pdmn", "sync", "tomb", "metadata", "item_key", "secret"] + digestColumns
-        return "UPDATE \(schema.table) SET \(columns.map { "\($0) = ?" }.joined(separator: ", ")) WHERE rowid = ?"
-    }
-
-    /// DELETE of the tombstone (if any) holding the same primary key as a row about to be written.
-    var deleteTombstoneSQL: String {
-        let match = uniqueColumns.map { "\($0) IS ?" }.joined(separator: " AND ")
-        return "DELETE FROM \(schema.table) WHERE tomb = 1 AND \(match)"
-    }
+    /// `SELECT` of every column needed to rebuild a `SealedItem`; without `withSecret` only the
+    /// types of the secret columns are read: an attribute query never reads a secret.
+    func selectList(withSecret: Bool) -> String { withSecret ? selectWithSecret : selectWithoutSecret }
 
     /// The values bound by `insertSQL` (and, with the rowid appended, `updateSQL`).
     func values(of row: SealedItem) -> [SQLiteStatement.Value] {
-        var values: [SQLiteStatement.Value] = [
-            .blob(row.uuid), .text(row.accessGroup), .text(row.accessibility), .integer(row.sync ? 1 : 0),
-            .integer(row.tombstone ? 1 : 0), .blob(row.metadata),
-            row.wrappedItemKey.map { .blob($0) } ?? .null, row.secret.map { .blob($0) } ?? .null,
-        ]
-        for attribute in schema.digestAttributes {
-            values.append(row.digests[attribute.code].map { .blob($0) } ?? .null)
-        }
+        var values: [SQLiteStatement.Value] = [.blob(row.uuid)]
+        for attribute in schema.plaintextAttributes { values.append(Self.value(row.plaintext[attribute.code])) }
+        values += [.blob(row.metadata), row.wrappedItemKey.map { .blob($0) } ?? .null, row.secret.map { .blob($0) } ?? .null]
+        for attribute in schema.digestAttributes { values.append(row.digests[attribute.code].map { .blob($0) } ?? .null) }
         return values
     }
 
-    /// The values bound by `deleteTombstoneSQL` for `row`'s primary key.
-    func primaryKeyValues(of row: SealedItem) -> [SQLiteStatement.Value] {
-        schema.primaryKey.map { code in
-            switch code {
-            case "agrp": .text(row.accessGroup)
-            case "sync": .integer(row.sync ? 1 : 0)
-            default: row.digests[code].map { .blob($0) } ?? .null
-            }
+    /// A plaintext attribute as its column stores it.
+    static func value(_ value: AttributeValue?) -> SQLiteStatement.Value {
+        switch value {
+        case .string(let text), .fourCharCode(let text): .text(text)
+        case .bool(let flag): .integer(flag ? 1 : 0)
+        case .number(let number), .date(let number): .integer(number)
+        case .data(let bytes): .blob(bytes)
+        case nil: .null
         }
     }
 
-    /// Rebuilds a row from the current result row of a statement made with `selectList`.
-    func row(from statement: SQLiteStatement) -> (rowid: Int64, item: SealedItem) {
-        var digests: [String: [UInt8]] = [:]
-        for (offset, attribute) in schema.digestAttributes.enumerated() {
-            let index = Int32(9 + offset)
-            if !statement.isNull(index) { digests[attribute.code] = statement.blob(index) }
+    /// The `(column, value)` terms that select the row holding `row`'s primary key in `group`.
+    func primaryKeyTerms(of row: SealedItem, group: String) -> [(column: String, value: SQLiteStatement.Value)] {
+        schema.primaryKey.map { code in
+            let attribute = schema.attribute(code)!
+            if code == "agrp" { return (attribute.column, .text(group)) }
+            if attribute.isPlaintextColumn { return (attribute.column, Self.value(row.plaintext[code])) }
+            return (attribute.column, row.digests[code].map { .blob($0) } ?? .null)
         }
-        let item = SealedItem(
-            uuid: statement.blob(1), accessGroup: statement.text(2), accessibility: statement.text(3),
-            sync: statement.integer(4) != 0, tombstone: statement.integer(5) != 0, digests: digests,
-            metadata: statement.blob(6), wrappedItemKey: statement.isNull(7) ? nil : statement.blob(7),
-            secret: statement.isNull(8) ? nil : statement.blob(8))
+    }
+
+    /// Rebuilds a row from the current result row of a statement made with `selectList`. A column
+    /// of the wrong type or size makes the row `malformed` (reported as damaged when opened).
+    func row(from statement: SQLiteStatement, withSecret: Bool) -> (rowid: Int64, item: SealedItem) {
+        var malformed: String?
+        func expect(_ index: Int32, _ types: [SQLiteStatement.ColumnType], _ name: String) {
+            if malformed == nil, !types.contains(statement.type(index)) { malformed = name }
+        }
+        expect(1, [.blob], "uuid")
+        let uuid = statement.blob(1)
+        if uuid.count != 16 { malformed = malformed ?? "uuid" }
+        var plaintext: [String: AttributeValue] = [:]
+        var index: Int32 = 2
+        for attribute in schema.plaintextAttributes {
+            switch attribute.kind {
+            case .string, .fourCharCode:
+                expect(index, [.text], attribute.column)
+                plaintext[attribute.code] = .string(statement.text(index))
+            default:
+                expect(index, [.integer], attribute.column)
+                let number = statement.integer(index)
+                if attribute.kind == .bool {
+                    if number != 0 && number != 1 { malformed = malformed ?? attribute.column }
+                    plaintext[attribute.code] = .bool(number == 1)
+                } else {
+                    plaintext[attribute.code] = .number(number)
+                }
+            }
+            index += 1
+        }
+        expect(index, [.blob], "metadata")
+        let metadata = statement.blob(index)
+        var wrappedItemKey: [UInt8]?
+        var secret: [UInt8]?
+        let present: [Bool]
+        if withSecret {
+            expect(index + 1, [.blob, .null], "item_key")
+            expect(index + 2, [.blob, .null], "secret")
+            wrappedItemKey = statement.isNull(index + 1) ? nil : statement.blob(index + 1)
+            secret = statement.isNull(index + 2) ? nil : statement.blob(index + 2)
+            present = [wrappedItemKey != nil, secret != nil]
+        } else {
+            let types = [statement.text(index + 1), statement.text(index + 2)]
+            if types.contains(where: { $0 != "blob" && $0 != "null" }) { malformed = malformed ?? "item_key or secret" }
+            present = types.map { $0 == "blob" }
+        }
+        if present[0] != present[1] { malformed = malformed ?? "item_key or secret" }
+        index += 3
+        var digests: [String: [UInt8]] = [:]
+        for attribute in schema.digestAttributes {
+            if !statement.isNull(index) {
+                expect(index, [.blob], attribute.column)
+                let digest = statement.blob(index)
+                if digest.count != KeyedDigest.length { malformed = malformed ?? attribute.column }
+                digests[attribute.code] = digest
+            }
+            index += 1
+        }
+        var item = SealedItem(
+            uuid: uuid, plaintext: plaintext, digests: digests, metadata: metadata, wrappedItemKey: wrappedItemKey,
+            secret: secret)
+        item.secretPresent = present[0] && present[1]
+        item.malformed = malformed
         return (statement.integer(0), item)
     }
 }

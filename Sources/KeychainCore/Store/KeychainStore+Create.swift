@@ -6,7 +6,7 @@ extension KeychainStore {
     /// private temporary name and then hard-linked into place, so no process ever sees a half-made
     /// keychain, and of several creators exactly one wins; an existing file is never overwritten.
     package static func create(
-        at path: String, keyCheck: [UInt8], passphrase: PassphraseKDF?, wrappedClassKeys: [String: [UInt8]]
+        at path: String, keychainID: [UInt8], keyCheck: [UInt8], passphrase: PassphraseKDF?, wrappedClassKeys: [String: [UInt8]]
     ) throws {
         try Folders.makeParents(of: path)
         let temporary = "\(path).creating-\(getpid())-\(Base64.encode(Sodium.randomBytes(6)).replacing("/", with: "_"))"
@@ -22,24 +22,12 @@ extension KeychainStore {
             let connection = try SQLiteConnection(path: temporary, create: false)
             try connection.execute("PRAGMA journal_mode = WAL")
             try connection.writeTransaction {
-                try connection.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
-                try connection.execute("INSERT INTO schema_version VALUES (\(schemaVersion))")
-                try connection.execute("CREATE TABLE keychain_meta (name TEXT PRIMARY KEY, value BLOB NOT NULL)")
-                try connection.execute("CREATE TABLE class_keys (pdmn TEXT PRIMARY KEY, wrapped BLOB NOT NULL)")
-                for table in derivedTablesInOrder {
-                    for sql in table.createStatements { try connection.execute(sql) }
-                }
-                let meta = try connection.prepare("INSERT INTO keychain_meta VALUES (?, ?)")
-                try meta.run([.text("key_check"), .blob(keyCheck)])
-                if let passphrase {
-                    try meta.run([.text("kdf_salt"), .blob(passphrase.salt)])
-                    try meta.run([.text("kdf_ops"), .blob(Array(String(passphrase.opsLimit).utf8))])
-                    try meta.run([.text("kdf_mem"), .blob(Array(String(passphrase.memLimit).utf8))])
-                }
-                let keys = try connection.prepare("INSERT INTO class_keys VALUES (?, ?)")
-                for (pdmn, wrapped) in wrappedClassKeys.sorted(by: { $0.key < $1.key }) {
-                    try keys.run([.text(pdmn), .blob(wrapped)])
-                }
+                for sql in KeychainSchema.createStatements { try connection.execute(sql) }
+                try connection.prepare("INSERT INTO schema_version VALUES (?)").run([.integer(Int64(schemaVersion))])
+                var meta: [(String, [UInt8])] = [("key_check", keyCheck), ("keychain_id", keychainID)]
+                if let passphrase { meta.append(("kdf", passphrase.record)) }
+                try writeMeta(connection, meta)
+                try writeClassKeys(connection, wrappedClassKeys)
             }
         }
         guard link(temporary, path) == 0 else {
@@ -51,7 +39,15 @@ extension KeychainStore {
         }
     }
 
-    private static var derivedTablesInOrder: [ItemTable] {
-        ItemClass.stored.map { ItemTable(Schema.of($0)!) }
+    /// Inserts or replaces keychain_meta entries.
+    static func writeMeta(_ connection: SQLiteConnection, _ entries: [(String, [UInt8])]) throws(StoreError) {
+        let statement = try connection.prepare("INSERT OR REPLACE INTO keychain_meta VALUES (?, ?)")
+        for (name, value) in entries { try statement.run([.text(name), .blob(value)]) }
+    }
+
+    /// Inserts or replaces the wrapped class keys.
+    static func writeClassKeys(_ connection: SQLiteConnection, _ wrapped: [String: [UInt8]]) throws(StoreError) {
+        let statement = try connection.prepare("INSERT OR REPLACE INTO class_keys VALUES (?, ?)")
+        for (pdmn, key) in wrapped.sorted(by: { $0.key < $1.key }) { try statement.run([.text(pdmn), .blob(key)]) }
     }
 }

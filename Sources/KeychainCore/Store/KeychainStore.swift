@@ -2,9 +2,14 @@ import Glibc
 
 /// The keychain file: one SQLite database in WAL mode holding the schema version, the key check,
 /// the wrapped class keys and one table per item class.
+///
+/// The file is untrusted: the connection is hardened (no triggers, views or extensions run), and
+/// on open its schema must be exactly the one derived from `Schema`, its metadata exactly the
+/// entries this version writes, and its passphrase parameters within bounds; anything else is a
+/// StoreError (exit 74). Version-1 files are upgraded in place by `Keychain` once the key is known.
 package final class KeychainStore {
-    /// The schema version this build writes; older files are upgraded on open.
-    package static let schemaVersion = 1
+    /// The schema version this build writes; version 1 is read and upgraded.
+    package static let schemaVersion = 2
 
     let connection: SQLiteConnection
     let tables: [ItemClass: ItemTable]
@@ -12,22 +17,30 @@ package final class KeychainStore {
 
     /// What the file says about unlocking it.
     package struct Unlocking: Sendable {
+        /// The file's schema version.
+        package let version: Int
         /// The sealed key-check value.
         package let keyCheck: [UInt8]
         /// Argon2id parameters when the keychain was made from a passphrase.
         package let passphrase: PassphraseKDF?
+        /// The keychain's random identity (version 2).
+        package let keychainID: [UInt8]?
         /// Class keys wrapped by the keychain key, by `pdmn` code.
         package let wrappedClassKeys: [String: [UInt8]]
+
+        /// How the file's blobs are bound.
+        package var format: SealFormat { keychainID.map { .v2(keychainID: $0) } ?? .v1 }
+        /// The passphrase record the key check authenticates (version 2).
+        package var kdfRecord: [UInt8]? { version >= 2 ? passphrase?.record : nil }
     }
 
     /// The unlocking material read on open.
     package let unlocking: Unlocking
 
-    private static let derivedTables = Dictionary(
-        uniqueKeysWithValues: Schema.classes.map { ($0.key, ItemTable($0.value)) })
+    static let derivedTables = Dictionary(uniqueKeysWithValues: Schema.classes.map { ($0.key, ItemTable($0.value)) })
 
     /// Opens an existing keychain file. A missing file is errSecNotAvailable (run `init`); a file
-    /// that is not a keychain is a StoreError.
+    /// that is not a keychain, or whose schema was altered, is a StoreError.
     package init(path: String) throws {
         guard access(path, F_OK) == 0 else {
             throw KeychainError(
@@ -36,39 +49,36 @@ package final class KeychainStore {
         connection = try SQLiteConnection(path: path, create: false)
         tables = Self.derivedTables
         try connection.execute("PRAGMA synchronous = NORMAL")
+        try KeychainSchema.verify(connection)
         unlocking = try Self.readUnlocking(connection)
     }
 
     private static func readUnlocking(_ connection: SQLiteConnection) throws(StoreError) -> Unlocking {
-        var meta: [String: [UInt8]] = [:]
-        var version = 0
-        do {
-            let statement = try connection.prepare(
-                "SELECT name, value FROM keychain_meta UNION ALL SELECT 'version', version FROM schema_version")
-            while try statement.step() {
-                let name = statement.text(0)
-                if name == "version" { version = Int(statement.integer(1)) } else { meta[name] = statement.blob(1) }
+        let meta = try KeychainSchema.readMeta(connection)
+        let version = try KeychainSchema.readVersion(connection)
+        let notKeychain = { (what: String) in StoreError("\(connection.path) is not a keychainctl keychain or was tampered with (\(what))") }
+        guard let keyCheck = meta["key_check"] else { throw notKeychain("no key check") }
+        var passphrase: PassphraseKDF?
+        var keychainID: [UInt8]?
+        if version == 1 {
+            if let salt = meta["kdf_salt"] {
+                guard let ops = meta["kdf_ops"].flatMap({ UInt64(String(decoding: $0, as: UTF8.self)) }),
+                    let mem = meta["kdf_mem"].flatMap({ UInt64(String(decoding: $0, as: UTF8.self)) })
+                else { throw StoreError("the keychain's passphrase parameters are damaged: unreadable passes or memory") }
+                passphrase = try PassphraseKDF(opsLimit: ops, memLimit: mem, salt: salt, encoding: .raw)
             }
-        } catch {
-            throw StoreError("\(connection.path) is not a keychainctl keychain (\(error.message))", sqliteCode: error.sqliteCode)
+        } else {
+            guard let id = meta["keychain_id"], id.count == SealFormat.keychainIDBytes else { throw notKeychain("no keychain identity") }
+            keychainID = id
+            passphrase = try meta["kdf"].map { record throws(StoreError) in try PassphraseKDF(record: record) }
         }
-        guard version >= 1, let keyCheck = meta["key_check"] else {
-            throw StoreError("\(connection.path) is not a keychainctl keychain (no schema version or key check)")
-        }
-        guard version <= schemaVersion else {
-            throw StoreError("\(connection.path) has schema version \(version); this keychainctl reads up to \(schemaVersion)")
-        }
+        let expected = KeychainSchema.metaNames(version: version, passphrase: passphrase != nil)
+        guard Set(meta.keys) == expected else { throw notKeychain("unexpected keychain_meta entries") }
         var wrapped: [String: [UInt8]] = [:]
         let classKeys = try connection.prepare("SELECT pdmn, wrapped FROM class_keys")
         while try classKeys.step() { wrapped[classKeys.text(0)] = classKeys.blob(1) }
-        var passphrase: PassphraseKDF?
-        if let salt = meta["kdf_salt"], let ops = meta["kdf_ops"], let mem = meta["kdf_mem"],
-            let opsLimit = UInt64(String(decoding: ops, as: UTF8.self)),
-            let memLimit = UInt64(String(decoding: mem, as: UTF8.self))
-        {
-            passphrase = PassphraseKDF(opsLimit: opsLimit, memLimit: memLimit, salt: salt)
-        }
-        return Unlocking(keyCheck: keyCheck, passphrase: passphrase, wrappedClassKeys: wrapped)
+        return Unlocking(
+            version: version, keyCheck: keyCheck, passphrase: passphrase, keychainID: keychainID, wrappedClassKeys: wrapped)
     }
 
     /// A cached compiled statement for `sql`; a fresh one when the cached one is still being
@@ -94,4 +104,7 @@ package final class KeychainStore {
 
     /// The table of a stored class.
     func table(_ itemClass: ItemClass) -> ItemTable { tables[itemClass]! }
+
+    /// The table of a stored class, for tests and tools that walk every column.
+    package static func table(_ itemClass: ItemClass) -> ItemTable { derivedTables[itemClass]! }
 }

@@ -21,6 +21,14 @@ package struct RowFilter: Sendable {
         self.sync = sync
     }
 
+    /// Whether an opened `item` is one this filter selects (checked after opening, so that an
+    /// edited column cannot make SQL hand over a row the filter would not).
+    package func admits(_ item: Item) -> Bool {
+        (groups?.contains { $0.sameBytes(as: item.accessGroup) } ?? true) && (sync.map { $0 == item.isSynchronizable } ?? true)
+            && (tombstone.map { $0 == item.isTombstone } ?? true)
+            && (accessibility.map { $0.sameBytes(as: item.accessibility.rawValue) } ?? true) && (uuid.map { $0 == item.uuid } ?? true)
+    }
+
     /// The WHERE clause and its bound values.
     var clause: (sql: String, values: [SQLiteStatement.Value]) {
         var terms: [String] = []

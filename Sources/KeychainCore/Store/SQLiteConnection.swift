@@ -20,6 +20,13 @@ package final class SQLiteConnection {
         self.path = path
         sqlite3_busy_timeout(db, 10_000)
         sqlite3_extended_result_codes(db, 1)
+        // The file is untrusted input: no triggers, views, extensions or schema-defined functions
+        // run, the schema cannot be written through PRAGMAs, and damaged b-tree cells are caught.
+        let hardened = csqlite_harden(db)
+        guard hardened == SQLITE_OK else {
+            sqlite3_close(db)
+            throw StoreError("cannot open \(path): SQLite refused its hardening options", sqliteCode: hardened)
+        }
         // Keep the -wal and -shm files when the last connection closes: every keychainctl call is a
         // new process, and re-creating them each time cost a third of a find's system time.
         var persist: Int32 = 1
@@ -27,7 +34,7 @@ package final class SQLiteConnection {
         // ...but truncate the WAL to zero bytes when the last connection checkpoints on close:
         // otherwise each new process re-reads every frame of a large WAL to rebuild its index
         // (40 ms per call after filling 100,000 items).
-        sqlite3_exec(db, "PRAGMA journal_size_limit = 0", nil, nil, nil)
+        try execute("PRAGMA journal_size_limit = 0; PRAGMA cell_size_check = ON")
     }
 
     deinit { sqlite3_close_v2(handle) }
@@ -65,9 +72,6 @@ package final class SQLiteConnection {
         defer { try? execute("COMMIT") }
         return try body()
     }
-
-    /// Rows changed by the last statement.
-    package var changes: Int { Int(sqlite3_changes(handle)) }
 
     /// A StoreError for a failed call; the message never includes bound values.
     func error(_ status: Int32, doing what: String) -> StoreError {

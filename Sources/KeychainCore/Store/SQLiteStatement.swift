@@ -1,6 +1,8 @@
 import CSQLite
 
-/// A compiled statement: bind by position, step, read columns.
+/// A compiled statement: bind by position, step, read columns. Every bind is checked, and text
+/// and blobs are bound and read with explicit byte counts, so a value holding a NUL byte is
+/// compared whole (never cut at the NUL as a C string would be).
 package final class SQLiteStatement {
     private let handle: OpaquePointer
     private let connection: SQLiteConnection
@@ -20,26 +22,44 @@ package final class SQLiteStatement {
         case null
     }
 
+    /// SQLite's storage class of a column in the current row.
+    package enum ColumnType: Equatable {
+        case integer, real, text, blob, null
+    }
+
     /// Clears bindings and resets, ready to run again.
     package func reset() {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
     }
 
-    /// Binds `values` to parameters 1…n.
-    package func bind(_ values: [Value]) {
+    /// Binds `values` to parameters 1…n; a value SQLite refuses (too big, out of memory) throws.
+    package func bind(_ values: [Value]) throws(StoreError) {
         for (offset, value) in values.enumerated() {
             let index = Int32(offset + 1)
+            let status: Int32
             switch value {
-            case .integer(let number): sqlite3_bind_int64(handle, index, number)
-            case .text(let text): sqlite3_bind_text(handle, index, text, -1, csqlite_transient())
+            case .integer(let number): status = sqlite3_bind_int64(handle, index, number)
+            case .text(let text):
+                var text = text
+                status = text.withUTF8 { utf8 in
+                    UnsafeRawBufferPointer(utf8).withMemoryRebound(to: CChar.self) { chars in
+                        sqlite3_bind_text64(
+                            handle, index, chars.baseAddress ?? UnsafePointer(bitPattern: 1), UInt64(chars.count),
+                            csqlite_transient(), UInt8(SQLITE_UTF8))
+                    }
+                }
             case .blob(let bytes):
-                bytes.withUnsafeBytes { buffer in
-                    _ = sqlite3_bind_blob(
-                        handle, index, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(buffer.count),
+                status = bytes.withUnsafeBytes { buffer in
+                    sqlite3_bind_blob64(
+                        handle, index, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1), UInt64(buffer.count),
                         csqlite_transient())
                 }
-            case .null: sqlite3_bind_null(handle, index)
+            case .null: status = sqlite3_bind_null(handle, index)
+            }
+            guard status == SQLITE_OK else {
+                sqlite3_clear_bindings(handle)
+                throw connection.error(status, doing: "bind parameter \(index) of a statement")
             }
         }
     }
@@ -60,7 +80,7 @@ package final class SQLiteStatement {
     /// Binds, runs to completion, and resets.
     package func run(_ values: [Value] = []) throws(StoreError) {
         reset()
-        bind(values)
+        try bind(values)
         defer { sqlite3_reset(handle) }
         while try step() {}
     }
@@ -68,10 +88,12 @@ package final class SQLiteStatement {
     /// Column `index` as an integer.
     package func integer(_ index: Int32) -> Int64 { sqlite3_column_int64(handle, index) }
 
-    /// Column `index` as text.
+    /// Column `index` as text, all of its bytes (a NUL inside is kept; invalid UTF-8 is repaired,
+    /// so that it can never equal a valid value's bytes).
     package func text(_ index: Int32) -> String {
         guard let pointer = sqlite3_column_text(handle, index) else { return "" }
-        return String(cString: pointer)
+        let count = Int(sqlite3_column_bytes(handle, index))
+        return String(decoding: UnsafeRawBufferPointer(start: pointer, count: count), as: UTF8.self)
     }
 
     /// Column `index` as bytes (empty for NULL).
@@ -86,4 +108,15 @@ package final class SQLiteStatement {
 
     /// Whether column `index` is NULL.
     package func isNull(_ index: Int32) -> Bool { sqlite3_column_type(handle, index) == SQLITE_NULL }
+
+    /// The storage class of column `index` in the current row.
+    package func type(_ index: Int32) -> ColumnType {
+        switch sqlite3_column_type(handle, index) {
+        case SQLITE_INTEGER: .integer
+        case SQLITE_FLOAT: .real
+        case SQLITE_TEXT: .text
+        case SQLITE_BLOB: .blob
+        default: .null
+        }
+    }
 }

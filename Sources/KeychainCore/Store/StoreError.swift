@@ -12,6 +12,11 @@ package struct StoreError: Error, Sendable, CustomStringConvertible {
 
     package var description: String { message }
 
-    /// Whether SQLite reported a UNIQUE-constraint violation (a duplicate item).
-    var isConstraintViolation: Bool { sqliteCode.map { $0 & 0xFF == 19 } ?? false }
+    /// Whether SQLite reported a UNIQUE-constraint violation on exactly `columns` of `table`
+    /// (a duplicate item when those are the primary key). Any other constraint failure, a NOT NULL
+    /// or the `uuid` column's uniqueness, is not a duplicate and stays an error.
+    func isUniqueViolation(of table: String, columns: [String]) -> Bool {
+        guard sqliteCode == 2067 else { return false }  // SQLITE_CONSTRAINT_UNIQUE
+        return message.hasSuffix("UNIQUE constraint failed: " + columns.map { "\(table).\($0)" }.joined(separator: ", "))
+    }
 }

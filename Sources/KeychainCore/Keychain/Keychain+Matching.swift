@@ -1,0 +1,62 @@
+/// The rows a modifying call (update, delete) acts on, and what such a call reports.
+extension Keychain {
+    /// What an update or delete did (or, in a dry run, would do).
+    package struct ChangeResult: Sendable {
+        /// The matched items as they were before the change.
+        package let items: [Item]
+        /// Damaged rows that matched the query's columns and were left alone (`skipDamaged`).
+        package let skipped: [DamagedRow]
+        /// Damaged rows removed without being opened (a delete by persistent reference).
+        package let removedDamaged: [DamagedRow]
+    }
+
+    /// One opened, checked row.
+    typealias MatchedRow = (rowid: Int64, row: SealedItem, item: Item)
+
+    /// Opens and checks every row `query` selects, up to its limit. Any damaged row refuses the
+    /// whole call (errSecDecode naming each, nothing changed) unless `skipDamaged`; no good row is
+    /// errSecItemNotFound.
+    func matchedRows(_ query: ItemQuery, filter: RowFilter, withSecret: Bool, skipDamaged: Bool) throws
+        -> (rows: [MatchedRow], skipped: [DamagedRow])
+    {
+        let limit = query.limit.rowLimit
+        var matched: [MatchedRow] = []
+        var damaged: [DamagedRow] = []
+        try store.forEachRow(query.itemClass, filter: filter, withSecret: withSecret) { rowid, row in
+            if let opened = try containingDamage(&damaged, { try open(row, for: query, filter: filter, withSecret: false) }) {
+                matched.append((rowid, row, opened.item))
+            }
+            return limit.map { matched.count < $0 } ?? true
+        }
+        if !damaged.isEmpty, !skipDamaged { throw DamagedRow.refusal(damaged, changedNothing: true) }
+        guard !matched.isEmpty else { throw notFound(query, filter: filter, skipped: damaged) }
+        return (matched, damaged)
+    }
+
+    /// The row holding `sealed`'s primary key in `group`, opened and checked; `nil` when there is
+    /// none. A damaged holder is errSecDecode: it is never replaced or reported as a duplicate
+    /// unseen.
+    func holder(of sealed: SealedItem, _ itemClass: ItemClass, inGroup group: String) throws -> MatchedRow? {
+        guard let found = try store.row(itemClass, holdingKeyOf: sealed, inGroup: group) else { return nil }
+        let item = try keys.openItem(found.row, itemClass: itemClass)
+        let schema = store.table(itemClass).schema
+        // The digests opened cleanly, so they are the item's own; SQL must also have matched the key.
+        let holdsKey = schema.primaryKey.allSatisfy { code in
+            schema.attribute(code)!.isPlaintextColumn || found.row.digests[code] == sealed.digests[code]
+        }
+        guard holdsKey, item.accessGroup.sameBytes(as: group), item.isSynchronizable == sealed.sync else {
+            throw DamagedRow.Reason.queryMismatch.error(itemClass, uuid: found.row.uuid)
+        }
+        return (found.rowid, found.row, item)
+    }
+
+    /// Before `sealed` is written into `group` (an add, or row `rowid` rewritten): a verified
+    /// tombstone holding the same primary key is replaced silently, as Apple replaces it
+    /// (SEMANTICS §3). A live holder is left for the UNIQUE constraint to report.
+    func clearTombstone(for sealed: SealedItem, _ itemClass: ItemClass, inGroup group: String, except rowid: Int64? = nil) throws {
+        guard let holder = try holder(of: sealed, itemClass, inGroup: group), holder.rowid != rowid, holder.item.isTombstone else {
+            return
+        }
+        try store.delete(itemClass, rowid: holder.rowid)
+    }
+}

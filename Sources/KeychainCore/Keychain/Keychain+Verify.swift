@@ -1,0 +1,61 @@
+/// `keychainctl verify`: the whole file checked with its key, and damaged rows removed on request.
+extension Keychain {
+    /// What a verification found.
+    package struct VerifyReport: Sendable {
+        /// The file's schema version.
+        package var version = 0
+        /// SQLite's integrity-check complaints (none when the b-trees are sound).
+        package var integrity: [String] = []
+        /// Accessibility classes whose class key does not open.
+        package var classKeys: [String] = []
+        /// Rows checked, per class, tombstones included.
+        package var rows: [ItemClass: Int] = [:]
+        /// Rows that do not open or do not match their own columns.
+        package var damaged: [DamagedRow] = []
+        /// Rows removed (`repair`).
+        package var removed: [DamagedRow] = []
+
+        /// Whether nothing is wrong.
+        package var isClean: Bool { integrity.isEmpty && classKeys.isEmpty && damaged.isEmpty }
+    }
+
+    /// Runs SQLite's integrity check, opens every class key, and opens every row of every class
+    /// with its secret. Changes nothing.
+    package func verify() throws -> VerifyReport {
+        try store.read { try scan(removing: false) }
+    }
+
+    /// Verifies again inside one write transaction and deletes every damaged row found then (a
+    /// damaged row's attributes are unknown, so none leaves a tombstone).
+    package func repair() throws -> VerifyReport {
+        try store.write { try scan(removing: true) }
+    }
+
+    private func scan(removing: Bool) throws -> VerifyReport {
+        var report = VerifyReport()
+        report.version = try store.currentVersion()
+        report.integrity = try store.integrityCheck()
+        for accessibility in Accessibility.allCases {
+            do { _ = try keys.classKey(accessibility) } catch { report.classKeys.append(accessibility.rawValue) }
+        }
+        for itemClass in ItemClass.stored {
+            var filter = RowFilter(groups: nil, sync: nil)
+            filter.tombstone = nil
+            var damagedRows: [Int64] = []
+            var count = 0
+            try store.forEachRow(itemClass, filter: filter, withSecret: true) { rowid, row in
+                count += 1
+                let before = report.damaged.count
+                _ = try containingDamage(&report.damaged) { try keys.open(row, itemClass: itemClass, withSecret: true) }
+                if report.damaged.count > before { damagedRows.append(rowid) }
+                return true
+            }
+            report.rows[itemClass] = count
+            if removing {
+                for rowid in damagedRows { try store.delete(itemClass, rowid: rowid) }
+            }
+        }
+        if removing { report.removed = report.damaged }
+        return report
+    }
+}

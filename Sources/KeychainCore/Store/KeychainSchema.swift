@@ -1,0 +1,93 @@
+/// The whole file's schema, derived from `Schema`: what `init` creates and what every open checks.
+enum KeychainSchema {
+    /// The tables every keychain has besides the item tables.
+    static let fixedTables = [
+        "CREATE TABLE schema_version (version INTEGER NOT NULL)",
+        "CREATE TABLE keychain_meta (name TEXT PRIMARY KEY, value BLOB NOT NULL)",
+        "CREATE TABLE class_keys (pdmn TEXT PRIMARY KEY, wrapped BLOB NOT NULL)",
+    ]
+
+    /// Every CREATE statement, in creation order.
+    static var createStatements: [String] {
+        fixedTables + ItemClass.stored.flatMap { KeychainStore.derivedTables[$0]!.createStatements }
+    }
+
+    /// `sqlite_schema` as it must be: `type name tbl_name sql` per object (SQLite's own indexes
+    /// for PRIMARY KEY and UNIQUE constraints have no SQL).
+    private static let expected: Set<String> = {
+        var entries: Set<String> = []
+        func add(_ type: String, _ name: String, _ table: String, _ sql: String?) {
+            entries.insert([type, name, table, sql ?? "NULL"].joined(separator: "\u{1}"))
+        }
+        for (table, sql) in zip(["schema_version", "keychain_meta", "class_keys"], fixedTables) { add("table", table, table, sql) }
+        add("index", "sqlite_autoindex_keychain_meta_1", "keychain_meta", nil)
+        add("index", "sqlite_autoindex_class_keys_1", "class_keys", nil)
+        for itemClass in ItemClass.stored {
+            let table = KeychainStore.derivedTables[itemClass]!
+            let name = table.schema.table
+            add("table", name, name, table.createStatements[0])
+            add("index", "sqlite_autoindex_\(name)_1", name, nil)
+            add("index", "sqlite_autoindex_\(name)_2", name, nil)
+            for sql in table.createStatements.dropFirst() {
+                add("index", String(sql.split(separator: " ")[2]), name, sql)
+            }
+        }
+        return entries
+    }()
+
+    /// Refuses a file whose schema is not exactly the derived one: an extra trigger, view, table,
+    /// index or column is exit 74, "not a keychain or tampered".
+    static func verify(_ connection: SQLiteConnection) throws(StoreError) {
+        var found: Set<String> = []
+        do {
+            let statement = try connection.prepare("SELECT type, name, tbl_name, sql FROM sqlite_schema")
+            while try statement.step() {
+                let sql = statement.isNull(3) ? "NULL" : statement.text(3)
+                found.insert([statement.text(0), statement.text(1), statement.text(2), sql].joined(separator: "\u{1}"))
+            }
+        } catch {
+            throw StoreError("\(connection.path) is not a keychainctl keychain (\(error.message))", sqliteCode: error.sqliteCode)
+        }
+        guard found == expected else {
+            let extra = found.subtracting(expected).map { $0.split(separator: "\u{1}").prefix(2).joined(separator: " ") }.sorted()
+            let missing = expected.subtracting(found).map { $0.split(separator: "\u{1}").prefix(2).joined(separator: " ") }.sorted()
+            var what: [String] = []
+            if !extra.isEmpty { what.append("unexpected: \(extra.joined(separator: ", "))") }
+            if !missing.isEmpty { what.append("missing or altered: \(missing.joined(separator: ", "))") }
+            throw StoreError(
+                "\(connection.path) is not a keychainctl keychain or its schema was tampered with (\(what.joined(separator: "; "))); nothing was read or run.")
+        }
+    }
+
+    /// The keychain_meta entries a file of `version` holds.
+    static func metaNames(version: Int, passphrase: Bool) -> Set<String> {
+        switch (version, passphrase) {
+        case (1, false): ["key_check"]
+        case (1, true): ["key_check", "kdf_salt", "kdf_ops", "kdf_mem"]
+        case (_, false): ["key_check", "keychain_id"]
+        case (_, true): ["key_check", "keychain_id", "kdf"]
+        }
+    }
+
+    /// Every keychain_meta entry.
+    static func readMeta(_ connection: SQLiteConnection) throws(StoreError) -> [String: [UInt8]] {
+        var meta: [String: [UInt8]] = [:]
+        let statement = try connection.prepare("SELECT name, value FROM keychain_meta")
+        while try statement.step() { meta[statement.text(0)] = statement.blob(1) }
+        return meta
+    }
+
+    /// The schema version: exactly one row holding a version this build reads.
+    static func readVersion(_ connection: SQLiteConnection) throws(StoreError) -> Int {
+        var versions: [Int64] = []
+        let statement = try connection.prepare("SELECT version FROM schema_version")
+        while try statement.step() { versions.append(statement.integer(0)) }
+        guard versions.count == 1, let version = versions.first, version >= 1 else {
+            throw StoreError("\(connection.path) is not a keychainctl keychain or was tampered with (no single schema version)")
+        }
+        guard version <= KeychainStore.schemaVersion else {
+            throw StoreError("\(connection.path) has schema version \(version); this keychainctl reads up to \(KeychainStore.schemaVersion)")
+        }
+        return Int(version)
+    }
+}
