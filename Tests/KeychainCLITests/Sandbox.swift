@@ -58,7 +58,10 @@ final class Sandbox {
 
     /// Runs `keychainctl arguments` as `profile` (a fixture name), feeding `stdin` (else /dev/null).
     @discardableResult
-    func run(_ arguments: [String], profile: String? = "app.plist", stdin: Data? = nil, environment: [String: String] = [:]) -> Run {
+    func run(
+        _ arguments: [String], profile: String? = "app.plist", stdin: Data? = nil, environment: [String: String] = [:],
+        timeout: Double = 120
+    ) -> Run {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.binary)
         process.arguments = arguments + (profile.map { ["--profile", "\(Self.profiles)/\($0)"] } ?? [])
@@ -73,12 +76,24 @@ final class Sandbox {
             Issue.record("cannot run \(Self.binary): \(error)")
             return Run(status: -1, stdoutData: Data(), stderr: "")
         }
+        // No child may wait for ever: killed after `timeout` seconds (the test then fails on its status).
+        let pid = process.processIdentifier
+        let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
+        defer { watchdog.cancel() }
         if let stdin {
             input.fileHandleForWriting.write(stdin)
             try? input.fileHandleForWriting.close()
         }
+        // stderr is drained beside stdout, so a child filling one pipe never blocks on the other.
+        nonisolated(unsafe) var errData = Data()
+        let drained = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            errData = err.fileHandleForReading.readDataToEndOfFile()
+            drained.signal()
+        }
         let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        drained.wait()
         process.waitUntilExit()
         return Run(status: process.terminationStatus, stdoutData: outData, stderr: String(decoding: errData, as: UTF8.self))
     }

@@ -69,19 +69,37 @@ enum KeychainSchema {
         }
     }
 
-    /// Every keychain_meta entry.
+    /// Every keychain_meta entry: text names, blob values.
     static func readMeta(_ connection: SQLiteConnection) throws(StoreError) -> [String: [UInt8]] {
-        var meta: [String: [UInt8]] = [:]
-        let statement = try connection.prepare("SELECT name, value FROM keychain_meta")
-        while try statement.step() { meta[statement.text(0)] = statement.blob(1) }
-        return meta
+        try readPairs(connection, "SELECT name, value FROM keychain_meta", table: "keychain_meta")
+    }
+
+    /// Every wrapped class key: text `pdmn` codes, blob keys.
+    static func readClassKeys(_ connection: SQLiteConnection) throws(StoreError) -> [String: [UInt8]] {
+        try readPairs(connection, "SELECT pdmn, wrapped FROM class_keys", table: "class_keys")
+    }
+
+    /// A (text, blob) table whole; a value of another type means the file was edited (exit 74).
+    private static func readPairs(_ connection: SQLiteConnection, _ sql: String, table: String) throws(StoreError) -> [String: [UInt8]] {
+        var pairs: [String: [UInt8]] = [:]
+        let statement = try connection.prepare(sql)
+        while try statement.step() {
+            guard statement.type(0) == .text, statement.type(1) == .blob else {
+                throw StoreError("\(connection.path) is not a keychainctl keychain or was tampered with (a value of the wrong type in \(table))")
+            }
+            pairs[statement.text(0)] = statement.blob(1)
+        }
+        return pairs
     }
 
     /// The schema version: exactly one row holding a version this build reads.
     static func readVersion(_ connection: SQLiteConnection) throws(StoreError) -> Int {
         var versions: [Int64] = []
         let statement = try connection.prepare("SELECT version FROM schema_version")
-        while try statement.step() { versions.append(statement.integer(0)) }
+        while try statement.step() {
+            guard statement.type(0) == .integer else { throw StoreError("\(connection.path) was tampered with (a schema version that is not a number)") }
+            versions.append(statement.integer(0))
+        }
         guard versions.count == 1, let version = versions.first, version >= 1 else {
             throw StoreError("\(connection.path) is not a keychainctl keychain or was tampered with (no single schema version)")
         }

@@ -74,9 +74,7 @@ package final class KeychainStore {
         }
         let expected = KeychainSchema.metaNames(version: version, passphrase: passphrase != nil)
         guard Set(meta.keys) == expected else { throw notKeychain("unexpected keychain_meta entries") }
-        var wrapped: [String: [UInt8]] = [:]
-        let classKeys = try connection.prepare("SELECT pdmn, wrapped FROM class_keys")
-        while try classKeys.step() { wrapped[classKeys.text(0)] = classKeys.blob(1) }
+        let wrapped = try KeychainSchema.readClassKeys(connection)
         return Unlocking(
             version: version, keyCheck: keyCheck, passphrase: passphrase, keychainID: keychainID, wrappedClassKeys: wrapped)
     }

@@ -1,0 +1,241 @@
+import Foundation
+import KeychainCore
+import Testing
+
+/// The security claims of README tried as an attacker would, through the real binary: hostile
+/// profiles, damaged rows among good ones, hostile KDF parameters and schemas, and the upgrade.
+@Suite struct SecurityTests {
+    static let victimGroup = "SKMME9E2Y8.com.example.app"
+
+    /// Writes `entitlements` as a binary plist (which, unlike XML, can hold a NUL) into the sandbox.
+    static func profile(_ sandbox: Sandbox, _ name: String, _ entitlements: [String: PlistEntry]) throws -> String {
+        let encoder = PropertyListEncoder()
+        encoder.outputFormat = .binary
+        let path = sandbox.folder + "/\(name).plist"
+        try encoder.encode(entitlements).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    enum PlistEntry: Encodable {
+        case string(String)
+        case strings([String])
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            switch self {
+            case .string(let text): try container.encode(text)
+            case .strings(let texts): try container.encode(texts)
+            }
+        }
+    }
+
+    @Test(arguments: [
+        ("keychain-access-groups", true), ("com.apple.security.application-groups", true),
+        ("com.apple.developer.associated-application-identifier", true), ("application-identifier", false),
+        ("com.apple.application-identifier", false),
+    ])
+    func controlCharactersInAnyGroupEntitlementAreRefused(entitlement: String, isArray: Bool) throws {
+        let sandbox = try Sandbox()
+        sandbox.add(["-s", "svc", "-a", "victim"], secret: "victim-secret")
+        for (control, code) in [("\u{0}", "U+0000"), ("\u{1B}", "U+001B"), ("\u{85}", "U+0085")] {
+            let hostile = Self.victimGroup + control + "x"
+            let value: PlistEntry = isArray ? .strings(["OTHERTEAM.com.other.app", hostile]) : .string(hostile)
+            let path = try Self.profile(sandbox, "hostile", [entitlement: value])
+            let run = sandbox.run(["find", "-s", "svc", "-a", "victim", "-w", "--profile", path], profile: nil)
+            #expect(run.status == 78, "\(entitlement) \(code): \(run.stderr)")
+            #expect(run.stdout.isEmpty)
+            #expect(run.stderr.contains(entitlement) && run.stderr.contains(code))
+            if isArray { #expect(run.stderr.contains("entry 1")) }
+            let planted = sandbox.run(["add", "-s", "planted", "--profile", path], profile: nil, stdin: Data("x".utf8))
+            #expect(planted.status == 78)
+        }
+        // The victim's own broad finds are untouched.
+        #expect(sandbox.run(["find", "--limit", "all"]).status == 0)
+    }
+
+    @Test func canonicallyEquivalentGroupsAreDifferentGroups() throws {
+        let sandbox = try Sandbox()
+        let composed = "SKMME9E2Y8.com.example.caf\u{E9}"
+        let decomposed = "SKMME9E2Y8.com.example.cafe\u{301}"
+        let victim = try Self.profile(sandbox, "victim", ["keychain-access-groups": .strings([composed])])
+        let attacker = try Self.profile(sandbox, "attacker", ["keychain-access-groups": .strings([decomposed])])
+        #expect(sandbox.run(["add", "-s", "svc", "--profile", victim], profile: nil, stdin: Data("victim-secret".utf8)).status == 0)
+        let explicit = sandbox.run(["find", "-s", "svc", "-w", "-g", composed, "--profile", attacker], profile: nil)
+        #expect(explicit.status == 30)
+        #expect(explicit.stdout.isEmpty)
+        let implicit = sandbox.run(["find", "-s", "svc", "-w", "--profile", attacker], profile: nil)
+        #expect(implicit.status == 44)
+    }
+
+    /// Five items, the third with one byte of its metadata flipped.
+    static func keychainWithOneDamagedRow() throws -> (Sandbox, damagedRef: String) {
+        let sandbox = try Sandbox()
+        var refs: [String] = []
+        for index in 1...5 {
+            let added = sandbox.run(
+                ["add", "-s", "svc", "-a", "user\(index)", "--return", "persistent-ref"], stdin: Data("secret-\(index)".utf8))
+            refs.append(added.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        let connection = try SQLiteConnection(path: sandbox.keychain, create: false)
+        try connection.execute(
+            "UPDATE genp SET metadata = CAST(substr(metadata, 1, 40) || x'ff' || substr(metadata, 42) AS BLOB) WHERE rowid = 3")
+        return (sandbox, refs[2])
+    }
+
+    @Test func aDamagedRowAmongManyIsNamedAndDeletable() throws {
+        let (sandbox, ref) = try Self.keychainWithOneDamagedRow()
+        // find: the good rows, the damaged one named, exit 93; --skip-damaged: exit 0.
+        let all = sandbox.run(["find", "-s", "svc", "--limit", "all", "--format", "json"])
+        #expect(all.status == 93)
+        #expect((try all.json() as? [Any])?.count == 4)
+        #expect(all.stderr.contains(ref))
+        let skipped = sandbox.run(["find", "-s", "svc", "--limit", "all", "--skip-damaged", "--return", "data"])
+        #expect(skipped.status == 0)
+        #expect(skipped.stdout.split(separator: "\n").count == 4)
+        #expect(skipped.stderr.contains(ref) && skipped.stderr.contains("skipped"))
+        // The damaged item alone: 93 naming it.
+        let one = sandbox.run(["find", "-s", "svc", "-a", "user3", "-w"])
+        #expect(one.status == 93 && one.stdout.isEmpty && one.stderr.contains(ref))
+        // Writes refuse as a whole, naming it, unless --skip-damaged.
+        let update = sandbox.run(["update", "-s", "svc", "--set-label", "renamed"])
+        #expect(update.status == 93)
+        #expect(update.stderr.contains(ref) && update.stderr.contains("Nothing was changed"))
+        #expect(sandbox.run(["find", "-s", "svc", "-l", "renamed"]).status == 44)
+        #expect(sandbox.run(["delete", "-s", "svc"]).status == 93)
+        let migrate = sandbox.run(["migrate-group", "--from", Self.victimGroup, "--to", EndToEndTests.shared])
+        #expect(migrate.status == 93)
+        #expect(sandbox.run(["find", "-s", "svc", "-g", EndToEndTests.shared]).status == 44)
+        let moved = sandbox.run(["migrate-group", "--from", Self.victimGroup, "--to", EndToEndTests.shared, "--skip-damaged"])
+        #expect(moved.status == 0, "\(moved.stderr)")
+        #expect(moved.stdout.contains("4 moved") && moved.stdout.contains("damaged (left in place): ref=\(ref)"))
+        let renamed = sandbox.run(["update", "-s", "svc", "-g", EndToEndTests.shared, "--set-label", "renamed", "--skip-damaged"])
+        #expect(renamed.status == 0)
+        #expect(sandbox.run(["find", "-s", "svc", "-l", "renamed", "--limit", "all", "--format", "json"]).status == 0)
+        // verify names it; delete by reference removes it without opening it; verify is then clean.
+        let verify = sandbox.run(["verify", "--format", "json"], profile: nil)
+        #expect(verify.status == 93)
+        let report = try verify.json() as? [String: Any]
+        #expect((report?["damaged"] as? [[String: Any]])?.first?["v_PersistentRef"] as? String == ref)
+        #expect(sandbox.run(["verify", "--repair"], profile: nil).status == 36)  // no terminal, no --yes
+        let removed = sandbox.run(["delete", "--persistent-ref", ref])
+        #expect(removed.status == 0)
+        #expect(removed.stderr.contains("removed without a tombstone"))
+        #expect(sandbox.run(["verify"], profile: nil).status == 0)
+        #expect(sandbox.run(["find", "-s", "svc", "-a", "user4", "-w", "-g", EndToEndTests.shared]).stdout == "secret-4")
+    }
+
+    @Test func swappedDigestsNeverHandOutAnotherSecret() throws {
+        let sandbox = try Sandbox()
+        sandbox.add(["-s", "webhook.attacker.example", "-a", "ci"], secret: "low-value-token")
+        sandbox.add(["-s", "prod-db", "-a", "ci"], secret: "PROD-DB-PASSWORD")
+        let connection = try SQLiteConnection(path: sandbox.keychain, create: false)
+        try connection.execute(
+            """
+            CREATE TEMP TABLE saved AS SELECT rowid AS r, h_svce FROM genp;
+            UPDATE genp SET h_svce = randomblob(16) WHERE rowid = 1;
+            UPDATE genp SET h_svce = (SELECT h_svce FROM saved WHERE r = 1) WHERE rowid = 2;
+            UPDATE genp SET h_svce = (SELECT h_svce FROM saved WHERE r = 2) WHERE rowid = 1;
+            """)
+        let read = sandbox.run(["find", "-s", "prod-db", "-a", "ci", "-w"])
+        #expect(read.status == 93)
+        #expect(read.stdout.isEmpty)
+        // Nor can a delete or update of one reach the other.
+        #expect(sandbox.run(["delete", "-s", "prod-db", "-a", "ci"]).status == 93)
+        #expect(sandbox.run(["update", "-s", "prod-db", "-a", "ci", "--set-password", "x"]).status == 93)
+        #expect(sandbox.run(["find", "-s", "webhook.attacker.example", "-a", "ci", "-w"]).stdout.isEmpty)
+    }
+
+    @Test func tombstoneFlagCannotHideOrReviveAnItem() throws {
+        let sandbox = try Sandbox()
+        sandbox.add(["-s", "svc", "-a", "kept"], secret: "kept-secret")
+        sandbox.add(["-s", "svc", "-a", "gone", "--sync", "yes"], secret: "gone-secret")
+        #expect(sandbox.run(["delete", "-s", "svc", "-a", "gone", "--sync", "yes"]).status == 0)
+        let connection = try SQLiteConnection(path: sandbox.keychain, create: false)
+        try connection.execute("UPDATE genp SET tomb = 1 WHERE rowid = 1; UPDATE genp SET tomb = 0 WHERE rowid = 2")
+        // The hidden item is not silently replaced by the user's next add: the add fails, nothing is lost.
+        let add = sandbox.add(["-s", "svc", "-a", "kept"], secret: "replacement")
+        #expect(add.status == 93)
+        #expect(sandbox.run(["find", "-s", "svc", "-a", "gone", "--sync", "yes", "-w"]).status == 93)
+        #expect(sandbox.run(["verify"], profile: nil).status == 93)
+        // Put back, the item opens with its own secret.
+        try connection.execute("UPDATE genp SET tomb = 0 WHERE rowid = 1")
+        #expect(sandbox.run(["find", "-s", "svc", "-a", "kept", "-w"]).stdout == "kept-secret")
+        // A NULL secret is a damaged row, never an empty secret with exit 0.
+        try connection.execute("UPDATE genp SET secret = NULL WHERE rowid = 1")
+        let null = sandbox.run(["find", "-s", "svc", "-a", "kept", "-w"])
+        #expect(null.status == 93 && null.stdout.isEmpty)
+    }
+
+    @Test func hostileKDFParametersAreADamagedKeychainNotAHang() throws {
+        let sandbox = try Sandbox(initialize: false)
+        let environment = ["KEYCHAINCTL_KEY_FILE": "", "KEYCHAINCTL_PASSPHRASE": "correct horse battery"]
+        #expect(sandbox.run(["init", "--kdf", "interactive"], profile: nil, environment: environment).status == 0)
+        let connection = try SQLiteConnection(path: sandbox.keychain, create: false)
+        let statement = try connection.prepare("SELECT value FROM keychain_meta WHERE name = 'kdf'")
+        #expect(try statement.step())
+        let record = statement.blob(0)
+        statement.reset()
+        func withRecord(_ bytes: [UInt8]) throws -> Sandbox.Run {
+            let hex = bytes.map { String(format: "%02x", $0) }.joined()
+            try connection.execute("UPDATE keychain_meta SET value = x'\(hex)' WHERE name = 'kdf'")
+            return sandbox.run(["find", "-s", "svc"], environment: environment, timeout: 20)
+        }
+        var hugeOps = record
+        for index in 3..<11 { hugeOps[index] = 0xFF }
+        var hugeMemory = record
+        for index in 11..<19 { hugeMemory[index] = 0xFF }
+        for (name, bytes) in [("passes", hugeOps), ("memory", hugeMemory), ("salt", Array(record.dropLast(15))), ("algorithm", [0x01, 0x01] + record.dropFirst(2))] {
+            let run = try withRecord(bytes)
+            #expect(run.status == 74, "\(name): \(run.status) \(run.stderr)")
+            #expect(run.stderr.contains("passphrase parameters are damaged"), "\(name)")
+        }
+        // An in-range edit changes the derived key: indistinguishable from a wrong passphrase (51).
+        var otherPasses = record
+        otherPasses[3] ^= 0x01
+        #expect(try withRecord(otherPasses).status == 51)
+        #expect(try withRecord(record).status == 44)
+        // An empty passphrase creates nothing.
+        let empty = try Sandbox(initialize: false)
+        let refused = empty.run(["init", "--passphrase-fd", "0"], profile: nil, stdin: Data(), environment: ["KEYCHAINCTL_KEY_FILE": ""])
+        #expect(refused.status == 78)
+        #expect(!FileManager.default.fileExists(atPath: empty.keychain))
+    }
+
+    @Test(arguments: [
+        "CREATE TRIGGER steal AFTER INSERT ON genp BEGIN UPDATE genp SET labl = 1; END",
+        "CREATE VIEW everything AS SELECT * FROM genp",
+        "ALTER TABLE genp ADD COLUMN extra BLOB",
+        "CREATE INDEX genp_agrp ON genp(agrp)",
+        "CREATE TABLE stash (x BLOB)",
+    ])
+    func aHostileSchemaIsRefusedBeforeAnythingRuns(sql: String) throws {
+        let sandbox = try Sandbox()
+        sandbox.add(["-s", "svc"], secret: "s")
+        let connection = try SQLiteConnection(path: sandbox.keychain, create: false)
+        try connection.execute(sql)
+        for arguments in [["find", "-s", "svc", "-w"], ["add", "-s", "other"]] {
+            let run = sandbox.run(arguments, stdin: Data("x".utf8))
+            #expect(run.status == 74, "\(sql): \(run.stderr)")
+            #expect(run.stderr.contains("tampered"))
+            #expect(run.stdout.isEmpty)
+        }
+    }
+
+    @Test func schemaVersion1IsUpgradedAndThenAuthenticatesItsTombstones() throws {
+        let sandbox = try Sandbox(initialize: false)
+        let keychain = sandbox.folder + "/schema-v1.db"
+        try FileManager.default.copyItem(atPath: SchemaFixtureTests.fixtures + "/schema-v1.db", toPath: keychain)
+        let environment = ["KEYCHAINCTL_KEYCHAIN": keychain, "KEYCHAINCTL_KEY_FILE": SchemaFixtureTests.fixtures + "/schema-v1.key"]
+        #expect(sandbox.run(["find", "-s", "fixture", "-a", "v1", "-w"], environment: environment).stdout == "written-by-schema-1")
+        let connection = try SQLiteConnection(path: keychain, create: false)
+        let version = try connection.prepare("SELECT version FROM schema_version")
+        #expect(try version.step())
+        #expect(version.integer(0) == 2)
+        version.reset()
+        let verified = sandbox.run(["verify", "--format", "json"], profile: nil, environment: environment)
+        #expect(verified.status == 0)
+        #expect((try verified.json() as? [String: Any])?["version"] as? Int == 2)
+        // The upgraded tombstone is bound: reviving it is caught.
+        try connection.execute("UPDATE genp SET tomb = 0 WHERE tomb = 1")
+        #expect(sandbox.run(["find", "-s", "fixture", "-a", "synced", "--sync", "yes"], environment: environment).status == 93)
+    }
+}
