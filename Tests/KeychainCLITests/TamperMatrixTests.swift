@@ -207,19 +207,21 @@ import Testing
         let pristine = try Pristine()
         let path = try pristine.copy("transplant")
         let connection = try SQLiteConnection(path: path, create: false)
-        try connection.execute("ATTACH DATABASE '\(pristine.other)' AS other")
-        try connection.execute("DELETE FROM genp WHERE rowid = 1")
-        try connection.execute("INSERT INTO genp SELECT * FROM other.genp WHERE rowid = 1")
-        try connection.execute("DETACH DATABASE other")
-        let found = pristine.sandbox.run(["find", "-s", "svc", "-a", "alice", "-w"], environment: ["KEYCHAINCTL_KEYCHAIN": path])
+        /// Replaces rows of `table` with the other keychain's rows that `condition` selects.
+        func transplant(_ table: String, where condition: String) throws {
+            try connection.execute("ATTACH DATABASE '\(pristine.other)' AS other")
+            defer { try? connection.execute("DETACH DATABASE other") }
+            try connection.execute("DELETE FROM \(table) WHERE \(condition)")
+            try connection.execute("INSERT INTO \(table) SELECT * FROM other.\(table) WHERE \(condition)")
+        }
+        let find = { pristine.sandbox.run(["find", "-s", "svc", "-a", "alice", "-w"], environment: ["KEYCHAINCTL_KEYCHAIN": path]) }
+        try transplant("genp", where: "rowid = 1")
+        let found = find()
         #expect(found.status == 93)
         #expect(found.stdout.isEmpty)
         // Every class key row copied too: still nothing opens, because the keychain identity differs.
-        try connection.execute("ATTACH DATABASE '\(pristine.other)' AS other")
-        try connection.execute("DELETE FROM class_keys")
-        try connection.execute("INSERT INTO class_keys SELECT * FROM other.class_keys")
-        try connection.execute("DETACH DATABASE other")
-        let again = pristine.sandbox.run(["find", "-s", "svc", "-a", "alice", "-w"], environment: ["KEYCHAINCTL_KEYCHAIN": path])
+        try transplant("class_keys", where: "1")
+        let again = find()
         #expect(again.status == 93)
         #expect(again.stdout.isEmpty)
     }

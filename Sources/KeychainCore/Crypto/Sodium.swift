@@ -7,6 +7,14 @@ enum Sodium {
     /// Runs `sodium_init` the first time it is read; later reads are free.
     static let ready: Bool = sodium_init() >= 0
 
+    /// BLAKE2b-256 of `bytes`, unkeyed: a fingerprint of public data (the file's schema).
+    static func fingerprint(_ bytes: [UInt8]) -> [UInt8] {
+        precondition(ready)
+        var out = [UInt8](repeating: 0, count: 32)
+        _ = crypto_generichash(&out, 32, bytes, UInt64(bytes.count), nil, 0)
+        return out
+    }
+
     /// Fills a fresh array with `count` random bytes (for nonces, salts and UUIDs; not for keys).
     static func randomBytes(_ count: Int) -> [UInt8] {
         precondition(ready)

@@ -21,53 +21,60 @@ package struct ItemTable: Sendable {
 
     /// The class's schema.
     package let schema: ClassSchema
-    /// Every column of the table, in table order.
-    package let columns: [Column]
-    /// The UNIQUE constraint's columns (Apple's primary key).
-    let uniqueColumns: [String]
-    let createStatements: [String]
-    private let selectWithSecret: String
-    private let selectWithoutSecret: String
-    let insertSQL: String
-    let updateSQL: String
-    /// Columns written by INSERT and UPDATE, in binding order.
-    private let writtenColumns: [String]
 
-    init(_ schema: ClassSchema) {
-        self.schema = schema
-        let plaintext = schema.plaintextAttributes.map(\.column)
-        let digests = schema.digestAttributes.map(\.column)
-        columns =
-            [Column(name: "rowid", protection: .rowNumber), Column(name: "uuid", protection: .associatedData)]
-            + plaintext.map { Column(name: $0, protection: .associatedData) }
-            + digests.map { Column(name: $0, protection: .digestOfMetadata) }
+    init(_ schema: ClassSchema) { self.schema = schema }
+
+    // Everything below is derived on use, not at start-up: every call is a new process, and building
+    // all four tables' SQL eagerly cost a fifth of a find's instructions.
+
+    private var plaintextColumns: [String] { schema.plaintextAttributes.map(\.column) }
+    private var digestColumns: [String] { schema.digestAttributes.map(\.column) }
+
+    /// Every column of the table, in table order.
+    package var columns: [Column] {
+        [Column(name: "rowid", protection: .rowNumber), Column(name: "uuid", protection: .associatedData)]
+            + plaintextColumns.map { Column(name: $0, protection: .associatedData) }
+            + digestColumns.map { Column(name: $0, protection: .digestOfMetadata) }
             + ["metadata", "item_key", "secret"].map { Column(name: $0, protection: .sealed) }
-        uniqueColumns = schema.primaryKey.map { schema.attribute($0)!.column }
+    }
+
+    /// The UNIQUE constraint's columns (Apple's primary key).
+    var uniqueColumns: [String] { schema.primaryKey.map { schema.attribute($0)!.column } }
+
+    /// CREATE TABLE and its indexes.
+    var createStatements: [String] {
         let table = schema.table
         let plaintextDDL = schema.plaintextAttributes.map { "\($0.column) \($0.columnType) NOT NULL" }
-        createStatements =
-            [
-                "CREATE TABLE \(table) (rowid INTEGER PRIMARY KEY, uuid BLOB NOT NULL UNIQUE, "
-                    + (plaintextDDL + digests.map { "\($0) BLOB" }).joined(separator: ", ")
-                    + ", metadata BLOB NOT NULL, item_key BLOB, secret BLOB, UNIQUE(\(uniqueColumns.joined(separator: ", "))))"
-            ]
+        return [
+            "CREATE TABLE \(table) (rowid INTEGER PRIMARY KEY, uuid BLOB NOT NULL UNIQUE, "
+                + (plaintextDDL + digestColumns.map { "\($0) BLOB" }).joined(separator: ", ")
+                + ", metadata BLOB NOT NULL, item_key BLOB, secret BLOB, UNIQUE(\(uniqueColumns.joined(separator: ", "))))"
+        ]
             + schema.indexed.map { code in
                 let column = schema.attribute(code)!.column
                 return "CREATE INDEX \(table)_\(column) ON \(table)(\(column))"
             }
-        let leading = (["rowid", "uuid"] + plaintext + ["metadata"]).joined(separator: ", ")
-        let trailing = digests.isEmpty ? "" : ", " + digests.joined(separator: ", ")
-        selectWithSecret = "\(leading), item_key, secret\(trailing)"
-        selectWithoutSecret = "\(leading), typeof(item_key), typeof(secret)\(trailing)"
-        writtenColumns = ["uuid"] + plaintext + ["metadata", "item_key", "secret"] + digests
-        insertSQL =
-            "INSERT INTO \(table) (\(writtenColumns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: writtenColumns.count).joined(separator: ", ")))"
-        updateSQL = "UPDATE \(table) SET \(writtenColumns.map { "\($0) = ?" }.joined(separator: ", ")) WHERE rowid = ?"
     }
 
     /// `SELECT` of every column needed to rebuild a `SealedItem`; without `withSecret` only the
     /// types of the secret columns are read: an attribute query never reads a secret.
-    func selectList(withSecret: Bool) -> String { withSecret ? selectWithSecret : selectWithoutSecret }
+    func selectList(withSecret: Bool) -> String {
+        let secret = withSecret ? "item_key, secret" : "typeof(item_key), typeof(secret)"
+        return (["rowid", "uuid"] + plaintextColumns + ["metadata", secret] + digestColumns).joined(separator: ", ")
+    }
+
+    /// Columns written by INSERT and UPDATE, in binding order.
+    private var writtenColumns: [String] { ["uuid"] + plaintextColumns + ["metadata", "item_key", "secret"] + digestColumns }
+
+    /// INSERT of a whole row.
+    var insertSQL: String {
+        let columns = writtenColumns
+        return
+            "INSERT INTO \(schema.table) (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
+    }
+
+    /// UPDATE of a whole row by rowid.
+    var updateSQL: String { "UPDATE \(schema.table) SET \(writtenColumns.map { "\($0) = ?" }.joined(separator: ", ")) WHERE rowid = ?" }
 
     /// The values bound by `insertSQL` (and, with the rowid appended, `updateSQL`).
     func values(of row: SealedItem) -> [SQLiteStatement.Value] {

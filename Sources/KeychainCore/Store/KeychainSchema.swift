@@ -35,9 +35,42 @@ enum KeychainSchema {
         return entries
     }()
 
+    /// `sqlite_schema` as one text, sorted by name: what the fingerprint covers.
+    static let dumpSQL = """
+        SELECT group_concat(type || char(1) || name || char(1) || tbl_name || char(1) || ifnull(sql, 'NULL'), char(2)) \
+        FROM (SELECT * FROM sqlite_schema ORDER BY name)
+        """
+
+    /// The derived schema dumped as `dumpSQL` dumps a file's.
+    static var derivedDump: String {
+        expected.map { $0.split(separator: "\u{1}", omittingEmptySubsequences: false) }.sorted { $0[1] < $1[1] }
+            .map { $0.joined(separator: "\u{1}") }.joined(separator: "\u{2}")
+    }
+
+    /// BLAKE2b-256 of `derivedDump`. Building the derived DDL at every start-up cost a fifth of a
+    /// find's instructions, so the check compares this constant; `SchemaFingerprintTests` fails
+    /// when `Schema.swift` changes until it is updated (and the change then needs a schema version).
+    static let fingerprint = "c1147b908d9032ae8dceef97a3f24220e59489c9de89faf14d7f4aa2f8c1027f"
+
     /// Refuses a file whose schema is not exactly the derived one: an extra trigger, view, table,
     /// index or column is exit 74, "not a keychain or tampered".
     static func verify(_ connection: SQLiteConnection) throws(StoreError) {
+        do {
+            let dump = try connection.prepare(dumpSQL)
+            if try dump.step(), hex(Sodium.fingerprint(Array(dump.text(0).utf8))) == fingerprint { return }
+        } catch {
+            throw StoreError("\(connection.path) is not a keychainctl keychain (\(error.message))", sqliteCode: error.sqliteCode)
+        }
+        try explainMismatch(connection)
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef")
+        return String(bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] })
+    }
+
+    /// The slow path of `verify`: which objects differ.
+    private static func explainMismatch(_ connection: SQLiteConnection) throws(StoreError) {
         var found: Set<String> = []
         do {
             let statement = try connection.prepare("SELECT type, name, tbl_name, sql FROM sqlite_schema")

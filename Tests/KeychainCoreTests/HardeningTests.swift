@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+
+@testable import KeychainCore
+
+/// The store and crypto layers in-process, tried with hostile values (SEMANTICS §6).
+@Suite struct HardeningTests {
+    @Test func textWithANulIsBoundAndReadWhole() throws {
+        let keychain = try TemporaryKeychain()
+        let statement = try keychain.keychain.store.connection.prepare("SELECT ?, length(CAST(? AS BLOB))")
+        try statement.bind([.text("VICTIM.app\u{0}x"), .text("VICTIM.app\u{0}x")])
+        #expect(try statement.step())
+        #expect(statement.text(0) == "VICTIM.app\u{0}x")
+        #expect(statement.integer(1) == 12)
+    }
+
+    @Test func onlyThePrimaryKeyConstraintIsADuplicate() throws {
+        let keychain = try TemporaryKeychain()
+        let app = try Fixtures.caller("app.plist")
+        try keychain.add([("svce", "one")], as: app)
+        let store = keychain.keychain.store
+        let row = try #require(try store.row(.genericPassword, rowid: 1))
+        // The same UUID under another primary key: the uuid column's UNIQUE, not a duplicate item.
+        var copy = row
+        copy.digests["svce"] = Array(repeating: 7, count: 16)
+        #expect(throws: StoreError.self) { _ = try store.insert(.genericPassword, copy) }
+        // The same primary key under another UUID: a duplicate.
+        var duplicate = row
+        duplicate.uuid = Array(repeating: 9, count: 16)
+        #expect(try store.insert(.genericPassword, duplicate) == .duplicate)
+    }
+
+    @Test func verifyFindsAndRepairRemovesExactlyTheDamagedRows() throws {
+        let keychain = try TemporaryKeychain()
+        let app = try Fixtures.caller("app.plist")
+        for account in ["a", "b", "c"] { try keychain.add([("svce", "s"), ("acct", account)], as: app) }
+        #expect(try keychain.keychain.verify().isClean)
+        try keychain.keychain.store.connection.execute("UPDATE genp SET pdmn = 'ck' WHERE rowid = 2")
+        let report = try keychain.reopen().verify()
+        #expect(report.damaged.map(\.reason) == [.sealedDataAltered])
+        #expect(report.rows[.genericPassword] == 3)
+        let repaired = try keychain.reopen().repair()
+        #expect(repaired.removed.count == 1)
+        let after = try keychain.reopen()
+        #expect(try after.verify().isClean)
+        #expect(try after.find(TemporaryKeychain.request([("svce", "s")], limit: "all"), caller: app).items.count == 2)
+    }
+
+    @Test func openedItemsAreCheckedAgainstTheFilter() {
+        let item = Item(
+            itemClass: .genericPassword, uuid: Array(repeating: 1, count: 16),
+            attributes: ["agrp": .string("T.caf\u{E9}"), "sync": .bool(false), "tomb": .bool(false), "pdmn": .string("ak")])
+        #expect(RowFilter(groups: ["T.caf\u{E9}"], sync: false).admits(item))
+        #expect(!RowFilter(groups: ["T.cafe\u{301}"], sync: false).admits(item))
+        #expect(!RowFilter(groups: nil, sync: true).admits(item))
+        var tombstones = RowFilter(groups: nil, sync: nil)
+        tombstones.tombstone = true
+        #expect(!tombstones.admits(item))
+    }
+
+    @Test func kdfRecordsRoundTripAndRefuseWhatIsOutOfBounds() throws {
+        let fresh = PassphraseKDF.fresh(.interactive)
+        #expect(try PassphraseKDF(record: fresh.record) == fresh)
+        #expect(throws: StoreError.self) { try PassphraseKDF(opsLimit: 0, memLimit: fresh.memLimit, salt: fresh.salt, encoding: .nfc) }
+        #expect(throws: StoreError.self) { try PassphraseKDF(opsLimit: 100, memLimit: fresh.memLimit, salt: fresh.salt, encoding: .nfc) }
+        #expect(throws: StoreError.self) { try PassphraseKDF(opsLimit: 2, memLimit: UInt64.max, salt: fresh.salt, encoding: .nfc) }
+        #expect(throws: StoreError.self) { try PassphraseKDF(opsLimit: 2, memLimit: fresh.memLimit, salt: [1], encoding: .nfc) }
+        #expect(throws: StoreError.self) { try PassphraseKDF(record: Array(fresh.record.dropLast())) }
+    }
+
+    @Test func passphrasesAreNormalisedToNFCFromVersion2Only() throws {
+        let fresh = PassphraseKDF.fresh(.interactive)
+        let composed = SecretBytes(copying: Array("caf\u{E9}".utf8))
+        let decomposed = SecretBytes(copying: Array("cafe\u{301}".utf8))
+        #expect(try #require(fresh.deriveKey(from: composed)).equals(try #require(fresh.deriveKey(from: decomposed))))
+        let raw = try PassphraseKDF(opsLimit: fresh.opsLimit, memLimit: fresh.memLimit, salt: fresh.salt, encoding: .raw)
+        #expect(!(try #require(raw.deriveKey(from: composed)).equals(try #require(raw.deriveKey(from: decomposed)))))
+    }
+
+    @Test func secretsAreBase64EncodedAndDecodedInGuardedMemory() throws {
+        let secret = SecretBytes(copying: [0x00, 0xFF, 0x41, 0x0A])
+        let encoded = secret.base64()
+        #expect(encoded.string == "AP9BCg==")
+        let decoded = try #require(SecretBytes(copying: Array(" AP9B\nCg== ".utf8)).base64Decoded())
+        #expect(decoded.equals(secret))
+        #expect(SecretBytes(copying: Array("not base64!".utf8)).base64Decoded() == nil)
+    }
+}
+
+/// The schema check at open compares a constant fingerprint of the derived schema.
+@Suite struct SchemaFingerprintTests {
+    @Test func theFingerprintIsTheDerivedSchemas() throws {
+        #expect(
+            KeychainSchema.hex(Sodium.fingerprint(Array(KeychainSchema.derivedDump.utf8))) == KeychainSchema.fingerprint,
+            "Schema.swift changed: update KeychainSchema.fingerprint (and the schema version) to \(KeychainSchema.hex(Sodium.fingerprint(Array(KeychainSchema.derivedDump.utf8))))")
+        // The dump of a real file is the derived dump.
+        let keychain = try TemporaryKeychain()
+        let dump = try keychain.keychain.store.connection.prepare(KeychainSchema.dumpSQL)
+        #expect(try dump.step())
+        #expect(dump.text(0) == KeychainSchema.derivedDump)
+    }
+}
