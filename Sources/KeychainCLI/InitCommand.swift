@@ -42,7 +42,8 @@ struct InitCommand: Subcommand {
         } else {
             credential = try globals.credential(creating: true)
             if case .passphrase(let passphrase) = credential, passphrase.count > 0, passphrase.count < 12 {
-                StandardStreams.warn("a passphrase of fewer than 12 bytes is weak against an offline guess; a key file is stronger for automation.")
+                StandardStreams.warn(
+                    "a passphrase of fewer than 12 bytes is weak against an offline guess; a key file is stronger for automation.")
             }
         }
         do {

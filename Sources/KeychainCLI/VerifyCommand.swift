@@ -39,7 +39,8 @@ struct VerifyCommand: Subcommand {
         let format = globals.resolvedFormat
         if repair, !report.damaged.isEmpty {
             if format == .text { StandardStreams.out(Self.text(report, path: globals.keychainPath)) }
-            let go = try yes || Confirmation.ask("Delete \(report.damaged.count) damaged item\(report.damaged.count == 1 ? "" : "s")? [y/N] ")
+            let go =
+                try yes || Confirmation.ask("Delete \(report.damaged.count) damaged item\(report.damaged.count == 1 ? "" : "s")? [y/N] ")
             guard go else { throw KeychainError(.decode, hint: "nothing was deleted.", damaged: report.damaged) }
             report = try keychain.repair()
             if format == .text {
@@ -50,12 +51,14 @@ struct VerifyCommand: Subcommand {
         }
         if format == .json { StandardStreams.out(JSON.render(Self.json(report, path: globals.keychainPath)) + "\n") }
         guard report.integrity.isEmpty else {
-            throw StoreError("SQLite's integrity check of \(globals.keychainPath) failed: \(report.integrity.prefix(3).joined(separator: "; "))")
+            throw StoreError(
+                "SQLite's integrity check of \(globals.keychainPath) failed: \(report.integrity.prefix(3).joined(separator: "; "))")
         }
         if !report.classKeys.isEmpty {
             throw KeychainError(
                 .decode,
-                hint: "the class keys of \(report.classKeys.joined(separator: ", ")) do not open: the items of those classes cannot be read.")
+                hint:
+                    "the class keys of \(report.classKeys.joined(separator: ", ")) do not open: the items of those classes cannot be read.")
         }
         let left = report.damaged.filter { row in !report.removed.contains(row) }
         if !left.isEmpty { throw DamagedRow.refusal(left, changedNothing: false) }

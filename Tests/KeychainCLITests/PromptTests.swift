@@ -48,7 +48,8 @@ import Testing
         var environment = sandbox.baseEnvironment
         environment["KEYCHAINCTL_KEY_FILE"] = nil
         environment["KEYCHAINCTL_PROFILE"] = Sandbox.profiles + "/app.plist"
-        let (initStatus, initShown) = try onTerminal(["init", "--kdf", "interactive"], typing: ["pass phrase\n", "pass phrase\n"], environment: environment)
+        let (initStatus, initShown) = try onTerminal(
+            ["init", "--kdf", "interactive"], typing: ["pass phrase\n", "pass phrase\n"], environment: environment)
         #expect(initStatus == 0)
         #expect(initShown.contains("New keychain passphrase:"))
         #expect(!initShown.contains("pass phrase"))

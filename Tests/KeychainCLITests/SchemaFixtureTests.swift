@@ -9,11 +9,16 @@ import Testing
         return root.appendingPathComponent("Fixtures/Keychains").path
     }()
 
+    /// A copy of `schema-vN.db` in `sandbox`, and the environment that opens it with its key.
+    static func copy(version: Int, into sandbox: Sandbox) throws -> (path: String, environment: [String: String]) {
+        let keychain = sandbox.folder + "/schema-v\(version).db"
+        try FileManager.default.copyItem(atPath: fixtures + "/schema-v\(version).db", toPath: keychain)
+        return (keychain, ["KEYCHAINCTL_KEYCHAIN": keychain, "KEYCHAINCTL_KEY_FILE": fixtures + "/schema-v\(version).key"])
+    }
+
     @Test func schemaVersion1() throws {
         let sandbox = try Sandbox(initialize: false)
-        let keychain = sandbox.folder + "/schema-v1.db"
-        try FileManager.default.copyItem(atPath: Self.fixtures + "/schema-v1.db", toPath: keychain)
-        let environment = ["KEYCHAINCTL_KEYCHAIN": keychain, "KEYCHAINCTL_KEY_FILE": Self.fixtures + "/schema-v1.key"]
+        let (_, environment) = try Self.copy(version: 1, into: sandbox)
         #expect(sandbox.run(["find", "-s", "fixture", "-a", "v1", "-w"], environment: environment).stdout == "written-by-schema-1")
         #expect(
             sandbox.run(["find", "--class", "inet", "--server", "example.com", "--port", "443", "-w"], environment: environment).stdout

@@ -183,7 +183,10 @@ import Testing
         for index in 3..<11 { hugeOps[index] = 0xFF }
         var hugeMemory = record
         for index in 11..<19 { hugeMemory[index] = 0xFF }
-        for (name, bytes) in [("passes", hugeOps), ("memory", hugeMemory), ("salt", Array(record.dropLast(15))), ("algorithm", [0x01, 0x01] + record.dropFirst(2))] {
+        for (name, bytes) in [
+            ("passes", hugeOps), ("memory", hugeMemory), ("salt", Array(record.dropLast(15))),
+            ("algorithm", [0x01, 0x01] + record.dropFirst(2)),
+        ] {
             let run = try withRecord(bytes)
             #expect(run.status == 74, "\(name): \(run.status) \(run.stderr)")
             #expect(run.stderr.contains("passphrase parameters are damaged"), "\(name)")
@@ -222,9 +225,7 @@ import Testing
 
     @Test func schemaVersion1IsUpgradedAndThenAuthenticatesItsTombstones() throws {
         let sandbox = try Sandbox(initialize: false)
-        let keychain = sandbox.folder + "/schema-v1.db"
-        try FileManager.default.copyItem(atPath: SchemaFixtureTests.fixtures + "/schema-v1.db", toPath: keychain)
-        let environment = ["KEYCHAINCTL_KEYCHAIN": keychain, "KEYCHAINCTL_KEY_FILE": SchemaFixtureTests.fixtures + "/schema-v1.key"]
+        let (keychain, environment) = try SchemaFixtureTests.copy(version: 1, into: sandbox)
         #expect(sandbox.run(["find", "-s", "fixture", "-a", "v1", "-w"], environment: environment).stdout == "written-by-schema-1")
         let connection = try SQLiteConnection(path: keychain, create: false)
         let version = try connection.prepare("SELECT version FROM schema_version")

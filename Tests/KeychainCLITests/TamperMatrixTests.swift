@@ -25,17 +25,23 @@ import Testing
         init() throws {
             sandbox = try Sandbox()
             other = sandbox.folder + "/other.db"
-            for (name, made) in [(sandbox.keychain, TamperMatrixTests.secrets), (other, ["alice": "other-alice-secret", "bob": "other-bob-secret"])] {
+            for (name, made) in [
+                (sandbox.keychain, TamperMatrixTests.secrets), (other, ["alice": "other-alice-secret", "bob": "other-bob-secret"]),
+            ] {
                 let environment = ["KEYCHAINCTL_KEYCHAIN": name]
                 if name == other { #expect(sandbox.run(["init"], profile: nil, environment: environment).status == 0) }
                 for account in ["alice", "bob"] {
                     let secret = Data(made[account]!.utf8)
                     #expect(sandbox.run(["add", "-s", "svc", "-a", account], stdin: secret, environment: environment).status == 0)
                     #expect(
-                        sandbox.run(["add", "--class", "inet", "--server", "example.com", "-a", account], stdin: secret, environment: environment)
-                            .status == 0)
+                        sandbox.run(
+                            ["add", "--class", "inet", "--server", "example.com", "-a", account], stdin: secret, environment: environment
+                        )
+                        .status == 0)
                 }
-                #expect(sandbox.run(["add", "-s", "svc", "-a", "gone", "--sync", "yes"], stdin: Data("x".utf8), environment: environment).status == 0)
+                #expect(
+                    sandbox.run(["add", "-s", "svc", "-a", "gone", "--sync", "yes"], stdin: Data("x".utf8), environment: environment).status
+                        == 0)
                 #expect(sandbox.run(["delete", "-s", "svc", "-a", "gone", "--sync", "yes"], environment: environment).status == 0)
             }
         }
@@ -156,6 +162,11 @@ import Testing
         let pristine = try Pristine()
         let columns = try Self.columns(of: pristine.sandbox.keychain)
         #expect(columns.contains { $0 == ("genp", "h_acct") } && columns.contains { $0 == ("keychain_meta", "value") })
+        // Every column of an item table is one the schema declares, with how it is protected.
+        for itemClass in ItemClass.stored {
+            let declared = KeychainStore.table(itemClass).columns.map(\.name)
+            #expect(columns.filter { $0.table == itemClass.rawValue }.map(\.column).sorted() == declared.sorted())
+        }
         var detected = 0
         var cases = 0
         for (table, column) in columns {
@@ -170,7 +181,8 @@ import Testing
                 // The attacked item: its own secret or a documented failure, never another secret.
                 for account in ["alice", "bob"] {
                     let found = sandbox(pristine).run(["find"] + classOptions + ["-a", account, "-w"], environment: environment)
-                    #expect([0, 44, 51, 74, 93].contains(found.status), "\(label): find \(account) exited \(found.status): \(found.stderr)")
+                    #expect(
+                        [0, 44, 51, 74, 93].contains(found.status), "\(label): find \(account) exited \(found.status): \(found.stderr)")
                     if found.status == 0 {
                         #expect(found.stdout == Self.secrets[account], "\(label): find \(account) printed another secret")
                     } else {
@@ -180,7 +192,8 @@ import Testing
                         #expect(!found.stderr.contains(secret), "\(label): a secret reached stderr")
                     }
                 }
-                let broad = sandbox(pristine).run(["find"] + classOptions.prefix(table == "inet" ? 2 : 0) + ["--limit", "all", "--sync", "any"], environment: environment)
+                let broad = sandbox(pristine).run(
+                    ["find"] + classOptions.prefix(table == "inet" ? 2 : 0) + ["--limit", "all", "--sync", "any"], environment: environment)
                 #expect([0, 44, 51, 74, 93].contains(broad.status), "\(label): find --limit all exited \(broad.status)")
                 // verify sees every change that could matter (a rowid names a row and decides nothing).
                 let verify = sandbox(pristine).run(["verify"], profile: nil, environment: environment)
@@ -193,7 +206,8 @@ import Testing
                 if verify.status == 93, isItemTable {
                     let repair = sandbox(pristine).run(["verify", "--repair", "--yes"], profile: nil, environment: environment)
                     #expect(repair.status == 0, "\(label): repair exited \(repair.status): \(repair.stderr)")
-                    #expect(sandbox(pristine).run(["verify"], profile: nil, environment: environment).status == 0, "\(label): still damaged")
+                    #expect(
+                        sandbox(pristine).run(["verify"], profile: nil, environment: environment).status == 0, "\(label): still damaged")
                 }
             }
         }

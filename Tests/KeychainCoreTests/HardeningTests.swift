@@ -92,7 +92,8 @@ import Testing
     @Test func theFingerprintIsTheDerivedSchemas() throws {
         #expect(
             KeychainSchema.hex(Sodium.fingerprint(Array(KeychainSchema.derivedDump.utf8))) == KeychainSchema.fingerprint,
-            "Schema.swift changed: update KeychainSchema.fingerprint (and the schema version) to \(KeychainSchema.hex(Sodium.fingerprint(Array(KeychainSchema.derivedDump.utf8))))")
+            "Schema.swift changed: update KeychainSchema.fingerprint (and the schema version) to \(KeychainSchema.hex(Sodium.fingerprint(Array(KeychainSchema.derivedDump.utf8))))"
+        )
         // The dump of a real file is the derived dump.
         let keychain = try TemporaryKeychain()
         let dump = try keychain.keychain.store.connection.prepare(KeychainSchema.dumpSQL)

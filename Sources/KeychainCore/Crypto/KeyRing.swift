@@ -47,10 +47,11 @@ package final class KeyRing: @unchecked Sendable {
         return plaintext.withUnsafeBytes { AEAD.seal($0, key: wrapKey(key, format: format), associatedData: context) }
     }
 
-    /// Whether `key` opens `check`: the wrong key or passphrase fails here, before anything is read.
-    package static func verify(_ key: SecretBytes, against check: [UInt8], format: SealFormat, kdfRecord: [UInt8]?) -> Bool {
-        let (plaintext, context) = keyCheckContext(format, kdfRecord: kdfRecord)
-        return AEAD.openPublic(check, key: wrapKey(key, format: format), associatedData: context) == plaintext
+    /// Whether this ring's keychain key opens `check`: the wrong key or passphrase fails here,
+    /// before anything is read. Uses the ring's own wrap key, so opening a keychain derives it once.
+    package func opens(keyCheck check: [UInt8], kdfRecord: [UInt8]?) -> Bool {
+        let (plaintext, context) = Self.keyCheckContext(format, kdfRecord: kdfRecord)
+        return AEAD.openPublic(check, key: wrapKey, associatedData: context) == plaintext
     }
 
     private static func keyCheckContext(_ format: SealFormat, kdfRecord: [UInt8]?) -> (plaintext: [UInt8], context: [UInt8]) {

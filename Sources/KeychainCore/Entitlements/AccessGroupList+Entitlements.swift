@@ -36,7 +36,8 @@ extension AccessGroupList {
                 let code = "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
                 let position = index.map { " entry \($0)" } ?? ""
                 throw ProfileError(
-                    "profile \(path): entitlement \(key)\(position) holds the control character \(code); no signing authority issues such an identifier, so the profile is refused.")
+                    "profile \(path): entitlement \(key)\(position) holds the control character \(code); no signing authority issues such an identifier, so the profile is refused."
+                )
             }
         }
     }

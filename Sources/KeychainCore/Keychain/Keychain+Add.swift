@@ -79,15 +79,13 @@ extension Keychain {
     private func insert(_ prepared: PreparedAdd, secret: SecretBytes, updateExisting: Bool) throws -> AddResult {
         let itemClass = prepared.query.itemClass
         let group = prepared.sealed.accessGroup
-        try clearTombstone(for: prepared.sealed, itemClass, inGroup: group)
+        let live = try clearTombstone(for: prepared.sealed, itemClass, inGroup: group)
         switch try store.insert(itemClass, prepared.sealed) {
         case .written:
             return AddResult(
                 item: prepared.item, updatedExisting: false, warnings: prepared.warnings, returns: prepared.query.returns)
         case .duplicate:
-            guard let existing = try holder(of: prepared.sealed, itemClass, inGroup: group), updateExisting else {
-                throw duplicate(prepared.item)
-            }
+            guard let existing = live, updateExisting else { throw duplicate(prepared.item) }
             let updated = try replaceExisting(existing, with: prepared.query.attributes, secret: secret, now: Self.now())
             return AddResult(item: updated, updatedExisting: true, warnings: prepared.warnings, returns: prepared.query.returns)
         }

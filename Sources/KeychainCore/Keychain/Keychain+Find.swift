@@ -26,17 +26,10 @@ extension Keychain {
         try Self.checkPersistentRefStandsAlone(query)
         let filter = filter(for: query, caller: caller, writing: false)
         let wantsData = query.returns.contains(.data)
-        let limit = query.limit.rowLimit
-        var found: [FoundItem] = []
-        var damaged: [DamagedRow] = []
-        try store.read {
-            try store.forEachRow(query.itemClass, filter: filter, withSecret: wantsData) { _, row in
-                if let opened = try containingDamage(&damaged, { try open(row, for: query, filter: filter, withSecret: wantsData) }) {
-                    found.append(FoundItem(item: opened.item, secret: opened.secret))
-                }
-                return limit.map { found.count < $0 } ?? true
-            }
+        let (opened, damaged) = try store.read {
+            try openMatches(query, filter: filter, withSecret: wantsData, openSecret: wantsData)
         }
+        let found = opened.map { FoundItem(item: $0.match.item, secret: $0.secret) }
         guard !found.isEmpty else {
             if !damaged.isEmpty, !skipDamaged { throw DamagedRow.refusal(damaged, changedNothing: false) }
             throw notFound(query, filter: filter, skipped: damaged)

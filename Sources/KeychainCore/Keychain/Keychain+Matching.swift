@@ -13,21 +13,31 @@ extension Keychain {
     /// One opened, checked row.
     typealias MatchedRow = (rowid: Int64, row: SealedItem, item: Item)
 
-    /// Opens and checks every row `query` selects, up to its limit. Any damaged row refuses the
-    /// whole call (errSecDecode naming each, nothing changed) unless `skipDamaged`; no good row is
-    /// errSecItemNotFound.
-    func matchedRows(_ query: ItemQuery, filter: RowFilter, withSecret: Bool, skipDamaged: Bool) throws
-        -> (rows: [MatchedRow], skipped: [DamagedRow])
+    /// Opens and checks the rows `query` selects until its limit of good ones: the one loop find,
+    /// update and delete share. A damaged row never stops it and is listed apart. `withSecret`
+    /// reads the sealed secret columns; `openSecret` also opens the secret.
+    func openMatches(_ query: ItemQuery, filter: RowFilter, withSecret: Bool, openSecret: Bool) throws
+        -> (rows: [(match: MatchedRow, secret: SecretBytes?)], damaged: [DamagedRow])
     {
         let limit = query.limit.rowLimit
-        var matched: [MatchedRow] = []
+        var matched: [(match: MatchedRow, secret: SecretBytes?)] = []
         var damaged: [DamagedRow] = []
         try store.forEachRow(query.itemClass, filter: filter, withSecret: withSecret) { rowid, row in
-            if let opened = try containingDamage(&damaged, { try open(row, for: query, filter: filter, withSecret: false) }) {
-                matched.append((rowid, row, opened.item))
+            if let opened = try containingDamage(&damaged, { try open(row, for: query, filter: filter, withSecret: openSecret) }) {
+                matched.append(((rowid, row, opened.item), opened.secret))
             }
             return limit.map { matched.count < $0 } ?? true
         }
+        return (matched, damaged)
+    }
+
+    /// The rows a modifying call acts on. Any damaged row refuses the whole call (errSecDecode
+    /// naming each, nothing changed) unless `skipDamaged`; no good row is errSecItemNotFound.
+    func matchedRows(_ query: ItemQuery, filter: RowFilter, withSecret: Bool, skipDamaged: Bool) throws
+        -> (rows: [MatchedRow], skipped: [DamagedRow])
+    {
+        let (opened, damaged) = try openMatches(query, filter: filter, withSecret: withSecret, openSecret: false)
+        let matched = opened.map(\.match)
         if !damaged.isEmpty, !skipDamaged { throw DamagedRow.refusal(damaged, changedNothing: true) }
         guard !matched.isEmpty else { throw notFound(query, filter: filter, skipped: damaged) }
         return (matched, damaged)
@@ -52,11 +62,14 @@ extension Keychain {
 
     /// Before `sealed` is written into `group` (an add, or row `rowid` rewritten): a verified
     /// tombstone holding the same primary key is replaced silently, as Apple replaces it
-    /// (SEMANTICS §3). A live holder is left for the UNIQUE constraint to report.
-    func clearTombstone(for sealed: SealedItem, _ itemClass: ItemClass, inGroup group: String, except rowid: Int64? = nil) throws {
-        guard let holder = try holder(of: sealed, itemClass, inGroup: group), holder.rowid != rowid, holder.item.isTombstone else {
-            return
-        }
+    /// (SEMANTICS §3). A live holder is left for the UNIQUE constraint to report, and returned.
+    @discardableResult
+    func clearTombstone(for sealed: SealedItem, _ itemClass: ItemClass, inGroup group: String, except rowid: Int64? = nil) throws
+        -> MatchedRow?
+    {
+        guard let holder = try holder(of: sealed, itemClass, inGroup: group), holder.rowid != rowid else { return nil }
+        guard holder.item.isTombstone else { return holder }
         try store.delete(itemClass, rowid: holder.rowid)
+        return nil
     }
 }

@@ -87,7 +87,8 @@ extension Keychain {
         for query in queries {
             let filter = filter(for: query, caller: caller, writing: true)
             try store.forEachRow(query.itemClass, filter: filter, withSecret: false) { rowid, row in
-                guard let item = try containingDamage(&report.damaged, { try open(row, for: query, filter: filter, withSecret: false).item })
+                guard
+                    let item = try containingDamage(&report.damaged, { try open(row, for: query, filter: filter, withSecret: false).item })
                 else { return true }
                 var existing = try containingDamage(&report.damaged) { try holder(of: row, query.itemClass, inGroup: migration.to) } ?? nil
                 if existing?.item.isTombstone == true { existing = nil }  // replaced when the item is written

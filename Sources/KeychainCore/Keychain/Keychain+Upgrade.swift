@@ -21,9 +21,7 @@ extension Keychain {
                 let wrapped = try old.rewrappedClassKeys(keychainKey: key, format: format)
                 let new = KeyRing(keychainKey: key, wrappedClassKeys: wrapped, format: format)
                 for itemClass in ItemClass.stored {
-                    var filter = RowFilter(groups: nil, sync: nil)
-                    filter.tombstone = nil
-                    for (rowid, row) in try store.rows(itemClass, filter: filter, withSecret: true) {
+                    for (rowid, row) in try store.rows(itemClass, filter: .everyRow, withSecret: true) {
                         guard let opened = try? old.open(row, itemClass: itemClass, withSecret: true) else { continue }
                         _ = try store.update(itemClass, rowid: rowid, try new.seal(opened.item, secret: opened.secret))
                     }

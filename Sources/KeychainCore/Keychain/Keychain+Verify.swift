@@ -39,11 +39,9 @@ extension Keychain {
             do { _ = try keys.classKey(accessibility) } catch { report.classKeys.append(accessibility.rawValue) }
         }
         for itemClass in ItemClass.stored {
-            var filter = RowFilter(groups: nil, sync: nil)
-            filter.tombstone = nil
             var damagedRows: [Int64] = []
             var count = 0
-            try store.forEachRow(itemClass, filter: filter, withSecret: true) { rowid, row in
+            try store.forEachRow(itemClass, filter: .everyRow, withSecret: true) { rowid, row in
                 count += 1
                 let before = report.damaged.count
                 _ = try containingDamage(&report.damaged) { try keys.open(row, itemClass: itemClass, withSecret: true) }

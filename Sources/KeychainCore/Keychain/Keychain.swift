@@ -37,11 +37,12 @@ package final class Keychain {
             }
             key = derived
         }
-        guard KeyRing.verify(key, against: unlocking.keyCheck, format: unlocking.format, kdfRecord: unlocking.kdfRecord) else {
+        let keys = KeyRing(keychainKey: key, wrappedClassKeys: unlocking.wrappedClassKeys, format: unlocking.format)
+        guard keys.opens(keyCheck: unlocking.keyCheck, kdfRecord: unlocking.kdfRecord) else {
             let what = unlocking.passphrase == nil ? "key" : "passphrase"
             throw KeychainError(.authFailed, hint: "the \(what) does not open \(path); nothing was read or changed.")
         }
-        return (store, KeyRing(keychainKey: key, wrappedClassKeys: unlocking.wrappedClassKeys, format: unlocking.format), key)
+        return (store, keys, key)
     }
 
     /// Creates a keychain at `path` unlocked by `credential`; a passphrase is stretched with
@@ -97,7 +98,7 @@ package final class Keychain {
     }
 
     /// Opens a row the SQL selected for `query` and checks that it is what the query asked for:
-    /// the filter's groups, sync, tombstone and accessibility, the persistent reference, and every
+    /// the filter's groups, sync, tombstone, accessibility and persistent reference, and every
     /// matched attribute's exact bytes. A row that fails is errSecDecode naming it (SEMANTICS §6).
     func open(_ row: SealedItem, for query: ItemQuery, filter: RowFilter, withSecret: Bool) throws(KeychainError)
         -> (item: Item, secret: SecretBytes?)
@@ -105,7 +106,7 @@ package final class Keychain {
         let opened = try keys.open(row, itemClass: query.itemClass, withSecret: withSecret)
         let item = opened.item
         let matches =
-            filter.admits(item) && (query.persistentRef.map { $0.uuid == item.uuid } ?? true)
+            filter.admits(item)
             && query.attributes.allSatisfy { item.attributes[$0.key]?.canonicalBytes == $0.value.canonicalBytes }
         guard matches else { throw DamagedRow.Reason.queryMismatch.error(query.itemClass, uuid: row.uuid) }
         return opened

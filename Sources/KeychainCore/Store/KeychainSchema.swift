@@ -12,28 +12,23 @@ enum KeychainSchema {
         fixedTables + ItemClass.stored.flatMap { KeychainStore.derivedTables[$0]!.createStatements }
     }
 
-    /// `sqlite_schema` as it must be: `type name tbl_name sql` per object (SQLite's own indexes
-    /// for PRIMARY KEY and UNIQUE constraints have no SQL).
-    private static let expected: Set<String> = {
-        var entries: Set<String> = []
-        func add(_ type: String, _ name: String, _ table: String, _ sql: String?) {
-            entries.insert([type, name, table, sql ?? "NULL"].joined(separator: "\u{1}"))
-        }
-        for (table, sql) in zip(["schema_version", "keychain_meta", "class_keys"], fixedTables) { add("table", table, table, sql) }
-        add("index", "sqlite_autoindex_keychain_meta_1", "keychain_meta", nil)
-        add("index", "sqlite_autoindex_class_keys_1", "class_keys", nil)
+    /// `sqlite_schema` as it must be, sorted by name: `[type, name, tbl_name, sql]` per object
+    /// (SQLite's own indexes for PRIMARY KEY and UNIQUE constraints have no SQL: "NULL"). Built only
+    /// by the tests and when a file's fingerprint differs.
+    private static var expected: [[String]] {
+        var entries = zip(["schema_version", "keychain_meta", "class_keys"], fixedTables).map { ["table", $0, $0, $1] }
+        entries.append(["index", "sqlite_autoindex_keychain_meta_1", "keychain_meta", "NULL"])
+        entries.append(["index", "sqlite_autoindex_class_keys_1", "class_keys", "NULL"])
         for itemClass in ItemClass.stored {
-            let table = KeychainStore.derivedTables[itemClass]!
-            let name = table.schema.table
-            add("table", name, name, table.createStatements[0])
-            add("index", "sqlite_autoindex_\(name)_1", name, nil)
-            add("index", "sqlite_autoindex_\(name)_2", name, nil)
-            for sql in table.createStatements.dropFirst() {
-                add("index", String(sql.split(separator: " ")[2]), name, sql)
-            }
+            let statements = KeychainStore.derivedTables[itemClass]!.createStatements
+            let name = itemClass.rawValue
+            entries.append(["table", name, name, statements[0]])
+            entries.append(["index", "sqlite_autoindex_\(name)_1", name, "NULL"])
+            entries.append(["index", "sqlite_autoindex_\(name)_2", name, "NULL"])
+            for sql in statements.dropFirst() { entries.append(["index", String(sql.split(separator: " ")[2]), name, sql]) }
         }
-        return entries
-    }()
+        return entries.sorted { $0[1] < $1[1] }
+    }
 
     /// `sqlite_schema` as one text, sorted by name: what the fingerprint covers.
     static let dumpSQL = """
@@ -42,10 +37,7 @@ enum KeychainSchema {
         """
 
     /// The derived schema dumped as `dumpSQL` dumps a file's.
-    static var derivedDump: String {
-        expected.map { $0.split(separator: "\u{1}", omittingEmptySubsequences: false) }.sorted { $0[1] < $1[1] }
-            .map { $0.joined(separator: "\u{1}") }.joined(separator: "\u{2}")
-    }
+    static var derivedDump: String { expected.map { $0.joined(separator: "\u{1}") }.joined(separator: "\u{2}") }
 
     /// BLAKE2b-256 of `derivedDump`. Building the derived DDL at every start-up cost a fifth of a
     /// find's instructions, so the check compares this constant; `SchemaFingerprintTests` fails
@@ -69,27 +61,26 @@ enum KeychainSchema {
         return String(bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] })
     }
 
-    /// The slow path of `verify`: which objects differ.
-    private static func explainMismatch(_ connection: SQLiteConnection) throws(StoreError) {
-        var found: Set<String> = []
+    /// The slow path of `verify`: the fingerprint differs, so the file is refused; this says which
+    /// objects differ.
+    private static func explainMismatch(_ connection: SQLiteConnection) throws(StoreError) -> Never {
+        var found: Set<[String]> = []
         do {
             let statement = try connection.prepare("SELECT type, name, tbl_name, sql FROM sqlite_schema")
             while try statement.step() {
-                let sql = statement.isNull(3) ? "NULL" : statement.text(3)
-                found.insert([statement.text(0), statement.text(1), statement.text(2), sql].joined(separator: "\u{1}"))
+                found.insert([statement.text(0), statement.text(1), statement.text(2), statement.isNull(3) ? "NULL" : statement.text(3)])
             }
         } catch {
             throw StoreError("\(connection.path) is not a keychainctl keychain (\(error.message))", sqliteCode: error.sqliteCode)
         }
-        guard found == expected else {
-            let extra = found.subtracting(expected).map { $0.split(separator: "\u{1}").prefix(2).joined(separator: " ") }.sorted()
-            let missing = expected.subtracting(found).map { $0.split(separator: "\u{1}").prefix(2).joined(separator: " ") }.sorted()
-            var what: [String] = []
-            if !extra.isEmpty { what.append("unexpected: \(extra.joined(separator: ", "))") }
-            if !missing.isEmpty { what.append("missing or altered: \(missing.joined(separator: ", "))") }
-            throw StoreError(
-                "\(connection.path) is not a keychainctl keychain or its schema was tampered with (\(what.joined(separator: "; "))); nothing was read or run.")
-        }
+        let expected = Set(expected)
+        let named = { (entries: Set<[String]>) in entries.map { "\($0[0]) \($0[1])" }.sorted().joined(separator: ", ") }
+        var what: [String] = []
+        if !found.subtracting(expected).isEmpty { what.append("unexpected: \(named(found.subtracting(expected)))") }
+        if !expected.subtracting(found).isEmpty { what.append("missing or altered: \(named(expected.subtracting(found)))") }
+        throw StoreError(
+            "\(connection.path) is not a keychainctl keychain or its schema was tampered with (\(what.joined(separator: "; "))); nothing was read or run."
+        )
     }
 
     /// The keychain_meta entries a file of `version` holds.
@@ -118,7 +109,8 @@ enum KeychainSchema {
         let statement = try connection.prepare(sql)
         while try statement.step() {
             guard statement.type(0) == .text, statement.type(1) == .blob else {
-                throw StoreError("\(connection.path) is not a keychainctl keychain or was tampered with (a value of the wrong type in \(table))")
+                throw StoreError(
+                    "\(connection.path) is not a keychainctl keychain or was tampered with (a value of the wrong type in \(table))")
             }
             pairs[statement.text(0)] = statement.blob(1)
         }
@@ -130,14 +122,17 @@ enum KeychainSchema {
         var versions: [Int64] = []
         let statement = try connection.prepare("SELECT version FROM schema_version")
         while try statement.step() {
-            guard statement.type(0) == .integer else { throw StoreError("\(connection.path) was tampered with (a schema version that is not a number)") }
+            guard statement.type(0) == .integer else {
+                throw StoreError("\(connection.path) was tampered with (a schema version that is not a number)")
+            }
             versions.append(statement.integer(0))
         }
         guard versions.count == 1, let version = versions.first, version >= 1 else {
             throw StoreError("\(connection.path) is not a keychainctl keychain or was tampered with (no single schema version)")
         }
         guard version <= KeychainStore.schemaVersion else {
-            throw StoreError("\(connection.path) has schema version \(version); this keychainctl reads up to \(KeychainStore.schemaVersion)")
+            throw StoreError(
+                "\(connection.path) has schema version \(version); this keychainctl reads up to \(KeychainStore.schemaVersion)")
         }
         return Int(version)
     }

@@ -68,8 +68,7 @@ extension KeychainStore {
 
     /// Row `rowid`, with its sealed secret.
     package func row(_ itemClass: ItemClass, rowid: Int64) throws -> SealedItem? {
-        var filter = RowFilter(groups: nil, sync: nil)
-        filter.tombstone = nil
+        var filter = RowFilter.everyRow
         filter.rowid = rowid
         return try rows(itemClass, filter: filter, limit: 1, withSecret: true).first?.row
     }
@@ -98,7 +97,7 @@ extension KeychainStore {
         do {
             try statement.run(values)
             return .written
-        } catch where error.isUniqueViolation(of: table.schema.table, columns: table.uniqueColumns) {
+        } catch  where error.isUniqueViolation(of: table.schema.table, columns: table.uniqueColumns) {
             return .duplicate
         }
     }

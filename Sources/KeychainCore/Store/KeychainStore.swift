@@ -56,7 +56,8 @@ package final class KeychainStore {
     private static func readUnlocking(_ connection: SQLiteConnection) throws(StoreError) -> Unlocking {
         let meta = try KeychainSchema.readMeta(connection)
         let version = try KeychainSchema.readVersion(connection)
-        let notKeychain = { (what: String) in StoreError("\(connection.path) is not a keychainctl keychain or was tampered with (\(what))") }
+        let notKeychain = { (what: String) in StoreError("\(connection.path) is not a keychainctl keychain or was tampered with (\(what))")
+        }
         guard let keyCheck = meta["key_check"] else { throw notKeychain("no key check") }
         var passphrase: PassphraseKDF?
         var keychainID: [UInt8]?

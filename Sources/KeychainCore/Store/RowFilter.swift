@@ -21,6 +21,13 @@ package struct RowFilter: Sendable {
         self.sync = sync
     }
 
+    /// Every row, tombstones included (verification, upgrades, a row by rowid).
+    package static var everyRow: RowFilter {
+        var filter = RowFilter(groups: nil, sync: nil)
+        filter.tombstone = nil
+        return filter
+    }
+
     /// Whether an opened `item` is one this filter selects (checked after opening, so that an
     /// edited column cannot make SQL hand over a row the filter would not).
     package func admits(_ item: Item) -> Bool {
