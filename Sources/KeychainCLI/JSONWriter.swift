@@ -30,10 +30,7 @@ enum JSON {
             out.append("\"")
             out.append(secret: secret)
             out.append("\"")
-        case .string(let text):
-            var quoted = ""
-            quote(text, to: &quoted)
-            out.append(quoted)
+        case .string(let text): quote(text, to: &out)
         case .number(let number): out.append(String(number))
         case .bool(let flag): out.append(flag ? "true" : "false")
         case .null: out.append("null")
@@ -46,35 +43,37 @@ enum JSON {
             out.append("]")
         case .object(let members):
             out.append("{")
-            for (index, key) in members.keys.sorted().enumerated() {
+            for (index, member) in members.sorted(by: { $0.key < $1.key }).enumerated() {
                 if index > 0 { out.append(",") }
-                var quoted = ""
-                quote(key, to: &quoted)
-                out.append(quoted + ":")
-                write(members[key]!, to: &out)
+                quote(member.key, to: &out)
+                out.append(":")
+                write(member.value, to: &out)
             }
             out.append("}")
         }
     }
 
-    private static func quote(_ text: String, to out: inout String) {
-        out += "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x7F {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
+    /// Appends `text` as a JSON string: `"` and `\\` escaped, control characters (and DEL) as
+    /// escapes, everything else as it is. Works on UTF-8 bytes: a report of 10,000 items quotes
+    /// 200,000 strings.
+    private static func quote(_ text: String, to out: inout Output) {
+        out.append(utf8: 0x22)
+        for byte in text.utf8 {
+            switch byte {
+            case 0x22, 0x5C:
+                out.append(utf8: 0x5C)
+                out.append(utf8: byte)
+            case 0x0A: out.append("\\n")
+            case 0x0D: out.append("\\r")
+            case 0x09: out.append("\\t")
+            case 0..<0x20, 0x7F:
+                let hex = Array("0123456789abcdef".utf8)
+                out.append("\\u00")
+                out.append(utf8: hex[Int(byte >> 4)])
+                out.append(utf8: hex[Int(byte & 0xF)])
+            default: out.append(utf8: byte)
             }
         }
-        out += "\""
+        out.append(utf8: 0x22)
     }
 }

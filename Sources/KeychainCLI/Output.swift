@@ -10,17 +10,21 @@ struct Output {
     }
 
     private var finished: [Piece] = []
-    private var pending = ""
+    /// Public text not yet made a piece, as UTF-8 (writers such as JSON's append bytes).
+    private var pending: [UInt8] = []
 
-    init(_ text: String = "") { pending = text }
+    init(_ text: String = "") { pending = Array(text.utf8) }
 
     /// Appends public text.
-    mutating func append(_ text: String) { pending += text }
+    mutating func append(_ text: String) { pending.append(contentsOf: text.utf8) }
+
+    /// Appends public text given as UTF-8 (the caller makes sure it is valid).
+    mutating func append(utf8 byte: UInt8) { pending.append(byte) }
 
     /// Appends secret bytes, written as they are.
     mutating func append(secret: SecretBytes) {
-        if !pending.isEmpty { finished.append(.text(pending)) }
-        pending = ""
+        if !pending.isEmpty { finished.append(.text(String(decoding: pending, as: UTF8.self))) }
+        pending = []
         finished.append(.secret(secret))
     }
 
@@ -35,7 +39,7 @@ struct Output {
     }
 
     /// Every piece, in order.
-    var pieces: [Piece] { pending.isEmpty ? finished : finished + [.text(pending)] }
+    var pieces: [Piece] { pending.isEmpty ? finished : finished + [.text(String(decoding: pending, as: UTF8.self))] }
 
     /// The text of an output that holds no secret (a precondition: secrets are never made into strings).
     var publicText: String {

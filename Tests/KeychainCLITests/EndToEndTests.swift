@@ -80,6 +80,20 @@ import Testing
         #expect(sandbox.run(["find", "-s", "synced", "--sync", "any"]).status == 0)
     }
 
+    /// Attribute text reaches JSON escaped and comes back byte for byte: quotes, backslashes,
+    /// every control character (an escape sequence included), DEL, and non-ASCII text.
+    @Test func jsonEscapesAttributeTextAndKeepsItExact() throws {
+        let sandbox = try Sandbox()
+        let label = "q\" b\\ n\n r\r t\t esc\u{1B}[31m bel\u{07} us\u{1F} del\u{7F} é ✓ /"
+        sandbox.add(["-s", "escapes", "-l", label], secret: "pw")
+        let result = sandbox.run(["find", "-s", "escapes", "--format", "json"])
+        #expect(result.status == 0)
+        #expect(!result.stdoutData.contains(0x1B) && !result.stdoutData.contains(0x07) && !result.stdoutData.contains(0x7F))
+        #expect(result.stdout.contains(#"q\" b\\ n\n r\r t\t esc\u001b[31m bel\u0007 us\u001f del\u007f é ✓ /"#))
+        let item = try result.json() as? [String: Any]
+        #expect(item?["labl"] as? String == label)
+    }
+
     @Test func jsonShapesFollowSecItemCopyMatching() throws {
         let sandbox = try Sandbox()
         sandbox.add(

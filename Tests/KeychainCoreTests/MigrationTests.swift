@@ -146,4 +146,25 @@ import Testing
         tombstones.tombstone = true
         #expect(try keychain.keychain.store.rows(.genericPassword, filter: tombstones, withSecret: true).map(\.row.secret) == [nil])
     }
+
+    /// The plan finds each target holder once; a tombstone there is replaced by the write, as an add
+    /// replaces it, and a live holder is only ever replaced when asked.
+    @Test func aTombstoneInTheTargetGroupIsReplacedByTheMoveAndTheCopy() throws {
+        try keychain.add([("svce", "synced"), ("sync", "yes")], secret: "first", as: caller)
+        _ = try migrate([("svce", "synced"), ("sync", "yes")], from: Self.app, to: Self.shared)  // leaves a tombstone in app
+        let back = try migrate([("svce", "synced"), ("sync", "yes")], from: Self.shared, to: Self.app)
+        #expect(back.entries.map(\.outcome) == [.moved])
+        #expect(back.conflicts.isEmpty)
+        let returned = try items(in: Self.app, sync: "yes")
+        #expect(returned.count == 1)
+        #expect(returned.first.flatMap { $0.secret.map { String(decoding: $0.withUnsafeBytes { Array($0) }, as: UTF8.self) } } == "first")
+        // Now the tombstone is in shared: a copy over it replaces it too, and the original stays.
+        let copied = try migrate([("svce", "synced"), ("sync", "yes")], from: Self.app, to: Self.shared, copy: true)
+        #expect(copied.entries.map(\.outcome) == [.copied])
+        #expect(try items(in: Self.shared, sync: "yes").count == 1)
+        #expect(try items(in: Self.app, sync: "yes").count == 1)
+        var tombstones = RowFilter(groups: [Self.app, Self.shared], sync: true)
+        tombstones.tombstone = true
+        #expect(try keychain.keychain.store.rows(.genericPassword, filter: tombstones, withSecret: true).isEmpty)
+    }
 }

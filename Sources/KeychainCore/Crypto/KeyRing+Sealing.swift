@@ -1,28 +1,44 @@
 /// Sealing and opening items (SEMANTICS §6).
 extension KeyRing {
-    /// What binds a sealed half of a row to that row: the file's identity (v2), the class, the
-    /// persistent reference, and every plaintext column the schema declares.
-    private func associatedData(_ schema: ClassSchema, _ row: SealedItem, purpose: String) -> [UInt8] {
-        switch format {
-        case .v1:
-            return Array("kc1\0\(schema.table)\0".utf8) + row.uuid
-                + Array("\0\(row.accessGroup)\0\(row.sync ? 1 : 0)\0\(row.accessibility)\0\(purpose)".utf8)
-        case .v2(let id):
-            var fields = [Array("kc2".utf8), id, Array(schema.table.utf8), row.uuid]
-            for attribute in schema.plaintextAttributes {
-                fields.append(Array(attribute.code.utf8))
-                fields.append(row.plaintext[attribute.code]?.canonicalBytes ?? [])
+    /// What binds the sealed halves of a row to that row: the file's identity (v2), the class, the
+    /// persistent reference, and every plaintext column the schema declares. Built once per row;
+    /// each half's authenticated data is this followed by its purpose.
+    private struct Binding {
+        let format: SealFormat
+        let prefix: [UInt8]
+
+        init(_ format: SealFormat, _ schema: ClassSchema, _ row: SealedItem) {
+            self.format = format
+            switch format {
+            case .v1:
+                prefix =
+                    Array("kc1\0\(schema.table)\0".utf8) + row.uuid
+                    + Array("\0\(row.accessGroup)\0\(row.sync ? 1 : 0)\0\(row.accessibility)\0".utf8)
+            case .v2(let id):
+                var fields = [Array("kc2".utf8), id, Array(schema.table.utf8), row.uuid]
+                for attribute in schema.plaintextAttributes {
+                    fields.append(Array(attribute.code.utf8))
+                    fields.append(row.plaintext[attribute.code]?.canonicalBytes ?? [])
+                }
+                prefix = SealFormat.lengthPrefixed(fields)
             }
-            fields.append(Array(purpose.utf8))
-            return SealFormat.lengthPrefixed(fields)
+        }
+
+        /// The authenticated data of the half sealed for `purpose`.
+        func associatedData(_ purpose: String) -> [UInt8] {
+            switch format {
+            case .v1: prefix + Array(purpose.utf8)
+            case .v2: prefix + SealFormat.lengthPrefixed([Array(purpose.utf8)])
+            }
         }
     }
 
-    /// Seals `item` and its `secret` for storage. With `keepingSecretOf` and no new `secret`, the
-    /// item keeps the previous row's secret: its sealed form is reused when the identity bound into
-    /// the authenticated data is unchanged (an attribute-only change), and it is opened and sealed
-    /// anew when the identity changed (a group, sync or accessibility move, or a copy).
-    package func seal(_ item: Item, secret: SecretBytes?, keepingSecretOf previous: SealedItem? = nil)
+    /// Seals `item` and its `secret` for storage. With `keepingSecretOf` (an opened row read with
+    /// its secret columns) and no new `secret`, the item keeps that row's secret: its sealed form is
+    /// reused when the identity bound into the authenticated data is unchanged (an attribute-only
+    /// change), and it is opened and sealed anew when the identity changed (a group, sync or
+    /// accessibility move, or a copy).
+    package func seal(_ item: Item, secret: SecretBytes?, keepingSecretOf previous: OpenedRow? = nil)
         throws(KeychainError) -> SealedItem
     {
         let schema = Schema.of(item.itemClass)!
@@ -36,49 +52,56 @@ extension KeyRing {
         var check = Sodium.randomBytes(16)
         var secret = secret
         if secret == nil, let previous {
-            let opened = try openMetadata(previous, schema: schema)
-            if previous.hasSameIdentity(as: sealed) {
-                check = opened.tamperCheck
-                sealed.wrappedItemKey = previous.wrappedItemKey
-                sealed.secret = previous.secret
+            if previous.row.hasSameIdentity(as: sealed) {
+                guard previous.row.secretPresent == (previous.row.secret != nil) else {
+                    throw DamagedRow.Reason.missingSecret.error(item.itemClass, uuid: item.uuid)
+                }
+                check = previous.tamperCheck
+                sealed.wrappedItemKey = previous.row.wrappedItemKey
+                sealed.secret = previous.row.secret
             } else {
-                secret = try openSecret(previous, schema: schema, tamperCheck: opened.tamperCheck)
+                secret = try openSecret(previous.row, schema: schema, tamperCheck: previous.tamperCheck)
             }
         }
+        let binding = Binding(format, schema, sealed)
         if sealed.secret == nil, let secret, !item.isTombstone {
             itemKey.fillRandom()
             let wrapKey = try itemWrapKey(accessibility)
             sealed.wrappedItemKey = itemKey.withUnsafeBytes {
-                AEAD.seal($0, key: wrapKey, associatedData: associatedData(schema, sealed, purpose: "item key"))
+                AEAD.seal($0, key: wrapKey, associatedData: binding.associatedData("item key"))
             }
             sealed.secret = secret.withUnsafeBytes {
-                AEAD.seal($0, key: itemKey, associatedData: associatedData(schema, sealed, purpose: "secret") + check)
+                AEAD.seal($0, key: itemKey, associatedData: binding.associatedData("secret") + check)
             }
         }
         sealed.secretPresent = sealed.secret != nil
         let encoded = item.encodedMetadata(tamperCheck: check)
         let metadataKey = try metadataKey(accessibility)
         sealed.metadata = encoded.withUnsafeBytes {
-            AEAD.seal($0, key: metadataKey, associatedData: associatedData(schema, sealed, purpose: "metadata"))
+            AEAD.seal($0, key: metadataKey, associatedData: binding.associatedData("metadata"))
         }
         return sealed
     }
 
     /// Opens the attributes of a row of class `itemClass`; errSecDecode names the item when any
     /// column of the row is not what was sealed.
-    package func openItem(_ sealed: SealedItem, itemClass: ItemClass) throws(KeychainError) -> Item {
-        try openMetadata(sealed, schema: Schema.of(itemClass)!).item
+    package func openRow(_ sealed: SealedItem, itemClass: ItemClass) throws(KeychainError) -> OpenedRow {
+        let opened = try openMetadata(sealed, schema: Schema.of(itemClass)!)
+        return OpenedRow(row: sealed, item: opened.item, tamperCheck: opened.tamperCheck)
+    }
+
+    /// The secret of an opened row read with its secret columns; `nil` for a tombstone.
+    package func openSecret(of opened: OpenedRow) throws(KeychainError) -> SecretBytes? {
+        try openSecret(opened.row, schema: Schema.of(opened.item.itemClass)!, tamperCheck: opened.tamperCheck)
     }
 
     /// Opens a row's attributes and, with `withSecret`, its secret (`nil` for a tombstone), opening
     /// the metadata once for both.
     package func open(_ sealed: SealedItem, itemClass: ItemClass, withSecret: Bool) throws(KeychainError)
-        -> (item: Item, secret: SecretBytes?)
+        -> (opened: OpenedRow, secret: SecretBytes?)
     {
-        let schema = Schema.of(itemClass)!
-        let opened = try openMetadata(sealed, schema: schema)
-        let secret = withSecret ? try openSecret(sealed, schema: schema, tamperCheck: opened.tamperCheck) : nil
-        return (opened.item, secret)
+        let opened = try openRow(sealed, itemClass: itemClass)
+        return (opened, withSecret ? try openSecret(of: opened) : nil)
     }
 
     /// Opens the secret of a row whose metadata gave `tamperCheck`; `nil` for a tombstone.
@@ -89,11 +112,11 @@ extension KeyRing {
             if sealed.tombstone { return nil }
             throw DamagedRow.Reason.missingSecret.error(schema.itemClass, uuid: sealed.uuid)
         }
+        let binding = Binding(format, schema, sealed)
         guard let accessibility = Accessibility(rawValue: sealed.accessibility),
             AEAD.open(
-                wrapped, into: itemKey, key: try itemWrapKey(accessibility),
-                associatedData: associatedData(schema, sealed, purpose: "item key")),
-            let secret = AEAD.open(box, key: itemKey, associatedData: associatedData(schema, sealed, purpose: "secret") + tamperCheck)
+                wrapped, into: itemKey, key: try itemWrapKey(accessibility), associatedData: binding.associatedData("item key")),
+            let secret = AEAD.open(box, key: itemKey, associatedData: binding.associatedData("secret") + tamperCheck)
         else { throw DamagedRow.Reason.sealedDataAltered.error(schema.itemClass, uuid: sealed.uuid) }
         return secret
     }
@@ -112,7 +135,7 @@ extension KeyRing {
         guard let accessibility = Accessibility(rawValue: sealed.accessibility),
             let plain = AEAD.openPublic(
                 sealed.metadata, key: try metadataKey(accessibility),
-                associatedData: associatedData(schema, sealed, purpose: "metadata")),
+                associatedData: Binding(format, schema, sealed).associatedData("metadata")),
             let decoded = plain.withUnsafeBytes({ Item.decodeMetadata($0) })
         else { throw DamagedRow.Reason.sealedDataAltered.error(itemClass, uuid: sealed.uuid) }
         guard digests.columns(of: decoded.attributes, schema: schema) == sealed.digests else {

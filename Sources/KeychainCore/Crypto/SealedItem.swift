@@ -30,3 +30,22 @@ package struct SealedItem: Sendable {
     /// stays valid for this row).
     func hasSameIdentity(as other: SealedItem) -> Bool { uuid == other.uuid && plaintext == other.plaintext }
 }
+
+/// A row whose metadata opened and checked out: the item, and the tamper check its sealed secret is
+/// bound to. Re-sealing needs that check, so a row opened once to be matched is not opened again to
+/// be rewritten.
+package struct OpenedRow: Sendable {
+    /// The row as read (with or without its sealed secret columns).
+    package let row: SealedItem
+    package let item: Item
+    let tamperCheck: [UInt8]
+
+    /// The same row read again with its sealed secret columns (in the transaction that opened
+    /// it). errSecDecode when `reread` is not the row that was opened.
+    package func withSecretColumns(of reread: SealedItem) throws(KeychainError) -> OpenedRow {
+        guard reread.uuid == row.uuid, reread.metadata == row.metadata, reread.plaintext == row.plaintext,
+            reread.digests == row.digests, reread.secretPresent == row.secretPresent, reread.malformed == nil
+        else { throw DamagedRow.Reason.queryMismatch.error(item.itemClass, uuid: reread.uuid) }
+        return OpenedRow(row: reread, item: item, tamperCheck: tamperCheck)
+    }
+}

@@ -2,48 +2,44 @@ import CSodium
 
 /// Secret bytes (a key or an item's secret) kept in guarded memory that is zeroed when released.
 ///
-/// A reference type on purpose: the bytes exist once, in `sodium_malloc` memory, and are never
-/// copied by value. `sodium_free` zeroes them. Nothing here prints or describes its contents.
+/// A reference type on purpose: the bytes exist once, in `GuardedMemory`, and are never copied by
+/// value. Nothing here prints or describes its contents.
 package final class SecretBytes: @unchecked Sendable, CustomStringConvertible {
-    private var base: UnsafeMutableRawPointer?
+    private var block: GuardedMemory.Block
+    private var base: UnsafeMutableRawPointer { block.base }
     /// Number of secret bytes held.
     package fileprivate(set) var count: Int
-    private var capacity: Int
 
     /// Allocates `count` zeroed bytes.
     package init(count: Int) {
-        precondition(Sodium.ready)
         self.count = count
-        self.capacity = max(count, 1)
-        guard let memory = sodium_malloc(capacity) else { fatalError("sodium_malloc failed") }
-        sodium_memzero(memory, capacity)
-        base = memory
+        block = GuardedMemory.allocate(count)
     }
 
     /// Copies `bytes` in; the caller remains responsible for zeroing its own copy.
     package convenience init<Bytes: Collection>(copying bytes: Bytes) where Bytes.Element == UInt8 {
         self.init(count: bytes.count)
-        let target = base!.assumingMemoryBound(to: UInt8.self)
+        let target = base.assumingMemoryBound(to: UInt8.self)
         for (index, byte) in bytes.enumerated() { target[index] = byte }
     }
 
     /// `count` random bytes: the way keys are made.
     package static func random(count: Int) -> SecretBytes {
         let secret = SecretBytes(count: count)
-        randombytes_buf(secret.base!, count)
+        randombytes_buf(secret.base, count)
         return secret
     }
 
-    deinit { sodium_free(base) }
+    deinit { GuardedMemory.release(block) }
 
     /// Overwrites the bytes with fresh random ones (a reused buffer becoming a new key).
-    package func fillRandom() { randombytes_buf(base!, count) }
+    package func fillRandom() { randombytes_buf(base, count) }
 
     /// Appends bytes, growing the guarded buffer; the old buffer is zeroed as it is released.
     package func append(_ source: UnsafeRawBufferPointer) {
         guard source.count > 0 else { return }
         reserve(count + source.count)
-        (base! + count).copyMemory(from: source.baseAddress!, byteCount: source.count)
+        (base + count).copyMemory(from: source.baseAddress!, byteCount: source.count)
         count += source.count
     }
 
@@ -51,24 +47,22 @@ package final class SecretBytes: @unchecked Sendable, CustomStringConvertible {
     /// so that no ordinary buffer ever holds them. Returns what `fill` returned.
     package func appendFilling(maximum: Int, _ fill: (UnsafeMutableRawPointer, Int) -> Int) -> Int {
         reserve(count + maximum)
-        let got = fill(base! + count, maximum)
+        let got = fill(base + count, maximum)
         if got > 0 { count += got }
         return got
     }
 
     private func reserve(_ needed: Int) {
-        guard needed > capacity else { return }
-        let newCapacity = max(capacity * 2, needed)
-        guard let memory = sodium_malloc(newCapacity) else { fatalError("sodium_malloc failed") }
-        memory.copyMemory(from: base!, byteCount: count)
-        sodium_free(base)
-        base = memory
-        capacity = newCapacity
+        guard needed > block.capacity else { return }
+        let grown = GuardedMemory.allocate(max(block.capacity * 2, needed))
+        grown.base.copyMemory(from: block.base, byteCount: count)
+        GuardedMemory.release(block)
+        block = grown
     }
 
     /// Drops one trailing `\n` (and a `\r` before it), as `--strip-newline` asks.
     package func stripTrailingNewline() {
-        let bytes = base!.assumingMemoryBound(to: UInt8.self)
+        let bytes = base.assumingMemoryBound(to: UInt8.self)
         guard count > 0, bytes[count - 1] == 0x0A else { return }
         count -= 1
         bytes[count] = 0

@@ -96,9 +96,9 @@ extension Keychain {
     private func replaceExisting(_ existing: MatchedRow, with given: [String: AttributeValue], secret: SecretBytes, now: Int64)
         throws -> Item
     {
-        var old = existing.item
+        var old = existing.opened.item
         for (code, value) in given where code != "agrp" { old.attributes[code] = value }
-        old.attributes["mdat"] = .date(Self.modificationDate(now: now, after: existing.item))
+        old.attributes["mdat"] = .date(Self.modificationDate(now: now, after: existing.opened.item))
         let resealed = try keys.seal(old, secret: secret)
         guard try store.update(old.itemClass, rowid: existing.rowid, resealed) == .written else { throw duplicate(old) }
         return old

@@ -21,7 +21,8 @@ extension Keychain {
             }
             let (rows, skipped) = try matchedRows(query, filter: filter, withSecret: false, skipDamaged: skipDamaged)
             let now = Self.now()
-            for (rowid, _, item) in rows {
+            for (rowid, opened) in rows {
+                let item = opened.item
                 if item.isSynchronizable {
                     let tombstone = Self.tombstone(of: item, uuid: item.uuid, now: now)
                     _ = try store.update(query.itemClass, rowid: rowid, try keys.seal(tombstone, secret: nil))
@@ -29,7 +30,7 @@ extension Keychain {
                     try store.delete(query.itemClass, rowid: rowid)
                 }
             }
-            return ChangeResult(items: rows.map(\.item), skipped: skipped, removedDamaged: [])
+            return ChangeResult(items: rows.map(\.opened.item), skipped: skipped, removedDamaged: [])
         }
     }
 

@@ -29,7 +29,7 @@ extension Keychain {
         let (opened, damaged) = try store.read {
             try openMatches(query, filter: filter, withSecret: wantsData, openSecret: wantsData)
         }
-        let found = opened.map { FoundItem(item: $0.match.item, secret: $0.secret) }
+        let found = opened.map { FoundItem(item: $0.match.opened.item, secret: $0.secret) }
         guard !found.isEmpty else {
             if !damaged.isEmpty, !skipDamaged { throw DamagedRow.refusal(damaged, changedNothing: false) }
             throw notFound(query, filter: filter, skipped: damaged)

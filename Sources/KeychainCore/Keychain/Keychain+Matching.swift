@@ -10,8 +10,8 @@ extension Keychain {
         package let removedDamaged: [DamagedRow]
     }
 
-    /// One opened, checked row.
-    typealias MatchedRow = (rowid: Int64, row: SealedItem, item: Item)
+    /// One opened, checked row, and its row number in this transaction.
+    typealias MatchedRow = (rowid: Int64, opened: OpenedRow)
 
     /// Opens and checks the rows `query` selects until its limit of good ones: the one loop find,
     /// update and delete share. A damaged row never stops it and is listed apart. `withSecret`
@@ -24,7 +24,7 @@ extension Keychain {
         var damaged: [DamagedRow] = []
         try store.forEachRow(query.itemClass, filter: filter, withSecret: withSecret) { rowid, row in
             if let opened = try containingDamage(&damaged, { try open(row, for: query, filter: filter, withSecret: openSecret) }) {
-                matched.append(((rowid, row, opened.item), opened.secret))
+                matched.append(((rowid, opened.opened), opened.secret))
             }
             return limit.map { matched.count < $0 } ?? true
         }
@@ -48,7 +48,8 @@ extension Keychain {
     /// unseen.
     func holder(of sealed: SealedItem, _ itemClass: ItemClass, inGroup group: String) throws -> MatchedRow? {
         guard let found = try store.row(itemClass, holdingKeyOf: sealed, inGroup: group) else { return nil }
-        let item = try keys.openItem(found.row, itemClass: itemClass)
+        let opened = try keys.openRow(found.row, itemClass: itemClass)
+        let item = opened.item
         let schema = store.table(itemClass).schema
         // The digests opened cleanly, so they are the item's own; SQL must also have matched the key.
         let holdsKey = schema.primaryKey.allSatisfy { code in
@@ -57,7 +58,7 @@ extension Keychain {
         guard holdsKey, item.accessGroup.sameBytes(as: group), item.isSynchronizable == sealed.sync else {
             throw DamagedRow.Reason.queryMismatch.error(itemClass, uuid: found.row.uuid)
         }
-        return (found.rowid, found.row, item)
+        return (found.rowid, opened)
     }
 
     /// Before `sealed` is written into `group` (an add, or row `rowid` rewritten): a verified
@@ -68,7 +69,7 @@ extension Keychain {
         -> MatchedRow?
     {
         guard let holder = try holder(of: sealed, itemClass, inGroup: group), holder.rowid != rowid else { return nil }
-        guard holder.item.isTombstone else { return holder }
+        guard holder.opened.item.isTombstone else { return holder }
         try store.delete(itemClass, rowid: holder.rowid)
         return nil
     }

@@ -75,8 +75,9 @@ extension Keychain {
         return try ItemQuery(request, defaultLimit: .all)
     }
 
-    /// The rows one plan entry reads and writes: the source item's, and the target item's it collided with.
-    private typealias PlannedRows = (source: Int64, target: Int64?)
+    /// What the plan keeps of one entry: the source row, opened, and the row of the target group
+    /// holding its primary key (a live conflict, or a tombstone the write replaces).
+    private typealias PlannedRows = (rowid: Int64, source: OpenedRow, target: (rowid: Int64, tombstone: Bool)?)
 
     /// Reads the selected items and decides each one's outcome; writes nothing.
     private func plan(_ migration: Migration, queries: [ItemQuery], caller: Caller) throws
@@ -87,20 +88,20 @@ extension Keychain {
         for query in queries {
             let filter = filter(for: query, caller: caller, writing: true)
             try store.forEachRow(query.itemClass, filter: filter, withSecret: false) { rowid, row in
-                guard
-                    let item = try containingDamage(&report.damaged, { try open(row, for: query, filter: filter, withSecret: false).item })
-                else { return true }
-                var existing = try containingDamage(&report.damaged) { try holder(of: row, query.itemClass, inGroup: migration.to) } ?? nil
-                if existing?.item.isTombstone == true { existing = nil }  // replaced when the item is written
-                let conflict = existing.map { PersistentRef(itemClass: query.itemClass, uuid: $0.row.uuid) }
+                let opened = try containingDamage(&report.damaged) { try open(row, for: query, filter: filter, withSecret: false) }
+                guard let source = opened?.opened else { return true }
+                let existing: MatchedRow? =
+                    try containingDamage(&report.damaged) { try holder(of: row, query.itemClass, inGroup: migration.to) } ?? nil
+                let tombstone = existing?.opened.item.isTombstone == true
+                let conflict = tombstone ? nil : existing.map { PersistentRef(itemClass: query.itemClass, uuid: $0.opened.row.uuid) }
                 let outcome: MigrationReport.Outcome =
                     switch (conflict, migration.onConflict) {
                     case (nil, _), (_, .fail): migration.copy ? .copied : .moved
                     case (_, .skip): .skipped
                     case (_, .replace): .replaced
                     }
-                report.entries.append(.init(item: item, outcome: outcome, conflictsWith: conflict))
-                rows.append((rowid, existing?.rowid))
+                report.entries.append(.init(item: source.item, outcome: outcome, conflictsWith: conflict))
+                rows.append((rowid, source, existing.map { ($0.rowid, tombstone) }))
                 return true
             }
             if query.sync == .no {
@@ -115,17 +116,20 @@ extension Keychain {
         return (report, rows)
     }
 
-    /// Writes the plan inside the transaction that made it, one item at a time: the rowids it
-    /// recorded still name the same rows.
+    /// Writes the plan inside the transaction that made it, one item at a time: the rows it opened
+    /// and the holders it found are still what the file holds, so nothing is opened or looked up
+    /// twice. Only the secret columns are read again, one row at a time.
     private func execute(_ report: inout MigrationReport, rows: [PlannedRows], migration: Migration) throws {
         let now = Self.now()
         for (index, entry) in report.entries.enumerated() where entry.outcome != .skipped {
             let itemClass = entry.item.itemClass
-            guard let row = try store.row(itemClass, rowid: rows[index].source), row.secret != nil else {
-                throw KeychainError(.decode, hint: "item \(entry.item.persistentRef.base64) has no secret to move.")
+            let planned = rows[index]
+            guard let reread = try store.row(itemClass, rowid: planned.rowid) else {
+                throw KeychainError(.decode, hint: "item \(entry.item.persistentRef.base64) vanished during the migration.")
             }
-            if entry.outcome == .replaced, let target = rows[index].target {
-                try store.delete(itemClass, rowid: target)
+            let source = try planned.source.withSecretColumns(of: reread)
+            if let target = planned.target, target.tombstone || entry.outcome == .replaced {
+                try store.delete(itemClass, rowid: target.rowid)
             }
             var moved = entry.item
             moved.attributes["agrp"] = .string(migration.to)
@@ -134,12 +138,11 @@ extension Keychain {
                 moved = Item(itemClass: itemClass, uuid: Sodium.randomBytes(16), attributes: moved.attributes)
                 moved.attributes["cdat"] = .date(now)
                 moved.attributes["mdat"] = .date(now)
-                let sealed = try keys.seal(moved, secret: nil, keepingSecretOf: row)
-                try clearTombstone(for: sealed, itemClass, inGroup: migration.to)
+                let sealed = try keys.seal(moved, secret: nil, keepingSecretOf: source)
                 guard try store.insert(itemClass, sealed) == .written else { throw duplicate(moved) }
                 report.entries[index].copy = moved.persistentRef
             } else {
-                try rewrite(rowid: rows[index].source, row: row, from: entry.item, to: moved, newSecret: nil, now: now)
+                try rewrite(rowid: planned.rowid, source, to: moved, newSecret: nil, now: now, tombstoneCleared: true)
             }
         }
     }

@@ -17,24 +17,26 @@ extension Keychain {
         return try writeOrRehearse(dryRun: dryRun) {
             let (rows, skipped) = try matchedRows(query, filter: filter, withSecret: true, skipDamaged: skipDamaged)
             let now = Self.now()
-            for (rowid, row, old) in rows {
-                var updated = old
+            for (rowid, opened) in rows {
+                var updated = opened.item
                 for (code, value) in changes.attributes { updated.attributes[code] = value }
-                updated.attributes["mdat"] = .date(Self.modificationDate(now: now, after: old))
-                try rewrite(rowid: rowid, row: row, from: old, to: updated, newSecret: changes.secret, now: now)
+                updated.attributes["mdat"] = .date(Self.modificationDate(now: now, after: opened.item))
+                try rewrite(rowid: rowid, opened, to: updated, newSecret: changes.secret, now: now)
             }
-            return ChangeResult(items: rows.map(\.item), skipped: skipped, removedDamaged: [])
+            return ChangeResult(items: rows.map(\.opened.item), skipped: skipped, removedDamaged: [])
         }
     }
 
-    /// Writes `updated` over row `rowid` (which holds `old`), with `newSecret` or else the row's own
-    /// secret (re-sealed only when the identity changes), leaving a tombstone when a synchronizable
-    /// item's primary key changes. A verified tombstone at the new primary key is replaced.
-    func rewrite(rowid: Int64, row: SealedItem, from old: Item, to updated: Item, newSecret: SecretBytes?, now: Int64)
-        throws
-    {
-        let sealed = try keys.seal(updated, secret: newSecret, keepingSecretOf: row)
-        try clearTombstone(for: sealed, old.itemClass, inGroup: updated.accessGroup, except: rowid)
+    /// Writes `updated` over row `rowid` (`opened`, read with its secret columns), with `newSecret`
+    /// or else the row's own secret (re-sealed only when the identity changes), leaving a tombstone
+    /// when a synchronizable item's primary key changes. A verified tombstone at the new primary
+    /// key is replaced, unless the caller already removed it (`tombstoneCleared`).
+    func rewrite(
+        rowid: Int64, _ opened: OpenedRow, to updated: Item, newSecret: SecretBytes?, now: Int64, tombstoneCleared: Bool = false
+    ) throws {
+        let old = opened.item
+        let sealed = try keys.seal(updated, secret: newSecret, keepingSecretOf: opened)
+        if !tombstoneCleared { try clearTombstone(for: sealed, old.itemClass, inGroup: updated.accessGroup, except: rowid) }
         guard try store.update(old.itemClass, rowid: rowid, sealed) == .written else { throw duplicate(updated) }
         if old.isSynchronizable, primaryKeyChanged(from: old, to: updated) {
             try leaveTombstone(of: old, now: now)

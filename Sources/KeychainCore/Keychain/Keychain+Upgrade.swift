@@ -23,7 +23,7 @@ extension Keychain {
                 for itemClass in ItemClass.stored {
                     for (rowid, row) in try store.rows(itemClass, filter: .everyRow, withSecret: true) {
                         guard let opened = try? old.open(row, itemClass: itemClass, withSecret: true) else { continue }
-                        _ = try store.update(itemClass, rowid: rowid, try new.seal(opened.item, secret: opened.secret))
+                        _ = try store.update(itemClass, rowid: rowid, try new.seal(opened.opened.item, secret: opened.secret))
                     }
                 }
                 let passphrase = store.unlocking.passphrase

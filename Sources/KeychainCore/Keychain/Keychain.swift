@@ -101,10 +101,10 @@ package final class Keychain {
     /// the filter's groups, sync, tombstone, accessibility and persistent reference, and every
     /// matched attribute's exact bytes. A row that fails is errSecDecode naming it (SEMANTICS §6).
     func open(_ row: SealedItem, for query: ItemQuery, filter: RowFilter, withSecret: Bool) throws(KeychainError)
-        -> (item: Item, secret: SecretBytes?)
+        -> (opened: OpenedRow, secret: SecretBytes?)
     {
         let opened = try keys.open(row, itemClass: query.itemClass, withSecret: withSecret)
-        let item = opened.item
+        let item = opened.opened.item
         let matches =
             filter.admits(item)
             && query.attributes.allSatisfy { item.attributes[$0.key]?.canonicalBytes == $0.value.canonicalBytes }

@@ -56,9 +56,51 @@ package struct ItemTable: Sendable {
             }
     }
 
-    /// `SELECT` of every column needed to rebuild a `SealedItem`; without `withSecret` only the
-    /// types of the secret columns are read: an attribute query never reads a secret.
-    func selectList(withSecret: Bool) -> String {
+    /// The statements run on the table. The store prepares each once per process and keys its
+    /// cache by this, so their SQL is built once, not per row a migration touches.
+    package enum Statement: Hashable, Sendable {
+        /// The rows a `RowFilter` clause selects, in insertion order.
+        case select(where: String, withSecret: Bool, limit: Int?)
+        /// How many rows a `RowFilter` clause selects.
+        case count(where: String)
+        /// The row holding a primary key: bind `primaryKeyTerms`.
+        case holder
+        /// One row by rowid, with its sealed secret.
+        case row
+        /// A whole row written: bind `values(of:)`, and for `update` the rowid after them.
+        case insert, update
+        /// One row by rowid.
+        case delete
+    }
+
+    /// The SQL of `statement`.
+    func sql(_ statement: Statement) -> String {
+        let table = schema.table
+        switch statement {
+        case .select(let clause, let withSecret, let limit):
+            return "SELECT \(selectList(withSecret: withSecret)) FROM \(table) WHERE \(clause) ORDER BY rowid"
+                + (limit.map { " LIMIT \($0)" } ?? "")
+        case .count(let clause):
+            return "SELECT count(*) FROM \(table) WHERE \(clause)"
+        case .holder:
+            let terms = schema.primaryKey.map { "\(schema.attribute($0)!.column) IS ?" }
+            return "SELECT \(selectList(withSecret: true)) FROM \(table) WHERE \(terms.joined(separator: " AND ")) LIMIT 1"
+        case .row:
+            return "SELECT \(selectList(withSecret: true)) FROM \(table) WHERE rowid = ?"
+        case .insert:
+            let columns = writtenColumns
+            return "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES ("
+                + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
+        case .update:
+            return "UPDATE \(table) SET \(writtenColumns.map { "\($0) = ?" }.joined(separator: ", ")) WHERE rowid = ?"
+        case .delete:
+            return "DELETE FROM \(table) WHERE rowid = ?"
+        }
+    }
+
+    /// Every column needed to rebuild a `SealedItem`; without `withSecret` only the types of the
+    /// secret columns are read: an attribute query never reads a secret.
+    private func selectList(withSecret: Bool) -> String {
         let secret = withSecret ? "item_key, secret" : "typeof(item_key), typeof(secret)"
         return (["rowid", "uuid"] + plaintextColumns + ["metadata", secret] + digestColumns).joined(separator: ", ")
     }
@@ -66,17 +108,7 @@ package struct ItemTable: Sendable {
     /// Columns written by INSERT and UPDATE, in binding order.
     private var writtenColumns: [String] { ["uuid"] + plaintextColumns + ["metadata", "item_key", "secret"] + digestColumns }
 
-    /// INSERT of a whole row.
-    var insertSQL: String {
-        let columns = writtenColumns
-        return
-            "INSERT INTO \(schema.table) (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
-    }
-
-    /// UPDATE of a whole row by rowid.
-    var updateSQL: String { "UPDATE \(schema.table) SET \(writtenColumns.map { "\($0) = ?" }.joined(separator: ", ")) WHERE rowid = ?" }
-
-    /// The values bound by `insertSQL` (and, with the rowid appended, `updateSQL`).
+    /// The values `.insert` binds (and `.update`, with the rowid after them).
     func values(of row: SealedItem) -> [SQLiteStatement.Value] {
         var values: [SQLiteStatement.Value] = [.blob(row.uuid)]
         for attribute in schema.plaintextAttributes { values.append(Self.value(row.plaintext[attribute.code])) }
@@ -96,17 +128,16 @@ package struct ItemTable: Sendable {
         }
     }
 
-    /// The `(column, value)` terms that select the row holding `row`'s primary key in `group`.
-    func primaryKeyTerms(of row: SealedItem, group: String) -> [(column: String, value: SQLiteStatement.Value)] {
+    /// The values `.holder` binds to select the row holding `row`'s primary key in `group`.
+    func primaryKeyValues(of row: SealedItem, group: String) -> [SQLiteStatement.Value] {
         schema.primaryKey.map { code in
-            let attribute = schema.attribute(code)!
-            if code == "agrp" { return (attribute.column, .text(group)) }
-            if attribute.isPlaintextColumn { return (attribute.column, Self.value(row.plaintext[code])) }
-            return (attribute.column, row.digests[code].map { .blob($0) } ?? .null)
+            if code == "agrp" { return .text(group) }
+            if schema.attribute(code)!.isPlaintextColumn { return Self.value(row.plaintext[code]) }
+            return row.digests[code].map { .blob($0) } ?? .null
         }
     }
 
-    /// Rebuilds a row from the current result row of a statement made with `selectList`. A column
+    /// Rebuilds a row from the current result row of a `.select`, `.holder` or `.row` statement. A column
     /// of the wrong type or size makes the row `malformed` (reported as damaged when opened).
     func row(from statement: SQLiteStatement, withSecret: Bool) -> (rowid: Int64, item: SealedItem) {
         var malformed: String?

@@ -15,11 +15,17 @@ extension KeychainStore {
         _ itemClass: ItemClass, filter: RowFilter, limit: Int? = nil, withSecret: Bool,
         _ body: (_ rowid: Int64, _ row: SealedItem) throws -> Bool
     ) throws {
-        let table = table(itemClass)
         let (clause, values) = filter.clause
-        let limitSQL = limit.map { " LIMIT \($0)" } ?? ""
-        let statement = try statement(
-            "SELECT \(table.selectList(withSecret: withSecret)) FROM \(table.schema.table) WHERE \(clause) ORDER BY rowid\(limitSQL)")
+        try forEachRow(itemClass, .select(where: clause, withSecret: withSecret, limit: limit), values, withSecret: withSecret, body)
+    }
+
+    /// Runs a statement that selects whole rows, calling `body` for each while it returns `true`.
+    private func forEachRow(
+        _ itemClass: ItemClass, _ kind: ItemTable.Statement, _ values: [SQLiteStatement.Value], withSecret: Bool,
+        _ body: (_ rowid: Int64, _ row: SealedItem) throws -> Bool
+    ) throws {
+        let table = table(itemClass)
+        let statement = try statement(kind, of: itemClass)
         try statement.bind(values)
         defer { statement.reset() }
         while try statement.step() {
@@ -31,7 +37,7 @@ extension KeychainStore {
     /// How many rows of `itemClass` `filter` selects.
     package func count(_ itemClass: ItemClass, filter: RowFilter) throws -> Int {
         let (clause, values) = filter.clause
-        let statement = try statement("SELECT count(*) FROM \(table(itemClass).schema.table) WHERE \(clause)")
+        let statement = try statement(.count(where: clause), of: itemClass)
         try statement.bind(values)
         defer { statement.reset() }
         return try statement.step() ? Int(statement.integer(0)) : 0
@@ -54,46 +60,46 @@ extension KeychainStore {
     package func row(_ itemClass: ItemClass, holdingKeyOf row: SealedItem, inGroup group: String) throws
         -> (rowid: Int64, row: SealedItem)?
     {
-        let table = table(itemClass)
-        let terms = table.primaryKeyTerms(of: row, group: group)
-        let statement = try statement(
-            "SELECT \(table.selectList(withSecret: true)) FROM \(table.schema.table) WHERE "
-                + terms.map { "\($0.column) IS ?" }.joined(separator: " AND ") + " LIMIT 1")
-        try statement.bind(terms.map(\.value))
-        defer { statement.reset() }
-        guard try statement.step() else { return nil }
-        let (rowid, found) = table.row(from: statement, withSecret: true)
-        return (rowid, found)
+        var found: (rowid: Int64, row: SealedItem)?
+        let values = table(itemClass).primaryKeyValues(of: row, group: group)
+        try forEachRow(itemClass, .holder, values, withSecret: true) {
+            found = ($0, $1)
+            return false
+        }
+        return found
     }
 
     /// Row `rowid`, with its sealed secret.
     package func row(_ itemClass: ItemClass, rowid: Int64) throws -> SealedItem? {
-        var filter = RowFilter.everyRow
-        filter.rowid = rowid
-        return try rows(itemClass, filter: filter, limit: 1, withSecret: true).first?.row
+        var found: SealedItem?
+        try forEachRow(itemClass, .row, [.integer(rowid)], withSecret: true) {
+            found = $1
+            return false
+        }
+        return found
     }
 
     /// Inserts a row.
     package func insert(_ itemClass: ItemClass, _ row: SealedItem) throws -> WriteOutcome {
-        let table = table(itemClass)
-        return try run(table, table.insertSQL, table.values(of: row))
+        try run(itemClass, .insert, table(itemClass).values(of: row))
     }
 
     /// Rewrites row `rowid` whole.
     package func update(_ itemClass: ItemClass, rowid: Int64, _ row: SealedItem) throws -> WriteOutcome {
-        let table = table(itemClass)
-        return try run(table, table.updateSQL, table.values(of: row) + [.integer(rowid)])
+        try run(itemClass, .update, table(itemClass).values(of: row) + [.integer(rowid)])
     }
 
     /// Deletes row `rowid`, whatever it holds (a damaged row included).
     package func delete(_ itemClass: ItemClass, rowid: Int64) throws {
-        let table = table(itemClass)
-        _ = try run(table, "DELETE FROM \(table.schema.table) WHERE rowid = ?", [.integer(rowid)])
+        _ = try run(itemClass, .delete, [.integer(rowid)])
     }
 
     /// Runs a write; only a violation of the primary key's UNIQUE constraint is a duplicate.
-    private func run(_ table: ItemTable, _ sql: String, _ values: [SQLiteStatement.Value]) throws -> WriteOutcome {
-        let statement = try statement(sql)
+    private func run(_ itemClass: ItemClass, _ kind: ItemTable.Statement, _ values: [SQLiteStatement.Value]) throws
+        -> WriteOutcome
+    {
+        let table = table(itemClass)
+        let statement = try statement(kind, of: itemClass)
         do {
             try statement.run(values)
             return .written

@@ -13,7 +13,13 @@ package final class KeychainStore {
 
     let connection: SQLiteConnection
     let tables: [ItemClass: ItemTable]
-    private var statements: [String: SQLiteStatement] = [:]
+    private var statements: [StatementKey: SQLiteStatement] = [:]
+
+    /// A compiled statement's cache key: which statement, on which class's table.
+    private struct StatementKey: Hashable {
+        let itemClass: ItemClass
+        let statement: ItemTable.Statement
+    }
 
     /// What the file says about unlocking it.
     package struct Unlocking: Sendable {
@@ -80,19 +86,21 @@ package final class KeychainStore {
             version: version, keyCheck: keyCheck, passphrase: passphrase, keychainID: keychainID, wrappedClassKeys: wrapped)
     }
 
-    /// A cached compiled statement for `sql`; a fresh one when the cached one is still being
-    /// stepped (a query run inside another's row loop must not reset it).
-    func statement(_ sql: String) throws(StoreError) -> SQLiteStatement {
-        if let cached = statements[sql] {
+    /// The compiled `statement` on `itemClass`'s table, prepared on first use and then reused; a
+    /// fresh one when the cached one is still being stepped (a query run inside another's row
+    /// loop must not reset it).
+    func statement(_ statement: ItemTable.Statement, of itemClass: ItemClass) throws(StoreError) -> SQLiteStatement {
+        let key = StatementKey(itemClass: itemClass, statement: statement)
+        if let cached = statements[key] {
             guard cached.isBusy else {
                 cached.reset()
                 return cached
             }
-            return try connection.prepare(sql)
+            return try connection.prepare(table(itemClass).sql(statement))
         }
-        let statement = try connection.prepare(sql)
-        statements[sql] = statement
-        return statement
+        let prepared = try connection.prepare(table(itemClass).sql(statement))
+        statements[key] = prepared
+        return prepared
     }
 
     /// Runs `body` in one `BEGIN IMMEDIATE` transaction: all of it happens or none of it.
