@@ -20,11 +20,20 @@ enum GuardedMemory {
 
     static let smallestPooled = 16
     static let largestPooled = 2048
-    /// Each slab is one guarded region this size, cut into slots of one size class.
-    static let slabBytes = 16 * 1024
+    /// Each slab is one guarded region this size (one page), cut into slots of one size class:
+    /// a find touches three or four classes, and each new slab is filled twice (by libsodium's
+    /// canary fill, then zeroed).
+    static let slabBytes = 4096
 
-    /// Free slots by size class (index 0 holds `smallestPooled`-byte slots), as addresses.
-    private static let freeSlots = Mutex([[UInt]](repeating: [], count: sizeClassCount))
+    /// One size class's slots: released ones to reuse, then the untouched rest of its newest slab.
+    private struct Slots {
+        var released: [UInt] = []
+        var next: UInt = 0
+        var end: UInt = 0
+    }
+
+    /// Slots by size class (index 0 holds `smallestPooled`-byte slots), as addresses.
+    private static let slots = Mutex([Slots](repeating: Slots(), count: sizeClassCount))
     private static var sizeClassCount: Int { (largestPooled / smallestPooled).trailingZeroBitCount + 1 }
 
     /// A zeroed block of at least `count` bytes (at least one).
@@ -33,14 +42,15 @@ enum GuardedMemory {
         guard count <= largestPooled else { return Block(base: region(count), capacity: count) }
         let sizeClass = sizeClass(of: count)
         let slotBytes = smallestPooled << sizeClass
-        let address = freeSlots.withLock { free -> UInt in
-            if free[sizeClass].isEmpty {
-                let slab = region(slabBytes)
-                for offset in stride(from: slabBytes - slotBytes, through: 0, by: -slotBytes) {
-                    free[sizeClass].append(UInt(bitPattern: slab + offset))
-                }
+        let address = slots.withLock { classes -> UInt in
+            if let reused = classes[sizeClass].released.popLast() { return reused }
+            if classes[sizeClass].next == classes[sizeClass].end {
+                let slab = UInt(bitPattern: region(slabBytes))
+                classes[sizeClass].next = slab
+                classes[sizeClass].end = slab + UInt(slabBytes)
             }
-            return free[sizeClass].removeLast()
+            defer { classes[sizeClass].next += UInt(slotBytes) }
+            return classes[sizeClass].next
         }
         return Block(base: UnsafeMutableRawPointer(bitPattern: address)!, capacity: slotBytes)
     }
@@ -53,7 +63,7 @@ enum GuardedMemory {
         }
         sodium_memzero(block.base, block.capacity)
         let sizeClass = sizeClass(of: block.capacity)
-        freeSlots.withLock { $0[sizeClass].append(UInt(bitPattern: block.base)) }
+        slots.withLock { $0[sizeClass].released.append(UInt(bitPattern: block.base)) }
     }
 
     /// The index of the smallest size class holding `count` bytes.

@@ -24,8 +24,14 @@ package struct AccessGroupList: Sendable, Equatable {
 
     /// A list from entries in order, as built from entitlements.
     package init(entries: [Entry], grantsEveryGroup: Bool = false) {
-        var seen = Set<[UInt8]>()
-        var ordered = entries.filter { seen.insert(Array($0.group.utf8)).inserted }
+        // Repeats are exact byte repeats: canonically equivalent spellings are two groups. Keyed by
+        // String (which buckets equivalent spellings together), compared by bytes within a bucket.
+        var seen: [String: [String]] = [:]
+        var ordered = entries.filter { entry in
+            if seen[entry.group, default: []].contains(where: { $0.sameBytes(as: entry.group) }) { return false }
+            seen[entry.group, default: []].append(entry.group)
+            return true
+        }
         if let token = ordered.firstIndex(where: { $0.group.sameBytes(as: Self.tokenGroup) }) {
             ordered.append(ordered.remove(at: token))
         }

@@ -57,8 +57,8 @@ package struct ItemTable: Sendable {
     }
 
     /// The statements run on the table. The store prepares each once per process and keys its
-    /// cache by this, so their SQL is built once, not per row a migration touches.
-    package enum Statement: Hashable, Sendable {
+    /// cache by `cacheKey`, so their SQL is built once, not per row a migration touches.
+    package enum Statement: Sendable {
         /// The rows a `RowFilter` clause selects, in insertion order.
         case select(where: String, withSecret: Bool, limit: Int?)
         /// How many rows a `RowFilter` clause selects.
@@ -71,6 +71,23 @@ package struct ItemTable: Sendable {
         case insert, update
         /// One row by rowid.
         case delete
+    }
+
+    /// A short string naming `statement` on this table: the store's cache key. (A string and not a
+    /// Hashable enum: looking up a new type's conformance costs every process a scan of the binary's
+    /// conformance records, a tenth of a find's instructions.)
+    func cacheKey(_ statement: Statement) -> String {
+        let table = schema.table
+        switch statement {
+        case .select(let clause, let withSecret, let limit):
+            return "\(table) select \(withSecret ? 1 : 0) \(limit ?? -1) \(clause)"
+        case .count(let clause): return "\(table) count \(clause)"
+        case .holder: return "\(table) holder"
+        case .row: return "\(table) row"
+        case .insert: return "\(table) insert"
+        case .update: return "\(table) update"
+        case .delete: return "\(table) delete"
+        }
     }
 
     /// The SQL of `statement`.

@@ -13,13 +13,8 @@ package final class KeychainStore {
 
     let connection: SQLiteConnection
     let tables: [ItemClass: ItemTable]
-    private var statements: [StatementKey: SQLiteStatement] = [:]
-
-    /// A compiled statement's cache key: which statement, on which class's table.
-    private struct StatementKey: Hashable {
-        let itemClass: ItemClass
-        let statement: ItemTable.Statement
-    }
+    /// Compiled statements by `ItemTable.cacheKey`.
+    private var statements: [String: SQLiteStatement] = [:]
 
     /// What the file says about unlocking it.
     package struct Unlocking: Sendable {
@@ -90,7 +85,7 @@ package final class KeychainStore {
     /// fresh one when the cached one is still being stepped (a query run inside another's row
     /// loop must not reset it).
     func statement(_ statement: ItemTable.Statement, of itemClass: ItemClass) throws(StoreError) -> SQLiteStatement {
-        let key = StatementKey(itemClass: itemClass, statement: statement)
+        let key = table(itemClass).cacheKey(statement)
         if let cached = statements[key] {
             guard cached.isBusy else {
                 cached.reset()
