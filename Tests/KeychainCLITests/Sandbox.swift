@@ -57,10 +57,11 @@ final class Sandbox {
     }
 
     /// Runs `keychainctl arguments` as `profile` (a fixture name), feeding `stdin` (else /dev/null).
+    /// `beforeInput`, when given, is called with the live child's pid before `stdin` is written.
     @discardableResult
     func run(
         _ arguments: [String], profile: String? = "app.plist", stdin: Data? = nil, environment: [String: String] = [:],
-        timeout: Double = 120
+        timeout: Double = 120, beforeInput: ((Int32) -> Void)? = nil
     ) -> Run {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.binary)
@@ -81,6 +82,7 @@ final class Sandbox {
         let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
         DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
         defer { watchdog.cancel() }
+        beforeInput?(pid)
         if let stdin {
             input.fileHandleForWriting.write(stdin)
             try? input.fileHandleForWriting.close()

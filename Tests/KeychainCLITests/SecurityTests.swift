@@ -239,4 +239,44 @@ import Testing
         try connection.execute("UPDATE genp SET tomb = 0 WHERE tomb = 1")
         #expect(sandbox.run(["find", "-s", "fixture", "-a", "synced", "--sync", "yes"], environment: environment).status == 93)
     }
+
+    /// While `add` waits for its secret on stdin (the keychain already opened with the key from
+    /// `KEYCHAINCTL_KEY`), the live process has a core-size limit of 0 and its environment block,
+    /// as /proc shows it to anyone allowed to look, no longer holds the key.
+    @Test func aRunningProcessDumpsNoCoreAndHoldsNoKeyInItsEnvironment() throws {
+        let sandbox = try Sandbox()
+        let key = try String(contentsOfFile: sandbox.keyFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        var limits = ""
+        var environ: Data?
+        var blockedOnStdin = false
+        let result = sandbox.run(
+            ["add", "-s", "env-wipe"], stdin: Data("s3cret".utf8), environment: ["KEYCHAINCTL_KEY_FILE": "", "KEYCHAINCTL_KEY": key],
+            timeout: 60
+        ) { pid in
+            // Wait (at most 30 s) until the child is blocked in read(0, ...): the key is taken by then.
+            let deadline = Date().addingTimeInterval(30)
+            while Date() < deadline {
+                if let syscall = try? String(contentsOfFile: "/proc/\(pid)/syscall", encoding: .utf8), syscall.hasPrefix("0 0x0 ") {
+                    blockedOnStdin = true
+                    break
+                }
+                usleep(10_000)
+            }
+            limits = (try? String(contentsOfFile: "/proc/\(pid)/limits", encoding: .utf8)) ?? ""
+            environ = FileManager.default.contents(atPath: "/proc/\(pid)/environ")
+        }
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(blockedOnStdin)
+        let coreLine = limits.split(separator: "\n").first { $0.hasPrefix("Max core file size") }
+        let softAndHard = coreLine.map { Array($0.split(separator: " ").suffix(3).prefix(2)) }
+        #expect(softAndHard == ["0", "0"], "\(limits)")
+        if let environ {
+            #expect(!environ.isEmpty)
+            #expect(environ.range(of: Data(key.utf8)) == nil, "the key is still in the process's environment block")
+            #expect(environ.range(of: Data("PATH=".utf8)) != nil)
+        } else {
+            // Unreadable: the process is not dumpable, and only root may read its /proc files.
+            #expect(getuid() != 0)
+        }
+    }
 }
