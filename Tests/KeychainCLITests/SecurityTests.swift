@@ -191,10 +191,13 @@ import Testing
             #expect(run.status == 74, "\(name): \(run.status) \(run.stderr)")
             #expect(run.stderr.contains("passphrase parameters are damaged"), "\(name)")
         }
-        // An in-range edit changes the derived key: indistinguishable from a wrong passphrase (51).
+        // An in-range edit changes the derived key: indistinguishable from a wrong passphrase (51),
+        // and the hint says so.
         var otherPasses = record
         otherPasses[3] ^= 0x01
-        #expect(try withRecord(otherPasses).status == 51)
+        let edited = try withRecord(otherPasses)
+        #expect(edited.status == 51)
+        #expect(edited.stderr.contains("Argon2id parameters were edited"), "\(edited.stderr)")
         #expect(try withRecord(record).status == 44)
         // An empty passphrase creates nothing.
         let empty = try Sandbox(initialize: false)

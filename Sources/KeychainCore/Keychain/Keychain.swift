@@ -39,8 +39,14 @@ package final class Keychain {
         }
         let keys = KeyRing(keychainKey: key, wrappedClassKeys: unlocking.wrappedClassKeys, format: unlocking.format)
         guard keys.opens(keyCheck: unlocking.keyCheck, kdfRecord: unlocking.kdfRecord) else {
-            let what = unlocking.passphrase == nil ? "key" : "passphrase"
-            throw KeychainError(.authFailed, hint: "the \(what) does not open \(path); nothing was read or changed.")
+            // Argon2id parameters edited within their bounds derive another key: without the right
+            // key nothing can tell that from a wrong passphrase, so the hint names both.
+            let hint =
+                unlocking.passphrase == nil
+                ? "the key does not open \(path); nothing was read or changed."
+                : "the passphrase does not open \(path) (nor would the right one if its Argon2id parameters were edited: "
+                    + "the two look alike without the key); nothing was read or changed."
+            throw KeychainError(.authFailed, hint: hint)
         }
         return (store, keys, key)
     }
