@@ -30,14 +30,14 @@ public enum KeychainCommandLine {
         guard let type = commands.first(where: { $0.spec.name == name }) else {
             return usage("unknown subcommand '\(name)'; run 'keychainctl --help' for the list.", command: nil)
         }
-        let rest = arguments.dropFirst()
-        if rest.contains("--help") || rest.contains("-h") {
-            StandardStreams.out(HelpText.render(type.spec))
-            return 0
-        }
         let command: any Subcommand
         do {
-            command = try type.init(try ParsedArguments(rest, spec: type.spec))
+            let parsed = try ParsedArguments(arguments.dropFirst(), spec: type.spec)
+            if parsed.helpRequested {
+                StandardStreams.out(HelpText.render(type.spec))
+                return 0
+            }
+            command = try type.init(parsed)
         } catch {
             return usage(error.description, command: type.spec.name)
         }
@@ -52,12 +52,13 @@ public enum KeychainCommandLine {
     }
 
     /// Runs the process's command line and exits. Before anything is read, the process is made
-    /// undumpable: no core file and no same-user ptrace can copy a key or a secret.
+    /// undumpable: no core file and no same-user ptrace can copy a key or a secret. A run whose
+    /// output could not all be written exits 74, never 0.
     public static func main() -> Never {
         if cprocess_protect_memory() != 0 {
             StandardStreams.warn("cannot turn off core dumps for this process; a crash could write secrets to disk.")
         }
-        exit(run(Array(CommandLine.arguments.dropFirst())))
+        exit(StandardStreams.finish(run(Array(CommandLine.arguments.dropFirst()))))
     }
 
     private static func usage(_ message: String, command: String?) -> Int32 {

@@ -1,10 +1,14 @@
 /// The options of one invocation, parsed against its command's `CommandSpec`.
 ///
-/// Accepts `--long value`, `--long=value`, `-s value` and flags; `--` ends the options. No command
-/// takes positional arguments, so any stray word is a usage error (exit 64).
+/// Accepts `--long value`, `--long=value`, `-s value` and flags; `--` ends the options. Help
+/// (`-h`, `--help`) is recognised only where an option may stand, never as another option's value.
+/// No command takes positional arguments, so any stray word is a usage error (exit 64). Errors
+/// never quote a value or a stray word: either may be a secret typed in the wrong place.
 struct ParsedArguments {
     private var values: [String: [String]] = [:]
     private var flags: Set<String> = []
+    /// Whether `-h` or `--help` stood in option position (parsing stopped there).
+    private(set) var helpRequested = false
 
     /// Parses `arguments` (after the subcommand's name) for `spec`.
     init(_ arguments: ArraySlice<String>, spec: CommandSpec) throws(UsageError) {
@@ -17,20 +21,36 @@ struct ParsedArguments {
         var index = arguments.startIndex
         while index < arguments.endIndex {
             let word = arguments[index]
+            let position = index - arguments.startIndex + 1
             index += 1
+            if word == "--" {
+                guard index == arguments.endIndex else {
+                    throw UsageError("unexpected argument after '--' (word \(position + 1), not shown); \(spec.name) takes options only.")
+                }
+                break
+            }
+            if word == "-h" || word == "--help" {
+                helpRequested = true
+                return
+            }
             var option: OptionSpec?
             var inlineValue: String?
+            let shown: String
             if word.hasPrefix("--"), word.count > 2 {
                 let body = word.dropFirst(2)
                 let name = body.prefix { $0 != "=" }
                 option = byLong[String(name)]
                 if name.count < body.count { inlineValue = String(body.dropFirst(name.count + 1)) }
+                shown = "--" + name
             } else if word.hasPrefix("-"), word.count == 2, let short = word.last {
                 option = byShort[short]
+                shown = word
             } else {
-                throw UsageError("unexpected argument '\(word)'; \(spec.name) takes options only.")
+                throw UsageError("unexpected argument (word \(position), not shown); \(spec.name) takes options only.")
             }
-            guard let option else { throw UsageError("unknown option '\(word)' for \(spec.name).") }
+            guard let option else {
+                throw UsageError("unknown option '\(Self.printable(shown))' for \(spec.name)." + Self.suggestion(for: shown, in: spec))
+            }
             if option.valueName == nil {
                 guard inlineValue == nil else { throw UsageError("--\(option.long) takes no value.") }
                 flags.insert(option.long)
@@ -41,7 +61,7 @@ struct ParsedArguments {
                 value = inlineValue
             } else {
                 guard index < arguments.endIndex else {
-                    throw UsageError("missing value for '\(word)' (\(option.valueName!)).")
+                    throw UsageError("missing value for '\(shown)' (\(option.valueName!)).")
                 }
                 value = arguments[index]
                 index += 1
@@ -51,6 +71,40 @@ struct ParsedArguments {
             }
             values[option.long, default: []].append(value)
         }
+    }
+
+    /// " Did you mean '--x'?" when one of `spec`'s long options is close to `shown`; empty otherwise.
+    private static func suggestion(for shown: String, in spec: CommandSpec) -> String {
+        let typed = shown.drop { $0 == "-" }.lowercased()
+        guard typed.count > 1 else { return "" }
+        let scored = spec.options.map { option -> (OptionSpec, Int) in
+            let name = option.long
+            if name.contains(typed) || typed.contains(name) { return (option, 0) }
+            // Against the whole name and each of its hyphenated tails: "pasword" is near "set-password".
+            let words = name.split(separator: "-")
+            let tails = words.indices.map { words[$0...].joined(separator: "-") }
+            return (option, tails.map { editDistance(Array(typed), Array($0)) }.min() ?? Int.max)
+        }
+        guard let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= max(1, typed.count / 4) else { return "" }
+        return " Did you mean '--\(best.0.long)'?"
+    }
+
+    /// Levenshtein distance between two short option names.
+    private static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
+        var previous = Array(0...b.count)
+        for (i, x) in a.enumerated() {
+            var current = [i + 1]
+            for (j, y) in b.enumerated() {
+                current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1)))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+
+    /// An option name as it may be shown: control characters escaped.
+    static func printable(_ text: String) -> String {
+        String(text.unicodeScalars.map { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) ? "?" : Character($0) })
     }
 
     /// The value of a single-valued option.
@@ -71,7 +125,7 @@ struct ParsedArguments {
     func value<T>(_ long: String, choices: String, _ transform: (String) -> T?) throws(UsageError) -> T? {
         guard let text = value(long) else { return nil }
         guard let parsed = transform(text) else {
-            throw UsageError("'\(text)' is not valid for --\(long); use \(choices).")
+            throw UsageError("'\(Self.printable(text))' is not valid for --\(long); use \(choices).")
         }
         return parsed
     }

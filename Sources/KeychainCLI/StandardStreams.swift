@@ -2,7 +2,13 @@ import Glibc
 import KeychainCore
 
 /// Writing to stdout and stderr as bytes, and what a terminal is.
+///
+/// Every write is checked: a stream that fails (a full disk, `/dev/full`, a closed descriptor) is
+/// remembered, and `finish` turns a run that would have exited 0 into exit 74, so that a script
+/// never takes an empty or cut-off secret for a good one.
 enum StandardStreams {
+    /// The first failed write: which stream and its errno. The CLI is single-threaded.
+    nonisolated(unsafe) private static var failure: (fd: Int32, errno: Int32)?
     /// Writes `text` to standard output.
     static func out(_ text: String) { write(fd: 1, Array(text.utf8)) }
 
@@ -42,9 +48,20 @@ enum StandardStreams {
             let written = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
             if written < 0 {
                 if errno == EINTR { continue }
+                if failure == nil { failure = (fd, errno) }
                 return
             }
             offset += written
         }
+    }
+
+    /// The exit status once everything is written: stdout is closed (which reports a write the
+    /// kernel deferred), and a failed write to either stream makes a successful run exit 74.
+    static func finish(_ status: Int32) -> Int32 {
+        if close(1) != 0, errno != EBADF, failure == nil { failure = (1, errno) }
+        guard let failure else { return status }
+        let stream = failure.fd == 1 ? "standard output" : "standard error"
+        err("keychainctl: cannot write to \(stream): \(String(cString: strerror(failure.errno))); the output is incomplete.\n")
+        return status == 0 ? 74 : status
     }
 }

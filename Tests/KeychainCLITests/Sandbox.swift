@@ -57,11 +57,12 @@ final class Sandbox {
     }
 
     /// Runs `keychainctl arguments` as `profile` (a fixture name), feeding `stdin` (else /dev/null).
-    /// `beforeInput`, when given, is called with the live child's pid before `stdin` is written.
+    /// `beforeInput`, when given, is called with the live child's pid before `stdin` is written;
+    /// `stdoutPath` sends stdout to that file (such as /dev/full) instead of a pipe.
     @discardableResult
     func run(
         _ arguments: [String], profile: String? = "app.plist", stdin: Data? = nil, environment: [String: String] = [:],
-        timeout: Double = 120, beforeInput: ((Int32) -> Void)? = nil
+        timeout: Double = 120, stdoutPath: String? = nil, beforeInput: ((Int32) -> Void)? = nil
     ) -> Run {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.binary)
@@ -69,7 +70,8 @@ final class Sandbox {
         process.environment = baseEnvironment.merging(environment) { $1 }
         let out = Pipe()
         let err = Pipe()
-        process.standardOutput = out
+        let stdoutFile = stdoutPath.flatMap { FileHandle(forWritingAtPath: $0) }
+        process.standardOutput = stdoutFile ?? out
         process.standardError = err
         let input = Pipe()
         process.standardInput = stdin == nil ? FileHandle.nullDevice : input
@@ -94,6 +96,7 @@ final class Sandbox {
             errData = err.fileHandleForReading.readDataToEndOfFile()
             drained.signal()
         }
+        if stdoutFile != nil { try? out.fileHandleForWriting.close() }
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         drained.wait()
         process.waitUntilExit()
