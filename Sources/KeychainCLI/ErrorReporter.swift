@@ -36,6 +36,8 @@ enum ErrorReporter {
             return (nil, "keychainFileUnusable", error.message, "", 74)
         case let error as InputError:
             return (nil, "inputUnreadable", error.description, "", 74)
+        case let error as InputTooLarge:
+            return (nil, "inputTooLarge", error.description, "", 78)
         default:
             return (nil, "internalError", "internal error: \(error)", "", 1)
         }

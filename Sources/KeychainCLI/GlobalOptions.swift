@@ -84,15 +84,23 @@ struct GlobalOptions {
         if let keyFile { return try Self.key(fromFile: keyFile) }
         if let passphraseFD {
             return .passphrase(
-                try Self.trimmedPassphrase(SecretReader.readAll(fd: passphraseFD, source: "file descriptor \(passphraseFD)")))
+                try Self.trimmedPassphrase(
+                    SecretReader.readAll(
+                        fd: passphraseFD, source: "file descriptor \(passphraseFD)", limit: InputLimits.passphraseBytes + 2)))
         }
         if let keyFile = Environment.value("KEYCHAINCTL_KEY_FILE") { return try Self.key(fromFile: keyFile) }
         if let environmentKey { return try KeychainCredential.key(base64: environmentKey, source: "KEYCHAINCTL_KEY") }
-        if let environmentPassphrase { return .passphrase(environmentPassphrase) }
+        if let environmentPassphrase {
+            guard environmentPassphrase.count <= InputLimits.passphraseBytes else {
+                throw InputTooLarge(source: "KEYCHAINCTL_PASSPHRASE", limit: InputLimits.passphraseBytes)
+            }
+            return .passphrase(environmentPassphrase)
+        }
         if StandardStreams.isTerminal(0) || StandardStreams.isTerminal(2) {
-            let passphrase = try SecretReader.prompt(creating ? "New keychain passphrase: " : "Keychain passphrase: ")
+            let limit = InputLimits.passphraseBytes
+            let passphrase = try SecretReader.prompt(creating ? "New keychain passphrase: " : "Keychain passphrase: ", limit: limit)
             if creating {
-                let again = try SecretReader.prompt("Repeat the passphrase: ")
+                let again = try SecretReader.prompt("Repeat the passphrase: ", limit: limit)
                 guard passphrase.equals(again) else { throw ConfigurationError("the passphrases differ; nothing was created.") }
             }
             return .passphrase(passphrase)
@@ -104,15 +112,21 @@ struct GlobalOptions {
 
     private static func key(fromFile path: String) throws -> KeychainCredential {
         let text: SecretBytes
-        do { text = try SecretReader.readFile(path) } catch let error as InputError {
+        do { text = try SecretReader.readKeyFile(path) } catch let error as InputError {
             throw ConfigurationError("cannot read the key file: \(error.description)")
+        } catch is InputTooLarge {
+            throw ConfigurationError(
+                "\(path) is not a key file: longer than \(InputLimits.keyFileBytes) bytes (a key is 44 base64 characters).")
         }
         return try KeychainCredential.key(base64: text, source: "key file \(path)")
     }
 
     /// A passphrase read from a descriptor loses one trailing newline (as `echo` adds).
-    private static func trimmedPassphrase(_ secret: SecretBytes) -> SecretBytes {
+    private static func trimmedPassphrase(_ secret: SecretBytes) throws -> SecretBytes {
         secret.stripTrailingNewline()
+        guard secret.count <= InputLimits.passphraseBytes else {
+            throw InputTooLarge(source: "the passphrase", limit: InputLimits.passphraseBytes)
+        }
         return secret
     }
 }

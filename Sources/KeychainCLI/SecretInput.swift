@@ -13,23 +13,38 @@ struct SecretInput {
         if file != nil, argument != nil {
             throw UsageError("give the secret once: --data-file or -w, not both.")
         }
+        let limit = InputLimits.secretBytes
         if let argument {
+            guard argument.utf8.count <= limit else { throw Self.tooLarge() }
             StandardStreams.warn(
                 "a secret given with -w is visible to other users in the process list; prefer standard input or --data-file.")
             return SecretBytes(copying: argument.utf8)
         }
         let secret: SecretBytes
-        if let file {
-            secret = try SecretReader.readFile(file)
-        } else if !StandardStreams.isTerminal(0) {
-            if passphraseFD == 0 {
-                throw UsageError("standard input carries the passphrase (--passphrase-fd 0); give the secret with --data-file.")
+        do {
+            // One byte of slack for a newline --strip-newline drops (two for CRLF).
+            if let file {
+                secret = try SecretReader.readFile(file, limit: limit + 2)
+            } else if !StandardStreams.isTerminal(0) {
+                if passphraseFD == 0 {
+                    throw UsageError("standard input carries the passphrase (--passphrase-fd 0); give the secret with --data-file.")
+                }
+                secret = try SecretReader.readAll(fd: 0, source: "standard input", limit: limit + 2)
+            } else {
+                return try SecretReader.prompt(prompt, limit: limit)
             }
-            secret = try SecretReader.readAll(fd: 0, source: "standard input")
-        } else {
-            return try SecretReader.prompt(prompt)
+        } catch is InputTooLarge {
+            throw Self.tooLarge()
         }
         if stripNewline { secret.stripTrailingNewline() }
+        guard secret.count <= limit else { throw Self.tooLarge() }
         return secret
+    }
+
+    /// errSecParam: the secret is over `InputLimits.secretBytes` (nothing is stored).
+    static func tooLarge() -> KeychainError {
+        KeychainError(
+            .param,
+            hint: "a secret is at most \(InputLimits.describe(InputLimits.secretBytes)); this one is longer, so nothing was stored.")
     }
 }

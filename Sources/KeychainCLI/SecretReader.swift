@@ -4,30 +4,57 @@ import KeychainCore
 /// Reading secrets (item data and passphrases) into guarded memory, never through argv unless the
 /// user insists with `-w`.
 enum SecretReader {
-    /// Reads file descriptor `fd` to its end.
-    static func readAll(fd: Int32, source: String) throws -> SecretBytes {
+    /// Reads file descriptor `fd` to its end, or fails once more than `limit` bytes arrive (what
+    /// was read is wiped as the buffer is released): an endless input costs at most `limit`.
+    static func readAll(fd: Int32, source: String, limit: Int) throws -> SecretBytes {
         let secret = SecretBytes(count: 0)
         while true {
-            let got = secret.appendFilling(maximum: 4096) { Glibc.read(fd, $0, $1) }
+            let room = limit + 1 - secret.count
+            let got = secret.appendFilling(maximum: min(65_536, room)) { Glibc.read(fd, $0, $1) }
             if got < 0 {
                 if errno == EINTR { continue }
                 throw InputError("cannot read \(source): \(String(cString: strerror(errno))).")
             }
             if got == 0 { break }
+            if secret.count > limit { throw InputTooLarge(source: source, limit: limit) }
         }
         return secret
     }
 
-    /// Reads the file at `path` whole.
-    static func readFile(_ path: String) throws -> SecretBytes {
+    /// Reads the file at `path` whole, up to `limit` bytes.
+    static func readFile(_ path: String, limit: Int) throws -> SecretBytes {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw InputError("cannot open \(path): \(String(cString: strerror(errno))).") }
         defer { close(fd) }
-        return try readAll(fd: fd, source: path)
+        return try readAll(fd: fd, source: path, limit: limit)
+    }
+
+    /// Reads a key file, refusing one that others could read or replace, as ssh refuses such a
+    /// private key: it must be a regular file owned by this user (or root) with no group or other
+    /// permission bits, reached through no symbolic link another user owns.
+    static func readKeyFile(_ path: String) throws -> SecretBytes {
+        try FileSafety.checkLinks(path, what: "key file")
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)
+        guard fd >= 0 else { throw InputError("cannot open \(path): \(String(cString: strerror(errno))).") }
+        defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0 else { throw InputError("cannot examine \(path): \(String(cString: strerror(errno))).") }
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            throw ConfigurationError("key file \(path) is not a regular file.")
+        }
+        guard status.st_uid == geteuid() || status.st_uid == 0 else {
+            throw ConfigurationError("key file \(path) belongs to another user (uid \(status.st_uid)); a key must be your own.")
+        }
+        guard status.st_mode & 0o077 == 0 else {
+            throw ConfigurationError(
+                "key file \(path) is accessible by group or others (mode \(String(status.st_mode & 0o777, radix: 8))); "
+                    + "run 'chmod 600 \(path)'. Nothing was read.")
+        }
+        return try readAll(fd: fd, source: "key file \(path)", limit: InputLimits.keyFileBytes)
     }
 
     /// Prompts on the terminal with echo off and reads one line (without its newline).
-    static func prompt(_ text: String) throws -> SecretBytes {
+    static func prompt(_ text: String, limit: Int) throws -> SecretBytes {
         let fd = open("/dev/tty", O_RDWR | O_CLOEXEC)
         guard fd >= 0 else { throw InputError("no terminal to prompt on.") }
         defer { close(fd) }
@@ -44,11 +71,22 @@ enum SecretReader {
         let secret = SecretBytes(count: 0)
         var byte: UInt8 = 0
         while Glibc.read(fd, &byte, 1) == 1, byte != 0x0A {
+            guard secret.count < limit else {
+                byte = 0
+                throw InputTooLarge(source: "the typed line", limit: limit)
+            }
             withUnsafeBytes(of: &byte) { secret.append($0) }
         }
         byte = 0
         return secret
     }
+}
+
+/// An input over its cap (`InputLimits`).
+struct InputTooLarge: Error, CustomStringConvertible {
+    let source: String
+    let limit: Int
+    var description: String { "\(source) is longer than \(InputLimits.describe(limit)), the most keychainctl reads from it." }
 }
 
 /// Input that cannot be read (a data file, standard input): exit 74, like other I/O.

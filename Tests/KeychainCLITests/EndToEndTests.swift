@@ -177,10 +177,11 @@ import Testing
         FileManager.default.createFile(atPath: junk, contents: Data(repeating: 0x41, count: 8192))
         #expect(sandbox.run(["find", "-s", "x"], environment: ["KEYCHAINCTL_KEYCHAIN": junk]).status == 74)
         let wrongKey = sandbox.folder + "/other.key"
-        FileManager.default.createFile(atPath: wrongKey, contents: Data(Data((0..<32).map { UInt8($0) }).base64EncodedString().utf8))
+        let otherKey = Data(Data((0..<32).map { UInt8($0) }).base64EncodedString().utf8)
+        FileManager.default.createFile(atPath: wrongKey, contents: otherKey, attributes: [.posixPermissions: 0o600])
         #expect(sandbox.run(["find", "-s", "x"], environment: ["KEYCHAINCTL_KEY_FILE": wrongKey]).status == 51)
         let badKey = sandbox.folder + "/bad.key"
-        FileManager.default.createFile(atPath: badKey, contents: Data("short".utf8))
+        FileManager.default.createFile(atPath: badKey, contents: Data("short".utf8), attributes: [.posixPermissions: 0o600])
         #expect(sandbox.run(["find", "-s", "x"], environment: ["KEYCHAINCTL_KEY_FILE": badKey]).status == 78)
     }
 

@@ -60,4 +60,91 @@ import Testing
         #expect(sandbox.run(["find", "-s", "nothere"], stdoutPath: "/dev/full").status == 44)
         #expect(sandbox.run(["find", "-s", "svc", "-w"]).stdout == "only-copy")
     }
+
+    /// Endless inputs stop at their cap, in little memory (the child may use at most 300 MB of
+    /// address space): a secret over 16 MiB is errSecParam (exit 206), a passphrase over 4 KiB or a
+    /// key file over 64 bytes is unusable configuration (78). Nothing is stored.
+    @Test func endlessInputsStopAtTheirCap() throws {
+        let sandbox = try Sandbox()
+        let limit = 300_000
+        let fromFile = sandbox.run(["add", "-s", "zero", "--data-file", "/dev/zero"], timeout: 60, memoryLimitKB: limit)
+        #expect(fromFile.status == 206, "\(fromFile.stderr)")
+        #expect(fromFile.stderr.contains("at most 16 MiB"))
+        let fromStdin = sandbox.run(["add", "-s", "zero"], timeout: 60, stdinPath: "/dev/zero", memoryLimitKB: limit)
+        #expect(fromStdin.status == 206, "\(fromStdin.stderr)")
+        let update = sandbox.run(["update", "-s", "zero", "--set-data-stdin"], timeout: 60, stdinPath: "/dev/zero", memoryLimitKB: limit)
+        #expect(update.status == 206 || update.status == 44, "\(update.stderr)")
+        // Exactly the cap is accepted.
+        let atCap = sandbox.folder + "/cap"
+        FileManager.default.createFile(atPath: atCap, contents: Data(repeating: 0x61, count: 16 << 20))
+        #expect(sandbox.run(["add", "-s", "cap", "--data-file", atCap], timeout: 60, memoryLimitKB: limit).status == 0)
+        #expect(sandbox.run(["find", "-s", "zero"]).status == 44)
+        // Passphrases and key files.
+        let noKeyFile = ["KEYCHAINCTL_KEY_FILE": ""]
+        let passphraseFD = sandbox.run(
+            ["find", "-s", "x", "--passphrase-fd", "0"], environment: noKeyFile, timeout: 60, stdinPath: "/dev/zero", memoryLimitKB: limit)
+        #expect(passphraseFD.status == 78, "\(passphraseFD.stderr)")
+        let longPassphrase = String(repeating: "a", count: 4097)
+        #expect(
+            sandbox.run(["find", "-s", "x"], environment: ["KEYCHAINCTL_KEY_FILE": "", "KEYCHAINCTL_PASSPHRASE": longPassphrase]).status
+                == 78)
+        let bigKey = sandbox.folder + "/big.key"
+        FileManager.default.createFile(
+            atPath: bigKey, contents: Data(repeating: 0x41, count: 1 << 20), attributes: [.posixPermissions: 0o600])
+        let big = sandbox.run(["find", "-s", "x"], environment: ["KEYCHAINCTL_KEY_FILE": bigKey])
+        #expect(big.status == 78 && big.stderr.contains("not a key file"), "\(big.stderr)")
+        let device = sandbox.run(
+            ["find", "-s", "x"], environment: ["KEYCHAINCTL_KEY_FILE": "/dev/zero"], timeout: 60, memoryLimitKB: limit)
+        #expect(device.status == 78 && device.stderr.contains("not a regular file"), "\(device.stderr)")
+    }
+
+    /// A key file others can read is refused as ssh refuses such a private key, with the fix; one
+    /// owned by another user, or reached through another user's symbolic link, is refused too.
+    @Test func keyFilesOthersCouldReadOrReplaceAreRefused() throws {
+        let sandbox = try Sandbox()
+        sandbox.add(["-s", "svc"], secret: "s")
+        for mode in [0o644, 0o640, 0o604, 0o660, 0o602] {
+            try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: sandbox.keyFile)
+            let run = sandbox.run(["find", "-s", "svc", "-w"])
+            #expect(run.status == 78, "mode \(String(mode, radix: 8)): \(run.status)")
+            #expect(run.stderr.contains("chmod 600 \(sandbox.keyFile)") && run.stdout.isEmpty)
+        }
+        try FileManager.default.setAttributes([.posixPermissions: 0o400], ofItemAtPath: sandbox.keyFile)
+        #expect(sandbox.run(["find", "-s", "svc", "-w"]).stdout == "s")
+        guard getuid() == 0 else { return }  // only root can give a file to another user
+        let link = sandbox.folder + "/link.key"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: sandbox.keyFile)
+        #expect(sandbox.run(["find", "-s", "svc", "-w"], environment: ["KEYCHAINCTL_KEY_FILE": link]).stdout == "s")
+        #expect(lchown(link, 65534, 65534) == 0)
+        let viaLink = sandbox.run(["find", "-s", "svc", "-w"], environment: ["KEYCHAINCTL_KEY_FILE": link])
+        #expect(viaLink.status == 78 && viaLink.stderr.contains("symbolic link owned by another user"), "\(viaLink.stderr)")
+        let keychainLink = sandbox.folder + "/link.db"
+        try FileManager.default.createSymbolicLink(atPath: keychainLink, withDestinationPath: sandbox.keychain)
+        #expect(lchown(keychainLink, 65534, 65534) == 0)
+        #expect(sandbox.run(["find", "-s", "svc"], environment: ["KEYCHAINCTL_KEYCHAIN": keychainLink]).status == 78)
+        #expect(chown(sandbox.keyFile, 65534, 65534) == 0)
+        let foreign = sandbox.run(["find", "-s", "svc", "-w"])
+        #expect(foreign.status == 78 && foreign.stderr.contains("belongs to another user"), "\(foreign.stderr)")
+    }
+
+    /// Attribute text cannot drive the terminal: control characters in text output (item blocks,
+    /// migration lines, hints) are visible escapes; JSON keeps the exact value.
+    @Test func textOutputEscapesControlCharacters() throws {
+        let sandbox = try Sandbox()
+        let hostile = "ok\u{1B}]52;c;aGk=\u{07}\nforged: line\r\u{9B}2J\u{7F}"
+        #expect(sandbox.add(["-s", "svc", "-a", hostile, "-l", hostile]).status == 0)
+        let shown = sandbox.run(["find", "-s", "svc"])
+        #expect(shown.status == 0)
+        for raw: UInt8 in [0x1B, 0x07, 0x0D, 0x7F] { #expect(!shown.stdoutData.contains(raw), "byte \(raw) reached the terminal") }
+        #expect(!shown.stdout.contains("\u{9B}"))
+        #expect(!shown.stdout.contains("\nforged"))
+        #expect(shown.stdout.contains(#"ok\x1B]52;c;aGk=\x07\nforged: line\r\u{9B}2J\x7F"#), "\(shown.stdout)")
+        let moved = sandbox.run(["migrate-group", "--from", "SKMME9E2Y8.com.example.app", "--to", "SKMME9E2Y8.com.example.shared"])
+        #expect(moved.status == 0)
+        #expect(!moved.stdoutData.contains(0x1B) && moved.stdout.contains(#"acct=ok\x1B]52"#), "\(moved.stdout)")
+        let duplicate = sandbox.add(["-s", "svc", "-a", hostile, "-g", "SKMME9E2Y8.com.example.shared"])
+        #expect(duplicate.status == 45 && !duplicate.stderr.utf8.contains(0x1B), "\(duplicate.stderr)")
+        let json = try sandbox.run(["find", "-s", "svc", "--format", "json"]).json() as? [String: Any]
+        #expect(json?["acct"] as? String == hostile)
+    }
 }

@@ -58,15 +58,24 @@ final class Sandbox {
 
     /// Runs `keychainctl arguments` as `profile` (a fixture name), feeding `stdin` (else /dev/null).
     /// `beforeInput`, when given, is called with the live child's pid before `stdin` is written;
-    /// `stdoutPath` sends stdout to that file (such as /dev/full) instead of a pipe.
+    /// `stdoutPath` sends stdout to that file (such as /dev/full) instead of a pipe; `stdinPath`
+    /// reads stdin from that file (such as /dev/zero); `memoryLimitKB` caps the child's address
+    /// space (`ulimit -v`), so a run that grows without bound fails instead of exhausting the machine.
     @discardableResult
     func run(
         _ arguments: [String], profile: String? = "app.plist", stdin: Data? = nil, environment: [String: String] = [:],
-        timeout: Double = 120, stdoutPath: String? = nil, beforeInput: ((Int32) -> Void)? = nil
+        timeout: Double = 120, stdoutPath: String? = nil, stdinPath: String? = nil, memoryLimitKB: Int? = nil,
+        beforeInput: ((Int32) -> Void)? = nil
     ) -> Run {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.binary)
-        process.arguments = arguments + (profile.map { ["--profile", "\(Self.profiles)/\($0)"] } ?? [])
+        let fullArguments = arguments + (profile.map { ["--profile", "\(Self.profiles)/\($0)"] } ?? [])
+        if let memoryLimitKB {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "ulimit -v \(memoryLimitKB) && exec \"$0\" \"$@\"", Self.binary] + fullArguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: Self.binary)
+            process.arguments = fullArguments
+        }
         process.environment = baseEnvironment.merging(environment) { $1 }
         let out = Pipe()
         let err = Pipe()
@@ -74,7 +83,7 @@ final class Sandbox {
         process.standardOutput = stdoutFile ?? out
         process.standardError = err
         let input = Pipe()
-        process.standardInput = stdin == nil ? FileHandle.nullDevice : input
+        process.standardInput = stdinPath.flatMap { FileHandle(forReadingAtPath: $0) } ?? (stdin == nil ? FileHandle.nullDevice : input)
         do { try process.run() } catch {
             Issue.record("cannot run \(Self.binary): \(error)")
             return Run(status: -1, stdoutData: Data(), stderr: "")

@@ -13,7 +13,11 @@ import Testing
     static func copy(version: Int, into sandbox: Sandbox) throws -> (path: String, environment: [String: String]) {
         let keychain = sandbox.folder + "/schema-v\(version).db"
         try FileManager.default.copyItem(atPath: fixtures + "/schema-v\(version).db", toPath: keychain)
-        return (keychain, ["KEYCHAINCTL_KEYCHAIN": keychain, "KEYCHAINCTL_KEY_FILE": fixtures + "/schema-v\(version).key"])
+        // A checkout gives the key file the umask's mode; keychainctl only reads a private one.
+        let key = sandbox.folder + "/schema-v\(version).key"
+        try FileManager.default.copyItem(atPath: fixtures + "/schema-v\(version).key", toPath: key)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: key)
+        return (keychain, ["KEYCHAINCTL_KEYCHAIN": keychain, "KEYCHAINCTL_KEY_FILE": key])
     }
 
     @Test func schemaVersion1() throws {

@@ -19,7 +19,7 @@ package struct ProfileDocument: Sendable {
     package let teamIdentifiers: [String]
 
     /// Larger files are refused before parsing: no real profile comes near it.
-    package static let maximumSize = 1 << 20
+    package static let maximumSize = InputLimits.profileBytes
 
     /// Reads and decodes the file at `path`.
     package static func load(path: String) throws(ProfileError) -> ProfileDocument {

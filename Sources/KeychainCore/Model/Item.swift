@@ -36,7 +36,7 @@ package struct Item: Sendable {
     package var summary: String {
         var parts = [itemClass.rawValue]
         for code in ["acct", "svce", "srvr"] {
-            if let value = attributes[code]?.stringValue, !value.isEmpty { parts.append("\(code)=\(value)") }
+            if let value = attributes[code]?.stringValue, !value.isEmpty { parts.append("\(code)=\(value.terminalSafe)") }
         }
         parts.append("ref=\(persistentRef.base64)")
         return parts.joined(separator: " ")

@@ -4,4 +4,35 @@ extension String {
     /// authenticated data and Apple's `CFEqual` on access groups compare bytes: every entitlement
     /// check uses this, so that the check and the SQL can never disagree about a group.
     package func sameBytes(as other: String) -> Bool { utf8.elementsEqual(other.utf8) }
+
+    /// The string made safe to print on a terminal: C0 control characters, DEL and C1 control
+    /// characters become visible escapes (`\n`, `\t`, `\r`, `\x1B`, `\u{9B}`), so that an
+    /// attribute cannot move the cursor, forge a line or send a terminal command. Everything else is
+    /// kept; JSON output carries the exact value.
+    package var terminalSafe: String {
+        guard containsControlCharacters else { return self }
+        var out = ""
+        for scalar in unicodeScalars {
+            guard Self.isControl(scalar) else {
+                out.unicodeScalars.append(scalar)
+                continue
+            }
+            switch scalar {
+            case "\n": out += "\\n"
+            case "\t": out += "\\t"
+            case "\r": out += "\\r"
+            default:
+                let hex = String(scalar.value, radix: 16, uppercase: true)
+                out += scalar.value < 0x80 ? "\\x" + (hex.count == 1 ? "0" : "") + hex : "\\u{\(hex)}"
+            }
+        }
+        return out
+    }
+
+    /// Whether the string holds a C0 or C1 control character or DEL.
+    package var containsControlCharacters: Bool { unicodeScalars.contains(where: Self.isControl) }
+
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+    }
 }

@@ -8,6 +8,7 @@ extension KeychainStore {
     package static func create(
         at path: String, keychainID: [UInt8], keyCheck: [UInt8], passphrase: PassphraseKDF?, wrappedClassKeys: [String: [UInt8]]
     ) throws {
+        try FileSafety.checkLinks(path, what: "keychain")
         try Folders.makeParents(of: path)
         let temporary = "\(path).creating-\(getpid())-\(Base64.encode(Sodium.randomBytes(6)).replacing("/", with: "_"))"
         let fd = open(temporary, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)

@@ -47,6 +47,7 @@ package final class KeychainStore {
             throw KeychainError(
                 .notAvailable, hint: "no keychain at \(path); create one with 'keychainctl init --keychain \(path)'.")
         }
+        try FileSafety.checkLinks(path, what: "keychain")
         connection = try SQLiteConnection(path: path, create: false)
         tables = Self.derivedTables
         try connection.execute("PRAGMA synchronous = NORMAL")

@@ -1,0 +1,18 @@
+/// The cap on every input keychainctl reads, in one table (README, "Limits"). Reading stops at
+/// the cap, so an endless input (`/dev/zero`) costs at most the cap in memory.
+package enum InputLimits {
+    /// An item's secret (`kSecValueData`): stdin, `--data-file`, `-w` or a prompt. Over it is
+    /// errSecParam naming the maximum. Peak memory of an add is about four times the secret.
+    package static let secretBytes = 16 << 20
+    /// A passphrase: a descriptor, `KEYCHAINCTL_PASSPHRASE` or a prompt line.
+    package static let passphraseBytes = 4096
+    /// A key file: 44 base64 characters for 32 bytes, with room for a line ending and spaces.
+    package static let keyFileBytes = 64
+    /// A profile, entitlements file or provisioning profile.
+    package static let profileBytes = 1 << 20
+
+    /// `bytes` for a message: "16 MiB", "4096 bytes".
+    package static func describe(_ bytes: Int) -> String {
+        bytes >= 1 << 20 && bytes % (1 << 20) == 0 ? "\(bytes >> 20) MiB" : "\(bytes) bytes"
+    }
+}
