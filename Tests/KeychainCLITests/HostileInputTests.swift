@@ -147,4 +147,65 @@ import Testing
         let json = try sandbox.run(["find", "-s", "svc", "--format", "json"]).json() as? [String: Any]
         #expect(json?["acct"] as? String == hostile)
     }
+
+    /// A binary plist from `objects` (already encoded), one-byte offsets and references.
+    static func binaryPlist(_ objects: [[UInt8]], top: UInt8 = 0) -> Data {
+        var bytes = Array("bplist00".utf8)
+        var offsets: [UInt8] = []
+        for object in objects {
+            offsets.append(UInt8(bytes.count))
+            bytes += object
+        }
+        let table = bytes.count
+        bytes += offsets
+        bytes += [0, 0, 0, 0, 0, 0, 1, 1]
+        for value in [UInt64(objects.count), UInt64(top), UInt64(table)] { bytes += withUnsafeBytes(of: value.bigEndian) { Array($0) } }
+        return Data(bytes)
+    }
+
+    static let groupsKey = [0x5F, 0x10, 22] + Array("keychain-access-groups".utf8)
+
+    /// Hostile profiles end in exit 78 naming the file and the problem, quickly: no recursion
+    /// without end, no exponential expansion, no stack overflow.
+    @Test func hostileProfilesAreRefusedQuickly() throws {
+        let sandbox = try Sandbox()
+        var profiles: [(name: String, data: Data, problem: String)] = []
+        // A dictionary whose value is itself; an array containing itself.
+        profiles.append(("self.plist", Self.binaryPlist([[0xD1, 1, 0], Self.groupsKey]), "cycle"))
+        profiles.append(("self-array.plist", Self.binaryPlist([[0xD1, 1, 2], Self.groupsKey, [0xA1, 2]]), "cycle"))
+        // Forty arrays each holding the next twice: 2^40 leaves once expanded.
+        var laughs: [[UInt8]] = [[0xD1, 1, 2], Self.groupsKey]
+        for level in 0..<40 { laughs.append([0xA2, UInt8(3 + level), UInt8(3 + level)]) }
+        laughs.append([0x51, 0x61])
+        profiles.append(("laughs.plist", Self.binaryPlist(laughs), "share a child"))
+        // References and offsets out of bounds, a truncated trailer.
+        profiles.append(("bad-ref.plist", Self.binaryPlist([[0xD1, 1, 9], Self.groupsKey]), "malformed"))
+        profiles.append(("truncated.plist", Self.binaryPlist([[0xD1, 1, 2], Self.groupsKey, [0x50]]).dropLast(7), "malformed"))
+        // Deep XML, and XML entities.
+        for depth in [40, 1000, 100_000] {
+            let xml =
+                "<?xml version=\"1.0\"?><plist version=\"1.0\"><dict><key>keychain-access-groups</key>"
+                + String(repeating: "<array>", count: depth) + String(repeating: "</array>", count: depth) + "</dict></plist>"
+            profiles.append(("deep-\(depth).plist", Data(xml.utf8), depth > 50_000 ? "larger than" : "deeper than"))
+        }
+        let entities = """
+            <?xml version="1.0"?><!DOCTYPE plist [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;">]>
+            <plist version="1.0"><dict><key>keychain-access-groups</key><array><string>&b;</string></array></dict></plist>
+            """
+        profiles.append(("entities.plist", Data(entities.utf8), "entities"))
+        for profile in profiles {
+            let path = sandbox.folder + "/" + profile.name
+            FileManager.default.createFile(atPath: path, contents: profile.data)
+            let started = Date()
+            let run = sandbox.run(["groups", "--profile", path], profile: nil, timeout: 20)
+            #expect(run.status == 78, "\(profile.name): \(run.status) \(run.stderr)")
+            #expect(run.stderr.contains(path) && run.stderr.contains(profile.problem), "\(profile.name): \(run.stderr)")
+            #expect(Date().timeIntervalSince(started) < 5, "\(profile.name) took \(Date().timeIntervalSince(started)) s")
+        }
+        // Nesting within the limit still works: a binary profile three levels deep.
+        let fine = Self.binaryPlist([[0xD1, 1, 2], Self.groupsKey, [0xA1, 3], [0x55] + Array("A.b.c".utf8)])
+        FileManager.default.createFile(atPath: sandbox.folder + "/fine.plist", contents: fine)
+        let groups = sandbox.run(["groups", "--profile", sandbox.folder + "/fine.plist"], profile: nil)
+        #expect(groups.status == 0 && groups.stdout.contains("A.b.c"), "\(groups.stderr)")
+    }
 }

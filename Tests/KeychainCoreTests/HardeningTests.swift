@@ -101,3 +101,39 @@ import Testing
         #expect(dump.text(0) == KeychainSchema.derivedDump)
     }
 }
+
+/// Profile files mutated at random: the plist shape check and the decoder together never crash.
+@Suite struct ProfileMutationTests {
+    /// Every truncation and 1,500 random byte mutations each of a binary and an XML profile:
+    /// each loads or fails with a ProfileError, never a crash or a hang.
+    @Test func mutatedProfilesLoadOrFailCleanly() throws {
+        let folder = NSTemporaryDirectory() + "keychainctl-mutate-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var generator = SystemRandomNumberGenerator()
+        var outcomes = (loaded: 0, refused: 0)
+        for name in ["app-binary.plist", "app.plist", "app.mobileprovision"] {
+            let original = Array(try Data(contentsOf: URL(fileURLWithPath: Fixtures.path(name))))
+            var variants = (0..<original.count).map { Array(original.prefix($0)) }
+            for _ in 0..<1500 {
+                var mutated = original
+                for _ in 0..<Int.random(in: 1...4, using: &generator) {
+                    mutated[Int.random(in: 0..<mutated.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
+                }
+                variants.append(mutated)
+            }
+            for (index, bytes) in variants.enumerated() {
+                let path = "\(folder)/\(index)-\(name)"
+                FileManager.default.createFile(atPath: path, contents: Data(bytes))
+                do {
+                    _ = try ProfileDocument.load(path: path)
+                    outcomes.loaded += 1
+                } catch {
+                    outcomes.refused += 1
+                }
+                try? FileManager.default.removeItem(atPath: path)
+            }
+        }
+        #expect(outcomes.loaded > 0 && outcomes.refused > 0)
+    }
+}

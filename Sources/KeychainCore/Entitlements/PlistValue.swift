@@ -16,7 +16,26 @@ package indirect enum PlistValue: Decodable, Sendable, Equatable {
     case array([PlistValue])
     case dictionary([String: PlistValue])
 
+    /// Decodes one value. Containers are recognised first (asking for a container of the wrong
+    /// kind fails at once), so no subtree is decoded twice: the work is linear in the input, and
+    /// nesting is cut off at `PlistShape.maximumDepth` whatever the parser let through.
     package init(from decoder: any Decoder) throws {
+        guard decoder.codingPath.count < PlistShape.maximumDepth else {
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: [], debugDescription: "nested deeper than \(PlistShape.maximumDepth) levels"))
+        }
+        if var array = try? decoder.unkeyedContainer() {
+            var elements: [PlistValue] = []
+            while !array.isAtEnd { elements.append(try array.decode(PlistValue.self)) }
+            self = .array(elements)
+            return
+        }
+        if let dictionary = try? decoder.container(keyedBy: AnyKey.self) {
+            var members: [String: PlistValue] = [:]
+            for key in dictionary.allKeys { members[key.stringValue] = try dictionary.decode(PlistValue.self, forKey: key) }
+            self = .dictionary(members)
+            return
+        }
         let container = try decoder.singleValueContainer()
         if let value = try? container.decode(Bool.self) {
             self = .bool(value)
@@ -28,13 +47,17 @@ package indirect enum PlistValue: Decodable, Sendable, Equatable {
             self = .real(value)
         } else if let value = try? container.decode(Data.self) {
             self = .data(Array(value))
-        } else if let value = try? container.decode(Date.self) {
-            self = .date(value.timeIntervalSince1970)
-        } else if let value = try? container.decode([PlistValue].self) {
-            self = .array(value)
         } else {
-            self = .dictionary(try container.decode([String: PlistValue].self))
+            self = .date(try container.decode(Date.self).timeIntervalSince1970)
         }
+    }
+
+    /// Any dictionary key.
+    private struct AnyKey: CodingKey {
+        let stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
     }
 
     /// The string, if this is one.

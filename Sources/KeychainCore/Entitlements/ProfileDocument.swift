@@ -25,6 +25,7 @@ package struct ProfileDocument: Sendable {
     package static func load(path: String) throws(ProfileError) -> ProfileDocument {
         let bytes = try readCapped(path)
         let plist = try plistBytes(of: bytes, path: path)
+        if let problem = PlistShape.problem(plist) { throw ProfileError("profile \(path) is refused: \(problem).") }
         let top: [String: PlistValue]
         do {
             top = try PropertyListDecoder().decode([String: PlistValue].self, from: Data(plist))

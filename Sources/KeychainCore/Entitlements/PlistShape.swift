@@ -1,0 +1,109 @@
+/// A linear pass over a property list's bytes before any parser sees them, refusing the shapes
+/// that make parsers recurse without end or do exponential work: nesting deeper than
+/// `maximumDepth`, a binary plist whose containers form a cycle or share a child (a container
+/// reached twice is how a 100-byte file expands to gigabytes), and XML that declares entities.
+/// Real entitlements and provisioning profiles nest three or four levels deep.
+enum PlistShape {
+    /// The deepest nesting of arrays and dictionaries accepted.
+    static let maximumDepth = 32
+
+    /// `nil` when `bytes` may be parsed; otherwise what is wrong with them.
+    static func problem(_ bytes: ArraySlice<UInt8>) -> String? {
+        bytes.starts(with: Array("bplist".utf8)) ? binaryProblem(Array(bytes)) : xmlProblem(bytes)
+    }
+
+    /// XML: the depth of `<array>` and `<dict>` elements, counted in one pass; no entity
+    /// declarations.
+    private static func xmlProblem(_ bytes: ArraySlice<UInt8>) -> String? {
+        if bytes.firstRange(of: Array("<!ENTITY".utf8)) != nil { return "it declares XML entities" }
+        var depth = 0
+        var index = bytes.startIndex
+        while let open = bytes[index...].firstIndex(of: UInt8(ascii: "<")) {
+            guard let close = bytes[open...].firstIndex(of: UInt8(ascii: ">")) else { break }
+            let tag = bytes[(open + 1)..<close]
+            let selfClosing = tag.last == UInt8(ascii: "/")
+            let name = tag.prefix { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "/") }
+            let closing = tag.first == UInt8(ascii: "/")
+            let closingName = tag.dropFirst().prefix { $0 != UInt8(ascii: " ") }
+            if !selfClosing, Self.containers.contains(where: { name.elementsEqual($0) }) {
+                depth += 1
+                if depth > maximumDepth { return "it nests arrays and dictionaries deeper than \(maximumDepth) levels" }
+            } else if closing, Self.containers.contains(where: { closingName.elementsEqual($0) }) {
+                depth -= 1
+            }
+            index = close + 1
+        }
+        return nil
+    }
+
+    private static let containers = [Array("array".utf8), Array("dict".utf8)]
+
+    /// Binary: the trailer and offset table in bounds, and the containers reachable from the top
+    /// object forming a tree no deeper than `maximumDepth` (each container has one parent, the
+    /// top object none).
+    private static func binaryProblem(_ bytes: [UInt8]) -> String? {
+        let malformed = "it is a malformed binary property list"
+        guard bytes.count >= 8 + 32 + 1 else { return malformed }
+        func integer(_ start: Int, _ size: Int) -> Int? {
+            guard size >= 1, size <= 8, start >= 0, start + size <= bytes.count else { return nil }
+            var value: UInt64 = 0
+            for byte in bytes[start..<(start + size)] { value = value << 8 | UInt64(byte) }
+            return value > UInt64(Int.max) ? nil : Int(value)
+        }
+        let trailer = bytes.count - 32
+        guard let offsetSize = integer(trailer + 6, 1), let refSize = integer(trailer + 7, 1),
+            let objectCount = integer(trailer + 8, 8), let top = integer(trailer + 16, 8), let tableStart = integer(trailer + 24, 8),
+            (1...8).contains(offsetSize), (1...8).contains(refSize), objectCount >= 1, objectCount <= bytes.count, top < objectCount,
+            tableStart >= 8, tableStart <= trailer, objectCount <= (trailer - tableStart) / offsetSize
+        else { return malformed }
+        func offset(of object: Int) -> Int? {
+            guard let start = integer(tableStart + object * offsetSize, offsetSize), start >= 8, start < tableStart else { return nil }
+            return start
+        }
+        /// Whether the object is an array, set or dictionary; `nil` when its offset is out of bounds.
+        func isContainer(_ object: Int) -> Bool? {
+            guard let start = offset(of: object) else { return nil }
+            return [0xA, 0xC, 0xD].contains(bytes[start] >> 4)
+        }
+        /// A container's child references; `nil` when any is out of bounds.
+        func children(of object: Int) -> [Int]? {
+            guard let start = offset(of: object) else { return nil }
+            let marker = bytes[start]
+            let kind = marker >> 4
+            guard [0xA, 0xC, 0xD].contains(kind) else { return [] }
+            var count = Int(marker & 0x0F)
+            var refs = start + 1
+            if count == 0x0F {
+                guard refs < tableStart, bytes[refs] >> 4 == 0x1, bytes[refs] & 0x0F <= 3 else { return nil }
+                let size = 1 << Int(bytes[refs] & 0x0F)
+                guard let value = integer(refs + 1, size) else { return nil }
+                count = value
+                refs += 1 + size
+            }
+            let (total, overflow) = kind == 0xD ? count.multipliedReportingOverflow(by: 2) : (count, false)
+            guard !overflow, refs <= tableStart, total <= (tableStart - refs) / refSize else { return nil }
+            var result: [Int] = []
+            result.reserveCapacity(total)
+            for index in 0..<total {
+                guard let child = integer(refs + index * refSize, refSize), child < objectCount else { return nil }
+                result.append(child)
+            }
+            return result
+        }
+        var reached = [Bool](repeating: false, count: objectCount)
+        reached[top] = true
+        var pending = [(object: top, depth: 1)]
+        while let (object, depth) = pending.popLast() {
+            guard let refs = children(of: object) else { return malformed }
+            for child in refs {
+                guard let container = isContainer(child) else { return malformed }
+                guard container else { continue }
+                if reached[child] { return "its containers form a cycle or share a child" }
+                reached[child] = true
+                if depth + 1 > maximumDepth { return "it nests arrays and dictionaries deeper than \(maximumDepth) levels" }
+                pending.append((child, depth + 1))
+            }
+        }
+        return nil
+    }
+}
