@@ -17,8 +17,9 @@ public enum KeychainCommandLine {
     /// The version `--version` prints.
     static let version = "keychainctl 1.0.0"
 
-    /// Runs `arguments` (without the program name) and returns the exit status.
-    public static func run(_ arguments: [String]) -> Int32 {
+    /// Runs `arguments` (without the program name) and returns the exit status. `invalidUTF8`
+    /// holds the indices of arguments that were not valid UTF-8 as the process received them.
+    public static func run(_ arguments: [String], invalidUTF8: Set<Int> = []) -> Int32 {
         guard let name = arguments.first, name != "-h", name != "--help", name != "help" else {
             StandardStreams.out(HelpText.root(commands.map { $0.spec }))
             return arguments.isEmpty ? 64 : 0
@@ -32,10 +33,17 @@ public enum KeychainCommandLine {
         }
         let command: any Subcommand
         do {
-            let parsed = try ParsedArguments(arguments.dropFirst(), spec: type.spec)
+            let parsed = try ParsedArguments(arguments.dropFirst(), spec: type.spec, invalidUTF8: invalidUTF8)
             if parsed.helpRequested {
                 StandardStreams.out(HelpText.render(type.spec))
                 return 0
+            }
+            if let option = parsed.invalidUTF8Option {
+                let error = KeychainError(
+                    .param,
+                    hint: "the value of --\(option) is not valid UTF-8; attribute text must be UTF-8 "
+                        + "(give the bytes of a data attribute as base64:...). Nothing was done.")
+                return ErrorReporter.report(error, format: parsed.value("format") == "json" ? .json : .text)
             }
             command = try type.init(parsed)
         } catch {
@@ -58,7 +66,18 @@ public enum KeychainCommandLine {
         if cprocess_protect_memory() != 0 {
             StandardStreams.warn("cannot turn off core dumps for this process; a crash could write secrets to disk.")
         }
-        exit(StandardStreams.finish(run(Array(CommandLine.arguments.dropFirst()))))
+        exit(StandardStreams.finish(run(Array(CommandLine.arguments.dropFirst()), invalidUTF8: invalidUTF8Arguments())))
+    }
+
+    /// Indices (in the arguments after the program name) of the words that are not valid UTF-8.
+    private static func invalidUTF8Arguments() -> Set<Int> {
+        var invalid: Set<Int> = []
+        for index in 1..<Int(CommandLine.argc) {
+            guard let word = CommandLine.unsafeArgv[index] else { continue }
+            let bytes = UnsafeRawBufferPointer(start: word, count: strlen(word))
+            if String(validating: bytes.bindMemory(to: UInt8.self), as: UTF8.self) == nil { invalid.insert(index - 1) }
+        }
+        return invalid
     }
 
     private static func usage(_ message: String, command: String?) -> Int32 {

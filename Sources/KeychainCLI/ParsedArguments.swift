@@ -9,9 +9,13 @@ struct ParsedArguments {
     private var flags: Set<String> = []
     /// Whether `-h` or `--help` stood in option position (parsing stopped there).
     private(set) var helpRequested = false
+    /// The first option (other than a path) whose value was not valid UTF-8 on the command line:
+    /// Swift would have replaced the bad bytes, making `x\xff` and `x\xfe` one account.
+    private(set) var invalidUTF8Option: String?
 
-    /// Parses `arguments` (after the subcommand's name) for `spec`.
-    init(_ arguments: ArraySlice<String>, spec: CommandSpec) throws(UsageError) {
+    /// Parses `arguments` (after the subcommand's name) for `spec`; `invalidUTF8` holds the
+    /// indices of words that were not valid UTF-8 as given.
+    init(_ arguments: ArraySlice<String>, spec: CommandSpec, invalidUTF8: Set<Int> = []) throws(UsageError) {
         var byLong: [String: OptionSpec] = [:]
         var byShort: [Character: OptionSpec] = [:]
         for option in spec.options {
@@ -57,14 +61,20 @@ struct ParsedArguments {
                 continue
             }
             let value: String
+            let valueIndex: Int
             if let inlineValue {
                 value = inlineValue
+                valueIndex = index - 1
             } else {
                 guard index < arguments.endIndex else {
                     throw UsageError("missing value for '\(shown)' (\(option.valueName!)).")
                 }
                 value = arguments[index]
+                valueIndex = index
                 index += 1
+            }
+            if invalidUTF8.contains(valueIndex), option.valueName != "path", invalidUTF8Option == nil {
+                invalidUTF8Option = option.long
             }
             if !option.repeatable, values[option.long] != nil {
                 throw UsageError("--\(option.long) was given more than once.")

@@ -208,4 +208,47 @@ import Testing
         let groups = sandbox.run(["groups", "--profile", sandbox.folder + "/fine.plist"], profile: nil)
         #expect(groups.status == 0 && groups.stdout.contains("A.b.c"), "\(groups.stderr)")
     }
+
+    /// Build variables are resolved only in the entitlements that name access groups: Xcode's
+    /// default iCloud entries, which keychainctl never reads, leave a real `.entitlements` usable.
+    @Test func buildVariablesElsewhereDoNotMakeASourceFileUnusable() throws {
+        let sandbox = try Sandbox()
+        let source = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0"><dict>
+            <key>application-identifier</key><string>$(AppIdentifierPrefix)com.example.app</string>
+            <key>keychain-access-groups</key><array><string>$(AppIdentifierPrefix)com.example.shared</string></array>
+            <key>com.apple.developer.icloud-container-identifiers</key><array><string>iCloud.$(CFBundleIdentifier)</string></array>
+            <key>com.apple.developer.ubiquity-kvstore-identifier</key><string>$(TeamIdentifierPrefix)$(CFBundleIdentifier)</string>
+            </dict></plist>
+            """
+        let path = sandbox.folder + "/App.entitlements"
+        FileManager.default.createFile(atPath: path, contents: Data(source.utf8))
+        let groups = sandbox.run(["groups", "--profile", path, "--team-id", "SKMME9E2Y8"], profile: nil)
+        #expect(groups.status == 0, "\(groups.stderr)")
+        #expect(groups.stdout.contains("SKMME9E2Y8.com.example.shared") && groups.stdout.contains("SKMME9E2Y8.com.example.app"))
+        // In an entitlement that names groups, an unknown variable is still refused.
+        let unusable = sandbox.run(
+            ["groups", "--profile", Sandbox.profiles + "/unresolvable-variable.entitlements", "--team-id", "T"], profile: nil)
+        #expect(unusable.status == 78 && unusable.stderr.contains("$(CFBundleIdentifier)"), "\(unusable.stderr)")
+    }
+
+    /// Invalid UTF-8 in an attribute on the command line is errSecParam, not silently replaced
+    /// (which made `x\\xff` and `x\\xfe` one account: a false duplicate).
+    @Test func invalidUTF8AttributesAreRefusedNotReplaced() throws {
+        let sandbox = try Sandbox()
+        // Foundation's Process takes Strings, so the shell's printf makes the raw bytes.
+        func add(_ octal: String) -> Sandbox.Run {
+            sandbox.run(
+                [
+                    "-c", "printf s | exec \"$0\" add -s utf8 -a \"$(printf 'x\\\(octal)')\" --profile \"$1\"", Sandbox.binary,
+                    Sandbox.profiles + "/app.plist",
+                ], profile: nil, executable: "/bin/sh")
+        }
+        let first = add("377")
+        #expect(first.status == 206 && first.stderr.contains("--account is not valid UTF-8"), "\(first.status) \(first.stderr)")
+        #expect(add("376").status == 206)
+        #expect(sandbox.run(["find", "-s", "utf8"]).status == 44)
+        #expect(add("303\\251").status == 0)  // "xé" is valid UTF-8
+    }
 }

@@ -60,16 +60,20 @@ final class Sandbox {
     /// `beforeInput`, when given, is called with the live child's pid before `stdin` is written;
     /// `stdoutPath` sends stdout to that file (such as /dev/full) instead of a pipe; `stdinPath`
     /// reads stdin from that file (such as /dev/zero); `memoryLimitKB` caps the child's address
-    /// space (`ulimit -v`), so a run that grows without bound fails instead of exhausting the machine.
+    /// space (`ulimit -v`), so a run that grows without bound fails instead of exhausting the machine;
+    /// `executable` runs that program (a shell) with `arguments` instead of keychainctl.
     @discardableResult
     func run(
         _ arguments: [String], profile: String? = "app.plist", stdin: Data? = nil, environment: [String: String] = [:],
         timeout: Double = 120, stdoutPath: String? = nil, stdinPath: String? = nil, memoryLimitKB: Int? = nil,
-        beforeInput: ((Int32) -> Void)? = nil
+        executable: String? = nil, beforeInput: ((Int32) -> Void)? = nil
     ) -> Run {
         let process = Process()
         let fullArguments = arguments + (profile.map { ["--profile", "\(Self.profiles)/\($0)"] } ?? [])
-        if let memoryLimitKB {
+        if let executable {
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = fullArguments
+        } else if let memoryLimitKB {
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
             process.arguments = ["-c", "ulimit -v \(memoryLimitKB) && exec \"$0\" \"$@\"", Self.binary] + fullArguments
         } else {

@@ -24,11 +24,13 @@ struct BuildVariables {
         teamIDWasGiven = teamID != nil
     }
 
-    /// The entitlements with every variable resolved; an unresolvable one is a ProfileError naming
-    /// the entitlement and the entry.
+    /// The entitlements with every variable resolved in the ones that name access groups; an
+    /// unresolvable one there is a ProfileError naming the entitlement and the entry. Other
+    /// entitlements are left as written: Xcode's default `iCloud.$(CFBundleIdentifier)` plays no
+    /// part in keychain access, so it must not make a real `.entitlements` file unusable.
     func resolve(_ entitlements: [String: PlistValue], path: String) throws(ProfileError) -> [String: PlistValue] {
         var resolved = entitlements
-        for (key, value) in entitlements {
+        for (key, value) in entitlements where AccessGroupList.groupSources.contains(key) {
             switch value {
             case .string(let text): resolved[key] = .string(try substitute(text, key: key, path: path))
             case .array(let elements):
