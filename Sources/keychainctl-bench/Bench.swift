@@ -43,7 +43,8 @@ enum Bench {
     }
 
     /// `count` generic passwords through KeychainCore in one transaction: the fastest honest fill.
-    static func fill(keychainPath: String, key: SecretBytes, count: Int, profilePath: String) throws {
+    /// Each has its own service, or all share `sharedService`.
+    static func fill(keychainPath: String, key: SecretBytes, count: Int, profilePath: String, sharedService: String? = nil) throws {
         try Keychain.create(path: keychainPath, credential: .key(key))
         let keychain = try Keychain(path: keychainPath, credential: .key(key))
         let caller = Caller(try Profile.load(path: profilePath, teamID: nil, platform: nil, allowWildcard: false))
@@ -53,7 +54,12 @@ enum Bench {
             let end = min(count, start + 10_000)
             try keychain.addAll(
                 (start..<end).map { i in
-                    (ItemRequest(attributes: [("svce", "service-\(i)"), ("acct", "account-\(i)"), ("labl", "label \(i)")]), secret)
+                    (
+                        ItemRequest(attributes: [
+                            ("svce", sharedService ?? "service-\(i)"), ("acct", "account-\(i)"), ("labl", "label \(i)"),
+                        ]),
+                        secret
+                    )
                 }, caller: caller)
             start = end
         }
@@ -99,7 +105,8 @@ enum Bench {
     /// The Markdown table, with the ratios the targets name.
     static func printTable(
         results: [String: [Int: Double]], sizes: [Int], peakFindKilobytes: Int, runs: Int,
-        migration: (seconds: Double, peakKilobytes: Int), migrationRuns: Int
+        migration: (seconds: Double, peakKilobytes: Int), migrationRuns: Int,
+        crowded: (hit: (first: Double, second: Double), miss: (first: Double, second: Double))
     ) {
         func ms(_ seconds: Double?) -> String {
             guard let seconds else { return "–" }
@@ -132,6 +139,11 @@ enum Bench {
                     + "\(floor.map { ratio(values[large], results[$0]?[large]) + " " + $0 } ?? "–") | \(target) |")
         }
         print("")
+        print(
+            "10,000 accounts in one service, against one account per service (run alternately): "
+                + "find hit \(ms(crowded.hit.first)) vs \(ms(crowded.hit.second)) (\(ratio(crowded.hit.first, crowded.hit.second))), "
+                + "miss \(ms(crowded.miss.first)) vs \(ms(crowded.miss.second)) (\(ratio(crowded.miss.first, crowded.miss.second))); "
+                + "target ≤ 1.25×.")
         print("Peak memory of a find: \(megabytes(peakFindKilobytes)) (target < 20 MB).")
         print(
             "migrate-group of 10,000 items between two groups: median \(ms(migration.seconds)) of \(migrationRuns) runs "

@@ -6,8 +6,8 @@ import KeychainCore
 // Measures, in one run and side by side, the median whole-process time of keychainctl's find (hit
 // and miss), add and delete on keychains of 1,000 and 100,000 items, beside the floor measured in
 // the same run: `keychainctl --version`, and the sqlite3 tool's indexed SELECT and INSERT on a WAL
-// database of the same size; and migrate-group of 10,000 items between two groups. Prints a
-// Markdown table with the ratios the issues' targets name.
+// database of the same size; find among 10,000 accounts of one service; and migrate-group of 10,000
+// items between two groups. Prints a Markdown table with the ratios the issues' targets name.
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 3 else {
@@ -63,8 +63,30 @@ for size in sizes {
     let peak = ProcessRunner.run([binary, "find", "-s", "service-\(middle)", "-a", "account-\(middle)"], environment: environment)
     peakFindKilobytes = max(peakFindKilobytes, peak.peakKilobytes)
 }
+// 10,000 accounts under one service: a find naming service and account must use the primary key's
+// index, not walk the service's.
+let crowdedFolder = "\(workdir)/crowded"
+let crowdedKey = Bench.prepareFolder(crowdedFolder, keyPath: "\(crowdedFolder)/key")
+try Bench.fill(
+    keychainPath: "\(crowdedFolder)/keychain.db", key: crowdedKey, count: 10_000, profilePath: profilePath, sharedService: "crowded")
+let crowdedEnvironment = [
+    "KEYCHAINCTL_KEYCHAIN=\(crowdedFolder)/keychain.db", "KEYCHAINCTL_KEY_FILE=\(crowdedFolder)/key",
+    "KEYCHAINCTL_PROFILE=\(profilePath)", "HOME=\(crowdedFolder)",
+]
+// Each against the same find on the 1,000-item keychain (one account per service), alternately.
+let smallFolder = "\(workdir)/1000"
+let smallEnvironment = [
+    "KEYCHAINCTL_KEYCHAIN=\(smallFolder)/keychain.db", "KEYCHAINCTL_KEY_FILE=\(smallFolder)/key",
+    "KEYCHAINCTL_PROFILE=\(profilePath)", "HOME=\(smallFolder)",
+]
+let crowdedHit = ProcessRunner.alternatingMedians(
+    runs: runs, (crowdedEnvironment, { i in [binary, "find", "-s", "crowded", "-a", "account-\((5_000 + i * 7) % 10_000)"] }),
+    (smallEnvironment, { i in [binary, "find", "-s", "service-\((500 + i * 7) % 1_000)", "-a", "account-\((500 + i * 7) % 1_000)"] }))
+let crowdedMiss = ProcessRunner.alternatingMedians(
+    runs: runs, expected: 44, (crowdedEnvironment, { i in [binary, "find", "-s", "crowded", "-a", "nobody-\(i)"] }),
+    (smallEnvironment, { i in [binary, "find", "-s", "service-\(i % 1_000)", "-a", "nobody-\(i)"] }))
 let migrationRuns = 5
 let migration = try Bench.migration(binary: binary, workdir: workdir, runs: migrationRuns, profilePath: profilePath)
 Bench.printTable(
     results: results, sizes: sizes, peakFindKilobytes: peakFindKilobytes, runs: runs, migration: migration,
-    migrationRuns: migrationRuns)
+    migrationRuns: migrationRuns, crowded: (crowdedHit, crowdedMiss))

@@ -102,6 +102,35 @@ import Testing
     }
 }
 
+/// The query planner with many accounts under one service (review M7).
+@Suite struct QueryPlanTests {
+    @Test func aQueryNamingTheWholeKeyUsesThePrimaryKeyIndexAndKeepsInsertionOrder() throws {
+        let keychain = try TemporaryKeychain()
+        let app = try Fixtures.caller("app.plist")
+        for index in 0..<300 { try keychain.add([("svce", "crowded"), ("acct", "a\(index)")], as: app) }
+        // The same account and service in two groups, the second group's first.
+        try keychain.add([("svce", "twice"), ("acct", "x"), ("agrp", "SKMME9E2Y8.com.example.shared")], secret: "shared", as: app)
+        try keychain.add([("svce", "twice"), ("acct", "x"), ("agrp", "SKMME9E2Y8.com.example.app")], secret: "app", as: app)
+        let digests = keychain.keychain.keys.digests
+        var pinned = RowFilter(groups: app.groups.readable, sync: false)
+        pinned.digests = [
+            ("h_acct", digests.digest(.genericPassword, code: "acct", value: Array("nobody".utf8))),
+            ("h_svce", digests.digest(.genericPassword, code: "svce", value: Array("crowded".utf8))),
+        ]
+        let plan = try keychain.keychain.store.queryPlan(.genericPassword, filter: pinned, limit: 1)
+        #expect(plan.contains("sqlite_autoindex_genp_2"), "\(plan)")
+        var byService = RowFilter(groups: app.groups.readable, sync: false)
+        byService.digests = [pinned.digests[1]]
+        #expect(try keychain.keychain.store.queryPlan(.genericPassword, filter: byService, limit: 1).contains("genp_h_svce"))
+        let found = try keychain.keychain.find(
+            TemporaryKeychain.request([("svce", "twice"), ("acct", "x")], limit: "all", returns: ["attributes"]), caller: app)
+        #expect(found.items.map(\.item.accessGroup) == ["SKMME9E2Y8.com.example.shared", "SKMME9E2Y8.com.example.app"])
+        let first = try keychain.keychain.find(
+            TemporaryKeychain.request([("svce", "twice"), ("acct", "x")], returns: ["attributes"]), caller: app)
+        #expect(first.items.map(\.item.accessGroup) == ["SKMME9E2Y8.com.example.shared"])
+    }
+}
+
 /// Profile files mutated at random: the plist shape check and the decoder together never crash.
 @Suite struct ProfileMutationTests {
     /// Every truncation and 1,500 random byte mutations each of a binary and an XML profile:

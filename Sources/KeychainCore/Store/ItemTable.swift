@@ -59,8 +59,8 @@ package struct ItemTable: Sendable {
     /// The statements run on the table. The store prepares each once per process and keys its
     /// cache by `cacheKey`, so their SQL is built once, not per row a migration touches.
     package enum Statement: Sendable {
-        /// The rows a `RowFilter` clause selects, in insertion order.
-        case select(where: String, withSecret: Bool, limit: Int?)
+        /// The rows a `RowFilter` clause selects, in insertion order unless `unordered`.
+        case select(where: String, withSecret: Bool, limit: Int?, unordered: Bool = false)
         /// How many rows a `RowFilter` clause selects.
         case count(where: String)
         /// The row holding a primary key: bind `primaryKeyTerms`.
@@ -79,8 +79,8 @@ package struct ItemTable: Sendable {
     func cacheKey(_ statement: Statement) -> String {
         let table = schema.table
         switch statement {
-        case .select(let clause, let withSecret, let limit):
-            return "\(table) select \(withSecret ? 1 : 0) \(limit ?? -1) \(clause)"
+        case .select(let clause, let withSecret, let limit, let unordered):
+            return "\(table) select \(withSecret ? 1 : 0) \(limit ?? -1) \(unordered ? 1 : 0) \(clause)"
         case .count(let clause): return "\(table) count \(clause)"
         case .holder: return "\(table) holder"
         case .row: return "\(table) row"
@@ -94,9 +94,9 @@ package struct ItemTable: Sendable {
     func sql(_ statement: Statement) -> String {
         let table = schema.table
         switch statement {
-        case .select(let clause, let withSecret, let limit):
-            return "SELECT \(selectList(withSecret: withSecret)) FROM \(table) WHERE \(clause) ORDER BY rowid"
-                + (limit.map { " LIMIT \($0)" } ?? "")
+        case .select(let clause, let withSecret, let limit, let unordered):
+            return "SELECT \(selectList(withSecret: withSecret)) FROM \(table) WHERE \(clause)"
+                + (unordered ? "" : " ORDER BY rowid") + (limit.map { " LIMIT \($0)" } ?? "")
         case .count(let clause):
             return "SELECT count(*) FROM \(table) WHERE \(clause)"
         case .holder:
