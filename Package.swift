@@ -17,6 +17,8 @@ let package = Package(
             providers: [.apt(["libsodium-dev"])]),
         // prctl and setrlimit through a C shim (prctl is variadic): no core dumps, no ptrace.
         .systemLibrary(name: "CProcess"),
+        // Echo off for no-echo prompts, restored by signal handlers (which Swift cannot write).
+        .target(name: "CTerminal"),
         .target(
             name: "KeychainCore", dependencies: ["CSQLite", "CSodium"],
             linkerSettings: [
@@ -31,7 +33,7 @@ let package = Package(
             ]),
         .target(
             name: "KeychainCLI",
-            dependencies: ["KeychainCore", "CProcess"]),
+            dependencies: ["KeychainCore", "CProcess", "CTerminal"]),
         .executableTarget(name: "keychainctl", dependencies: ["KeychainCLI"]),
         .executableTarget(name: "keychainctl-bench", dependencies: ["KeychainCore"]),
         .testTarget(name: "KeychainCoreTests", dependencies: ["KeychainCore"]),

@@ -47,10 +47,11 @@ struct AddCommand: Subcommand {
 
     func run() throws {
         let caller = try globals.caller()
-        let keychain = try globals.openKeychain()
+        let credential = try globals.openingCredential()
         let secret = try SecretInput(
             file: dataFile, argument: password, stripNewline: stripNewline, passphraseFD: globals.passphraseFD
         ).read(prompt: "Secret for the new item: ")
+        let keychain = try globals.openKeychain(with: credential)
         let request = item.request(returns: returns)
         let result = try keychain.add(request, secret: secret, caller: caller, updateExisting: updateExisting)
         for warning in result.warnings { StandardStreams.warn(warning) }

@@ -69,9 +69,19 @@ struct GlobalOptions {
     func caller() throws -> Caller { Caller(try loadProfile()) }
 
     /// Opens the keychain with the credential in force.
-    func openKeychain() throws -> Keychain {
-        let path = keychainPath
-        return try Keychain(path: path, credential: try credential(creating: false))
+    func openKeychain() throws -> Keychain { try openKeychain(with: try openingCredential()) }
+
+    /// The credential that opens the keychain, asked for only once the file is known to exist.
+    /// A command that also prompts for a secret asks for both before opening the keychain, so the
+    /// slow key derivation never runs between two prompts (where type-ahead would echo).
+    func openingCredential() throws -> KeychainCredential {
+        try KeychainStore.checkExists(keychainPath)
+        return try credential(creating: false)
+    }
+
+    /// Opens the keychain with `credential`.
+    func openKeychain(with credential: KeychainCredential) throws -> Keychain {
+        try Keychain(path: keychainPath, credential: credential)
     }
 
     /// The credential, in CLI.md's order: `--key-file`, `--passphrase-fd`, then

@@ -1,3 +1,4 @@
+import CTerminal
 import Glibc
 import KeychainCore
 
@@ -53,31 +54,41 @@ enum SecretReader {
         return try readAll(fd: fd, source: "key file \(path)", limit: InputLimits.keyFileBytes)
     }
 
-    /// Prompts on the terminal with echo off and reads one line (without its newline).
+    /// Prompts on the terminal with echo off and reads one line (without its newline), at most
+    /// `limit` bytes. Echo comes back when the line is read, when reading fails, and on any signal
+    /// that ends or stops the process (CTerminal). Nothing typed ahead is discarded: a passphrase
+    /// and a secret pasted together are read by their two prompts, and since every prompt of a
+    /// command comes before the slow key derivation, nothing is typed while echo is back on.
     static func prompt(_ text: String, limit: Int) throws -> SecretBytes {
-        let fd = open("/dev/tty", O_RDWR | O_CLOEXEC)
+        let fd = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY)
         guard fd >= 0 else { throw InputError("no terminal to prompt on.") }
         defer { close(fd) }
-        var saved = termios()
-        tcgetattr(fd, &saved)
-        var silent = saved
-        silent.c_lflag &= ~tcflag_t(ECHO)
-        tcsetattr(fd, TCSAFLUSH, &silent)
+        guard cterminal_echo_off(fd) == 0 else {
+            throw InputError("cannot turn off echo on the terminal (\(String(cString: strerror(errno)))); nothing was read.")
+        }
+        var restored = false
         defer {
-            tcsetattr(fd, TCSAFLUSH, &saved)
+            if !restored { _ = cterminal_echo_restore() }
             _ = Glibc.write(fd, "\n", 1)
         }
         _ = text.withCString { Glibc.write(fd, $0, strlen($0)) }
         let secret = SecretBytes(count: 0)
         var byte: UInt8 = 0
-        while Glibc.read(fd, &byte, 1) == 1, byte != 0x0A {
-            guard secret.count < limit else {
-                byte = 0
-                throw InputTooLarge(source: "the typed line", limit: limit)
+        defer { byte = 0 }
+        while true {
+            let got = Glibc.read(fd, &byte, 1)
+            if got < 0 {
+                if errno == EINTR { continue }
+                throw InputError("cannot read from the terminal: \(String(cString: strerror(errno))).")
             }
+            if got == 0 || byte == 0x0A { break }
+            guard secret.count < limit else { throw InputTooLarge(source: "the typed line", limit: limit) }
             withUnsafeBytes(of: &byte) { secret.append($0) }
         }
-        byte = 0
+        restored = true
+        guard cterminal_echo_restore() == 0 else {
+            throw InputError("cannot turn echo back on (\(String(cString: strerror(errno)))); run 'stty echo'.")
+        }
         return secret
     }
 }

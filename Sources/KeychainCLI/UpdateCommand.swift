@@ -67,7 +67,7 @@ struct UpdateCommand: Subcommand {
 
     func run() throws {
         let caller = try globals.caller()
-        let keychain = try globals.openKeychain()
+        let credential = try globals.openingCredential()
         var secret: SecretBytes?
         if setDataFile != nil || setDataStdin || setPassword != nil {
             if setDataStdin, setDataFile != nil || setPassword != nil {
@@ -77,6 +77,7 @@ struct UpdateCommand: Subcommand {
                 file: setDataFile, argument: setPassword, stripNewline: stripNewline, passphraseFD: globals.passphraseFD
             ).read(prompt: "New secret: ")
         }
+        let keychain = try globals.openKeychain(with: credential)
         let matched = try keychain.update(
             item.request(limit: limit), changes: changes, secret: secret, caller: caller, dryRun: dryRun,
             skipDamaged: skipDamaged)

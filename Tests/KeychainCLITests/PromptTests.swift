@@ -3,66 +3,166 @@ import Testing
 
 /// On a terminal, keychainctl prompts for the passphrase and the secret without echo.
 @Suite struct PromptTests {
-    /// Runs the binary on a pseudo-terminal (through Python's pty module), typing `lines` one after
-    /// another, and returns (exit status, everything the terminal showed).
-    func onTerminal(_ arguments: [String], typing lines: [String], environment: [String: String]) throws -> (Int32, String) {
+    /// One step of a terminal session: wait until the terminal shows `expect` (nil: do not wait),
+    /// then type `send`.
+    struct Step: Encodable {
+        var expect: String?
+        var send: String
+    }
+
+    /// What a session ended with: exit status (or 128 + signal), everything the terminal showed,
+    /// and whether echo was on once the child was gone.
+    struct Session {
+        let status: Int32
+        let shown: String
+        let echoOnAfter: Bool
+    }
+
+    /// Runs the binary on a pseudo-terminal (Python's pty module), expect-style: each step waits
+    /// for its prompt text (at most 30 s) before typing, so a slow machine cannot make the test
+    /// type too early; the whole session is killed after 90 s.
+    func onTerminal(_ arguments: [String], steps: [Step], environment: [String: String]) throws -> Session {
         let script = """
-            import os, pty, sys, time, json
-            args, lines = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+            import json, os, pty, select, sys, termios, time
+            args, steps = json.loads(sys.argv[1]), json.loads(sys.argv[2])
             pid, fd = pty.fork()
             if pid == 0:
                 os.execv(args[0], args)
             out = b""
-            for line in lines:
-                time.sleep(0.3)
-                os.write(fd, line.encode())
-            time.sleep(0.3)
-            try:
-                while True:
-                    data = os.read(fd, 4096)
+            def read_for(seconds):
+                global out
+                end = time.time() + seconds
+                while time.time() < end:
+                    ready, _, _ = select.select([fd], [], [], max(0, end - time.time()))
+                    if not ready:
+                        return
+                    try:
+                        data = os.read(fd, 4096)
+                    except OSError:
+                        return
                     if not data:
-                        break
+                        return
                     out += data
-            except OSError:
-                pass
-            _, status = os.waitpid(pid, 0)
-            sys.stdout.write(out.decode(errors="replace"))
-            sys.exit(os.waitstatus_to_exitcode(status))
+                    return
+            for step in steps:
+                if step.get("expect") is not None:
+                    deadline = time.time() + 30
+                    while step["expect"].encode() not in out and time.time() < deadline:
+                        read_for(deadline - time.time())
+                os.write(fd, step["send"].encode())
+            deadline = time.time() + 30
+            while time.time() < deadline:
+                done, status = os.waitpid(pid, os.WNOHANG)
+                if done:
+                    break
+                read_for(0.1)
+            else:
+                os.kill(pid, 9)
+                _, status = os.waitpid(pid, 0)
+            while True:
+                ready, _, _ = select.select([fd], [], [], 0.1)
+                if not ready:
+                    break
+                try:
+                    data = os.read(fd, 4096)
+                except OSError:
+                    break
+                if not data:
+                    break
+                out += data
+            try:
+                echo = bool(termios.tcgetattr(fd)[3] & termios.ECHO)
+            except termios.error:
+                echo = False
+            code = os.waitstatus_to_exitcode(status)
+            sys.stdout.write(json.dumps({"status": code if code >= 0 else 128 - code, "shown": out.decode(errors="replace"), "echo": echo}))
             """
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         let argv = String(decoding: try JSONSerialization.data(withJSONObject: [Sandbox.binary] + arguments), as: UTF8.self)
-        let typed = String(decoding: try JSONSerialization.data(withJSONObject: lines), as: UTF8.self)
+        let typed = String(decoding: try JSONEncoder().encode(steps), as: UTF8.self)
         process.arguments = ["python3", "-c", script, argv, typed]
         process.environment = environment
         let out = Pipe()
         process.standardOutput = out
         try process.run()
+        let pid = process.processIdentifier
+        let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 90, execute: watchdog)
+        defer { watchdog.cancel() }
         let data = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let result = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+        return Session(
+            status: Int32(result?["status"] as? Int ?? -1), shown: result?["shown"] as? String ?? "",
+            echoOnAfter: result?["echo"] as? Bool ?? false)
     }
 
-    @Test func passphraseAndSecretArePromptedWithoutEcho() throws {
+    /// A sandbox whose keychain is made from `pass phrase` on the terminal, and its environment.
+    func passphraseKeychain() throws -> (Sandbox, [String: String]) {
         let sandbox = try Sandbox(initialize: false)
         var environment = sandbox.baseEnvironment
         environment["KEYCHAINCTL_KEY_FILE"] = nil
         environment["KEYCHAINCTL_PROFILE"] = Sandbox.profiles + "/app.plist"
-        let (initStatus, initShown) = try onTerminal(
-            ["init", "--kdf", "interactive"], typing: ["pass phrase\n", "pass phrase\n"], environment: environment)
-        #expect(initStatus == 0)
-        #expect(initShown.contains("New keychain passphrase:"))
-        #expect(!initShown.contains("pass phrase"))
-        let (addStatus, addShown) = try onTerminal(
-            ["add", "-s", "tty"], typing: ["pass phrase\n", "typed-secret\n"], environment: environment)
-        #expect(addStatus == 0)
-        #expect(addShown.contains("Secret for the new item:"))
-        #expect(!addShown.contains("typed-secret"))
-        let (findStatus, findShown) = try onTerminal(["find", "-s", "tty", "-w"], typing: ["pass phrase\n"], environment: environment)
-        #expect(findStatus == 0)
+        let made = try onTerminal(
+            ["init", "--kdf", "interactive"],
+            steps: [.init(expect: "New keychain passphrase:", send: "pass phrase\n"), .init(expect: "Repeat", send: "pass phrase\n")],
+            environment: environment)
+        #expect(made.status == 0, "\(made.shown)")
+        #expect(!made.shown.contains("pass phrase"))
+        return (sandbox, environment)
+    }
+
+    @Test func passphraseAndSecretArePromptedWithoutEcho() throws {
+        let (sandbox, environment) = try passphraseKeychain()
+        defer { withExtendedLifetime(sandbox) {} }
+        let added = try onTerminal(
+            ["add", "-s", "tty"],
+            steps: [
+                .init(expect: "Keychain passphrase:", send: "pass phrase\n"),
+                .init(expect: "Secret for the new item:", send: "typed-secret\n"),
+            ],
+            environment: environment)
+        #expect(added.status == 0, "\(added.shown)")
+        #expect(!added.shown.contains("typed-secret") && added.echoOnAfter)
+        let found = try onTerminal(
+            ["find", "-s", "tty", "-w"], steps: [.init(expect: "Keychain passphrase:", send: "pass phrase\n")], environment: environment)
+        #expect(found.status == 0)
         // On a terminal, -w adds the newline that a pipe does not get.
-        #expect(findShown.hasSuffix("typed-secret\r\n"))
-        let (wrongStatus, _) = try onTerminal(["find", "-s", "tty"], typing: ["wrong\n"], environment: environment)
-        #expect(wrongStatus == 51)
+        #expect(found.shown.hasSuffix("typed-secret\r\n"))
+        let wrong = try onTerminal(
+            ["find", "-s", "tty"], steps: [.init(expect: "Keychain passphrase:", send: "wrong\n")], environment: environment)
+        #expect(wrong.status == 51)
+    }
+
+    /// The passphrase and the secret typed (or pasted) together at the first prompt: the secret,
+    /// typed ahead of its prompt, is read by it and never shown. (Text typed before the first
+    /// prompt appears is echoed by the terminal itself, before keychainctl could turn echo off.)
+    @Test func typeAheadIsReadNotShownAndNotDiscarded() throws {
+        let (sandbox, environment) = try passphraseKeychain()
+        defer { withExtendedLifetime(sandbox) {} }
+        let added = try onTerminal(
+            ["add", "-s", "ahead"], steps: [.init(expect: "Keychain passphrase:", send: "pass phrase\ntyped-ahead-secret\n")],
+            environment: environment)
+        #expect(added.status == 0, "\(added.shown)")
+        #expect(!added.shown.contains("typed-ahead-secret") && !added.shown.contains("pass phrase"), "\(added.shown)")
+        let found = try onTerminal(
+            ["find", "-s", "ahead", "-w"], steps: [.init(expect: "Keychain passphrase:", send: "pass phrase\n")], environment: environment)
+        #expect(found.shown.hasSuffix("typed-ahead-secret\r\n"), "\(found.shown)")
+    }
+
+    /// Ctrl-C at a prompt ends the command by SIGINT with echo back on.
+    @Test func interruptingAPromptRestoresEcho() throws {
+        let (sandbox, environment) = try passphraseKeychain()
+        defer { withExtendedLifetime(sandbox) {} }
+        let interrupted = try onTerminal(
+            ["add", "-s", "interrupted"],
+            steps: [
+                .init(expect: "Keychain passphrase:", send: "pass phrase\n"), .init(expect: "Secret for the new item:", send: "half\u{03}"),
+            ],
+            environment: environment)
+        #expect(interrupted.status == 128 + SIGINT, "\(interrupted.status) \(interrupted.shown)")
+        #expect(interrupted.echoOnAfter)
+        #expect(!interrupted.shown.contains("half"))
     }
 }

@@ -43,10 +43,7 @@ package final class KeychainStore {
     /// Opens an existing keychain file. A missing file is errSecNotAvailable (run `init`); a file
     /// that is not a keychain, or whose schema was altered, is a StoreError.
     package init(path: String) throws {
-        guard access(path, F_OK) == 0 else {
-            throw KeychainError(
-                .notAvailable, hint: "no keychain at \(path); create one with 'keychainctl init --keychain \(path)'.")
-        }
+        try Self.checkExists(path)
         try FileSafety.checkLinks(path, what: "keychain")
         connection = try SQLiteConnection(path: path, create: false)
         tables = Self.derivedTables
@@ -80,6 +77,15 @@ package final class KeychainStore {
         let wrapped = try KeychainSchema.readClassKeys(connection)
         return Unlocking(
             version: version, keyCheck: keyCheck, passphrase: passphrase, keychainID: keychainID, wrappedClassKeys: wrapped)
+    }
+
+    /// errSecNotAvailable when there is no file at `path`: checked before anyone is asked for a
+    /// passphrase or a secret.
+    package static func checkExists(_ path: String) throws(KeychainError) {
+        guard access(path, F_OK) == 0 else {
+            throw KeychainError(
+                .notAvailable, hint: "no keychain at \(path); create one with 'keychainctl init --keychain \(path)'.")
+        }
     }
 
     /// The compiled `statement` on `itemClass`'s table, prepared on first use and then reused; a
