@@ -49,16 +49,25 @@ struct FindCommand: Subcommand {
         let caller = try globals.caller()
         let keychain = try globals.openKeychain()
         let request = item.request(limit: limit, returns: passwordOnly ? ["data"] : returns, persistentRef: persistentRef)
-        let result = try keychain.find(request, caller: caller, skipDamaged: skipDamaged)
-        if passwordOnly, let secret = result.items.first?.secret {
-            StandardStreams.out(secret: secret)
-            if StandardStreams.isTerminal(1) { StandardStreams.out("\n") }
-        } else {
-            StandardStreams.out(
-                ItemRenderer.render(
-                    result.items.map { .init(item: $0.item, secret: $0.secret) }, returns: result.query.returns,
-                    single: result.query.limit == .one, format: globals.resolvedFormat))
+        if passwordOnly {
+            let result = try keychain.find(request, caller: caller, skipDamaged: skipDamaged) { _, found in
+                guard let secret = found.secret else { return }
+                StandardStreams.out(secret: secret)
+                if StandardStreams.isTerminal(1) { StandardStreams.out("\n") }
+            }
+            try DamagedRows.finish(result.damaged, skip: skipDamaged)
+            return
         }
+        // Items are written as they are found: one secret in memory at a time.
+        var stream: ItemRenderer.Stream?
+        let result = try keychain.find(request, caller: caller, skipDamaged: skipDamaged) { query, found in
+            if stream == nil {
+                stream = ItemRenderer.Stream(
+                    returns: query.returns, single: query.limit == .one, format: globals.resolvedFormat, sink: StandardStreams.out)
+            }
+            stream?.write(.init(item: found.item, secret: found.secret))
+        }
+        stream?.finish()
         try DamagedRows.finish(result.damaged, skip: skipDamaged)
     }
 }

@@ -14,24 +14,55 @@ enum ItemRenderer {
     /// returned. Secrets stay in guarded memory (base64) until they are written.
     static func render(_ entries: [Entry], returns: ReturnOptions, single: Bool, format: OutputFormat) -> Output {
         var out = Output()
-        guard !returns.isEmpty else { return out }
-        switch format {
-        case .json:
-            let values = entries.map { json($0, returns: returns) }
-            out.append(JSON.output(single && values.count == 1 ? values[0] : .array(values)))
-            out.append("\n")
-        case .text:
-            for (index, entry) in entries.enumerated() {
+        var stream = Stream(returns: returns, single: single, format: format) { out.append($0) }
+        for entry in entries { stream.write(entry) }
+        stream.finish()
+        return out
+    }
+
+    /// Output made one entry at a time and handed to `sink` as it is made, so that a find over
+    /// many items holds one item's secret at a time, never all of them (issue 7: 100,000 secrets
+    /// took 310 MB).
+    struct Stream {
+        let returns: ReturnOptions
+        let single: Bool
+        let format: OutputFormat
+        let sink: (Output) -> Void
+        private var written = 0
+
+        init(returns: ReturnOptions, single: Bool, format: OutputFormat, sink: @escaping (Output) -> Void) {
+            self.returns = returns
+            self.single = single
+            self.format = format
+            self.sink = sink
+        }
+
+        mutating func write(_ entry: Entry) {
+            guard !returns.isEmpty else { return }
+            var out = Output()
+            switch format {
+            case .json:
+                if !single { out.append(written == 0 ? "[" : ",") }
+                out.append(JSON.output(json(entry, returns: returns)))
+                if single { out.append("\n") }
+            case .text:
                 if returns.isBareValue {
                     out.append(bare(entry, returns: returns))
                     out.append("\n")
                 } else {
-                    if index > 0 { out.append("\n") }
+                    if written > 0 { out.append("\n") }
                     out.append(text(entry, returns: returns))
                 }
             }
+            written += 1
+            sink(out)
         }
-        return out
+
+        /// Closes the JSON array (an empty one when nothing was written).
+        func finish() {
+            guard !returns.isEmpty, format == .json, !single || written == 0 else { return }
+            sink(Output(written == 0 ? "[]\n" : "]\n"))
+        }
     }
 
     /// A `--dry-run` listing: every item's attributes and persistent reference, as an array.

@@ -251,4 +251,20 @@ import Testing
         #expect(sandbox.run(["find", "-s", "utf8"]).status == 44)
         #expect(add("303\\251").status == 0)  // "xé" is valid UTF-8
     }
+
+    /// A find returning 20,000 secrets streams them: it fits in a 60 MB address space (it held
+    /// every secret at once, one guarded mapping each, and died with SIGILL near 17,000), and
+    /// every secret comes back, in text and JSON.
+    @Test func twentyThousandSecretsStreamInLittleMemory() throws {
+        let sandbox = try Sandbox()
+        try MigrateGroupTests.fill(sandbox, count: 20_000, group: "SKMME9E2Y8.com.example.app")
+        let json = sandbox.run(["find", "--limit", "all", "--return", "data", "--format", "json"], timeout: 300, memoryLimitKB: 60_000)
+        #expect(json.status == 0, "\(json.status) \(json.stderr)")
+        let secrets = try json.json() as? [String]
+        #expect(secrets?.count == 20_000)
+        let decoded = Set((secrets ?? []).compactMap { Data(base64Encoded: $0).map { String(decoding: $0, as: UTF8.self) } })
+        #expect(decoded == Set((0..<20_000).map { "secret-\($0)" }))
+        let text = sandbox.run(["find", "--limit", "all", "--return", "attributes,data"], timeout: 300, memoryLimitKB: 60_000)
+        #expect(text.status == 0 && text.stdout.components(separatedBy: "v_Data (data): ").count == 20_001, "\(text.stderr)")
+    }
 }

@@ -20,21 +20,42 @@ extension Keychain {
     /// it is listed in the result; when nothing good matched it is errSecDecode, or with
     /// `skipDamaged` errSecItemNotFound.
     package func find(_ request: ItemRequest, caller: Caller, skipDamaged: Bool = false) throws -> FindResult {
+        var found: [FoundItem] = []
+        let summary = try find(request, caller: caller, skipDamaged: skipDamaged) { found.append($1) }
+        return FindResult(query: summary.query, items: found, damaged: summary.damaged)
+    }
+
+    /// What a streamed find reports once every item has been handed over.
+    package struct FindSummary: Sendable {
+        package let query: ItemQuery
+        package let count: Int
+        package let damaged: [DamagedRow]
+    }
+
+    /// `find`, handing each item (with the parsed query, which says how it is shown) to `each` as
+    /// soon as it is opened and checked, so that only one item's secret is in memory at a time. Nothing is handed over before the query is checked;
+    /// errSecItemNotFound and errSecDecode come after the search, when nothing was handed over.
+    package func find(
+        _ request: ItemRequest, caller: Caller, skipDamaged: Bool = false, each: (ItemQuery, FoundItem) throws -> Void
+    ) throws -> FindSummary {
         guard caller.groups.hasReadableGroup else { throw caller.noGroups(writing: false) }
         let query = try ItemQuery(request, defaultLimit: .one, defaultReturns: [.attributes])
         if let group = query.attributes["agrp"]?.stringValue { try caller.check(group: group, writing: false) }
         try Self.checkPersistentRefStandsAlone(query)
         let filter = filter(for: query, caller: caller, writing: false)
         let wantsData = query.returns.contains(.data)
-        let (opened, damaged) = try store.read {
-            try openMatches(query, filter: filter, withSecret: wantsData, openSecret: wantsData)
+        var count = 0
+        let damaged = try store.read {
+            try forEachMatch(query, filter: filter, withSecret: wantsData, openSecret: wantsData) { match, secret in
+                count += 1
+                try each(query, FoundItem(item: match.opened.item, secret: secret))
+            }
         }
-        let found = opened.map { FoundItem(item: $0.match.opened.item, secret: $0.secret) }
-        guard !found.isEmpty else {
+        guard count > 0 else {
             if !damaged.isEmpty, !skipDamaged { throw DamagedRow.refusal(damaged, changedNothing: false) }
             throw notFound(query, filter: filter, skipped: damaged)
         }
-        return FindResult(query: query, items: found, damaged: damaged)
+        return FindSummary(query: query, count: count, damaged: damaged)
     }
 
     /// A persistent reference together with any other attribute is errSecParam (SEMANTICS §3).

@@ -19,16 +19,30 @@ extension Keychain {
     func openMatches(_ query: ItemQuery, filter: RowFilter, withSecret: Bool, openSecret: Bool) throws
         -> (rows: [(match: MatchedRow, secret: SecretBytes?)], damaged: [DamagedRow])
     {
-        let limit = query.limit.rowLimit
         var matched: [(match: MatchedRow, secret: SecretBytes?)] = []
+        let damaged = try forEachMatch(query, filter: filter, withSecret: withSecret, openSecret: openSecret) {
+            matched.append(($0, $1))
+        }
+        return (matched, damaged)
+    }
+
+    /// `openMatches`, streamed: each good row goes to `body` as it is opened (its secret is let go
+    /// when `body` returns), and the damaged rows met are returned at the end.
+    func forEachMatch(
+        _ query: ItemQuery, filter: RowFilter, withSecret: Bool, openSecret: Bool,
+        _ body: (MatchedRow, SecretBytes?) throws -> Void
+    ) throws -> [DamagedRow] {
+        let limit = query.limit.rowLimit
+        var count = 0
         var damaged: [DamagedRow] = []
         try store.forEachRow(query.itemClass, filter: filter, withSecret: withSecret) { rowid, row in
             if let opened = try containingDamage(&damaged, { try open(row, for: query, filter: filter, withSecret: openSecret) }) {
-                matched.append(((rowid, opened.opened), opened.secret))
+                count += 1
+                try body((rowid, opened.opened), opened.secret)
             }
-            return limit.map { matched.count < $0 } ?? true
+            return limit.map { count < $0 } ?? true
         }
-        return (matched, damaged)
+        return damaged
     }
 
     /// The rows a modifying call acts on. Any damaged row refuses the whole call (errSecDecode
