@@ -1,4 +1,5 @@
 // swift-tools-version:6.0
+import Foundation
 import PackageDescription
 
 let package = Package(
@@ -39,7 +40,19 @@ let package = Package(
         .testTarget(name: "KeychainCoreTests", dependencies: ["KeychainCore"]),
         .testTarget(
             name: "KeychainCLITests",
-            dependencies: ["KeychainCLI", "KeychainCore", "keychainctl"]),
+            dependencies: ["KeychainCLI", "KeychainCore", "keychainctl"],
+            // Golden outputs are read by path, not bundled.
+            exclude: ["Golden"]),
     ],
     swiftLanguageModes: [.v6]
 )
+
+// libFuzzer targets, declared only for `make fuzz` (KEYCHAINCTL_FUZZ=1): they have no main of their
+// own and link only with `-sanitize=fuzzer`, so an ordinary build must not see them.
+if ProcessInfo.processInfo.environment["KEYCHAINCTL_FUZZ"] != nil {
+    package.targets += [
+        .executableTarget(name: "fuzz-profile", dependencies: ["KeychainCore"], path: "Fuzz/profile"),
+        .executableTarget(name: "fuzz-arguments", dependencies: ["KeychainCLI"], path: "Fuzz/arguments"),
+        .executableTarget(name: "fuzz-values", dependencies: ["KeychainCore"], path: "Fuzz/values"),
+    ]
+}

@@ -77,6 +77,7 @@ struct InitCommand: Subcommand {
             unlink(path)
             throw InputError("cannot write key file \(path): \(String(cString: strerror(errno))).")
         }
+        Folders.syncParent(of: path)
         return .key(key)
     }
 }

@@ -50,12 +50,29 @@ public enum KeychainCommandLine {
             return usage(error.description, command: type.spec.name)
         }
         do {
+            if let text = Environment.value("KEYCHAINCTL_FORMAT"), OutputFormat(rawValue: text) == nil {
+                throw ConfigurationError("KEYCHAINCTL_FORMAT is '\(text.terminalSafe)'; use text or json.")
+            }
             try command.run()
             return 0
         } catch let error as UsageError {
             return usage(error.description, command: type.spec.name)
         } catch {
             return ErrorReporter.report(error, format: command.globals.resolvedFormat)
+        }
+    }
+
+    /// Parses `arguments` as `run` does and builds the command, without running it: what the
+    /// argument fuzzer drives. Returns 0, or 64 for a usage error.
+    package static func parseOnly(_ arguments: [String]) -> Int32 {
+        guard let name = arguments.first, let type = commands.first(where: { $0.spec.name == name }) else { return 64 }
+        do {
+            let parsed = try ParsedArguments(arguments.dropFirst(), spec: type.spec)
+            if !parsed.helpRequested { _ = try type.init(parsed) }
+            return 0
+        } catch {
+            _ = error.description
+            return 64
         }
     }
 

@@ -267,4 +267,13 @@ import Testing
         let text = sandbox.run(["find", "--limit", "all", "--return", "attributes,data"], timeout: 300, memoryLimitKB: 60_000)
         #expect(text.status == 0 && text.stdout.components(separatedBy: "v_Data (data): ").count == 20_001, "\(text.stderr)")
     }
+
+    /// An unknown KEYCHAINCTL_FORMAT is unusable configuration (78), as an unknown platform is,
+    /// not silently text.
+    @Test func anUnknownFormatVariableIsRefused() throws {
+        let sandbox = try Sandbox()
+        let run = sandbox.run(["groups"], environment: ["KEYCHAINCTL_FORMAT": "xml"])
+        #expect(run.status == 78 && run.stderr.contains("KEYCHAINCTL_FORMAT"), "\(run.stderr)")
+        #expect(sandbox.run(["groups"], environment: ["KEYCHAINCTL_FORMAT": "json"]).status == 0)
+    }
 }

@@ -102,6 +102,36 @@ import Testing
     }
 }
 
+/// The review's low findings on semantics (L7).
+@Suite struct SemanticsOddsTests {
+    @Test func datesAreRealCalendarDates() {
+        #expect(ISO8601.parse("2001-02-31T00:00:00Z") == nil)
+        #expect(ISO8601.parse("2001-04-31T00:00:00Z") == nil)
+        #expect(ISO8601.parse("1900-02-29T00:00:00Z") == nil)
+        #expect(ISO8601.parse("2000-02-29T00:00:00Z") != nil)
+        #expect(ISO8601.parse("2024-02-29T23:59:59.999Z").map(ISO8601.format) == "2024-02-29T23:59:59.999Z")
+    }
+
+    /// The keychain sets both dates (SEMANTICS §1): an update or an add -U cannot move them.
+    @Test func updateAndAddUpdateKeepTheCreationDate() throws {
+        let keychain = try TemporaryKeychain()
+        let app = try Fixtures.caller("app.plist")
+        try keychain.add([("svce", "dated")], as: app)
+        let before = try keychain.keychain.find(TemporaryKeychain.request([("svce", "dated")]), caller: app).items[0].item
+        _ = try keychain.keychain.update(
+            TemporaryKeychain.request([("svce", "dated")]), changes: [("cdat", "1970-01-01T00:00:00Z"), ("labl", "x")], secret: nil,
+            caller: app)
+        var after = try keychain.keychain.find(TemporaryKeychain.request([("svce", "dated")]), caller: app).items[0].item
+        #expect(after.attributes["cdat"] == before.attributes["cdat"])
+        #expect(after.attributes["labl"] == .string("x"))
+        _ = try keychain.keychain.add(
+            TemporaryKeychain.request([("svce", "dated"), ("cdat", "1970-01-01T00:00:00Z")]), secret: SecretBytes(copying: Array("n".utf8)),
+            caller: app, updateExisting: true)
+        after = try keychain.keychain.find(TemporaryKeychain.request([("svce", "dated")]), caller: app).items[0].item
+        #expect(after.attributes["cdat"] == before.attributes["cdat"])
+    }
+}
+
 /// The query planner with many accounts under one service (review M7).
 @Suite struct QueryPlanTests {
     @Test func aQueryNamingTheWholeKeyUsesThePrimaryKeyIndexAndKeepsInsertionOrder() throws {

@@ -18,7 +18,21 @@ package struct Profile: Sendable {
     package static func load(path: String, teamID: String?, platform: Platform?, allowWildcard: Bool)
         throws(ProfileError) -> Profile
     {
-        let document = try ProfileDocument.load(path: path)
+        try make(from: try ProfileDocument.load(path: path), path: path, teamID: teamID, platform: platform, allowWildcard: allowWildcard)
+    }
+
+    /// A profile from its bytes: what the profile fuzzer drives.
+    package static func decode(_ bytes: [UInt8], path: String, teamID: String?, platform: Platform?, allowWildcard: Bool)
+        throws(ProfileError) -> Profile
+    {
+        try make(
+            from: try ProfileDocument.decode(bytes, path: path), path: path, teamID: teamID, platform: platform,
+            allowWildcard: allowWildcard)
+    }
+
+    private static func make(from document: ProfileDocument, path: String, teamID: String?, platform: Platform?, allowWildcard: Bool)
+        throws(ProfileError) -> Profile
+    {
         let variables = BuildVariables(document: document, teamID: teamID)
         let entitlements = try variables.resolve(document.entitlements, path: path)
         try AccessGroupList.checkStrings(entitlements, path: path)

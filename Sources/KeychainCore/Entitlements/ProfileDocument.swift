@@ -23,7 +23,16 @@ package struct ProfileDocument: Sendable {
 
     /// Reads and decodes the file at `path`.
     package static func load(path: String) throws(ProfileError) -> ProfileDocument {
-        let bytes = try readCapped(path)
+        try decode(try readCapped(path), path: path)
+    }
+
+    /// Decodes a profile's bytes (`path` names it in errors): the whole of `load` but the read,
+    /// and what the profile fuzzer drives.
+    package static func decode(_ bytes: [UInt8], path: String) throws(ProfileError) -> ProfileDocument {
+        guard bytes.count <= maximumSize else {
+            throw ProfileError("profile \(path) is larger than \(maximumSize) bytes; refusing to parse it.")
+        }
+        guard !bytes.isEmpty else { throw ProfileError("profile \(path) is empty.") }
         let plist = try plistBytes(of: bytes, path: path)
         if let problem = PlistShape.problem(plist) { throw ProfileError("profile \(path) is refused: \(problem).") }
         let top: [String: PlistValue]
@@ -49,10 +58,6 @@ package struct ProfileDocument: Sendable {
         guard let file = FileBytes.read(path: path, limit: maximumSize + 1) else {
             throw ProfileError("cannot read profile \(path): \(FileBytes.lastErrorDescription()).")
         }
-        guard file.count <= maximumSize else {
-            throw ProfileError("profile \(path) is larger than \(maximumSize) bytes; refusing to parse it.")
-        }
-        guard !file.isEmpty else { throw ProfileError("profile \(path) is empty.") }
         return file
     }
 

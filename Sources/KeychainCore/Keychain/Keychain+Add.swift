@@ -97,7 +97,7 @@ extension Keychain {
         throws -> Item
     {
         var old = existing.opened.item
-        for (code, value) in given where code != "agrp" { old.attributes[code] = value }
+        for (code, value) in given where !["agrp", "cdat", "mdat"].contains(code) { old.attributes[code] = value }
         old.attributes["mdat"] = .date(Self.modificationDate(now: now, after: existing.opened.item))
         let resealed = try keys.seal(old, secret: secret)
         guard try store.update(old.itemClass, rowid: existing.rowid, resealed) == .written else { throw duplicate(old) }

@@ -20,6 +20,8 @@ extension Keychain {
             for (rowid, opened) in rows {
                 var updated = opened.item
                 for (code, value) in changes.attributes { updated.attributes[code] = value }
+                // The keychain sets both dates (SEMANTICS §1): a caller's cdat or mdat is overwritten.
+                updated.attributes["cdat"] = opened.item.attributes["cdat"]
                 updated.attributes["mdat"] = .date(Self.modificationDate(now: now, after: opened.item))
                 try rewrite(rowid: rowid, opened, to: updated, newSecret: changes.secret, now: now)
             }

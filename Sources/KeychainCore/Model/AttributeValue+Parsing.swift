@@ -5,14 +5,15 @@ extension AttributeValue {
     package static func parse(_ text: String, for attribute: AttributeDescriptor) throws(KeychainError)
         -> AttributeValue
     {
-        let invalid = KeychainError(.param, hint: "'\(text)' is not a valid value for \(attribute.code) (\(attribute.name)).")
+        let invalid = KeychainError(
+            .param, hint: "'\(text.terminalSafe)' is not a valid value for \(attribute.code) (\(attribute.name)).")
         switch attribute.kind {
         case .string:
             if attribute.code == "pdmn" {
                 guard let accessibility = Accessibility(parsing: text) else {
                     throw KeychainError(
                         .param,
-                        hint: "'\(text)' is not an accessibility class; use one of \(Accessibility.allNames).")
+                        hint: "'\(text.terminalSafe)' is not an accessibility class; use one of \(Accessibility.allNames).")
                 }
                 return .string(accessibility.rawValue)
             }

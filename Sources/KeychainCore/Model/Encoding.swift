@@ -50,7 +50,8 @@ package enum ISO8601 {
             chars[13] == 0x3A, chars[16] == 0x3A, chars.last == 0x5A,
             let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
             let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
-            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+            (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day), hour < 24, minute < 60,
+            second < 61
         else { return nil }
         var millis: Int64 = 0
         if chars.count == 24, chars[19] == 0x2E, let fraction = number(20..<23) {
@@ -60,6 +61,12 @@ package enum ISO8601 {
         }
         let days = self.days(fromCivil: year, month, day)
         return ((days * 86_400) + hour * 3600 + minute * 60 + second) * 1000 + millis
+    }
+
+    /// Days in `month` (1-12) of `year` in the proleptic Gregorian calendar.
+    private static func daysIn(month: Int64, year: Int64) -> Int64 {
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        return [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][Int(month - 1)]
     }
 
     private static func floorDivide(_ value: Int64, _ divisor: Int64) -> (Int64, Int64) {

@@ -15,4 +15,14 @@ package enum Folders {
             }
         }
     }
+
+    /// Flushes the folder holding `path` to disk, so that a file just linked or created there
+    /// survives a crash along with its contents (the file's own fsync does not cover its name).
+    package static func syncParent(of path: String) {
+        let parent = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        let fd = open(parent.isEmpty ? (path.hasPrefix("/") ? "/" : ".") : parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        _ = fsync(fd)
+        close(fd)
+    }
 }

@@ -38,6 +38,7 @@ extension KeychainStore {
             }
             throw StoreError("cannot create \(path): \(FileBytes.lastErrorDescription())")
         }
+        Folders.syncParent(of: path)
     }
 
     /// Inserts or replaces keychain_meta entries.

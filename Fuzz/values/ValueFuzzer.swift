@@ -1,0 +1,42 @@
+import KeychainCore
+
+/// libFuzzer target: the first byte picks what the rest is: a persistent reference (raw bytes,
+/// then as base64 text), a value for each attribute of the schema, or a whole query.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzValues(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: count))
+    guard let selector = bytes.first else { return 0 }
+    let rest = Array(bytes.dropFirst())
+    let text = String(decoding: rest, as: UTF8.self)
+    switch selector % 3 {
+    case 0:
+        if let reference = PersistentRef(bytes: rest) { precondition(PersistentRef(bytes: reference.bytes) == reference) }
+        if let decoded = Base64.decode(text) { _ = PersistentRef(bytes: decoded) }
+    case 1:
+        for attribute in Schema.classes.values.flatMap(\.attributes) {
+            if let value = try? AttributeValue.parse(text, for: attribute) { _ = value.displayText + value.canonicalBytes.description }
+        }
+    default:
+        let words = rest.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+        var request = ItemRequest(attributes: stride(from: 0, to: words.count - 1, by: 2).map { (words[$0], words[$0 + 1]) })
+        request.itemClass = words.first
+        request.limit = words.last
+        _ = try? ItemQuery(request, defaultLimit: .one, defaultReturns: [.attributes])
+    }
+    return 0
+}
+
+/// SwiftPM links an executable's entry point as `<module>_main`: hand the process to libFuzzer's
+/// driver with this target's callback.
+@_cdecl("fuzz_values_main")
+public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {
+    var count = argc
+    var arguments: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = argv
+    return LLVMFuzzerRunDriver(&count, &arguments, fuzzValues)
+}
+
+@_silgen_name("LLVMFuzzerRunDriver")
+func LLVMFuzzerRunDriver(
+    _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+    _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
+) -> CInt
