@@ -2,7 +2,7 @@
 PREFIX ?= /usr/local
 SWIFT ?= swift
 APT_PACKAGES := libsodium-dev libsqlite3-dev pkg-config
-BENCH_PACKAGES := sqlite3
+BENCH_PACKAGES := sqlite3 valgrind
 # A fully static executable: no dynamic loader at start-up (find: 3.3 ms → 2.3 ms).
 RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -static-executable
 BENCH_RUNS ?= 41
@@ -16,19 +16,21 @@ FUZZ_BUILD := KEYCHAINCTL_FUZZ=1 $(SWIFT) build --build-path .build/fuzz -c rele
 
 all: build
 
-# Installs the C libraries with apt-get when any is missing (needs root, as on CI and Debian images).
-deps:
-	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+# Installs the Debian packages among $(1) that are missing (needs root, as on CI and Debian images).
+define install-missing
+	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
 		if [ "$$(id -u)" -ne 0 ]; then SUDO=sudo; fi; \
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
 	fi
+endef
+
+deps:
+	$(call install-missing,$(APT_PACKAGES))
 
 bench-deps: deps
-	@dpkg -s $(BENCH_PACKAGES) >/dev/null 2>&1 || { \
-		if [ "$$(id -u)" -ne 0 ]; then SUDO=sudo; fi; \
-		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $(BENCH_PACKAGES) >/dev/null; }
+	$(call install-missing,$(BENCH_PACKAGES))
 
 build: deps
 	$(SWIFT) build
@@ -67,7 +69,7 @@ bench: bench-deps release
 	status=$$?; rm -rf "$$work"; exit $$status
 
 lint:
-	$(SWIFT) format lint --recursive --strict Sources Tests Package.swift
+	$(SWIFT) format lint --recursive --strict Sources Tests Fuzz Package.swift
 
 install: release
 	install -d "$(PREFIX)/bin"

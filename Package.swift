@@ -51,8 +51,9 @@ let package = Package(
 // own and link only with `-sanitize=fuzzer`, so an ordinary build must not see them.
 if ProcessInfo.processInfo.environment["KEYCHAINCTL_FUZZ"] != nil {
     package.targets += [
-        .executableTarget(name: "fuzz-profile", dependencies: ["KeychainCore"], path: "Fuzz/profile"),
-        .executableTarget(name: "fuzz-arguments", dependencies: ["KeychainCLI"], path: "Fuzz/arguments"),
-        .executableTarget(name: "fuzz-values", dependencies: ["KeychainCore"], path: "Fuzz/values"),
+        .target(name: "FuzzSupport", path: "Fuzz/support"),
+        .executableTarget(name: "fuzz-profile", dependencies: ["KeychainCore", "FuzzSupport"], path: "Fuzz/profile"),
+        .executableTarget(name: "fuzz-arguments", dependencies: ["KeychainCLI", "FuzzSupport"], path: "Fuzz/arguments"),
+        .executableTarget(name: "fuzz-values", dependencies: ["KeychainCore", "FuzzSupport"], path: "Fuzz/values"),
     ]
 }

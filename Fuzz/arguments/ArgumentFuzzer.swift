@@ -1,3 +1,4 @@
+import FuzzSupport
 import KeychainCLI
 
 /// libFuzzer target: NUL-separated words as a command line, parsed and built for its command
@@ -12,17 +13,8 @@ public func fuzzArguments(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     return 0
 }
 
-/// SwiftPM links an executable's entry point as `<module>_main`: hand the process to libFuzzer's
-/// driver with this target's callback.
+/// The entry point SwiftPM links for this executable.
 @_cdecl("fuzz_arguments_main")
 public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {
-    var count = argc
-    var arguments: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = argv
-    return LLVMFuzzerRunDriver(&count, &arguments, fuzzArguments)
+    runLibFuzzer(argc, argv, fuzzArguments)
 }
-
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(
-    _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
-) -> CInt

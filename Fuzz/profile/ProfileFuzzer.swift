@@ -1,3 +1,4 @@
+import FuzzSupport
 import KeychainCore
 
 /// libFuzzer target: any bytes as a profile file (XML, binary or signed plist). Every input must
@@ -9,17 +10,8 @@ public func fuzzProfile(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     return 0
 }
 
-/// SwiftPM links an executable's entry point as `<module>_main`: hand the process to libFuzzer's
-/// driver with this target's callback.
+/// The entry point SwiftPM links for this executable.
 @_cdecl("fuzz_profile_main")
 public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {
-    var count = argc
-    var arguments: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = argv
-    return LLVMFuzzerRunDriver(&count, &arguments, fuzzProfile)
+    runLibFuzzer(argc, argv, fuzzProfile)
 }
-
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(
-    _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
-) -> CInt

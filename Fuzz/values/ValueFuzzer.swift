@@ -1,3 +1,4 @@
+import FuzzSupport
 import KeychainCore
 
 /// libFuzzer target: the first byte picks what the rest is: a persistent reference (raw bytes,
@@ -26,17 +27,8 @@ public func fuzzValues(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     return 0
 }
 
-/// SwiftPM links an executable's entry point as `<module>_main`: hand the process to libFuzzer's
-/// driver with this target's callback.
+/// The entry point SwiftPM links for this executable.
 @_cdecl("fuzz_values_main")
 public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {
-    var count = argc
-    var arguments: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = argv
-    return LLVMFuzzerRunDriver(&count, &arguments, fuzzValues)
+    runLibFuzzer(argc, argv, fuzzValues)
 }
-
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(
-    _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
-) -> CInt

@@ -102,11 +102,19 @@ enum Bench {
         return (times[times.count / 2], peak)
     }
 
+    /// Instructions counted by callgrind (`nil` without valgrind).
+    struct Instructions {
+        let find: Int?
+        let add: Int?
+        let select: Int?
+        let insert: Int?
+    }
+
     /// The Markdown table, with the ratios the targets name.
     static func printTable(
         results: [String: [Int: Double]], sizes: [Int], peakFindKilobytes: Int, runs: Int,
         migration: (seconds: Double, peakKilobytes: Int), migrationRuns: Int,
-        crowded: (hit: (first: Double, second: Double), miss: (first: Double, second: Double))
+        crowded: (hit: (first: Double, second: Double), miss: (first: Double, second: Double)), instructions: Instructions
     ) {
         func ms(_ seconds: Double?) -> String {
             guard let seconds else { return "–" }
@@ -144,6 +152,16 @@ enum Bench {
                 + "find hit \(ms(crowded.hit.first)) vs \(ms(crowded.hit.second)) (\(ratio(crowded.hit.first, crowded.hit.second))), "
                 + "miss \(ms(crowded.miss.first)) vs \(ms(crowded.miss.second)) (\(ratio(crowded.miss.first, crowded.miss.second))); "
                 + "target ≤ 1.25×.")
+        func millions(_ count: Int?) -> String {
+            guard let count else { return "–" }
+            return "\(count / 1_000_000).\(String(format2: count % 1_000_000 / 10_000)) M"
+        }
+        func countRatio(_ a: Int?, _ b: Int?) -> String { ratio(a.map(Double.init), b.map(Double.init)) }
+        print(
+            "Instructions (valgrind --tool=callgrind, \(small) items): find \(millions(instructions.find)), "
+                + "\(countRatio(instructions.find, instructions.select)) sqlite3 SELECT's \(millions(instructions.select)) (target ≤ 1.5×); "
+                + "add \(millions(instructions.add)), \(countRatio(instructions.add, instructions.insert)) sqlite3 INSERT's "
+                + "\(millions(instructions.insert)).")
         print("Peak memory of a find: \(megabytes(peakFindKilobytes)) (target < 20 MB).")
         print(
             "migrate-group of 10,000 items between two groups: median \(ms(migration.seconds)) of \(migrationRuns) runs "

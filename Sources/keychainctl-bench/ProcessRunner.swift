@@ -10,13 +10,15 @@ enum ProcessRunner {
 
     /// Spawns `arguments` with `environment`, stdin from /dev/null (or `stdinPath`), stdout and
     /// stderr to /dev/null, and waits.
-    static func run(_ arguments: [String], environment: [String], stdinPath: String = "/dev/null") -> Measurement {
+    static func run(_ arguments: [String], environment: [String], stdinPath: String = "/dev/null", stderrPath: String = "/dev/null")
+        -> Measurement
+    {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, stdinPath, O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = environment.map { strdup($0) } + [nil]
         defer {
@@ -75,5 +77,36 @@ enum ProcessRunner {
             }
         }
         return (times.0.sorted()[runs / 2], times.1.sorted()[runs / 2])
+    }
+
+    /// Instructions executed by `arguments` as `valgrind --tool=callgrind` counts them: repeatable
+    /// where milliseconds are not. `nil` without valgrind.
+    static func instructions(_ arguments: [String], environment: [String], scratch: String) -> Int? {
+        let valgrind = "/usr/bin/valgrind"
+        guard access(valgrind, X_OK) == 0 else { return nil }
+        let log = "\(scratch)/callgrind.log"
+        _ = run(
+            [valgrind, "--tool=callgrind", "--callgrind-out-file=/dev/null"] + arguments, environment: environment, stderrPath: log)
+        guard let text = FileText.read(log), let line = text.split(separator: "\n").first(where: { $0.contains("refs:") }) else {
+            return nil
+        }
+        return Int(line.split(separator: ":").last!.filter(\.isNumber))
+    }
+}
+
+/// A small text file read whole.
+enum FileText {
+    static func read(_ path: String) -> String? {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let got = Glibc.read(fd, &chunk, chunk.count)
+            if got <= 0 { break }
+            bytes += chunk[0..<got]
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

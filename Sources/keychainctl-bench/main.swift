@@ -85,8 +85,20 @@ let crowdedHit = ProcessRunner.alternatingMedians(
 let crowdedMiss = ProcessRunner.alternatingMedians(
     runs: runs, expected: 44, (crowdedEnvironment, { i in [binary, "find", "-s", "crowded", "-a", "nobody-\(i)"] }),
     (smallEnvironment, { i in [binary, "find", "-s", "service-\(i % 1_000)", "-a", "nobody-\(i)"] }))
+// Instruction counts on the 1,000-item keychain, against sqlite3 on its floor database.
+let floorPath = "\(smallFolder)/floor.db"
+let counted = Bench.Instructions(
+    find: ProcessRunner.instructions(
+        [binary, "find", "-s", "service-500", "-a", "account-500"], environment: smallEnvironment, scratch: smallFolder),
+    add: ProcessRunner.instructions(
+        [binary, "add", "-s", "counted", "-a", "bench", "--data-file", "\(smallFolder)/secret"], environment: smallEnvironment,
+        scratch: smallFolder),
+    select: ProcessRunner.instructions(
+        [sqlite3, floorPath, "SELECT v FROM t WHERE k = 'key-500'"], environment: [], scratch: smallFolder),
+    insert: ProcessRunner.instructions(
+        [sqlite3, floorPath, "INSERT INTO t VALUES ('counted', randomblob(64))"], environment: [], scratch: smallFolder))
 let migrationRuns = 5
 let migration = try Bench.migration(binary: binary, workdir: workdir, runs: migrationRuns, profilePath: profilePath)
 Bench.printTable(
     results: results, sizes: sizes, peakFindKilobytes: peakFindKilobytes, runs: runs, migration: migration,
-    migrationRuns: migrationRuns, crowded: (crowdedHit, crowdedMiss))
+    migrationRuns: migrationRuns, crowded: (crowdedHit, crowdedMiss), instructions: counted)

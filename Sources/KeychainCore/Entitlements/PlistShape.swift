@@ -12,31 +12,52 @@ enum PlistShape {
         bytes.starts(with: Array("bplist".utf8)) ? binaryProblem(Array(bytes)) : xmlProblem(bytes)
     }
 
-    /// XML: the depth of `<array>` and `<dict>` elements, counted in one pass; no entity
-    /// declarations.
+    /// XML: the depth of `<array>` and `<dict>` elements, counted in one pass over the bytes; no
+    /// entity declarations.
     private static func xmlProblem(_ bytes: ArraySlice<UInt8>) -> String? {
-        if bytes.firstRange(of: Array("<!ENTITY".utf8)) != nil { return "it declares XML entities" }
+        bytes.withContiguousStorageIfAvailable(xmlProblem) ?? Array(bytes).withUnsafeBufferPointer(xmlProblem)
+    }
+
+    private static func xmlProblem(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        func matches(_ word: StaticString, at index: Int) -> Bool {
+            let count = word.utf8CodeUnitCount
+            guard index + count <= bytes.count else { return false }
+            for offset in 0..<count where bytes[index + offset] != word.utf8Start[offset] { return false }
+            return true
+        }
+        /// Whether a tag name ends at `index` (a space, `>` or `/` follows it).
+        func nameEnds(at index: Int) -> Bool {
+            index < bytes.count && [0x20, 0x3E, 0x2F, 0x09, 0x0A, 0x0D].contains(bytes[index])
+        }
         var depth = 0
-        var index = bytes.startIndex
-        while let open = bytes[index...].firstIndex(of: UInt8(ascii: "<")) {
-            guard let close = bytes[open...].firstIndex(of: UInt8(ascii: ">")) else { break }
-            let tag = bytes[(open + 1)..<close]
-            let selfClosing = tag.last == UInt8(ascii: "/")
-            let name = tag.prefix { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "/") }
-            let closing = tag.first == UInt8(ascii: "/")
-            let closingName = tag.dropFirst().prefix { $0 != UInt8(ascii: " ") }
-            if !selfClosing, Self.containers.contains(where: { name.elementsEqual($0) }) {
-                depth += 1
-                if depth > maximumDepth { return "it nests arrays and dictionaries deeper than \(maximumDepth) levels" }
-            } else if closing, Self.containers.contains(where: { closingName.elementsEqual($0) }) {
-                depth -= 1
+        var index = 0
+        while index < bytes.count {
+            guard bytes[index] == 0x3C else {  // "<"
+                index += 1
+                continue
             }
-            index = close + 1
+            let name = index + 1
+            if matches("!ENTITY", at: name) { return "it declares XML entities" }
+            let closing = name < bytes.count && bytes[name] == 0x2F
+            let start = closing ? name + 1 : name
+            var length = 0
+            if matches("array", at: start) { length = 5 } else if matches("dict", at: start) { length = 4 }
+            if length > 0, nameEnds(at: start + length) {
+                var end = start + length
+                while end < bytes.count, bytes[end] != 0x3E { end += 1 }
+                let selfClosing = end > start && bytes[end - 1] == 0x2F
+                if closing {
+                    depth -= 1
+                } else if !selfClosing {
+                    depth += 1
+                    if depth > maximumDepth { return "it nests arrays and dictionaries deeper than \(maximumDepth) levels" }
+                }
+                index = end
+            }
+            index += 1
         }
         return nil
     }
-
-    private static let containers = [Array("array".utf8), Array("dict".utf8)]
 
     /// Binary: the trailer and offset table in bounds, and the containers reachable from the top
     /// object forming a tree no deeper than `maximumDepth` (each container has one parent, the
