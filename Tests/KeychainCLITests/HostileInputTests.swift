@@ -193,6 +193,10 @@ import Testing
             <plist version="1.0"><dict><key>keychain-access-groups</key><array><string>&b;</string></array></dict></plist>
             """
         profiles.append(("entities.plist", Data(entities.utf8), "entities"))
+        // Found by fuzz-profile: a string running past the object table, on which Foundation's
+        // binary plist reader traps (exit 132) instead of failing.
+        let fuzzed = Sandbox.profiles + "/../Fuzz/profile/string-past-the-object-table.plist"
+        profiles.append(("past-the-table.plist", try Data(contentsOf: URL(fileURLWithPath: fuzzed)), "malformed"))
         for profile in profiles {
             let path = sandbox.folder + "/" + profile.name
             FileManager.default.createFile(atPath: path, contents: profile.data)

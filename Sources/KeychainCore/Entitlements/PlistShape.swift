@@ -111,6 +111,38 @@ enum PlistShape {
             }
             return result
         }
+        /// Where the object's bytes end, or `nil` when its marker is unknown or it runs past the
+        /// object area (Foundation's reader traps on such an object instead of failing).
+        func objectEnd(_ object: Int) -> Int? {
+            guard let start = offset(of: object) else { return nil }
+            let marker = bytes[start]
+            let low = Int(marker & 0x0F)
+            var body = start + 1
+            func count() -> Int? {
+                guard low == 0x0F else { return low }
+                guard body < tableStart, bytes[body] >> 4 == 0x1, bytes[body] & 0x0F <= 3 else { return nil }
+                let size = 1 << Int(bytes[body] & 0x0F)
+                guard let value = integer(body + 1, size) else { return nil }
+                body += 1 + size
+                return value
+            }
+            let size: Int?
+            switch marker >> 4 {
+            case 0x0: size = [0x0, 0x8, 0x9, 0xF].contains(low) ? 0 : nil
+            case 0x1: size = low <= 4 ? 1 << low : nil
+            case 0x2: size = low == 2 || low == 3 ? 1 << low : nil
+            case 0x3: size = low == 3 ? 8 : nil
+            case 0x4, 0x5, 0x7: size = count()
+            case 0x6: size = count().flatMap { $0.multipliedReportingOverflow(by: 2).overflow ? nil : $0 * 2 }
+            case 0x8: size = low + 1
+            case 0xA, 0xC: size = count().flatMap { $0.multipliedReportingOverflow(by: refSize).overflow ? nil : $0 * refSize }
+            case 0xD: size = count().flatMap { $0.multipliedReportingOverflow(by: 2 * refSize).overflow ? nil : $0 * 2 * refSize }
+            default: size = nil
+            }
+            guard let size, body <= tableStart, size <= tableStart - body else { return nil }
+            return body + size
+        }
+        for object in 0..<objectCount where objectEnd(object) == nil { return malformed }
         var reached = [Bool](repeating: false, count: objectCount)
         reached[top] = true
         var pending = [(object: top, depth: 1)]
