@@ -16,12 +16,9 @@ struct ParsedArguments {
     /// Parses `arguments` (after the subcommand's name) for `spec`; `invalidUTF8` holds the
     /// indices of words that were not valid UTF-8 as given.
     init(_ arguments: ArraySlice<String>, spec: CommandSpec, invalidUTF8: Set<Int> = []) throws(UsageError) {
-        var byLong: [String: OptionSpec] = [:]
-        var byShort: [Character: OptionSpec] = [:]
-        for option in spec.options {
-            byLong[option.long] = option
-            if let short = option.short { byShort[short] = option }
-        }
+        // A linear search of a few dozen options for a handful of words: cheaper per process than
+        // building two dictionaries (and looking up Character's Hashable conformance at run time).
+        let options = spec.options
         var index = arguments.startIndex
         while index < arguments.endIndex {
             let word = arguments[index]
@@ -43,11 +40,11 @@ struct ParsedArguments {
             if word.hasPrefix("--"), word.count > 2 {
                 let body = word.dropFirst(2)
                 let name = body.prefix { $0 != "=" }
-                option = byLong[String(name)]
+                option = options.first { $0.long.utf8.elementsEqual(name.utf8) }
                 if name.count < body.count { inlineValue = String(body.dropFirst(name.count + 1)) }
                 shown = "--" + name
             } else if word.hasPrefix("-"), word.count == 2, let short = word.last {
-                option = byShort[short]
+                option = options.first { $0.short == short }
                 shown = word
             } else {
                 throw UsageError("unexpected argument (word \(position), not shown); \(spec.name) takes options only.")

@@ -83,32 +83,49 @@ package enum Schema {
             indexed: indexed)
     }
 
-    /// Every stored class. A key's `type` is kSecAttrKeyType (a string such as "73"), not a
-    /// four-character code as for passwords, so the key class declares its own.
-    package static let classes: [ItemClass: ClassSchema] = [
-        .genericPassword: declare(
-            .genericPassword, passwordCommon + ["svce", "gena"],
-            key: ["acct", "svce", "agrp", "sync"], indexed: ["svce", "labl"]),
-        .internetPassword: declare(
-            .internetPassword, passwordCommon + ["sdmn", "srvr", "ptcl", "atyp", "port", "path"],
-            key: ["acct", "sdmn", "srvr", "ptcl", "atyp", "port", "path", "agrp", "sync"],
-            indexed: ["srvr", "labl"]),
-        .certificate: declare(
-            .certificate, ["ctyp", "cenc", "alis", "subj", "issr", "slnr", "skid", "pkhh"],
-            key: ["ctyp", "issr", "slnr", "agrp", "sync"], indexed: ["pkhh", "labl"]),
-        .key: declare(
-            .key,
-            [
-                "kcls", "alis", "perm", "priv", "modi", "klbl", "atag", "crtr", "type", "bsiz", "esiz",
-                "sdat", "edat", "sens", "asen", "extr", "next", "encr", "decr", "drve", "sign", "vrfy",
-                "snrc", "vyrc", "wrap", "unwp",
-            ],
-            key: ["kcls", "klbl", "atag", "crtr", "type", "bsiz", "esiz", "sdat", "edat", "agrp", "sync"],
-            indexed: ["klbl", "labl"], overriding: [AttributeDescriptor("type", "key type", .string)]),
-    ]
+    // Each class is declared on first use: a find touches one class, and declaring all four
+    // cost a tenth of its instructions.
+
+    private static let genericPassword = declare(
+        .genericPassword, passwordCommon + ["svce", "gena"],
+        key: ["acct", "svce", "agrp", "sync"], indexed: ["svce", "labl"])
+
+    private static let internetPassword = declare(
+        .internetPassword, passwordCommon + ["sdmn", "srvr", "ptcl", "atyp", "port", "path"],
+        key: ["acct", "sdmn", "srvr", "ptcl", "atyp", "port", "path", "agrp", "sync"],
+        indexed: ["srvr", "labl"])
+
+    private static let certificate = declare(
+        .certificate, ["ctyp", "cenc", "alis", "subj", "issr", "slnr", "skid", "pkhh"],
+        key: ["ctyp", "issr", "slnr", "agrp", "sync"], indexed: ["pkhh", "labl"])
+
+    /// A key's `type` is kSecAttrKeyType (a string such as "73"), not a four-character code as for
+    /// passwords, so the key class declares its own.
+    private static let key = declare(
+        .key,
+        [
+            "kcls", "alis", "perm", "priv", "modi", "klbl", "atag", "crtr", "type", "bsiz", "esiz",
+            "sdat", "edat", "sens", "asen", "extr", "next", "encr", "decr", "drve", "sign", "vrfy",
+            "snrc", "vyrc", "wrap", "unwp",
+        ],
+        key: ["kcls", "klbl", "atag", "crtr", "type", "bsiz", "esiz", "sdat", "edat", "agrp", "sync"],
+        indexed: ["klbl", "labl"], overriding: [AttributeDescriptor("type", "key type", .string)])
 
     /// The schema of a stored class (identity has none of its own).
-    package static func of(_ itemClass: ItemClass) -> ClassSchema? { classes[itemClass] }
+    package static func of(_ itemClass: ItemClass) -> ClassSchema? {
+        switch itemClass {
+        case .genericPassword: genericPassword
+        case .internetPassword: internetPassword
+        case .certificate: certificate
+        case .key: key
+        case .identity: nil
+        }
+    }
+
+    /// Every stored class (declaring them all).
+    package static var classes: [ItemClass: ClassSchema] {
+        Dictionary(uniqueKeysWithValues: ItemClass.stored.map { ($0, of($0)!) })
+    }
 
     /// Any attribute by code, whatever its class.
     package static func attribute(_ code: String) -> AttributeDescriptor? { all[code] }

@@ -9,7 +9,7 @@ enum KeychainSchema {
 
     /// Every CREATE statement, in creation order.
     static var createStatements: [String] {
-        fixedTables + ItemClass.stored.flatMap { KeychainStore.derivedTables[$0]!.createStatements }
+        fixedTables + ItemClass.stored.flatMap { KeychainStore.table($0).createStatements }
     }
 
     /// `sqlite_schema` as it must be, sorted by name: `[type, name, tbl_name, sql]` per object
@@ -20,7 +20,7 @@ enum KeychainSchema {
         entries.append(["index", "sqlite_autoindex_keychain_meta_1", "keychain_meta", "NULL"])
         entries.append(["index", "sqlite_autoindex_class_keys_1", "class_keys", "NULL"])
         for itemClass in ItemClass.stored {
-            let statements = KeychainStore.derivedTables[itemClass]!.createStatements
+            let statements = KeychainStore.table(itemClass).createStatements
             let name = itemClass.rawValue
             entries.append(["table", name, name, statements[0]])
             entries.append(["index", "sqlite_autoindex_\(name)_1", name, "NULL"])

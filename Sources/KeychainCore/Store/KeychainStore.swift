@@ -12,7 +12,6 @@ package final class KeychainStore {
     package static let schemaVersion = 2
 
     let connection: SQLiteConnection
-    let tables: [ItemClass: ItemTable]
     /// Compiled statements by `ItemTable.cacheKey`.
     private var statements: [String: SQLiteStatement] = [:]
 
@@ -38,15 +37,12 @@ package final class KeychainStore {
     /// The unlocking material read on open.
     package let unlocking: Unlocking
 
-    static let derivedTables = Dictionary(uniqueKeysWithValues: Schema.classes.map { ($0.key, ItemTable($0.value)) })
-
     /// Opens an existing keychain file. A missing file is errSecNotAvailable (run `init`); a file
     /// that is not a keychain, or whose schema was altered, is a StoreError.
     package init(path: String) throws {
         try Self.checkExists(path)
         try FileSafety.checkLinks(path, what: "keychain")
         connection = try SQLiteConnection(path: path, create: false)
-        tables = Self.derivedTables
         try connection.execute("PRAGMA synchronous = NORMAL")
         try KeychainSchema.verify(connection)
         unlocking = try Self.readUnlocking(connection)
@@ -112,8 +108,8 @@ package final class KeychainStore {
     package func read<R>(_ body: () throws -> R) throws -> R { try connection.readTransaction(body) }
 
     /// The table of a stored class.
-    func table(_ itemClass: ItemClass) -> ItemTable { tables[itemClass]! }
+    func table(_ itemClass: ItemClass) -> ItemTable { Self.table(itemClass) }
 
     /// The table of a stored class, for tests and tools that walk every column.
-    package static func table(_ itemClass: ItemClass) -> ItemTable { derivedTables[itemClass]! }
+    package static func table(_ itemClass: ItemClass) -> ItemTable { ItemTable(Schema.of(itemClass)!) }
 }
