@@ -16,13 +16,18 @@ package indirect enum PlistValue: Decodable, Sendable, Equatable {
     case array([PlistValue])
     case dictionary([String: PlistValue])
 
-    /// Decodes one value. Containers are recognised first (asking for a container of the wrong
-    /// kind fails at once), so no subtree is decoded twice: the work is linear in the input, and
-    /// nesting is cut off at `PlistShape.maximumDepth` whatever the parser let through.
+    /// Decodes one value. A string, the commonest value in an entitlements file, is tried first;
+    /// then containers (asking a container for a scalar, or for a container of the other kind,
+    /// fails at once), so no subtree is decoded twice: the work is linear in the input, and nesting
+    /// is cut off at `PlistShape.maximumDepth` whatever the parser let through.
     package init(from decoder: any Decoder) throws {
         guard decoder.codingPath.count < PlistShape.maximumDepth else {
             throw DecodingError.dataCorrupted(
                 .init(codingPath: [], debugDescription: "nested deeper than \(PlistShape.maximumDepth) levels"))
+        }
+        if let value = try? decoder.singleValueContainer().decode(String.self) {
+            self = .string(value)
+            return
         }
         if var array = try? decoder.unkeyedContainer() {
             var elements: [PlistValue] = []
@@ -39,8 +44,6 @@ package indirect enum PlistValue: Decodable, Sendable, Equatable {
         let container = try decoder.singleValueContainer()
         if let value = try? container.decode(Bool.self) {
             self = .bool(value)
-        } else if let value = try? container.decode(String.self) {
-            self = .string(value)
         } else if let value = try? container.decode(Int.self) {
             self = .integer(value)
         } else if let value = try? container.decode(Double.self) {
