@@ -50,8 +50,15 @@ package indirect enum PlistValue: Decodable, Sendable, Equatable {
             self = .real(value)
         } else if let value = try? container.decode(Data.self) {
             self = .data(Array(value))
+        } else if let value = try? container.decode(Date.self) {
+            self = .date(value.timeIntervalSince1970)
         } else {
-            self = .date(try container.decode(Date.self).timeIntervalSince1970)
+            let key = decoder.codingPath.map(\.stringValue).joined(separator: ".")
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: [],
+                    debugDescription: "the value of \(key.isEmpty ? "the top level" : key) cannot be read "
+                        + "(an integer or real out of range, or a malformed date or data)"))
         }
     }
 
