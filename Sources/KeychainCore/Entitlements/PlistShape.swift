@@ -81,32 +81,45 @@ enum PlistShape {
             guard let start = integer(tableStart + object * offsetSize, offsetSize), start >= 8, start < tableStart else { return nil }
             return start
         }
-        /// Whether the object is an array, set or dictionary; `nil` when its offset is out of bounds.
-        func isContainer(_ object: Int) -> Bool? {
+        let containerKinds: [UInt8] = [0xA, 0xC, 0xD]
+        /// An object's marker (kind and low nibble), its count (the low nibble, or for the kinds
+        /// that have a count the integer that follows a nibble of 0xF), and where its body starts;
+        /// `nil` when its offset or count is out of bounds.
+        func header(of object: Int) -> (kind: UInt8, low: Int, count: Int, body: Int)? {
             guard let start = offset(of: object) else { return nil }
-            return [0xA, 0xC, 0xD].contains(bytes[start] >> 4)
-        }
-        /// A container's child references; `nil` when any is out of bounds.
-        func children(of object: Int) -> [Int]? {
-            guard let start = offset(of: object) else { return nil }
-            let marker = bytes[start]
-            let kind = marker >> 4
-            guard [0xA, 0xC, 0xD].contains(kind) else { return [] }
-            var count = Int(marker & 0x0F)
-            var refs = start + 1
-            if count == 0x0F {
-                guard refs < tableStart, bytes[refs] >> 4 == 0x1, bytes[refs] & 0x0F <= 3 else { return nil }
-                let size = 1 << Int(bytes[refs] & 0x0F)
-                guard let value = integer(refs + 1, size) else { return nil }
+            let kind = bytes[start] >> 4
+            let low = Int(bytes[start] & 0x0F)
+            var count = low
+            var body = start + 1
+            if low == 0x0F, [0x4, 0x5, 0x6, 0x7, 0xA, 0xC, 0xD].contains(kind) {
+                guard body < tableStart, bytes[body] >> 4 == 0x1, bytes[body] & 0x0F <= 3 else { return nil }
+                let size = 1 << Int(bytes[body] & 0x0F)
+                guard let value = integer(body + 1, size) else { return nil }
                 count = value
-                refs += 1 + size
+                body += 1 + size
             }
-            let (total, overflow) = kind == 0xD ? count.multipliedReportingOverflow(by: 2) : (count, false)
-            guard !overflow, refs <= tableStart, total <= (tableStart - refs) / refSize else { return nil }
+            return (kind, low, count, body)
+        }
+        /// How many object references a container of `kind` with `count` entries holds (a
+        /// dictionary lists its keys, then its values).
+        func referenceCount(_ kind: UInt8, _ count: Int) -> Int? {
+            guard kind == 0xD else { return count }
+            let (total, overflow) = count.multipliedReportingOverflow(by: 2)
+            return overflow ? nil : total
+        }
+        /// Whether the object is an array, set or dictionary; `nil` when its offset is out of bounds.
+        func isContainer(_ object: Int) -> Bool? { header(of: object).map { containerKinds.contains($0.kind) } }
+        /// A container's child references (none for a scalar); `nil` when any is out of bounds.
+        func children(of object: Int) -> [Int]? {
+            guard let header = header(of: object) else { return nil }
+            guard containerKinds.contains(header.kind) else { return [] }
+            guard let total = referenceCount(header.kind, header.count), header.body <= tableStart,
+                total <= (tableStart - header.body) / refSize
+            else { return nil }
             var result: [Int] = []
             result.reserveCapacity(total)
             for index in 0..<total {
-                guard let child = integer(refs + index * refSize, refSize), child < objectCount else { return nil }
+                guard let child = integer(header.body + index * refSize, refSize), child < objectCount else { return nil }
                 result.append(child)
             }
             return result
@@ -114,29 +127,22 @@ enum PlistShape {
         /// Where the object's bytes end, or `nil` when its marker is unknown or it runs past the
         /// object area (Foundation's reader traps on such an object instead of failing).
         func objectEnd(_ object: Int) -> Int? {
-            guard let start = offset(of: object) else { return nil }
-            let marker = bytes[start]
-            let low = Int(marker & 0x0F)
-            var body = start + 1
-            func count() -> Int? {
-                guard low == 0x0F else { return low }
-                guard body < tableStart, bytes[body] >> 4 == 0x1, bytes[body] & 0x0F <= 3 else { return nil }
-                let size = 1 << Int(bytes[body] & 0x0F)
-                guard let value = integer(body + 1, size) else { return nil }
-                body += 1 + size
-                return value
+            guard let (kind, low, count, body) = header(of: object) else { return nil }
+            func scaled(_ value: Int?, by factor: Int) -> Int? {
+                guard let value else { return nil }
+                let (product, overflow) = value.multipliedReportingOverflow(by: factor)
+                return overflow ? nil : product
             }
             let size: Int?
-            switch marker >> 4 {
+            switch kind {
             case 0x0: size = [0x0, 0x8, 0x9, 0xF].contains(low) ? 0 : nil
             case 0x1: size = low <= 4 ? 1 << low : nil
             case 0x2: size = low == 2 || low == 3 ? 1 << low : nil
             case 0x3: size = low == 3 ? 8 : nil
-            case 0x4, 0x5, 0x7: size = count()
-            case 0x6: size = count().flatMap { $0.multipliedReportingOverflow(by: 2).overflow ? nil : $0 * 2 }
+            case 0x4, 0x5, 0x7: size = count
+            case 0x6: size = scaled(count, by: 2)
             case 0x8: size = low + 1
-            case 0xA, 0xC: size = count().flatMap { $0.multipliedReportingOverflow(by: refSize).overflow ? nil : $0 * refSize }
-            case 0xD: size = count().flatMap { $0.multipliedReportingOverflow(by: 2 * refSize).overflow ? nil : $0 * 2 * refSize }
+            case 0xA, 0xC, 0xD: size = scaled(referenceCount(kind, count), by: refSize)
             default: size = nil
             }
             guard let size, body <= tableStart, size <= tableStart - body else { return nil }
