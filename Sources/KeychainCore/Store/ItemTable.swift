@@ -63,7 +63,7 @@ package struct ItemTable: Sendable {
         case select(where: String, withSecret: Bool, limit: Int?, unordered: Bool = false)
         /// How many rows a `RowFilter` clause selects.
         case count(where: String)
-        /// The row holding a primary key: bind `primaryKeyTerms`.
+        /// The row holding a primary key: bind `primaryKeyValues(of:group:)`.
         case holder
         /// One row by rowid, with its sealed secret.
         case row

@@ -15,19 +15,13 @@ extension KeychainStore {
         _ itemClass: ItemClass, filter: RowFilter, limit: Int? = nil, withSecret: Bool,
         _ body: (_ rowid: Int64, _ row: SealedItem) throws -> Bool
     ) throws {
-        let (clause, values) = filter.clause
-        guard pinsKey(filter, of: table(itemClass)) else {
-            try forEachRow(itemClass, .select(where: clause, withSecret: withSecret, limit: limit), values, withSecret: withSecret, body)
+        let (select, values, sortsInMemory) = selection(filter, of: table(itemClass), limit: limit, withSecret: withSecret)
+        guard sortsInMemory else {
+            try forEachRow(itemClass, select, values, withSecret: withSecret, body)
             return
         }
-        // At most one row per group, sync value and tombstone state: fetched through the primary
-        // key's index and put in insertion order here. With ORDER BY rowid in the SQL, SQLite walks
-        // a single-column index already in rowid order instead (the service's, say), which reads
-        // every account of a service with 200,000 of them.
         var rows: [(rowid: Int64, row: SealedItem)] = []
-        try forEachRow(
-            itemClass, .select(where: clause, withSecret: withSecret, limit: nil, unordered: true), values, withSecret: withSecret
-        ) {
+        try forEachRow(itemClass, select, values, withSecret: withSecret) {
             rows.append(($0, $1))
             return true
         }
@@ -40,15 +34,26 @@ extension KeychainStore {
     /// SQLite's plan for the rows `filter` selects (`EXPLAIN QUERY PLAN`), for tests and diagnosis.
     package func queryPlan(_ itemClass: ItemClass, filter: RowFilter, limit: Int? = nil) throws -> String {
         let table = table(itemClass)
-        let (clause, values) = filter.clause
-        let unordered = pinsKey(filter, of: table)
-        let statement = try connection.prepare(
-            "EXPLAIN QUERY PLAN "
-                + table.sql(.select(where: clause, withSecret: false, limit: unordered ? nil : limit, unordered: unordered)))
+        let (select, values, _) = selection(filter, of: table, limit: limit, withSecret: false)
+        let statement = try connection.prepare("EXPLAIN QUERY PLAN " + table.sql(select))
         try statement.bind(values)
         var lines: [String] = []
         while try statement.step() { lines.append(statement.text(3)) }
         return lines.joined(separator: "\n")
+    }
+
+    /// The statement selecting `filter`'s rows and its values. A filter that pins the primary key
+    /// but for the group and sync matches at most one row per group, sync value and tombstone
+    /// state: those are fetched through the primary key's index, unordered and unlimited, and
+    /// the caller puts them in insertion order (`sortsInMemory`). With ORDER BY rowid in the SQL,
+    /// SQLite walks a single-column index already in rowid order instead (the service's, say),
+    /// which reads every account of a service with 200,000 of them.
+    private func selection(_ filter: RowFilter, of table: ItemTable, limit: Int?, withSecret: Bool)
+        -> (statement: ItemTable.Statement, values: [SQLiteStatement.Value], sortsInMemory: Bool)
+    {
+        let (clause, values) = filter.clause
+        let pinned = pinsKey(filter, of: table)
+        return (.select(where: clause, withSecret: withSecret, limit: pinned ? nil : limit, unordered: pinned), values, pinned)
     }
 
     /// Whether `filter` pins every column of the table's primary key except the group and sync
