@@ -100,12 +100,7 @@ struct GlobalOptions {
         }
         if let keyFile = Environment.value("KEYCHAINCTL_KEY_FILE") { return try Self.key(fromFile: keyFile) }
         if let environmentKey { return try KeychainCredential.key(base64: environmentKey, source: "KEYCHAINCTL_KEY") }
-        if let environmentPassphrase {
-            guard environmentPassphrase.count <= InputLimits.passphraseBytes else {
-                throw InputTooLarge(source: "KEYCHAINCTL_PASSPHRASE", limit: InputLimits.passphraseBytes)
-            }
-            return .passphrase(environmentPassphrase)
-        }
+        if let environmentPassphrase { return .passphrase(try Self.capped(environmentPassphrase, source: "KEYCHAINCTL_PASSPHRASE")) }
         if StandardStreams.isTerminal(0) || StandardStreams.isTerminal(2) {
             let limit = InputLimits.passphraseBytes
             let passphrase = try SecretReader.prompt(creating ? "New keychain passphrase: " : "Keychain passphrase: ", limit: limit)
@@ -134,9 +129,15 @@ struct GlobalOptions {
     /// A passphrase read from a descriptor loses one trailing newline (as `echo` adds).
     private static func trimmedPassphrase(_ secret: SecretBytes) throws -> SecretBytes {
         secret.stripTrailingNewline()
-        guard secret.count <= InputLimits.passphraseBytes else {
-            throw InputTooLarge(source: "the passphrase", limit: InputLimits.passphraseBytes)
+        return try capped(secret, source: "the passphrase")
+    }
+
+    /// `passphrase` when it is within `InputLimits.passphraseBytes` (a prompt line is capped as
+    /// it is read).
+    private static func capped(_ passphrase: SecretBytes, source: String) throws -> SecretBytes {
+        guard passphrase.count <= InputLimits.passphraseBytes else {
+            throw InputTooLarge(source: source, limit: InputLimits.passphraseBytes)
         }
-        return secret
+        return passphrase
     }
 }

@@ -50,7 +50,7 @@ struct ParsedArguments {
                 throw UsageError("unexpected argument (word \(position), not shown); \(spec.name) takes options only.")
             }
             guard let option else {
-                throw UsageError("unknown option '\(Self.printable(shown))' for \(spec.name)." + Self.suggestion(for: shown, in: spec))
+                throw UsageError("unknown option '\(shown.terminalSafe)' for \(spec.name)." + Self.suggestion(for: shown, in: spec))
             }
             if option.valueName == nil {
                 guard inlineValue == nil else { throw UsageError("--\(option.long) takes no value.") }
@@ -109,11 +109,6 @@ struct ParsedArguments {
         return previous[b.count]
     }
 
-    /// An option name as it may be shown: control characters escaped.
-    static func printable(_ text: String) -> String {
-        String(text.unicodeScalars.map { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) ? "?" : Character($0) })
-    }
-
     /// The value of a single-valued option.
     func value(_ long: String) -> String? { values[long]?.last }
 
@@ -132,7 +127,7 @@ struct ParsedArguments {
     func value<T>(_ long: String, choices: String, _ transform: (String) -> T?) throws(UsageError) -> T? {
         guard let text = value(long) else { return nil }
         guard let parsed = transform(text) else {
-            throw UsageError("'\(Self.printable(text))' is not valid for --\(long); use \(choices).")
+            throw UsageError("'\(text.terminalSafe)' is not valid for --\(long); use \(choices).")
         }
         return parsed
     }
