@@ -98,8 +98,15 @@ import Testing
             echoOnAfter: result?["echo"] as? Bool ?? false)
     }
 
-    /// A sandbox whose keychain is made from `pass phrase` on the terminal, and its environment.
-    func passphraseKeychain() throws -> (Sandbox, [String: String]) {
+    /// Answers the passphrase prompt of the keychain `withPassphraseKeychain` makes.
+    static let passphrase = Step(expect: "Keychain passphrase:", send: "pass phrase\n")
+
+    /// Answers the secret prompt of `add` with `send`.
+    static func secret(_ send: String) -> Step { Step(expect: "Secret for the new item:", send: send) }
+
+    /// Runs `body` with the environment of a sandbox whose keychain was made from `pass phrase`
+    /// on the terminal; the sandbox (and its folder) lives until `body` returns.
+    func withPassphraseKeychain(_ body: ([String: String]) throws -> Void) throws {
         let sandbox = try Sandbox(initialize: false)
         var environment = sandbox.baseEnvironment
         environment["KEYCHAINCTL_KEY_FILE"] = nil
@@ -110,59 +117,48 @@ import Testing
             environment: environment)
         #expect(made.status == 0, "\(made.shown)")
         #expect(!made.shown.contains("pass phrase"))
-        return (sandbox, environment)
+        try withExtendedLifetime(sandbox) { try body(environment) }
     }
 
     @Test func passphraseAndSecretArePromptedWithoutEcho() throws {
-        let (sandbox, environment) = try passphraseKeychain()
-        defer { withExtendedLifetime(sandbox) {} }
-        let added = try onTerminal(
-            ["add", "-s", "tty"],
-            steps: [
-                .init(expect: "Keychain passphrase:", send: "pass phrase\n"),
-                .init(expect: "Secret for the new item:", send: "typed-secret\n"),
-            ],
-            environment: environment)
-        #expect(added.status == 0, "\(added.shown)")
-        #expect(!added.shown.contains("typed-secret") && added.echoOnAfter)
-        let found = try onTerminal(
-            ["find", "-s", "tty", "-w"], steps: [.init(expect: "Keychain passphrase:", send: "pass phrase\n")], environment: environment)
-        #expect(found.status == 0)
-        // On a terminal, -w adds the newline that a pipe does not get.
-        #expect(found.shown.hasSuffix("typed-secret\r\n"))
-        let wrong = try onTerminal(
-            ["find", "-s", "tty"], steps: [.init(expect: "Keychain passphrase:", send: "wrong\n")], environment: environment)
-        #expect(wrong.status == 51)
+        try withPassphraseKeychain { environment in
+            let added = try onTerminal(
+                ["add", "-s", "tty"], steps: [Self.passphrase, Self.secret("typed-secret\n")], environment: environment)
+            #expect(added.status == 0, "\(added.shown)")
+            #expect(!added.shown.contains("typed-secret") && added.echoOnAfter)
+            let found = try onTerminal(["find", "-s", "tty", "-w"], steps: [Self.passphrase], environment: environment)
+            #expect(found.status == 0)
+            // On a terminal, -w adds the newline that a pipe does not get.
+            #expect(found.shown.hasSuffix("typed-secret\r\n"))
+            let wrong = try onTerminal(
+                ["find", "-s", "tty"], steps: [.init(expect: "Keychain passphrase:", send: "wrong\n")], environment: environment)
+            #expect(wrong.status == 51)
+        }
     }
 
     /// The passphrase and the secret typed (or pasted) together at the first prompt: the secret,
     /// typed ahead of its prompt, is read by it and never shown. (Text typed before the first
     /// prompt appears is echoed by the terminal itself, before keychainctl could turn echo off.)
     @Test func typeAheadIsReadNotShownAndNotDiscarded() throws {
-        let (sandbox, environment) = try passphraseKeychain()
-        defer { withExtendedLifetime(sandbox) {} }
-        let added = try onTerminal(
-            ["add", "-s", "ahead"], steps: [.init(expect: "Keychain passphrase:", send: "pass phrase\ntyped-ahead-secret\n")],
-            environment: environment)
-        #expect(added.status == 0, "\(added.shown)")
-        #expect(!added.shown.contains("typed-ahead-secret") && !added.shown.contains("pass phrase"), "\(added.shown)")
-        let found = try onTerminal(
-            ["find", "-s", "ahead", "-w"], steps: [.init(expect: "Keychain passphrase:", send: "pass phrase\n")], environment: environment)
-        #expect(found.shown.hasSuffix("typed-ahead-secret\r\n"), "\(found.shown)")
+        try withPassphraseKeychain { environment in
+            let added = try onTerminal(
+                ["add", "-s", "ahead"], steps: [.init(expect: "Keychain passphrase:", send: "pass phrase\ntyped-ahead-secret\n")],
+                environment: environment)
+            #expect(added.status == 0, "\(added.shown)")
+            #expect(!added.shown.contains("typed-ahead-secret") && !added.shown.contains("pass phrase"), "\(added.shown)")
+            let found = try onTerminal(["find", "-s", "ahead", "-w"], steps: [Self.passphrase], environment: environment)
+            #expect(found.shown.hasSuffix("typed-ahead-secret\r\n"), "\(found.shown)")
+        }
     }
 
     /// Ctrl-C at a prompt ends the command by SIGINT with echo back on.
     @Test func interruptingAPromptRestoresEcho() throws {
-        let (sandbox, environment) = try passphraseKeychain()
-        defer { withExtendedLifetime(sandbox) {} }
-        let interrupted = try onTerminal(
-            ["add", "-s", "interrupted"],
-            steps: [
-                .init(expect: "Keychain passphrase:", send: "pass phrase\n"), .init(expect: "Secret for the new item:", send: "half\u{03}"),
-            ],
-            environment: environment)
-        #expect(interrupted.status == 128 + SIGINT, "\(interrupted.status) \(interrupted.shown)")
-        #expect(interrupted.echoOnAfter)
-        #expect(!interrupted.shown.contains("half"))
+        try withPassphraseKeychain { environment in
+            let interrupted = try onTerminal(
+                ["add", "-s", "interrupted"], steps: [Self.passphrase, Self.secret("half\u{03}")], environment: environment)
+            #expect(interrupted.status == 128 + SIGINT, "\(interrupted.status) \(interrupted.shown)")
+            #expect(interrupted.echoOnAfter)
+            #expect(!interrupted.shown.contains("half"))
+        }
     }
 }
