@@ -86,7 +86,7 @@ struct ParsedArguments {
         guard typed.count > 1 else { return "" }
         let scored = spec.options.map { option -> (OptionSpec, Int) in
             let name = option.long
-            if name.contains(typed) || typed.contains(name) { return (option, 0) }
+            if name.containsBytes(typed) || typed.containsBytes(name) { return (option, 0) }
             // Against the whole name and each of its hyphenated tails: "pasword" is near "set-password".
             let words = name.split(separator: "-")
             let tails = words.indices.map { words[$0...].joined(separator: "-") }

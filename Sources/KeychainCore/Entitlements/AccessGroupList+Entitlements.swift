@@ -21,20 +21,19 @@ extension AccessGroupList {
     /// the string mean one group to a C-string reader and another to everything else.
     package static func checkStrings(_ entitlements: [String: PlistValue], path: String) throws(ProfileError) {
         for key in groupSources {
-            let strings: [(index: Int?, text: String)]
+            let elements: [PlistValue]
             switch entitlements[key] {
-            case .string(let text): strings = [(nil, text)]
-            case .array(let elements):
-                strings = elements.enumerated().compactMap { index, element in element.string.map { (index, $0) } }
+            case .string(let text): elements = [.string(text)]
+            case .array(let array): elements = array
             default: continue
             }
-            for (index, text) in strings {
-                guard let bad = text.unicodeScalars.first(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) else {
-                    continue
-                }
+            for (index, element) in elements.enumerated() {
+                guard case .string(let text) = element, text.containsControlCharacters,
+                    let bad = text.unicodeScalars.first(where: String.isControl)
+                else { continue }
                 let hex = String(bad.value, radix: 16, uppercase: true)
                 let code = "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
-                let position = index.map { " entry \($0)" } ?? ""
+                let position = entitlements[key]?.string == nil ? " entry \(index)" : ""
                 throw ProfileError(
                     "profile \(path): entitlement \(key)\(position) holds the control character \(code); no signing authority issues such an identifier, so the profile is refused."
                 )

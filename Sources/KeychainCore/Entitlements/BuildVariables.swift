@@ -15,7 +15,7 @@ struct BuildVariables {
             document.entitlements[AccessGroupList.Key.applicationIdentifier]?.string
             ?? document.entitlements[AccessGroupList.Key.macApplicationIdentifier]?.string
         var appIDPrefix: String?
-        if let appID, !appID.contains("$("), let dot = appID.firstIndex(of: ".") {
+        if let appID, !appID.containsBytes("$("), let dot = appID.firstIndex(of: ".") {
             appIDPrefix = String(appID[...dot])
         }
         let given = teamID.map { $0.hasSuffix(".") ? $0 : $0 + "." }
@@ -50,19 +50,19 @@ struct BuildVariables {
     }
 
     private func substitute(_ text: String, key: String, path: String) throws(ProfileError) -> String {
-        guard text.contains("$(") else { return text }
+        guard text.containsBytes("$(") else { return text }
         var result = text
         for (variable, value) in [(Self.appIdentifierPrefix, appPrefix), (Self.teamIdentifierPrefix, teamPrefix)]
-        where result.contains(variable) {
+        where result.containsBytes(variable) {
             guard let value else {
                 throw ProfileError(
                     "profile \(path): cannot resolve \(variable) in \(key) entry '\(text)'; "
                         + "the profile has no resolved application identifier or provisioning envelope, "
                         + "so pass --team-id TEAMID (or KEYCHAINCTL_TEAM_ID).")
             }
-            result = result.replacing(variable, with: value)
+            result = result.replacingBytes(variable, with: value)
         }
-        if let start = result.firstRange(of: "$(") {
+        if let start = result.utf8.firstRange(ofBytes: "$(".utf8) {
             let name = result[start.lowerBound...].prefix { $0 != ")" } + ")"
             throw ProfileError(
                 "profile \(path): cannot resolve \(name) in \(key) entry '\(text)'; keychainctl resolves "

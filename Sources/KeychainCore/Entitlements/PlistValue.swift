@@ -1,73 +1,24 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
-/// Any property-list value, decoded through `PropertyListDecoder` into this fixed type only:
-/// untrusted profiles never go through `PropertyListSerialization` (ARCHITECTURE.md).
-package indirect enum PlistValue: Decodable, Sendable, Equatable {
+/// A property-list value as keychainctl reads it from an untrusted profile: strings, booleans and
+/// the containers that hold them. Numbers, dates and data play no part in keychain access, so
+/// their text is never converted (a 5,000-digit integer costs nothing and breaks nothing).
+package indirect enum PlistValue: Sendable, Equatable {
     case string(String)
     case bool(Bool)
-    case integer(Int)
-    case real(Double)
-    case data([UInt8])
-    case date(Double)
     case array([PlistValue])
     case dictionary([String: PlistValue])
+    /// A number, date, data, set or null: present, never read.
+    case other
 
-    /// Decodes one value. A string, the commonest value in an entitlements file, is tried first;
-    /// then containers (asking a container for a scalar, or for a container of the other kind,
-    /// fails at once), so no subtree is decoded twice: the work is linear in the input, and nesting
-    /// is cut off at `PlistShape.maximumDepth` whatever the parser let through.
-    package init(from decoder: any Decoder) throws {
-        guard decoder.codingPath.count < PlistShape.maximumDepth else {
-            throw DecodingError.dataCorrupted(
-                .init(codingPath: [], debugDescription: "nested deeper than \(PlistShape.maximumDepth) levels"))
-        }
-        if let value = try? decoder.singleValueContainer().decode(String.self) {
-            self = .string(value)
-            return
-        }
-        if var array = try? decoder.unkeyedContainer() {
-            var elements: [PlistValue] = []
-            while !array.isAtEnd { elements.append(try array.decode(PlistValue.self)) }
-            self = .array(elements)
-            return
-        }
-        if let dictionary = try? decoder.container(keyedBy: AnyKey.self) {
-            var members: [String: PlistValue] = [:]
-            for key in dictionary.allKeys { members[key.stringValue] = try dictionary.decode(PlistValue.self, forKey: key) }
-            self = .dictionary(members)
-            return
-        }
-        let container = try decoder.singleValueContainer()
-        if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? container.decode(Int.self) {
-            self = .integer(value)
-        } else if let value = try? container.decode(Double.self) {
-            self = .real(value)
-        } else if let value = try? container.decode(Data.self) {
-            self = .data(Array(value))
-        } else if let value = try? container.decode(Date.self) {
-            self = .date(value.timeIntervalSince1970)
-        } else {
-            let key = decoder.codingPath.map(\.stringValue).joined(separator: ".")
-            throw DecodingError.dataCorrupted(
-                .init(
-                    codingPath: [],
-                    debugDescription: "the value of \(key.isEmpty ? "the top level" : key) cannot be read "
-                        + "(an integer or real out of range, or a malformed date or data)"))
-        }
-    }
+    /// The deepest nesting of arrays and dictionaries accepted. Real entitlements and provisioning
+    /// profiles nest three or four levels deep; the readers recurse once per level, so this also
+    /// bounds their stack.
+    static let maximumDepth = 32
 
-    /// Any dictionary key.
-    private struct AnyKey: CodingKey {
-        let stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
+    /// Reads a whole property list, binary (`bplist`) or XML, in time linear in its size.
+    static func read(_ bytes: ArraySlice<UInt8>) throws(PlistProblem) -> PlistValue {
+        if bytes.starts(with: BinaryPlistReader.magic) { return try BinaryPlistReader(Array(bytes)).read() }
+        var reader = XMLPlistReader(Array(bytes))
+        return try reader.read()
     }
 
     /// The string, if this is one.
@@ -99,4 +50,18 @@ package indirect enum PlistValue: Decodable, Sendable, Equatable {
         if case .dictionary(let value) = self { return value }
         return nil
     }
+}
+
+/// Why a property list cannot be read.
+struct PlistProblem: Error {
+    /// A hostile shape (a cycle, shared containers, nesting past `PlistValue.maximumDepth`, entity
+    /// declarations, a binary object out of bounds) rather than an ordinary syntax error.
+    let hostile: Bool
+    /// What is wrong, for the error message.
+    let text: String
+
+    static func hostile(_ text: String) -> PlistProblem { PlistProblem(hostile: true, text: text) }
+    static func malformed(_ text: String) -> PlistProblem { PlistProblem(hostile: false, text: text) }
+
+    static let tooDeep = hostile("it nests arrays and dictionaries deeper than \(PlistValue.maximumDepth) levels")
 }

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
 /// A profile file read into its entitlements and, for a provisioning profile, its envelope.
 ///
 /// Forms (CLI.md, Profiles): an entitlements plist (XML or binary), a decoded provisioning profile,
@@ -34,12 +28,18 @@ package struct ProfileDocument: Sendable {
         }
         guard !bytes.isEmpty else { throw ProfileError("profile \(path) is empty.") }
         let plist = try plistBytes(of: bytes, path: path)
-        if let problem = PlistShape.problem(plist) { throw ProfileError("profile \(path) is refused: \(problem).") }
         let top: [String: PlistValue]
-        do {
-            top = try PropertyListDecoder().decode([String: PlistValue].self, from: Data(plist))
+        do throws(PlistProblem) {
+            switch try PlistValue.read(plist) {
+            case .dictionary(let dictionary): top = dictionary
+            case .array: throw .malformed("its top level is an array")
+            default: throw .malformed("its top level is a single value")
+            }
         } catch {
-            throw ProfileError("profile \(path) is not a valid property list dictionary (\(reason(error))).")
+            throw ProfileError(
+                error.hostile
+                    ? "profile \(path) is refused: \(error.text)."
+                    : "profile \(path) is not a valid property list dictionary (\(error.text)).")
         }
         guard let envelope = top["Entitlements"] else {
             return ProfileDocument(
@@ -67,8 +67,8 @@ package struct ProfileDocument: Sendable {
         if bytes.starts(with: Array("bplist".utf8)) { return bytes[...] }
         var xml = bytes[...]
         if bytes.first == 0x30 {
-            guard let start = bytes.firstRange(of: Array("<?xml".utf8))?.lowerBound,
-                let end = bytes[start...].firstRange(of: Array("</plist>".utf8))?.upperBound
+            guard let start = bytes.firstRange(ofBytes: "<?xml".utf8)?.lowerBound,
+                let end = bytes[start...].firstRange(ofBytes: "</plist>".utf8)?.upperBound
             else {
                 throw ProfileError("profile \(path) looks signed (CMS) but holds no XML property list.")
             }
@@ -78,11 +78,5 @@ package struct ProfileDocument: Sendable {
             throw ProfileError("profile \(path) is not valid UTF-8 XML.")
         }
         return xml
-    }
-
-    private static func reason(_ error: any Error) -> String {
-        if case DecodingError.dataCorrupted(let context) = error { return context.debugDescription }
-        if case DecodingError.typeMismatch(_, let context) = error { return context.debugDescription }
-        return "malformed"
     }
 }

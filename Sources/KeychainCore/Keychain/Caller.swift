@@ -36,7 +36,7 @@ extension Caller {
             : "access group '\(group)' is not \(writing ? "writable" : "readable") by profile \(name);"
         hint +=
             allowed.isEmpty ? " it has none." : " its \(writing ? "writable" : "readable") groups are: \(allowed.joined(separator: ", "))."
-        if group.contains("$(") {
+        if group.containsBytes("$(") {
             hint +=
                 " Build variables such as $(AppIdentifierPrefix) are resolved only inside profiles; write the resolved group (TEAMID.…)."
         } else if !group.isEmpty, let meant = groups.groups.first(where: { $0.hasSuffix("." + group) && $0.count > group.count + 1 }) {

@@ -32,7 +32,48 @@ extension String {
     /// Whether the string holds a C0 or C1 control character or DEL.
     package var containsControlCharacters: Bool { unicodeScalars.contains(where: Self.isControl) }
 
-    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+    /// Whether `scalar` is a C0 or C1 control character or DEL.
+    package static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+    }
+}
+
+extension Collection where Element == UInt8 {
+    /// Where `pattern` first occurs, compared byte for byte. The standard library's `firstRange(of:)`
+    /// and `contains(_:)` for strings live in `_StringProcessing`, whose protocol conformances alone
+    /// made every conformance lookup at start-up a fifth slower.
+    package func firstRange(ofBytes pattern: some Collection<UInt8>) -> Range<Index>? {
+        guard let first = pattern.first else { return startIndex..<startIndex }
+        var start = startIndex
+        while let candidate = self[start...].firstIndex(of: first) {
+            var position = candidate
+            var matched = true
+            for byte in pattern {
+                guard position != endIndex, self[position] == byte else {
+                    matched = false
+                    break
+                }
+                formIndex(after: &position)
+            }
+            if matched { return candidate..<position }
+            start = index(after: candidate)
+        }
+        return nil
+    }
+}
+
+extension String {
+    /// Whether `other` occurs in the string, byte for byte.
+    package func containsBytes(_ other: String) -> Bool { utf8.firstRange(ofBytes: other.utf8) != nil }
+
+    /// The string with every occurrence of `target` replaced by `replacement`, byte for byte.
+    package func replacingBytes(_ target: String, with replacement: String) -> String {
+        var result = ""
+        var rest = self[...]
+        while let range = rest.utf8.firstRange(ofBytes: target.utf8) {
+            result += rest[..<range.lowerBound] + replacement
+            rest = rest[range.upperBound...]
+        }
+        return result + rest
     }
 }

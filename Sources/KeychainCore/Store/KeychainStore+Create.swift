@@ -10,7 +10,7 @@ extension KeychainStore {
     ) throws {
         try FileSafety.checkLinks(path, what: "keychain")
         try Folders.makeParents(of: path)
-        let temporary = "\(path).creating-\(getpid())-\(Base64.encode(Sodium.randomBytes(6)).replacing("/", with: "_"))"
+        let temporary = "\(path).creating-\(getpid())-\(Base64.encode(Sodium.randomBytes(6)).replacingBytes("/", with: "_"))"
         let fd = open(temporary, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw StoreError("cannot create \(temporary): \(FileBytes.lastErrorDescription())") }
         close(fd)

@@ -1,21 +1,3 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
-/// Standard base64 (RFC 4648, with padding).
-package enum Base64 {
-    /// Encodes bytes.
-    package static func encode(_ bytes: [UInt8]) -> String { Data(bytes).base64EncodedString() }
-
-    /// Decodes text, ignoring surrounding white space; `nil` when it is not base64.
-    package static func decode(_ text: String) -> [UInt8]? {
-        let trimmed = text.filter { !$0.isWhitespace }
-        return Data(base64Encoded: trimmed).map(Array.init)
-    }
-}
-
 /// ISO-8601 UTC timestamps with milliseconds (`2026-11-22T06:50:42.123Z`), computed by hand so
 /// that rendering a date needs no calendar machinery at start-up.
 package enum ISO8601 {

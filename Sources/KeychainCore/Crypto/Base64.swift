@@ -1,0 +1,31 @@
+import CSodium
+
+/// Standard base64 (RFC 4648, with padding) of public bytes, by libsodium: persistent references,
+/// `base64:` attribute values and JSON data. Secrets use `SecretBytes.base64()` instead.
+package enum Base64 {
+    /// Encodes bytes.
+    package static func encode(_ bytes: [UInt8]) -> String {
+        precondition(Sodium.ready)
+        let variant = sodium_base64_VARIANT_ORIGINAL
+        let length = sodium_base64_encoded_len(bytes.count, variant)  // includes the NUL
+        var out = [CChar](repeating: 0, count: length)
+        _ = sodium_bin2base64(&out, length, bytes, bytes.count, variant)
+        return String(decoding: out.prefix(length - 1).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Decodes text, ignoring white space around and inside it; `nil` when it is not base64
+    /// (padding included) through to its end.
+    package static func decode(_ text: String) -> [UInt8]? {
+        precondition(Sodium.ready)
+        let input = Array(text.utf8)
+        var out = [UInt8](repeating: 0, count: max(input.count, 1))
+        var length = 0
+        let status = input.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) {
+                sodium_base642bin(&out, out.count, $0.baseAddress, $0.count, " \t\r\n", &length, nil, sodium_base64_VARIANT_ORIGINAL)
+            }
+        }
+        guard status == 0 else { return nil }
+        return Array(out.prefix(length))
+    }
+}
