@@ -94,11 +94,28 @@ import Testing
             KeychainSchema.hex(Sodium.fingerprint(Array(KeychainSchema.derivedDump.utf8))) == KeychainSchema.fingerprint,
             "Schema.swift changed: update KeychainSchema.fingerprint (and the schema version) to \(KeychainSchema.hex(Sodium.fingerprint(Array(KeychainSchema.derivedDump.utf8))))"
         )
-        // The dump of a real file is the derived dump.
+        // A real file's rows, in storage order, are the derived dump.
         let keychain = try TemporaryKeychain()
-        let dump = try keychain.keychain.store.connection.prepare(KeychainSchema.dumpSQL)
-        #expect(try dump.step())
-        #expect(dump.text(0) == KeychainSchema.derivedDump)
+        let rows = try keychain.keychain.store.connection.prepare(KeychainSchema.rowsSQL)
+        var dump: [String] = []
+        while try rows.step() { dump.append((0..<4).map { rows.isNull($0) ? "NULL" : rows.text($0) }.joined(separator: "\u{1}")) }
+        #expect(dump.joined(separator: "\u{2}") == KeychainSchema.derivedDump)
+    }
+
+    /// VACUUM stores the same objects in another order (tables first): the fingerprint differs,
+    /// the objects do not, and the file opens. An extra object still refuses it.
+    @Test func theSameObjectsInAnotherOrderStillOpen() throws {
+        let keychain = try TemporaryKeychain()
+        let app = try Fixtures.caller("app.plist")
+        _ = try keychain.add([("svce", "s")], as: app)
+        try keychain.keychain.store.connection.execute("VACUUM")
+        let order = try keychain.keychain.store.connection.prepare("SELECT name FROM sqlite_schema")
+        var names: [String] = []
+        while try order.step() { names.append(order.text(0)) }
+        #expect(names.firstIndex(of: "genp_h_svce")! > names.firstIndex(of: "keys")!, "VACUUM kept the order: \(names)")
+        #expect(try keychain.reopen().find(TemporaryKeychain.request([("svce", "s")]), caller: app).items.count == 1)
+        try keychain.keychain.store.connection.execute("CREATE INDEX extra ON genp(h_acct)")
+        #expect(throws: StoreError.self) { _ = try keychain.reopen() }
     }
 }
 

@@ -15,6 +15,22 @@ enum Sodium {
         return out
     }
 
+    /// BLAKE2b-256, unkeyed, of the pieces `body` passes to the function it is given, in order: a
+    /// fingerprint of public data read piece by piece (the file's schema, row by row).
+    static func fingerprint<E: Error>(_ body: ((UnsafeRawBufferPointer) -> Void) throws(E) -> Void) throws(E) -> [UInt8] {
+        precondition(ready)
+        var out = [UInt8](repeating: 0, count: 32)
+        try withUnsafeTemporaryAllocation(byteCount: crypto_generichash_statebytes(), alignment: 64) { (buffer) throws(E) in
+            let state = OpaquePointer(buffer.baseAddress!)
+            _ = crypto_generichash_init(state, nil, 0, 32)
+            try body { piece in
+                _ = crypto_generichash_update(state, piece.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(piece.count))
+            }
+            _ = crypto_generichash_final(state, &out, 32)
+        }
+        return out
+    }
+
     /// Fills a fresh array with `count` random bytes (for nonces, salts and UUIDs; not for keys).
     static func randomBytes(_ count: Int) -> [UInt8] {
         precondition(ready)

@@ -96,6 +96,13 @@ package final class SQLiteStatement {
         return String(decoding: UnsafeRawBufferPointer(start: pointer, count: count), as: UTF8.self)
     }
 
+    /// Lends column `index`'s bytes as stored (text or blob; none for NULL) for the duration of
+    /// `body`, without copying them.
+    func withBytes<R>(_ index: Int32, _ body: (UnsafeRawBufferPointer) throws(StoreError) -> R) throws(StoreError) -> R {
+        let pointer = sqlite3_column_blob(handle, index)
+        return try body(UnsafeRawBufferPointer(start: pointer, count: pointer == nil ? 0 : Int(sqlite3_column_bytes(handle, index))))
+    }
+
     /// Column `index` as bytes (empty for NULL).
     package func blob(_ index: Int32) -> [UInt8] {
         let count = Int(sqlite3_column_bytes(handle, index))
