@@ -10,8 +10,12 @@ enum SecretReader {
     static func readAll(fd: Int32, source: String, limit: Int) throws -> SecretBytes {
         let secret = SecretBytes(count: 0)
         while true {
+            // Fill what the buffer has spare before growing it (doubling, 64 KiB at most per step):
+            // a 12-byte secret takes one small pooled slot, not two 64 KiB locked regions.
             let room = limit + 1 - secret.count
-            let got = secret.appendFilling(maximum: min(65_536, room)) { Glibc.read(fd, $0, $1) }
+            let spare = secret.spareCapacity
+            let chunk = min(room, spare > 0 ? spare : min(65_536, max(256, secret.count)))
+            let got = secret.appendFilling(maximum: chunk) { Glibc.read(fd, $0, $1) }
             if got < 0 {
                 if errno == EINTR { continue }
                 throw InputError("cannot read \(source): \(String(cString: strerror(errno))).")

@@ -43,6 +43,9 @@ package final class SecretBytes: @unchecked Sendable, CustomStringConvertible {
         count += source.count
     }
 
+    /// How many bytes can be appended before the guarded buffer has to grow.
+    package var spareCapacity: Int { block.capacity - count }
+
     /// Appends up to `maximum` bytes that `fill` writes straight into guarded memory (a `read(2)`),
     /// so that no ordinary buffer ever holds them. Returns what `fill` returned.
     package func appendFilling(maximum: Int, _ fill: (UnsafeMutableRawPointer, Int) -> Int) -> Int {
