@@ -286,6 +286,21 @@ import Testing
         #expect(text.status == 0 && text.stdout.components(separatedBy: "v_Data (data): ").count == 20_001, "\(text.stderr)")
     }
 
+    /// An update or delete of 20,000 items keeps a row number per item, not the rows: both fit in
+    /// the address space the streaming find fits in (holding every opened row, they did not).
+    @Test func twentyThousandItemsChangeInLittleMemory() throws {
+        let sandbox = try Sandbox()
+        try MigrateGroupTests.fill(sandbox, count: 20_000, group: "SKMME9E2Y8.com.example.app")
+        let update = sandbox.run(["update", "--set-label", "renamed"], timeout: 300, memoryLimitKB: 60_000)
+        #expect(update.status == 0, "\(update.status) \(update.stderr)")
+        let labels = sandbox.run(["find", "-l", "renamed", "--limit", "all", "--format", "json"], timeout: 300)
+        #expect((try labels.json() as? [Any])?.count == 20_000)
+        #expect(sandbox.run(["find", "-s", "svc-19999", "-w"]).stdout == "secret-19999")
+        let delete = sandbox.run(["delete", "-l", "renamed"], timeout: 300, memoryLimitKB: 60_000)
+        #expect(delete.status == 0, "\(delete.status) \(delete.stderr)")
+        #expect(sandbox.run(["find", "--limit", "all"]).status == 44)
+    }
+
     /// An unknown KEYCHAINCTL_FORMAT is unusable configuration (78), as an unknown platform is,
     /// not silently text.
     @Test func anUnknownFormatVariableIsRefused() throws {

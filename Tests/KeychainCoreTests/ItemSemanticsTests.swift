@@ -176,8 +176,8 @@ import Testing
         try keychain.add([("svce", "api"), ("acct", "a")], as: app)
         try keychain.add([("svce", "api"), ("acct", "b")], as: app)
         try keychain.add([("svce", "api"), ("acct", "c"), ("sync", "yes")], as: app)
-        #expect(try keychain.keychain.delete(TemporaryKeychain.request([("svce", "api")]), caller: app).items.count == 2)
-        #expect(try keychain.keychain.delete(TemporaryKeychain.request([("svce", "api"), ("sync", "yes")]), caller: app).items.count == 1)
+        #expect(try keychain.keychain.delete(TemporaryKeychain.request([("svce", "api")]), caller: app).count == 2)
+        #expect(try keychain.keychain.delete(TemporaryKeychain.request([("svce", "api"), ("sync", "yes")]), caller: app).count == 1)
         #expect(status { _ = try find([("svce", "api"), ("sync", "any")]) } == -25300)
         let tombstones = try keychain.keychain.store.rows(
             .genericPassword, filter: RowFilter(groups: nil, sync: nil).tombstones, withSecret: true)

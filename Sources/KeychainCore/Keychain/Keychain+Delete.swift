@@ -19,9 +19,8 @@ extension Keychain {
                 if let removed = try deleteDamaged(query, filter: filter) { return removed }
                 filter.tombstone = false
             }
-            let (rows, skipped) = try matchedRows(query, filter: filter, withSecret: false, skipDamaged: skipDamaged)
             let now = Self.now()
-            for (rowid, opened) in rows {
+            return try forEachRowToChange(query, filter: filter, skipDamaged: skipDamaged, keepingItems: dryRun) { rowid, opened in
                 let item = opened.item
                 if item.isSynchronizable {
                     let tombstone = Self.tombstone(of: item, uuid: item.uuid, now: now)
@@ -30,7 +29,6 @@ extension Keychain {
                     try store.delete(query.itemClass, rowid: rowid)
                 }
             }
-            return ChangeResult(items: rows.map(\.opened.item), skipped: skipped, removedDamaged: [])
         }
     }
 
@@ -42,6 +40,6 @@ extension Keychain {
         _ = try containingDamage(&damaged) { try keys.open(row, itemClass: query.itemClass, withSecret: true) }
         guard !damaged.isEmpty else { return nil }
         try store.delete(query.itemClass, rowid: rowid)
-        return ChangeResult(items: [], skipped: [], removedDamaged: damaged)
+        return ChangeResult(count: 0, items: [], skipped: [], removedDamaged: damaged)
     }
 }

@@ -2,7 +2,10 @@
 extension Keychain {
     /// What an update or delete did (or, in a dry run, would do).
     package struct ChangeResult: Sendable {
-        /// The matched items as they were before the change.
+        /// How many items were (or would be) changed.
+        package let count: Int
+        /// The matched items as they were before the change, for a dry run's listing only: a real
+        /// run keeps no item, so its memory does not grow with the number it changes.
         package let items: [Item]
         /// Damaged rows that matched the query's columns and were left alone (`skipDamaged`).
         package let skipped: [DamagedRow]
@@ -12,19 +15,6 @@ extension Keychain {
 
     /// One opened, checked row, and its row number in this transaction.
     typealias MatchedRow = (rowid: Int64, opened: OpenedRow)
-
-    /// Opens and checks the rows `query` selects until its limit of good ones: the one loop find,
-    /// update and delete share. A damaged row never stops it and is listed apart. `withSecret`
-    /// reads the sealed secret columns; `openSecret` also opens the secret.
-    func openMatches(_ query: ItemQuery, filter: RowFilter, withSecret: Bool, openSecret: Bool) throws
-        -> (rows: [(match: MatchedRow, secret: SecretBytes?)], damaged: [DamagedRow])
-    {
-        var matched: [(match: MatchedRow, secret: SecretBytes?)] = []
-        let damaged = try forEachMatch(query, filter: filter, withSecret: withSecret, openSecret: openSecret) {
-            matched.append(($0, $1))
-        }
-        return (matched, damaged)
-    }
 
     /// `openMatches`, streamed: each good row goes to `body` as it is opened (its secret is let go
     /// when `body` returns), and the damaged rows met are returned at the end.
@@ -45,16 +35,32 @@ extension Keychain {
         return damaged
     }
 
-    /// The rows a modifying call acts on. Any damaged row refuses the whole call (errSecDecode
-    /// naming each, nothing changed) unless `skipDamaged`; no good row is errSecItemNotFound.
-    func matchedRows(_ query: ItemQuery, filter: RowFilter, withSecret: Bool, skipDamaged: Bool) throws
-        -> (rows: [MatchedRow], skipped: [DamagedRow])
-    {
-        let (opened, damaged) = try openMatches(query, filter: filter, withSecret: withSecret, openSecret: false)
-        let matched = opened.map(\.match)
+    /// Hands each row a modifying call acts on to `body`, in two passes inside the caller's
+    /// transaction. The first opens and checks every row the query selects, up to its limit of good
+    /// ones, and keeps only their row numbers (and, for a dry run's listing, `keepingItems`, their
+    /// items); any damaged row then refuses the whole call, nothing written (errSecDecode naming
+    /// each), unless `skipDamaged`, and no good row is errSecItemNotFound. The second reads each
+    /// kept row again, with its sealed secret columns, opens it again and hands it over: memory
+    /// stays a row number per item however many change, and no row is changed while a query over
+    /// its table is still stepping.
+    func forEachRowToChange(
+        _ query: ItemQuery, filter: RowFilter, skipDamaged: Bool, keepingItems: Bool, _ body: (MatchedRow) throws -> Void
+    ) throws -> ChangeResult {
+        var rowids: [Int64] = []
+        var items: [Item] = []
+        let damaged = try forEachMatch(query, filter: filter, withSecret: false, openSecret: false) { match, _ in
+            rowids.append(match.rowid)
+            if keepingItems { items.append(match.opened.item) }
+        }
         if !damaged.isEmpty, !skipDamaged { throw DamagedRow.refusal(damaged, changedNothing: true) }
-        guard !matched.isEmpty else { throw notFound(query, filter: filter, skipped: damaged) }
-        return (matched, damaged)
+        guard !rowids.isEmpty else { throw notFound(query, filter: filter, skipped: damaged) }
+        for rowid in rowids {
+            guard let row = try store.row(query.itemClass, rowid: rowid) else {
+                throw KeychainError(.decode, hint: "a matched item vanished during the change; nothing was changed.")
+            }
+            try body((rowid, try open(row, for: query, filter: filter, withSecret: false).opened))
+        }
+        return ChangeResult(count: rowids.count, items: items, skipped: damaged, removedDamaged: [])
     }
 
     /// The row holding `sealed`'s primary key in `group`, opened and checked; `nil` when there is

@@ -3,7 +3,8 @@ extension Keychain {
     /// Updates every match in one transaction. Check order: no writable group (-34018) → explicit
     /// group in the query (-34018) → bad request → group in the changes (-34018) → duplicate
     /// (-25299) / none (-25300). A collision anywhere changes nothing. With `dryRun`, everything is
-    /// checked and then rolled back. Returns the matched items as they were before the update.
+    /// checked and then rolled back. Returns how many items matched (and, for a dry run, the items
+    /// as they were).
     package func update(
         _ request: ItemRequest, changes changePairs: [(code: String, value: String)], secret: SecretBytes?,
         caller: Caller, dryRun: Bool = false, skipDamaged: Bool = false
@@ -15,9 +16,8 @@ extension Keychain {
         try Self.checkPersistentRefStandsAlone(query)
         let filter = filter(for: query, caller: caller, writing: true)
         return try writeOrRehearse(dryRun: dryRun) {
-            let (rows, skipped) = try matchedRows(query, filter: filter, withSecret: true, skipDamaged: skipDamaged)
             let now = Self.now()
-            for (rowid, opened) in rows {
+            return try forEachRowToChange(query, filter: filter, skipDamaged: skipDamaged, keepingItems: dryRun) { rowid, opened in
                 var updated = opened.item
                 for (code, value) in changes.attributes { updated.attributes[code] = value }
                 // The keychain sets both dates (SEMANTICS §1): a caller's cdat or mdat is overwritten.
@@ -25,7 +25,6 @@ extension Keychain {
                 updated.attributes["mdat"] = .date(Self.modificationDate(now: now, after: opened.item))
                 try rewrite(rowid: rowid, opened, to: updated, newSecret: changes.secret, now: now)
             }
-            return ChangeResult(items: rows.map(\.opened.item), skipped: skipped, removedDamaged: [])
         }
     }
 
