@@ -36,6 +36,9 @@ struct CommandSpec: Sendable {
     let discussion: String
     /// Option sections in help order: (title, options).
     let sections: [(title: String, options: [OptionSpec])]
+    /// The actions a command takes as leading words (`device passcode set`), each with one line of
+    /// help; the first is what no word means. Empty for the commands that take options only.
+    var actions: [(words: String, help: String)] = []
 
     /// Every option the command accepts.
     var options: [OptionSpec] { sections.flatMap(\.options) }

@@ -13,6 +13,9 @@ struct GlobalOptions {
             "Team ID for $(AppIdentifierPrefix)/$(TeamIdentifierPrefix) the profile cannot resolve (env KEYCHAINCTL_TEAM_ID)."),
         .value("format", nil, "text|json", "Output format (env KEYCHAINCTL_FORMAT; default text)."),
         .flag("allow-any-group", "Honour a profile's \"*\" access group (every group), as Apple does only for its own tools."),
+        .value(
+            "device-state", nil, "unlocked|locked|before-first-unlock",
+            "Run this one call as if the simulated device were in this state; nothing stored changes (env KEYCHAINCTL_DEVICE_STATE)."),
     ]
 
     var keychain: String?
@@ -23,6 +26,7 @@ struct GlobalOptions {
     var teamID: String?
     var format: OutputFormat?
     var allowAnyGroup = false
+    var deviceState: DeviceState.Lock?
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         keychain = arguments.value("keychain")
@@ -33,6 +37,18 @@ struct GlobalOptions {
         teamID = arguments.value("team-id")
         format = try arguments.value("format", choices: "text or json", OutputFormat.init(rawValue:))
         allowAnyGroup = arguments.flag("allow-any-group")
+        deviceState = try arguments.value("device-state", choices: DeviceState.Lock.allNames, DeviceState.Lock.init(rawValue:))
+    }
+
+    /// The device state this call runs as: the option, else KEYCHAINCTL_DEVICE_STATE (an unknown
+    /// word there is unusable configuration, exit 78), else the stored one (`nil`).
+    func resolvedDeviceState() throws -> DeviceState.Lock? {
+        if let deviceState { return deviceState }
+        guard let text = Environment.value("KEYCHAINCTL_DEVICE_STATE"), !text.isEmpty else { return nil }
+        guard let state = DeviceState.Lock(rawValue: text) else {
+            throw ConfigurationError("KEYCHAINCTL_DEVICE_STATE is not a device state; use one of \(DeviceState.Lock.allNames).")
+        }
+        return state
     }
 
     /// The format in force: the option, the environment, else text.
@@ -81,7 +97,7 @@ struct GlobalOptions {
 
     /// Opens the keychain with `credential`.
     func openKeychain(with credential: KeychainCredential) throws -> Keychain {
-        try Keychain(path: keychainPath, credential: credential)
+        try Keychain(path: keychainPath, credential: credential, deviceState: try resolvedDeviceState())
     }
 
     /// The credential, in CLI.md's order: `--key-file`, `--passphrase-fd`, then

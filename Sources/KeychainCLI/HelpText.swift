@@ -4,7 +4,14 @@ enum HelpText {
     static func render(_ spec: CommandSpec) -> String {
         var out = "OVERVIEW: \(spec.abstract)\n\n"
         if !spec.discussion.isEmpty { out += spec.discussion + "\n\n" }
-        out += "USAGE: keychainctl \(spec.name) [options]\n"
+        if spec.actions.isEmpty {
+            out += "USAGE: keychainctl \(spec.name) [options]\n"
+        } else {
+            out += "USAGE: keychainctl \(spec.name) [action] [options]\n\nACTIONS:\n"
+            for action in spec.actions {
+                out += "  " + action.words + String(repeating: " ", count: max(1, 34 - action.words.count)) + action.help + "\n"
+            }
+        }
         for (title, options) in spec.sections where !options.isEmpty {
             out += "\n\(title.uppercased()):\n"
             for option in options {

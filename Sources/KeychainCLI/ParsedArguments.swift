@@ -2,11 +2,15 @@
 ///
 /// Accepts `--long value`, `--long=value`, `-s value` and flags; `--` ends the options. Help
 /// (`-h`, `--help`) is recognised only where an option may stand, never as another option's value.
-/// No command takes positional arguments, so any stray word is a usage error (exit 64). Errors
-/// never quote a value or a stray word: either may be a secret typed in the wrong place.
+/// A command with actions (`device lock`) takes them as its leading words; otherwise no command
+/// takes positional arguments, so any stray word is a usage error (exit 64). Errors never quote a
+/// value or a stray word: either may be a secret typed in the wrong place.
 struct ParsedArguments {
     private var values: [String: [String]] = [:]
     private var flags: Set<String> = []
+    /// The action the leading words named (the spec's first when none was given); `nil` for a
+    /// command without actions.
+    private(set) var action: String?
     /// Whether `-h` or `--help` stood in option position (parsing stopped there).
     private(set) var helpRequested = false
     /// The first option (other than a path) whose value was not valid UTF-8 on the command line:
@@ -20,6 +24,20 @@ struct ParsedArguments {
         // building two dictionaries (and looking up Character's Hashable conformance at run time).
         let options = spec.options
         var index = arguments.startIndex
+        if let first = spec.actions.first {
+            var words: [String] = []
+            while index < arguments.endIndex, words.count < 2, !arguments[index].hasPrefix("-") {
+                words.append(arguments[index])
+                index += 1
+            }
+            let named = words.joined(separator: " ")
+            guard words.isEmpty || spec.actions.contains(where: { $0.words == named }) else {
+                throw UsageError(
+                    "\(spec.name) takes one of these actions (the words given are not shown): "
+                        + spec.actions.map(\.words).joined(separator: ", ") + ".")
+            }
+            action = words.isEmpty ? first.words : named
+        }
         while index < arguments.endIndex {
             let word = arguments[index]
             let position = index - arguments.startIndex + 1

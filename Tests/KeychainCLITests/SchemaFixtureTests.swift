@@ -33,4 +33,24 @@ import Testing
                 .status == 0)
         #expect(sandbox.run(["find", "-s", "fixture", "-a", "synced", "--sync", "yes", "-w"], environment: environment).stdout == "again")
     }
+
+    /// A version-2 file gains a fresh device (unlocked, passcode, biometry) and keeps every item;
+    /// its classes then follow the lock.
+    @Test func schemaVersion2() throws {
+        let sandbox = try Sandbox(initialize: false)
+        let (_, environment) = try Self.copy(version: 2, into: sandbox)
+        #expect(sandbox.run(["find", "-s", "fixture", "-a", "v2", "-w"], environment: environment).stdout == "written-by-schema-2")
+        #expect(
+            sandbox.run(["device"], profile: nil, environment: environment).stdout == "state: unlocked\npasscode: set\nbiometry: enrolled\n"
+        )
+        for (account, secret) in [("akpu", "passcode-bound"), ("ck", "after-first-unlock"), ("dk", "always")] {
+            #expect(sandbox.run(["find", "-s", "fixture", "-a", account, "-w"], environment: environment).stdout == secret)
+        }
+        #expect(sandbox.run(["device", "reboot"], profile: nil, environment: environment).status == 0)
+        #expect(sandbox.run(["find", "-s", "fixture", "-a", "ck"], environment: environment).status == 36)
+        #expect(sandbox.run(["find", "-s", "fixture", "-a", "dk", "-w"], environment: environment).stdout == "always")
+        let verified = sandbox.run(["verify", "--format", "json", "--device-state", "unlocked"], profile: nil, environment: environment)
+        #expect(verified.status == 0, "\(verified.stderr)")
+        #expect((try verified.json() as? [String: Any])?["version"] as? Int == 3)
+    }
 }

@@ -19,7 +19,14 @@ package final class KeyRing: @unchecked Sendable {
     private let wrapKey: SecretBytes
     /// Keyed digests for matchable attributes.
     package let digests: KeyedDigest
-    private let wrappedClassKeys: [String: [UInt8]]
+    private var wrappedClassKeys: [String: [UInt8]]
+    /// The simulated device the keychain belongs to: a class key its state does not allow is never
+    /// unwrapped (`classKey` refuses it), so no bug further up can read or write such a class.
+    package var device = DeviceState(lock: .unlocked, passcode: true, biometrySet: nil) {
+        didSet {
+            for accessibility in Accessibility.allCases where !device.allows(accessibility) { forget(accessibility) }
+        }
+    }
     private var classKeys: [String: SecretBytes] = [:]
     private var metadataKeys: [String: SecretBytes] = [:]
     private var itemWrapKeys: [String: SecretBytes] = [:]
@@ -98,6 +105,7 @@ package final class KeyRing: @unchecked Sendable {
     /// The class key of `accessibility`, unwrapped on first use; a class key that does not open
     /// means the file was tampered with (errSecDecode).
     func classKey(_ accessibility: Accessibility) throws(KeychainError) -> SecretBytes {
+        guard device.allows(accessibility) else { throw device.refusal(accessibility) }
         if let key = classKeys[accessibility.rawValue] { return key }
         guard let wrapped = wrappedClassKeys[accessibility.rawValue],
             let key = AEAD.open(wrapped, key: wrapKey, associatedData: Self.classKeyContext(accessibility, format: format)),
@@ -111,6 +119,52 @@ package final class KeyRing: @unchecked Sendable {
         }
         classKeys[accessibility.rawValue] = key
         return key
+    }
+
+    /// Drops the unwrapped keys of `accessibility` (they are zeroed as they are released).
+    private func forget(_ accessibility: Accessibility) {
+        classKeys[accessibility.rawValue] = nil
+        metadataKeys[accessibility.rawValue] = nil
+        itemWrapKeys[accessibility.rawValue] = nil
+    }
+
+    /// A fresh random class key for `accessibility`, wrapped under this ring's keychain key, and
+    /// the ring's own copy replaced: a new passcode gets a new `akpu` class, whose items from
+    /// before it are lost for good.
+    package func newClassKey(_ accessibility: Accessibility) -> [UInt8] {
+        forget(accessibility)
+        let wrapped = Self.wrap(SecretBytes.random(count: Self.keyBytes), accessibility, under: wrapKey, format: format)
+        wrappedClassKeys[accessibility.rawValue] = wrapped
+        return wrapped
+    }
+
+    /// Forgets `accessibility`'s class key for good (the passcode's removal destroys `akpu`).
+    package func destroyClassKey(_ accessibility: Accessibility) {
+        forget(accessibility)
+        wrappedClassKeys[accessibility.rawValue] = nil
+    }
+
+    /// The device state sealed under the keychain key, bound to this keychain (schema version 3).
+    package static func sealDevice(_ state: DeviceState, under keychainKey: SecretBytes, format: SealFormat) -> [UInt8] {
+        state.encoded.withUnsafeBytes { AEAD.seal($0, key: wrapKey(keychainKey, format: format), associatedData: deviceContext(format)) }
+    }
+
+    /// `sealDevice` with this ring's key.
+    package func sealDevice(_ state: DeviceState) -> [UInt8] {
+        state.encoded.withUnsafeBytes { AEAD.seal($0, key: wrapKey, associatedData: Self.deviceContext(format)) }
+    }
+
+    /// The device state a sealed record holds; `nil` when it does not open or parse (the file was
+    /// edited without the key).
+    package func openDevice(_ record: [UInt8]) -> DeviceState? {
+        AEAD.openPublic(record, key: wrapKey, associatedData: Self.deviceContext(format)).flatMap(DeviceState.init(encoded:))
+    }
+
+    private static func deviceContext(_ format: SealFormat) -> [UInt8] {
+        switch format {
+        case .v1: Array("device state".utf8)
+        case .v2(let id): SealFormat.lengthPrefixed([Array("kc3".utf8), id, Array("device state".utf8)])
+        }
     }
 
     /// The metadata key of `accessibility`.

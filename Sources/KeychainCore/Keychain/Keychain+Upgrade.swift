@@ -40,3 +40,29 @@ extension Keychain {
         return true
     }
 }
+
+/// Upgrading a schema-version-2 keychain (or one just upgraded from version 1) to version 3: the
+/// file gains the sealed state of its simulated device, as a new keychain's (unlocked, with a
+/// passcode and enrolled biometry). Nothing else changes.
+extension Keychain {
+    /// Adds the device state to the file `store` opened; `false` when another process upgraded it
+    /// first (the caller re-opens). A file this process may not write keeps its version and is read
+    /// with a fresh device's state.
+    static func addDeviceState(to keys: KeyRing, store: KeychainStore) throws -> Bool {
+        let fresh = DeviceState.fresh()
+        do {
+            let added = try store.write { () throws -> Bool in
+                switch try store.currentVersion() {
+                case 2:
+                    try store.writeVersion3(deviceRecord: keys.sealDevice(fresh))
+                    return true
+                case 1: return true  // left at version 1 (read-only): read as it is
+                default: return false
+                }
+            }
+            guard added else { return false }
+        } catch let error as StoreError where error.sqliteCode.map({ $0 & 0xFF == SQLITE_READONLY }) ?? false {}
+        keys.device = fresh
+        return true
+    }
+}

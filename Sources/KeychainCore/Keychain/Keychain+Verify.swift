@@ -31,11 +31,20 @@ extension Keychain {
         try store.write { try scan(removing: true) }
     }
 
+    /// Every class key must be at hand: a locked device's classes cannot be checked, so verify
+    /// refuses (-25308) rather than report their rows as damaged.
     private func scan(removing: Bool) throws -> VerifyReport {
+        guard keys.device.allowsEveryClass else {
+            throw KeychainError(
+                .interactionNotAllowed,
+                hint: "the device is \(keys.device.lock.rawValue): verify opens every item of every class, so unlock it first "
+                    + "('keychainctl device unlock', or --device-state unlocked for this call).")
+        }
         var report = VerifyReport()
         report.version = try store.currentVersion()
         report.integrity = try store.integrityCheck()
-        for accessibility in Accessibility.allCases {
+        // Without a passcode the akpu class key is destroyed by design.
+        for accessibility in Accessibility.allCases where keys.device.allows(accessibility) {
             do { _ = try keys.classKey(accessibility) } catch { report.classKeys.append(accessibility.rawValue) }
         }
         for itemClass in ItemClass.stored {

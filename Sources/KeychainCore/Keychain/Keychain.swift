@@ -7,16 +7,21 @@ package final class Keychain {
     let keys: KeyRing
 
     /// Opens the keychain at `path`. The wrong key or passphrase is errSecAuthFailed, checked
-    /// before anything else is read. A schema-version-1 file is upgraded in place first (see
-    /// `Keychain+Upgrade.swift`).
-    package init(path: String, credential: KeychainCredential) throws {
+    /// before anything else is read. A file of an earlier schema version is upgraded in place first
+    /// (see `Keychain+Upgrade.swift`). `deviceState` runs this one call as if the simulated device
+    /// were in that lock state, changing nothing stored (`--device-state`).
+    package init(path: String, credential: KeychainCredential, deviceState: DeviceState.Lock? = nil) throws {
         var opened = try Self.open(path: path, credential: credential)
         if opened.store.unlocking.version == 1, try !Self.upgrade(&opened.keys, store: opened.store, key: opened.key) {
             // Another process upgraded the file after this one read it: read it again.
             opened = try Self.open(path: path, credential: credential)
         }
+        if opened.store.unlocking.deviceRecord == nil, try !Self.addDeviceState(to: opened.keys, store: opened.store) {
+            opened = try Self.open(path: path, credential: credential)
+        }
         store = opened.store
         keys = opened.keys
+        if let deviceState { keys.device.lock = deviceState }
     }
 
     private static func open(path: String, credential: KeychainCredential) throws
@@ -48,6 +53,12 @@ package final class Keychain {
                     + "the two look alike without the key); nothing was read or changed."
             throw KeychainError(.authFailed, hint: hint)
         }
+        if let record = unlocking.deviceRecord {
+            guard let device = keys.openDevice(record) else {
+                throw StoreError("\(path)'s device state does not open: the file was edited without its key; nothing was read or changed")
+            }
+            keys.device = device
+        }
         return (store, keys, key)
     }
 
@@ -71,7 +82,8 @@ package final class Keychain {
         let format = SealFormat.v2(keychainID: keychainID)
         try KeychainStore.create(
             at: path, keychainID: keychainID, keyCheck: KeyRing.keyCheck(for: key, format: format, kdfRecord: kdf?.record),
-            passphrase: kdf, wrappedClassKeys: KeyRing.newWrappedClassKeys(under: key, format: format))
+            passphrase: kdf, wrappedClassKeys: KeyRing.newWrappedClassKeys(under: key, format: format),
+            deviceRecord: KeyRing.sealDevice(.fresh(), under: key, format: format))
     }
 
     /// Now, in milliseconds since 1970.

@@ -1,6 +1,7 @@
 /// The keychain status codes keychainctl returns (SEMANTICS §5), with Apple's messages.
 package enum KeychainStatus: Int32, Sendable, CaseIterable {
     case param = -50
+    case userCanceled = -128
     case authFailed = -25293
     case notAvailable = -25291
     case duplicateKeychain = -25296
@@ -16,6 +17,7 @@ package enum KeychainStatus: Int32, Sendable, CaseIterable {
     package var name: String {
         switch self {
         case .param: "errSecParam"
+        case .userCanceled: "errSecUserCanceled"
         case .authFailed: "errSecAuthFailed"
         case .notAvailable: "errSecNotAvailable"
         case .duplicateKeychain: "errSecDuplicateKeychain"
@@ -33,6 +35,7 @@ package enum KeychainStatus: Int32, Sendable, CaseIterable {
     package var message: String {
         switch self {
         case .param: "One or more parameters passed to a function were not valid."
+        case .userCanceled: "User canceled the operation."
         case .authFailed: "The user name or passphrase you entered is not correct."
         case .notAvailable: "No keychain is available. You may need to restart your computer."
         case .duplicateKeychain: "A keychain with the same name already exists."

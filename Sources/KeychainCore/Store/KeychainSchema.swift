@@ -108,8 +108,10 @@ enum KeychainSchema {
         switch (version, passphrase) {
         case (1, false): ["key_check"]
         case (1, true): ["key_check", "kdf_salt", "kdf_ops", "kdf_mem"]
-        case (_, false): ["key_check", "keychain_id"]
-        case (_, true): ["key_check", "keychain_id", "kdf"]
+        case (2, false): ["key_check", "keychain_id"]
+        case (2, true): ["key_check", "keychain_id", "kdf"]
+        case (_, false): ["key_check", "keychain_id", "device"]
+        case (_, true): ["key_check", "keychain_id", "kdf", "device"]
         }
     }
 

@@ -6,7 +6,8 @@ extension KeychainStore {
     /// private temporary name and then hard-linked into place, so no process ever sees a half-made
     /// keychain, and of several creators exactly one wins; an existing file is never overwritten.
     package static func create(
-        at path: String, keychainID: [UInt8], keyCheck: [UInt8], passphrase: PassphraseKDF?, wrappedClassKeys: [String: [UInt8]]
+        at path: String, keychainID: [UInt8], keyCheck: [UInt8], passphrase: PassphraseKDF?, wrappedClassKeys: [String: [UInt8]],
+        deviceRecord: [UInt8]
     ) throws {
         try FileSafety.checkLinks(path, what: "keychain")
         try Folders.makeParents(of: path)
@@ -25,7 +26,7 @@ extension KeychainStore {
             try connection.writeTransaction {
                 for sql in KeychainSchema.createStatements { try connection.execute(sql) }
                 try connection.prepare("INSERT INTO schema_version VALUES (?)").run([.integer(Int64(schemaVersion))])
-                var meta: [(String, [UInt8])] = [("key_check", keyCheck), ("keychain_id", keychainID)]
+                var meta: [(String, [UInt8])] = [("key_check", keyCheck), ("keychain_id", keychainID), ("device", deviceRecord)]
                 if let passphrase { meta.append(("kdf", passphrase.record)) }
                 try writeMeta(connection, meta)
                 try writeClassKeys(connection, wrappedClassKeys)

@@ -18,6 +18,31 @@ extension KeychainStore {
     }
 }
 
+/// The device state (schema version 3).
+extension KeychainStore {
+    /// Adds the sealed device state to a version-2 file and makes it version 3.
+    package func writeVersion3(deviceRecord: [UInt8]) throws(StoreError) {
+        try Self.writeMeta(connection, [("device", deviceRecord)])
+        try connection.execute("UPDATE schema_version SET version = 3")
+    }
+
+    /// The sealed device state as the file holds it now (`nil` before version 3).
+    package func deviceRecord() throws(StoreError) -> [UInt8]? { try KeychainSchema.readMeta(connection)["device"] }
+
+    /// Replaces the sealed device state.
+    package func writeDevice(_ record: [UInt8]) throws(StoreError) { try Self.writeMeta(connection, [("device", record)]) }
+
+    /// Stores (or replaces) the wrapped class key of `pdmn`.
+    package func writeClassKey(_ pdmn: String, _ wrapped: [UInt8]) throws(StoreError) {
+        try Self.writeClassKeys(connection, [pdmn: wrapped])
+    }
+
+    /// Removes the wrapped class key of `pdmn`: its items can never be opened again.
+    package func deleteClassKey(_ pdmn: String) throws(StoreError) {
+        try connection.prepare("DELETE FROM class_keys WHERE pdmn = ?").run([.text(pdmn)])
+    }
+}
+
 /// Whole-file checks.
 extension KeychainStore {
     /// SQLite's `PRAGMA integrity_check`: its complaints, none when the file's structure is sound.

@@ -8,8 +8,9 @@ import Glibc
 /// entries this version writes, and its passphrase parameters within bounds; anything else is a
 /// StoreError (exit 74). Version-1 files are upgraded in place by `Keychain` once the key is known.
 package final class KeychainStore {
-    /// The schema version this build writes; version 1 is read and upgraded.
-    package static let schemaVersion = 2
+    /// The schema version this build writes; versions 1 and 2 are read and upgraded. Version 3
+    /// added the sealed device state (`keychain_meta` entry `device`).
+    package static let schemaVersion = 3
 
     let connection: SQLiteConnection
     /// Compiled statements by `ItemTable.cacheKey`.
@@ -27,6 +28,8 @@ package final class KeychainStore {
         package let keychainID: [UInt8]?
         /// Class keys wrapped by the keychain key, by `pdmn` code.
         package let wrappedClassKeys: [String: [UInt8]]
+        /// The sealed device state (version 3).
+        package let deviceRecord: [UInt8]?
 
         /// How the file's blobs are bound.
         package var format: SealFormat { keychainID.map { .v2(keychainID: $0) } ?? .v1 }
@@ -72,7 +75,8 @@ package final class KeychainStore {
         guard Set(meta.keys) == expected else { throw notKeychain("unexpected keychain_meta entries") }
         let wrapped = try KeychainSchema.readClassKeys(connection)
         return Unlocking(
-            version: version, keyCheck: keyCheck, passphrase: passphrase, keychainID: keychainID, wrappedClassKeys: wrapped)
+            version: version, keyCheck: keyCheck, passphrase: passphrase, keychainID: keychainID, wrappedClassKeys: wrapped,
+            deviceRecord: meta["device"])
     }
 
     /// errSecNotAvailable when there is no file at `path`: checked before anyone is asked for a

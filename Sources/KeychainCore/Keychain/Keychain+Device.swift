@@ -1,0 +1,96 @@
+/// The simulated device the keychain belongs to (SEMANTICS §4; research `apple-next-semantics.md`
+/// §1): locking it, rebooting it, its passcode. The state is sealed in the file (schema version 3)
+/// and decides which class keys the key ring will unwrap.
+extension Keychain {
+    /// The device as this call sees it (`--device-state` applied).
+    package var device: DeviceState { keys.device }
+
+    /// A change to the stored device state.
+    package enum DeviceAction: String, Sendable, CaseIterable {
+        case lock
+        case unlock
+        case reboot
+        case passcodeSet = "passcode set"
+        case passcodeRemove = "passcode remove"
+    }
+
+    /// What a change did: the state now, and how many items it made unreadable for good (and
+    /// deleted).
+    package struct DeviceChange: Sendable {
+        package let state: DeviceState
+        package let invalidated: Int
+    }
+
+    /// How many items (tombstones aside) `action` would make unreadable for good: every item of
+    /// class `akpu`, in every group, when the passcode goes.
+    package func invalidatedCount(by action: DeviceAction) throws -> Int {
+        guard action == .passcodeRemove, try storedDevice().passcode else { return 0 }
+        return try store.read { try passcodeBoundRows().reduce(0) { $0 + $1.live } }
+    }
+
+    /// Applies `action` to the stored state in one transaction (another process's change in
+    /// between is read first). Removing the passcode destroys the `akpu` class key and deletes its
+    /// items, as the device does ("Disabling the device passcode will cause all previously protected
+    /// items to be deleted", `SecItem.h`); setting one makes a new, empty `akpu` class. Either
+    /// leaves the device unlocked, as changing the passcode in Settings does.
+    package func changeDevice(_ action: DeviceAction) throws -> DeviceChange {
+        try store.write {
+            var state = try storedDevice()
+            var invalidated = 0
+            switch action {
+            case .lock: state.lock = .locked
+            case .unlock: state.lock = .unlocked
+            case .reboot: state.lock = .beforeFirstUnlock
+            case .passcodeSet:
+                state.lock = .unlocked  // done in Settings, on an unlocked device
+                if !state.passcode {
+                    let akpu = Accessibility.whenPasscodeSetThisDeviceOnly
+                    try store.writeClassKey(akpu.rawValue, keys.newClassKey(akpu))
+                    state.passcode = true
+                }
+            case .passcodeRemove:
+                state.lock = .unlocked
+                if state.passcode {
+                    for (itemClass, rowids, live) in try passcodeBoundRows() {
+                        for rowid in rowids { try store.delete(itemClass, rowid: rowid) }
+                        invalidated += live
+                    }
+                    try store.deleteClassKey(Accessibility.whenPasscodeSetThisDeviceOnly.rawValue)
+                    keys.destroyClassKey(.whenPasscodeSetThisDeviceOnly)
+                    state.passcode = false
+                }
+            }
+            try store.writeDevice(keys.sealDevice(state))
+            keys.device = state
+            return DeviceChange(state: state, invalidated: invalidated)
+        }
+    }
+
+    /// The state the file holds now, whatever `--device-state` says for this call.
+    private func storedDevice() throws -> DeviceState {
+        guard let record = try store.deviceRecord() else {
+            throw KeychainError(
+                .notAvailable, hint: "this keychain file cannot be written, so it was not upgraded to hold a device state.")
+        }
+        guard let state = keys.openDevice(record) else {
+            throw StoreError("\(store.connection.path)'s device state does not open: the file was edited without its key")
+        }
+        return state
+    }
+
+    /// Every row of class `akpu`, by item class, with how many of them are items (not tombstones).
+    private func passcodeBoundRows() throws -> [(itemClass: ItemClass, rowids: [Int64], live: Int)] {
+        var filter = RowFilter.everyRow
+        filter.accessibility = Accessibility.whenPasscodeSetThisDeviceOnly.rawValue
+        return try ItemClass.stored.map { itemClass in
+            var rowids: [Int64] = []
+            var live = 0
+            try store.forEachRow(itemClass, filter: filter, withSecret: false) { rowid, row in
+                rowids.append(rowid)
+                if !row.tombstone { live += 1 }
+                return true
+            }
+            return (itemClass, rowids, live)
+        }
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import Testing
+
+/// `keychainctl device` and `--device-state` through the real binary (issue 8, §1 of the research).
+@Suite struct DeviceCommandTests {
+    /// A keychain holding a when-unlocked item (`widget-token`) and an after-first-unlock one.
+    static func sandbox() throws -> Sandbox {
+        let sandbox = try Sandbox()
+        #expect(sandbox.run(["add", "-s", "api", "-a", "ak"], stdin: Data("when-unlocked".utf8)).status == 0)
+        #expect(sandbox.run(["add", "-s", "api", "-a", "ck", "--accessible", "ck"], stdin: Data("after-first".utf8)).status == 0)
+        return sandbox
+    }
+
+    @Test func statusInTextAndJSON() throws {
+        let sandbox = try Sandbox()
+        let text = sandbox.run(["device"], profile: nil)
+        #expect(text.status == 0 && text.stdout == "state: unlocked\npasscode: set\nbiometry: enrolled\n", "\(text.stderr)")
+        let json = try sandbox.run(["device", "status", "--format", "json"], profile: nil).json() as? [String: Any]
+        #expect(json?["state"] as? String == "unlocked" && json?["passcode"] as? Bool == true && json?["biometry"] as? String == "enrolled")
+    }
+
+    /// The widget story: locked, a when-unlocked item is exit 36 with the fix in the hint; an
+    /// after-first-unlock one still reads; a reboot locks that too until the next unlock.
+    @Test func lockRebootAndUnlock() throws {
+        let sandbox = try Self.sandbox()
+        #expect(sandbox.run(["device", "lock"], profile: nil).stdout.hasPrefix("state: locked\n"))
+        let locked = sandbox.run(["find", "-s", "api", "-a", "ak", "-w"])
+        #expect(locked.status == 36 && locked.stdout.isEmpty)
+        #expect(
+            locked.stderr.contains("-25308") && locked.stderr.contains("when-unlocked (ak)")
+                && locked.stderr.contains("after-first-unlock (ck)"))
+        #expect(sandbox.run(["find", "-s", "api", "-a", "ck", "-w"]).stdout == "after-first")
+        // No partial result: the whole find fails, in text and JSON.
+        let all = sandbox.run(["find", "-s", "api", "--limit", "all", "--format", "json"])
+        #expect(all.status == 36 && all.stdout.isEmpty)
+        #expect(sandbox.run(["add", "-s", "new"], stdin: Data("x".utf8)).status == 36)
+        #expect(sandbox.run(["update", "-s", "api", "-a", "ak", "--set-label", "x"]).status == 36)
+        #expect(sandbox.run(["device", "reboot"], profile: nil).status == 0)
+        #expect(sandbox.run(["find", "-s", "api", "-a", "ck"]).status == 36)
+        #expect(sandbox.run(["device", "unlock"], profile: nil).status == 0)
+        #expect(sandbox.run(["find", "-s", "api", "-a", "ak", "-w"]).stdout == "when-unlocked")
+    }
+
+    /// `--device-state` and KEYCHAINCTL_DEVICE_STATE run one call in a state and store nothing.
+    @Test func oneCallInAState() throws {
+        let sandbox = try Self.sandbox()
+        #expect(sandbox.run(["find", "-s", "api", "-a", "ak", "--device-state", "locked"]).status == 36)
+        #expect(sandbox.run(["find", "-s", "api", "-a", "ck", "--device-state", "before-first-unlock"]).status == 36)
+        #expect(sandbox.run(["find", "-s", "api", "-a", "ak"], environment: ["KEYCHAINCTL_DEVICE_STATE": "locked"]).status == 36)
+        #expect(sandbox.run(["find", "-s", "api", "-a", "ak", "-w"]).stdout == "when-unlocked")
+        // A stored lock, overridden for one call.
+        #expect(sandbox.run(["device", "lock"], profile: nil).status == 0)
+        #expect(sandbox.run(["find", "-s", "api", "-a", "ak", "-w", "--device-state", "unlocked"]).stdout == "when-unlocked")
+        #expect(sandbox.run(["find", "-s", "api", "-a", "ak"]).status == 36)
+    }
+
+    /// Bad words are usage errors (64) naming the choices; a bad environment value is 78; nothing
+    /// changes.
+    @Test func badInputChangesNothing() throws {
+        let sandbox = try Sandbox()
+        let state = sandbox.run(["find", "-s", "x", "--device-state", "asleep"])
+        #expect(state.status == 64 && state.stderr.contains("unlocked, locked, before-first-unlock"))
+        #expect(sandbox.run(["find", "-s", "x"], environment: ["KEYCHAINCTL_DEVICE_STATE": "asleep"]).status == 78)
+        let action = sandbox.run(["device", "hunter2"], profile: nil)
+        #expect(action.status == 64 && !action.stderr.contains("hunter2") && action.stderr.contains("passcode remove"))
+        #expect(sandbox.run(["device", "passcode"], profile: nil).status == 64)
+        #expect(sandbox.run(["device", "lock", "--device-state", "locked"], profile: nil).status == 64)
+        #expect(sandbox.run(["device"], profile: nil).stdout.hasPrefix("state: unlocked\n"))
+    }
+
+    /// Removing the passcode asks first (no terminal and no --yes: exit 36, nothing changed), then
+    /// deletes every akpu item and reports how many; akpu adds fail until a passcode is set.
+    @Test func passcodeRemovalAsksThenDeletesTheAkpuItems() throws {
+        let sandbox = try Self.sandbox()
+        #expect(sandbox.run(["add", "-s", "bank", "--accessible", "akpu"], stdin: Data("pin".utf8)).status == 0)
+        #expect(sandbox.run(["device", "passcode", "remove"], profile: nil).status == 36)
+        #expect(sandbox.run(["find", "-s", "bank", "-w"]).stdout == "pin")
+        let removed = try sandbox.run(["device", "passcode", "remove", "--yes", "--format", "json"], profile: nil).json() as? [String: Any]
+        #expect(removed?["passcode"] as? Bool == false && removed?["invalidated"] as? Int == 1)
+        #expect(sandbox.run(["find", "-s", "bank"]).status == 44)
+        #expect(sandbox.run(["add", "-s", "bank", "--accessible", "akpu"], stdin: Data("pin".utf8)).status == 51)
+        // No passcode: the lock protects nothing.
+        #expect(sandbox.run(["device", "lock"], profile: nil).stdout.contains("no passcode"))
+        #expect(sandbox.run(["find", "-s", "api", "-a", "ak", "-w"]).stdout == "when-unlocked")
+        #expect(sandbox.run(["device", "passcode", "set"], profile: nil).status == 0)
+        #expect(sandbox.run(["add", "-s", "bank", "--accessible", "akpu"], stdin: Data("pin2".utf8)).status == 0)
+        #expect(sandbox.run(["verify"], profile: nil).status == 0)
+    }
+
+    /// A passcode removal killed at any moment leaves all or nothing: the passcode and every akpu
+    /// item, or neither.
+    @Test func killedPasscodeRemovalsLeaveAllOrNothing() throws {
+        let sandbox = try Sandbox()
+        let total = 3_000
+        var interrupted = 0
+        var completed = 0
+        for attempt in 0..<12 {
+            if attempt == 0 || completed > 0 {
+                if completed > 0 { #expect(sandbox.run(["device", "passcode", "set"], profile: nil).status == 0) }
+                try MigrateGroupTests.fill(sandbox, count: total, group: "SKMME9E2Y8.com.example.app", accessibility: "akpu")
+                completed = 0
+            }
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: Sandbox.binary)
+            process.arguments = ["device", "passcode", "remove", "--yes"]
+            process.environment = sandbox.baseEnvironment
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            usleep(UInt32.random(in: 20_000...400_000))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            if process.terminationReason == .uncaughtSignal { interrupted += 1 }
+            let state = try sandbox.run(["device", "--format", "json"], profile: nil).json() as? [String: Any]
+            let passcode = state?["passcode"] as? Bool
+            let found = sandbox.run(["find", "--accessible", "akpu", "--limit", "all", "--format", "json"])
+            let count = (try? found.json() as? [Any])?.count ?? 0
+            #expect(
+                passcode == true ? count == total : (count == 0 && found.status == 44),
+                "attempt \(attempt): \(String(describing: passcode)) \(count)")
+            if passcode == false { completed += 1 }
+        }
+        #expect(interrupted > 0, "no removal was interrupted")
+    }
+}
