@@ -12,6 +12,8 @@ import Testing
         let attributes: [(String, String)]
         var changes: [(String, String)] = [("labl", "x")]
         var persistentRef = false
+        /// The device state the call runs in (the existing item, `svce=api`, is when-unlocked).
+        var device: DeviceState.Lock = .unlocked
         let expected: Int32
         var testDescription: String { name }
     }
@@ -80,6 +82,38 @@ import Testing
         Case(
             name: "delete: none", profile: "app.plist", operation: .delete, itemClass: nil, attributes: [("svce", "nothing")],
             expected: -25300),
+        // The lock (research §1.4): everything decided before the database wins over it; then the
+        // lock beats a duplicate; a delete of a locked row succeeds.
+        Case(
+            name: "locked add: foreign group beats the lock", profile: "app.plist", operation: .add, itemClass: nil,
+            attributes: [("svce", "api"), ("agrp", "X.other")], device: .locked, expected: -34018),
+        Case(
+            name: "locked add: bad accessibility beats the lock", profile: "app.plist", operation: .add, itemClass: nil,
+            attributes: [("svce", "api"), ("pdmn", "sometimes")], device: .locked, expected: -50),
+        Case(
+            name: "locked add: the lock beats a duplicate", profile: "app.plist", operation: .add, itemClass: nil,
+            attributes: [("svce", "api")], device: .locked, expected: -25308),
+        Case(
+            name: "locked find: foreign group beats the lock", profile: "app.plist", operation: .find, itemClass: nil,
+            attributes: [("svce", "api"), ("agrp", "X.other")], device: .locked, expected: -34018),
+        Case(
+            name: "locked find: bad request beats the lock", profile: "app.plist", operation: .find, itemClass: nil,
+            attributes: [("svce", "api"), ("zzzz", "1")], device: .locked, expected: -25303),
+        Case(
+            name: "locked find: another app's locked item is not found", profile: "widget.plist", operation: .find, itemClass: nil,
+            attributes: [("svce", "api")], device: .locked, expected: -25300),
+        Case(
+            name: "locked find: the lock", profile: "app.plist", operation: .find, itemClass: nil, attributes: [("svce", "api")],
+            device: .locked, expected: -25308),
+        Case(
+            name: "locked update: foreign target group beats the lock", profile: "app.plist", operation: .update, itemClass: nil,
+            attributes: [("svce", "api")], changes: [("agrp", "X.other")], device: .locked, expected: -34018),
+        Case(
+            name: "locked update: the lock", profile: "app.plist", operation: .update, itemClass: nil, attributes: [("svce", "api")],
+            device: .beforeFirstUnlock, expected: -25308),
+        Case(
+            name: "locked delete: succeeds", profile: "app.plist", operation: .delete, itemClass: nil, attributes: [("svce", "api")],
+            device: .locked, expected: 0),
     ]
 
     @Test(arguments: cases)
@@ -87,16 +121,17 @@ import Testing
         let keychain = try TemporaryKeychain()
         let existing = try keychain.add([("svce", "api")], as: try Fixtures.caller("app.plist"))
         let caller = try Fixtures.caller(testCase.profile)
+        let opened = try Keychain(path: keychain.path, credential: .key(keychain.key), deviceState: testCase.device)
         var request = TemporaryKeychain.request(testCase.attributes, class: testCase.itemClass)
         if testCase.persistentRef { request.persistentRef = existing.persistentRef.base64 }
         let result = status {
             switch testCase.operation {
-            case .add: _ = try keychain.keychain.add(request, secret: SecretBytes(copying: [1]), caller: caller)
-            case .find: _ = try keychain.keychain.find(request, caller: caller)
+            case .add: _ = try opened.add(request, secret: SecretBytes(copying: [1]), caller: caller)
+            case .find: _ = try opened.find(request, caller: caller)
             case .update:
-                _ = try keychain.keychain.update(
+                _ = try opened.update(
                     request, changes: testCase.changes.map { (code: $0.0, value: $0.1) }, secret: nil, caller: caller)
-            case .delete: _ = try keychain.keychain.delete(request, caller: caller)
+            case .delete: _ = try opened.delete(request, caller: caller)
             }
         }
         #expect(result == testCase.expected)
