@@ -100,6 +100,16 @@ struct GlobalOptions {
         try Keychain(path: keychainPath, credential: credential, deviceState: try resolvedDeviceState())
     }
 
+    /// The keychain, when it exists and a key (not a passphrase, whose derivation is slow, nor a
+    /// prompt) opens it: for commands that only mention it, such as `groups` showing the device.
+    func keychainIfKeyAtHand() throws -> Keychain? {
+        guard passphraseFD == nil, Environment.value("KEYCHAINCTL_PASSPHRASE") == nil,
+            keyFile != nil || Environment.value("KEYCHAINCTL_KEY_FILE") != nil || Environment.value("KEYCHAINCTL_KEY") != nil,
+            (try? KeychainStore.checkExists(keychainPath)) != nil
+        else { return nil }
+        return try openKeychain(with: try credential(creating: false))
+    }
+
     /// The credential, in CLI.md's order: `--key-file`, `--passphrase-fd`, then
     /// KEYCHAINCTL_KEY_FILE, KEYCHAINCTL_KEY, KEYCHAINCTL_PASSPHRASE, then a no-echo prompt on a
     /// terminal. With none of them and no terminal: exit 78.

@@ -19,6 +19,20 @@ import Testing
         #expect(json?["state"] as? String == "unlocked" && json?["passcode"] as? Bool == true && json?["biometry"] as? String == "enrolled")
     }
 
+    /// `groups` shows the device when a key file opens the keychain: the state and the classes it
+    /// makes unavailable; without a keychain it shows none.
+    @Test func groupsShowsTheDevice() throws {
+        let sandbox = try Sandbox()
+        #expect(sandbox.run(["groups"]).stdout.hasSuffix("device: unlocked, passcode set; every accessibility class is available\n"))
+        #expect(sandbox.run(["device", "lock"], profile: nil).status == 0)
+        let text = sandbox.run(["groups"], profile: "widget.plist").stdout
+        #expect(text.contains("device: locked, passcode set; unavailable: when-unlocked (ak), when-passcode-set-this-device-only (akpu)"))
+        let json = try sandbox.run(["groups", "--format", "json"]).json() as? [String: Any]
+        let device = json?["device"] as? [String: Any]
+        #expect(device?["state"] as? String == "locked" && device?["unavailable"] as? [String] == ["ak", "akpu", "aku"])
+        #expect(!sandbox.run(["groups"], environment: ["KEYCHAINCTL_KEYCHAIN": sandbox.folder + "/none.db"]).stdout.contains("device:"))
+    }
+
     /// The widget story: locked, a when-unlocked item is exit 36 with the fix in the hint; an
     /// after-first-unlock one still reads; a reboot locks that too until the next unlock.
     @Test func lockRebootAndUnlock() throws {
