@@ -94,6 +94,9 @@ import Testing
             name: "locked add: the lock beats a duplicate", profile: "app.plist", operation: .add, itemClass: nil,
             attributes: [("svce", "api")], device: .locked, expected: -25308),
         Case(
+            name: "locked add: an open class colliding with a locked item is a duplicate", profile: "app.plist", operation: .add,
+            itemClass: nil, attributes: [("svce", "api"), ("pdmn", "ck")], device: .locked, expected: -25299),
+        Case(
             name: "locked find: foreign group beats the lock", profile: "app.plist", operation: .find, itemClass: nil,
             attributes: [("svce", "api"), ("agrp", "X.other")], device: .locked, expected: -34018),
         Case(

@@ -79,6 +79,14 @@ extension Keychain {
     private func insert(_ prepared: PreparedAdd, secret: SecretBytes, updateExisting: Bool) throws -> AddResult {
         let itemClass = prepared.query.itemClass
         let group = prepared.sealed.accessGroup
+        // A live holder of a class the device has locked: Apple's INSERT meets the UNIQUE
+        // constraint without decrypting it (-25299); only add -U has to open it (-25308).
+        if !updateExisting, !keys.device.allowsEveryClass,
+            let holder = try store.row(itemClass, holdingKeyOf: prepared.sealed, inGroup: group), !holder.row.tombstone,
+            let accessibility = Accessibility(rawValue: holder.row.accessibility), !keys.device.allows(accessibility)
+        {
+            throw duplicate(prepared.item)
+        }
         let live = try clearTombstone(for: prepared.sealed, itemClass, inGroup: group)
         switch try store.insert(itemClass, prepared.sealed) {
         case .written:
