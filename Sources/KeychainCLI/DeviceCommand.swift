@@ -11,7 +11,8 @@ struct DeviceCommand: Subcommand {
             after a reboot, the after-first-unlock classes (ck, cku) neither. A device without a passcode never \
             locks and has no when-passcode-set-this-device-only (akpu) class: removing the passcode deletes \
             those items for good, after confirmation on a terminal (--yes otherwise). --device-state runs any \
-            other command in a state without storing it.
+            other command in a state without storing it (status then shows that state; the changes ignore \
+            KEYCHAINCTL_DEVICE_STATE and refuse --device-state).
             """,
         sections: [
             ("options", [.flag("yes", "Do not ask before deleting the items a change makes unreadable.")]),
@@ -44,7 +45,12 @@ struct DeviceCommand: Subcommand {
     func run() throws {
         let keychain = try globals.openKeychain()
         guard let action else {
-            StandardStreams.out(Self.render(keychain.device, format: globals.resolvedFormat, invalidated: nil))
+            var out = Self.render(keychain.device, format: globals.resolvedFormat, invalidated: nil)
+            if globals.resolvedFormat == .text, try globals.resolvedDeviceState() != nil {
+                out +=
+                    "(this call's state, from --device-state or KEYCHAINCTL_DEVICE_STATE; stored: \(try keychain.storedDevice().lock.rawValue))\n"
+            }
+            StandardStreams.out(out)
             return
         }
         let lost = try keychain.invalidatedCount(by: action)

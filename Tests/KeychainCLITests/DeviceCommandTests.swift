@@ -66,6 +66,11 @@ import Testing
         #expect(sandbox.run(["device", "lock"], profile: nil).status == 0)
         #expect(sandbox.run(["find", "-s", "api", "-a", "ak", "-w", "--device-state", "unlocked"]).stdout == "when-unlocked")
         #expect(sandbox.run(["find", "-s", "api", "-a", "ak"]).status == 36)
+        // status shows the call's state and says so; a change ignores the variable.
+        let status = sandbox.run(["device"], profile: nil, environment: ["KEYCHAINCTL_DEVICE_STATE": "unlocked"]).stdout
+        #expect(status.hasPrefix("state: unlocked\n") && status.contains("stored: locked"))
+        #expect(sandbox.run(["device", "unlock"], profile: nil, environment: ["KEYCHAINCTL_DEVICE_STATE": "locked"]).status == 0)
+        #expect(sandbox.run(["device"], profile: nil).stdout.hasPrefix("state: unlocked\n"))
     }
 
     /// Bad words are usage errors (64) naming the choices; a bad environment value is 78; nothing

@@ -67,7 +67,7 @@ extension Keychain {
     }
 
     /// The state the file holds now, whatever `--device-state` says for this call.
-    private func storedDevice() throws -> DeviceState {
+    package func storedDevice() throws -> DeviceState {
         guard let record = try store.deviceRecord() else {
             throw KeychainError(
                 .notAvailable, hint: "this keychain file cannot be written, so it was not upgraded to hold a device state.")
