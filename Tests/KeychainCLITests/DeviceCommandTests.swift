@@ -49,10 +49,14 @@ import Testing
         #expect(all.status == 36 && all.stdout.isEmpty)
         #expect(sandbox.run(["add", "-s", "new"], stdin: Data("x".utf8)).status == 36)
         #expect(sandbox.run(["update", "-s", "api", "-a", "ak", "--set-label", "x"]).status == 36)
+        let migrate = sandbox.run(["migrate-group", "--from", "SKMME9E2Y8.com.example.app", "--to", "SKMME9E2Y8.com.example.shared"])
+        #expect(migrate.status == 36 && migrate.stdout.isEmpty, "\(migrate.stderr)")
         #expect(sandbox.run(["device", "reboot"], profile: nil).status == 0)
         #expect(sandbox.run(["find", "-s", "api", "-a", "ck"]).status == 36)
         #expect(sandbox.run(["device", "unlock"], profile: nil).status == 0)
         #expect(sandbox.run(["find", "-s", "api", "-a", "ak", "-w"]).stdout == "when-unlocked")
+        // Nothing moved while locked.
+        #expect(sandbox.run(["find", "-s", "api", "-a", "ck", "-g", "SKMME9E2Y8.com.example.app"]).status == 0)
     }
 
     /// `--device-state` and KEYCHAINCTL_DEVICE_STATE run one call in a state and store nothing.
