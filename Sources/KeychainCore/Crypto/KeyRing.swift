@@ -146,12 +146,14 @@ package final class KeyRing: @unchecked Sendable {
 
     /// The device state sealed under the keychain key, bound to this keychain (schema version 3).
     package static func sealDevice(_ state: DeviceState, under keychainKey: SecretBytes, format: SealFormat) -> [UInt8] {
-        state.encoded.withUnsafeBytes { AEAD.seal($0, key: wrapKey(keychainKey, format: format), associatedData: deviceContext(format)) }
+        sealDevice(state, wrapKey: wrapKey(keychainKey, format: format), format: format)
     }
 
     /// `sealDevice` with this ring's key.
-    package func sealDevice(_ state: DeviceState) -> [UInt8] {
-        state.encoded.withUnsafeBytes { AEAD.seal($0, key: wrapKey, associatedData: Self.deviceContext(format)) }
+    package func sealDevice(_ state: DeviceState) -> [UInt8] { Self.sealDevice(state, wrapKey: wrapKey, format: format) }
+
+    private static func sealDevice(_ state: DeviceState, wrapKey: SecretBytes, format: SealFormat) -> [UInt8] {
+        state.encoded.withUnsafeBytes { AEAD.seal($0, key: wrapKey, associatedData: deviceContext(format)) }
     }
 
     /// The device state a sealed record holds; `nil` when it does not open or parse (the file was

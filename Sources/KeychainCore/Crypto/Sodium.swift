@@ -9,10 +9,7 @@ enum Sodium {
 
     /// BLAKE2b-256 of `bytes`, unkeyed: a fingerprint of public data (the file's schema).
     static func fingerprint(_ bytes: [UInt8]) -> [UInt8] {
-        precondition(ready)
-        var out = [UInt8](repeating: 0, count: 32)
-        _ = crypto_generichash(&out, 32, bytes, UInt64(bytes.count), nil, 0)
-        return out
+        fingerprint { (feed) throws(Never) in bytes.withUnsafeBytes(feed) }
     }
 
     /// BLAKE2b-256, unkeyed, of the pieces `body` passes to the function it is given, in order: a

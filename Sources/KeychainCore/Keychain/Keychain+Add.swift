@@ -83,7 +83,7 @@ extension Keychain {
         // constraint without decrypting it (-25299); only add -U has to open it (-25308).
         if !updateExisting, !keys.device.allowsEveryClass,
             let holder = try store.row(itemClass, holdingKeyOf: prepared.sealed, inGroup: group), !holder.row.tombstone,
-            let accessibility = Accessibility(rawValue: holder.row.accessibility), !keys.device.allows(accessibility)
+            isLocked(holder.row)
         {
             throw duplicate(prepared.item)
         }

@@ -48,7 +48,7 @@ extension Keychain {
     private func deleteLockedRows(_ itemClass: ItemClass, filter: RowFilter) throws -> Int {
         var rowids: [Int64] = []
         try store.forEachRow(itemClass, filter: filter, withSecret: false) { rowid, row in
-            if let accessibility = Accessibility(rawValue: row.accessibility), !keys.device.allows(accessibility) { rowids.append(rowid) }
+            if isLocked(row) { rowids.append(rowid) }
             return true
         }
         for rowid in rowids { try store.delete(itemClass, rowid: rowid) }
@@ -59,7 +59,7 @@ extension Keychain {
     /// not damaged (the ordinary delete then runs) or does not exist.
     private func deleteDamaged(_ query: ItemQuery, filter: RowFilter) throws -> ChangeResult? {
         guard let (rowid, row) = try store.rows(query.itemClass, filter: filter, limit: 1, withSecret: true).first else { return nil }
-        if let accessibility = Accessibility(rawValue: row.accessibility), !keys.device.allows(accessibility) { return nil }
+        if isLocked(row) { return nil }
         var damaged: [DamagedRow] = []
         _ = try containingDamage(&damaged) { try keys.open(row, itemClass: query.itemClass, withSecret: true) }
         guard !damaged.isEmpty else { return nil }

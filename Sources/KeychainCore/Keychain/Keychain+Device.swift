@@ -66,6 +66,13 @@ extension Keychain {
         }
     }
 
+    /// Whether the device's state locks the class of `row` (read from its plaintext column; a row
+    /// whose class is not one is left for opening to report as damaged).
+    func isLocked(_ row: SealedItem) -> Bool {
+        guard let accessibility = Accessibility(rawValue: row.accessibility) else { return false }
+        return !keys.device.allows(accessibility)
+    }
+
     /// The state the file holds now, whatever `--device-state` says for this call.
     package func storedDevice() throws -> DeviceState {
         guard let record = try store.deviceRecord() else {

@@ -16,8 +16,10 @@ extension Keychain {
     /// One opened, checked row, and its row number in this transaction.
     typealias MatchedRow = (rowid: Int64, opened: OpenedRow)
 
-    /// `openMatches`, streamed: each good row goes to `body` as it is opened (its secret is let go
-    /// when `body` returns), and the damaged rows met are returned at the end.
+    /// Opens and checks the rows `query` selects until its limit of good ones: the one loop find,
+    /// update and delete share. Each good row goes to `body` as it is opened (its secret is let go
+    /// when `body` returns); a damaged row never stops it, and those met are returned at the end.
+    /// `withSecret` reads the sealed secret columns; `openSecret` also opens the secret.
     func forEachMatch(
         _ query: ItemQuery, filter: RowFilter, withSecret: Bool, openSecret: Bool,
         _ body: (MatchedRow, SecretBytes?) throws -> Void

@@ -22,7 +22,7 @@ extension KeychainStore {
 extension KeychainStore {
     /// Adds the sealed device state to a version-2 file and makes it version 3.
     package func writeVersion3(deviceRecord: [UInt8]) throws(StoreError) {
-        try Self.writeMeta(connection, [("device", deviceRecord)])
+        try writeDevice(deviceRecord)
         try connection.execute("UPDATE schema_version SET version = 3")
     }
 
