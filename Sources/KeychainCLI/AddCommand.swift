@@ -21,6 +21,11 @@ struct AddCommand: Subcommand {
                 [
                     .flag("update", "U", "Update an existing item with the same primary key instead of failing."),
                     .value("return", nil, "what", repeatable: true, "Print the new item: attributes, persistent-ref (comma-separated)."),
+                    .value(
+                        "access-control", nil, "flags",
+                        "Protect the item (SecAccessControl): a comma list of user-presence, biometry-any, biometry-current-set, "
+                            + "device-passcode, application-password, private-key-usage, or, and; its protection is --accessible."
+                    ),
                 ]
             ),
             ("item attributes", ItemOptions.specs),

@@ -4,13 +4,14 @@ import KeychainCore
 struct DeviceCommand: Subcommand {
     static let spec = CommandSpec(
         name: "device",
-        abstract: "Show or change the simulated device: locked, unlocked, rebooted, its passcode.",
+        abstract: "Show or change the simulated device: locked, unlocked, rebooted, its passcode and biometry.",
         discussion: """
             The state lives in the keychain file. Locked: items of the when-unlocked classes (ak, aku, akpu) \
             cannot be read, added or updated (exit 36, errSecInteractionNotAllowed); before the first unlock \
             after a reboot, the after-first-unlock classes (ck, cku) neither. A device without a passcode never \
             locks and has no when-passcode-set-this-device-only (akpu) class: removing the passcode deletes \
-            those items for good, after confirmation on a terminal (--yes otherwise). --device-state runs any \
+            those items for good, after confirmation on a terminal (--yes otherwise); changing or removing the \
+            enrolled biometry does the same to items protected by biometry-current-set. --device-state runs any \
             other command in a state without storing it (status then shows that state; the changes ignore \
             KEYCHAINCTL_DEVICE_STATE and refuse --device-state).
             """,
@@ -25,6 +26,12 @@ struct DeviceCommand: Subcommand {
             ("reboot", "Restart: before the first unlock, the after-first-unlock classes are unavailable too."),
             ("passcode set", "Set a passcode: the device can lock, and akpu items can be added."),
             ("passcode remove", "Remove the passcode: every akpu item is lost and deleted."),
+            ("biometry enroll", "Enrol biometry when none is (already enrolled: nothing changes)."),
+            ("biometry change", "Re-enrol (a finger added or removed): every biometry-current-set item is lost and deleted."),
+            (
+                "biometry remove",
+                "Remove biometry: biometry-current-set items are lost; biometry-any items fail (exit 51) until enrolled again."
+            ),
         ])
 
     let globals: GlobalOptions
@@ -56,34 +63,44 @@ struct DeviceCommand: Subcommand {
         let lost = try keychain.invalidatedCount(by: action)
         if lost > 0, !yes {
             let question =
-                "Removing the passcode deletes \(lost) item\(lost == 1 ? "" : "s") of class when-passcode-set-this-device-only (akpu), "
-                + "in every access group, for good. Continue? [y/N] "
+                "\(action == .passcodeRemove ? "Removing the passcode" : "Changing the enrolled biometry") deletes \(lost) "
+                + "item\(lost == 1 ? "" : "s") \(Self.invalidatedKind(action)), in every access group, for good. Continue? [y/N] "
             guard try Confirmation.ask(question) else {
                 throw KeychainError(.userCanceled, hint: "nothing was changed.")
             }
         }
         let change = try keychain.changeDevice(action)
+        let invalidating: Set<Keychain.DeviceAction> = [.passcodeRemove, .biometryChange, .biometryRemove]
         StandardStreams.out(
-            Self.render(change.state, format: globals.resolvedFormat, invalidated: action == .passcodeRemove ? change.invalidated : nil))
+            Self.render(
+                change.state, format: globals.resolvedFormat,
+                invalidated: invalidating.contains(action) ? (change.invalidated, Self.invalidatedKind(action)) : nil))
+    }
+
+    /// Which items `action` makes unreadable, for messages.
+    static func invalidatedKind(_ action: Keychain.DeviceAction) -> String {
+        action == .passcodeRemove
+            ? "of class when-passcode-set-this-device-only (akpu), unreadable without the passcode"
+            : "protected by biometry-current-set, bound to the biometry enrolled before"
     }
 
     /// The state as text lines or as `{"state", "passcode", "biometry"}` (and `invalidated` after a
     /// change that made items unreadable).
-    static func render(_ state: DeviceState, format: OutputFormat, invalidated: Int?) -> String {
+    static func render(_ state: DeviceState, format: OutputFormat, invalidated: (count: Int, kind: String)?) -> String {
         let biometry = state.biometrySet == nil ? "none" : "enrolled"
         switch format {
         case .json:
             var object: [String: JSON.Value] = [
                 "state": .string(state.lock.rawValue), "passcode": .bool(state.passcode), "biometry": .string(biometry),
             ]
-            if let invalidated { object["invalidated"] = .number(Int64(invalidated)) }
+            if let invalidated { object["invalidated"] = .number(Int64(invalidated.count)) }
             return JSON.render(.object(object)) + "\n"
         case .text:
             var out = "state: \(state.lock.rawValue)"
             if !state.passcode, state.lock != .unlocked { out += " (no passcode: the lock protects no class)" }
             out += "\npasscode: \(state.passcode ? "set" : "none")\nbiometry: \(biometry)\n"
             if let invalidated {
-                out += "deleted: \(invalidated) item\(invalidated == 1 ? "" : "s") of class akpu, unreadable without the passcode\n"
+                out += "deleted: \(invalidated.count) item\(invalidated.count == 1 ? "" : "s") \(invalidated.kind)\n"
             }
             return out
         }

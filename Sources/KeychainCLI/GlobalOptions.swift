@@ -16,6 +16,14 @@ struct GlobalOptions {
         .value(
             "device-state", nil, "unlocked|locked|before-first-unlock",
             "Run this one call as if the simulated device were in this state; nothing stored changes (env KEYCHAINCTL_DEVICE_STATE)."),
+        .value(
+            "auth", nil, "approve|cancel|fail",
+            "Answer for the user when a protected item asks for Face ID, Touch ID or the passcode (env KEYCHAINCTL_AUTH; default: ask on the terminal)."
+        ),
+        .value(
+            "auth-ui", nil, "allow|fail|skip",
+            "kSecUseAuthenticationUI: ask (default), never ask (exit 36), or leave protected items out of a find."),
+        .value("application-password-fd", nil, "n", "Read the application password of items protected by one from this file descriptor."),
     ]
 
     var keychain: String?
@@ -27,8 +35,17 @@ struct GlobalOptions {
     var format: OutputFormat?
     var allowAnyGroup = false
     var deviceState: DeviceState.Lock?
+    var auth: Authentication.Answer?
+    var authUI: Authentication.UI?
+    var applicationPasswordFD: Int32?
+    /// The command being run (`--auth-ui skip` belongs to find alone).
+    let command: String
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
+        command = arguments.command
+        auth = try arguments.value("auth", choices: Authentication.Answer.allNames, Authentication.Answer.init(rawValue:))
+        authUI = try arguments.value("auth-ui", choices: Authentication.UI.allNames, Authentication.UI.init(rawValue:))
+        applicationPasswordFD = try arguments.value("application-password-fd", choices: "a file descriptor number") { Int32($0) }
         keychain = arguments.value("keychain")
         profile = arguments.value("profile")
         platform = try arguments.value("platform", choices: "ios or macos", Platform.init(rawValue:))
@@ -95,9 +112,47 @@ struct GlobalOptions {
         return try credential(creating: false)
     }
 
-    /// Opens the keychain with `credential`.
+    /// Opens the keychain with `credential`, answering authentication as the options say.
     func openKeychain(with credential: KeychainCredential) throws -> Keychain {
-        try Keychain(path: keychainPath, credential: credential, deviceState: try resolvedDeviceState())
+        let authentication = try authentication()
+        let keychain = try Keychain(path: keychainPath, credential: credential, deviceState: try resolvedDeviceState())
+        keychain.authentication = authentication
+        return keychain
+    }
+
+    /// How this call answers a protected item (research §2.6): `--auth` or KEYCHAINCTL_AUTH (an
+    /// unknown word there is exit 78), else the user on the terminal, else nobody (-25308). The
+    /// application password comes from `--application-password-fd`, else a prompt on the terminal
+    /// (unless `--auth-ui fail`). `--auth-ui skip` outside find is errSecParam, before anything else.
+    func authentication() throws -> Authentication {
+        let ui = authUI ?? .allow
+        try Authentication(ui: ui).checkSkip(allowed: command == "find", operation: command)
+        var answerText = auth?.rawValue
+        if answerText == nil, let text = Environment.value("KEYCHAINCTL_AUTH"), !text.isEmpty {
+            guard Authentication.Answer(rawValue: text) != nil else {
+                throw ConfigurationError("KEYCHAINCTL_AUTH is not an answer; use one of \(Authentication.Answer.allNames).")
+            }
+            answerText = text
+        }
+        let onTerminal = StandardStreams.isTerminal(0) || StandardStreams.isTerminal(2)
+        var authentication = Authentication(ui: ui)
+        if let given = answerText.flatMap(Authentication.Answer.init(rawValue:)) {
+            authentication.answer = { _ in given }
+        } else if onTerminal {
+            authentication.answer = { prompt in try Confirmation.authenticate(prompt) }
+        }
+        if let fd = applicationPasswordFD {
+            authentication.applicationPassword = { _ in
+                let password = try SecretReader.readAll(fd: fd, source: "file descriptor \(fd)", limit: InputLimits.passphraseBytes + 2)
+                password.stripTrailingNewline()
+                return password
+            }
+        } else if onTerminal, ui == .allow {
+            authentication.applicationPassword = { item in
+                try SecretReader.prompt("Application password for \(item.summary): ", limit: InputLimits.passphraseBytes)
+            }
+        }
+        return authentication
     }
 
     /// The keychain, when it exists and a key (not a passphrase, whose derivation is slow, nor a

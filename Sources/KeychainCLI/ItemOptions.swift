@@ -36,11 +36,16 @@ struct ItemOptions {
 
     let itemClass: String?
     let attributes: [(code: String, value: String)]
+    /// `--access-control` (add only): with it, `--accessible` is the access control's protection
+    /// rather than an attribute, and `--attr pdmn` beside it is refused (errSecParam).
+    let accessControl: AccessControlRequest?
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         itemClass = arguments.value("class")
+        accessControl = arguments.value("access-control").map { AccessControlRequest(flags: $0, protection: arguments.value("accessible")) }
+        let options = accessControl == nil ? Self.attributeOptions : Self.attributeOptions.filter { $0.code != "pdmn" }
         attributes =
-            arguments.attributes(from: Self.attributeOptions)
+            arguments.attributes(from: options)
             + (try Self.parseAssignments(arguments.all("attr"), option: "--attr"))
     }
 
@@ -58,6 +63,9 @@ struct ItemOptions {
 
     /// A request from these options.
     func request(limit: String? = nil, returns: [String] = [], persistentRef: String? = nil) -> ItemRequest {
-        ItemRequest(itemClass: itemClass, attributes: attributes, limit: limit, returns: returns, persistentRef: persistentRef)
+        var request = ItemRequest(
+            itemClass: itemClass, attributes: attributes, limit: limit, returns: returns, persistentRef: persistentRef)
+        request.accessControl = accessControl
+        return request
     }
 }

@@ -16,12 +16,15 @@ struct ParsedArguments {
     /// The first option (other than a path) whose value was not valid UTF-8 on the command line:
     /// Swift would have replaced the bad bytes, making `x\xff` and `x\xfe` one account.
     private(set) var invalidUTF8Option: String?
+    /// The command these options are for.
+    let command: String
 
     /// Parses `arguments` (after the subcommand's name) for `spec`; `invalidUTF8` holds the
     /// indices of words that were not valid UTF-8 as given.
     init(_ arguments: ArraySlice<String>, spec: CommandSpec, invalidUTF8: Set<Int> = []) throws(UsageError) {
         // A linear search of a few dozen options for a handful of words: cheaper per process than
         // building two dictionaries (and looking up Character's Hashable conformance at run time).
+        command = spec.name
         let options = spec.options
         var index = arguments.startIndex
         if let first = spec.actions.first {
@@ -142,10 +145,12 @@ struct ParsedArguments {
     }
 
     /// A value parsed by `transform`; a value it rejects is a usage error naming the choices.
-    func value<T>(_ long: String, choices: String, _ transform: (String) -> T?) throws(UsageError) -> T? {
+    /// (`choices` is built only for the error: listing an enum's cases costs a start-up its
+    /// metadata instantiation.)
+    func value<T>(_ long: String, choices: @autoclosure () -> String, _ transform: (String) -> T?) throws(UsageError) -> T? {
         guard let text = value(long) else { return nil }
         guard let parsed = transform(text) else {
-            throw UsageError("'\(text.terminalSafe)' is not valid for --\(long); use \(choices).")
+            throw UsageError("'\(text.terminalSafe)' is not valid for --\(long); use \(choices()).")
         }
         return parsed
     }

@@ -25,6 +25,10 @@ struct UpdateCommand: Subcommand {
                     .flag("set-data-stdin", "New secret from standard input."),
                     .value("set-password", nil, "secret", "New secret itself (visible in the process list)."),
                     .flag("strip-newline", "Drop one trailing newline from the new secret."),
+                    .value(
+                        "set-access-control", nil, "flags|none",
+                        "New access control (flags as add's --access-control; none: the protection alone), protection from --set-accessible."
+                    ),
                 ]
             ),
             (
@@ -49,12 +53,17 @@ struct UpdateCommand: Subcommand {
     let limit: String?
     let dryRun: Bool
     let skipDamaged: Bool
+    let accessControl: AccessControlRequest?
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         globals = try GlobalOptions(arguments)
         item = try ItemOptions(arguments)
+        accessControl = arguments.value("set-access-control").map {
+            AccessControlRequest(flags: $0, protection: arguments.value("set-accessible"))
+        }
+        let options = accessControl == nil ? Self.changeOptions : Self.changeOptions.filter { $0.code != "pdmn" }
         changes =
-            arguments.attributes(from: Self.changeOptions)
+            arguments.attributes(from: options)
             + (try ItemOptions.parseAssignments(arguments.all("set-attr"), option: "--set-attr"))
         setDataFile = arguments.value("set-data-file")
         setDataStdin = arguments.flag("set-data-stdin")
@@ -80,7 +89,7 @@ struct UpdateCommand: Subcommand {
         let keychain = try globals.openKeychain(with: credential)
         let matched = try keychain.update(
             item.request(limit: limit), changes: changes, secret: secret, caller: caller, dryRun: dryRun,
-            skipDamaged: skipDamaged)
+            skipDamaged: skipDamaged, accessControl: accessControl)
         if dryRun {
             StandardStreams.out(ItemRenderer.listing(matched.items, format: globals.resolvedFormat))
         }

@@ -110,22 +110,27 @@ import Testing
         #expect(sandbox.run(["verify"], profile: nil).status == 0)
     }
 
-    /// A passcode removal killed at any moment leaves all or nothing: the passcode and every akpu
-    /// item, or neither.
-    @Test func killedPasscodeRemovalsLeaveAllOrNothing() throws {
+    /// A passcode removal or a biometry change killed at any moment leaves all or nothing: every
+    /// item it invalidates is there, or none is.
+    static let invalidations: [(change: [String], accessibility: String?, accessControl: String?)] = [
+        (["device", "passcode", "remove", "--yes"], "akpu", nil), (["device", "biometry", "change", "--yes"], nil, "biometry-current-set"),
+    ]
+
+    @Test(arguments: invalidations)
+    func killedInvalidationsLeaveAllOrNothing(_ change: [String], _ accessibility: String?, _ accessControl: String?) throws {
         let sandbox = try Sandbox()
         let total = 3_000
         var interrupted = 0
-        var completed = 0
+        var count = 0
         for attempt in 0..<12 {
-            if attempt == 0 || completed > 0 {
-                if completed > 0 { #expect(sandbox.run(["device", "passcode", "set"], profile: nil).status == 0) }
-                try MigrateGroupTests.fill(sandbox, count: total, group: "SKMME9E2Y8.com.example.app", accessibility: "akpu")
-                completed = 0
+            if attempt == 0 || count == 0 {
+                #expect(sandbox.run(["device", "passcode", "set"], profile: nil).status == 0)
+                try MigrateGroupTests.fill(
+                    sandbox, count: total, group: "SKMME9E2Y8.com.example.app", accessibility: accessibility, accessControl: accessControl)
             }
             let process = Process()
             process.executableURL = URL(fileURLWithPath: Sandbox.binary)
-            process.arguments = ["device", "passcode", "remove", "--yes"]
+            process.arguments = change
             process.environment = sandbox.baseEnvironment
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
@@ -134,15 +139,10 @@ import Testing
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             if process.terminationReason == .uncaughtSignal { interrupted += 1 }
-            let state = try sandbox.run(["device", "--format", "json"], profile: nil).json() as? [String: Any]
-            let passcode = state?["passcode"] as? Bool
-            let found = sandbox.run(["find", "--accessible", "akpu", "--limit", "all", "--format", "json"])
-            let count = (try? found.json() as? [Any])?.count ?? 0
-            #expect(
-                passcode == true ? count == total : (count == 0 && found.status == 44),
-                "attempt \(attempt): \(String(describing: passcode)) \(count)")
-            if passcode == false { completed += 1 }
+            let found = sandbox.run(["find", "-g", "SKMME9E2Y8.com.example.app", "--limit", "all", "--auth", "approve", "--format", "json"])
+            count = (try? found.json() as? [Any])?.count ?? 0
+            #expect(count == total || (count == 0 && found.status == 44), "attempt \(attempt): \(count) \(found.stderr)")
         }
-        #expect(interrupted > 0, "no removal was interrupted")
+        #expect(interrupted > 0, "no change was interrupted")
     }
 }

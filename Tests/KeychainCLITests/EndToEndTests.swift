@@ -124,7 +124,7 @@ import Testing
         let byRef = sandbox.run(["find", "--persistent-ref", ref, "--return", "data", "--format", "json"])
         #expect(try byRef.json() as? String == Data("pw".utf8).base64EncodedString())
         let keys = sandbox.run(["find", "--class", "inet", "-a", "u", "--format", "json"]).stdout
-        #expect(keys.hasPrefix("{\"acct\":\"u\",\"agrp\":"))
+        #expect(keys.hasPrefix("{\"accc\":\"ak\",\"acct\":\"u\",\"agrp\":"))
     }
 
     @Test func errorsAreAppleMessagesWithAHintAndJSONWhenAsked() throws {

@@ -46,7 +46,7 @@ import Testing
     }
 
     /// Fills a sandbox's keychain with `count` items in `group` through KeychainCore.
-    static func fill(_ sandbox: Sandbox, count: Int, group: String, accessibility: String? = nil) throws {
+    static func fill(_ sandbox: Sandbox, count: Int, group: String, accessibility: String? = nil, accessControl: String? = nil) throws {
         let text = try String(contentsOfFile: sandbox.keyFile, encoding: .utf8)
         guard case .key(let key) = try KeychainCredential.key(base64: SecretBytes(copying: Array(text.utf8)), source: "test") else {
             return
@@ -55,12 +55,11 @@ import Testing
         let caller = Caller(try Profile.load(path: Sandbox.profiles + "/app.plist", teamID: nil, platform: nil, allowWildcard: false))
         try keychain.addAll(
             (0..<count).map { i in
-                (
-                    ItemRequest(
-                        attributes: [("svce", "svc-\(i)"), ("acct", "acct-\(i)"), ("agrp", group)]
-                            + (accessibility.map { [("pdmn", $0)] } ?? [])),
-                    SecretBytes(copying: Array("secret-\(i)".utf8))
-                )
+                var request = ItemRequest(
+                    attributes: [("svce", "svc-\(i)"), ("acct", "acct-\(i)"), ("agrp", group)]
+                        + (accessibility.map { [("pdmn", $0)] } ?? []))
+                request.accessControl = accessControl.map { AccessControlRequest(flags: $0) }
+                return (request, SecretBytes(copying: Array("secret-\(i)".utf8)))
             }, caller: caller)
     }
 

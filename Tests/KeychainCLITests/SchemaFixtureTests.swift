@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCore
 import Testing
 
 /// Keychains written by earlier schema versions open, read and write with the current binary.
@@ -51,6 +52,44 @@ import Testing
         #expect(sandbox.run(["find", "-s", "fixture", "-a", "dk", "-w"], environment: environment).stdout == "always")
         let verified = sandbox.run(["verify", "--format", "json", "--device-state", "unlocked"], profile: nil, environment: environment)
         #expect(verified.status == 0, "\(verified.stderr)")
-        #expect((try verified.json() as? [String: Any])?["version"] as? Int == 3)
+        #expect((try verified.json() as? [String: Any])?["version"] as? Int == 4)
+    }
+
+    /// A version-3 file (written locked, by the release of device states) gains its `accc` column
+    /// without its locked class being opened: it stays locked, every item keeps its secret, each
+    /// shows its protection as its access control, and the file's objects are stored in a new
+    /// file's order (the schema check's fast path).
+    @Test func schemaVersion3() throws {
+        let sandbox = try Sandbox(initialize: false)
+        let (keychain, environment) = try Self.copy(version: 3, into: sandbox)
+        #expect(sandbox.run(["find", "-s", "fixture", "-a", "v3"], environment: environment).status == 36)
+        #expect(sandbox.run(["device"], profile: nil, environment: environment).stdout.hasPrefix("state: locked\n"))
+        let ck = sandbox.run(["find", "-s", "fixture", "-a", "ck", "--format", "json"], environment: environment)
+        #expect((try ck.json() as? [String: Any])?["accc"] as? String == "ck")
+        #expect(sandbox.run(["device", "unlock"], profile: nil, environment: environment).status == 0)
+        #expect(sandbox.run(["find", "-s", "fixture", "-a", "v3", "-w"], environment: environment).stdout == "written-by-schema-3")
+        #expect(
+            sandbox.run(["find", "-s", "fixture", "-a", "synced2", "--sync", "yes", "-w"], environment: environment).stdout == "synced")
+        let verified = sandbox.run(["verify", "--format", "json"], profile: nil, environment: environment)
+        #expect((try verified.json() as? [String: Any])?["version"] as? Int == 4)
+        #expect(verified.status == 0, "\(verified.stderr)")
+        let dump = try Self.schemaDump(keychain)
+        #expect(try dump == Self.schemaDump(ofNew: sandbox))
+    }
+
+    /// `sqlite_schema`'s names in storage order.
+    static func schemaDump(_ path: String) throws -> [String] {
+        let connection = try SQLiteConnection(path: path, create: false)
+        let rows = try connection.prepare("SELECT type || ' ' || name || ' ' || coalesce(sql, '') FROM sqlite_schema")
+        var dump: [String] = []
+        while try rows.step() { dump.append(rows.text(0)) }
+        return dump
+    }
+
+    /// The same for a keychain `init` creates now.
+    static func schemaDump(ofNew sandbox: Sandbox) throws -> [String] {
+        let path = sandbox.folder + "/new.db"
+        #expect(sandbox.run(["init", "--keychain", path, "--generate-key-file", sandbox.folder + "/new.key"], profile: nil).status == 0)
+        return try schemaDump(path)
     }
 }

@@ -233,11 +233,11 @@ import Testing
         let connection = try SQLiteConnection(path: keychain, create: false)
         let version = try connection.prepare("SELECT version FROM schema_version")
         #expect(try version.step())
-        #expect(version.integer(0) == 3)  // through version 2 to version 3 (the device state)
+        #expect(version.integer(0) == 4)  // through version 2 (identity) and 3 (device) to 4 (accc)
         version.reset()
         let verified = sandbox.run(["verify", "--format", "json"], profile: nil, environment: environment)
         #expect(verified.status == 0)
-        #expect((try verified.json() as? [String: Any])?["version"] as? Int == 3)
+        #expect((try verified.json() as? [String: Any])?["version"] as? Int == 4)
         // The upgraded tombstone is bound: reviving it is caught.
         try connection.execute("UPDATE genp SET tomb = 0 WHERE tomb = 1")
         #expect(sandbox.run(["find", "-s", "fixture", "-a", "synced", "--sync", "yes"], environment: environment).status == 93)

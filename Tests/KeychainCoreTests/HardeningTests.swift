@@ -90,16 +90,20 @@ import Testing
 /// The schema check at open compares a constant fingerprint of the derived schema.
 @Suite struct SchemaFingerprintTests {
     @Test func theFingerprintIsTheDerivedSchemas() throws {
+        let derived = KeychainSchema.hex(Sodium.fingerprint(Array(KeychainSchema.derivedDump(.current).utf8)))
         #expect(
-            KeychainSchema.hex(Sodium.fingerprint(Array(KeychainSchema.derivedDump.utf8))) == KeychainSchema.fingerprint,
-            "Schema.swift changed: update KeychainSchema.fingerprint (and the schema version) to \(KeychainSchema.hex(Sodium.fingerprint(Array(KeychainSchema.derivedDump.utf8))))"
-        )
+            derived == KeychainSchema.fingerprint,
+            "Schema.swift changed: update KeychainSchema.fingerprint (and the schema version) to \(derived)")
+        // The earlier shape's constant is fixed: files of versions 1 to 3 have it.
+        #expect(
+            KeychainSchema.hex(Sodium.fingerprint(Array(KeychainSchema.derivedDump(.beforeAccessControl).utf8)))
+                == KeychainSchema.fingerprintBeforeAccessControl)
         // A real file's rows, in storage order, are the derived dump.
         let keychain = try TemporaryKeychain()
         let rows = try keychain.keychain.store.connection.prepare(KeychainSchema.rowsSQL)
         var dump: [String] = []
         while try rows.step() { dump.append((0..<4).map { rows.isNull($0) ? "NULL" : rows.text($0) }.joined(separator: "\u{1}")) }
-        #expect(dump.joined(separator: "\u{2}") == KeychainSchema.derivedDump)
+        #expect(dump.joined(separator: "\u{2}") == KeychainSchema.derivedDump(.current))
     }
 
     /// VACUUM stores the same objects in another order (tables first): the fingerprint differs,

@@ -14,6 +14,11 @@ import Testing
         var persistentRef = false
         /// The device state the call runs in (the existing item, `svce=api`, is when-unlocked).
         var device: DeviceState.Lock = .unlocked
+        /// `--access-control` (add) or `--set-access-control` (update).
+        var accessControl: String? = nil
+        var ui: Authentication.UI = .allow
+        /// The user's answer; `nil`: nobody to ask.
+        var answer: Authentication.Answer? = nil
         let expected: Int32
         var testDescription: String { name }
     }
@@ -117,23 +122,100 @@ import Testing
         Case(
             name: "locked delete: succeeds", profile: "app.plist", operation: .delete, itemClass: nil, attributes: [("svce", "api")],
             device: .locked, expected: 0),
+        // Access control (research §2.9): the client-side checks beat everything; a protected item
+        // (`svce=guarded`, biometry-any, when-unlocked) asks on every read and change, never on delete.
+        Case(
+            name: "add: a bad access-control word beats no group", profile: "no-entitlements.plist", operation: .add, itemClass: "bogus",
+            attributes: [], accessControl: "face", expected: -50),
+        Case(
+            name: "add: an access control with sync beats no group", profile: "no-entitlements.plist", operation: .add, itemClass: nil,
+            attributes: [("sync", "yes")], accessControl: "biometry-any", expected: -50),
+        Case(
+            name: "add: UI skip beats no group", profile: "no-entitlements.plist", operation: .add, itemClass: nil, attributes: [],
+            ui: .skip, expected: -50),
+        Case(
+            name: "update: UI skip beats no group", profile: "token-reader.plist", operation: .update, itemClass: nil, attributes: [],
+            ui: .skip, expected: -50),
+        Case(
+            name: "delete: UI skip beats no group", profile: "no-entitlements.plist", operation: .delete, itemClass: nil, attributes: [],
+            ui: .skip, expected: -50),
+        Case(
+            name: "update: access control with sync beats a foreign group", profile: "app.plist", operation: .update, itemClass: nil,
+            attributes: [("agrp", "X.other")], changes: [("sync", "yes")], accessControl: "biometry-any", expected: -50),
+        Case(
+            name: "add: no group beats pdmn with an access control", profile: "no-entitlements.plist", operation: .add, itemClass: nil,
+            attributes: [("pdmn", "ak")], accessControl: "biometry-any", expected: -34018),
+        Case(
+            name: "add: pdmn with an access control", profile: "app.plist", operation: .add, itemClass: nil,
+            attributes: [("svce", "new"), ("pdmn", "ak")], accessControl: "biometry-any", expected: -50),
+        Case(
+            name: "add: the lock beats binding an access control", profile: "app.plist", operation: .add, itemClass: nil,
+            attributes: [("svce", "new")], device: .locked, accessControl: "biometry-any", expected: -25308),
+        Case(
+            name: "find: a protected item with nobody to ask", profile: "app.plist", operation: .find, itemClass: nil,
+            attributes: [("svce", "guarded")], expected: -25308),
+        Case(
+            name: "find: a protected item with UI fail", profile: "app.plist", operation: .find, itemClass: nil,
+            attributes: [("svce", "guarded")], ui: .fail, answer: .approve, expected: -25308),
+        Case(
+            name: "find: UI skip leaves it out", profile: "app.plist", operation: .find, itemClass: nil, attributes: [("svce", "guarded")],
+            ui: .skip, answer: .approve, expected: -25300),
+        Case(
+            name: "find: cancelled", profile: "app.plist", operation: .find, itemClass: nil, attributes: [("svce", "guarded")],
+            answer: .cancel, expected: -128),
+        Case(
+            name: "find: failed", profile: "app.plist", operation: .find, itemClass: nil, attributes: [("svce", "guarded")],
+            answer: .fail, expected: -25293),
+        Case(
+            name: "find: approved", profile: "app.plist", operation: .find, itemClass: nil, attributes: [("svce", "guarded")],
+            answer: .approve, expected: 0),
+        Case(
+            name: "locked find: the lock beats authentication", profile: "app.plist", operation: .find, itemClass: nil,
+            attributes: [("svce", "guarded")], device: .locked, answer: .approve, expected: -25308),
+        Case(
+            name: "locked find: UI skip does not help against the lock", profile: "app.plist", operation: .find, itemClass: nil,
+            attributes: [("svce", "guarded")], device: .locked, ui: .skip, expected: -25308),
+        Case(
+            name: "find: another app's protected item is not found", profile: "widget.plist", operation: .find, itemClass: nil,
+            attributes: [("svce", "guarded")], expected: -25300),
+        Case(
+            name: "update: a protected item, cancelled", profile: "app.plist", operation: .update, itemClass: nil,
+            attributes: [("svce", "guarded")], answer: .cancel, expected: -128),
+        Case(
+            name: "update: a foreign target group beats authentication", profile: "app.plist", operation: .update, itemClass: nil,
+            attributes: [("svce", "guarded")], changes: [("agrp", "X.other")], expected: -34018),
+        Case(
+            name: "delete: a protected item needs no authentication", profile: "app.plist", operation: .delete, itemClass: nil,
+            attributes: [("svce", "guarded")], expected: 0),
+        Case(
+            name: "add: an existing protected item is a duplicate, unasked", profile: "app.plist", operation: .add, itemClass: nil,
+            attributes: [("svce", "guarded")], expected: -25299),
     ]
 
     @Test(arguments: cases)
     func firstFailureWins(_ testCase: Case) throws {
         let keychain = try TemporaryKeychain()
-        let existing = try keychain.add([("svce", "api")], as: try Fixtures.caller("app.plist"))
+        let app = try Fixtures.caller("app.plist")
+        let existing = try keychain.add([("svce", "api")], as: app)
+        var guarded = TemporaryKeychain.request([("svce", "guarded")])
+        guarded.accessControl = AccessControlRequest(flags: "biometry-any")
+        _ = try keychain.keychain.add(guarded, secret: SecretBytes(copying: [2]), caller: app)
         let caller = try Fixtures.caller(testCase.profile)
         let opened = try Keychain(path: keychain.path, credential: .key(keychain.key), deviceState: testCase.device)
+        let answer = testCase.answer
+        opened.authentication = Authentication(ui: testCase.ui, answer: answer.map { given in { _ in given } })
         var request = TemporaryKeychain.request(testCase.attributes, class: testCase.itemClass)
         if testCase.persistentRef { request.persistentRef = existing.persistentRef.base64 }
+        let accessControl = testCase.accessControl.map { AccessControlRequest(flags: $0) }
+        if testCase.operation == .add { request.accessControl = accessControl }
         let result = status {
             switch testCase.operation {
             case .add: _ = try opened.add(request, secret: SecretBytes(copying: [1]), caller: caller)
             case .find: _ = try opened.find(request, caller: caller)
             case .update:
                 _ = try opened.update(
-                    request, changes: testCase.changes.map { (code: $0.0, value: $0.1) }, secret: nil, caller: caller)
+                    request, changes: testCase.changes.map { (code: $0.0, value: $0.1) }, secret: nil, caller: caller,
+                    accessControl: accessControl)
             case .delete: _ = try opened.delete(request, caller: caller)
             }
         }

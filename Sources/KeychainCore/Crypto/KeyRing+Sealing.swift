@@ -16,7 +16,10 @@ extension KeyRing {
                     + Array("\0\(row.accessGroup)\0\(row.sync ? 1 : 0)\0\(row.accessibility)\0".utf8)
             case .v2(let id):
                 var fields = [Array("kc2".utf8), id, Array(schema.table.utf8), row.uuid]
-                for attribute in schema.plaintextAttributes {
+                // An access control that is the protection alone is not bound: it repeats `pdmn`,
+                // which is, and rows sealed before the column existed stay valid. Any other value
+                // is bound, so adding, removing or changing one breaks the row.
+                for attribute in schema.plaintextAttributes where attribute.code != "accc" || row.hasAccessControl {
                     fields.append(Array(attribute.code.utf8))
                     fields.append(row.plaintext[attribute.code]?.canonicalBytes ?? [])
                 }
@@ -46,6 +49,7 @@ extension KeyRing {
         var plaintext: [String: AttributeValue] = [:]
         for attribute in schema.plaintextAttributes { plaintext[attribute.code] = item.attributes[attribute.code] }
         plaintext["pdmn"] = .string(accessibility.rawValue)
+        plaintext["accc"] = .string(item.accessControl.text)
         var sealed = SealedItem(
             uuid: item.uuid, plaintext: plaintext, digests: digests.columns(of: item.attributes, schema: schema),
             metadata: [], wrappedItemKey: nil, secret: nil)
@@ -67,8 +71,15 @@ extension KeyRing {
         if sealed.secret == nil, let secret, !item.isTombstone {
             itemKey.fillRandom()
             let wrapKey = try itemWrapKey(accessibility)
-            sealed.wrappedItemKey = itemKey.withUnsafeBytes {
-                AEAD.seal($0, key: wrapKey, associatedData: binding.associatedData("item key"))
+            if item.accessControl.flags.contains(.applicationPassword) {
+                let inner = try wrapUnderApplicationPassword(itemKey, associatedData: binding.associatedData("application password"))
+                sealed.wrappedItemKey = inner.withUnsafeBytes {
+                    AEAD.seal($0, key: wrapKey, associatedData: binding.associatedData("item key"))
+                }
+            } else {
+                sealed.wrappedItemKey = itemKey.withUnsafeBytes {
+                    AEAD.seal($0, key: wrapKey, associatedData: binding.associatedData("item key"))
+                }
             }
             sealed.secret = secret.withUnsafeBytes {
                 AEAD.seal($0, key: itemKey, associatedData: binding.associatedData("secret") + check)
@@ -114,11 +125,42 @@ extension KeyRing {
         }
         let binding = Binding(format, schema, sealed)
         guard let accessibility = Accessibility(rawValue: sealed.accessibility),
-            AEAD.open(
-                wrapped, into: itemKey, key: try itemWrapKey(accessibility), associatedData: binding.associatedData("item key")),
+            try unwrapItemKey(wrapped, of: sealed, binding: binding, wrapKey: try itemWrapKey(accessibility)),
             let secret = AEAD.open(box, key: itemKey, associatedData: binding.associatedData("secret") + tamperCheck)
         else { throw DamagedRow.Reason.sealedDataAltered.error(schema.itemClass, uuid: sealed.uuid) }
         return secret
+    }
+
+    /// Unwraps a row's item key into `itemKey`; `false` when the row was altered. An item with an
+    /// application password has its key wrapped twice, under the password's key inside: that
+    /// layer failing is a wrong password (errSecAuthFailed), or none given (errSecInteractionNotAllowed).
+    private func unwrapItemKey(_ wrapped: [UInt8], of sealed: SealedItem, binding: Binding, wrapKey: SecretBytes)
+        throws(KeychainError) -> Bool
+    {
+        guard sealed.hasAccessControl, AccessControl(stored: sealed.accessControlText)?.flags.contains(.applicationPassword) == true
+        else { return AEAD.open(wrapped, into: itemKey, key: wrapKey, associatedData: binding.associatedData("item key")) }
+        guard let inner = AEAD.openPublic(wrapped, key: wrapKey, associatedData: binding.associatedData("item key")) else { return false }
+        try unwrapUnderApplicationPassword(inner, into: itemKey, associatedData: binding.associatedData("application password"))
+        return true
+    }
+
+    /// Whether this call's application password opens `opened`'s item key (read with its secret
+    /// columns); errSecDecode when the row itself was altered.
+    package func opensWithApplicationPassword(_ opened: OpenedRow) throws(KeychainError) -> Bool {
+        let schema = Schema.of(opened.item.itemClass)!
+        guard let wrapped = opened.row.wrappedItemKey, let accessibility = Accessibility(rawValue: opened.row.accessibility) else {
+            throw DamagedRow.Reason.missingSecret.error(schema.itemClass, uuid: opened.row.uuid)
+        }
+        let wrapKey = try itemWrapKey(accessibility)
+        let opens: Bool
+        do {
+            opens = try unwrapItemKey(wrapped, of: opened.row, binding: Binding(format, schema, opened.row), wrapKey: wrapKey)
+        } catch {
+            guard error.status == .authFailed else { throw error }
+            return false
+        }
+        guard opens else { throw DamagedRow.Reason.sealedDataAltered.error(schema.itemClass, uuid: opened.row.uuid) }
+        return true
     }
 
     /// Opens the metadata and checks the rest of the row against it: the plaintext columns through
@@ -140,6 +182,9 @@ extension KeyRing {
         else { throw DamagedRow.Reason.sealedDataAltered.error(itemClass, uuid: sealed.uuid) }
         guard digests.columns(of: decoded.attributes, schema: schema) == sealed.digests else {
             throw DamagedRow.Reason.digestMismatch.error(itemClass, uuid: sealed.uuid)
+        }
+        if sealed.hasAccessControl, AccessControl(stored: sealed.accessControlText)?.protection.rawValue != sealed.accessibility {
+            throw DamagedRow.Reason.malformedColumn.error(itemClass, uuid: sealed.uuid)
         }
         var attributes = decoded.attributes
         for (code, value) in sealed.plaintext { attributes[code] = value }

@@ -34,6 +34,9 @@ package final class KeyRing: @unchecked Sendable {
     /// six system calls, and a migration of 10,000 items made three per item. Each use fills it
     /// (with a fresh key or an unwrapped one) immediately before reading it.
     let itemKey = SecretBytes(count: keyBytes)
+    /// The key derived from this call's application password, once one was given
+    /// (`KeyRing+ApplicationPassword.swift`).
+    var applicationPasswordKey: SecretBytes?
 
     /// A key ring over `keychainKey` and the file's wrapped class keys (by `pdmn` code).
     package init(keychainKey: SecretBytes, wrappedClassKeys: [String: [UInt8]], format: SealFormat) {

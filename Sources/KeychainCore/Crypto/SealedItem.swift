@@ -25,6 +25,11 @@ package struct SealedItem: Sendable {
     package var accessibility: String { plaintext["pdmn"]?.stringValue ?? "" }
     package var sync: Bool { plaintext["sync"] == .bool(true) }
     package var tombstone: Bool { plaintext["tomb"] == .bool(true) }
+    /// The `accc` column (the protection alone for most items).
+    package var accessControlText: String { plaintext["accc"]?.stringValue ?? accessibility }
+    /// Whether the row's access control says more than its protection: reading it asks for
+    /// authentication (known from the authenticated column, before anything is opened).
+    package var hasAccessControl: Bool { !accessControlText.sameBytes(as: accessibility) }
 
     /// Whether `other` has the identity bound into the authenticated data (so its sealed secret
     /// stays valid for this row).

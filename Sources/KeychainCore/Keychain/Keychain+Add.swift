@@ -41,12 +41,24 @@ extension Keychain {
         let warnings: [String]
     }
 
-    /// Every check before the write, in Apple's order, and the sealing.
+    /// Every check before the write, in Apple's order, and the sealing. The client-side checks
+    /// come first (research §2.9): the access control's flags, an access control with sync, UI skip.
     private func prepareAdd(_ request: ItemRequest, secret: SecretBytes, caller: Caller) throws -> PreparedAdd {
+        let flags = try request.accessControl?.parsedFlags(allowNone: false)
+        if flags != nil, request.attributes.contains(where: { $0.code == "sync" && SyncFilter(parsing: $0.value) == .yes }) {
+            throw AccessControlRequest.notSynchronizable
+        }
+        try authentication.checkSkip(allowed: false, operation: "add")
+        authenticatedItems = []
         guard caller.groups.hasWritableGroup else { throw caller.noGroups(writing: true) }
         let query = try ItemQuery(request, defaultLimit: .one)
         guard query.persistentRef == nil else {
             throw KeychainError(.param, hint: "an add cannot name a persistent reference; the keychain assigns one.")
+        }
+        if flags != nil, query.attributes["pdmn"] != nil { throw AccessControlRequest.conflictingAccessibility }
+        if let flags, flags.contains(.privateKeyUsage), query.itemClass != .key {
+            throw KeychainError(
+                .param, hint: "private-key-usage protects a private key's operations; it applies to keys (--class keys) only.")
         }
         guard let group = query.attributes["agrp"]?.stringValue ?? caller.groups.defaultGroup else {
             throw KeychainError(.missingEntitlement, hint: "profile \(caller.name) has no default access group; pass --group.")
@@ -59,12 +71,14 @@ extension Keychain {
             attributes[code] = .defaultValue(for: query.schema.attribute(code)!.kind)
         }
         attributes["agrp"] = .string(group)
-        attributes["pdmn"] = attributes["pdmn"] ?? .string(Accessibility.defaultFor(query.itemClass).rawValue)
+        let protection = try request.accessControl?.parsedProtection()
+        attributes["pdmn"] = attributes["pdmn"] ?? .string((protection ?? Accessibility.defaultFor(query.itemClass)).rawValue)
         attributes["sync"] = .bool(query.sync == .yes)
         attributes["tomb"] = .bool(false)
         attributes["cdat"] = .date(now)
         attributes["mdat"] = .date(now)
-        let item = Item(itemClass: query.itemClass, uuid: Sodium.randomBytes(16), attributes: attributes)
+        var item = Item(itemClass: query.itemClass, uuid: Sodium.randomBytes(16), attributes: attributes)
+        if let flags { item.attributes["accc"] = .string(try bind(flags, to: item).text) }
         var warnings: [String] = []
         if item.isSynchronizable, item.accessibility.isThisDeviceOnly {
             warnings.append(
@@ -87,6 +101,7 @@ extension Keychain {
         {
             throw duplicate(prepared.item)
         }
+        try noteAccessControl(of: prepared.sealed)
         let live = try clearTombstone(for: prepared.sealed, itemClass, inGroup: group)
         switch try store.insert(itemClass, prepared.sealed) {
         case .written:
@@ -94,9 +109,27 @@ extension Keychain {
                 item: prepared.item, updatedExisting: false, warnings: prepared.warnings, returns: prepared.query.returns)
         case .duplicate:
             guard let existing = live, updateExisting else { throw duplicate(prepared.item) }
-            let updated = try replaceExisting(existing, with: prepared.query.attributes, secret: secret, now: Self.now())
+            guard try authorize(existing.opened, rowid: existing.rowid, access: .change) else { throw duplicate(prepared.item) }
+            var given = prepared.query.attributes
+            if prepared.item.attributes["accc"] != nil {
+                given["pdmn"] = prepared.item.attributes["pdmn"]
+                given["accc"] = prepared.item.attributes["accc"]
+            }
+            let updated = try replaceExisting(existing, with: given, secret: secret, now: Self.now())
             return AddResult(item: updated, updatedExisting: true, warnings: prepared.warnings, returns: prepared.query.returns)
         }
+    }
+
+    /// The access control `flags` makes for `item` (whose `pdmn` is its protection), bound to this
+    /// device as an add or update binds it, without asking anyone: the class must be available
+    /// (-25308), its constraints satisfiable here (-25293), and an application password at hand.
+    func bind(_ flags: AccessControl.Flags, to item: Item) throws -> AccessControl {
+        let protection = item.accessibility
+        guard keys.device.allows(protection) else { throw keys.device.refusal(protection) }
+        let control = try AccessControl(protection: protection, flags: flags, biometrySet: keys.device.biometrySet)
+        try checkSatisfiable(control, item: item)
+        if flags.contains(.applicationPassword) { try useApplicationPassword(for: item) }
+        return control
     }
 
     /// `add -U`: the live item holding the new item's primary key takes `given` attributes and

@@ -13,6 +13,8 @@ extension Keychain {
     package func delete(_ request: ItemRequest, caller: Caller, dryRun: Bool = false, skipDamaged: Bool = false) throws
         -> ChangeResult
     {
+        try authentication.checkSkip(allowed: false, operation: "delete")
+        authenticatedItems = []
         try checkWriteAccess(request, caller: caller)
         let query = try ItemQuery(request, defaultLimit: .all)
         try Self.checkPersistentRefStandsAlone(query)
@@ -27,7 +29,9 @@ extension Keychain {
             let now = Self.now()
             let result: ChangeResult
             do {
-                result = try forEachRowToChange(query, filter: filter, skipDamaged: skipDamaged, keepingItems: dryRun) { rowid, opened in
+                result = try forEachRowToChange(
+                    query, filter: filter, skipDamaged: skipDamaged, keepingItems: dryRun, access: .delete
+                ) { rowid, opened in
                     let item = opened.item
                     if item.isSynchronizable {
                         let tombstone = Self.tombstone(of: item, uuid: item.uuid, now: now)

@@ -12,6 +12,22 @@ extension Keychain {
         case reboot
         case passcodeSet = "passcode set"
         case passcodeRemove = "passcode remove"
+        case biometryEnroll = "biometry enroll"
+        case biometryChange = "biometry change"
+        case biometryRemove = "biometry remove"
+
+        /// The rows this change makes unreadable for good, when the device is as `state` says.
+        func invalidates(_ state: DeviceState) -> RowFilter? {
+            var filter = RowFilter.everyRow
+            switch self {
+            case .passcodeRemove where state.passcode:
+                filter.accessibility = Accessibility.whenPasscodeSetThisDeviceOnly.rawValue
+            case .biometryChange where state.biometrySet != nil, .biometryRemove where state.biometrySet != nil:
+                filter.accessControlContaining = "pbioh("
+            default: return nil
+            }
+            return filter
+        }
     }
 
     /// What a change did: the state now, and how many items it made unreadable for good (and
@@ -21,11 +37,12 @@ extension Keychain {
         package let invalidated: Int
     }
 
-    /// How many items (tombstones aside) `action` would make unreadable for good: every item of
-    /// class `akpu`, in every group, when the passcode goes.
+    /// How many items (tombstones aside) `action` would make unreadable for good, in every group:
+    /// every item of class `akpu` when the passcode goes, every biometry-current-set item when the
+    /// enrolled biometry changes or goes.
     package func invalidatedCount(by action: DeviceAction) throws -> Int {
-        guard action == .passcodeRemove, try storedDevice().passcode else { return 0 }
-        return try store.read { try passcodeBoundRows().reduce(0) { $0 + $1.live } }
+        guard let filter = action.invalidates(try storedDevice()) else { return 0 }
+        return try store.read { try rows(filter).reduce(0) { $0 + $1.live } }
     }
 
     /// Applies `action` to the stored state in one transaction (another process's change in
@@ -51,19 +68,37 @@ extension Keychain {
             case .passcodeRemove:
                 state.lock = .unlocked
                 if state.passcode {
-                    for (itemClass, rowids, live) in try passcodeBoundRows() {
-                        for rowid in rowids { try store.delete(itemClass, rowid: rowid) }
-                        invalidated += live
-                    }
                     try store.deleteClassKey(Accessibility.whenPasscodeSetThisDeviceOnly.rawValue)
                     keys.destroyClassKey(.whenPasscodeSetThisDeviceOnly)
                     state.passcode = false
+                }
+            case .biometryEnroll:
+                if state.biometrySet == nil { state.biometrySet = Sodium.randomBytes(DeviceState.biometrySetBytes) }
+            case .biometryChange:
+                state.biometrySet = Sodium.randomBytes(DeviceState.biometrySetBytes)
+            case .biometryRemove:
+                state.biometrySet = nil
+            }
+            if let filter = action.invalidates(try storedDevice()) {
+                for (itemClass, rowids, live) in try rows(filter) {
+                    for rowid in rowids { try store.delete(itemClass, rowid: rowid) }
+                    invalidated += live
                 }
             }
             try store.writeDevice(keys.sealDevice(state))
             keys.device = state
             return DeviceChange(state: state, invalidated: invalidated)
         }
+    }
+
+    /// Records, inside the caller's write transaction, that `sealed` (about to be written) has an
+    /// access control, the first time one is written: finds then look for protected matches.
+    func noteAccessControl(of sealed: SealedItem) throws {
+        guard sealed.hasAccessControl, !keys.device.hasProtectedItems else { return }
+        var stored = try storedDevice()
+        stored.hasProtectedItems = true
+        try store.writeDevice(keys.sealDevice(stored))
+        keys.device.hasProtectedItems = true
     }
 
     /// Whether the device's state locks the class of `row` (read from its plaintext column; a row
@@ -85,11 +120,9 @@ extension Keychain {
         return state
     }
 
-    /// Every row of class `akpu`, by item class, with how many of them are items (not tombstones).
-    private func passcodeBoundRows() throws -> [(itemClass: ItemClass, rowids: [Int64], live: Int)] {
-        var filter = RowFilter.everyRow
-        filter.accessibility = Accessibility.whenPasscodeSetThisDeviceOnly.rawValue
-        return try ItemClass.stored.map { itemClass in
+    /// Every row `filter` selects, by item class, with how many of them are items (not tombstones).
+    private func rows(_ filter: RowFilter) throws -> [(itemClass: ItemClass, rowids: [Int64], live: Int)] {
+        try ItemClass.stored.map { itemClass in
             var rowids: [Int64] = []
             var live = 0
             try store.forEachRow(itemClass, filter: filter, withSecret: false) { rowid, row in

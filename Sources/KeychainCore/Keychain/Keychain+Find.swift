@@ -38,6 +38,8 @@ extension Keychain {
     package func find(
         _ request: ItemRequest, caller: Caller, skipDamaged: Bool = false, each: (ItemQuery, FoundItem) throws -> Void
     ) throws -> FindSummary {
+        try authentication.checkSkip(allowed: true, operation: "find")
+        authenticatedItems = []
         guard caller.groups.hasReadableGroup else { throw caller.noGroups(writing: false) }
         let query = try ItemQuery(request, defaultLimit: .one, defaultReturns: [.attributes])
         if let group = query.attributes["agrp"]?.stringValue { try caller.check(group: group, writing: false) }
@@ -46,13 +48,20 @@ extension Keychain {
         let wantsData = query.returns.contains(.data)
         var count = 0
         let damaged = try store.read {
-            // While some class is locked, a row of it among the matches fails the whole call
-            // (-25308) with no partial result: a first pass opens the same rows, up to the limit,
-            // before anything is handed over.
-            if !keys.device.allowsEveryClass {
-                _ = try forEachMatch(query, filter: filter, withSecret: false, openSecret: false) { _, _ in }
+            // While some class is locked, or some match is protected by an access control, one
+            // row can fail the whole call (-25308, -128, -25293) with no partial result: a first
+            // pass opens the same rows, up to the limit, and asks for every authentication before
+            // anything is handed over (the second pass does not ask again). Whether a match is
+            // protected is read from its authenticated `accc` column, unopened, by the statement
+            // the second pass reuses, and only in a keychain that ever held a protected item (the
+            // look cost every find 5%).
+            if try !keys.device.allowsEveryClass
+                || (keys.device.hasProtectedItems
+                    && store.anyRow(query.itemClass, filter: filter, withSecret: wantsData) { $0.hasAccessControl })
+            {
+                _ = try forEachMatch(query, filter: filter, withSecret: false, openSecret: false, access: .read) { _, _ in }
             }
-            return try forEachMatch(query, filter: filter, withSecret: wantsData, openSecret: wantsData) { match, secret in
+            return try forEachMatch(query, filter: filter, withSecret: wantsData, openSecret: wantsData, access: .read) { match, secret in
                 count += 1
                 try each(query, FoundItem(item: match.opened.item, secret: secret))
             }

@@ -19,18 +19,25 @@ extension Keychain {
     /// Opens and checks the rows `query` selects until its limit of good ones: the one loop find,
     /// update and delete share. Each good row goes to `body` as it is opened (its secret is let go
     /// when `body` returns); a damaged row never stops it, and those met are returned at the end.
-    /// `withSecret` reads the sealed secret columns; `openSecret` also opens the secret.
+    /// `withSecret` reads the sealed secret columns; `openSecret` also opens the secret. A protected
+    /// item is authorized for `access` once its attributes open (`authorize`): one left out does
+    /// not count toward the limit.
     func forEachMatch(
-        _ query: ItemQuery, filter: RowFilter, withSecret: Bool, openSecret: Bool,
+        _ query: ItemQuery, filter: RowFilter, withSecret: Bool, openSecret: Bool, access: Access,
         _ body: (MatchedRow, SecretBytes?) throws -> Void
     ) throws -> [DamagedRow] {
         let limit = query.limit.rowLimit
         var count = 0
         var damaged: [DamagedRow] = []
         try store.forEachRow(query.itemClass, filter: filter, withSecret: withSecret) { rowid, row in
-            if let opened = try containingDamage(&damaged, { try open(row, for: query, filter: filter, withSecret: openSecret) }) {
+            let metadataOnly = row.hasAccessControl && access != .delete
+            if let opened = try containingDamage(
+                &damaged, { try open(row, for: query, filter: filter, withSecret: openSecret && !metadataOnly) }),
+                try authorize(opened.opened, rowid: rowid, access: access)
+            {
                 count += 1
-                try body((rowid, opened.opened), opened.secret)
+                let secret = openSecret && metadataOnly ? try keys.openSecret(of: opened.opened) : opened.secret
+                try body((rowid, opened.opened), secret)
             }
             return limit.map { count < $0 } ?? true
         }
@@ -46,11 +53,12 @@ extension Keychain {
     /// stays a row number per item however many change, and no row is changed while a query over
     /// its table is still stepping.
     func forEachRowToChange(
-        _ query: ItemQuery, filter: RowFilter, skipDamaged: Bool, keepingItems: Bool, _ body: (MatchedRow) throws -> Void
+        _ query: ItemQuery, filter: RowFilter, skipDamaged: Bool, keepingItems: Bool, access: Access,
+        _ body: (MatchedRow) throws -> Void
     ) throws -> ChangeResult {
         var rowids: [Int64] = []
         var items: [Item] = []
-        let damaged = try forEachMatch(query, filter: filter, withSecret: false, openSecret: false) { match, _ in
+        let damaged = try forEachMatch(query, filter: filter, withSecret: false, openSecret: false, access: access) { match, _ in
             rowids.append(match.rowid)
             if keepingItems { items.append(match.opened.item) }
         }

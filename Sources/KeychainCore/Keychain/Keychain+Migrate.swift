@@ -26,6 +26,8 @@ extension Keychain {
     /// `mdat` becomes now. A synchronizable item that moves leaves a tombstone in the source group.
     /// Items are read one at a time in the write phase: secrets are never all in memory at once.
     package func migrateGroup(_ migration: Migration, caller: Caller) throws -> MigrationReport {
+        try authentication.checkSkip(allowed: false, operation: "migrate-group")
+        authenticatedItems = []
         guard caller.groups.hasWritableGroup else { throw caller.noGroups(writing: true) }
         try caller.check(group: migration.from, writing: true)
         try caller.check(group: migration.to, writing: true)
@@ -89,7 +91,7 @@ extension Keychain {
             let filter = filter(for: query, caller: caller, writing: true)
             try store.forEachRow(query.itemClass, filter: filter, withSecret: false) { rowid, row in
                 let opened = try containingDamage(&report.damaged) { try open(row, for: query, filter: filter, withSecret: false) }
-                guard let source = opened?.opened else { return true }
+                guard let source = opened?.opened, try authorize(source, rowid: rowid, access: .change) else { return true }
                 let existing: MatchedRow? =
                     try containingDamage(&report.damaged) { try holder(of: row, query.itemClass, inGroup: migration.to) } ?? nil
                 let tombstone = existing?.opened.item.isTombstone == true

@@ -5,21 +5,43 @@ extension Keychain {
     /// (-25299) / none (-25300). A collision anywhere changes nothing. With `dryRun`, everything is
     /// checked and then rolled back. Returns how many items matched (and, for a dry run, the items
     /// as they were).
+    ///
+    /// `accessControl` (`--set-access-control`) replaces each item's access control, bound to this
+    /// device as an add binds it; `none` leaves the protection alone. Its flags and its pairing
+    /// with a synchronizable change are checked before anything else (research §2.9). A new
+    /// accessibility without one drops the item's access control, as Apple's update does (§2.3).
     package func update(
         _ request: ItemRequest, changes changePairs: [(code: String, value: String)], secret: SecretBytes?,
-        caller: Caller, dryRun: Bool = false, skipDamaged: Bool = false
+        caller: Caller, dryRun: Bool = false, skipDamaged: Bool = false, accessControl: AccessControlRequest? = nil
     ) throws -> ChangeResult {
+        let flags = try accessControl?.parsedFlags(allowNone: true)
+        if accessControl != nil, changePairs.contains(where: { $0.code == "sync" && SyncFilter(parsing: $0.value) == .yes }) {
+            throw AccessControlRequest.notSynchronizable
+        }
+        try authentication.checkSkip(allowed: false, operation: "update")
+        authenticatedItems = []
         try checkWriteAccess(request, caller: caller)
         let query = try ItemQuery(request, defaultLimit: .all)
-        let changes = try ItemChanges(changePairs, secret: secret, for: query.schema)
+        let changes = try ItemChanges(changePairs, secret: secret, for: query.schema, accessControl: accessControl != nil)
+        if accessControl != nil, changes.attributes["pdmn"] != nil { throw AccessControlRequest.conflictingAccessibility }
+        if let flags, flags.contains(.privateKeyUsage), query.itemClass != .key {
+            throw KeychainError(
+                .param, hint: "private-key-usage protects a private key's operations; it applies to keys (--class keys) only.")
+        }
+        let protection = try accessControl?.parsedProtection()
         if let group = changes.attributes["agrp"]?.stringValue { try caller.check(group: group, writing: true) }
         try Self.checkPersistentRefStandsAlone(query)
         let filter = filter(for: query, caller: caller, writing: true)
         return try writeOrRehearse(dryRun: dryRun) {
             let now = Self.now()
-            return try forEachRowToChange(query, filter: filter, skipDamaged: skipDamaged, keepingItems: dryRun) { rowid, opened in
+            return try forEachRowToChange(query, filter: filter, skipDamaged: skipDamaged, keepingItems: dryRun, access: .change) {
+                rowid, opened in
                 var updated = opened.item
                 for (code, value) in changes.attributes { updated.attributes[code] = value }
+                if let protection { updated.attributes["pdmn"] = .string(protection.rawValue) }
+                if accessControl != nil || changes.attributes["pdmn"] != nil {
+                    updated.attributes["accc"] = .string(try flags.map { try bind($0, to: updated).text } ?? updated.accessibility.rawValue)
+                }
                 // The keychain sets both dates (SEMANTICS §1): a caller's cdat or mdat is overwritten.
                 updated.attributes["cdat"] = opened.item.attributes["cdat"]
                 updated.attributes["mdat"] = .date(Self.modificationDate(now: now, after: opened.item))
@@ -37,6 +59,7 @@ extension Keychain {
     ) throws {
         let old = opened.item
         let sealed = try keys.seal(updated, secret: newSecret, keepingSecretOf: opened)
+        try noteAccessControl(of: sealed)
         if !tombstoneCleared { try clearTombstone(for: sealed, old.itemClass, inGroup: updated.accessGroup, except: rowid) }
         guard try store.update(old.itemClass, rowid: rowid, sealed) == .written else { throw duplicate(updated) }
         if old.isSynchronizable, primaryKeyChanged(from: old, to: updated) {

@@ -41,9 +41,9 @@ extension Keychain {
     }
 }
 
-/// Upgrading a schema-version-2 keychain (or one just upgraded from version 1) to version 3: the
-/// file gains the sealed state of its simulated device, as a new keychain's (unlocked, with a
-/// passcode and enrolled biometry). Nothing else changes.
+/// Upgrading a schema-version-2 keychain (or one just upgraded from version 1) to the current
+/// version: the file gains the sealed state of its simulated device, as a new keychain's
+/// (unlocked, with a passcode and enrolled biometry). Nothing else changes.
 extension Keychain {
     /// Adds the device state to the file `store` opened; `false` when another process upgraded it
     /// first (the caller re-opens). A file this process may not write keeps its version and is read
@@ -54,7 +54,7 @@ extension Keychain {
             let added = try store.write { () throws -> Bool in
                 switch try store.currentVersion() {
                 case 2:
-                    try store.writeVersion3(deviceRecord: keys.sealDevice(fresh))
+                    try store.writeDeviceVersion(deviceRecord: keys.sealDevice(fresh))
                     return true
                 case 1: return true  // left at version 1 (read-only): read as it is
                 default: return false
@@ -63,6 +63,25 @@ extension Keychain {
             guard added else { return false }
         } catch let error as StoreError where error.sqliteCode.map({ $0 & 0xFF == SQLITE_READONLY }) ?? false {}
         keys.device = fresh
+        return true
+    }
+}
+
+/// Schema versions 1 to 3 had no `accc` column: the first open adds it, before anything else is
+/// upgraded or read (`KeychainStore.addAccessControlColumn`).
+extension Keychain {
+    /// Adds the column to the file at `path` opened as `store`; `true` when the file changed (by this
+    /// process or another), so that the caller opens it again. A file this process may not write
+    /// cannot be read by this version: exit 74, saying so.
+    static func addAccessControlColumn(_ store: KeychainStore, path: String) throws -> Bool {
+        guard store.needsAccessControlColumn else { return false }
+        do {
+            _ = try store.addAccessControlColumn()
+        } catch let error as StoreError where error.sqliteCode.map({ $0 & 0xFF == SQLITE_READONLY }) ?? false {
+            throw StoreError(
+                "\(path) was written by an earlier keychainctl (schema version \(store.unlocking.version)); this one reads it only "
+                    + "after upgrading it in place, which needs write access to the file and its folder. Nothing was read or changed.")
+        }
         return true
     }
 }

@@ -5,6 +5,11 @@ import Glibc
 package final class Keychain {
     let store: KeychainStore
     let keys: KeyRing
+    /// How this call answers the authentication protected items ask for.
+    package var authentication = Authentication()
+    /// The items the current call has authenticated for (by UUID): each is asked about once per
+    /// call, and every call starts afresh, as every SecItem call asks again.
+    var authenticatedItems: [[UInt8]] = []
 
     /// Opens the keychain at `path`. The wrong key or passphrase is errSecAuthFailed, checked
     /// before anything else is read. A file of an earlier schema version is upgraded in place first
@@ -12,6 +17,9 @@ package final class Keychain {
     /// were in that lock state, changing nothing stored (`--device-state`).
     package init(path: String, credential: KeychainCredential, deviceState: DeviceState.Lock? = nil) throws {
         var opened = try Self.open(path: path, credential: credential)
+        if try Self.addAccessControlColumn(opened.store, path: path) {
+            opened = try Self.open(path: path, credential: credential)
+        }
         if opened.store.unlocking.version == 1, try !Self.upgrade(&opened.keys, store: opened.store, key: opened.key) {
             // Another process upgraded the file after this one read it: read it again.
             opened = try Self.open(path: path, credential: credential)

@@ -25,6 +25,10 @@ package struct DeviceState: Sendable, Equatable {
     /// The enrolled biometry set's identity (random, changed by every re-enrolment), or `nil` when
     /// none is enrolled.
     package var biometrySet: [UInt8]?
+    /// Whether an item with an access control was ever written to this keychain: not the device's
+    /// but the keychain's, sealed with the state so that a find on a keychain that never held
+    /// one does not look for one (set by the first such write, never cleared).
+    package var hasProtectedItems = false
 
     /// Bytes of a biometry set identity.
     static let biometrySetBytes = 16
@@ -68,8 +72,9 @@ package struct DeviceState: Sendable, Equatable {
                 + "'keychainctl device unlock' unlocks the simulated device.")
     }
 
-    /// The state as stored, sealed by the key ring: a format byte, the lock, the passcode flag and
-    /// the biometry set (empty for none).
+    /// The state as stored, sealed by the key ring: a format byte (2), the lock, the passcode
+    /// flag, the protected-items flag and the biometry set (empty for none). Format 1, written
+    /// before access controls, had no protected-items flag.
     var encoded: [UInt8] {
         let lockByte: UInt8 =
             switch lock {
@@ -77,12 +82,15 @@ package struct DeviceState: Sendable, Equatable {
             case .locked: 1
             case .beforeFirstUnlock: 2
             }
-        return [1, lockByte, passcode ? 1 : 0] + (biometrySet ?? [])
+        return [2, lockByte, passcode ? 1 : 0, hasProtectedItems ? 1 : 0] + (biometrySet ?? [])
     }
 
-    /// Parses `encoded`; `nil` for anything else.
+    /// Parses `encoded` (format 1 or 2); `nil` for anything else.
     init?(encoded bytes: [UInt8]) {
-        guard bytes.count == 3 || bytes.count == 3 + Self.biometrySetBytes, bytes[0] == 1, bytes[2] <= 1 else { return nil }
+        guard let format = bytes.first, format == 1 || format == 2 else { return nil }
+        let header = format == 1 ? 3 : 4
+        guard bytes.count == header || bytes.count == header + Self.biometrySetBytes, bytes[2] <= 1, bytes[header - 1] <= 1
+        else { return nil }
         switch bytes[1] {
         case 0: lock = .unlocked
         case 1: lock = .locked
@@ -90,7 +98,8 @@ package struct DeviceState: Sendable, Equatable {
         default: return nil
         }
         passcode = bytes[2] == 1
-        biometrySet = bytes.count == 3 ? nil : Array(bytes[3...])
+        hasProtectedItems = format == 2 && bytes[3] == 1
+        biometrySet = bytes.count == header ? nil : Array(bytes[header...])
     }
 
     package init(lock: Lock, passcode: Bool, biometrySet: [UInt8]?) {

@@ -25,6 +25,16 @@ package struct Item: Sendable {
         attributes["pdmn"]?.stringValue.flatMap(Accessibility.init(rawValue:)) ?? .whenUnlocked
     }
 
+    /// The access control (`accc`): the stored one when it is for the item's protection, else the
+    /// protection alone (a new accessibility replaces an access control, as Apple's update does).
+    package var accessControl: AccessControl {
+        let protection = accessibility
+        guard let text = attributes["accc"]?.stringValue, !text.sameBytes(as: protection.rawValue),
+            let stored = AccessControl(stored: text), stored.protection == protection
+        else { return AccessControl(protection: protection) }
+        return stored
+    }
+
     /// Whether the item is synchronizable.
     package var isSynchronizable: Bool { attributes["sync"] == .bool(true) }
 

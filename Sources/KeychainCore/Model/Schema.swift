@@ -14,6 +14,9 @@ package enum Schema {
             AttributeDescriptor("pdmn", "accessible", .string, plaintext: true),
             AttributeDescriptor("sync", "synchronizable", .bool, plaintext: true),
             AttributeDescriptor("tomb", "tombstone", .bool, plaintext: true),
+            // Kept by the keychain from --access-control (or the protection alone); bound into the
+            // authenticated data whenever it says more than `pdmn`.
+            AttributeDescriptor("accc", "access control", .string, plaintext: true),
             // Passwords.
             AttributeDescriptor("desc", "description", .string),
             AttributeDescriptor("icmt", "comment", .string),
@@ -68,7 +71,7 @@ package enum Schema {
             AttributeDescriptor("unwp", "can unwrap", .bool),
         ].map { ($0.code, $0) })
 
-    private static let common = ["cdat", "mdat", "labl", "agrp", "pdmn", "sync", "tomb"]
+    private static let common = ["cdat", "mdat", "labl", "agrp", "pdmn", "sync", "tomb", "accc"]
     private static let passwordCommon = [
         "desc", "icmt", "crtr", "type", "scrp", "alis", "invi", "nega", "cusi", "prot", "acct",
     ]

@@ -23,6 +23,11 @@ package struct AttributeSet: Sendable {
             switch code {
             case "tomb":
                 throw KeychainError(.param, hint: "tomb (tombstone) is kept by the keychain and cannot be given.")
+            case "accc":
+                throw KeychainError(
+                    .param,
+                    hint: "accc (access control) is set with --access-control on add and --set-access-control on update; "
+                        + "as in Apple's keychain it cannot be matched.")
             case "sync":
                 guard let filter = SyncFilter(parsing: text), allowSyncAny || filter != .any else {
                     throw KeychainError(

@@ -6,11 +6,12 @@ package struct ItemChanges: Sendable {
     package let secret: SecretBytes?
 
     /// Parses changes for `schema`. Nothing to change, or data updated to nothing, is errSecParam.
-    package init(_ pairs: [(code: String, value: String)], secret: SecretBytes?, for schema: ClassSchema)
+    /// `accessControl` says a new access control is among the changes.
+    package init(_ pairs: [(code: String, value: String)], secret: SecretBytes?, for schema: ClassSchema, accessControl: Bool = false)
         throws(KeychainError)
     {
         let parsed = try AttributeSet(parsing: pairs, for: schema, allowSyncAny: false)
-        guard !parsed.isEmpty || secret != nil else {
+        guard !parsed.isEmpty || secret != nil || accessControl else {
             throw KeychainError(.param, hint: "nothing to change: give a --set-… option or a new secret.")
         }
         if let secret, secret.count == 0 {

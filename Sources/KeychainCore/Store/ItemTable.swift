@@ -41,10 +41,13 @@ package struct ItemTable: Sendable {
     /// The UNIQUE constraint's columns (Apple's primary key).
     var uniqueColumns: [String] { schema.primaryKey.map { schema.attribute($0)!.column } }
 
-    /// CREATE TABLE and its indexes.
-    var createStatements: [String] {
+    /// CREATE TABLE and its indexes; `legacy` gives them as schema versions 1 to 3 had them, before
+    /// the `accc` column (what an upgrade starts from).
+    func createStatements(legacy: Bool = false) -> [String] {
         let table = schema.table
-        let plaintextDDL = schema.plaintextAttributes.map { "\($0.column) \($0.columnType) NOT NULL" }
+        let plaintextDDL = schema.plaintextAttributes.filter { !legacy || $0.code != "accc" }.map {
+            "\($0.column) \($0.columnType) NOT NULL"
+        }
         return [
             "CREATE TABLE \(table) (rowid INTEGER PRIMARY KEY, uuid BLOB NOT NULL UNIQUE, "
                 + (plaintextDDL + digestColumns.map { "\($0) BLOB" }).joined(separator: ", ")

@@ -9,20 +9,28 @@ enum KeychainSchema {
 
     /// Every CREATE statement, in creation order.
     static var createStatements: [String] {
-        fixedTables + ItemClass.stored.flatMap { KeychainStore.table($0).createStatements }
+        fixedTables + ItemClass.stored.flatMap { KeychainStore.table($0).createStatements() }
+    }
+
+    /// The two shapes a keychain file's schema may have.
+    enum Shape {
+        /// This version's.
+        case current
+        /// Schema versions 1 to 3's: no `accc` column. Opening such a file upgrades its tables.
+        case beforeAccessControl
     }
 
     /// `sqlite_schema` as it must be, in the order `init` creates it: `[type, name, tbl_name, sql]`
     /// per object (SQLite's own indexes for PRIMARY KEY and UNIQUE constraints have no SQL:
     /// "NULL"). Built only by the tests and when a file's fingerprint differs.
-    private static var expected: [[String]] {
+    private static func expected(_ shape: Shape) -> [[String]] {
         var entries = [["table", "schema_version", "schema_version", fixedTables[0]]]
         for (name, sql) in zip(["keychain_meta", "class_keys"], fixedTables.dropFirst()) {
             entries.append(["table", name, name, sql])
             entries.append(["index", "sqlite_autoindex_\(name)_1", name, "NULL"])
         }
         for itemClass in ItemClass.stored {
-            let statements = KeychainStore.table(itemClass).createStatements
+            let statements = KeychainStore.table(itemClass).createStatements(legacy: shape == .beforeAccessControl)
             let name = itemClass.rawValue
             entries.append(["table", name, name, statements[0]])
             entries.append(["index", "sqlite_autoindex_\(name)_1", name, "NULL"])
@@ -37,18 +45,21 @@ enum KeychainSchema {
     static let rowsSQL = "SELECT type, name, tbl_name, sql FROM sqlite_schema"
 
     /// The derived schema as the fingerprint sees a file's.
-    static var derivedDump: String { expected.map { $0.joined(separator: "\u{1}") }.joined(separator: "\u{2}") }
+    static func derivedDump(_ shape: Shape) -> String { expected(shape).map { $0.joined(separator: "\u{1}") }.joined(separator: "\u{2}") }
 
     /// BLAKE2b-256 of `derivedDump`. Building the derived DDL at every start-up cost a fifth of a
     /// find's instructions, so the check compares this constant; `SchemaFingerprintTests` fails
     /// when `Schema.swift` changes until it is updated (and the change then needs a schema version).
-    static let fingerprint = "f4a414d2a62054a1d2f49269e69241fa6c9c6f7df2870a8d2a588cf712e44839"
+    static let fingerprint = "15d5bdede39a8d118160f611c7c360664e477ab8696998ee6f8a00b368da7467"
+
+    /// The fingerprint of schema versions 1 to 3 (`derivedDump(.beforeAccessControl)`): fixed.
+    static let fingerprintBeforeAccessControl = "f4a414d2a62054a1d2f49269e69241fa6c9c6f7df2870a8d2a588cf712e44839"
 
     /// Refuses a file whose schema is not exactly the derived one: an extra trigger, view, table,
     /// index or column is exit 74, "not a keychain or tampered". The rows are hashed as SQLite
     /// hands them over, with no SQL string building or sorting (that cost a tenth of a find); the
     /// same objects stored in another order (after a VACUUM) take the slower comparison and pass.
-    static func verify(_ connection: SQLiteConnection) throws(StoreError) {
+    static func verify(_ connection: SQLiteConnection) throws(StoreError) -> Shape {
         do {
             let rows = try connection.prepare(rowsSQL)
             let digest = try Sodium.fingerprint { (feed) throws(StoreError) in
@@ -68,11 +79,15 @@ enum KeychainSchema {
                     }
                 }
             }
-            if hex(digest) == fingerprint { return }
+            switch hex(digest) {
+            case fingerprint: return .current
+            case fingerprintBeforeAccessControl: return .beforeAccessControl
+            default: break
+            }
         } catch {
             throw StoreError("\(connection.path) is not a keychainctl keychain (\(error.message))", sqliteCode: error.sqliteCode)
         }
-        try compareObjects(connection)
+        return try compareObjects(connection)
     }
 
     static func hex(_ bytes: [UInt8]) -> String {
@@ -82,7 +97,7 @@ enum KeychainSchema {
 
     /// The slow path of `verify`: the fingerprint differs. The same objects in another order pass;
     /// otherwise the file is refused, saying which objects differ.
-    private static func compareObjects(_ connection: SQLiteConnection) throws(StoreError) {
+    private static func compareObjects(_ connection: SQLiteConnection) throws(StoreError) -> Shape {
         var found: Set<[String]> = []
         do {
             let statement = try connection.prepare("SELECT type, name, tbl_name, sql FROM sqlite_schema")
@@ -92,8 +107,9 @@ enum KeychainSchema {
         } catch {
             throw StoreError("\(connection.path) is not a keychainctl keychain (\(error.message))", sqliteCode: error.sqliteCode)
         }
-        let expected = Set(expected)
-        if found == expected { return }
+        if found == Set(expected(.beforeAccessControl)) { return .beforeAccessControl }
+        let expected = Set(expected(.current))
+        if found == expected { return .current }
         let named = { (entries: Set<[String]>) in entries.map { "\($0[0]) \($0[1])" }.sorted().joined(separator: ", ") }
         var what: [String] = []
         if !found.subtracting(expected).isEmpty { what.append("unexpected: \(named(found.subtracting(expected)))") }

@@ -31,6 +31,17 @@ extension KeychainStore {
         }
     }
 
+    /// Whether some row `filter` selects satisfies `predicate` (judged on its columns, unopened);
+    /// stops at the first that does.
+    package func anyRow(_ itemClass: ItemClass, filter: RowFilter, withSecret: Bool, _ predicate: (SealedItem) -> Bool) throws -> Bool {
+        var found = false
+        try forEachRow(itemClass, filter: filter, withSecret: withSecret) { _, row in
+            found = predicate(row)
+            return !found
+        }
+        return found
+    }
+
     /// SQLite's plan for the rows `filter` selects (`EXPLAIN QUERY PLAN`), for tests and diagnosis.
     package func queryPlan(_ itemClass: ItemClass, filter: RowFilter, limit: Int? = nil) throws -> String {
         let table = table(itemClass)

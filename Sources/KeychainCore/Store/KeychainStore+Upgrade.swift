@@ -18,12 +18,46 @@ extension KeychainStore {
     }
 }
 
-/// The device state (schema version 3).
+/// The device state (schema version 3) and the access-control column (version 4).
 extension KeychainStore {
-    /// Adds the sealed device state to a version-2 file and makes it version 3.
-    package func writeVersion3(deviceRecord: [UInt8]) throws(StoreError) {
+    /// Adds the sealed device state to a version-2 file whose tables already have their `accc`
+    /// column, and makes it the current version.
+    package func writeDeviceVersion(deviceRecord: [UInt8]) throws(StoreError) {
         try writeDevice(deviceRecord)
-        try connection.execute("UPDATE schema_version SET version = 3")
+        try connection.execute("UPDATE schema_version SET version = \(Self.schemaVersion)")
+    }
+
+    /// Rebuilds every item table with its `accc` column, each row's holding its `pdmn` (the
+    /// protection alone, which is not bound into the authenticated data: no row needs re-sealing,
+    /// so a locked class upgrades too). A version-3 file becomes version 4; earlier ones keep their
+    /// number for the steps that follow. Returns `false` when another process did it first.
+    ///
+    /// Each table is renamed aside, the new one created exactly as `init` creates it and filled,
+    /// and the old one dropped, in `init`'s order: the objects end up stored in the same order as a
+    /// new file's, so the schema check keeps its fast path.
+    package func addAccessControlColumn() throws -> Bool {
+        try write { () throws -> Bool in
+            guard try KeychainSchema.verify(connection) == .beforeAccessControl else { return false }
+            for itemClass in ItemClass.stored {
+                let name = itemClass.rawValue
+                try connection.execute("ALTER TABLE \(name) RENAME TO \(name)_before_accc")
+                for sql in table(itemClass).createStatements().dropFirst() {
+                    try connection.execute("DROP INDEX \(sql.split(separator: " ")[2])")
+                }
+            }
+            for itemClass in ItemClass.stored {
+                let name = itemClass.rawValue
+                for sql in table(itemClass).createStatements() { try connection.execute(sql) }
+                let columns = table(itemClass).columns.map(\.name)
+                let source = columns.map { $0 == "accc" ? "pdmn" : $0 }
+                try connection.execute(
+                    "INSERT INTO \(name) (\(columns.joined(separator: ", "))) SELECT \(source.joined(separator: ", ")) FROM \(name)_before_accc"
+                )
+                try connection.execute("DROP TABLE \(name)_before_accc")
+            }
+            try connection.execute("UPDATE schema_version SET version = \(Self.schemaVersion) WHERE version = 3")
+            return true
+        }
     }
 
     /// The sealed device state as the file holds it now (`nil` before version 3).

@@ -8,9 +8,9 @@ import Glibc
 /// entries this version writes, and its passphrase parameters within bounds; anything else is a
 /// StoreError (exit 74). Version-1 files are upgraded in place by `Keychain` once the key is known.
 package final class KeychainStore {
-    /// The schema version this build writes; versions 1 and 2 are read and upgraded. Version 3
-    /// added the sealed device state (`keychain_meta` entry `device`).
-    package static let schemaVersion = 3
+    /// The schema version this build writes; versions 1 to 3 are upgraded in place. Version 3
+    /// added the sealed device state (`keychain_meta` entry `device`), version 4 the `accc` column.
+    package static let schemaVersion = 4
 
     let connection: SQLiteConnection
     /// Compiled statements by `ItemTable.cacheKey`.
@@ -39,6 +39,8 @@ package final class KeychainStore {
 
     /// The unlocking material read on open.
     package let unlocking: Unlocking
+    /// Whether the item tables still lack the `accc` column (versions 1 to 3).
+    package let needsAccessControlColumn: Bool
 
     /// Opens an existing keychain file. A missing file is errSecNotAvailable (run `init`); a file
     /// that is not a keychain, or whose schema was altered, is a StoreError.
@@ -47,8 +49,14 @@ package final class KeychainStore {
         try FileSafety.checkLinks(path, what: "keychain")
         connection = try SQLiteConnection(path: path, create: false)
         try connection.execute("PRAGMA synchronous = NORMAL")
-        try KeychainSchema.verify(connection)
+        let shape = try KeychainSchema.verify(connection)
         unlocking = try Self.readUnlocking(connection)
+        needsAccessControlColumn = shape == .beforeAccessControl
+        if needsAccessControlColumn, unlocking.version >= 4 {
+            throw StoreError(
+                "\(path) is not a keychainctl keychain or was tampered with (schema version \(unlocking.version) without its access-control column)"
+            )
+        }
     }
 
     private static func readUnlocking(_ connection: SQLiteConnection) throws(StoreError) -> Unlocking {

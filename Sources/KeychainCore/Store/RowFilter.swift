@@ -15,6 +15,8 @@ package struct RowFilter: Sendable {
     package var uuid: [UInt8]?
     /// One row by its SQLite rowid.
     package var rowid: Int64?
+    /// Only rows whose access control's text contains this (a biometry binding).
+    package var accessControlContaining: String?
 
     package init(groups: [String]?, sync: Bool?) {
         self.groups = groups
@@ -65,6 +67,10 @@ package struct RowFilter: Sendable {
         if let rowid {
             terms.append("rowid = ?")
             values.append(.integer(rowid))
+        }
+        if let accessControlContaining {
+            terms.append("instr(accc, ?) > 0")
+            values.append(.text(accessControlContaining))
         }
         return (terms.isEmpty ? "1" : terms.joined(separator: " AND "), values)
     }
