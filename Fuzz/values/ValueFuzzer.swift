@@ -2,14 +2,15 @@ import FuzzSupport
 import KeychainCore
 
 /// libFuzzer target: the first byte picks what the rest is: a persistent reference (raw bytes,
-/// then as base64 text), a value for each attribute of the schema, or a whole query.
+/// then as base64 text), a value for each attribute of the schema, a whole query, or an access
+/// control (as flag words, and as a stored `accc` value, which must round-trip).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzValues(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: count))
     guard let selector = bytes.first else { return 0 }
     let rest = Array(bytes.dropFirst())
     let text = String(decoding: rest, as: UTF8.self)
-    switch selector % 3 {
+    switch selector % 4 {
     case 0:
         if let reference = PersistentRef(bytes: rest) { precondition(PersistentRef(bytes: reference.bytes) == reference) }
         if let decoded = Base64.decode(text) { _ = PersistentRef(bytes: decoded) }
@@ -17,6 +18,13 @@ public func fuzzValues(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
         for attribute in Schema.classes.values.flatMap(\.attributes) {
             if let value = try? AttributeValue.parse(text, for: attribute) { _ = value.displayText + value.canonicalBytes.description }
         }
+    case 3:
+        if let flags = try? AccessControl.Flags(parsing: text),
+            let control = try? AccessControl(protection: .whenUnlocked, flags: flags, biometrySet: Array(rest.prefix(16)))
+        {
+            _ = control.text
+        }
+        if let stored = AccessControl(stored: text) { precondition(stored.text == text) }
     default:
         let words = rest.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
         var request = ItemRequest(attributes: stride(from: 0, to: words.count - 1, by: 2).map { (words[$0], words[$0 + 1]) })
