@@ -41,13 +41,16 @@ extension Keychain {
                             : "there is no terminal to ask on; pass --auth approve|cancel|fail (or KEYCHAINCTL_AUTH) to answer for the user.")
                 )
             }
+            let nothing = "nothing was \(access == .read ? "returned" : "changed")"
             switch try answer(prompt) {
             case .cancel:
                 throw KeychainError(
-                    .userCanceled, hint: "the user cancelled \(prompt.text); nothing was \(access == .read ? "returned" : "changed").")
+                    .userCanceled, hint: "the user cancelled \(prompt.text); \(nothing). --auth approve simulates the user approving.")
             case .fail:
                 throw KeychainError(
-                    .authFailed, hint: "authentication failed for \(prompt.text); nothing was \(access == .read ? "returned" : "changed").")
+                    .authFailed,
+                    hint: "authentication failed for \(prompt.text) (the face, finger or passcode did not match); \(nothing). "
+                        + "--auth approve simulates a match.")
             case .approve: try checkSatisfiable(control, item: opened.item)
             }
         }
