@@ -49,7 +49,8 @@ extension KeyRing {
         var plaintext: [String: AttributeValue] = [:]
         for attribute in schema.plaintextAttributes { plaintext[attribute.code] = item.attributes[attribute.code] }
         plaintext["pdmn"] = .string(accessibility.rawValue)
-        plaintext["accc"] = .string(item.accessControl.text)
+        let accessControl = item.accessControl
+        plaintext["accc"] = .string(accessControl.text)
         var sealed = SealedItem(
             uuid: item.uuid, plaintext: plaintext, digests: digests.columns(of: item.attributes, schema: schema),
             metadata: [], wrappedItemKey: nil, secret: nil)
@@ -71,16 +72,12 @@ extension KeyRing {
         if sealed.secret == nil, let secret, !item.isTombstone {
             itemKey.fillRandom()
             let wrapKey = try itemWrapKey(accessibility)
-            if item.accessControl.flags.contains(.applicationPassword) {
-                let inner = try wrapUnderApplicationPassword(itemKey, associatedData: binding.associatedData("application password"))
-                sealed.wrappedItemKey = inner.withUnsafeBytes {
-                    AEAD.seal($0, key: wrapKey, associatedData: binding.associatedData("item key"))
-                }
-            } else {
-                sealed.wrappedItemKey = itemKey.withUnsafeBytes {
-                    AEAD.seal($0, key: wrapKey, associatedData: binding.associatedData("item key"))
-                }
-            }
+            let wrap = { (key: UnsafeRawBufferPointer) in AEAD.seal(key, key: wrapKey, associatedData: binding.associatedData("item key")) }
+            sealed.wrappedItemKey =
+                accessControl.flags.contains(.applicationPassword)
+                ? try wrapUnderApplicationPassword(itemKey, associatedData: binding.associatedData("application password"))
+                    .withUnsafeBytes(wrap)
+                : itemKey.withUnsafeBytes(wrap)
             sealed.secret = secret.withUnsafeBytes {
                 AEAD.seal($0, key: itemKey, associatedData: binding.associatedData("secret") + check)
             }

@@ -44,21 +44,15 @@ extension Keychain {
     /// Every check before the write, in Apple's order, and the sealing. The client-side checks
     /// come first (research §2.9): the access control's flags, an access control with sync, UI skip.
     private func prepareAdd(_ request: ItemRequest, secret: SecretBytes, caller: Caller) throws -> PreparedAdd {
-        let flags = try request.accessControl?.parsedFlags(allowNone: false)
-        if flags != nil, request.attributes.contains(where: { $0.code == "sync" && SyncFilter(parsing: $0.value) == .yes }) {
-            throw AccessControlRequest.notSynchronizable
-        }
-        try authentication.checkSkip(allowed: false, operation: "add")
-        authenticatedItems = []
+        let flags = try request.accessControl?.clientChecks(writing: request.attributes, allowNone: false)
+        try beginCall("add")
         guard caller.groups.hasWritableGroup else { throw caller.noGroups(writing: true) }
         let query = try ItemQuery(request, defaultLimit: .one)
         guard query.persistentRef == nil else {
             throw KeychainError(.param, hint: "an add cannot name a persistent reference; the keychain assigns one.")
         }
-        if flags != nil, query.attributes["pdmn"] != nil { throw AccessControlRequest.conflictingAccessibility }
-        if let flags, flags.contains(.privateKeyUsage), query.itemClass != .key {
-            throw KeychainError(
-                .param, hint: "private-key-usage protects a private key's operations; it applies to keys (--class keys) only.")
+        if flags != nil {
+            try AccessControlRequest.check(flags, givenAccessibility: query.attributes["pdmn"] != nil, itemClass: query.itemClass)
         }
         guard let group = query.attributes["agrp"]?.stringValue ?? caller.groups.defaultGroup else {
             throw KeychainError(.missingEntitlement, hint: "profile \(caller.name) has no default access group; pass --group.")

@@ -15,6 +15,13 @@ extension Keychain {
         }
     }
 
+    /// Starts a SecItem call named `operation`: kSecUseAuthenticationUISkip anywhere but in a find
+    /// is errSecParam before anything else, and no item is authenticated yet.
+    func beginCall(_ operation: String) throws(KeychainError) {
+        try authentication.checkSkip(allowed: operation == "find", operation: operation)
+        authenticatedItems = []
+    }
+
     /// Whether `opened` (row `rowid`) may be used for `access`, asking as `authentication` says:
     /// `false` leaves the row out (kSecUseAuthenticationUISkip, or a biometry-current-set item
     /// whose biometry is gone, which Apple drops: research §2.7). Each item is asked about once per

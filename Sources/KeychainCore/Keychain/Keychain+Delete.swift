@@ -13,8 +13,7 @@ extension Keychain {
     package func delete(_ request: ItemRequest, caller: Caller, dryRun: Bool = false, skipDamaged: Bool = false) throws
         -> ChangeResult
     {
-        try authentication.checkSkip(allowed: false, operation: "delete")
-        authenticatedItems = []
+        try beginCall("delete")
         try checkWriteAccess(request, caller: caller)
         let query = try ItemQuery(request, defaultLimit: .all)
         try Self.checkPersistentRefStandsAlone(query)

@@ -52,7 +52,8 @@ extension Keychain {
     /// leaves the device unlocked, as changing the passcode in Settings does.
     package func changeDevice(_ action: DeviceAction) throws -> DeviceChange {
         try store.write {
-            var state = try storedDevice()
+            let before = try storedDevice()
+            var state = before
             var invalidated = 0
             switch action {
             case .lock: state.lock = .locked
@@ -79,7 +80,7 @@ extension Keychain {
             case .biometryRemove:
                 state.biometrySet = nil
             }
-            if let filter = action.invalidates(try storedDevice()) {
+            if let filter = action.invalidates(before) {
                 for (itemClass, rowids, live) in try rows(filter) {
                     for rowid in rowids { try store.delete(itemClass, rowid: rowid) }
                     invalidated += live

@@ -38,8 +38,7 @@ extension Keychain {
     package func find(
         _ request: ItemRequest, caller: Caller, skipDamaged: Bool = false, each: (ItemQuery, FoundItem) throws -> Void
     ) throws -> FindSummary {
-        try authentication.checkSkip(allowed: true, operation: "find")
-        authenticatedItems = []
+        try beginCall("find")
         guard caller.groups.hasReadableGroup else { throw caller.noGroups(writing: false) }
         let query = try ItemQuery(request, defaultLimit: .one, defaultReturns: [.attributes])
         if let group = query.attributes["agrp"]?.stringValue { try caller.check(group: group, writing: false) }

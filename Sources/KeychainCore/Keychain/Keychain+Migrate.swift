@@ -26,8 +26,7 @@ extension Keychain {
     /// `mdat` becomes now. A synchronizable item that moves leaves a tombstone in the source group.
     /// Items are read one at a time in the write phase: secrets are never all in memory at once.
     package func migrateGroup(_ migration: Migration, caller: Caller) throws -> MigrationReport {
-        try authentication.checkSkip(allowed: false, operation: "migrate-group")
-        authenticatedItems = []
+        try beginCall("migrate-group")
         guard caller.groups.hasWritableGroup else { throw caller.noGroups(writing: true) }
         try caller.check(group: migration.from, writing: true)
         try caller.check(group: migration.to, writing: true)

@@ -14,19 +14,13 @@ extension Keychain {
         _ request: ItemRequest, changes changePairs: [(code: String, value: String)], secret: SecretBytes?,
         caller: Caller, dryRun: Bool = false, skipDamaged: Bool = false, accessControl: AccessControlRequest? = nil
     ) throws -> ChangeResult {
-        let flags = try accessControl?.parsedFlags(allowNone: true)
-        if accessControl != nil, changePairs.contains(where: { $0.code == "sync" && SyncFilter(parsing: $0.value) == .yes }) {
-            throw AccessControlRequest.notSynchronizable
-        }
-        try authentication.checkSkip(allowed: false, operation: "update")
-        authenticatedItems = []
+        let flags = try accessControl?.clientChecks(writing: changePairs, allowNone: true)
+        try beginCall("update")
         try checkWriteAccess(request, caller: caller)
         let query = try ItemQuery(request, defaultLimit: .all)
         let changes = try ItemChanges(changePairs, secret: secret, for: query.schema, accessControl: accessControl != nil)
-        if accessControl != nil, changes.attributes["pdmn"] != nil { throw AccessControlRequest.conflictingAccessibility }
-        if let flags, flags.contains(.privateKeyUsage), query.itemClass != .key {
-            throw KeychainError(
-                .param, hint: "private-key-usage protects a private key's operations; it applies to keys (--class keys) only.")
+        if accessControl != nil {
+            try AccessControlRequest.check(flags, givenAccessibility: changes.attributes["pdmn"] != nil, itemClass: query.itemClass)
         }
         let protection = try accessControl?.parsedProtection()
         if let group = changes.attributes["agrp"]?.stringValue { try caller.check(group: group, writing: true) }

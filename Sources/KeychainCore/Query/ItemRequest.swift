@@ -42,14 +42,43 @@ package struct AccessControlRequest: Sendable {
         self.protection = protection
     }
 
-    /// The flags parsed (client-side, before anything else: errSecParam naming the word or rule),
-    /// `nil` for `none`.
-    func parsedFlags(allowNone: Bool) throws(KeychainError) -> AccessControl.Flags? {
-        if allowNone, flags == "none" { return nil }
-        let parsed = try AccessControl.Flags(parsing: flags)
-        // Validate the combination now, whatever the protection.
-        _ = try AccessControl(protection: .whenUnlocked, flags: parsed, biometrySet: nil)
+    /// The client-side checks, before anything else (research §2.9): the flags parsed and their
+    /// combination checked (errSecParam naming the word or rule), then an access control written
+    /// with `sync=yes` among `written` (only the dictionary being written: on update, the changes).
+    /// Returns the flags, `nil` for `none`.
+    func clientChecks(writing written: [(code: String, value: String)], allowNone: Bool) throws(KeychainError)
+        -> AccessControl.Flags?
+    {
+        var parsed: AccessControl.Flags?
+        if !allowNone || flags != "none" {
+            let words = try AccessControl.Flags(parsing: flags)
+            // Validate the combination now, whatever the protection.
+            _ = try AccessControl(protection: .whenUnlocked, flags: words, biometrySet: nil)
+            parsed = words
+        }
+        if written.contains(where: { $0.code == "sync" && SyncFilter(parsing: $0.value) == .yes }) {
+            throw KeychainError(
+                .param,
+                hint:
+                    "an item with an access control is not synchronizable (Apple refuses the pair); drop --sync yes or the access control.")
+        }
         return parsed
+    }
+
+    /// The checks made with the parsed query: `pdmn` given beside an access control
+    /// (`SecDbQuery.c:256-275`), and private-key-usage outside the key class.
+    static func check(_ flags: AccessControl.Flags?, givenAccessibility: Bool, itemClass: ItemClass) throws(KeychainError) {
+        if givenAccessibility {
+            throw KeychainError(
+                .param,
+                hint:
+                    "conflicting accessibility and access control: an access control carries its own protection; give it with --accessible (add) or --set-accessible (update), not --attr pdmn."
+            )
+        }
+        if let flags, flags.contains(.privateKeyUsage), itemClass != .key {
+            throw KeychainError(
+                .param, hint: "private-key-usage protects a private key's operations; it applies to keys (--class keys) only.")
+        }
     }
 
     /// The protection, parsed; errSecParam for an unknown class.
@@ -60,16 +89,4 @@ package struct AccessControlRequest: Sendable {
         }
         return parsed
     }
-
-    /// errSecParam: an access control on a synchronizable item (`SecItem.m:1656-1661`).
-    static let notSynchronizable = KeychainError(
-        .param,
-        hint: "an item with an access control is not synchronizable (Apple refuses the pair); drop --sync yes or the access control.")
-
-    /// errSecParam: `pdmn` given beside an access control (`SecDbQuery.c:256-275`).
-    static let conflictingAccessibility = KeychainError(
-        .param,
-        hint:
-            "conflicting accessibility and access control: an access control carries its own protection; give it with --accessible (add) or --set-accessible (update), not --attr pdmn."
-    )
 }
