@@ -142,11 +142,7 @@ struct GlobalOptions {
             authentication.answer = { prompt in try Confirmation.authenticate(prompt) }
         }
         if let fd = applicationPasswordFD {
-            authentication.applicationPassword = { _ in
-                let password = try SecretReader.readAll(fd: fd, source: "file descriptor \(fd)", limit: InputLimits.passphraseBytes + 2)
-                password.stripTrailingNewline()
-                return password
-            }
+            authentication.applicationPassword = { _ in try Self.passphrase(fromFD: fd, what: "the application password") }
         } else if onTerminal, ui == .allow {
             authentication.applicationPassword = { item in
                 try SecretReader.prompt("Application password for \(item.summary): ", limit: InputLimits.passphraseBytes)
@@ -174,10 +170,7 @@ struct GlobalOptions {
         let environmentPassphrase = Environment.takeSecret("KEYCHAINCTL_PASSPHRASE")
         if let keyFile { return try Self.key(fromFile: keyFile) }
         if let passphraseFD {
-            return .passphrase(
-                try Self.trimmedPassphrase(
-                    SecretReader.readAll(
-                        fd: passphraseFD, source: "file descriptor \(passphraseFD)", limit: InputLimits.passphraseBytes + 2)))
+            return .passphrase(try Self.passphrase(fromFD: passphraseFD, what: "the passphrase"))
         }
         if let keyFile = Environment.value("KEYCHAINCTL_KEY_FILE") { return try Self.key(fromFile: keyFile) }
         if let environmentKey { return try KeychainCredential.key(base64: environmentKey, source: "KEYCHAINCTL_KEY") }
@@ -207,10 +200,12 @@ struct GlobalOptions {
         return try KeychainCredential.key(base64: text, source: "key file \(path)")
     }
 
-    /// A passphrase read from a descriptor loses one trailing newline (as `echo` adds).
-    private static func trimmedPassphrase(_ secret: SecretBytes) throws -> SecretBytes {
+    /// A passphrase (or application password) read whole from descriptor `fd`, less one trailing
+    /// newline (as `echo` adds), within `InputLimits.passphraseBytes`.
+    private static func passphrase(fromFD fd: Int32, what: String) throws -> SecretBytes {
+        let secret = try SecretReader.readAll(fd: fd, source: "file descriptor \(fd)", limit: InputLimits.passphraseBytes + 2)
         secret.stripTrailingNewline()
-        return try capped(secret, source: "the passphrase")
+        return try capped(secret, source: what)
     }
 
     /// `passphrase` when it is within `InputLimits.passphraseBytes` (a prompt line is capped as

@@ -132,6 +132,17 @@ import Testing
                 == "app-secret")
         #expect(sandbox.run(["find", "-s", "vault", "-w", "--application-password-fd", "0"], stdin: Data("guess\n".utf8)).status == 51)
         #expect(sandbox.run(["find", "-s", "vault"]).status == 36)
+        // A huge or empty password adds nothing and is never echoed (read from a file: the
+        // binary stops reading at its cap, which would break a pipe).
+        let passwordFile = sandbox.folder + "/password"
+        for (password, status) in [(String(repeating: "a", count: 2_000_000), Int32(78)), ("\n", 206)] {
+            try Data(password.utf8).write(to: URL(fileURLWithPath: passwordFile))
+            let run = sandbox.run(
+                ["add", "-s", "bad", "--access-control", "application-password", "--data-file", secret, "--application-password-fd", "0"],
+                stdinPath: passwordFile)
+            #expect(run.status == status && !run.stderr.contains("aaaa"), "\(run.stderr)")
+        }
+        #expect(sandbox.run(["find", "-s", "bad"]).status == 44)
         // Its secret is not in the file in any form a key alone opens: the keychain key's
         // holder still needs the password (checked in-process by AccessControlTests).
         #expect(sandbox.run(["delete", "-s", "vault"]).status == 0)
