@@ -70,11 +70,10 @@ struct DeviceCommand: Subcommand {
             }
         }
         let change = try keychain.changeDevice(action)
-        let invalidating: Set<Keychain.DeviceAction> = [.passcodeRemove, .biometryChange, .biometryRemove]
         StandardStreams.out(
             Self.render(
                 change.state, format: globals.resolvedFormat,
-                invalidated: invalidating.contains(action) ? (change.invalidated, Self.invalidatedKind(action)) : nil))
+                invalidated: action.invalidatesItems ? (change.invalidated, Self.invalidatedKind(action)) : nil))
     }
 
     /// Which items `action` makes unreadable, for messages.

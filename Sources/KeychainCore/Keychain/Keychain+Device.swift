@@ -16,6 +16,9 @@ extension Keychain {
         case biometryChange = "biometry change"
         case biometryRemove = "biometry remove"
 
+        /// Whether this change can make items unreadable for good (and reports how many it did).
+        package var invalidatesItems: Bool { self == .passcodeRemove || self == .biometryChange || self == .biometryRemove }
+
         /// The rows this change makes unreadable for good, when the device is as `state` says.
         func invalidates(_ state: DeviceState) -> RowFilter? {
             var filter = RowFilter.everyRow
