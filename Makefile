@@ -1,7 +1,7 @@
 # keychainctl — see README.md. Every target that builds installs what is missing first.
 PREFIX ?= /usr/local
 SWIFT ?= swift
-APT_PACKAGES := libsodium-dev libsqlite3-dev pkg-config
+APT_PACKAGES := libsodium-dev libsqlite3-dev libssl-dev pkg-config
 BENCH_PACKAGES := sqlite3 valgrind
 # A fully static executable: no dynamic loader at start-up (find: 3.3 ms → 2.3 ms).
 RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -static-executable

@@ -16,20 +16,30 @@ let package = Package(
         .systemLibrary(
             name: "CSodium",
             providers: [.apt(["libsodium-dev"])]),
+        // OpenSSL's libcrypto: CMS (signed provisioning profiles), well kept and C, so it adds no
+        // Swift metadata for every call to scan (swift-asn1 pulls in FoundationEssentials: +7% on a find).
+        .systemLibrary(
+            name: "CCrypto",
+            providers: [.apt(["libssl-dev"])]),
         // prctl and setrlimit through a C shim (prctl is variadic): no core dumps, no ptrace.
         .systemLibrary(name: "CProcess"),
         // Echo off for no-echo prompts, restored by signal handlers (which Swift cannot write).
         .target(name: "CTerminal"),
         .target(
-            name: "KeychainCore", dependencies: ["CSQLite", "CSodium"],
+            name: "KeychainCore",
+            dependencies: ["CSQLite", "CSodium", "CCrypto"],
             linkerSettings: [
                 // Release binaries link SQLite and libsodium statically (and `make release` links the
                 // whole executable statically): every call is a new process, and the dynamic loader's
                 // relocations were a third of a find's instructions (README, Speed).
                 .linkedLibrary("sqlite3", .when(configuration: .debug)),
                 .linkedLibrary("sodium", .when(configuration: .debug)),
+                .linkedLibrary("crypto", .when(configuration: .debug)),
                 .unsafeFlags(
-                    ["-Xlinker", "-l:libsqlite3.a", "-Xlinker", "-l:libsodium.a", "-Xlinker", "-lm"],
+                    [
+                        "-Xlinker", "-l:libsqlite3.a", "-Xlinker", "-l:libsodium.a", "-Xlinker", "-l:libcrypto.a", "-Xlinker",
+                        "-lm",
+                    ],
                     .when(configuration: .release)),
             ]),
         .target(

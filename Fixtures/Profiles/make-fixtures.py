@@ -77,13 +77,88 @@ provisioning = {
     },
 }
 xml("app.mobileprovision.plist", provisioning)
-# A signed profile is CMS (DER) wrapping the XML plist; keychainctl cuts the plist out.
-body = plistlib.dumps(provisioning, fmt=plistlib.FMT_XML)
-with open("app.mobileprovision", "wb") as f:
-    f.write(bytes([0x30, 0x82, 0x2F, 0x10, 0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x07, 0x02, 0xA0]))
-    f.write(b"\x00\xff\x01CMS-envelope-bytes\x04\x82")
-    f.write(body)
-    f.write(b"\xa0\x82\x0b\x11signature-bytes\x00\xfe")
+
+
+def sign(source, target, stream=True):
+    """Signs `source` as Apple signs a profile: CMS SignedData with the plist embedded. With
+    `stream`, BER with indefinite lengths and a chunked OCTET STRING, as real profiles are; without,
+    definite-length DER. The signer is a throwaway self-signed certificate: keychainctl reads the
+    content and never trusts the signature."""
+    import os
+    import subprocess
+    import tempfile
+    with tempfile.TemporaryDirectory() as scratch:
+        key, cert = os.path.join(scratch, "key.pem"), os.path.join(scratch, "cert.pem")
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+                        "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=keychainctl fixture signer"],
+                       check=True, capture_output=True)
+        subprocess.run(["openssl", "cms", "-sign", "-nodetach", "-binary", "-outform", "DER", "-in", source,
+                        "-signer", cert, "-inkey", key, "-out", target] + (["-stream"] if stream else []),
+                       check=True, capture_output=True)
+
+
+sign("app.mobileprovision.plist", "app.mobileprovision")
+
+
+def development_profile(name, app_id, platform="iOS", extra=None):
+    """A development profile as Xcode downloads it: the allowlist is TEAMID.* and the token group."""
+    key = "com.apple.application-identifier" if platform == "OSX" else "application-identifier"
+    entitlements = {
+        key: app_id,
+        "keychain-access-groups": [f"{TEAM}.*"] + (["com.apple.token"] if platform == "iOS" else []),
+        "com.apple.developer.team-identifier": TEAM,
+        "get-task-allow": True,
+        "com.apple.security.application-groups": ["group.com.example"],
+    }
+    entitlements.update(extra or {})
+    import datetime
+    return {
+        "AppIDName": name, "ApplicationIdentifierPrefix": [TEAM], "TeamIdentifier": [TEAM], "TeamName": "Example Ltd",
+        "Name": f"{name} Development", "Platform": [platform], "IsXcodeManaged": True, "Version": 1,
+        "CreationDate": datetime.datetime(2026, 1, 10, 9, 0, 0),
+        "ExpirationDate": datetime.datetime(2027, 1, 10, 9, 0, 0),
+        "ProvisionedDevices": ["00008110-000A1B2C3D4E5F60"],
+        "DeveloperCertificates": [b"not a certificate"],
+        "Entitlements": entitlements,
+    }
+
+
+for name, app_id, platform, extension in [
+    ("Example", f"{TEAM}.com.example.app", "iOS", "mobileprovision"),
+    ("Example Share", f"{TEAM}.com.example.app.share", "iOS", "mobileprovision"),
+    ("Example Widget", f"{TEAM}.com.example.app.widget", "iOS", "mobileprovision"),
+    ("Example Mac", f"{TEAM}.com.example.mac", "OSX", "provisionprofile"),
+]:
+    stem = name.lower().replace("example", "").strip().replace(" ", "-") or "app"
+    plain = f"dev-{stem}.plist"
+    xml(plain, development_profile(name, app_id, platform))
+    sign(plain, f"dev-{stem}.{extension}", stream=platform == "iOS")
+    import os
+    os.remove(plain)
+# Another team's profile: allows nothing of SKMME9E2Y8's.
+xml("other-team.mobileprovision.plist", {
+    "Name": "Other Team Development", "Platform": ["iOS"], "ApplicationIdentifierPrefix": ["ZZZZZ99999"],
+    "TeamIdentifier": ["ZZZZZ99999"],
+    "Entitlements": {"application-identifier": "ZZZZZ99999.*", "keychain-access-groups": ["ZZZZZ99999.*", "com.apple.token"]},
+})
+
+# codesign output: `codesign -d --entitlements - --xml App.app 2>&1` (the Executable= line comes
+# first), and the older `--entitlements :-` blob: magic 0xFADE7171, big-endian length, the XML.
+app_xml = plistlib.dumps(app, fmt=plistlib.FMT_XML)
+with open("app.codesign.txt", "wb") as f:
+    f.write(b"Executable=/Applications/Example.app/Example\n" + app_xml)
+with open("app.codesign-blob", "wb") as f:
+    f.write(bytes([0xFA, 0xDE, 0x71, 0x71]) + (len(app_xml) + 8).to_bytes(4, "big") + app_xml)
+
+# macOS targets: an app whose profile is given with --provisioning; a Developer ID build that
+# claims only its application identifier (C4, C7); a command-line tool with app groups only.
+xml("mac-app.entitlements", {
+    "com.apple.application-identifier": f"{TEAM}.com.example.mac",
+    "keychain-access-groups": [f"{TEAM}.com.example.shared"],
+    "com.apple.security.application-groups": ["group.com.example"],
+})
+xml("mac-appid-only.plist", {"com.apple.application-identifier": f"{TEAM}.com.example.mac"})
+xml("mac-app-groups-only.plist", {"com.apple.security.application-groups": [f"{TEAM}.com.example.group"]})
 
 xml("macos.provisionprofile.plist", {
     "ApplicationIdentifierPrefix": [TEAM],

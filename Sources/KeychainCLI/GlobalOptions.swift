@@ -5,6 +5,10 @@ struct GlobalOptions {
     static let specs: [OptionSpec] = [
         .value("keychain", nil, "path", "The keychain file (env KEYCHAINCTL_KEYCHAIN; default $XDG_DATA_HOME/keychainctl/keychain.db)."),
         .value("profile", nil, "path", "The calling app's entitlements plist or provisioning profile (env KEYCHAINCTL_PROFILE)."),
+        .value(
+            "provisioning", nil, "path",
+            "The provisioning profile that signs the app: its allowlist, checked against the profile's claims (env KEYCHAINCTL_PROVISIONING)."
+        ),
         .value("platform", nil, "ios|macos", "Whose rules apply (env KEYCHAINCTL_PLATFORM; default from the profile, else ios)."),
         .value("key-file", nil, "path", "File holding the keychain key, base64 (env KEYCHAINCTL_KEY_FILE; or KEYCHAINCTL_KEY itself)."),
         .value("passphrase-fd", nil, "n", "Read the passphrase from this file descriptor (env KEYCHAINCTL_PASSPHRASE)."),
@@ -28,6 +32,7 @@ struct GlobalOptions {
 
     var keychain: String?
     var profile: String?
+    var provisioning: String?
     var platform: Platform?
     var keyFile: String?
     var passphraseFD: Int32?
@@ -48,6 +53,7 @@ struct GlobalOptions {
         applicationPasswordFD = try arguments.value("application-password-fd", choices: "a file descriptor number") { Int32($0) }
         keychain = arguments.value("keychain")
         profile = arguments.value("profile")
+        provisioning = arguments.value("provisioning")
         platform = try arguments.value("platform", choices: "ios or macos", Platform.init(rawValue:))
         keyFile = arguments.value("key-file")
         passphraseFD = try arguments.value("passphrase-fd", choices: "a file descriptor number") { Int32($0) }
@@ -92,7 +98,8 @@ struct GlobalOptions {
             throw ConfigurationError("KEYCHAINCTL_PLATFORM is '\(platformText)'; use ios or macos.")
         }
         let loaded = try Profile.load(
-            path: path, teamID: teamID ?? Environment.value("KEYCHAINCTL_TEAM_ID"),
+            path: path, provisioning: provisioning ?? Environment.value("KEYCHAINCTL_PROVISIONING"),
+            teamID: teamID ?? Environment.value("KEYCHAINCTL_TEAM_ID"),
             platform: platform ?? envPlatform, allowWildcard: allowAnyGroup)
         for warning in loaded.warnings { StandardStreams.warn(warning) }
         return loaded

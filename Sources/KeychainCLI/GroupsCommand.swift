@@ -15,14 +15,11 @@ struct GroupsCommand: Subcommand {
 
     func run() throws {
         let profile = try globals.loadProfile()
-        let list = profile.accessGroups
         let device = try globals.keychainIfKeyAtHand()?.device
+        let renderer = ProfileRenderer(profile: profile)
         switch globals.resolvedFormat {
         case .json:
-            let groups: [JSON.Value] = list.entries.map {
-                .object(["group": .string($0.group), "source": .string($0.source), "writable": .bool($0.isWritable)])
-            }
-            var object: [String: JSON.Value] = ["default": list.defaultGroup.map { .string($0) } ?? .null, "groups": .array(groups)]
+            var object = renderer.json
             if let device {
                 object["device"] = .object([
                     "state": .string(device.lock.rawValue), "passcode": .bool(device.passcode),
@@ -31,13 +28,7 @@ struct GroupsCommand: Subcommand {
             }
             StandardStreams.out(JSON.render(.object(object)) + "\n")
         case .text:
-            var out = "profile: \(profile.path) (\(profile.platform.rawValue))\n"
-            out += "default: \(list.defaultGroup ?? "(none: this profile cannot write)")\n"
-            if list.grantsEveryGroup { out += "grants every group (\"*\", --allow-any-group)\n" }
-            for (index, entry) in list.entries.enumerated() {
-                out += "\(index + 1). \(entry.group)  [\(entry.source)]  \(entry.isWritable ? "read-write" : "read-only")\n"
-            }
-            if list.entries.isEmpty { out += "no access groups: every item command fails with errSecMissingEntitlement (-34018)\n" }
+            var out = renderer.text
             if let device {
                 let unavailable = Accessibility.allCases.filter { !device.allows($0) }
                 out += "device: \(device.lock.rawValue), \(device.passcode ? "passcode set" : "no passcode")"

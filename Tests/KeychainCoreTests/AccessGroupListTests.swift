@@ -11,7 +11,8 @@ import Testing
         let writable: [String]
         var platform: Platform? = nil
         var teamID: String? = nil
-        var testDescription: String { profile }
+        var provisioning: String? = nil
+        var testDescription: String { [profile, provisioning, platform?.rawValue].compactMap { $0 }.joined(separator: " ") }
     }
 
     static let team = "SKMME9E2Y8"
@@ -53,11 +54,26 @@ import Testing
         Case(
             profile: "macos.provisionprofile.plist", groups: ["\(team).com.example.shared", "\(team).com.example.mac", "com.apple.token"],
             defaultGroup: "\(team).com.example.shared", writable: ["\(team).com.example.shared", "\(team).com.example.mac"]),
+        // macOS without a provisioning profile: the app groups are ignored (unvalidated).
         Case(
-            profile: "app.plist",
-            groups: ["\(team).com.example.app", "\(team).com.example.shared", "group.com.example", "com.apple.token"],
-            defaultGroup: "\(team).com.example.app",
-            writable: ["\(team).com.example.app", "\(team).com.example.shared", "group.com.example"], platform: .macos),
+            profile: "app.plist", groups: ["\(team).com.example.app", "\(team).com.example.shared", "com.apple.token"],
+            defaultGroup: "\(team).com.example.app", writable: ["\(team).com.example.app", "\(team).com.example.shared"],
+            platform: .macos),
+        Case(
+            profile: "mac-app.entitlements", groups: ["\(team).com.example.shared", "com.apple.token"],
+            defaultGroup: "\(team).com.example.shared", writable: ["\(team).com.example.shared"], platform: .macos),
+        // … and with one (its Platform makes the rules macOS' without --platform), nothing is ignored.
+        Case(
+            profile: "mac-app.entitlements",
+            groups: ["\(team).com.example.shared", "\(team).com.example.mac", "group.com.example", "com.apple.token"],
+            defaultGroup: "\(team).com.example.shared",
+            writable: ["\(team).com.example.shared", "\(team).com.example.mac", "group.com.example"],
+            provisioning: "dev-mac.provisionprofile"),
+        // An ignored application identifier and nothing else: Apple withholds even the token group.
+        Case(profile: "mac-appid-only.plist", groups: [], defaultGroup: nil, writable: [], platform: .macos),
+        // No entitlements, or app groups only: the implicit token group alone (reads -25300).
+        Case(profile: "no-entitlements.plist", groups: ["com.apple.token"], defaultGroup: nil, writable: [], platform: .macos),
+        Case(profile: "mac-app-groups-only.plist", groups: ["com.apple.token"], defaultGroup: nil, writable: [], platform: .macos),
         // Build variables resolve from --team-id when the profile cannot tell.
         Case(
             profile: "source-variables.entitlements",
@@ -77,7 +93,8 @@ import Testing
 
     @Test(arguments: cases)
     func listOrderDefaultAndWritable(_ testCase: Case) throws {
-        let profile = try Fixtures.profile(testCase.profile, teamID: testCase.teamID, platform: testCase.platform)
+        let profile = try Fixtures.profile(
+            testCase.profile, provisioning: testCase.provisioning, teamID: testCase.teamID, platform: testCase.platform)
         #expect(profile.accessGroups.groups == testCase.groups)
         #expect(profile.accessGroups.defaultGroup == testCase.defaultGroup)
         #expect(profile.accessGroups.writable == testCase.writable)

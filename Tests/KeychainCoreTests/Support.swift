@@ -16,10 +16,11 @@ enum Fixtures {
     static func path(_ name: String) -> String { "\(profiles)/\(name)" }
 
     /// A fixture profile loaded as the CLI would.
-    static func profile(_ name: String, teamID: String? = nil, platform: Platform? = nil, allowWildcard: Bool = false)
-        throws -> Profile
-    {
-        try Profile.load(path: path(name), teamID: teamID, platform: platform, allowWildcard: allowWildcard)
+    static func profile(
+        _ name: String, provisioning: String? = nil, teamID: String? = nil, platform: Platform? = nil, allowWildcard: Bool = false
+    ) throws -> Profile {
+        try Profile.load(
+            path: path(name), provisioning: provisioning.map(path), teamID: teamID, platform: platform, allowWildcard: allowWildcard)
     }
 
     /// The caller of fixture profile `name`.

@@ -44,39 +44,47 @@ extension AccessGroupList {
     /// The list for `entitlements` (build variables already resolved) on `platform`.
     ///
     /// An array entitlement holding any non-string element is ignored entirely. `"*"` grants every
-    /// group only when `allowWildcard` is set; otherwise it is dropped and `warnings` says so.
+    /// group only when `allowWildcard` is set; otherwise it is dropped and `warnings` says so. On
+    /// macOS, entitlements no provisioning profile validated (`validated` false) keep only
+    /// keychain-access-groups: AMFI would not have let the process run with them otherwise, while
+    /// the application identifier and app groups are ignored (`SecTaskCopyAccessGroups`). The
+    /// implicit token group is withheld when an application identifier was claimed and the list is
+    /// otherwise empty.
     package static func from(
-        entitlements: [String: PlistValue], platform: Platform, allowWildcard: Bool,
+        entitlements: [String: PlistValue], platform: Platform, validated: Bool = true, allowWildcard: Bool,
         warnings: inout [String]
     ) -> AccessGroupList {
         var entries: [Entry] = []
-        func append(_ key: String, _ values: [String]) {
-            entries += values.map { Entry(group: $0, source: key) }
+        var ignored: [Entry] = []
+        let honoursAppIdentity = platform != .macos || validated
+        func append(_ key: String, _ values: [String], indexed: Bool, honoured: Bool = true) {
+            let new = values.enumerated().map { Entry(group: $1, source: key, index: indexed ? $0 : nil) }
+            if honoured { entries += new } else { ignored += new }
         }
-        func appendArray(_ key: String) {
+        func appendArray(_ key: String, honoured: Bool = true) {
             guard let value = entitlements[key] else { return }
             if let strings = value.stringArray {
-                append(key, strings)
+                append(key, strings, indexed: true, honoured: honoured)
             } else {
                 warnings.append("entitlement \(key) is not an array of strings; ignored, as Apple ignores it.")
             }
         }
         appendArray(Key.keychainAccessGroups)
         appendArray(Key.associatedApplicationIdentifier)
-        if let appID = entitlements[Key.applicationIdentifier]?.string {
-            append(Key.applicationIdentifier, [appID])
-        } else if let appID = entitlements[Key.macApplicationIdentifier]?.string {
-            append(Key.macApplicationIdentifier, [appID])
-        }
+        let appIDKey = entitlements[Key.applicationIdentifier]?.string != nil ? Key.applicationIdentifier : Key.macApplicationIdentifier
+        let appID = entitlements[appIDKey]?.string
+        if let appID { append(appIDKey, [appID], indexed: false, honoured: honoursAppIdentity) }
         if entitlements[Key.appClip]?.bool == true {
             if entitlements[Key.applicationGroups] != nil {
                 warnings.append("App Clip profile: \(Key.applicationGroups) do not count as access groups.")
             }
         } else {
-            appendArray(Key.applicationGroups)
+            appendArray(Key.applicationGroups, honoured: honoursAppIdentity)
         }
+        var withholdsToken = false
         if platform == .macos, !entries.contains(where: { $0.group.sameBytes(as: tokenGroup) }) {
-            entries.append(Entry(group: tokenGroup, source: "implicit on macOS"))
+            withholdsToken = entries.isEmpty && appID != nil
+            if !withholdsToken { entries.append(Entry(group: tokenGroup, source: "implicit on macOS")) }
         }
         var grantsEveryGroup = false
         if entries.contains(where: { $0.group.sameBytes(as: wildcard) }) {
@@ -90,6 +98,6 @@ extension AccessGroupList {
                 )
             }
         }
-        return AccessGroupList(entries: entries, grantsEveryGroup: grantsEveryGroup)
+        return AccessGroupList(entries: entries, grantsEveryGroup: grantsEveryGroup, ignored: ignored, withholdsToken: withholdsToken)
     }
 }

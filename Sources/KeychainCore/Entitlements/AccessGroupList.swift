@@ -8,6 +8,8 @@ package struct AccessGroupList: Sendable, Equatable {
     package struct Entry: Sendable, Equatable {
         package let group: String
         package let source: String
+        /// Its position in an array entitlement; `nil` for a string entitlement or an implicit group.
+        package var index: Int? = nil
         /// Whether items may be written to it (everything but `com.apple.token`).
         package var isWritable: Bool { !group.sameBytes(as: AccessGroupList.tokenGroup) }
     }
@@ -21,9 +23,16 @@ package struct AccessGroupList: Sendable, Equatable {
     package let entries: [Entry]
     /// Whether the profile's `"*"` was honoured (only with the administrator flag).
     package let grantsEveryGroup: Bool
+    /// Claimed groups a platform rule leaves out (macOS ignores the application identifier and app
+    /// groups of a process no provisioning profile validates), kept to explain a refusal.
+    package let ignored: [Entry]
+    /// Set when the list is empty because Apple withholds even the implicit token group: an
+    /// application identifier was claimed but ignored, so the signing failure shows as -34018
+    /// rather than -25300 (`SecTaskCopyAccessGroups`).
+    package let withholdsToken: Bool
 
     /// A list from entries in order, as built from entitlements.
-    package init(entries: [Entry], grantsEveryGroup: Bool = false) {
+    package init(entries: [Entry], grantsEveryGroup: Bool = false, ignored: [Entry] = [], withholdsToken: Bool = false) {
         // Repeats are exact byte repeats: canonically equivalent spellings are two groups. Keyed by
         // String (which buckets equivalent spellings together), compared by bytes within a bucket.
         var seen: [String: [String]] = [:]
@@ -37,7 +46,12 @@ package struct AccessGroupList: Sendable, Equatable {
         }
         self.entries = ordered
         self.grantsEveryGroup = grantsEveryGroup
+        self.ignored = ignored
+        self.withholdsToken = withholdsToken
     }
+
+    /// The claimed entry a platform rule ignored for `group`, if any.
+    package func ignoredEntry(for group: String) -> Entry? { ignored.first { $0.group.sameBytes(as: group) } }
 
     /// The groups in order.
     package var groups: [String] { entries.map(\.group) }

@@ -8,9 +8,10 @@ struct BuildVariables {
     let teamPrefix: String?
     let teamIDWasGiven: Bool
 
-    /// Sources, first that answers wins: the provisioning profile's own prefixes, the resolved
-    /// application identifier's prefix, then `--team-id`.
-    init(document: ProfileDocument, teamID: String?) {
+    /// Sources, first that answers wins: the prefixes of the provisioning profile that signs the
+    /// claims (`--provisioning`), the claims file's own when it is a provisioning profile, the
+    /// resolved application identifier's prefix, then `--team-id`.
+    init(document: ProfileDocument, signing: ProfileDocument? = nil, teamID: String?) {
         let appID =
             document.entitlements[AccessGroupList.Key.applicationIdentifier]?.string
             ?? document.entitlements[AccessGroupList.Key.macApplicationIdentifier]?.string
@@ -19,8 +20,10 @@ struct BuildVariables {
             appIDPrefix = String(appID[...dot])
         }
         let given = teamID.map { $0.hasSuffix(".") ? $0 : $0 + "." }
-        appPrefix = document.applicationIdentifierPrefixes.first.map { $0 + "." } ?? appIDPrefix ?? given
-        teamPrefix = document.teamIdentifiers.first.map { $0 + "." } ?? appIDPrefix ?? given
+        let appPrefixes = (signing?.applicationIdentifierPrefixes ?? []) + document.applicationIdentifierPrefixes
+        let teams = (signing?.teamIdentifiers ?? []) + document.teamIdentifiers
+        appPrefix = appPrefixes.first.map { $0 + "." } ?? appIDPrefix ?? given
+        teamPrefix = teams.first.map { $0 + "." } ?? appIDPrefix ?? given
         teamIDWasGiven = teamID != nil
     }
 

@@ -1,16 +1,30 @@
 /// A profile file read into its entitlements and, for a provisioning profile, its envelope.
 ///
-/// Forms (CLI.md, Profiles): an entitlements plist (XML or binary), a decoded provisioning profile,
-/// or a signed `.mobileprovision` / `.provisionprofile` whose embedded XML plist is extracted.
+/// Forms (CLI.md, Profiles): an entitlements plist (XML or binary, an `.xcent`, a source
+/// `.entitlements`), `codesign -d --entitlements` output (XML, with or without its `Executable=`
+/// line, or the older form headed by the entitlements blob's magic and length), a decoded
+/// provisioning profile, or a signed `.mobileprovision` / `.provisionprofile` (CMS).
 package struct ProfileDocument: Sendable {
     /// The entitlements dictionary.
     package let entitlements: [String: PlistValue]
+    /// Whether the file is a provisioning profile (its entitlements sit in an `Entitlements`
+    /// envelope): an allowlist, not what an app claims.
+    package let isProvisioningProfile: Bool
+    /// `Name` of a provisioning profile.
+    package let name: String?
     /// `Platform` of a provisioning profile (`iOS`, `OSX`, …), else empty.
     package let platforms: [String]
     /// `ApplicationIdentifierPrefix` of a provisioning profile, else empty.
     package let applicationIdentifierPrefixes: [String]
     /// `TeamIdentifier` of a provisioning profile, else empty.
     package let teamIdentifiers: [String]
+
+    /// The platform a provisioning profile names, if it names one keychainctl models.
+    package var platform: Platform? {
+        if platforms.contains(where: { $0 == "OSX" || $0 == "macOS" }) { return .macos }
+        if platforms.contains(where: { $0 == "iOS" || $0 == "xrOS" || $0 == "tvOS" || $0 == "watchOS" }) { return .ios }
+        return nil
+    }
 
     /// Larger files are refused before parsing: no real profile comes near it.
     package static let maximumSize = InputLimits.profileBytes
@@ -43,13 +57,15 @@ package struct ProfileDocument: Sendable {
         }
         guard let envelope = top["Entitlements"] else {
             return ProfileDocument(
-                entitlements: top, platforms: [], applicationIdentifierPrefixes: [], teamIdentifiers: [])
+                entitlements: top, isProvisioningProfile: false, name: nil, platforms: [],
+                applicationIdentifierPrefixes: [], teamIdentifiers: [])
         }
         guard let entitlements = envelope.dictionary else {
             throw ProfileError("profile \(path): its Entitlements entry is not a dictionary.")
         }
         return ProfileDocument(
-            entitlements: entitlements, platforms: top["Platform"]?.stringArray ?? [],
+            entitlements: entitlements, isProvisioningProfile: true, name: top["Name"]?.string,
+            platforms: top["Platform"]?.stringArray ?? [],
             applicationIdentifierPrefixes: top["ApplicationIdentifierPrefix"]?.stringArray ?? [],
             teamIdentifiers: top["TeamIdentifier"]?.stringArray ?? [])
     }
@@ -61,22 +77,51 @@ package struct ProfileDocument: Sendable {
         return file
     }
 
-    /// The plist inside the file: binary as is; XML checked for UTF-8; a signed (CMS, DER) profile
-    /// has its embedded XML plist cut out.
+    /// The plist inside the file: binary as is; a signed (CMS) profile's encapsulated content;
+    /// codesign's blob header or `Executable=` lines dropped; XML checked for UTF-8.
     private static func plistBytes(of bytes: [UInt8], path: String) throws(ProfileError) -> ArraySlice<UInt8> {
-        if bytes.starts(with: Array("bplist".utf8)) { return bytes[...] }
+        if bytes.starts(with: BinaryPlistReader.magic) { return bytes[...] }
+        if SignedProfile.looksSigned(bytes) {
+            let content = try SignedProfile.content(of: bytes, path: path)
+            return try plistBytes(ofContent: content, path: path)
+        }
         var xml = bytes[...]
-        if bytes.first == 0x30 {
-            guard let start = bytes.firstRange(ofBytes: "<?xml".utf8)?.lowerBound,
-                let end = bytes[start...].firstRange(ofBytes: "</plist>".utf8)?.upperBound
-            else {
-                throw ProfileError("profile \(path) looks signed (CMS) but holds no XML property list.")
+        if bytes.starts(with: entitlementsBlobMagic) {
+            xml = try blobContent(bytes, path: path)
+        } else if bytes.starts(with: Array("Executable=".utf8)) {
+            // `codesign -d --entitlements - --xml App.app 2>&1`: the path line precedes the plist.
+            guard let start = bytes.firstRange(ofBytes: "<?xml".utf8)?.lowerBound else {
+                throw ProfileError("profile \(path) is codesign output without an XML property list; run codesign with --xml.")
             }
-            xml = bytes[start..<end]
+            xml = bytes[start...]
         }
         guard String(validating: xml, as: UTF8.self) != nil else {
             throw ProfileError("profile \(path) is not valid UTF-8 XML.")
         }
         return xml
+    }
+
+    /// A signed profile's content must itself be a plain plist (binary or XML), never another
+    /// envelope.
+    private static func plistBytes(ofContent content: ArraySlice<UInt8>, path: String) throws(ProfileError) -> ArraySlice<UInt8> {
+        if content.starts(with: BinaryPlistReader.magic) { return content }
+        guard String(validating: content, as: UTF8.self) != nil else {
+            throw ProfileError("profile \(path) is signed (CMS) but its content is not UTF-8 XML.")
+        }
+        return content
+    }
+
+    /// `CSMAGIC_EMBEDDED_ENTITLEMENTS`: the blob `codesign --entitlements :-` printed before
+    /// `--xml` existed starts with it and its big-endian length, header included.
+    static let entitlementsBlobMagic: [UInt8] = [0xFA, 0xDE, 0x71, 0x71]
+
+    private static func blobContent(_ bytes: [UInt8], path: String) throws(ProfileError) -> ArraySlice<UInt8> {
+        guard bytes.count >= 8 else { throw ProfileError("profile \(path) is a truncated entitlements blob.") }
+        let length = bytes[4..<8].reduce(0) { $0 << 8 | Int($1) }
+        guard length >= 8, length <= bytes.count else {
+            throw ProfileError(
+                "profile \(path) is an entitlements blob whose header says \(length) bytes but the file holds \(bytes.count).")
+        }
+        return bytes[8..<length]
     }
 }

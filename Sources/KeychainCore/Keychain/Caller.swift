@@ -18,18 +18,46 @@ package struct Caller: Sendable {
 extension Caller {
     /// The process has no group it may write (or, reading, read).
     func noGroups(writing: Bool) -> KeychainError {
+        if groups.withholdsToken, let appID = groups.ignored.first(where: { $0.index == nil }) {
+            return KeychainError(
+                .missingEntitlement,
+                hint:
+                    "profile \(name) (macOS) claims \(appID.source) \(appID.group), which is ignored because no provisioning profile validates it; with no other group Apple withholds even the implicit com.apple.token, so every call fails with -34018. Pass --provisioning PATH, or claim keychain-access-groups."
+            )
+        }
         let what = writing ? "writable" : "readable"
         let has = groups.groups.isEmpty ? "no access groups at all" : "only \(groups.groups.joined(separator: ", "))"
-        return KeychainError(
-            .missingEntitlement,
-            hint:
-                "profile \(name) has no \(what) access group (\(has)): it needs keychain-access-groups, an application-identifier or app groups."
-        )
+        var hint =
+            "profile \(name) has no \(what) access group (\(has)): it needs keychain-access-groups, an application-identifier or app groups."
+        if let rule = ignoredRule { hint += " " + rule }
+        return KeychainError(.missingEntitlement, hint: hint)
+    }
+
+    /// What a platform rule left out, when it left anything: the reason a macOS process without a
+    /// provisioning profile has fewer groups than it claims.
+    var ignoredRule: String? {
+        guard !groups.ignored.isEmpty else { return nil }
+        let names = groups.ignored.map(\.group).joined(separator: ", ")
+        return
+            "On macOS the application identifier and app groups of a process that no provisioning profile validates are ignored (\(names)); pass --provisioning PATH."
+    }
+
+    /// errSecItemNotFound from a find, with the platform rule when one left the caller with less.
+    func notFound(_ error: KeychainError) -> KeychainError {
+        guard let rule = ignoredRule else { return error }
+        return KeychainError(error.status, hint: error.hint + " " + rule, damaged: error.damaged)
     }
 
     /// `group` is not one the process may use.
     func refused(group: String, writing: Bool) -> KeychainError {
         let allowed = writing ? groups.writable : groups.readable
+        if let ignored = groups.ignoredEntry(for: group) {
+            return KeychainError(
+                .missingEntitlement,
+                hint:
+                    "access group '\(group)' comes from \(ignored.source) of profile \(name), which macOS ignores because no provisioning profile validates these entitlements; pass --provisioning PATH, or claim the group in keychain-access-groups."
+            )
+        }
         var hint =
             group.isEmpty
             ? "the empty string is not an access group;"

@@ -67,7 +67,7 @@ extension Keychain {
         }
         guard count > 0 else {
             if !damaged.isEmpty, !skipDamaged { throw DamagedRow.refusal(damaged, changedNothing: false) }
-            throw notFound(query, filter: filter, skipped: damaged)
+            throw caller.notFound(notFound(query, filter: filter, skipped: damaged))
         }
         return FindSummary(query: query, count: count, damaged: damaged)
     }
