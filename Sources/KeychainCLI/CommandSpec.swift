@@ -39,6 +39,9 @@ struct CommandSpec: Sendable {
     /// The actions a command takes as leading words (`device passcode set`), each with one line of
     /// help; the first is what no word means. Empty for the commands that take options only.
     var actions: [(words: String, help: String)] = []
+    /// The one word a command takes besides options (`error STATUS`), with its help; `nil` for the
+    /// commands that take options only. A negative number is an operand, never an option.
+    var operand: (name: String, help: String)? = nil
 
     /// Every option the command accepts.
     var options: [OptionSpec] { sections.flatMap(\.options) }

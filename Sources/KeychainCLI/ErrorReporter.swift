@@ -29,17 +29,17 @@ enum ErrorReporter {
         case let error as KeychainError:
             return (error.status.rawValue, error.status.name, error.status.message, error.hint, error.status.exitStatus)
         case let error as ProfileError:
-            return (nil, "profileUnusable", error.message, "", 78)
+            return (nil, "profileUnusable", error.message, "", ExitStatusTable.unusableConfiguration)
         case let error as ConfigurationError:
-            return (nil, "configurationUnusable", error.message, "", 78)
+            return (nil, "configurationUnusable", error.message, "", ExitStatusTable.unusableConfiguration)
         case let error as StoreError:
-            return (nil, "keychainFileUnusable", error.message, "", 74)
+            return (nil, "keychainFileUnusable", error.message, "", ExitStatusTable.ioFailure)
         case let error as InputError:
-            return (nil, "inputUnreadable", error.description, "", 74)
+            return (nil, "inputUnreadable", error.description, "", ExitStatusTable.ioFailure)
         case let error as InputTooLarge:
-            return (nil, "inputTooLarge", error.description, "", 78)
+            return (nil, "inputTooLarge", error.description, "", ExitStatusTable.unusableConfiguration)
         default:
-            return (nil, "internalError", "internal error: \(error)", "", 1)
+            return (nil, "internalError", "internal error: \(error)", "", ExitStatusTable.bug)
         }
     }
 }

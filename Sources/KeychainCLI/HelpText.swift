@@ -4,7 +4,10 @@ enum HelpText {
     static func render(_ spec: CommandSpec) -> String {
         var out = "OVERVIEW: \(spec.abstract)\n\n"
         if !spec.discussion.isEmpty { out += spec.discussion + "\n\n" }
-        if spec.actions.isEmpty {
+        if let operand = spec.operand {
+            out += "USAGE: keychainctl \(spec.name) [\(operand.name)] [options]\n\nARGUMENTS:\n"
+            out += "  " + operand.name + String(repeating: " ", count: max(1, 34 - operand.name.count)) + operand.help + "\n"
+        } else if spec.actions.isEmpty {
             out += "USAGE: keychainctl \(spec.name) [options]\n"
         } else {
             out += "USAGE: keychainctl \(spec.name) [action] [options]\n\nACTIONS:\n"
@@ -50,7 +53,8 @@ enum HelpText {
             EXIT STATUS: 0 success; a keychain status's low byte (44 not found, 45 duplicate, 30 missing
             entitlement, 36 interaction not allowed, 51 wrong key or passphrase, 93 damaged item, 206 bad
             parameter, 41 no such attribute, 38 no such class, 53 no keychain); 64 usage; 78 unusable
-            profile or configuration; 74 keychain file or input unreadable; 1 a bug.
+            profile or configuration; 74 keychain file or input unreadable; 1 a bug. 'keychainctl error
+            --list' prints them all, 'keychainctl error STATUS' explains one.
 
               -h, --help        Show help (also 'keychainctl <subcommand> --help').
               --version         Show the version.

@@ -12,7 +12,7 @@ public enum KeychainCommandLine {
     static var commands: [any Subcommand.Type] {
         [
             InitCommand.self, AddCommand.self, FindCommand.self, UpdateCommand.self, DeleteCommand.self,
-            MigrateGroupCommand.self, GroupsCommand.self, VerifyCommand.self, DeviceCommand.self,
+            MigrateGroupCommand.self, GroupsCommand.self, VerifyCommand.self, DeviceCommand.self, ErrorCommand.self,
         ]
     }
 
@@ -74,7 +74,7 @@ public enum KeychainCommandLine {
             return 0
         } catch {
             _ = error.description
-            return 64
+            return ExitStatusTable.usage
         }
     }
 
@@ -102,7 +102,7 @@ public enum KeychainCommandLine {
     private static func usage(_ message: String, command: String?) -> Int32 {
         let help = command.map { "keychainctl \($0) --help" } ?? "keychainctl --help"
         StandardStreams.err("keychainctl: \(message)\nSee '\(help)'.\n")
-        return 64
+        return ExitStatusTable.usage
     }
 }
 

@@ -11,6 +11,8 @@ struct ParsedArguments {
     /// The action the leading words named (the spec's first when none was given); `nil` for a
     /// command without actions.
     private(set) var action: String?
+    /// The operand of a command that takes one (`error -25300`).
+    private(set) var operand: String?
     /// Whether `-h` or `--help` stood in option position (parsing stopped there).
     private(set) var helpRequested = false
     /// The first option (other than a path) whose value was not valid UTF-8 on the command line:
@@ -54,6 +56,10 @@ struct ParsedArguments {
             if word == "-h" || word == "--help" {
                 helpRequested = true
                 return
+            }
+            if spec.operand != nil, operand == nil, !word.hasPrefix("-") || word.dropFirst().allSatisfy(\.isNumber) {
+                operand = word
+                continue
             }
             var option: OptionSpec?
             var inlineValue: String?

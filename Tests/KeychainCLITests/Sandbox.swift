@@ -28,12 +28,15 @@ final class Sandbox {
         return root.appendingPathComponent(".build/debug/keychainctl").path
     }()
 
-    /// `Fixtures/Profiles`.
-    static let profiles: String = {
+    /// The package's folder.
+    static let packageRoot: String = {
         var root = URL(fileURLWithPath: #filePath)
         for _ in 0..<3 { root.deleteLastPathComponent() }
-        return root.appendingPathComponent("Fixtures/Profiles").path
+        return root.path
     }()
+
+    /// `Fixtures/Profiles`.
+    static let profiles = packageRoot + "/Fixtures/Profiles"
 
     let folder: String
     var keychain: String { folder + "/data/keychain.db" }

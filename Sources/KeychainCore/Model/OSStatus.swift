@@ -13,40 +13,95 @@ package enum KeychainStatus: Int32, Sendable, CaseIterable {
     case decode = -26275
     case missingEntitlement = -34018
 
-    /// Apple's constant name.
-    package var name: String {
+    /// One row of the status table: Apple's constant name and message (`SecCopyErrorMessageString`),
+    /// and what usually causes the status in keychainctl. The one table behind error reports,
+    /// `keychainctl error` and README's exit-status table.
+    package struct Description: Sendable {
+        package let name: String
+        package let message: String
+        package let causes: String
+    }
+
+    /// This status's row.
+    package var row: Description {
         switch self {
-        case .param: "errSecParam"
-        case .userCanceled: "errSecUserCanceled"
-        case .authFailed: "errSecAuthFailed"
-        case .notAvailable: "errSecNotAvailable"
-        case .duplicateKeychain: "errSecDuplicateKeychain"
-        case .duplicateItem: "errSecDuplicateItem"
-        case .itemNotFound: "errSecItemNotFound"
-        case .noSuchAttr: "errSecNoSuchAttr"
-        case .noSuchClass: "errSecNoSuchClass"
-        case .interactionNotAllowed: "errSecInteractionNotAllowed"
-        case .decode: "errSecDecode"
-        case .missingEntitlement: "errSecMissingEntitlement"
+        case .param:
+            Description(
+                name: "errSecParam", message: "One or more parameters passed to a function were not valid.",
+                causes:
+                    "a malformed value, an invalid accessibility, a bad limit, a secret over 16 MiB, an access control Apple refuses (or given with `--sync yes` or `--attr pdmn`), `--auth-ui skip` outside find, a prompt answered with anything but approve, cancel or fail"
+            )
+        case .userCanceled:
+            Description(
+                name: "errSecUserCanceled", message: "User canceled the operation.",
+                causes: "authentication cancelled (`--auth cancel`, or at the prompt); a confirmation answered no")
+        case .authFailed:
+            Description(
+                name: "errSecAuthFailed", message: "The user name or passphrase you entered is not correct.",
+                causes:
+                    "wrong key or passphrase; authentication failed, or asked of a device that cannot give it (no biometry, no passcode); a wrong application password; an `akpu` add without a passcode. Nothing was read or changed"
+            )
+        case .notAvailable:
+            Description(
+                name: "errSecNotAvailable", message: "No keychain is available. You may need to restart your computer.",
+                causes:
+                    "no keychain at that path (run `init`). On iOS: a keyboard extension without Full Access (kishikawakatsumi/KeychainAccess#470)"
+            )
+        case .duplicateKeychain:
+            Description(
+                name: "errSecDuplicateKeychain", message: "A keychain with the same name already exists.",
+                causes: "`init` on an existing keychain")
+        case .duplicateItem:
+            Description(
+                name: "errSecDuplicateItem", message: "The specified item already exists in the keychain.",
+                causes:
+                    "an item with the same primary key (class, account, service or server…, access group, sync) exists; a find that missed it carried a non-key attribute such as the label or `pdmn` (`add -U` replaces instead)"
+            )
+        case .itemNotFound:
+            Description(
+                name: "errSecItemNotFound", message: "The specified item could not be found in the keychain.",
+                causes:
+                    "nothing matches in the groups this profile reads: the item is in another target's default group, synchronizable (the query needs `--sync any`), has another service or class, or macOS ignored the group the item is in (`keychainctl groups` lists the groups this profile reads)"
+            )
+        case .noSuchAttr:
+            Description(
+                name: "errSecNoSuchAttr", message: "The specified attribute does not exist.",
+                causes: "an attribute the class does not have")
+        case .noSuchClass:
+            Description(
+                name: "errSecNoSuchClass", message: "The specified item class does not exist.", causes: "a class that is not genp or inet")
+        case .interactionNotAllowed:
+            Description(
+                name: "errSecInteractionNotAllowed", message: "User interaction is not allowed.",
+                causes:
+                    "an item of a class the device's lock state makes unavailable; a protected item with nobody to authenticate (no `--auth`, no terminal) or `--auth-ui fail`; an application password not given; a confirmation (`verify --repair`, `device passcode remove`, `device biometry change`) with no terminal and no `--yes`"
+            )
+        case .decode:
+            Description(
+                name: "errSecDecode", message: "Unable to decode the provided data.",
+                causes: "a tampered or damaged item or class key; the row is kept and named (see below)")
+        case .missingEntitlement:
+            Description(
+                name: "errSecMissingEntitlement", message: "A required entitlement isn't present.",
+                causes:
+                    "the profile may not use that group: a group without its Team ID prefix, another target's group, no writable group at all, or on macOS an application identifier or app group that no provisioning profile validates"
+            )
         }
     }
 
+    /// Apple's constant name.
+    package var name: String { row.name }
+
     /// Apple's message (`SecCopyErrorMessageString`).
-    package var message: String {
-        switch self {
-        case .param: "One or more parameters passed to a function were not valid."
-        case .userCanceled: "User canceled the operation."
-        case .authFailed: "The user name or passphrase you entered is not correct."
-        case .notAvailable: "No keychain is available. You may need to restart your computer."
-        case .duplicateKeychain: "A keychain with the same name already exists."
-        case .duplicateItem: "The specified item already exists in the keychain."
-        case .itemNotFound: "The specified item could not be found in the keychain."
-        case .noSuchAttr: "The specified attribute does not exist."
-        case .noSuchClass: "The specified item class does not exist."
-        case .interactionNotAllowed: "User interaction is not allowed."
-        case .decode: "Unable to decode the provided data."
-        case .missingEntitlement: "A required entitlement isn't present."
-        }
+    package var message: String { row.message }
+
+    /// The status called `name`: Apple's constant (`errSecItemNotFound`), with or without its
+    /// `errSec` prefix, in any case.
+    package init?(name: String) {
+        let wanted = name.lowercased()
+        guard let status = Self.allCases.first(where: { $0.name.lowercased() == wanted || $0.name.lowercased() == "errsec" + wanted })
+        else { return nil }
+        self = status
     }
 
     /// The shell exit status: the status's low byte, as macOS `security` exits.

@@ -1,0 +1,99 @@
+import KeychainCore
+
+/// `keychainctl error`: a status by number or name, as `security error` prints it, with what
+/// usually causes it in keychainctl; `--list` prints the whole table.
+struct ErrorCommand: Subcommand {
+    static let spec = CommandSpec(
+        name: "error",
+        abstract: "Explain a keychain status: its name, Apple's message, the exit status and what usually causes it.",
+        discussion: """
+            STATUS is an OSStatus (-25300), the same in hex (0xFFFF9D2C), or Apple's constant name, with or \
+            without its errSec prefix (errSecItemNotFound, ItemNotFound). --exit N looks a status up by the \
+            exit status a command ended with. --list prints every exit status keychainctl can end with.
+            """,
+        sections: [
+            (
+                "options",
+                [
+                    .flag("list", "Print every exit status with its meaning."),
+                    .value("exit", nil, "n", "Look up the status behind this exit status."),
+                    .value("format", nil, "text|json", "Output format (env KEYCHAINCTL_FORMAT; default text)."),
+                ]
+            )
+        ],
+        operand: ("STATUS", "An OSStatus, in decimal or hex, or its name."))
+
+    let globals: GlobalOptions
+    let query: String?
+    let exit: Int32?
+    let list: Bool
+
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        globals = try GlobalOptions(arguments)
+        query = arguments.operand
+        exit = try arguments.value("exit", choices: "an exit status from 0 to 255") {
+            Int32($0).flatMap { (0...255).contains($0) ? $0 : nil }
+        }
+        list = arguments.flag("list")
+        if [query != nil, exit != nil, list].filter({ $0 }).count != 1 {
+            throw UsageError("error takes one of: a STATUS, --exit N, or --list.")
+        }
+    }
+
+    func run() throws {
+        let rows: [ExitStatusTable.Row]
+        if list {
+            rows = ExitStatusTable.rows
+        } else if let exit {
+            rows = ExitStatusTable.rows.filter { $0.exit == exit }
+            guard !rows.isEmpty else {
+                throw UsageError("keychainctl never exits \(exit); 'keychainctl error --list' shows the exits it has.")
+            }
+        } else {
+            guard let status = Self.status(query ?? "") else {
+                throw UsageError(
+                    "'\(query?.terminalSafe ?? "")' is not a status keychainctl returns; 'keychainctl error --list' shows those it does.")
+            }
+            rows = ExitStatusTable.rows.filter { $0.status == status }
+        }
+        switch globals.resolvedFormat {
+        case .json:
+            let objects = rows.map(Self.json)
+            StandardStreams.out(JSON.render(list || objects.count != 1 ? .array(objects) : objects[0]) + "\n")
+        case .text:
+            StandardStreams.out(rows.map(Self.text).joined(separator: list ? "" : "\n"))
+        }
+    }
+
+    /// The status `text` names: decimal, `0x` hex of the 32-bit value, or a constant name.
+    static func status(_ text: String) -> KeychainStatus? {
+        if let number = Int32(text) { return KeychainStatus(rawValue: number) }
+        if text.lowercased().hasPrefix("0x"), let bits = UInt32(text.dropFirst(2), radix: 16) {
+            return KeychainStatus(rawValue: Int32(bitPattern: bits))
+        }
+        return KeychainStatus(name: text)
+    }
+
+    private static func hex(_ status: KeychainStatus) -> String {
+        let digits = String(UInt32(bitPattern: status.rawValue), radix: 16, uppercase: true)
+        return "0x" + String(repeating: "0", count: max(0, 8 - digits.count)) + digits
+    }
+
+    private static func text(_ row: ExitStatusTable.Row) -> String {
+        guard let status = row.status else { return "exit \(row.exit): \(row.meaning)\n" }
+        return """
+            \(status.name) (\(status.rawValue), \(hex(status))): \(status.message)
+              exit status: \(row.exit)
+              usually: \(row.meaning)
+
+            """
+    }
+
+    private static func json(_ row: ExitStatusTable.Row) -> JSON.Value {
+        var object: [String: JSON.Value] = ["exit": .number(Int64(row.exit)), "causes": .string(row.meaning)]
+        object["status"] = row.status.map { .number(Int64($0.rawValue)) } ?? .null
+        object["name"] = row.status.map { .string($0.name) } ?? .null
+        object["message"] = row.status.map { .string($0.message) } ?? .null
+        return .object(object)
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+
+@testable import KeychainCLI
+@testable import KeychainCore
+
+/// Issue 9 part 7: `keychainctl error`, and the one status table behind it and README.
+@Suite struct ErrorCommandTests {
+    @Test(arguments: ["-25300", "0xFFFF9D2C", "0xffff9d2c", "errSecItemNotFound", "ItemNotFound", "errsecitemnotfound"])
+    func everySpellingOfAStatusFindsIt(_ spelling: String) throws {
+        let sandbox = try Sandbox(initialize: false)
+        let run = sandbox.run(["error", spelling], profile: nil)
+        #expect(run.status == 0)
+        #expect(run.stdout.hasPrefix("errSecItemNotFound (-25300, 0xFFFF9D2C): The specified item could not be found in the keychain.\n"))
+        #expect(run.stdout.contains("exit status: 44"))
+    }
+
+    @Test func jsonGivesOneObjectAndTheListAnArray() throws {
+        let sandbox = try Sandbox(initialize: false)
+        let one = try #require(try sandbox.run(["error", "-34018", "--format", "json"], profile: nil).json() as? [String: Any])
+        #expect(one["name"] as? String == "errSecMissingEntitlement")
+        #expect(one["status"] as? Int == -34018)
+        #expect(one["exit"] as? Int == 30)
+        #expect(one["message"] as? String == "A required entitlement isn't present.")
+        let list = try #require(try sandbox.run(["error", "--list", "--format", "json"], profile: nil).json() as? [[String: Any]])
+        #expect(list.count == ExitStatusTable.rows.count)
+        // Every keychain status keychainctl returns is listed once, with its low byte.
+        for status in KeychainStatus.allCases {
+            #expect(list.filter { $0["status"] as? Int == Int(status.rawValue) }.map { $0["exit"] as? Int } == [Int(status.exitStatus)])
+        }
+    }
+
+    @Test func anExitStatusLeadsBackToItsStatus() throws {
+        let sandbox = try Sandbox(initialize: false)
+        let run = sandbox.run(["error", "--exit", "36"], profile: nil)
+        #expect(run.status == 0)
+        #expect(run.stdout.hasPrefix("errSecInteractionNotAllowed (-25308"))
+        #expect(sandbox.run(["error", "--exit", "78"], profile: nil).stdout.hasPrefix("exit 78: the profile or configuration is unusable"))
+    }
+
+    @Test(arguments: [
+        ["error"], ["error", "-1"], ["error", "errSecNope"], ["error", "--exit", "99"], ["error", "--exit", "300"],
+        [
+            "error", "-25300", "--list",
+        ], ["error", "-25300", "-25299"],
+    ])
+    func whatIsNotOneKnownStatusIsAUsageError(_ arguments: [String]) throws {
+        let sandbox = try Sandbox(initialize: false)
+        #expect(sandbox.run(arguments, profile: nil).status == 64)
+    }
+
+    @Test func unknownStatusesAreNotEchoedRaw() throws {
+        let sandbox = try Sandbox(initialize: false)
+        let run = sandbox.run(["error", "errSec\u{1b}[31mred"], profile: nil)
+        #expect(run.status == 64)
+        #expect(!run.stderr.contains("\u{1b}"))
+    }
+
+    /// README's exit-status table is the code's table, row for row.
+    @Test func readmeExitTableIsTheCodesTable() throws {
+        let readme = try String(contentsOfFile: Sandbox.packageRoot + "/README.md", encoding: .utf8)
+        let section = try #require(readme.range(of: "## Exit status\n\n"))
+        let table = readme[section.upperBound...]
+        let rendered = ExitStatusTable.markdown
+        #expect(table.hasPrefix(rendered), "README's table differs from ExitStatusTable.markdown:\n\(rendered)")
+    }
+}
