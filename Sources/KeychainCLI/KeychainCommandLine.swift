@@ -12,7 +12,7 @@ public enum KeychainCommandLine {
     static var commands: [any Subcommand.Type] {
         [
             InitCommand.self, AddCommand.self, FindCommand.self, UpdateCommand.self, DeleteCommand.self,
-            MigrateGroupCommand.self, GroupsCommand.self, VerifyCommand.self, DeviceCommand.self, ErrorCommand.self,
+            MigrateGroupCommand.self, GroupsCommand.self, VerifyCommand.self, DeviceCommand.self, ExplainCommand.self, ErrorCommand.self,
         ]
     }
 

@@ -111,16 +111,19 @@ enum Bench {
     }
 
     /// The Markdown table, with the ratios the targets name.
+    /// Seconds as milliseconds with two decimals.
+    static func milliseconds(_ seconds: Double?) -> String {
+        guard let seconds else { return "–" }
+        let hundredths = Int((seconds * 100_000).rounded())
+        return "\(hundredths / 100).\(String(format2: hundredths % 100)) ms"
+    }
+
     static func printTable(
         results: [String: [Int: Double]], pairedFloors: [String: [Int: Double]], sizes: [Int], peakFindKilobytes: Int, runs: Int,
         migration: (seconds: Double, peakKilobytes: Int), migrationRuns: Int,
         crowded: (hit: (first: Double, second: Double), miss: (first: Double, second: Double)), instructions: Instructions
     ) {
-        func ms(_ seconds: Double?) -> String {
-            guard let seconds else { return "–" }
-            let hundredths = Int((seconds * 100_000).rounded())
-            return "\(hundredths / 100).\(String(format2: hundredths % 100)) ms"
-        }
+        func ms(_ seconds: Double?) -> String { milliseconds(seconds) }
         func ratio(_ a: Double?, _ b: Double?) -> String {
             guard let a, let b, b > 0 else { return "–" }
             let hundredths = Int((a / b * 100).rounded())

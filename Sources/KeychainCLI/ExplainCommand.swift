@@ -1,0 +1,67 @@
+import KeychainCore
+
+/// `keychainctl explain`: the status a call would return for this profile, platform and device
+/// state, and why each item that nearly matches is or is not included.
+struct ExplainCommand: Subcommand {
+    static let spec = CommandSpec(
+        name: "explain",
+        abstract: "Say what a find, add, update or delete would return, and why each nearly matching item is (not) included.",
+        discussion: """
+            Compares every item of the keychain with the query one dimension at a time, in securityd's order: \
+            class, each attribute given, access group, sync, tombstone, then the lock state. Verdicts: VISIBLE, \
+            HIDDEN (an implicit filter: group, sync, tombstone), NEAR MISS (the query's own class or attributes), \
+            BLOCKED (fails the whole call: a locked class, an explicit unentitled group, an add's twin), \
+            READ-ONLY (com.apple.token on a write). Nothing is written and no secret is read. Exit 0 when the \
+            explanation was produced; --strict exits with the predicted status instead.
+            """,
+        sections: [
+            (
+                "options",
+                [
+                    .value("operation", nil, "find|add|update|delete", "The call to explain (default find)."),
+                    .value("limit", nil, "one|all|n", "The call's match limit, as find takes it (default: one for find, all otherwise)."),
+                    .value("candidates", nil, "n", "List at most this many items (default 20); the rest are counted."),
+                    .flag("strict", "Exit with the predicted status's exit status (0 when the call would succeed)."),
+                ]
+            ),
+            ("item attributes", ItemOptions.specs),
+            ("global options", GlobalOptions.specs),
+        ])
+
+    let globals: GlobalOptions
+    let item: ItemOptions
+    let operation: Explanation.Operation
+    let limit: String?
+    let candidates: Int
+    let strict: Bool
+
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        globals = try GlobalOptions(arguments)
+        item = try ItemOptions(arguments)
+        operation = try arguments.value("operation", choices: "find, add, update or delete", Explanation.Operation.init(rawValue:)) ?? .find
+        limit = arguments.value("limit")
+        candidates =
+            try arguments.value("candidates", choices: "a number from 1 to 10000") {
+                Int($0).flatMap { (1...10_000).contains($0) ? $0 : nil }
+            } ?? 20
+        strict = arguments.flag("strict")
+    }
+
+    func run() throws {
+        let profile = try globals.loadProfile()
+        let keychain = try globals.openKeychain()
+        let request = item.request(limit: limit)
+        let explanation = try keychain.explain(operation, request, caller: Caller(profile), limit: candidates)
+        let renderer = ExplanationRenderer(explanation: explanation, profile: profile, request: request, device: keychain.device)
+        switch globals.resolvedFormat {
+        case .json: StandardStreams.out(JSON.render(renderer.json) + "\n")
+        case .text: StandardStreams.out(renderer.text)
+        }
+        if strict, let predicted = explanation.predicted { throw StrictExit(code: predicted.status.exitStatus) }
+    }
+}
+
+/// `--strict`: the predicted status's exit status, with nothing more on stderr.
+struct StrictExit: Error {
+    let code: Int32
+}

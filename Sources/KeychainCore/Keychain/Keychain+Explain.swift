@@ -1,0 +1,307 @@
+/// `explain`: the status a SecItem call would return for this caller, and every item that nearly
+/// matches with each reason it is or is not included (research `debugging-anchors.md` §4.1).
+///
+/// Nothing is written and no secret is read. Items are compared by their plaintext columns and
+/// keyed digests, so locked classes are compared too; only the listed candidates are opened, to
+/// show their attributes. Dimensions, in securityd's order: class, each attribute the query
+/// gives, access group, sync, tombstone; then the lock state, which fails the whole call. A
+/// candidate differs in at most two dimensions; items that differ in more are only counted.
+extension Keychain {
+    /// One dimension an item fails.
+    private enum Miss: Equatable {
+        case itemClass
+        case attribute(String)
+        case group
+        case sync
+        case tombstone
+
+        /// Whether the query's own words decide it (a near miss) rather than an implicit filter.
+        var isQueryOwn: Bool {
+            switch self {
+            case .itemClass, .attribute: true
+            case .group, .sync, .tombstone: false
+            }
+        }
+    }
+
+    private struct Scanned {
+        let itemClass: ItemClass
+        let rowid: Int64
+        let row: SealedItem
+        let misses: [Miss]
+        let locked: Bool
+    }
+
+    /// Explains `operation` for `request` as `caller` would make it; at most `limit` candidates.
+    package func explain(_ operation: Explanation.Operation, _ request: ItemRequest, caller: Caller, limit: Int = 20) throws
+        -> Explanation
+    {
+        let query = try ItemQuery(request, defaultLimit: operation == .find ? .one : .all)
+        let groups = caller.groups
+        let writes = operation.writes
+        let explicit = query.attributes["agrp"]?.stringValue
+        var predicted: KeychainError? = nil
+        if writes ? !groups.hasWritableGroup : !groups.hasReadableGroup {
+            predicted = caller.noGroups(writing: writes)
+        } else if let explicit, !(writes ? groups.canWrite(explicit) : groups.canRead(explicit)) {
+            predicted = caller.refused(group: explicit, writing: writes)
+        }
+        // An add is compared by the new item's primary key in the group it would land in.
+        let addGroup = operation == .add ? explicit ?? groups.defaultGroup : nil
+        var compared = query.attributes.filter { $0.key != "agrp" && $0.key != "sync" }
+        if operation == .add {
+            compared = compared.filter { query.schema.primaryKey.contains($0.key) }
+            for code in query.schema.primaryKey where compared[code] == nil && code != "agrp" && code != "sync" {
+                compared[code] = .defaultValue(for: query.schema.attribute(code)!.kind)
+            }
+        }
+        let sibling: ItemClass? =
+            switch query.itemClass {
+            case .genericPassword: .internetPassword
+            case .internetPassword: .genericPassword
+            default: nil
+            }
+        var scanned: [Scanned] = []
+        var unrelated = 0
+        try store.read {
+            for itemClass in [query.itemClass] + (sibling.map { [$0] } ?? []) {
+                let schema = Schema.of(itemClass)!
+                // Digests are keyed per class: compute the query's once per class.
+                var digests: [String: [UInt8]] = [:]
+                for (code, value) in compared where code != "pdmn" && schema.attribute(code) != nil {
+                    digests[code] = keys.digests.digest(itemClass, code: code, value: value.canonicalBytes)
+                }
+                try store.forEachRow(itemClass, filter: .everyRow, withSecret: false) { rowid, row in
+                    guard row.malformed == nil else { return true }
+                    var misses: [Miss] = itemClass == query.itemClass ? [] : [.itemClass]
+                    for code in compared.keys.sorted() {
+                        if code == "pdmn" {
+                            if let wanted = compared[code]?.stringValue, !wanted.sameBytes(as: row.accessibility) {
+                                misses.append(.attribute(code))
+                            }
+                        } else if let digest = digests[code], row.digests[code] != digest {
+                            misses.append(.attribute(code))
+                        }
+                    }
+                    if let addGroup {
+                        if !row.accessGroup.sameBytes(as: addGroup) { misses.append(.group) }
+                    } else if let explicit {
+                        if !row.accessGroup.sameBytes(as: explicit) { misses.append(.attribute("agrp")) }
+                    } else if !(groups.grantsEveryGroup || groups.canRead(row.accessGroup)) {
+                        misses.append(.group)
+                    }
+                    let wantsSync: Bool? = operation == .add ? query.sync == .yes : query.sync == .any ? nil : query.sync == .yes
+                    if let wantsSync, wantsSync != row.sync { misses.append(.sync) }
+                    if row.tombstone { misses.append(.tombstone) }
+                    guard misses.count <= 2 else {
+                        unrelated += 1
+                        return true
+                    }
+                    scanned.append(Scanned(itemClass: itemClass, rowid: rowid, row: row, misses: misses, locked: isLocked(row)))
+                    return true
+                }
+            }
+        }
+        if predicted == nil { predicted = predict(operation, query: query, caller: caller, addGroup: addGroup, scanned) }
+        func rank(_ entry: Scanned) -> (Int, Int, Int64) { (entry.misses.count, entry.itemClass == query.itemClass ? 0 : 1, entry.rowid) }
+        let ranked = scanned.sorted { rank($0) < rank($1) }
+        let listed = try ranked.prefix(limit).map {
+            try candidate($0, operation: operation, query: query, caller: caller, addGroup: addGroup)
+        }
+        return Explanation(
+            operation: operation, predicted: predicted, candidates: listed, omitted: max(0, ranked.count - limit), unrelated: unrelated)
+    }
+
+    /// The call's status from the scanned rows, walking full matches in row order as the call does.
+    private func predict(
+        _ operation: Explanation.Operation, query: ItemQuery, caller: Caller, addGroup: String?, _ scanned: [Scanned]
+    ) -> KeychainError? {
+        let matches = scanned.filter { $0.misses.isEmpty }
+        switch operation {
+        case .add:
+            let protection = query.attributes["pdmn"]?.stringValue.flatMap(Accessibility.init(rawValue:)) ?? .defaultFor(query.itemClass)
+            if !keys.device.allows(protection) { return keys.device.refusal(protection) }
+            if let twin = matches.first {
+                return KeychainError(
+                    .duplicateItem,
+                    hint:
+                        "an item with the same primary key (\(query.schema.primaryKey.joined(separator: ", "))) is already in \(addGroup ?? "the group"): \(PersistentRef(itemClass: twin.itemClass, uuid: twin.row.uuid).base64)."
+                )
+            }
+            return nil
+        case .find, .update:
+            let rowLimit = operation == .find ? query.limit.rowLimit : nil
+            var seen = 0
+            for match in matches {
+                if let rowLimit, seen >= rowLimit { break }
+                if match.locked {
+                    let protection = Accessibility(rawValue: match.row.accessibility) ?? .whenUnlocked
+                    return keys.device.refusal(protection)
+                }
+                if !(operation == .update && !caller.groups.canWrite(match.row.accessGroup)) { seen += 1 }
+            }
+            return seen > 0 ? nil : caller.notFound(notFound(query, filter: filter(for: query, caller: caller, writing: operation.writes)))
+        case .delete:
+            let deletable = matches.filter { caller.groups.grantsEveryGroup || caller.groups.canWrite($0.row.accessGroup) }
+            return deletable.isEmpty ? notFound(query, filter: filter(for: query, caller: caller, writing: true)) : nil
+        }
+    }
+
+    /// A listed candidate: opened when its class allows, with its verdict, reasons, notes and fixes.
+    private func candidate(
+        _ scanned: Scanned, operation: Explanation.Operation, query: ItemQuery, caller: Caller, addGroup: String?
+    ) throws -> Explanation.Candidate {
+        let row = scanned.row
+        var item = Item(itemClass: scanned.itemClass, uuid: row.uuid, attributes: row.plaintext)
+        var opened = false
+        if !scanned.locked, let open = try? keys.open(row, itemClass: scanned.itemClass, withSecret: false) {
+            item = open.opened.item
+            opened = true
+        }
+        var reasons: [Explanation.Reason] = []
+        var fixes: [String] = []
+        for miss in scanned.misses {
+            let (reason, fix) = explainMiss(miss, item: item, opened: opened, query: query, caller: caller, addGroup: addGroup)
+            reasons.append(reason)
+            if let fix { fixes.append(fix) }
+        }
+        let readOnly = operation.writes && scanned.misses.isEmpty && !caller.groups.canWrite(row.accessGroup)
+        let verdict: Explanation.Verdict
+        let explicit = query.attributes["agrp"]?.stringValue
+        if scanned.misses.isEmpty, operation != .add, let explicit,
+            !(operation.writes ? caller.groups.canWrite(explicit) : caller.groups.canRead(explicit))
+        {
+            verdict = .blocked
+            reasons.append(
+                .init(
+                    code: .groupNotEntitled, attribute: "agrp", itemValue: explicit,
+                    text:
+                        "matches, but the query names \(explicit), which this profile may not \(operation.writes ? "write" : "read"): the whole call fails with errSecMissingEntitlement (-34018)"
+                ))
+            fixes.append(
+                "add \(explicit) to this target's keychain-access-groups (with its provisioning profile), or leave the group out of the query"
+            )
+        } else if scanned.misses.isEmpty {
+            if operation == .add {
+                verdict = .blocked
+                reasons.append(
+                    .init(
+                        code: .primaryKeyCollision,
+                        text:
+                            "has the same primary key (\(query.schema.primaryKey.joined(separator: ", "))): the add fails with errSecDuplicateItem (-25299) even if a find with other attributes missed it"
+                    ))
+                fixes.append("update it instead (or add -U), or give the new item another account or service")
+            } else if scanned.locked, operation != .delete {
+                verdict = .blocked
+                reasons.append(
+                    .init(
+                        code: .locked,
+                        text:
+                            "its class \(row.accessibility) is locked in the device state \(keys.device.lock.rawValue): the whole call fails with errSecInteractionNotAllowed (-25308)"
+                    ))
+                fixes.append(
+                    "run the call unlocked, narrow the query with --accessible so it misses this item, or store it after-first-unlock (ck) if it is read in the background"
+                )
+            } else if readOnly {
+                verdict = .readOnly
+                reasons.append(
+                    .init(code: .notWritable, text: "is in \(row.accessGroup), which this profile may read but never write"))
+            } else {
+                verdict = .visible
+            }
+        } else {
+            verdict = scanned.misses.contains(where: \.isQueryOwn) ? .nearMiss : .hidden
+        }
+        var notes: [Explanation.Note] = []
+        if let protection = Accessibility(rawValue: row.accessibility), protection.isThisDeviceOnly {
+            notes.append(row.sync ? .syncThisDeviceOnly : .thisDeviceOnly)
+        }
+        if row.hasAccessControl { notes.append(.asksAuthentication) }
+        return Explanation.Candidate(item: item, opened: opened, verdict: verdict, reasons: reasons, notes: notes, fixes: fixes)
+    }
+
+    /// The reason for one missed dimension, and its fix.
+    private func explainMiss(
+        _ miss: Miss, item: Item, opened: Bool, query: ItemQuery, caller: Caller, addGroup: String?
+    ) -> (Explanation.Reason, String?) {
+        let groups = caller.groups
+        switch miss {
+        case .itemClass:
+            return (
+                .init(
+                    code: .classMismatch, itemValue: item.itemClass.rawValue, queryValue: query.itemClass.rawValue,
+                    text: "is \(Self.article(item.itemClass.longName)), the query asks for \(Self.article(query.itemClass.longName))"),
+                "query with --class \(item.itemClass.rawValue)"
+            )
+        case .attribute(let code):
+            let name = query.schema.attribute(code)?.name ?? code
+            let wanted = query.attributes[code]?.displayText ?? ""
+            let has = opened || code == "pdmn" || code == "agrp" ? item.attributes[code]?.displayText ?? "(none)" : nil
+            var text = "\(code) (\(name)) differs: "
+            text +=
+                has.map { "item \"\($0)\", query \"\(wanted)\"" }
+                ?? "query \"\(wanted)\"; the item's value is sealed while its class is locked"
+            if code == "svce" { text += " (wrappers default the service to the bundle identifier, which differs per target)" }
+            let fix = has.map {
+                code == "agrp" ? "query with agrp=\"\($0)\"" : "query with \(code)=\"\($0)\", or give every target the same \(name)"
+            }
+            return (.init(code: .attributeMismatch, attribute: code, itemValue: has, queryValue: wanted, text: text), fix)
+        case .group:
+            let group = item.accessGroup
+            if let addGroup {
+                return (
+                    .init(
+                        code: .groupNotEntitled, attribute: "agrp", itemValue: group, queryValue: addGroup,
+                        text: "is in \(group); this add lands in \(addGroup), so it makes a second item rather than colliding"),
+                    nil
+                )
+            }
+            if let ignored = groups.ignoredEntry(for: group) {
+                return (
+                    .init(
+                        code: .appGroupIgnoredPlatform, attribute: "agrp", itemValue: group,
+                        text:
+                            "is in \(group), which this profile claims in \(ignored.source) but macOS ignores: no provisioning profile validates these entitlements"
+                    ),
+                    "pass --provisioning PATH (the profile that signs this target), or claim the group in keychain-access-groups"
+                )
+            }
+            let suffix = group.split(separator: ".", maxSplits: 1).last.map(String.init) ?? group
+            if let twin = groups.groups.first(where: { $0.hasSuffix("." + suffix) && !$0.sameBytes(as: group) && group.contains(".") }) {
+                return (
+                    .init(
+                        code: .groupOtherTeam, attribute: "agrp", itemValue: group, queryValue: twin,
+                        text:
+                            "is in \(group): the same group name under another App ID prefix than this profile's \(twin). Was the app transferred, or its prefix migrated? (forums 706128, QA1726)"
+                    ),
+                    "before a transfer, move the items with migrate-group to an app group that moves with the app"
+                )
+            }
+            let list = groups.readable.joined(separator: ", ")
+            return (
+                .init(
+                    code: .groupNotEntitled, attribute: "agrp", itemValue: group,
+                    text: "is in \(group), which this profile does not read (it reads \(list.isEmpty ? "nothing" : list))"),
+                "add \(group) to this target's keychain-access-groups, or write the item to a group every target reads"
+            )
+        case .sync:
+            let wanted = query.sync == .yes ? "yes" : "no"
+            return (
+                .init(
+                    code: .syncFilter, attribute: "sync", itemValue: item.isSynchronizable ? "yes" : "no", queryValue: wanted,
+                    text: item.isSynchronizable
+                        ? "is synchronizable and the query \(query.mentionsSync ? "asks for sync=no" : "has no sync key (so only sync=no items)")"
+                        : "is not synchronizable and the query asks for sync=yes"),
+                "add --sync any"
+            )
+        case .tombstone:
+            return (
+                .init(code: .tombstone, text: "is a tombstone: a deleted synchronizable item kept for sync, invisible to every query"),
+                nil
+            )
+        }
+    }
+
+    /// "a generic password", "an internet password".
+    private static func article(_ noun: String) -> String { ("aeiou".contains(noun.first ?? "x") ? "an " : "a ") + noun }
+}

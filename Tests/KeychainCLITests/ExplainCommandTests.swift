@@ -1,0 +1,97 @@
+import Foundation
+import Testing
+
+/// Issue 9 part 3 through the binary: `explain` text and JSON, --strict, and no secret in sight.
+@Suite struct ExplainCommandTests {
+    /// The research's worked case 1 (KeychainAccess PR#459): the app stored the token under its
+    /// own bundle identifier as the service; the extension asks with its own.
+    static func workedCase() throws -> Sandbox {
+        let sandbox = try Sandbox()
+        let add = sandbox.add(
+            ["-a", "token", "-s", "com.example.app", "-g", "SKMME9E2Y8.com.example.shared", "--accessible", "after-first-unlock"],
+            secret: "tok-SECRET-1")
+        #expect(add.status == 0)
+        #expect(
+            sandbox.add(["-a", "ci", "-s", "com.example.app", "--sync", "yes", "-g", "group.com.example"], secret: "ci-SECRET-2").status
+                == 0)
+        return sandbox
+    }
+
+    /// Persistent references and dates differ per run; everything else is stable.
+    static func normalized(_ text: String) -> String {
+        var out = text.replacingOccurrences(of: Sandbox.profiles + "/", with: "Fixtures/Profiles/")
+        for pattern in ["ref=[A-Za-z0-9+/=]{28}", "\"v_PersistentRef\":\"[A-Za-z0-9+/=]{28}\"", "\"(cdat|mdat)\":\"[0-9T:.Z-]+\""] {
+            let regex = try! NSRegularExpression(pattern: pattern)
+            out = regex.stringByReplacingMatches(in: out, range: NSRange(out.startIndex..., in: out), withTemplate: "<stable>")
+        }
+        return out
+    }
+
+    @Test(arguments: [("text", "explain-share.txt"), ("json", "explain-share.json")])
+    func workedCaseMatchesGolden(_ format: String, _ file: String) throws {
+        let sandbox = try Self.workedCase()
+        let run = sandbox.run(
+            ["explain", "-s", "com.example.app.share", "-a", "token", "--format", format], profile: "share-extension.plist")
+        #expect(run.status == 0)
+        #expect(!run.stdout.contains("SECRET"))
+        let output = Self.normalized(run.stdout)
+        let path = GroupsGoldenTests.golden + "/" + file
+        if ProcessInfo.processInfo.environment["KEYCHAINCTL_RECORD"] != nil {
+            try output.write(toFile: path, atomically: true, encoding: .utf8)
+        }
+        #expect(output == (try String(contentsOfFile: path, encoding: .utf8)))
+    }
+
+    @Test func jsonHasTheContractsKeys() throws {
+        let sandbox = try Self.workedCase()
+        let run = sandbox.run(["explain", "-s", "com.example.app", "--format", "json"], profile: "widget.plist")
+        let object = try #require(try run.json() as? [String: Any])
+        for key in ["predicted", "candidates", "query", "profile", "scope", "omitted"] { #expect(object[key] != nil, "\(key)") }
+        let predicted = try #require(object["predicted"] as? [String: Any])
+        #expect(predicted["status"] as? Int == -25300)
+        #expect(predicted["name"] as? String == "errSecItemNotFound")
+        let candidates = try #require(object["candidates"] as? [[String: Any]])
+        let verdicts = candidates.compactMap { $0["verdict"] as? String }
+        #expect(verdicts.sorted() == ["hidden", "hidden"])
+        let codes = candidates.flatMap { ($0["reasons"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String } }
+        #expect(Set(codes) == ["group-not-entitled", "sync-filter"])
+    }
+
+    @Test func strictExitsWithThePredictedStatusAndPlainExitIsZero() throws {
+        let sandbox = try Self.workedCase()
+        let query = ["explain", "-s", "com.example.app.share", "-a", "token"]
+        #expect(sandbox.run(query, profile: "share-extension.plist").status == 0)
+        let strict = sandbox.run(query + ["--strict"], profile: "share-extension.plist")
+        #expect(strict.status == 44)
+        #expect(strict.stderr.isEmpty)
+        #expect(sandbox.run(["explain", "-s", "com.example.app", "-a", "token", "--strict"], profile: "share-extension.plist").status == 0)
+        let unentitled = sandbox.run(["explain", "-g", "SKMME9E2Y8.com.example.shared", "--strict"], profile: "widget.plist")
+        #expect(unentitled.status == 30)
+        #expect(unentitled.stdout.contains("BLOCKED"))
+    }
+
+    @Test func predictionsMatchTheRealCommand() throws {
+        let sandbox = try Self.workedCase()
+        #expect(sandbox.run(["device", "lock"]).status == 0)
+        #expect(sandbox.add(["-a", "locked", "-s", "com.example.app", "-g", "SKMME9E2Y8.com.example.shared"], secret: "x").status == 36)
+        let cases: [(String, [String])] = [
+            ("share-extension.plist", ["-s", "com.example.app"]),
+            ("share-extension.plist", ["-s", "com.example.app", "--sync", "any"]),
+            ("widget.plist", ["-s", "com.example.app", "--sync", "any"]),
+            ("app.plist", ["-a", "token"]),
+            ("widget.plist", ["-g", "SKMME9E2Y8.com.example.shared"]),
+        ]
+        for (profile, query) in cases {
+            let real = sandbox.run(["find"] + query, profile: profile).status
+            let predicted = sandbox.run(["explain", "--strict"] + query, profile: profile).status
+            #expect(real == predicted, "\(profile) \(query)")
+        }
+        #expect(sandbox.run(["explain", "--operation", "add", "-a", "new", "--strict"]).status == 36)
+    }
+
+    @Test(arguments: [["--operation", "move"], ["--candidates", "0"], ["--candidates", "many"]])
+    func badWordsAreUsageErrors(_ arguments: [String]) throws {
+        let sandbox = try Sandbox()
+        #expect(sandbox.run(["explain"] + arguments).status == 64)
+    }
+}
