@@ -33,7 +33,8 @@ struct ExplanationRenderer {
         out += "device: \(device.lock.rawValue)\n"
         let counts = Self.verdictWords.compactMap { verdict, word -> String? in
             let count = explanation.candidates.filter { $0.verdict == verdict }.count
-            return count == 0 ? nil : "\(count) \(word.lowercased())"
+            guard count > 0 else { return nil }
+            return "\(count) \(word.lowercased())\(count > 1 && verdict == .nearMiss ? "es" : "")"
         }
         let predicted = predictedName
         out += "result: \(predicted.name) (\(predicted.status))"
