@@ -6,11 +6,11 @@ struct ProfileRenderer {
     let profile: Profile
 
     /// The claims file's last path component, for text lines.
-    private var claimsFile: String { Substring(profile.path.split(separator: "/").last ?? Substring(profile.path)).description }
+    private var claimsFile: String { String(profile.path.split(separator: "/").last ?? Substring(profile.path)) }
 
     /// Where one group came from: `app.plist: keychain-access-groups[0]`.
     func origin(_ entry: AccessGroupList.Entry) -> String {
-        if entry.source == "implicit on macOS" { return entry.source }
+        if entry.isImplicit { return entry.source }
         return "\(claimsFile): \(entry.source)\(entry.index.map { "[\($0)]" } ?? "")"
     }
 
@@ -66,7 +66,7 @@ struct ProfileRenderer {
             [
                 "group": .string(entry.group), "source": .string(entry.source),
                 "index": entry.index.map { .number(Int64($0)) } ?? .null,
-                "file": entry.source == "implicit on macOS" ? .null : .string(profile.path),
+                "file": entry.isImplicit ? .null : .string(profile.path),
             ]
         }
         let groups: [JSON.Value] = list.entries.map { entry in

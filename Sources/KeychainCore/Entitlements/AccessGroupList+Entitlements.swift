@@ -84,7 +84,7 @@ extension AccessGroupList {
         var withholdsToken = false
         if platform == .macos, !entries.contains(where: { $0.group.sameBytes(as: tokenGroup) }) {
             withholdsToken = entries.isEmpty && appID != nil
-            if !withholdsToken { entries.append(Entry(group: tokenGroup, source: "implicit on macOS")) }
+            if !withholdsToken { entries.append(Entry(group: tokenGroup, source: implicitSource)) }
         }
         var grantsEveryGroup = false
         if entries.contains(where: { $0.group.sameBytes(as: wildcard) }) {

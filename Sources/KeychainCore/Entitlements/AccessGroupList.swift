@@ -10,12 +10,16 @@ package struct AccessGroupList: Sendable, Equatable {
         package let source: String
         /// Its position in an array entitlement; `nil` for a string entitlement or an implicit group.
         package var index: Int? = nil
+        /// Whether no entitlement names it: the token group macOS adds.
+        package var isImplicit: Bool { source == AccessGroupList.implicitSource }
         /// Whether items may be written to it (everything but `com.apple.token`).
         package var isWritable: Bool { !group.sameBytes(as: AccessGroupList.tokenGroup) }
     }
 
     /// The read-only group of token-backed items.
     package static let tokenGroup = "com.apple.token"
+    /// The source of the token group macOS adds without an entitlement.
+    package static let implicitSource = "implicit on macOS"
     /// The wildcard that Apple grants only to its own tools.
     package static let wildcard = "*"
 

@@ -77,16 +77,16 @@ package struct ProfileDocument: Sendable {
         return file
     }
 
-    /// The plist inside the file: binary as is; a signed (CMS) profile's encapsulated content;
-    /// codesign's blob header or `Executable=` lines dropped; XML checked for UTF-8.
+    /// The plist inside the file: binary as is; a signed (CMS) profile's encapsulated content
+    /// (binary, or XML); codesign's blob header or `Executable=` lines dropped; XML checked for UTF-8.
     private static func plistBytes(of bytes: [UInt8], path: String) throws(ProfileError) -> ArraySlice<UInt8> {
         if bytes.starts(with: BinaryPlistReader.magic) { return bytes[...] }
-        if SignedProfile.looksSigned(bytes) {
-            let content = try SignedProfile.content(of: bytes, path: path)
-            return try plistBytes(ofContent: content, path: path)
-        }
         var xml = bytes[...]
-        if bytes.starts(with: entitlementsBlobMagic) {
+        let signed = SignedProfile.looksSigned(bytes)
+        if signed {
+            xml = try SignedProfile.content(of: bytes, path: path)
+            if xml.starts(with: BinaryPlistReader.magic) { return xml }
+        } else if bytes.starts(with: entitlementsBlobMagic) {
             xml = try blobContent(bytes, path: path)
         } else if bytes.starts(with: Array("Executable=".utf8)) {
             // `codesign -d --entitlements - --xml App.app 2>&1`: the path line precedes the plist.
@@ -96,19 +96,10 @@ package struct ProfileDocument: Sendable {
             xml = bytes[start...]
         }
         guard String(validating: xml, as: UTF8.self) != nil else {
-            throw ProfileError("profile \(path) is not valid UTF-8 XML.")
+            throw ProfileError(
+                signed ? "profile \(path) is signed (CMS) but its content is not UTF-8 XML." : "profile \(path) is not valid UTF-8 XML.")
         }
         return xml
-    }
-
-    /// A signed profile's content must itself be a plain plist (binary or XML), never another
-    /// envelope.
-    private static func plistBytes(ofContent content: ArraySlice<UInt8>, path: String) throws(ProfileError) -> ArraySlice<UInt8> {
-        if content.starts(with: BinaryPlistReader.magic) { return content }
-        guard String(validating: content, as: UTF8.self) != nil else {
-            throw ProfileError("profile \(path) is signed (CMS) but its content is not UTF-8 XML.")
-        }
-        return content
     }
 
     /// `CSMAGIC_EMBEDDED_ENTITLEMENTS`: the blob `codesign --entitlements :-` printed before

@@ -73,6 +73,9 @@ package struct ProvisioningProfile: Sendable {
         /// The position in an array entitlement; `nil` for a string one.
         package let index: Int?
         package let value: String
+
+        /// `keychain-access-groups[1] "SKMME9E2Y8.com.example.shared"`.
+        var claim: String { "\(entitlement)\(index.map { "[\($0)]" } ?? "") \"\(value)\"" }
     }
 
     /// Every claim of `entitlements` (resolved) on `platform` that the profile does not allow.
@@ -109,18 +112,16 @@ package struct ProvisioningProfile: Sendable {
     /// The exit-78 message for `refusals` of the claims in `claimsPath`.
     func refusalError(_ refusals: [Refusal], claimsPath: String, platform: Platform) -> ProfileError {
         let first = refusals[0]
-        let position = first.index.map { "[\($0)]" } ?? ""
         let allowed = allowlist[Self.allowlistKey(first.entitlement)] ?? []
         let consequence =
             platform == .macos
             ? "macOS would kill the app at launch"
             : "iOS would refuse to install it (0xe8008016) and App Store Connect would reject it (ITMS-90164)"
         var message =
-            "profile \(claimsPath): \(first.entitlement)\(position) \"\(first.value)\" is not allowed by provisioning profile \(label), "
+            "profile \(claimsPath): \(first.claim) is not allowed by provisioning profile \(label), "
             + "which allows \(allowed.isEmpty ? "nothing for that entitlement" : allowed.joined(separator: ", ")): \(consequence)."
         if refusals.count > 1 {
-            let others = refusals.dropFirst().map { "\($0.entitlement)\($0.index.map { "[\($0)]" } ?? "") \"\($0.value)\"" }
-            message += " Also not allowed: \(others.joined(separator: ", "))."
+            message += " Also not allowed: \(refusals.dropFirst().map(\.claim).joined(separator: ", "))."
         }
         return ProfileError(message)
     }

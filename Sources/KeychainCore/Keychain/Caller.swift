@@ -18,7 +18,11 @@ package struct Caller: Sendable {
 extension Caller {
     /// The process has no group it may write (or, reading, read).
     func noGroups(writing: Bool) -> KeychainError {
-        if groups.withholdsToken, let appID = groups.ignored.first(where: { $0.index == nil }) {
+        if groups.withholdsToken,
+            let appID = groups.ignored.first(where: {
+                $0.source == AccessGroupList.Key.applicationIdentifier || $0.source == AccessGroupList.Key.macApplicationIdentifier
+            })
+        {
             return KeychainError(
                 .missingEntitlement,
                 hint:
@@ -73,9 +77,11 @@ extension Caller {
         return KeychainError(.missingEntitlement, hint: hint)
     }
 
+    /// Whether the process may name `group` in a call that reads or (`writing`) writes.
+    func mayUse(_ group: String, writing: Bool) -> Bool { writing ? groups.canWrite(group) : groups.canRead(group) }
+
     /// Checks an explicit group.
     func check(group: String, writing: Bool) throws(KeychainError) {
-        let allowed = writing ? groups.canWrite(group) : groups.canRead(group)
-        if !allowed { throw refused(group: group, writing: writing) }
+        if !mayUse(group, writing: writing) { throw refused(group: group, writing: writing) }
     }
 }

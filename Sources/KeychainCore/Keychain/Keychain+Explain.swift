@@ -43,7 +43,7 @@ extension Keychain {
         var predicted: KeychainError? = nil
         if writes ? !groups.hasWritableGroup : !groups.hasReadableGroup {
             predicted = caller.noGroups(writing: writes)
-        } else if let explicit, !(writes ? groups.canWrite(explicit) : groups.canRead(explicit)) {
+        } else if let explicit, !caller.mayUse(explicit, writing: writes) {
             predicted = caller.refused(group: explicit, writing: writes)
         }
         // An add is compared by the new item's primary key in the group it would land in.
@@ -61,6 +61,11 @@ extension Keychain {
             case .internetPassword: .genericPassword
             default: nil
             }
+        // What every row is compared with, worked out once: the attribute codes in a stable order,
+        // the protection asked for, and the sync value wanted (`nil`: either).
+        let codes = compared.keys.sorted()
+        let wantedProtection = compared["pdmn"]?.stringValue
+        let wantsSync: Bool? = operation == .add ? query.sync == .yes : query.sync == .any ? nil : query.sync == .yes
         var scanned: [Scanned] = []
         var unrelated = 0
         try store.read {
@@ -74,11 +79,9 @@ extension Keychain {
                 try store.forEachRow(itemClass, filter: .everyRow, withSecret: false) { rowid, row in
                     guard row.malformed == nil else { return true }
                     var misses: [Miss] = itemClass == query.itemClass ? [] : [.itemClass]
-                    for code in compared.keys.sorted() {
+                    for code in codes {
                         if code == "pdmn" {
-                            if let wanted = compared[code]?.stringValue, !wanted.sameBytes(as: row.accessibility) {
-                                misses.append(.attribute(code))
-                            }
+                            if let wantedProtection, !wantedProtection.sameBytes(as: row.accessibility) { misses.append(.attribute(code)) }
                         } else if let digest = digests[code], row.digests[code] != digest {
                             misses.append(.attribute(code))
                         }
@@ -87,10 +90,9 @@ extension Keychain {
                         if !row.accessGroup.sameBytes(as: addGroup) { misses.append(.group) }
                     } else if let explicit {
                         if !row.accessGroup.sameBytes(as: explicit) { misses.append(.attribute("agrp")) }
-                    } else if !(groups.grantsEveryGroup || groups.canRead(row.accessGroup)) {
+                    } else if !groups.canRead(row.accessGroup) {
                         misses.append(.group)
                     }
-                    let wantsSync: Bool? = operation == .add ? query.sync == .yes : query.sync == .any ? nil : query.sync == .yes
                     if let wantsSync, wantsSync != row.sync { misses.append(.sync) }
                     if row.tombstone { misses.append(.tombstone) }
                     guard misses.count <= 2 else {
@@ -168,9 +170,7 @@ extension Keychain {
         let readOnly = operation.writes && scanned.misses.isEmpty && !caller.groups.canWrite(row.accessGroup)
         let verdict: Explanation.Verdict
         let explicit = query.attributes["agrp"]?.stringValue
-        if scanned.misses.isEmpty, operation != .add, let explicit,
-            !(operation.writes ? caller.groups.canWrite(explicit) : caller.groups.canRead(explicit))
-        {
+        if scanned.misses.isEmpty, operation != .add, let explicit, !caller.mayUse(explicit, writing: operation.writes) {
             verdict = .blocked
             reasons.append(
                 .init(
