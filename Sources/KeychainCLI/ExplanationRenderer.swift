@@ -69,7 +69,11 @@ struct ExplanationRenderer {
             if let value = item.attributes[code]?.displayText, !value.isEmpty { parts.append("\(code)=\(value.terminalSafe)") }
         }
         parts.append("sync=\(item.isSynchronizable ? "yes" : "no")")
-        if !candidate.opened { parts.append("(other attributes sealed: its class is locked)") }
+        if candidate.notes.contains(.damaged) {
+            parts.append("(other attributes unreadable: the row is damaged)")
+        } else if !candidate.opened {
+            parts.append("(other attributes sealed: its class is locked)")
+        }
         return parts.joined(separator: " ")
     }
 
@@ -78,6 +82,8 @@ struct ExplanationRenderer {
         case .thisDeviceOnly: "this-device-only: not restored to another device; in backups only when they are encrypted"
         case .syncThisDeviceOnly: "synchronizable but this-device-only: it never leaves this device"
         case .asksAuthentication: "its access control asks for authentication when it is read or changed"
+        case .damaged:
+            "damaged: its sealed attributes do not open (tampered, or written with another key); the calls report it as errSecDecode (-26275), and 'keychainctl verify' names it"
         }
     }
 

@@ -105,4 +105,24 @@ import Testing
         #expect(explanation.omitted == 25)
         #expect(explanation.unrelated == 1)
     }
+
+    /// Someone without the key moves a row into the extension's group by editing its plaintext
+    /// column: explain lists it as damaged (its sealed attributes no longer open), never as
+    /// locked, never with another item's values, and the call still predicts what find returns.
+    @Test func aRowEditedWithoutTheKeyIsNamedDamaged() throws {
+        let keychain = try TemporaryKeychain()
+        try keychain.add([("svce", "com.example.app"), ("acct", "token")], as: try Fixtures.caller("app.plist"))
+        let connection = try SQLiteConnection(path: keychain.path, create: false)
+        try connection.execute("UPDATE genp SET agrp = 'SKMME9E2Y8.com.example.app.share'")
+        let reopened = try keychain.reopen()
+        let share = try Fixtures.caller("share-extension.plist")
+        let request = TemporaryKeychain.request([("svce", "com.example.app.share"), ("acct", "token")])
+        let explanation = try reopened.explain(.find, request, caller: share)
+        #expect(explanation.predicted?.status.rawValue == status { _ = try reopened.find(request, caller: share) })
+        let candidate = try #require(explanation.candidates.first)
+        #expect(!candidate.opened)
+        #expect(candidate.notes.contains(.damaged))
+        #expect(candidate.item.attributes["acct"] == nil)
+        #expect(candidate.reasons.first?.text.contains("the item is damaged") == true)
+    }
 }

@@ -156,14 +156,21 @@ extension Keychain {
         let row = scanned.row
         var item = Item(itemClass: scanned.itemClass, uuid: row.uuid, attributes: row.plaintext)
         var opened = false
-        if !scanned.locked, let open = try? keys.open(row, itemClass: scanned.itemClass, withSecret: false) {
-            item = open.opened.item
-            opened = true
+        var damaged = false
+        if !scanned.locked {
+            if let open = try? keys.open(row, itemClass: scanned.itemClass, withSecret: false) {
+                item = open.opened.item
+                opened = true
+            } else {
+                damaged = true
+            }
         }
+        // Why the item's own values cannot be shown, when they cannot.
+        let unreadable: String? = opened ? nil : damaged ? "the item is damaged" : "its class is locked"
         var reasons: [Explanation.Reason] = []
         var fixes: [String] = []
         for miss in scanned.misses {
-            let (reason, fix) = explainMiss(miss, item: item, opened: opened, query: query, caller: caller, addGroup: addGroup)
+            let (reason, fix) = explainMiss(miss, item: item, unreadable: unreadable, query: query, caller: caller, addGroup: addGroup)
             reasons.append(reason)
             if let fix { fixes.append(fix) }
         }
@@ -217,12 +224,13 @@ extension Keychain {
             notes.append(row.sync ? .syncThisDeviceOnly : .thisDeviceOnly)
         }
         if row.hasAccessControl { notes.append(.asksAuthentication) }
+        if damaged { notes.append(.damaged) }
         return Explanation.Candidate(item: item, opened: opened, verdict: verdict, reasons: reasons, notes: notes, fixes: fixes)
     }
 
     /// The reason for one missed dimension, and its fix.
     private func explainMiss(
-        _ miss: Miss, item: Item, opened: Bool, query: ItemQuery, caller: Caller, addGroup: String?
+        _ miss: Miss, item: Item, unreadable: String?, query: ItemQuery, caller: Caller, addGroup: String?
     ) -> (Explanation.Reason, String?) {
         let groups = caller.groups
         switch miss {
@@ -236,11 +244,11 @@ extension Keychain {
         case .attribute(let code):
             let name = query.schema.attribute(code)?.name ?? code
             let wanted = query.attributes[code]?.displayText ?? ""
-            let has = opened || code == "pdmn" || code == "agrp" ? item.attributes[code]?.displayText ?? "(none)" : nil
+            let has = unreadable == nil || code == "pdmn" || code == "agrp" ? item.attributes[code]?.displayText ?? "(none)" : nil
             var text = "\(code) (\(name)) differs: "
             text +=
                 has.map { "item \"\($0)\", query \"\(wanted)\"" }
-                ?? "query \"\(wanted)\"; the item's value is sealed while its class is locked"
+                ?? "query \"\(wanted)\"; the item's value cannot be read: \(unreadable ?? "")"
             if code == "svce" { text += " (wrappers default the service to the bundle identifier, which differs per target)" }
             let fix = has.map {
                 code == "agrp" ? "query with agrp=\"\($0)\"" : "query with \(code)=\"\($0)\", or give every target the same \(name)"

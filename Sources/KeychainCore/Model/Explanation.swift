@@ -56,14 +56,16 @@ package struct Explanation: Sendable {
         case syncThisDeviceOnly = "sync-this-device-only"
         /// Reading it asks for authentication (its access control).
         case asksAuthentication = "asks-authentication"
+        /// Its sealed attributes do not open: tampered or damaged (errSecDecode to the calls).
+        case damaged
     }
 
     /// One item that matches or nearly matches.
     package struct Candidate: Sendable {
-        /// Its attributes; only the plaintext columns when its class is locked.
+        /// Its attributes; only the plaintext columns when its class is locked or it is damaged.
         package let item: Item
-        /// Whether `item` holds every attribute (false: the class is locked, so only the plaintext
-        /// columns could be shown).
+        /// Whether `item` holds every attribute (false: the class is locked, or the row is damaged
+        /// (note `damaged`), so only the plaintext columns could be shown).
         package let opened: Bool
         package let verdict: Verdict
         package let reasons: [Reason]
