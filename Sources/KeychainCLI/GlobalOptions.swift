@@ -92,14 +92,19 @@ struct GlobalOptions {
             throw ConfigurationError(
                 "no profile: pass --profile PATH (or set KEYCHAINCTL_PROFILE) naming the app's entitlements plist or provisioning profile.")
         }
+        return try loadProfile(path: path, provisioning: provisioning ?? Environment.value("KEYCHAINCTL_PROVISIONING"))
+    }
+
+    /// Loads the claims at `path`, signed by the provisioning profile at `provisioning`, under
+    /// this invocation's team ID, platform and wildcard options.
+    func loadProfile(path: String, provisioning: String?) throws -> Profile {
         let platformText = Environment.value("KEYCHAINCTL_PLATFORM")
         let envPlatform = platformText.flatMap(Platform.init(rawValue:))
         if let platformText, envPlatform == nil {
             throw ConfigurationError("KEYCHAINCTL_PLATFORM is '\(platformText)'; use ios or macos.")
         }
         let loaded = try Profile.load(
-            path: path, provisioning: provisioning ?? Environment.value("KEYCHAINCTL_PROVISIONING"),
-            teamID: teamID ?? Environment.value("KEYCHAINCTL_TEAM_ID"),
+            path: path, provisioning: provisioning, teamID: teamID ?? Environment.value("KEYCHAINCTL_TEAM_ID"),
             platform: platform ?? envPlatform, allowWildcard: allowAnyGroup)
         for warning in loaded.warnings { StandardStreams.warn(warning) }
         return loaded

@@ -12,7 +12,8 @@ public enum KeychainCommandLine {
     static var commands: [any Subcommand.Type] {
         [
             InitCommand.self, AddCommand.self, FindCommand.self, UpdateCommand.self, DeleteCommand.self,
-            MigrateGroupCommand.self, GroupsCommand.self, VerifyCommand.self, DeviceCommand.self, ExplainCommand.self, ErrorCommand.self,
+            MigrateGroupCommand.self, GroupsCommand.self, VerifyCommand.self, DeviceCommand.self, ExplainCommand.self, MatrixCommand.self,
+            ErrorCommand.self,
         ]
     }
 

@@ -177,7 +177,7 @@ extension KeyRing {
                 associatedData: Binding(format, schema, sealed).associatedData("metadata")),
             let decoded = plain.withUnsafeBytes({ Item.decodeMetadata($0) })
         else { throw DamagedRow.Reason.sealedDataAltered.error(itemClass, uuid: sealed.uuid) }
-        guard digests.columns(of: decoded.attributes, schema: schema) == sealed.digests else {
+        guard digests.match(sealed.digests, of: decoded.attributes, schema: schema) else {
             throw DamagedRow.Reason.digestMismatch.error(itemClass, uuid: sealed.uuid)
         }
         if sealed.hasAccessControl, AccessControl(stored: sealed.accessControlText)?.protection.rawValue != sealed.accessibility {

@@ -50,6 +50,20 @@ package struct KeyedDigest: Sendable {
         return out
     }
 
+    /// Whether `stored` holds exactly the digest columns of `attributes`: what `columns(of:schema:)`
+    /// would build, compared without building it (every opened row is checked this way).
+    func match(_ stored: [String: [UInt8]], of attributes: [String: AttributeValue], schema: ClassSchema) -> Bool {
+        var present = 0
+        for attribute in schema.digestAttributes {
+            guard let value = attributes[attribute.code] else { continue }
+            present += 1
+            guard let digest = stored[attribute.code],
+                digest == self.digest(schema.itemClass, code: attribute.code, value: value.canonicalBytes)
+            else { return false }
+        }
+        return present == stored.count
+    }
+
     /// The digest column values of `attributes` for `schema`: one per digest attribute present.
     func columns(of attributes: [String: AttributeValue], schema: ClassSchema) -> [String: [UInt8]] {
         var digests: [String: [UInt8]] = [:]

@@ -61,31 +61,19 @@ extension Keychain {
             case .internetPassword: .genericPassword
             default: nil
             }
-        // What every row is compared with, worked out once: the attribute codes in a stable order,
-        // the protection asked for, and the sync value wanted (`nil`: either).
-        let codes = compared.keys.sorted()
-        let wantedProtection = compared["pdmn"]?.stringValue
+        // What every row is compared with, worked out once: the attributes, and the sync value
+        // wanted (`nil`: either).
+        var comparer = AttributeComparer(compared)
         let wantsSync: Bool? = operation == .add ? query.sync == .yes : query.sync == .any ? nil : query.sync == .yes
         var scanned: [Scanned] = []
         var unrelated = 0
         try store.read {
             for itemClass in [query.itemClass] + (sibling.map { [$0] } ?? []) {
-                let schema = Schema.of(itemClass)!
-                // Digests are keyed per class: compute the query's once per class.
-                var digests: [String: [UInt8]] = [:]
-                for (code, value) in compared where code != "pdmn" && schema.attribute(code) != nil {
-                    digests[code] = keys.digests.digest(itemClass, code: code, value: value.canonicalBytes)
-                }
+                comparer.prepare(for: itemClass, keys: keys)
                 try store.forEachRow(itemClass, filter: .everyRow, withSecret: false) { rowid, row in
                     guard row.malformed == nil else { return true }
                     var misses: [Miss] = itemClass == query.itemClass ? [] : [.itemClass]
-                    for code in codes {
-                        if code == "pdmn" {
-                            if let wantedProtection, !wantedProtection.sameBytes(as: row.accessibility) { misses.append(.attribute(code)) }
-                        } else if let digest = digests[code], row.digests[code] != digest {
-                            misses.append(.attribute(code))
-                        }
-                    }
+                    misses += comparer.misses(row).map(Miss.attribute)
                     if let addGroup {
                         if !row.accessGroup.sameBytes(as: addGroup) { misses.append(.group) }
                     } else if let explicit {

@@ -1,0 +1,58 @@
+import KeychainCore
+
+/// `keychainctl matrix`: items (or groups) × targets, who may read and write what, and where each
+/// target's adds without a group land.
+struct MatrixCommand: Subcommand {
+    static let spec = CommandSpec(
+        name: "matrix",
+        abstract: "Show which targets (app, extensions) may read and write each item, and where each one's adds land.",
+        discussion: """
+            Give each target as --profile NAME=PATH (its entitlements), with --provisioning NAME=PATH for the \
+            profile that signs it. The item options select the rows (class, attributes, --group); every target's \
+            access groups, the sync filter, tombstones and the device state make the cells: RW read-write, R \
+            read-only, — hidden, each with a letter saying why. Nothing is written and no secret is read.
+            """,
+        sections: [
+            (
+                "options",
+                [
+                    .value(
+                        "profile", nil, "name=path", repeatable: true, "One target: its name and entitlements file (repeat per target)."),
+                    .value(
+                        "provisioning", nil, "name=path", repeatable: true,
+                        "The provisioning profile that signs the target NAME (repeat per target)."),
+                    .value("by", nil, "item|group", "One row per item (default) or per access group."),
+                ]
+            ),
+            ("item attributes", ItemOptions.specs),
+            ("global options", GlobalOptions.specs.filter { $0.long != "profile" && $0.long != "provisioning" }),
+        ])
+
+    let globals: GlobalOptions
+    let item: ItemOptions
+    let targets: [NamedPath]
+    let provisioning: [String: String]
+    let byGroup: Bool
+
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        globals = try GlobalOptions(arguments)
+        item = try ItemOptions(arguments)
+        targets = try NamedPath.parse(arguments.all("profile"), option: "profile")
+        guard !targets.isEmpty else { throw UsageError("matrix needs a --profile NAME=PATH for each target to compare.") }
+        provisioning = try NamedPath.attach(arguments.all("provisioning"), option: "provisioning", to: targets)
+        byGroup = try arguments.value("by", choices: "item or group") { ["item": false, "group": true][$0] } ?? false
+    }
+
+    func run() throws {
+        let profiles = try targets.map { try globals.loadProfile(path: $0.path, provisioning: provisioning[$0.name]) }
+        let keychain = try globals.openKeychain()
+        let request = item.request()
+        let callers = zip(targets, profiles).map { Caller(name: $0.name, groups: $1.accessGroups) }
+        let matrix = try keychain.matrix(request, targets: callers)
+        let renderer = MatrixRenderer(matrix: matrix, profiles: profiles, request: request, device: keychain.device, byGroup: byGroup)
+        switch globals.resolvedFormat {
+        case .json: StandardStreams.out(JSON.render(renderer.json) + "\n")
+        case .text: StandardStreams.out(renderer.text)
+        }
+    }
+}

@@ -1,0 +1,166 @@
+import KeychainCore
+
+/// `matrix`'s output: a grid for people, stable sorted JSON for programs (CLI.md, matrix).
+struct MatrixRenderer {
+    let matrix: AccessMatrix
+    let profiles: [Profile]
+    let request: ItemRequest
+    let device: DeviceState
+    let byGroup: Bool
+
+    /// What each mark means, in the order marks are shown.
+    static let markMeanings: [(mark: AccessMatrix.Mark, meaning: String)] = [
+        (.group, "the target is not entitled to the item's access group"),
+        (.platform, "macOS ignores the entitlement naming the group: no provisioning profile validates it"),
+        (.tombstone, "a tombstone (a deleted synchronizable item), invisible to every query"),
+        (.sync, "left out by the sync filter: readable only with --sync any"),
+        (.locked, "its class is locked in this device state: a call that reaches it fails with -25308"),
+        (.damaged, "its sealed attributes do not open (edited without the key): calls report errSecDecode (-26275); run verify"),
+    ]
+
+    /// The longest attribute value an item label shows before cutting it (the group is never cut).
+    private static let valueWidth = 32
+
+    /// The codes an item label shows, in this order, when present.
+    private static let shownCodes = ["acct", "svce", "srvr", "labl", "agrp"]
+
+    /// "RW", "R", "—G", "RW(S)".
+    static func text(_ cell: AccessMatrix.Cell) -> String {
+        let letters = cell.marks.map(\.rawValue).joined()
+        guard cell.read else { return "—" + letters }
+        let access = cell.write ? "RW" : "R"
+        return letters.isEmpty ? access : "\(access)(\(letters))"
+    }
+
+    private var names: [String] { matrix.targets.map(\.name) }
+
+    private func label(_ row: AccessMatrix.ItemRow) -> String {
+        let item = row.item
+        var parts: [String] = []
+        for code in Self.shownCodes {
+            guard let value = item.attributes[code]?.displayText.terminalSafe, !value.isEmpty else { continue }
+            let shown = code == "agrp" || value.count <= Self.valueWidth ? value : String(value.prefix(Self.valueWidth - 1)) + "…"
+            parts.append("\(code)=\(shown)")
+        }
+        if item.isSynchronizable { parts.append("sync") }
+        if let sealed = row.sealed { parts.append(sealed == .locked ? "(sealed: class locked)" : "(damaged)") }
+        return parts.joined(separator: " ")
+    }
+
+    var text: String {
+        let queryText = request.attributes.map { "\($0.code)=\($0.value.terminalSafe)" }.joined(separator: " ")
+        var out = "query: \(request.itemClass ?? "genp") \(queryText)".trimmingTrailingSpace + "\n"
+        out += "device: \(device.lock.rawValue)\n\n"
+        // Rows share a few distinct sets of cells: each is spelled once.
+        var texts: [[AccessMatrix.Cell]: [String]] = [:]
+        let rows: [(label: String, cells: [String])] =
+            byGroup
+            ? matrix.groups.map { ("\($0.group.terminalSafe) (\($0.items) item\($0.items == 1 ? "" : "s"))", $0.cells.map(Self.text)) }
+            : matrix.items.map { row in
+                let cells = texts[row.cells] ?? row.cells.map(Self.text)
+                texts[row.cells] = cells
+                return (label(row), cells)
+            }
+        let header: [(label: String, cells: [String])] = [
+            (byGroup ? "group" : "item", names.map(\.terminalSafe)),
+            ("platform", profiles.map(\.platform.rawValue)),
+            ("default add group", matrix.landings.map { $0.group?.terminalSafe ?? "(none)" }),
+            ("readable groups", profiles.map { String($0.accessGroups.readable.count) }),
+        ]
+        // Laid out in bytes: ten thousand rows of padded Strings cost more than the matrix itself.
+        let all = header + rows
+        func width(_ text: String) -> Int { text.unicodeScalars.count }
+        let labelWidth = all.map { width($0.label) }.max() ?? 0
+        let widths = names.indices.map { column in all.map { width($0.cells[column]) }.max() ?? 0 }
+        var grid: [UInt8] = []
+        func line(_ row: (label: String, cells: [String])) {
+            grid += row.label.utf8
+            var pending = labelWidth + 2 - width(row.label)
+            for (column, cell) in row.cells.enumerated() {
+                grid += repeatElement(UInt8(ascii: " "), count: pending)
+                grid += cell.utf8
+                pending = widths[column] + 2 - width(cell)
+            }
+            grid.append(UInt8(ascii: "\n"))
+        }
+        header.forEach(line)
+        rows.forEach(line)
+        out += String(decoding: grid, as: UTF8.self)
+        if rows.isEmpty { out += "(no \(byGroup ? "group" : "item") matches the query)\n" }
+        out += "\nadds without a group:\n"
+        for (index, landing) in matrix.landings.enumerated() {
+            let name = names[index].terminalSafe
+            guard let group = landing.group else {
+                out += "  \(name): cannot add, no writable access group (errSecMissingEntitlement, -34018)\n"
+                continue
+            }
+            let visible = landing.visibleTo.map { names[$0].terminalSafe }
+            let hidden = landing.hiddenFrom.map { names[$0].terminalSafe }
+            out += "  \(name) → \(group.terminalSafe): "
+            out +=
+                hidden.isEmpty
+                ? (names.count == 1 ? "visible to \(name)\n" : "visible to every target\n")
+                : visible == [name]
+                    ? "visible to \(name) only; hidden from \(hidden.joined(separator: ", "))\n"
+                    : "visible to \(visible.joined(separator: ", ")); hidden from \(hidden.joined(separator: ", "))\n"
+        }
+        let cells = (byGroup ? matrix.groups.map(\.cells) : matrix.items.map(\.cells)).joined()
+        let used = Self.markMeanings.filter { meaning in cells.contains { $0.marks.contains(meaning.mark) } }
+        if !used.isEmpty {
+            out += "\nmarks:\n" + used.map { "  \($0.mark.rawValue)  \($0.meaning)\n" }.joined()
+        }
+        out += "scope: \(ExplanationRenderer.scope)\n"
+        return out
+    }
+
+    private static func json(_ cell: AccessMatrix.Cell) -> JSON.Value {
+        .object(["read": .bool(cell.read), "write": .bool(cell.write), "reasons": .array(cell.marks.map { .string($0.rawValue) })])
+    }
+
+    var json: JSON.Value {
+        let targets: [JSON.Value] = zip(matrix.targets, profiles).map { target, profile in
+            let groups = profile.accessGroups
+            return .object([
+                "name": .string(target.name), "file": .string(profile.path), "platform": .string(profile.platform.rawValue),
+                "default": groups.defaultGroup.map { .string($0) } ?? .null,
+                "readable": .array(groups.readable.map { .string($0) }), "writable": .array(groups.writable.map { .string($0) }),
+            ])
+        }
+        let rows: [JSON.Value] =
+            byGroup
+            ? matrix.groups.map { row in
+                .object(["group": .string(row.group), "items": .number(Int64(row.items)), "cells": .array(row.cells.map(Self.json))])
+            }
+            : matrix.items.map { row in
+                var item = ItemRenderer.json(ItemRenderer.Entry(item: row.item, secret: nil), returns: [.attributes, .persistentRef])
+                if case .object(var members) = item {
+                    members["opened"] = .bool(row.sealed == nil)
+                    if let sealed = row.sealed { members["sealed"] = .string(sealed.rawValue) }
+                    item = .object(members)
+                }
+                return .object(["item": item, "cells": .array(row.cells.map(Self.json))])
+            }
+        let landings: [JSON.Value] = matrix.landings.enumerated().map { index, landing in
+            .object([
+                "profile": .string(names[index]), "group": landing.group.map { .string($0) } ?? .null,
+                "visibleTo": .array(landing.visibleTo.map { .string(names[$0]) }),
+                "hiddenFrom": .array(landing.hiddenFrom.map { .string(names[$0]) }),
+            ])
+        }
+        var query: [String: JSON.Value] = ["class": .string(request.itemClass ?? "genp")]
+        for (code, value) in request.attributes { query[code] = .string(value) }
+        return .object([
+            "by": .string(byGroup ? "group" : "item"), "profiles": .array(targets), "rows": .array(rows), "defaults": .array(landings),
+            "query": .object(query), "device": .string(device.lock.rawValue), "scope": .string(ExplanationRenderer.scope),
+        ])
+    }
+}
+
+extension String {
+    /// Without trailing spaces.
+    fileprivate var trimmingTrailingSpace: String {
+        var text = self
+        while text.last == " " { text.removeLast() }
+        return text
+    }
+}

@@ -1,0 +1,43 @@
+/// A file given as `NAME=PATH` (or a bare `PATH`, named by its last component): how `matrix` and
+/// `lint` name the targets they compare.
+struct NamedPath: Equatable {
+    let name: String
+    let path: String
+
+    /// The words of a repeatable option, each `NAME=PATH` or `PATH`. A name or a path given twice
+    /// is a usage error: two columns of one name, or one file twice, are a mistake.
+    static func parse(_ words: [String], option: String) throws(UsageError) -> [NamedPath] {
+        var parsed: [NamedPath] = []
+        for word in words {
+            let entry: NamedPath
+            if let equals = word.firstIndex(of: "="), equals != word.startIndex, !word[..<equals].contains("/") {
+                entry = NamedPath(name: String(word[..<equals]), path: String(word[word.index(after: equals)...]))
+            } else {
+                entry = NamedPath(name: String(word.split(separator: "/").last ?? Substring(word)), path: word)
+            }
+            guard !entry.path.isEmpty else { throw UsageError("--\(option) '\(word.terminalSafe)' names no file.") }
+            if parsed.contains(where: { $0.name == entry.name }) {
+                throw UsageError("--\(option) names '\(entry.name.terminalSafe)' twice; give each target its own NAME=PATH.")
+            }
+            if parsed.contains(where: { $0.path == entry.path }) {
+                throw UsageError("--\(option) gives '\(entry.path.terminalSafe)' twice.")
+            }
+            parsed.append(entry)
+        }
+        return parsed
+    }
+
+    /// The words of an option that attaches a file to targets already named (`--provisioning
+    /// app=PATH`): each must be `NAME=PATH` with NAME one of `targets`' names, at most once each.
+    static func attach(_ words: [String], option: String, to targets: [NamedPath]) throws(UsageError) -> [String: String] {
+        var attached: [String: String] = [:]
+        for entry in try parse(words, option: option) {
+            guard targets.contains(where: { $0.name == entry.name }) else {
+                let names = targets.map(\.name).joined(separator: ", ")
+                throw UsageError("--\(option) takes NAME=PATH with NAME one of the targets (\(names.terminalSafe)).")
+            }
+            attached[entry.name] = entry.path
+        }
+        return attached
+    }
+}

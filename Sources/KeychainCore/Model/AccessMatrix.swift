@@ -1,0 +1,74 @@
+/// What `matrix` found: for each item (or access group) and each target, whether the target may
+/// read and write it, and why not (research `debugging-anchors.md` §4.2).
+package struct AccessMatrix: Sendable {
+    /// Why a target does not see an item, or sees it only under a condition: the closed set of
+    /// one-letter marks README documents, in the order they are shown.
+    package enum Mark: String, Sendable, CaseIterable {
+        /// The target is not entitled to the item's group.
+        case group = "G"
+        /// macOS ignores the entitlement naming the group: no provisioning profile validates it.
+        case platform = "P"
+        /// A tombstone: invisible to every query.
+        case tombstone = "T"
+        /// The sync filter: the query's sync value leaves it out (`--sync any` shows it).
+        case sync = "S"
+        /// Its class is locked in this device state: a find that reaches it fails with -25308.
+        case locked = "L"
+        /// Its sealed attributes do not open (edited without the key): its plaintext group cannot be
+        /// trusted, and the calls report errSecDecode (-26275).
+        case damaged = "D"
+
+        /// Whether the mark hides the item outright (the sync filter only conditions it).
+        var hides: Bool { self != .sync }
+    }
+
+    /// One target's access to one item or group.
+    package struct Cell: Sendable, Hashable {
+        package let read: Bool
+        package let write: Bool
+        package let marks: [Mark]
+    }
+
+    /// One item and its cells, one per target.
+    package struct ItemRow: Sendable {
+        /// Its attributes; only the plaintext columns when it could not be opened.
+        package let item: Item
+        /// Why its other attributes cannot be shown: `nil` when it opened.
+        package let sealed: Sealed?
+        package let cells: [Cell]
+    }
+
+    /// Why an item's sealed attributes are not shown.
+    package enum Sealed: String, Sendable {
+        /// Its class is locked in this device state.
+        case locked
+        /// Its metadata does not open: edited without the key (errSecDecode to the calls).
+        case damaged
+    }
+
+    /// One access group, how many of the items it holds, and its cells.
+    package struct GroupRow: Sendable {
+        package let group: String
+        package let items: Int
+        package let cells: [Cell]
+    }
+
+    /// Where a target's adds without a group land, and which targets see them there.
+    package struct Landing: Sendable {
+        /// The default group; `nil` when the target cannot write anywhere (-34018).
+        package let group: String?
+        /// Indices of the targets that may read `group`, the writer included.
+        package let visibleTo: [Int]
+        package let hiddenFrom: [Int]
+    }
+
+    /// The targets, in the order given.
+    package let targets: [Caller]
+    /// The items the query selects, in row order (tombstones included: they show as `T`).
+    package let items: [ItemRow]
+    /// Every group a target lists or an item lies in: the targets' groups in order, then the rest
+    /// sorted.
+    package let groups: [GroupRow]
+    /// One per target.
+    package let landings: [Landing]
+}

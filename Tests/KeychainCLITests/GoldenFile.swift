@@ -1,0 +1,31 @@
+import Foundation
+import Testing
+
+/// Golden outputs: compared byte for byte; `KEYCHAINCTL_RECORD=1` re-records them instead.
+enum GoldenFile {
+    /// `Tests/KeychainCLITests/Golden`.
+    static let folder: String = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden").path
+
+    /// Checks `output` against the golden file at `path` (under `folder` when relative).
+    static func check(_ output: String, _ path: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let full = path.hasPrefix("/") ? path : folder + "/" + path
+        if ProcessInfo.processInfo.environment["KEYCHAINCTL_RECORD"] != nil {
+            try FileManager.default.createDirectory(
+                atPath: URL(fileURLWithPath: full).deletingLastPathComponent().path, withIntermediateDirectories: true)
+            try output.write(toFile: full, atomically: true, encoding: .utf8)
+        }
+        let expected = try String(contentsOfFile: full, encoding: .utf8)
+        #expect(output == expected, "golden \(path)", sourceLocation: sourceLocation)
+    }
+
+    /// Output with what differs per run made stable: the package's path, persistent references
+    /// and dates.
+    static func normalized(_ text: String) -> String {
+        var out = text.replacingOccurrences(of: Sandbox.profiles + "/", with: "Fixtures/Profiles/")
+        for pattern in ["ref=[A-Za-z0-9+/=]{28}", "\"v_PersistentRef\":\"[A-Za-z0-9+/=]{28}\"", "\"(cdat|mdat)\":\"[0-9T:.Z-]+\""] {
+            let regex = try! NSRegularExpression(pattern: pattern)
+            out = regex.stringByReplacingMatches(in: out, range: NSRange(out.startIndex..., in: out), withTemplate: "<stable>")
+        }
+        return out
+    }
+}
