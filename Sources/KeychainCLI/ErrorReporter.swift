@@ -4,7 +4,7 @@ import KeychainCore
 enum ErrorReporter {
     /// Reports `error` on stderr in `format` and returns the exit status.
     static func report(_ error: any Error, format: OutputFormat) -> Int32 {
-        if let strict = error as? StrictExit { return strict.code }
+        if let strict = error as? SilentExit { return strict.code }
         let (status, name, message, hint, exitStatus) = describe(error)
         switch format {
         case .json:

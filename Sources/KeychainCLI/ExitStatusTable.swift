@@ -15,6 +15,7 @@ enum ExitStatusTable {
 
     static let success: Int32 = 0
     static let usage: Int32 = 64
+    static let lintErrors: Int32 = 65
     static let ioFailure: Int32 = 74
     static let unusableConfiguration: Int32 = 78
     static let bug: Int32 = 1
@@ -26,6 +27,9 @@ enum ExitStatusTable {
             meaning:
                 "the command line is wrong (unknown option, missing value, stray word, an unknown status for `error`); the message names the option, never its value, and suggests the option probably meant"
         ),
+        Row(
+            exit: lintErrors, status: nil,
+            meaning: "`lint` found at least one error (the findings are on stdout; warnings and notes alone exit 0)"),
         Row(
             exit: unusableConfiguration, status: nil,
             meaning:

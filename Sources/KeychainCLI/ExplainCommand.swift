@@ -57,11 +57,12 @@ struct ExplainCommand: Subcommand {
         case .json: StandardStreams.out(JSON.render(renderer.json) + "\n")
         case .text: StandardStreams.out(renderer.text)
         }
-        if strict, let predicted = explanation.predicted { throw StrictExit(code: predicted.status.exitStatus) }
+        if strict, let predicted = explanation.predicted { throw SilentExit(code: predicted.status.exitStatus) }
     }
 }
 
-/// `--strict`: the predicted status's exit status, with nothing more on stderr.
-struct StrictExit: Error {
+/// An exit whose report is already on stdout (explain's `--strict`, lint's findings): the status,
+/// with nothing more on stderr.
+struct SilentExit: Error {
     let code: Int32
 }

@@ -58,7 +58,10 @@ struct GlobalOptions {
         keyFile = arguments.value("key-file")
         passphraseFD = try arguments.value("passphrase-fd", choices: "a file descriptor number") { Int32($0) }
         teamID = arguments.value("team-id")
-        format = try arguments.value("format", choices: "text or json", OutputFormat.init(rawValue:))
+        // lint reads its own --format (text, json or sarif) and reports its errors as json for both.
+        if command != LintCommand.spec.name {
+            format = try arguments.value("format", choices: "text or json", OutputFormat.init(rawValue:))
+        }
         allowAnyGroup = arguments.flag("allow-any-group")
         deviceState = try arguments.value("device-state", choices: DeviceState.Lock.allNames, DeviceState.Lock.init(rawValue:))
     }

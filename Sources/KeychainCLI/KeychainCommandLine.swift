@@ -13,6 +13,7 @@ public enum KeychainCommandLine {
         [
             InitCommand.self, AddCommand.self, FindCommand.self, UpdateCommand.self, DeleteCommand.self,
             MigrateGroupCommand.self, GroupsCommand.self, VerifyCommand.self, DeviceCommand.self, ExplainCommand.self, MatrixCommand.self,
+            LintCommand.self,
             ErrorCommand.self,
         ]
     }

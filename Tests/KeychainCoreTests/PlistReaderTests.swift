@@ -6,13 +6,15 @@ import Testing
 /// keychainctl's own property-list readers against Foundation's writer and reader: every tree
 /// Foundation writes, XML or binary, reads back as the same strings, booleans and containers.
 @Suite struct PlistReaderTests {
-    /// Foundation's tree as a `PlistValue` (numbers, dates and data become `.other`).
+    /// Foundation's tree as a `PlistValue` (dates become milliseconds since 1970; numbers and data
+    /// become `.other`).
     static func expected(_ value: Any) -> PlistValue {
         switch value {
         case let string as String: return .string(string)
         case let flag as Bool where type(of: value) == Bool.self: return .bool(flag)
         case let array as [Any]: return .array(array.map(expected))
         case let dictionary as [String: Any]: return .dictionary(dictionary.mapValues(expected))
+        case let date as Date: return .date(Int64((date.timeIntervalSince1970 * 1000).rounded()))
         default: return .other
         }
     }

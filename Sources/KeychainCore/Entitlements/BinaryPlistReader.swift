@@ -111,6 +111,7 @@ struct BinaryPlistReader {
         switch kind {
         case 0x0 where low == 0x8 || low == 0x9: return .bool(low == 0x9)
         case 0x5, 0x6, 0x7: return .string(try string(kind: kind, count: count, body: body))
+        case 0x3: return date(at: body)
         case 0xA, 0xC, 0xD: break
         default: return .other
         }
@@ -143,6 +144,15 @@ struct BinaryPlistReader {
             for child in children { _ = try value(child, depth: depth + 1, reached: &reached) }
             return .other
         }
+    }
+
+    /// A date object's big-endian seconds since 2001-01-01 as milliseconds since 1970; `.other`
+    /// when it is not finite or lies beyond year 9999 (its size was checked with its header).
+    private func date(at body: Int) -> PlistValue {
+        let bits = bytes[body..<body + 8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        let seconds = Double(bitPattern: bits) + 978_307_200
+        guard seconds.isFinite, abs(seconds) < 253_402_300_800 else { return .other }
+        return .date(Int64(seconds * 1000))
     }
 
     /// A container's child references, each a valid object number.

@@ -1,12 +1,14 @@
 /// A property-list value as keychainctl reads it from an untrusted profile: strings, booleans and
-/// the containers that hold them. Numbers, dates and data play no part in keychain access, so
-/// their text is never converted (a 5,000-digit integer costs nothing and breaks nothing).
+/// the containers that hold them, and dates (for a profile's expiry). Numbers and data play no part
+/// in keychain access, so their text is never converted (a 5,000-digit integer costs nothing and breaks nothing).
 package indirect enum PlistValue: Sendable, Equatable {
     case string(String)
     case bool(Bool)
     case array([PlistValue])
     case dictionary([String: PlistValue])
-    /// A number, date, data, set or null: present, never read.
+    /// A date, in milliseconds since 1970 UTC (a provisioning profile's `ExpirationDate`).
+    case date(Int64)
+    /// A number, data, set, null or an unrepresentable date: present, never read.
     case other
 
     /// The deepest nesting of arrays and dictionaries accepted. Real entitlements and provisioning

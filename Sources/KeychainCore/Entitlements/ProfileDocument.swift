@@ -18,6 +18,12 @@ package struct ProfileDocument: Sendable {
     package let applicationIdentifierPrefixes: [String]
     /// `TeamIdentifier` of a provisioning profile, else empty.
     package let teamIdentifiers: [String]
+    /// `ExpirationDate` of a provisioning profile, in milliseconds since 1970 UTC.
+    package var expiration: Int64? = nil
+    /// How many devices `ProvisionedDevices` lists (`nil`: none, as a distribution profile).
+    package var provisionedDevices: Int? = nil
+    /// The executable codesign printed the entitlements of (its `Executable=` line), if it did.
+    package var executable: String? = nil
 
     /// The platform a provisioning profile names, if it names one keychainctl models.
     package var platform: Platform? {
@@ -56,18 +62,31 @@ package struct ProfileDocument: Sendable {
                     : "profile \(path) is not a valid property list dictionary (\(error.text)).")
         }
         guard let envelope = top["Entitlements"] else {
-            return ProfileDocument(
+            var document = ProfileDocument(
                 entitlements: top, isProvisioningProfile: false, name: nil, platforms: [],
                 applicationIdentifierPrefixes: [], teamIdentifiers: [])
+            document.executable = executableLine(of: bytes)
+            return document
         }
         guard let entitlements = envelope.dictionary else {
             throw ProfileError("profile \(path): its Entitlements entry is not a dictionary.")
         }
-        return ProfileDocument(
+        var document = ProfileDocument(
             entitlements: entitlements, isProvisioningProfile: true, name: top["Name"]?.string,
             platforms: top["Platform"]?.stringArray ?? [],
             applicationIdentifierPrefixes: top["ApplicationIdentifierPrefix"]?.stringArray ?? [],
             teamIdentifiers: top["TeamIdentifier"]?.stringArray ?? [])
+        if case .date(let milliseconds) = top["ExpirationDate"] { document.expiration = milliseconds }
+        if case .array(let devices) = top["ProvisionedDevices"] { document.provisionedDevices = devices.count }
+        return document
+    }
+
+    /// The path on codesign's `Executable=` line, when the file starts with one.
+    private static func executableLine(of bytes: [UInt8]) -> String? {
+        let prefix = Array("Executable=".utf8)
+        guard bytes.starts(with: prefix) else { return nil }
+        let line = bytes.dropFirst(prefix.count).prefix { $0 != UInt8(ascii: "\n") && $0 != UInt8(ascii: "\r") }
+        return String(validating: line, as: UTF8.self)
     }
 
     private static func readCapped(_ path: String) throws(ProfileError) -> [UInt8] {

@@ -71,7 +71,10 @@ struct XMLPlistReader {
         case "true", "false":
             if !empty { try closeTag(name) }  // nothing between the tags, as CFPropertyList insists
             return .bool(name == "true")
-        case "integer", "real", "date", "data":
+        case "date":
+            let text = empty ? "" : try textUntilClose(name)
+            return ISO8601.parse(text).map(PlistValue.date) ?? .other
+        case "integer", "real", "data":
             if !empty { _ = try textUntilClose(name) }
             return .other
         default:

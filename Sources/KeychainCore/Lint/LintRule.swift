@@ -1,0 +1,88 @@
+/// The lint rules (research `debugging-anchors.md` §3): one table, behind the checks, the text and
+/// JSON reports, SARIF's rule list and README's table.
+package struct LintRule: Sendable {
+    /// How bad a finding is.
+    package enum Severity: String, Sendable, Comparable {
+        /// Apple will reject, kill or refuse, or the groups cannot work at all.
+        case error
+        /// It runs, but sharing or a read will not do what the files suggest.
+        case warning
+        /// Worth knowing.
+        case info
+
+        private var rank: Int {
+            switch self {
+            case .error: 0
+            case .warning: 1
+            case .info: 2
+            }
+        }
+
+        package static func < (a: Severity, b: Severity) -> Bool { a.rank < b.rank }
+    }
+
+    package let id: String
+    /// What the rule looks for, in a few words.
+    package let title: String
+    /// Its usual severity (some findings of a rule are milder or worse, as the table says).
+    package let severity: Severity
+    /// Where the behaviour is documented.
+    package let sources: [String]
+
+    /// Every rule, by id.
+    package static let all: [LintRule] = [
+        LintRule(id: "KC001", title: "access group without an App ID prefix", severity: .error, sources: ["TN3125", "ITMS-90164"]),
+        LintRule(id: "KC002", title: "build variable left unresolved", severity: .error, sources: ["TN3125"]),
+        LintRule(
+            id: "KC003", title: "a target cannot read another's default add group", severity: .warning,
+            sources: ["SecItemAdd kSecAttrAccessGroup", "openradar 20744541"]),
+        LintRule(id: "KC004", title: "malformed App ID prefix", severity: .error, sources: ["TN3125"]),
+        LintRule(id: "KC007", title: "App ID prefixes differ", severity: .error, sources: ["TN2311", "QA1726"]),
+        LintRule(id: "KC009", title: "claim not allowed by the provisioning profile", severity: .error, sources: ["TN3125"]),
+        LintRule(id: "KC010", title: "wildcard in claimed entitlements", severity: .error, sources: ["TN3125"]),
+        LintRule(id: "KC011", title: "source and signed entitlements differ", severity: .warning, sources: ["TN3125"]),
+        LintRule(id: "KC012", title: "default add groups differ between targets", severity: .warning, sources: ["openradar 20744541"]),
+        LintRule(
+            id: "KC013", title: "app group where it does not count", severity: .warning,
+            sources: ["Apple testInvalidAppGroups", "App Groups: macOS vs iOS"]),
+        LintRule(id: "KC014", title: "macOS: no usable data-protection keychain entitlement", severity: .error, sources: ["TN3137"]),
+        LintRule(
+            id: "KC015", title: "macOS: standalone executable claiming restricted entitlements", severity: .error, sources: ["TN3125"]),
+        LintRule(id: "KC016", title: "groups lost in a team change", severity: .info, sources: ["forums 706128", "QA1726"]),
+        LintRule(id: "KC017", title: "com.apple.token listed on macOS", severity: .warning, sources: ["forums 655285"]),
+        LintRule(id: "KC018", title: "array entitlement with a non-string element", severity: .error, sources: ["SecTaskCopyAccessGroups"]),
+        LintRule(id: "KC019", title: "build variables inside a provisioning profile", severity: .warning, sources: ["TN3125"]),
+        LintRule(
+            id: "KC020", title: "provisioning profile expired, expiring or for another platform", severity: .error, sources: ["TN3125"]),
+    ]
+
+    /// The rule `id` (a programming error if there is none).
+    package static func rule(_ id: String) -> LintRule { all.first { $0.id == id }! }
+}
+
+/// One thing lint found.
+package struct LintFinding: Sendable {
+    package let rule: String
+    package let severity: LintRule.Severity
+    /// The file it is about (`--code-group` for groups given on the command line).
+    package let file: String
+    /// The target it is about, when it is about one.
+    package var target: String? = nil
+    /// The entitlement, its index in an array entitlement, and the value, when it is about one.
+    package var key: String? = nil
+    package var index: Int? = nil
+    package var value: String? = nil
+    /// What is wrong and what it causes.
+    package let message: String
+    /// The concrete fix.
+    package var fix: String? = nil
+    /// The status the user will see at run time, with its name.
+    package var runtime: (status: Int32, name: String)? = nil
+
+    /// `keychain-access-groups[1] "value"`, or the key alone.
+    package var location: String? {
+        let quoted = value.map { "\"\($0)\"" }
+        guard let key else { return quoted }
+        return key + (index.map { "[\($0)]" } ?? "") + (quoted.map { " " + $0 } ?? "")
+    }
+}

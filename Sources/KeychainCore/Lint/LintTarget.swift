@@ -1,0 +1,118 @@
+/// One target lint checks: what it claims, what signs it, and its source, with the facts the rules
+/// share worked out once.
+package struct LintTarget: Sendable {
+    package let name: String
+    /// The claimed entitlements (signed output, `.xcent`, or a source `.entitlements`).
+    package let claimsPath: String
+    package let claims: ProfileDocument
+    package let provisioning: ProvisioningProfile?
+    /// The source `.entitlements` file given beside signed claims (`--source`), for KC011.
+    package let sourcePath: String?
+    package let source: ProfileDocument?
+
+    package init(
+        name: String, claimsPath: String, claims: ProfileDocument, provisioning: ProvisioningProfile? = nil, sourcePath: String? = nil,
+        source: ProfileDocument? = nil
+    ) {
+        self.name = name
+        self.claimsPath = claimsPath
+        self.claims = claims
+        self.provisioning = provisioning
+        self.sourcePath = sourcePath
+        self.source = source
+    }
+
+    /// Whether the claims file is a source `.entitlements`, where build variables belong.
+    var claimsAreSource: Bool { claimsPath.hasSuffix(".entitlements") }
+}
+
+/// What every rule needs to know about a target, derived once.
+struct TargetFacts {
+    let target: LintTarget
+    let platform: Platform
+    /// The entitlements with the build variables that can be resolved, resolved.
+    let entitlements: [String: PlistValue]
+    /// The access groups Apple would build (nothing honoured that a platform rule ignores).
+    let groups: AccessGroupList
+    /// The App ID prefix of its application identifier, when it has one.
+    let appIDPrefix: String?
+    /// The Team ID: the provisioning profile's, else the App ID prefix, else `--team-id`.
+    let team: String?
+    /// Whether a provisioning profile backs the claims.
+    let validated: Bool
+
+    init(_ target: LintTarget, platform given: Platform?, teamID: String?) {
+        self.target = target
+        let document = target.claims
+        platform = given ?? target.provisioning?.platform ?? document.platform ?? .ios
+        let variables = BuildVariables(document: document, signing: target.provisioning?.document, teamID: teamID)
+        var resolved = document.entitlements
+        for key in AccessGroupList.groupSources {
+            guard let value = document.entitlements[key],
+                let one = try? variables.resolve([key: value], path: target.claimsPath)[key]
+            else { continue }
+            resolved[key] = one
+        }
+        entitlements = resolved
+        // A group whose variable stayed unresolved is reported (KC002), never modelled as a group.
+        var modelled = resolved
+        for key in AccessGroupList.groupSources {
+            switch resolved[key] {
+            case .string(let text) where text.containsBytes("$("): modelled[key] = nil
+            case .array(let elements): modelled[key] = .array(elements.filter { !($0.string?.containsBytes("$(") ?? false) })
+            default: break
+            }
+        }
+        validated = target.provisioning != nil || document.isProvisioningProfile
+        var warnings: [String] = []
+        groups = AccessGroupList.from(
+            entitlements: modelled, platform: platform, validated: validated, allowWildcard: false, warnings: &warnings)
+        let appID =
+            resolved[AccessGroupList.Key.applicationIdentifier]?.string ?? resolved[AccessGroupList.Key.macApplicationIdentifier]?.string
+        appIDPrefix = appID.flatMap { Prefix.of($0).valid }
+        team =
+            target.provisioning?.document.teamIdentifiers.first ?? appIDPrefix
+            ?? teamID.map { $0.hasSuffix(".") ? String($0.dropLast()) : $0 }
+    }
+
+    /// The strings of array entitlement `key` with their indices (non-strings skipped).
+    func strings(_ key: String) -> [(index: Int, value: String)] {
+        guard case .array(let elements) = entitlements[key] else { return [] }
+        return elements.enumerated().compactMap { index, element in element.string.map { (index, $0) } }
+    }
+}
+
+/// How an access group's App ID prefix reads.
+enum Prefix: Equatable {
+    /// Ten upper-case letters or digits, then a dot.
+    case valid(String)
+    /// Starts with a dot.
+    case empty
+    /// Something that is meant as a prefix but is not one (lower case, wrong length).
+    case malformed(String)
+    /// No prefix at all (`com.example.shared`, `group.x`).
+    case none
+    /// `com.apple.token`, which has none and needs none.
+    case token
+
+    /// The prefix of `group`.
+    static func of(_ group: String) -> Prefix {
+        if group.sameBytes(as: AccessGroupList.tokenGroup) { return .token }
+        let bytes = Array(group.utf8)
+        guard let dot = bytes.firstIndex(of: UInt8(ascii: ".")) else { return .none }
+        let first = bytes[..<dot]
+        if first.isEmpty { return .empty }
+        let isUpperAlnum = first.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) }
+        if first.count == 10, isUpperAlnum { return .valid(String(decoding: first, as: UTF8.self)) }
+        let isAlnum = first.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }
+        if isAlnum, (8...12).contains(first.count), first.contains(where: { (0x30...0x39).contains($0) }) {
+            return .malformed(String(decoding: first, as: UTF8.self))
+        }
+        return .none
+    }
+
+    var valid: String? {
+        if case .valid(let prefix) = self { return prefix }
+        return nil
+    }
+}

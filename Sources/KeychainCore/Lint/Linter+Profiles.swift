@@ -1,0 +1,75 @@
+/// Provisioning-profile rules (KC009, KC019, KC020).
+extension Linter {
+    /// Thirty days, in milliseconds: an expiry this close is a warning.
+    static let expiryWarning: Int64 = 30 * 86_400_000
+
+    func profileFindings(_ fact: TargetFacts) -> [LintFinding] {
+        guard let profile = fact.target.provisioning else { return [] }
+        let target = fact.target
+        var findings: [LintFinding] = []
+        let consequence =
+            fact.platform == .macos
+            ? "macOS kills the app at launch"
+            : "iOS refuses to install it (0xe8008016) and App Store Connect rejects it (ITMS-90164)"
+        for refusal in profile.refusals(of: fact.entitlements, platform: fact.platform) {
+            let allowed =
+                profile.allowlist[
+                    refusal.entitlement == AccessGroupList.Key.macApplicationIdentifier
+                        ? AccessGroupList.Key.applicationIdentifier : refusal.entitlement] ?? []
+            findings.append(
+                LintFinding(
+                    rule: "KC009", severity: .error, file: target.claimsPath, target: target.name, key: refusal.entitlement,
+                    index: refusal.index, value: refusal.value,
+                    message:
+                        "is not allowed by \(profile.name.map { "profile \"\($0)\"" } ?? profile.path) (allows: \(allowed.isEmpty ? "nothing" : allowed.joined(separator: ", "))): \(consequence).",
+                    fix: "claim only what the profile allows, or regenerate the profile with this capability (\(profile.path))."))
+        }
+        for key in AccessGroupList.groupSources {
+            let values = profile.document.entitlements[key].map { $0.stringArray ?? ($0.string.map { [$0] } ?? []) } ?? []
+            for value in values where value.containsBytes("$(") {
+                findings.append(
+                    LintFinding(
+                        rule: "KC019", severity: .warning, file: profile.path, target: target.name, key: key, value: value,
+                        message:
+                            "a provisioning profile holding a build variable was not issued by Apple (real profiles hold TEAMID.* and resolved identifiers): its allowlist cannot be trusted.",
+                        fix: "download the profile from the developer account, or decode the one embedded in the signed app."))
+            }
+        }
+        if let expiration = profile.document.expiration {
+            let date = ISO8601.format(expiration).replacingBytes(".000Z", with: "Z")
+            if expiration <= now {
+                findings.append(
+                    LintFinding(
+                        rule: "KC020", severity: .error, file: profile.path, target: target.name, key: "ExpirationDate", value: date,
+                        message: "the profile expired on \(date): the app will not launch.",
+                        fix: "renew the profile and re-sign the app."))
+            } else if expiration - now < Self.expiryWarning {
+                let days = (expiration - now) / 86_400_000
+                findings.append(
+                    LintFinding(
+                        rule: "KC020", severity: .warning, file: profile.path, target: target.name, key: "ExpirationDate", value: date,
+                        message:
+                            "the profile expires on \(date) (in \(days) day\(days == 1 ? "" : "s")); after that the app will not launch.",
+                        fix: "renew the profile before then."))
+            }
+        }
+        if let profilePlatform = profile.platform, profilePlatform != fact.platform {
+            findings.append(
+                LintFinding(
+                    rule: "KC020", severity: .error, file: profile.path, target: target.name, key: "Platform",
+                    value: profile.document.platforms.joined(separator: ", "),
+                    message:
+                        "the profile is for \(profilePlatform.rawValue), the target runs on \(fact.platform.rawValue): it cannot sign this build.",
+                    fix: "use a \(fact.platform.rawValue) profile, or pass the right --platform."))
+        }
+        if fact.platform == .macos, let devices = profile.document.provisionedDevices, devices > 0 {
+            findings.append(
+                LintFinding(
+                    rule: "KC020", severity: .warning, file: profile.path, target: target.name, key: "ProvisionedDevices",
+                    message:
+                        "the macOS profile lists \(devices) provisioned device\(devices == 1 ? "" : "s"): this build runs only on those Macs.",
+                    fix: "distribute with a Developer ID or Mac App Store profile, which lists no devices."))
+        }
+        return findings
+    }
+}

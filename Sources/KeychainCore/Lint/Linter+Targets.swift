@@ -1,0 +1,118 @@
+/// Rules across targets (KC003, KC007, KC012), between a target's source and signed entitlements
+/// (KC011), and for a team change (KC016).
+extension Linter {
+    func crossTargetFindings(_ facts: [TargetFacts]) -> [LintFinding] {
+        guard facts.count > 1 else { return [] }
+        var findings: [LintFinding] = []
+        // KC007: one app's targets under different App ID prefixes cannot share a team group.
+        if let first = facts.first(where: { $0.appIDPrefix != nil }), let prefix = first.appIDPrefix {
+            for other in facts where other.appIDPrefix != nil && other.appIDPrefix != prefix {
+                findings.append(
+                    LintFinding(
+                        rule: "KC007", severity: .error, file: other.target.claimsPath, target: other.target.name,
+                        key: AccessGroupList.Key.applicationIdentifier, value: other.appIDPrefix,
+                        message:
+                            "\(other.target.name) uses App ID prefix \(other.appIDPrefix!) and \(first.target.name) uses \(prefix): they cannot share any team-prefixed group (TN2311).",
+                        fix:
+                            "sign every target with one team's prefix; moving a target to another prefix loses its items once (QA1726) unless they are migrated first.",
+                        runtime: Self.missingEntitlement))
+            }
+        }
+        // KC003: where each writer's adds without a group land, and who cannot read them there.
+        for writer in facts {
+            guard let landing = writer.groups.defaultGroup else { continue }
+            for reader in facts where reader.target.name != writer.target.name {
+                let common = writer.groups.writable.filter { reader.groups.canWrite($0) }
+                if common.isEmpty {
+                    // Once per pair; a target that can write nowhere is KC014's or KC018's to report.
+                    guard writer.target.name < reader.target.name, reader.groups.hasWritableGroup else { continue }
+                    findings.append(
+                        LintFinding(
+                            rule: "KC003", severity: .error, file: reader.target.claimsPath, target: reader.target.name,
+                            message:
+                                "\(writer.target.name) and \(reader.target.name) have no access group in common: neither can read what the other stores.",
+                            fix: "give both targets one group (\(landing), or an app group) and pass it when adding shared items.",
+                            runtime: Self.itemNotFound))
+                } else if !reader.groups.canRead(landing) {
+                    let groups = reader.groups.readable.joined(separator: ", ")
+                    findings.append(
+                        LintFinding(
+                            rule: "KC003", severity: .warning, file: reader.target.claimsPath, target: reader.target.name,
+                            message:
+                                "items \(writer.target.name) adds without kSecAttrAccessGroup go to \"\(landing)\"; \(reader.target.name) cannot read that group (its groups: \(groups.isEmpty ? "none" : groups)), so its find returns errSecItemNotFound (-25300).",
+                            fix:
+                                "pass a group both read (\(common.joined(separator: ", "))) when \(writer.target.name) adds shared items, or put it first in \(writer.target.name)'s keychain-access-groups.",
+                            runtime: Self.itemNotFound))
+                }
+            }
+        }
+        // KC012: targets whose adds land in different groups.
+        let landings = facts.map { ($0.target.name, $0.groups.defaultGroup) }
+        let distinct = Set(landings.compactMap { $0.1.map { Array($0.utf8) } })
+        if distinct.count > 1 {
+            findings.append(
+                LintFinding(
+                    rule: "KC012", severity: .warning, file: facts[0].target.claimsPath,
+                    message:
+                        "default add groups differ: \(landings.map { "\($0.0) → \($0.1 ?? "(none)")" }.joined(separator: ", ")). Items a target adds without a group stay where only it looks first (openradar 20744541).",
+                    fix: "put the shared group first in every target's keychain-access-groups, or pass the group explicitly when adding."))
+        }
+        return findings
+    }
+
+    /// KC011: groups the source `.entitlements` lists that the signed claims lack, and the reverse.
+    func sourceFindings(_ fact: TargetFacts) -> [LintFinding] {
+        guard let source = fact.target.source, let sourcePath = fact.target.sourcePath else { return [] }
+        let sourceFacts = TargetFacts(
+            LintTarget(name: fact.target.name, claimsPath: sourcePath, claims: source, provisioning: fact.target.provisioning),
+            platform: fact.platform, teamID: teamID ?? fact.team)
+        var findings: [LintFinding] = []
+        for key in [AccessGroupList.Key.keychainAccessGroups, AccessGroupList.Key.applicationGroups] {
+            let listed = sourceFacts.strings(key)
+            let signed = fact.strings(key)
+            for (index, value) in listed where !signed.contains(where: { $0.value.sameBytes(as: value) }) {
+                findings.append(
+                    LintFinding(
+                        rule: "KC011", severity: .warning, file: sourcePath, target: fact.target.name, key: key, index: index, value: value,
+                        message:
+                            "is in the source file but not in the signed entitlements (\(fact.target.claimsPath)): the build lacks it.",
+                        fix:
+                            "check CODE_SIGN_ENTITLEMENTS for every build configuration, and the capability in the target's Signing & Capabilities."
+                    ))
+            }
+            for (index, value) in signed where !listed.contains(where: { $0.value.sameBytes(as: value) }) {
+                findings.append(
+                    LintFinding(
+                        rule: "KC011", severity: .warning, file: fact.target.claimsPath, target: fact.target.name, key: key, index: index,
+                        value: value,
+                        message:
+                            "is signed but not in the source file (\(sourcePath)): another entitlements file or a build setting added it.",
+                        fix: "make the source file the one the build signs with."))
+            }
+        }
+        return findings
+    }
+
+    /// KC016: the groups that stop matching when the app moves to `newTeam`.
+    func teamChangeFindings(_ fact: TargetFacts, to newTeam: String) -> [LintFinding] {
+        guard let oldTeam = fact.team, oldTeam != newTeam else { return [] }
+        let lost = fact.groups.entries.filter { Prefix.of($0.group).valid == oldTeam }.map(\.group)
+        let kept = fact.groups.entries.filter { $0.group.hasPrefix("group.") }.map(\.group)
+        guard !lost.isEmpty else { return [] }
+        var message =
+            "after moving to \(newTeam): items in \(lost.joined(separator: ", ")) become unreachable (errSecItemNotFound, -25300): the new team's builds claim \(newTeam). groups."
+        if !kept.isEmpty {
+            message +=
+                " \(kept.joined(separator: ", ")) survive\(kept.count == 1 ? "s" : "") if the app group moves with the app (forums 706128)."
+        }
+        let target = kept.first ?? "group.\(fact.groups.defaultGroup.map { String($0.dropFirst(oldTeam.count + 1)) } ?? "com.example")"
+        return [
+            LintFinding(
+                rule: "KC016", severity: .info, file: fact.target.claimsPath, target: fact.target.name, message: message,
+                fix: "before the transfer, ship a build signed by \(oldTeam) that runs "
+                    + lost.map { "keychainctl migrate-group --copy --from \($0) --to \(target)" }.joined(separator: "; ")
+                    + " (SecItemUpdate with kSecAttrAccessGroup), and transfer the app group with the app.",
+                runtime: Self.itemNotFound)
+        ]
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import Testing
+
+/// Issue 9 part 5 through the binary: lint's reports, exit statuses and hostile inputs.
+@Suite struct LintCommandTests {
+    static let p = Sandbox.profiles
+    static let seed = [
+        "lint", "--target", "app=\(p)/app.plist", "--provisioning", "app=\(p)/dev-app.mobileprovision",
+        "--target", "share=\(p)/share-extension.plist", "--provisioning", "share=\(p)/dev-share.mobileprovision",
+        "--target", "widget=\(p)/widget.plist", "--now", "2026-12-20T00:00:00Z",
+    ]
+    static let broken = [
+        "lint", "--target", "app=\(p)/app.plist", "--provisioning", "app=\(p)/other-team.mobileprovision.plist",
+        "--code-group", "com.example.shared", "--now", "2026-06-01T00:00:00Z",
+    ]
+
+    @Test(arguments: [(seed, "text", "lint-seed.txt"), (broken, "text", "lint-broken.txt"), (broken, "json", "lint-broken.json")])
+    func reportsMatchGolden(_ arguments: [String], _ format: String, _ file: String) throws {
+        let sandbox = try Sandbox(initialize: false)
+        let run = sandbox.run(arguments + ["--format", format], profile: nil)
+        #expect(run.status == (arguments == Self.seed ? 0 : 65), "\(run.stderr)")
+        #expect(run.stderr.isEmpty)
+        try GoldenFile.check(GoldenFile.normalized(run.stdout), file)
+    }
+
+    @Test func sarifIsVersion2_1_0WithTheRuleTableAndOneResultPerFinding() throws {
+        let sandbox = try Sandbox(initialize: false)
+        let json = sandbox.run(Self.broken + ["--format", "json"], profile: nil)
+        let findings = try #require((try json.json() as? [String: Any])?["findings"] as? [[String: Any]])
+        let run = sandbox.run(Self.broken + ["--format", "sarif"], profile: nil)
+        #expect(run.status == 65)
+        let sarif = try #require(try run.json() as? [String: Any])
+        #expect(sarif["version"] as? String == "2.1.0")
+        let runs = try #require(sarif["runs"] as? [[String: Any]])
+        let driver = try #require((runs[0]["tool"] as? [String: Any])?["driver"] as? [String: Any])
+        let rules = try #require(driver["rules"] as? [[String: Any]])
+        #expect(rules.count == 17)
+        let results = try #require(runs[0]["results"] as? [[String: Any]])
+        #expect(results.count == findings.count)
+        for (result, finding) in zip(results, findings) {
+            #expect(result["ruleId"] as? String == finding["id"] as? String)
+            let index = try #require(result["ruleIndex"] as? Int)
+            #expect(rules[index]["id"] as? String == finding["id"] as? String)
+            #expect(["error", "warning", "note"].contains(result["level"] as? String ?? ""))
+            let uri = ((result["locations"] as? [[String: Any]])?.first?["physicalLocation"] as? [String: Any])
+                .flatMap { ($0["artifactLocation"] as? [String: Any])?["uri"] as? String }
+            #expect(uri == finding["file"] as? String)
+        }
+    }
+
+    @Test(arguments: [
+        ["lint"],
+        ["lint", "--target", "a=/x/a.plist", "--target", "a=/x/b.plist"],
+        ["lint", "--target", "a=/x/a.plist", "--source", "b=/x/a.entitlements"],
+        ["lint", "--target", "a=/x/a.plist", "--format", "xml"],
+        ["lint", "--target", "a=/x/a.plist", "--now", "yesterday"],
+        ["lint", "--target", "a=/x/a.plist", "--profile", "/x/a.plist"],
+    ])
+    func usageErrorsAre64(_ arguments: [String]) throws {
+        let run = try Sandbox(initialize: false).run(arguments, profile: nil)
+        #expect(run.status == 64, "\(arguments): \(run.stderr)")
+    }
+
+    /// Unreadable and hostile inputs: exit 78 naming the file, never a crash or a hang.
+    @Test func unreadableAndHostileFilesAre78NamingTheFile() throws {
+        let sandbox = try Sandbox(initialize: false)
+        let folder = sandbox.folder
+        let signed = try Data(contentsOf: URL(fileURLWithPath: Self.p + "/dev-app.mobileprovision"))
+        let files: [(String, Data)] = [
+            ("truncated.mobileprovision", signed.prefix(signed.count / 3)),
+            ("deep.plist", Data(("<plist><dict><key>k</key>" + String(repeating: "<array>", count: 10_000) + "</plist>").utf8)),
+            ("bad-utf8.plist", Data([0x3C, 0x70, 0x6C, 0x69, 0x73, 0x74, 0x3E, 0xFF, 0xFE])),
+            ("huge.plist", Data(count: 9 * 1024 * 1024)),
+            ("bad-offsets.plist", Data("bplist00".utf8) + Data(repeating: 0xFF, count: 40)),
+        ]
+        for (name, bytes) in files {
+            try bytes.write(to: URL(fileURLWithPath: "\(folder)/\(name)"))
+            for arguments in [
+                ["lint", "--target", "a=\(folder)/\(name)"],
+                ["lint", "--target", "a=\(Self.p)/app.plist", "--provisioning", "a=\(folder)/\(name)"],
+            ] {
+                let run = sandbox.run(arguments, profile: nil, timeout: 30)
+                #expect(run.status == 78, "\(name): \(run.stderr)")
+                #expect(run.stderr.contains(name))
+            }
+        }
+        let missing = sandbox.run(["lint", "--target", "a=\(folder)/absent.plist", "--format", "sarif"], profile: nil)
+        #expect(missing.status == 78)
+        #expect((try? missing.jsonError())?["exit"] as? Int == 78)  // errors as JSON beside a SARIF report
+    }
+}
+
+extension LintCommandTests {
+    /// README's rule table is the code's.
+    @Test func readmeRuleTableIsTheRuleTable() throws {
+        let readme = try String(contentsOfFile: Sandbox.packageRoot + "/README.md", encoding: .utf8)
+        let sandbox = try Sandbox(initialize: false)
+        let run = sandbox.run(Self.broken + ["--format", "sarif"], profile: nil)
+        let runs = try #require((try run.json() as? [String: Any])?["runs"] as? [[String: Any]])
+        let rules = try #require(((runs[0]["tool"] as? [String: Any])?["driver"] as? [String: Any])?["rules"] as? [[String: Any]])
+        for rule in rules {
+            let id = try #require(rule["id"] as? String)
+            let level = (rule["defaultConfiguration"] as? [String: Any])?["level"] as? String
+            let row = "| \(id) | \(level == "note" ? "info" : level ?? "") | \(rule["name"] as? String ?? "") |"
+            #expect(readme.contains(row), "README lacks \(row)")
+        }
+        #expect(readme.components(separatedBy: "\n").filter { $0.hasPrefix("| KC0") }.count == rules.count)
+    }
+}
