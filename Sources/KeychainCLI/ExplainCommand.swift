@@ -22,6 +22,8 @@ struct ExplainCommand: Subcommand {
                     .value("limit", nil, "one|all|n", "The call's match limit, as find takes it (default: one for find, all otherwise)."),
                     .value("candidates", nil, "n", "List at most this many items (default 20); the rest are counted."),
                     .flag("strict", "Exit with the predicted status's exit status (0 when the call would succeed)."),
+                    TeamChangeOption.spec(
+                        "Explain the call as a build of the new team would make it, and say which groups' items it loses."),
                 ]
             ),
             ("item attributes", ItemOptions.specs),
@@ -34,6 +36,7 @@ struct ExplainCommand: Subcommand {
     let limit: String?
     let candidates: Int
     let strict: Bool
+    let teamChange: String?
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         globals = try GlobalOptions(arguments)
@@ -45,14 +48,24 @@ struct ExplainCommand: Subcommand {
                 Int($0).flatMap { (1...10_000).contains($0) ? $0 : nil }
             } ?? 20
         strict = arguments.flag("strict")
+        teamChange = try TeamChangeOption.parse(arguments)
     }
 
     func run() throws {
         let profile = try globals.loadProfile()
         let keychain = try globals.openKeychain()
         let request = item.request(limit: limit)
-        let explanation = try keychain.explain(operation, request, caller: Caller(profile), limit: candidates)
-        let renderer = ExplanationRenderer(explanation: explanation, profile: profile, request: request, device: keychain.device)
+        var caller = Caller(profile)
+        var report: TeamChangeReport? = nil
+        if let teamChange {
+            let change = TeamChange(from: profile.team, to: teamChange)
+            report = try keychain.assess(change, groups: profile.accessGroups, profile: profile.path)
+            caller = Caller(name: "\(profile.path) signed by \(teamChange)", groups: change.moved(profile.accessGroups))
+        }
+        let explanation = try keychain.explain(operation, request, caller: caller, limit: candidates)
+        let renderer = ExplanationRenderer(
+            explanation: explanation, profile: profile, groups: caller.groups, teamChange: report, request: request, device: keychain.device
+        )
         switch globals.resolvedFormat {
         case .json: StandardStreams.out(JSON.render(renderer.json) + "\n")
         case .text: StandardStreams.out(renderer.text)

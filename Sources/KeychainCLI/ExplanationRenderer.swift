@@ -4,6 +4,9 @@ import KeychainCore
 struct ExplanationRenderer {
     let explanation: Explanation
     let profile: Profile
+    /// The groups the call is explained with: the profile's, or a team change's.
+    let groups: AccessGroupList
+    let teamChange: TeamChangeReport?
     let request: ItemRequest
     let device: DeviceState
 
@@ -25,12 +28,14 @@ struct ExplanationRenderer {
     }
 
     var text: String {
-        let groups = profile.accessGroups
         let queryText = request.attributes.map { "\($0.code)=\($0.value.terminalSafe)" }.joined(separator: " ")
         var out = "query: \(explanation.operation.rawValue) \(request.itemClass ?? "genp") \(queryText)\n"
-        out += "profile: \(profile.path) (\(profile.platform.rawValue)) · reads \(list(groups.readable))"
+        out += "profile: \(profile.path) (\(profile.platform.rawValue))"
+        if let teamChange { out += " signed by \(teamChange.change.to)" }
+        out += " · reads \(list(groups.readable))"
         out += explanation.operation == .find ? "\n" : " · writes \(list(groups.writable))\n"
         out += "device: \(device.lock.rawValue)\n"
+        if let teamChange { out += TeamChangeOption.text([(nil, teamChange)]) }
         let counts = Self.verdictWords.compactMap { verdict, word -> String? in
             let count = explanation.candidates.filter { $0.verdict == verdict }.count
             guard count > 0 else { return nil }
@@ -88,7 +93,6 @@ struct ExplanationRenderer {
     }
 
     var json: JSON.Value {
-        let groups = profile.accessGroups
         let candidates: [JSON.Value] = explanation.candidates.map { candidate in
             var item = ItemRenderer.json(ItemRenderer.Entry(item: candidate.item, secret: nil), returns: [.attributes, .persistentRef])
             if case .object(var members) = item {
@@ -112,7 +116,7 @@ struct ExplanationRenderer {
         let predicted = predictedName
         var predictedObject: [String: JSON.Value] = ["status": .number(Int64(predicted.status)), "name": .string(predicted.name)]
         if let hint = explanation.predicted?.hint { predictedObject["hint"] = .string(hint) }
-        return .object([
+        var members: [String: JSON.Value] = [
             "operation": .string(explanation.operation.rawValue), "candidates": .array(candidates),
             "omitted": .number(Int64(explanation.omitted)), "unrelated": .number(Int64(explanation.unrelated)),
             "predicted": .object(predictedObject), "query": .object(query), "scope": .string(Self.scope),
@@ -122,7 +126,9 @@ struct ExplanationRenderer {
                 "platform": .string(profile.platform.rawValue), "readable": .array(groups.readable.map { .string($0) }),
                 "writable": .array(groups.writable.map { .string($0) }),
             ]),
-        ])
+        ]
+        if let teamChange { members["teamChange"] = TeamChangeOption.json(teamChange) }
+        return .object(members)
     }
 }
 

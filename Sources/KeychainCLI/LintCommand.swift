@@ -26,7 +26,7 @@ struct LintCommand: Subcommand {
                         "The source .entitlements of the target NAME, to compare with what was signed."),
                     .value(
                         "code-group", nil, "group", repeatable: true, "An access group the code passes as kSecAttrAccessGroup (repeat)."),
-                    .value("team-change", nil, "teamid", "Also say which groups stop matching if the app moves to this team (KC016)."),
+                    TeamChangeOption.spec("Also say which groups stop matching if the app moves to this team (KC016)."),
                     .value("now", nil, "iso-8601", "The time expiry is judged at (default: now), as 2026-11-24T00:00:00Z."),
                     .value("format", nil, "text|json|sarif", "Output format (env KEYCHAINCTL_FORMAT for text or json; default text)."),
                 ]
@@ -58,7 +58,7 @@ struct LintCommand: Subcommand {
         provisioning = try NamedPath.attach(arguments.all("provisioning"), option: "provisioning", to: targets)
         sources = try NamedPath.attach(arguments.all("source"), option: "source", to: targets)
         codeGroups = arguments.all("code-group")
-        teamChange = arguments.value("team-change")
+        teamChange = try TeamChangeOption.parse(arguments)
         now = try arguments.value("now", choices: "an ISO-8601 UTC time such as 2026-11-24T00:00:00Z", ISO8601.parse)
         format = try arguments.value("format", choices: "text, json or sarif", Format.init(rawValue:))
         // Errors (exit 78) are reported as JSON when the report would be JSON or SARIF.

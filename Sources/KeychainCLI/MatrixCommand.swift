@@ -22,6 +22,8 @@ struct MatrixCommand: Subcommand {
                         "provisioning", nil, "name=path", repeatable: true,
                         "The provisioning profile that signs the target NAME (repeat per target)."),
                     .value("by", nil, "item|group", "One row per item (default) or per access group."),
+                    TeamChangeOption.spec(
+                        "Add a column per target for its build signed by this team, and say which groups' items each loses."),
                 ]
             ),
             ("item attributes", ItemOptions.specs),
@@ -33,6 +35,7 @@ struct MatrixCommand: Subcommand {
     let targets: [NamedPath]
     let provisioning: [String: String]
     let byGroup: Bool
+    let teamChange: String?
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         globals = try GlobalOptions(arguments)
@@ -41,15 +44,28 @@ struct MatrixCommand: Subcommand {
         guard !targets.isEmpty else { throw UsageError("matrix needs a --profile NAME=PATH for each target to compare.") }
         provisioning = try NamedPath.attach(arguments.all("provisioning"), option: "provisioning", to: targets)
         byGroup = try arguments.value("by", choices: "item or group") { ["item": false, "group": true][$0] } ?? false
+        teamChange = try TeamChangeOption.parse(arguments)
     }
 
     func run() throws {
         let profiles = try targets.map { try globals.loadProfile(path: $0.path, provisioning: provisioning[$0.name]) }
         let keychain = try globals.openKeychain()
         let request = item.request()
-        let callers = zip(targets, profiles).map { Caller(name: $0.name, groups: $1.accessGroups) }
+        var callers = zip(targets, profiles).map { Caller(name: $0.name, groups: $1.accessGroups) }
+        var columns = profiles
+        var reports: [TeamChangeReport] = []
+        if let teamChange {
+            // One more column per target: the same target as the new team's build signs it.
+            for (target, profile) in zip(targets, profiles) {
+                let change = TeamChange(from: profile.team, to: teamChange)
+                reports.append(try keychain.assess(change, groups: profile.accessGroups, profile: profile.path))
+                callers.append(Caller(name: "\(target.name)@\(teamChange)", groups: change.moved(profile.accessGroups)))
+                columns.append(profile)
+            }
+        }
         let matrix = try keychain.matrix(request, targets: callers)
-        let renderer = MatrixRenderer(matrix: matrix, profiles: profiles, request: request, device: keychain.device, byGroup: byGroup)
+        let renderer = MatrixRenderer(
+            matrix: matrix, profiles: columns, teamChanges: reports, request: request, device: keychain.device, byGroup: byGroup)
         switch globals.resolvedFormat {
         case .json: StandardStreams.out(JSON.render(renderer.json) + "\n")
         case .text: StandardStreams.out(renderer.text)

@@ -3,7 +3,10 @@ import KeychainCore
 /// `matrix`'s output: a grid for people, stable sorted JSON for programs (CLI.md, matrix).
 struct MatrixRenderer {
     let matrix: AccessMatrix
+    /// The profile behind each column (a team change's columns repeat the targets' profiles).
     let profiles: [Profile]
+    /// One per target given, when `--team-change` was.
+    let teamChanges: [TeamChangeReport]
     let request: ItemRequest
     let device: DeviceState
     let byGroup: Bool
@@ -65,7 +68,7 @@ struct MatrixRenderer {
             (byGroup ? "group" : "item", names.map(\.terminalSafe)),
             ("platform", profiles.map(\.platform.rawValue)),
             ("default add group", matrix.landings.map { $0.group?.terminalSafe ?? "(none)" }),
-            ("readable groups", profiles.map { String($0.accessGroups.readable.count) }),
+            ("readable groups", matrix.targets.map { String($0.groups.readable.count) }),
         ]
         // Laid out in bytes: ten thousand rows of padded Strings cost more than the matrix itself.
         let all = header + rows
@@ -109,6 +112,8 @@ struct MatrixRenderer {
         if !used.isEmpty {
             out += "\nmarks:\n" + used.map { "  \($0.mark.rawValue)  \($0.meaning)\n" }.joined()
         }
+        if !teamChanges.isEmpty { out += "\n" }
+        out += TeamChangeOption.text(teamChanges.enumerated().map { (names[$0.offset], $0.element) })
         out += "scope: \(ExplanationRenderer.scope)\n"
         return out
     }
@@ -118,13 +123,20 @@ struct MatrixRenderer {
     }
 
     var json: JSON.Value {
-        let targets: [JSON.Value] = zip(matrix.targets, profiles).map { target, profile in
-            let groups = profile.accessGroups
-            return .object([
+        let targets: [JSON.Value] = zip(matrix.targets, profiles).enumerated().map { index, column in
+            let (target, profile) = column
+            let groups = target.groups
+            var members: [String: JSON.Value] = [
                 "name": .string(target.name), "file": .string(profile.path), "platform": .string(profile.platform.rawValue),
                 "default": groups.defaultGroup.map { .string($0) } ?? .null,
                 "readable": .array(groups.readable.map { .string($0) }), "writable": .array(groups.writable.map { .string($0) }),
-            ])
+            ]
+            if teamChanges.indices.contains(index) {
+                members["teamChange"] = TeamChangeOption.json(teamChanges[index])
+            } else if !teamChanges.isEmpty {
+                members["signedBy"] = .string(teamChanges[index - teamChanges.count].change.to)
+            }
+            return .object(members)
         }
         let rows: [JSON.Value] =
             byGroup

@@ -69,7 +69,7 @@ struct TargetFacts {
             entitlements: modelled, platform: platform, validated: validated, allowWildcard: false, warnings: &warnings)
         let appID =
             resolved[AccessGroupList.Key.applicationIdentifier]?.string ?? resolved[AccessGroupList.Key.macApplicationIdentifier]?.string
-        appIDPrefix = appID.flatMap { Prefix.of($0).valid }
+        appIDPrefix = appID.flatMap { GroupPrefix.of($0).valid }
         team =
             target.provisioning?.document.teamIdentifiers.first ?? appIDPrefix
             ?? teamID.map { $0.hasSuffix(".") ? String($0.dropLast()) : $0 }
@@ -79,40 +79,5 @@ struct TargetFacts {
     func strings(_ key: String) -> [(index: Int, value: String)] {
         guard case .array(let elements) = entitlements[key] else { return [] }
         return elements.enumerated().compactMap { index, element in element.string.map { (index, $0) } }
-    }
-}
-
-/// How an access group's App ID prefix reads.
-enum Prefix: Equatable {
-    /// Ten upper-case letters or digits, then a dot.
-    case valid(String)
-    /// Starts with a dot.
-    case empty
-    /// Something that is meant as a prefix but is not one (lower case, wrong length).
-    case malformed(String)
-    /// No prefix at all (`com.example.shared`, `group.x`).
-    case none
-    /// `com.apple.token`, which has none and needs none.
-    case token
-
-    /// The prefix of `group`.
-    static func of(_ group: String) -> Prefix {
-        if group.sameBytes(as: AccessGroupList.tokenGroup) { return .token }
-        let bytes = Array(group.utf8)
-        guard let dot = bytes.firstIndex(of: UInt8(ascii: ".")) else { return .none }
-        let first = bytes[..<dot]
-        if first.isEmpty { return .empty }
-        let isUpperAlnum = first.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) }
-        if first.count == 10, isUpperAlnum { return .valid(String(decoding: first, as: UTF8.self)) }
-        let isAlnum = first.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }
-        if isAlnum, (8...12).contains(first.count), first.contains(where: { (0x30...0x39).contains($0) }) {
-            return .malformed(String(decoding: first, as: UTF8.self))
-        }
-        return .none
-    }
-
-    var valid: String? {
-        if case .valid(let prefix) = self { return prefix }
-        return nil
     }
 }

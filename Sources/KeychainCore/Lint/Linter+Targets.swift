@@ -95,22 +95,21 @@ extension Linter {
 
     /// KC016: the groups that stop matching when the app moves to `newTeam`.
     func teamChangeFindings(_ fact: TargetFacts, to newTeam: String) -> [LintFinding] {
-        guard let oldTeam = fact.team, oldTeam != newTeam else { return [] }
-        let lost = fact.groups.entries.filter { Prefix.of($0.group).valid == oldTeam }.map(\.group)
-        let kept = fact.groups.entries.filter { $0.group.hasPrefix("group.") }.map(\.group)
+        let change = TeamChange(from: fact.team, to: newTeam)
+        let lost = change.lost(in: fact.groups)
         guard !lost.isEmpty else { return [] }
+        let kept = change.kept(in: fact.groups)
         var message =
             "after moving to \(newTeam): items in \(lost.joined(separator: ", ")) become unreachable (errSecItemNotFound, -25300): the new team's builds claim \(newTeam). groups."
         if !kept.isEmpty {
             message +=
                 " \(kept.joined(separator: ", ")) survive\(kept.count == 1 ? "s" : "") if the app group moves with the app (forums 706128)."
         }
-        let target = kept.first ?? "group.\(fact.groups.defaultGroup.map { String($0.dropFirst(oldTeam.count + 1)) } ?? "com.example")"
         return [
             LintFinding(
                 rule: "KC016", severity: .info, file: fact.target.claimsPath, target: fact.target.name, message: message,
-                fix: "before the transfer, ship a build signed by \(oldTeam) that runs "
-                    + lost.map { "keychainctl migrate-group --copy --from \($0) --to \(target)" }.joined(separator: "; ")
+                fix: "before the transfer, ship a build signed by \(fact.team ?? "the old team") that runs "
+                    + change.plan(for: fact.groups).joined(separator: "; ")
                     + " (SecItemUpdate with kSecAttrAccessGroup), and transfer the app group with the app.",
                 runtime: Self.itemNotFound)
         ]

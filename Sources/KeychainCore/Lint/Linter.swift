@@ -144,7 +144,7 @@ package struct Linter {
                 fix: fix, runtime: Self.missingEntitlement)
         }
         let inCode = file == Self.codeFile
-        switch Prefix.of(group) {
+        switch GroupPrefix.of(group) {
         case .token: return []
         case .none:
             if group.hasPrefix("group.") {
