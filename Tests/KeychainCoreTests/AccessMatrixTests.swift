@@ -105,4 +105,23 @@ import Testing
             #expect(error.hint.contains("resolved only inside profiles"))
         }
     }
+
+    /// The wrong prefix forms of research G11, G12 and G17 each get the group meant and why.
+    @Test(arguments: [
+        ("SKMME9E2Y8.group.com.example", "Did you mean 'group.com.example'? App groups carry no Team ID prefix on iOS."),
+        ("SKMME9E2Y8.SKMME9E2Y8.com.example.shared", "Did you mean 'SKMME9E2Y8.com.example.shared'? The App ID prefix is written twice."),
+        ("com.apple.token", "Only macOS grants com.apple.token without an entitlement"),
+        ("ZZZZZ99999.group.com.other", "its readable groups are"),
+    ])
+    func refusalHintNamesTheWrongPrefixForm(_ group: String, _ hint: String) throws {
+        let keychain = try TemporaryKeychain()
+        do {
+            _ = try keychain.keychain.find(TemporaryKeychain.request([("agrp", group)]), caller: try Fixtures.caller("app.plist"))
+            Issue.record("found")
+        } catch let error as KeychainError {
+            #expect(error.status == .missingEntitlement)
+            #expect(error.hint.contains(hint), "\(error.hint)")
+            if group.hasPrefix("ZZZZZ") { #expect(!error.hint.contains("Did you mean")) }
+        }
+    }
 }

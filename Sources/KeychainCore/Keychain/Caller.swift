@@ -68,11 +68,23 @@ extension Caller {
             : "access group '\(group)' is not \(writing ? "writable" : "readable") by profile \(name);"
         hint +=
             allowed.isEmpty ? " it has none." : " its \(writing ? "writable" : "readable") groups are: \(allowed.joined(separator: ", "))."
-        if group.containsBytes("$(") {
+        if group.sameBytes(as: AccessGroupList.tokenGroup) {
+            hint +=
+                " Only macOS grants com.apple.token without an entitlement; on iOS it must be listed in keychain-access-groups and allowed by the provisioning profile (forums 655285)."
+        } else if group.containsBytes("$(") {
             hint +=
                 " Build variables such as $(AppIdentifierPrefix) are resolved only inside profiles; write the resolved group (TEAMID.…)."
         } else if !group.isEmpty, let meant = groups.groups.first(where: { $0.hasSuffix("." + group) && $0.count > group.count + 1 }) {
             hint += " Did you mean '\(meant)'? Access groups carry the Team ID prefix."
+        } else if let prefix = GroupPrefix.of(group).valid,
+            let meant = groups.groups.first(where: { $0.sameBytes(as: String(group.utf8.dropFirst(prefix.utf8.count + 1))!) })
+        {
+            // The prefix put before a group that has its own already, or before an app group.
+            let why =
+                GroupPrefix.of(meant).valid != nil
+                ? "The App ID prefix is written twice."
+                : meant.hasPrefix("group.") ? "App groups carry no Team ID prefix on iOS." : "It has no Team ID prefix."
+            hint += " Did you mean '\(meant)'? \(why)"
         }
         return KeychainError(.missingEntitlement, hint: hint)
     }
