@@ -33,7 +33,12 @@ extension Caller {
         let has = groups.groups.isEmpty ? "no access groups at all" : "only \(groups.groups.joined(separator: ", "))"
         var hint =
             "profile \(name) has no \(what) access group (\(has)): it needs keychain-access-groups, an application-identifier or app groups."
-        if let rule = ignoredRule { hint += " " + rule }
+        if let rule = ignoredRule {
+            hint += " " + rule
+        } else if groups.entries.contains(where: \.isImplicit) {
+            hint +=
+                " On macOS a keychain-access-groups entitlement needs a provisioning profile to validate it (TN3125): an unsigned, ad-hoc or command-line build has none, so it reads only com.apple.token (-25300) and cannot write (-34018)."
+        }
         return KeychainError(.missingEntitlement, hint: hint)
     }
 

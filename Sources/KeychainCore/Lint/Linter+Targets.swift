@@ -76,8 +76,9 @@ extension Linter {
                         rule: "KC011", severity: .warning, file: sourcePath, target: fact.target.name, key: key, index: index, value: value,
                         message:
                             "is in the source file but not in the signed entitlements (\(fact.target.claimsPath)): the build lacks it.",
-                        fix:
-                            "check CODE_SIGN_ENTITLEMENTS for every build configuration, and the capability in the target's Signing & Capabilities."
+                        fix: fact.target.claimsPath.hasSuffix("-Simulated.xcent")
+                            ? "the simulator build signs with these simulated entitlements: add the capability in the target's Signing & Capabilities so Xcode writes it for the simulator and the device alike, and test sharing on a device too."
+                            : "check CODE_SIGN_ENTITLEMENTS for every build configuration, and the capability in the target's Signing & Capabilities."
                     ))
             }
             for (index, value) in signed where !listed.contains(where: { $0.value.sameBytes(as: value) }) {

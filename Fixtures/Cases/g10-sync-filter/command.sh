@@ -1,0 +1,1 @@
+keychainctl explain -s api -a token --profile ../../Profiles/app.plist

@@ -1,0 +1,1 @@
+keychainctl explain -g SKMME9E2Y8.group.com.example -a token --profile ../../Profiles/app.plist

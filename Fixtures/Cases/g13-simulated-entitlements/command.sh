@@ -1,0 +1,1 @@
+keychainctl lint --target widget=Widget.appex-Simulated.xcent --source widget=Widget.entitlements

@@ -1,0 +1,1 @@
+keychainctl explain -s wallet --limit all --profile ../../Profiles/app.plist

@@ -1,0 +1,1 @@
+keychainctl lint --target app=../../Profiles/wildcard.plist

@@ -1,0 +1,1 @@
+keychainctl explain -g com.apple.token --class genp --profile ../../Profiles/app.plist

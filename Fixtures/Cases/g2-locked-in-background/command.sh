@@ -1,0 +1,1 @@
+keychainctl explain --device-state locked -s sync-service --limit all --profile ../../Profiles/app.plist

@@ -1,0 +1,1 @@
+keychainctl explain -g com.example.shared -a token --profile ../../Profiles/app.plist

@@ -1,0 +1,1 @@
+keychainctl lint --target app=App-Debug.xcent --source app=App.entitlements
