@@ -37,33 +37,45 @@ struct MatrixRenderer {
 
     private var names: [String] { matrix.targets.map(\.name) }
 
+    /// "acct=alice svce=api agrp=G sync": ten thousand rows of them, so built as bytes.
     private func label(_ row: AccessMatrix.ItemRow) -> String {
         let item = row.item
-        var parts: [String] = []
+        var out: [UInt8] = []
+        out.reserveCapacity(96)
         for code in Self.shownCodes {
-            guard let value = item.attributes[code]?.displayText.terminalSafe, !value.isEmpty else { continue }
-            let shown = code == "agrp" || value.count <= Self.valueWidth ? value : String(value.prefix(Self.valueWidth - 1)) + "…"
-            parts.append("\(code)=\(shown)")
+            guard let value = item.attributes[code]?.displayText, !value.isEmpty else { continue }
+            if !out.isEmpty { out.append(UInt8(ascii: " ")) }
+            out += code.utf8
+            out.append(UInt8(ascii: "="))
+            let safe = value.containsControlCharacters ? value.terminalSafe : value
+            // At most `valueWidth` bytes are surely at most `valueWidth` characters.
+            if code == "agrp" || safe.utf8.count <= Self.valueWidth || safe.count <= Self.valueWidth {
+                out += safe.utf8
+            } else {
+                out += (String(safe.prefix(Self.valueWidth - 1)) + "…").utf8
+            }
         }
-        if item.isSynchronizable { parts.append("sync") }
-        if let sealed = row.sealed { parts.append(sealed == .locked ? "(sealed: class locked)" : "(damaged)") }
-        return parts.joined(separator: " ")
+        if item.isSynchronizable { out += (out.isEmpty ? "sync" : " sync").utf8 }
+        if let sealed = row.sealed {
+            if !out.isEmpty { out.append(UInt8(ascii: " ")) }
+            out += (sealed == .locked ? "(sealed: class locked)" : "(damaged)").utf8
+        }
+        return String(decoding: out, as: UTF8.self)
     }
+
+    /// The columns `text` takes: its Unicode scalars, counted as UTF-8 lead bytes.
+    private static func width(_ text: String) -> Int { text.utf8.reduce(0) { $0 + ($1 & 0xC0 == 0x80 ? 0 : 1) } }
 
     var text: String {
         let queryText = request.attributes.map { "\($0.code)=\($0.value.terminalSafe)" }.joined(separator: " ")
         var out = "query: \(request.itemClass ?? "genp") \(queryText)".trimmingTrailingSpace + "\n"
         out += "device: \(device.lock.rawValue)\n\n"
         // Rows share a few distinct sets of cells: each is spelled once.
-        var texts: [[AccessMatrix.Cell]: [String]] = [:]
+        let texts = matrix.cellSets.map { $0.map(Self.text) }
         let rows: [(label: String, cells: [String])] =
             byGroup
             ? matrix.groups.map { ("\($0.group.terminalSafe) (\($0.items) item\($0.items == 1 ? "" : "s"))", $0.cells.map(Self.text)) }
-            : matrix.items.map { row in
-                let cells = texts[row.cells] ?? row.cells.map(Self.text)
-                texts[row.cells] = cells
-                return (label(row), cells)
-            }
+            : matrix.items.map { (label($0), texts[$0.cellSet]) }
         let header: [(label: String, cells: [String])] = [
             (byGroup ? "group" : "item", names.map(\.terminalSafe)),
             ("platform", profiles.map(\.platform.rawValue)),
@@ -72,22 +84,20 @@ struct MatrixRenderer {
         ]
         // Laid out in bytes: ten thousand rows of padded Strings cost more than the matrix itself.
         let all = header + rows
-        func width(_ text: String) -> Int { text.unicodeScalars.count }
-        let labelWidth = all.map { width($0.label) }.max() ?? 0
-        let widths = names.indices.map { column in all.map { width($0.cells[column]) }.max() ?? 0 }
+        let labelWidths = all.map { Self.width($0.label) }
+        let labelWidth = labelWidths.max() ?? 0
+        let widths = names.indices.map { column in all.map { Self.width($0.cells[column]) }.max() ?? 0 }
         var grid: [UInt8] = []
-        func line(_ row: (label: String, cells: [String])) {
+        for (index, row) in all.enumerated() {
             grid += row.label.utf8
-            var pending = labelWidth + 2 - width(row.label)
+            var pending = labelWidth + 2 - labelWidths[index]
             for (column, cell) in row.cells.enumerated() {
                 grid += repeatElement(UInt8(ascii: " "), count: pending)
                 grid += cell.utf8
-                pending = widths[column] + 2 - width(cell)
+                pending = widths[column] + 2 - Self.width(cell)
             }
             grid.append(UInt8(ascii: "\n"))
         }
-        header.forEach(line)
-        rows.forEach(line)
         out += String(decoding: grid, as: UTF8.self)
         if rows.isEmpty { out += "(no \(byGroup ? "group" : "item") matches the query)\n" }
         out += "\nadds without a group:\n"

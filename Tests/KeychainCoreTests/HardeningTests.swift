@@ -216,4 +216,14 @@ import Testing
         }
         #expect(outcomes.loaded > 0 && outcomes.refused > 0)
     }
+
+    /// The byte scan for control characters agrees with the scalar definition for every scalar up
+    /// to U+0800 (C0, DEL, C1 and their neighbours, alone and between other text).
+    @Test func controlCharacterScanAgreesWithTheScalarRule() {
+        for value in UInt32(0)...0x800 {
+            guard let scalar = Unicode.Scalar(value) else { continue }
+            let text = "a" + String(Character(scalar)) + "\u{E9}"
+            #expect(text.containsControlCharacters == String.isControl(scalar), "U+\(String(value, radix: 16))")
+        }
+    }
 }

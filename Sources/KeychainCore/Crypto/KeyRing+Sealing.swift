@@ -98,6 +98,33 @@ extension KeyRing {
         return OpenedRow(row: sealed, item: opened.item, tamperCheck: opened.tamperCheck)
     }
 
+    /// The attributes of `rows` (all of `itemClass`, none of a locked class), opened on every
+    /// core; `nil` for a row that does not open (damaged). The workers only read the key ring:
+    /// each class's metadata key is derived here first, and a row of a class whose key cannot be
+    /// had is opened here, after them.
+    package func openAll(_ rows: [SealedItem], itemClass: ItemClass) -> [Item?] {
+        var ready: [String] = []
+        for row in rows where !ready.contains(row.accessibility) {
+            if let protection = Accessibility(rawValue: row.accessibility), (try? metadataKey(protection)) != nil {
+                ready.append(row.accessibility)
+            }
+        }
+        var items = [Item?](repeating: nil, count: rows.count)
+        let workers = min(ParallelWork.processors, 8, (rows.count + 1023) / 1024)
+        items.withUnsafeMutableBufferPointer { buffer in
+            nonisolated(unsafe) let out = buffer
+            ParallelWork.run(workers) { worker in
+                for index in stride(from: worker, to: rows.count, by: max(1, workers)) where ready.contains(rows[index].accessibility) {
+                    out[index] = try? self.openRow(rows[index], itemClass: itemClass).item
+                }
+            }
+        }
+        for index in rows.indices where !ready.contains(rows[index].accessibility) {
+            items[index] = try? openRow(rows[index], itemClass: itemClass).item
+        }
+        return items
+    }
+
     /// The secret of an opened row read with its secret columns; `nil` for a tombstone.
     package func openSecret(of opened: OpenedRow) throws(KeychainError) -> SecretBytes? {
         try openSecret(opened.row, schema: Schema.of(opened.item.itemClass)!, tamperCheck: opened.tamperCheck)

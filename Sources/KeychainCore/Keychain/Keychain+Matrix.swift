@@ -18,37 +18,46 @@ extension Keychain {
         var counts: [[UInt8]: Int] = [:]
         // Most rows share a group and flags: their cells are worked out once. Keyed by the group's
         // bytes, never its String (which would take two canonically equal spellings for one group).
-        var cellCache: [CellKey: [AccessMatrix.Cell]] = [:]
+        var cellSets: [[AccessMatrix.Cell]] = []
+        var cellSetIndex: [CellKey: Int] = [:]
+        // The selected rows first; then their attributes, opened on every core (most of the work).
+        var selected: [(row: SealedItem, locked: Bool)] = []
         try store.read {
             try store.forEachRow(query.itemClass, filter: .everyRow, withSecret: false) { _, row in
                 guard row.malformed == nil, comparer.misses(row).isEmpty else { return true }
                 if let explicit, !row.accessGroup.sameBytes(as: explicit) { return true }
-                let locked = isLocked(row)
-                var item = Item(itemClass: query.itemClass, uuid: row.uuid, attributes: row.plaintext)
-                var sealed: AccessMatrix.Sealed? = locked ? .locked : nil
-                if !locked {
-                    if let open = try? keys.open(row, itemClass: query.itemClass, withSecret: false) {
-                        item = open.opened.item
-                    } else {
-                        sealed = .damaged
-                    }
-                }
-                let syncMissed = wantsSync.map { $0 != row.sync } ?? false
-                let key = CellKey(
-                    group: Array(row.accessGroup.utf8), damaged: sealed == .damaged, tombstone: row.tombstone, sync: syncMissed,
-                    locked: locked)
-                let cells =
-                    cellCache[key]
-                    ?? targets.map { target in
-                        key.damaged
-                            ? AccessMatrix.Cell(read: false, write: false, marks: [.damaged])
-                            : Self.cell(group: row.accessGroup, caller: target, tombstone: row.tombstone, sync: syncMissed, locked: locked)
-                    }
-                cellCache[key] = cells
-                items.append(AccessMatrix.ItemRow(item: item, sealed: sealed, cells: cells))
-                if !row.tombstone, !key.damaged { counts[key.group, default: 0] += 1 }
+                selected.append((row, isLocked(row)))
                 return true
             }
+        }
+        let unlocked = selected.indices.filter { !selected[$0].locked }
+        var opened = [Item?](repeating: nil, count: selected.count)
+        for (index, item) in zip(unlocked, keys.openAll(unlocked.map { selected[$0].row }, itemClass: query.itemClass)) {
+            opened[index] = item
+        }
+        items.reserveCapacity(selected.count)
+        for (index, (row, locked)) in selected.enumerated() {
+            let sealed: AccessMatrix.Sealed? = locked ? .locked : opened[index] == nil ? .damaged : nil
+            let item = opened[index] ?? Item(itemClass: query.itemClass, uuid: row.uuid, attributes: row.plaintext)
+            let syncMissed = wantsSync.map { $0 != row.sync } ?? false
+            let key = CellKey(
+                group: Array(row.accessGroup.utf8), damaged: sealed == .damaged, tombstone: row.tombstone, sync: syncMissed,
+                locked: locked)
+            let cellSet =
+                cellSetIndex[key]
+                ?? {
+                    cellSets.append(
+                        targets.map { target in
+                            key.damaged
+                                ? AccessMatrix.Cell(read: false, write: false, marks: [.damaged])
+                                : Self.cell(
+                                    group: row.accessGroup, caller: target, tombstone: row.tombstone, sync: syncMissed, locked: locked)
+                        })
+                    cellSetIndex[key] = cellSets.count - 1
+                    return cellSets.count - 1
+                }()
+            items.append(AccessMatrix.ItemRow(item: item, sealed: sealed, cells: cellSets[cellSet], cellSet: cellSet))
+            if !row.tombstone, !key.damaged { counts[key.group, default: 0] += 1 }
         }
         var named: [String] = []
         let held = counts.keys.map { String(decoding: $0, as: UTF8.self) }.sorted()
@@ -66,7 +75,7 @@ extension Keychain {
             let visible = indices.filter { targets[$0].groups.canRead(group) }
             return AccessMatrix.Landing(group: group, visibleTo: visible, hiddenFrom: indices.filter { !visible.contains($0) })
         }
-        return AccessMatrix(targets: targets, items: items, groups: groups, landings: landings)
+        return AccessMatrix(targets: targets, items: items, cellSets: cellSets, groups: groups, landings: landings)
     }
 
     /// What an item's cells depend on.

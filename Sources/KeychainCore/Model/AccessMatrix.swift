@@ -36,6 +36,9 @@ package struct AccessMatrix: Sendable {
         /// Why its other attributes cannot be shown: `nil` when it opened.
         package let sealed: Sealed?
         package let cells: [Cell]
+        /// Which distinct set of cells `cells` is (rows of one group and flags share one): an index
+        /// into `cellSets`, so that a renderer works each set out once.
+        package let cellSet: Int
     }
 
     /// Why an item's sealed attributes are not shown.
@@ -66,6 +69,8 @@ package struct AccessMatrix: Sendable {
     package let targets: [Caller]
     /// The items the query selects, in row order (tombstones included: they show as `T`).
     package let items: [ItemRow]
+    /// The distinct sets of cells the items have.
+    package let cellSets: [[Cell]]
     /// Every group a target lists or an item lies in: the targets' groups in order, then the rest
     /// sorted.
     package let groups: [GroupRow]

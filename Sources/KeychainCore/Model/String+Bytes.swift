@@ -30,7 +30,15 @@ extension String {
     }
 
     /// Whether the string holds a C0 or C1 control character or DEL.
-    package var containsControlCharacters: Bool { unicodeScalars.contains(where: Self.isControl) }
+    /// Scanned as UTF-8: C0 and DEL are single bytes, C1 is 0xC2 followed by 0x80-0x9F.
+    package var containsControlCharacters: Bool {
+        var previous: UInt8 = 0
+        for byte in utf8 {
+            if byte < 0x20 || byte == 0x7F || (previous == 0xC2 && (0x80...0x9F).contains(byte)) { return true }
+            previous = byte
+        }
+        return false
+    }
 
     /// Whether `scalar` is a C0 or C1 control character or DEL.
     package static func isControl(_ scalar: Unicode.Scalar) -> Bool {
