@@ -58,9 +58,9 @@ struct ExplainCommand: Subcommand {
         var caller = Caller(profile)
         var report: TeamChangeReport? = nil
         if let teamChange {
-            let change = TeamChange(from: profile.team, to: teamChange)
-            report = try keychain.assess(change, groups: profile.accessGroups, profile: profile.path)
-            caller = Caller(name: "\(profile.path) signed by \(teamChange)", groups: change.moved(profile.accessGroups))
+            let assessed = try keychain.assess(profile, movingTo: teamChange)
+            caller = Caller(name: "\(profile.path) signed by \(teamChange)", groups: assessed.moved)
+            report = assessed
         }
         let explanation = try keychain.explain(operation, request, caller: caller, limit: candidates)
         let renderer = ExplanationRenderer(

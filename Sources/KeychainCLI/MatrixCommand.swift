@@ -57,9 +57,9 @@ struct MatrixCommand: Subcommand {
         if let teamChange {
             // One more column per target: the same target as the new team's build signs it.
             for (target, profile) in zip(targets, profiles) {
-                let change = TeamChange(from: profile.team, to: teamChange)
-                reports.append(try keychain.assess(change, groups: profile.accessGroups, profile: profile.path))
-                callers.append(Caller(name: "\(target.name)@\(teamChange)", groups: change.moved(profile.accessGroups)))
+                let report = try keychain.assess(profile, movingTo: teamChange)
+                reports.append(report)
+                callers.append(Caller(name: "\(target.name)@\(teamChange)", groups: report.moved))
                 columns.append(profile)
             }
         }

@@ -82,7 +82,7 @@ extension Caller {
         } else if !group.isEmpty, let meant = groups.groups.first(where: { $0.hasSuffix("." + group) && $0.count > group.count + 1 }) {
             hint += " Did you mean '\(meant)'? Access groups carry the Team ID prefix."
         } else if let prefix = GroupPrefix.of(group).valid,
-            let meant = groups.groups.first(where: { $0.sameBytes(as: String(group.utf8.dropFirst(prefix.utf8.count + 1))!) })
+            let meant = groups.groups.first(where: { $0.sameBytes(as: String(group.dropFirst(prefix.count + 1))) })
         {
             // The prefix put before a group that has its own already, or before an app group.
             let why =

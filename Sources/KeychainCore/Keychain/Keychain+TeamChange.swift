@@ -1,6 +1,12 @@
 /// `--team-change`: what an app transfer or App ID prefix migration does to one target's items
 /// in this keychain, and the `migrate-group` plan that would keep them.
 extension Keychain {
+    /// What moving `profile`'s target to `newTeam` does: its team is the one the profile is signed
+    /// under, and the plan runs as that profile.
+    package func assess(_ profile: Profile, movingTo newTeam: String) throws -> TeamChangeReport {
+        try assess(TeamChange(from: profile.team, to: newTeam), groups: profile.accessGroups, profile: profile.path)
+    }
+
     package func assess(_ change: TeamChange, groups: AccessGroupList, profile: String? = nil) throws -> TeamChangeReport {
         let lost = change.lost(in: groups)
         let kept = change.kept(in: groups)
@@ -23,7 +29,7 @@ extension Keychain {
         // Only groups that hold items need moving.
         let holding = lost.filter { counts[Array($0.utf8), default: 0] > 0 }
         return TeamChangeReport(
-            change: change, lost: held(lost), kept: held(kept), destination: change.destination(for: groups),
+            change: change, moved: change.moved(groups), lost: held(lost), kept: held(kept), destination: change.destination(for: groups),
             plan: change.plan(for: groups, moving: holding, profile: profile))
     }
 }
@@ -36,6 +42,8 @@ package struct TeamChangeReport: Sendable {
     }
 
     package let change: TeamChange
+    /// The target's groups as the new team's build has them.
+    package let moved: AccessGroupList
     /// Groups the new team cannot name: their items become unreachable (-25300).
     package let lost: [Group]
     /// Groups that keep their names (app groups: if transferred with the app).
