@@ -33,6 +33,11 @@ import Testing
         #expect(run.status == 0, "\(name): \(run.stderr)")
         #expect(run.stderr.isEmpty, "\(name) setup or runner wrote: \(run.stderr)")
         #expect(!run.stdout.contains("keychainctl-e2e-"), "a throwaway path leaked into \(name)'s transcript")
+        // Every secret a setup stores is spelled SECRET-…; none may reach the transcript.
+        let setup = (try? String(contentsOfFile: "\(Self.folder)/\(name)/setup.sh", encoding: .utf8)) ?? ""
+        let stored = setup.components(separatedBy: "printf '").dropFirst()
+        #expect(stored.allSatisfy { $0.hasPrefix("SECRET-") }, "\(name)'s setup stores a secret not spelled SECRET-…")
+        #expect(!run.stdout.contains("SECRET-"), "a secret reached \(name)'s transcript")
         try GoldenFile.check(GoldenFile.normalized(run.stdout), "\(Self.folder)/\(name)/expected.txt")
     }
 

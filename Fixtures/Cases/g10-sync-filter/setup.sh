@@ -1,3 +1,3 @@
 export KEYCHAINCTL_PROFILE=../../Profiles/app.plist
-printf 'synced' | keychainctl add -a token -s api --sync yes
-printf 'local' | keychainctl add -a refresh -s api
+printf 'SECRET-g10-sync-filter-1' | keychainctl add -a token -s api --sync yes
+printf 'SECRET-g10-sync-filter-2' | keychainctl add -a refresh -s api

@@ -1,3 +1,3 @@
 export KEYCHAINCTL_PROFILE=../../Profiles/app.plist
-printf 'token-a' | keychainctl add -a alice -s sync-service --accessible after-first-unlock
-printf 'token-b' | keychainctl add -a bob -s sync-service
+printf 'SECRET-g2-locked-in-background-1' | keychainctl add -a alice -s sync-service --accessible after-first-unlock
+printf 'SECRET-g2-locked-in-background-2' | keychainctl add -a bob -s sync-service
