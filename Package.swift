@@ -23,11 +23,13 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]),
         // prctl and setrlimit through a C shim (prctl is variadic): no core dumps, no ptrace.
         .systemLibrary(name: "CProcess"),
+        // The kernel keyring (add_key, keyctl) through raw system calls: `unlock`'s key cache.
+        .systemLibrary(name: "CKeyring"),
         // Echo off for no-echo prompts, restored by signal handlers (which Swift cannot write).
         .target(name: "CTerminal"),
         .target(
             name: "KeychainCore",
-            dependencies: ["CSQLite", "CSodium", "CCrypto"],
+            dependencies: ["CSQLite", "CSodium", "CCrypto", "CKeyring"],
             linkerSettings: [
                 // Release binaries link SQLite and libsodium statically (and `make release` links the
                 // whole executable statically): every call is a new process, and the dynamic loader's
@@ -48,9 +50,11 @@ let package = Package(
         .executableTarget(name: "keychainctl", dependencies: ["KeychainCLI"]),
         .executableTarget(name: "keychainctl-bench", dependencies: ["KeychainCore"]),
         .testTarget(name: "KeychainCoreTests", dependencies: ["KeychainCore"]),
+        // Test support: runs a command where a seccomp filter blocks the kernel keyring.
+        .executableTarget(name: "deny-keyring", path: "Tests/DenyKeyring"),
         .testTarget(
             name: "KeychainCLITests",
-            dependencies: ["KeychainCLI", "KeychainCore", "keychainctl"],
+            dependencies: ["KeychainCLI", "KeychainCore", "keychainctl", "deny-keyring"],
             // Golden outputs are read by path, not bundled.
             exclude: ["Golden"]),
     ],

@@ -33,7 +33,7 @@ enum ExitStatusTable {
         Row(
             exit: unusableConfiguration, status: nil,
             meaning:
-                "the profile or configuration is unusable (unreadable plist or signed profile, a claim the provisioning profile does not allow, unresolved variable, a control character in a group, no key, an empty passphrase, a passphrase over its cap, a key file others can read or that is not a key)"
+                "the profile or configuration is unusable (unreadable plist or signed profile, a claim the provisioning profile does not allow, unresolved variable, a control character in a group, no key, an empty passphrase, a passphrase over its cap, a key file others can read or that is not a key; for `unlock`, a kernel keyring that is blocked or a session keyring that is not there)"
         ),
         Row(
             exit: ioFailure, status: nil,

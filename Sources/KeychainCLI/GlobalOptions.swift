@@ -12,6 +12,7 @@ struct GlobalOptions {
         .value("platform", nil, "ios|macos", "Whose rules apply (env KEYCHAINCTL_PLATFORM; default from the profile, else ios)."),
         .value("key-file", nil, "path", "File holding the keychain key, base64 (env KEYCHAINCTL_KEY_FILE; or KEYCHAINCTL_KEY itself)."),
         .value("passphrase-fd", nil, "n", "Read the passphrase from this file descriptor (env KEYCHAINCTL_PASSPHRASE)."),
+        .flag("no-cache", "Do not use a key 'keychainctl unlock' cached in the kernel keyring (env KEYCHAINCTL_NO_CACHE=1)."),
         .value(
             "team-id", nil, "id",
             "Team ID for $(AppIdentifierPrefix)/$(TeamIdentifierPrefix) the profile cannot resolve (env KEYCHAINCTL_TEAM_ID)."),
@@ -36,6 +37,7 @@ struct GlobalOptions {
     var platform: Platform?
     var keyFile: String?
     var passphraseFD: Int32?
+    var noCache = false
     var teamID: String?
     var format: OutputFormat?
     var allowAnyGroup = false
@@ -57,6 +59,7 @@ struct GlobalOptions {
         platform = try arguments.value("platform", choices: "ios or macos", Platform.init(rawValue:))
         keyFile = arguments.value("key-file")
         passphraseFD = try arguments.value("passphrase-fd", choices: "a file descriptor number") { Int32($0) }
+        noCache = arguments.flag("no-cache") || Environment.value("KEYCHAINCTL_NO_CACHE") == "1"
         teamID = arguments.value("team-id")
         // lint reads its own --format (text, json or sarif) and reports its errors as json for both.
         if command != LintCommand.spec.name {
@@ -119,18 +122,19 @@ struct GlobalOptions {
     /// Opens the keychain with the credential in force.
     func openKeychain() throws -> Keychain { try openKeychain(with: try openingCredential()) }
 
-    /// The credential that opens the keychain, asked for only once the file is known to exist.
-    /// A command that also prompts for a secret asks for both before opening the keychain, so the
-    /// slow key derivation never runs between two prompts (where type-ahead would echo).
-    func openingCredential() throws -> KeychainCredential {
+    /// The keychain file opened and its credential chosen (a cached key, else a source, else a
+    /// prompt), asked for only once the file is known to exist. A command that also prompts for a
+    /// secret asks for both before opening the keychain, so the slow key derivation never runs
+    /// between two prompts (where type-ahead would echo).
+    func openingCredential() throws -> Keychain.Opening {
         try KeychainStore.checkExists(keychainPath)
-        return try credential(creating: false)
+        return try Keychain.opening(path: keychainPath, source: credentialSource())
     }
 
-    /// Opens the keychain with `credential`, answering authentication as the options say.
-    func openKeychain(with credential: KeychainCredential) throws -> Keychain {
+    /// Opens the keychain `opening` chose a credential for, answering authentication as the options say.
+    func openKeychain(with opening: Keychain.Opening) throws -> Keychain {
         let authentication = try authentication()
-        let keychain = try Keychain(path: keychainPath, credential: credential, deviceState: try resolvedDeviceState())
+        let keychain = try Keychain(opening, deviceState: try resolvedDeviceState())
         keychain.authentication = authentication
         return keychain
     }
@@ -167,41 +171,81 @@ struct GlobalOptions {
     }
 
     /// The keychain, when it exists and a key (not a passphrase, whose derivation is slow, nor a
-    /// prompt) opens it: for commands that only mention it, such as `groups` showing the device.
+    /// prompt) opens it: a key source, or a key cached by `unlock`. For commands that only mention
+    /// the keychain, such as `groups` showing the device.
     func keychainIfKeyAtHand() throws -> Keychain? {
-        guard passphraseFD == nil, Environment.value("KEYCHAINCTL_PASSPHRASE") == nil,
-            keyFile != nil || Environment.value("KEYCHAINCTL_KEY_FILE") != nil || Environment.value("KEYCHAINCTL_KEY") != nil,
-            (try? KeychainStore.checkExists(keychainPath)) != nil
-        else { return nil }
-        return try openKeychain(with: try credential(creating: false))
+        guard passphraseFD == nil, (try? KeychainStore.checkExists(keychainPath)) != nil else { return nil }
+        if keyFile != nil || Environment.value("KEYCHAINCTL_KEY_FILE") != nil || Environment.value("KEYCHAINCTL_KEY") != nil {
+            return try openKeychain(with: Keychain.opening(path: keychainPath, source: credentialSource()))
+        }
+        guard !noCache else { return nil }
+        do {
+            return try openKeychain(
+                with: Keychain.opening(path: keychainPath, source: CredentialSource(useCache: true) { _ in throw NoKeyAtHand() }))
+        } catch is NoKeyAtHand { return nil }
     }
 
-    /// The credential, in CLI.md's order: `--key-file`, `--passphrase-fd`, then
-    /// KEYCHAINCTL_KEY_FILE, KEYCHAINCTL_KEY, KEYCHAINCTL_PASSPHRASE, then a no-echo prompt on a
-    /// terminal. With none of them and no terminal: exit 78.
-    func credential(creating: Bool) throws -> KeychainCredential {
+    /// `keychainIfKeyAtHand` found no cached key.
+    private struct NoKeyAtHand: Error {}
+
+    /// Where the key that opens an existing keychain comes from, in CLI.md's order: `--key-file`,
+    /// `--passphrase-fd`, KEYCHAINCTL_KEY_FILE, KEYCHAINCTL_KEY (explicit sources: a stale cache
+    /// never shadows them), then the key `unlock` cached (unless `--no-cache`), then
+    /// KEYCHAINCTL_PASSPHRASE, then a no-echo prompt on a terminal. With none of them: the
+    /// keychain is locked to this process, errSecInteractionNotAllowed (exit 36).
+    func credentialSource() throws -> CredentialSource {
         // Both secret variables are taken (and wiped) whichever source wins.
         let environmentKey = Environment.takeSecret("KEYCHAINCTL_KEY")
         let environmentPassphrase = Environment.takeSecret("KEYCHAINCTL_PASSPHRASE")
-        if let keyFile { return try Self.key(fromFile: keyFile) }
-        if let passphraseFD {
-            return .passphrase(try Self.passphrase(fromFD: passphraseFD, what: "the passphrase"))
+        if let explicit = try explicitCredential(environmentKey: environmentKey) {
+            return CredentialSource(useCache: false) { _ in explicit }
         }
-        if let keyFile = Environment.value("KEYCHAINCTL_KEY_FILE") { return try Self.key(fromFile: keyFile) }
-        if let environmentKey { return try KeychainCredential.key(base64: environmentKey, source: "KEYCHAINCTL_KEY") }
+        return CredentialSource(useCache: !noCache) { passphraseKeychain in
+            if let environmentPassphrase { return .passphrase(try Self.capped(environmentPassphrase, source: "KEYCHAINCTL_PASSPHRASE")) }
+            if let prompted = try Self.prompted(creating: false) { return .passphrase(prompted) }
+            throw KeychainError(
+                .interactionNotAllowed,
+                hint: passphraseKeychain
+                    ? "the keychain is locked: no key is cached for it and there is no terminal to ask on. Run 'keychainctl unlock' "
+                        + "once (with KEYCHAINCTL_PASSPHRASE or --passphrase-fd), or set KEYCHAINCTL_PASSPHRASE."
+                    : "no key available: pass --key-file PATH, set KEYCHAINCTL_KEY_FILE or KEYCHAINCTL_KEY, or run 'keychainctl unlock' once with one of them."
+            )
+        }
+    }
+
+    /// The credential for a new keychain (`init`): an explicit source, KEYCHAINCTL_PASSPHRASE, or
+    /// a passphrase typed twice. With none of them and no terminal: exit 78.
+    func creatingCredential() throws -> KeychainCredential {
+        let environmentKey = Environment.takeSecret("KEYCHAINCTL_KEY")
+        let environmentPassphrase = Environment.takeSecret("KEYCHAINCTL_PASSPHRASE")
+        if let explicit = try explicitCredential(environmentKey: environmentKey) { return explicit }
         if let environmentPassphrase { return .passphrase(try Self.capped(environmentPassphrase, source: "KEYCHAINCTL_PASSPHRASE")) }
-        if StandardStreams.isTerminal(0) || StandardStreams.isTerminal(2) {
-            let limit = InputLimits.passphraseBytes
-            let passphrase = try SecretReader.prompt(creating ? "New keychain passphrase: " : "Keychain passphrase: ", limit: limit)
-            if creating {
-                let again = try SecretReader.prompt("Repeat the passphrase: ", limit: limit)
-                guard passphrase.equals(again) else { throw ConfigurationError("the passphrases differ; nothing was created.") }
-            }
-            return .passphrase(passphrase)
-        }
+        if let prompted = try Self.prompted(creating: true) { return .passphrase(prompted) }
         throw ConfigurationError(
             "no key available: pass --key-file PATH or --passphrase-fd N, or set KEYCHAINCTL_KEY_FILE, KEYCHAINCTL_KEY or KEYCHAINCTL_PASSPHRASE."
         )
+    }
+
+    /// The sources that name their key outright: `--key-file`, `--passphrase-fd`,
+    /// KEYCHAINCTL_KEY_FILE, KEYCHAINCTL_KEY.
+    private func explicitCredential(environmentKey: SecretBytes?) throws -> KeychainCredential? {
+        if let keyFile { return try Self.key(fromFile: keyFile) }
+        if let passphraseFD { return .passphrase(try Self.passphrase(fromFD: passphraseFD, what: "the passphrase")) }
+        if let keyFile = Environment.value("KEYCHAINCTL_KEY_FILE") { return try Self.key(fromFile: keyFile) }
+        if let environmentKey { return try KeychainCredential.key(base64: environmentKey, source: "KEYCHAINCTL_KEY") }
+        return nil
+    }
+
+    /// A passphrase typed on the terminal (twice when `creating`); `nil` without a terminal.
+    private static func prompted(creating: Bool) throws -> SecretBytes? {
+        guard StandardStreams.isTerminal(0) || StandardStreams.isTerminal(2) else { return nil }
+        let limit = InputLimits.passphraseBytes
+        let passphrase = try SecretReader.prompt(creating ? "New keychain passphrase: " : "Keychain passphrase: ", limit: limit)
+        if creating {
+            let again = try SecretReader.prompt("Repeat the passphrase: ", limit: limit)
+            guard passphrase.equals(again) else { throw ConfigurationError("the passphrases differ; nothing was created.") }
+        }
+        return passphrase
     }
 
     private static func key(fromFile path: String) throws -> KeychainCredential {

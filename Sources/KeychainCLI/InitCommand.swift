@@ -40,7 +40,7 @@ struct InitCommand: Subcommand {
             credential = try Self.writeNewKey(to: keyPath)
             createdKeyFile = keyPath
         } else {
-            credential = try globals.credential(creating: true)
+            credential = try globals.creatingCredential()
             if case .passphrase(let passphrase) = credential, passphrase.count > 0, passphrase.count < 12 {
                 StandardStreams.warn(
                     "a passphrase of fewer than 12 bytes is weak against an offline guess; a key file is stronger for automation.")

@@ -135,7 +135,9 @@ import Testing
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
-            usleep(UInt32.random(in: 20_000...400_000))
+            // Spread log-uniformly from 1 ms to 400 ms: a quiet machine finishes a change in tens
+            // of milliseconds, a loaded one in hundreds, and either must see some kills land mid-way.
+            usleep(UInt32(exp(Double.random(in: log(1_000.0)...log(400_000.0)))))
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             if process.terminationReason == .uncaughtSignal { interrupted += 1 }

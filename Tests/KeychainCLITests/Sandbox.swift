@@ -28,6 +28,9 @@ final class Sandbox {
         return root.appendingPathComponent(".build/debug/keychainctl").path
     }()
 
+    /// Set once: writes to a closed pipe fail with EPIPE rather than raise SIGPIPE.
+    static let ignoreBrokenPipe: Void = { signal(SIGPIPE, SIG_IGN) }()
+
     /// The package's folder.
     static let packageRoot: String = {
         var root = URL(fileURLWithPath: #filePath)
@@ -102,7 +105,10 @@ final class Sandbox {
         defer { watchdog.cancel() }
         beforeInput?(pid)
         if let stdin {
-            input.fileHandleForWriting.write(stdin)
+            // A child that exits without reading its input (a refused profile) must not take the
+            // test process down with SIGPIPE: the write fails with EPIPE instead, and is ignored.
+            _ = Self.ignoreBrokenPipe
+            try? input.fileHandleForWriting.write(contentsOf: stdin)
             try? input.fileHandleForWriting.close()
         }
         // stderr is drained beside stdout, so a child filling one pipe never blocks on the other.

@@ -15,8 +15,57 @@ package final class Keychain {
     /// before anything else is read. A file of an earlier schema version is upgraded in place first
     /// (see `Keychain+Upgrade.swift`). `deviceState` runs this one call as if the simulated device
     /// were in that lock state, changing nothing stored (`--device-state`).
-    package init(path: String, credential: KeychainCredential, deviceState: DeviceState.Lock? = nil) throws {
-        var opened = try Self.open(path: path, credential: credential)
+    package convenience init(path: String, credential: KeychainCredential, deviceState: DeviceState.Lock? = nil) throws {
+        try self.init(path: path, source: CredentialSource(useCache: false) { _ in credential }, deviceState: deviceState)
+    }
+
+    /// Opens the keychain at `path` with the key cached for it by `unlock` when `source` allows
+    /// one and it opens the file's key check, else with what `source` resolves.
+    package convenience init(path: String, source: CredentialSource, deviceState: DeviceState.Lock? = nil) throws {
+        try self.init(try Self.opening(path: path, source: source), deviceState: deviceState)
+    }
+
+    /// The first half of opening: the file opened and the credential chosen. The key cached for
+    /// the file by `unlock` is taken when `source` allows one and it opens the file's key check
+    /// (a stale one is invalidated); otherwise `source` resolves one, so a command prompts only
+    /// when no cached key serves, and can prompt before its own questions (the slow derivation
+    /// comes after them all, in `init(_:deviceState:)`).
+    package static func opening(path: String, source: CredentialSource) throws -> Opening {
+        let store = try KeychainStore(path: path)
+        if source.useCache, let entry = cachedKey(opening: store) {
+            return Opening(path: path, store: store, credential: .key(entry.key), cached: true)
+        }
+        return Opening(path: path, store: store, credential: try source.resolve(store.unlocking.passphrase != nil), cached: false)
+    }
+
+    /// The key `unlock` cached for the file `store` opened, when it opens the file's key check; a
+    /// cached key that does not (the file was rekeyed, or another file took its identity) is
+    /// invalidated.
+    package static func cachedKey(opening store: KeychainStore) -> KeyCache.Entry? {
+        let unlocking = store.unlocking
+        guard case .v2(let id) = unlocking.format, let entry = KeyCache.lookup(id) else { return nil }
+        let ring = KeyRing(keychainKey: entry.key, wrappedClassKeys: unlocking.wrappedClassKeys, format: unlocking.format)
+        guard ring.opens(keyCheck: unlocking.keyCheck, kdfRecord: unlocking.kdfRecord) else {
+            KernelKeyring.invalidate(entry.serial)
+            return nil
+        }
+        return entry
+    }
+
+    /// A file opened and the credential chosen for it.
+    package struct Opening {
+        let path: String
+        let store: KeychainStore
+        let credential: KeychainCredential
+        /// Whether the credential is the key cached by `unlock`.
+        package let cached: Bool
+    }
+
+    /// Opens the keychain `opening` chose a credential for.
+    package init(_ opening: Opening, deviceState: DeviceState.Lock? = nil) throws {
+        let path = opening.path
+        let credential = opening.credential
+        var opened = try Self.open(path: path, credential: credential, store: opening.store)
         if try Self.addAccessControlColumn(opened.store, path: path) {
             opened = try Self.open(path: path, credential: credential)
         }
@@ -29,13 +78,26 @@ package final class Keychain {
         }
         store = opened.store
         keys = opened.keys
+        keychainKey = opened.key
+        usedCachedKey = opening.cached
         if let deviceState { keys.device.lock = deviceState }
     }
 
-    private static func open(path: String, credential: KeychainCredential) throws
+    /// The keychain key this call opened the file with (what `unlock` caches and `rekey` replaces).
+    package let keychainKey: SecretBytes
+    /// Whether the key came from the kernel keyring's cache.
+    package let usedCachedKey: Bool
+
+    /// The file's identity, which names its cached key; `nil` for a version-1 file (upgraded on open).
+    package var identity: [UInt8]? {
+        if case .v2(let id) = store.unlocking.format { return id }
+        return nil
+    }
+
+    private static func open(path: String, credential: KeychainCredential, store: KeychainStore? = nil) throws
         -> (store: KeychainStore, keys: KeyRing, key: SecretBytes)
     {
-        let store = try KeychainStore(path: path)
+        let store = try store ?? KeychainStore(path: path)
         let unlocking = store.unlocking
         let key: SecretBytes
         switch credential {

@@ -15,6 +15,20 @@ package enum KeychainCredential: Sendable {
     }
 }
 
+/// How a command finds the credential that opens a keychain: the key `unlock` cached in the kernel
+/// keyring, when `useCache` allows it (no explicit key source was given) and it opens the file,
+/// else what `resolve` returns (an environment variable, a prompt), asked only then and told
+/// whether the file is opened by a passphrase.
+package struct CredentialSource {
+    package var useCache: Bool
+    package var resolve: (_ passphraseKeychain: Bool) throws -> KeychainCredential
+
+    package init(useCache: Bool, resolve: @escaping (_ passphraseKeychain: Bool) throws -> KeychainCredential) {
+        self.useCache = useCache
+        self.resolve = resolve
+    }
+}
+
 /// Configuration that cannot be used: no key, a malformed key file (exit 78).
 package struct ConfigurationError: Error, Sendable, CustomStringConvertible {
     /// What is wrong and how to fix it.

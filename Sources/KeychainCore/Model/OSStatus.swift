@@ -74,7 +74,7 @@ package enum KeychainStatus: Int32, Sendable, CaseIterable {
             Description(
                 name: "errSecInteractionNotAllowed", message: "User interaction is not allowed.",
                 causes:
-                    "an item of a class the device's lock state makes unavailable; a protected item with nobody to authenticate (no `--auth`, no terminal) or `--auth-ui fail`; an application password not given; a confirmation (`verify --repair`, `device passcode remove`, `device biometry change`) with no terminal and no `--yes`"
+                    "an item of a class the device's lock state makes unavailable; a protected item with nobody to authenticate (no `--auth`, no terminal) or `--auth-ui fail`; an application password not given; a confirmation (`verify --repair`, `device passcode remove`, `device biometry change`) with no terminal and no `--yes`; a keychain with no key source, no key cached by `unlock` and no terminal to ask for its passphrase (`unlock --status`: nothing cached)"
             )
         case .decode:
             Description(

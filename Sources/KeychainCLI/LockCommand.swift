@@ -1,0 +1,51 @@
+import KeychainCore
+
+/// `keychainctl lock`: forgets the key `unlock` cached (research `ci-anchors.md` §5.2).
+struct LockCommand: Subcommand {
+    static let spec = CommandSpec(
+        name: "lock",
+        abstract: "Remove the keychain's cached key from the kernel keyring (--all: every keychain's).",
+        discussion: """
+            The key is invalidated, not just unlinked: it is gone from every keyring at once. Exit 0 \
+            also when nothing was cached, or when the keyring is unavailable (nothing can be cached there).
+            """,
+        sections: [
+            ("options", [.flag("all", "Remove the cached key of every keychain, not only this one's.")]),
+            ("global options", GlobalOptions.specs),
+        ])
+
+    let globals: GlobalOptions
+    let all: Bool
+
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        globals = try GlobalOptions(arguments)
+        all = arguments.flag("all")
+    }
+
+    func run() throws {
+        let path = globals.keychainPath
+        let removed: Int
+        if all {
+            removed = KeyCache.invalidateAll()
+        } else {
+            try KeychainStore.checkExists(path)
+            let store = try KeychainStore(path: path)
+            guard case .v2(let id) = store.unlocking.format else { return report(0, path: path) }
+            removed = KeyCache.invalidate(id) ? 1 : 0
+        }
+        report(removed, path: path)
+    }
+
+    private func report(_ removed: Int, path: String) {
+        switch globals.resolvedFormat {
+        case .text:
+            if all {
+                StandardStreams.err("locked: \(removed) cached key\(removed == 1 ? "" : "s") removed\n")
+            } else {
+                StandardStreams.err(removed > 0 ? "locked \(path.terminalSafe)\n" : "\(path.terminalSafe) was not unlocked\n")
+            }
+        case .json:
+            StandardStreams.out(JSON.render(.object(["keychain": all ? .null : .string(path), "removed": .number(Int64(removed))])) + "\n")
+        }
+    }
+}

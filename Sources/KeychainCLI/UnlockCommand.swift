@@ -1,0 +1,115 @@
+import KeychainCore
+
+/// `keychainctl unlock`: caches the keychain's key in the kernel keyring, so that later calls
+/// (later CI steps, a shell's commands) open a passphrase keychain without Argon2id, and need no
+/// credential in their environment (research `ci-anchors.md` §5.1).
+struct UnlockCommand: Subcommand {
+    static let spec = CommandSpec(
+        name: "unlock",
+        abstract: "Cache the keychain's key in the kernel keyring for later calls, for a limited time.",
+        discussion: """
+            The key comes from the usual sources (never from the cache itself, so a timeout cannot be \
+            extended without the credential) and must open the keychain (exit 51 otherwise, nothing \
+            cached). Later calls with no explicit key source use it while it opens the keychain. The \
+            keyring holds it, not a daemon; 'keychainctl lock' removes it. Exit 78 when the kernel \
+            keyring is unavailable (a container's seccomp profile). --status: exit 0 when a key that \
+            opens the keychain is cached, 36 when none is.
+            """,
+        sections: [
+            (
+                "options",
+                [
+                    .value("timeout", nil, "duration", "How long the key stays cached (15m, 2h, 1d; default 15m; 0 until lock)."),
+                    .value("idle", nil, "duration", "Also forget it after this long unused (re-armed on each use, never past --timeout)."),
+                    .value(
+                        "keyring", nil, "auto|session|user",
+                        "Where to cache it (default auto: the session keyring if this process has one, else the user keyring)."),
+                    .flag("share-uid", "Let every process of this user read it, also those in a private session keyring."),
+                    .flag("status", "Say whether a key that opens the keychain is cached, and until when; cache nothing."),
+                ]
+            ),
+            ("global options", GlobalOptions.specs),
+        ])
+
+    let globals: GlobalOptions
+    let timeout: String?
+    let idle: String?
+    let ring: KeyCache.RingChoice
+    let shareUID: Bool
+    let status: Bool
+
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        globals = try GlobalOptions(arguments)
+        timeout = arguments.value("timeout")
+        idle = arguments.value("idle")
+        ring = try arguments.value("keyring", choices: "auto, session or user", KeyCache.RingChoice.init(rawValue:)) ?? .auto
+        shareUID = arguments.flag("share-uid")
+        status = arguments.flag("status")
+        if status, timeout != nil || idle != nil || arguments.value("keyring") != nil || shareUID {
+            throw UsageError("--status only reports; give --timeout, --idle, --keyring and --share-uid without it.")
+        }
+    }
+
+    func run() throws {
+        let path = globals.keychainPath
+        try KeychainStore.checkExists(path)
+        if status { return try report(path) }
+        let timeoutSeconds = try DurationText.seconds(timeout ?? "15m", option: "timeout")
+        let idleSeconds = try idle.map { try DurationText.seconds($0, option: "idle") }.flatMap { $0 == 0 ? nil : $0 }
+        if let idleSeconds, timeoutSeconds > 0, idleSeconds > timeoutSeconds {
+            throw KeychainError(
+                .param,
+                hint: "--idle \(DurationText.describe(idleSeconds)) is longer than --timeout \(DurationText.describe(timeoutSeconds)).")
+        }
+        if timeoutSeconds == 0 {
+            StandardStreams.warn("--timeout 0 caches the key until 'keychainctl lock' or the end of the login session.")
+        }
+        var source = try globals.credentialSource()
+        source.useCache = false
+        let keychain = try Keychain(Keychain.opening(path: path, source: source))
+        guard let id = keychain.identity else { throw StoreError("\(path) has no identity to cache its key under") }
+        let placement: KeyCache.Placement
+        do {
+            placement = try KeyCache.store(
+                keychain.keychainKey, for: id, timeout: timeoutSeconds == 0 ? nil : timeoutSeconds, idle: idleSeconds, ring: ring,
+                shareUID: shareUID)
+        } catch { throw ConfigurationError("cannot cache the key: \(error.description)") }
+        let until = placement.expires.map { ISO8601.format(Int64($0) * 1000) } ?? "lock"
+        switch globals.resolvedFormat {
+        case .text:
+            StandardStreams.err(
+                "unlocked \(path.terminalSafe): key cached in the \(placement.ring.rawValue) keyring until \(until)"
+                    + (idleSeconds.map { " (idle \(DurationText.describe($0)))" } ?? "") + "\n")
+        case .json:
+            var fields: [String: JSON.Value] = [
+                "keychain": .string(path), "keyring": .string(placement.ring.rawValue), "keyId": .number(Int64(placement.serial)),
+                "expires": placement.expires.map { .string(ISO8601.format(Int64($0) * 1000)) } ?? .null,
+            ]
+            fields["idle"] = idleSeconds.map { .number(Int64($0)) } ?? .null
+            StandardStreams.out(JSON.render(.object(fields)) + "\n")
+        }
+    }
+
+    /// `--status`: whether a cached key opens the keychain (exit 0) or none does (exit 36).
+    private func report(_ path: String) throws {
+        guard let entry = Keychain.cachedKey(opening: try KeychainStore(path: path)) else {
+            throw KeychainError(.interactionNotAllowed, hint: "no key that opens \(path.terminalSafe) is cached; run 'keychainctl unlock'.")
+        }
+        let until = entry.expires.map { ISO8601.format(Int64($0) * 1000) } ?? "lock"
+        switch globals.resolvedFormat {
+        case .text:
+            StandardStreams.out(
+                "unlocked: key cached in the \(entry.ring.rawValue) keyring until \(until)"
+                    + (entry.idle.map { " (idle \(DurationText.describe($0)))" } ?? "") + "\n")
+        case .json:
+            StandardStreams.out(
+                JSON.render(
+                    .object([
+                        "keychain": .string(path), "cached": .bool(true), "keyring": .string(entry.ring.rawValue),
+                        "keyId": .number(Int64(entry.serial)),
+                        "expires": entry.expires.map { .string(ISO8601.format(Int64($0) * 1000)) } ?? .null,
+                        "idle": entry.idle.map { .number(Int64($0)) } ?? .null,
+                    ])) + "\n")
+        }
+    }
+}

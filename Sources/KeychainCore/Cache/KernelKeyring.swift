@@ -1,0 +1,119 @@
+import CKeyring
+import Glibc
+
+/// The Linux kernel keyring, as far as the key cache needs it: "user" keys in the session or the
+/// user keyring, found by description. No daemon: the kernel holds the payload, forgets it at its
+/// expiry, and destroys it when invalidated (research `ci-anchors.md` §4).
+package enum KernelKeyring {
+    /// Where a cached key lives.
+    /// Searched in this order: the user keyring first, because without a session keyring of its
+    /// own a process's session keyring leads to the user keyring too, and the key is reported
+    /// where it is.
+    package enum Ring: String, Sendable, CaseIterable {
+        /// The user keyring: every process of this user without a private session keyring of its own.
+        case user
+        /// The session keyring: every descendant of the login or CI session holds it, nothing else.
+        case session
+
+        var special: Int32 { self == .session ? CKEYRING_SPEC_SESSION : CKEYRING_SPEC_USER }
+    }
+
+    /// A system call the kernel refused, with its errno.
+    package struct Failure: Error, Sendable {
+        package let errno: Int32
+        package let call: String
+
+        /// Whether the keyring itself is unavailable here (a seccomp filter such as Docker's default
+        /// one, or a kernel without keys), as opposed to one key being missing.
+        package var blocked: Bool { [EPERM, ENOSYS, EOPNOTSUPP, EACCES].contains(errno) }
+
+        package var description: String {
+            if blocked {
+                return "the kernel keyring is not available here (\(call): \(String(cString: strerror(errno)))); "
+                    + "a container's default seccomp profile blocks it. Use KEYCHAINCTL_KEY_FILE instead."
+            }
+            return "the kernel keyring refused \(call): \(String(cString: strerror(errno)))."
+        }
+    }
+
+    /// Whether this process has a session keyring of its own. Without one (no PAM login, as under
+    /// a service manager or `su`), the session keyring is the user-session keyring, and a key put
+    /// in it by name would land in a fresh keyring that dies with this process (research §4.1).
+    package static func hasOwnSessionKeyring() throws(Failure) -> Bool {
+        let session = ckeyring_keyring_id(CKEYRING_SPEC_SESSION, 0)
+        guard session >= 0 else {
+            if errno == ENOKEY { return false }
+            throw Failure(errno: errno, call: "keyctl(GET_KEYRING_ID)")
+        }
+        let userSession = ckeyring_keyring_id(CKEYRING_SPEC_USER_SESSION, 0)
+        guard userSession >= 0 else { throw Failure(errno: errno, call: "keyctl(GET_KEYRING_ID)") }
+        return session != userSession
+    }
+
+    /// Adds (or replaces) the key `description` in `ring` with `payload`, readable by its possessors
+    /// only (and, with `shareUID`, by every process of this user), expiring after `timeout` seconds
+    /// (0: never). Returns its serial.
+    package static func add(_ description: String, payload: SecretBytes, ring: Ring, timeout: UInt32, shareUID: Bool) throws(Failure)
+        -> Int32
+    {
+        let serial = payload.withUnsafeBytes { ckeyring_add(description, $0.baseAddress, $0.count, ring.special) }
+        guard serial >= 0 else { throw Failure(errno: errno, call: "add_key") }
+        // Possessor: view, read, write, search, link, setattr. User: view (and read, search with shareUID).
+        let permissions: UInt32 = shareUID ? 0x3f0b_0000 : 0x3f01_0000
+        guard ckeyring_set_permissions(Int32(serial), permissions) == 0 else {
+            let failure = Failure(errno: errno, call: "keyctl(SETPERM)")
+            _ = ckeyring_invalidate(Int32(serial))
+            throw failure
+        }
+        guard ckeyring_set_timeout(Int32(serial), timeout) == 0 else {
+            let failure = Failure(errno: errno, call: "keyctl(SET_TIMEOUT)")
+            _ = ckeyring_invalidate(Int32(serial))
+            throw failure
+        }
+        return Int32(serial)
+    }
+
+    /// The serial of the key `description` reachable from `ring`; `nil` when there is none, it
+    /// expired, or the keyring cannot be reached (all of them mean "not cached").
+    package static func search(_ description: String, in ring: Ring) -> Int32? {
+        let serial = ckeyring_search(ring.special, description)
+        return serial >= 0 ? Int32(serial) : nil
+    }
+
+    /// The payload of key `serial` when it is exactly `length` bytes, read into guarded memory.
+    package static func read(_ serial: Int32, length: Int) -> SecretBytes? {
+        let payload = SecretBytes(count: length)
+        let got = payload.withUnsafeMutableBytes { ckeyring_read(serial, $0.baseAddress, $0.count) }
+        return got == length ? payload : nil
+    }
+
+    /// Re-arms key `serial` to expire `seconds` from now.
+    package static func setTimeout(_ serial: Int32, seconds: UInt32) {
+        _ = ckeyring_set_timeout(serial, seconds)
+    }
+
+    /// Invalidates key `serial`: gone from every keyring, its payload destroyed.
+    @discardableResult
+    package static func invalidate(_ serial: Int32) -> Bool { ckeyring_invalidate(serial) == 0 }
+
+    /// The "user" keys directly in `ring` whose description starts with `prefix`.
+    package static func keys(in ring: Ring, prefix: String) -> [(serial: Int32, description: String)] {
+        let ringID = ckeyring_keyring_id(ring.special, 0)
+        guard ringID >= 0 else { return [] }
+        var serials = [Int32](repeating: 0, count: 256)
+        let length = serials.withUnsafeMutableBytes { ckeyring_read(Int32(ringID), $0.baseAddress, $0.count) }
+        guard length >= 0 else { return [] }
+        var found: [(Int32, String)] = []
+        for serial in serials.prefix(min(Int(length) / 4, serials.count)) {
+            var buffer = [CChar](repeating: 0, count: 512)
+            let got = ckeyring_describe(serial, &buffer, buffer.count)
+            guard got > 0, got <= buffer.count else { continue }
+            let text = String(decoding: buffer.prefix(Int(got) - 1).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            // "type;uid;gid;perm;description": the description is the fifth field and may hold ';'.
+            let fields = text.split(separator: ";", maxSplits: 4, omittingEmptySubsequences: false)
+            guard fields.count == 5, fields[0] == "user", fields[4].hasPrefix(prefix) else { continue }
+            found.append((serial, String(fields[4])))
+        }
+        return found
+    }
+}

@@ -1,0 +1,182 @@
+import Foundation
+import KeychainCore
+import Testing
+
+/// `unlock` and `lock`: a passphrase keychain's key cached in the kernel keyring, used by later
+/// calls with no credential of their own, and only while it opens the keychain.
+@Suite struct UnlockCommandTests {
+    static let passphrase = "correct horse battery"
+
+    /// A sandbox holding a passphrase keychain (cheap Argon2id) with one item, and the
+    /// environment of a later call that has no credential at all.
+    static func passphraseKeychain() throws -> (sandbox: Sandbox, bare: [String: String], withPassphrase: [String: String]) {
+        let sandbox = try Sandbox(initialize: false)
+        let withPassphrase = ["KEYCHAINCTL_KEY_FILE": "", "KEYCHAINCTL_PASSPHRASE": passphrase]
+        #expect(sandbox.run(["init", "--kdf", "interactive"], profile: nil, environment: withPassphrase).status == 0)
+        #expect(sandbox.run(["add", "-s", "api", "-a", "ci"], stdin: Data("SECRET-cached".utf8), environment: withPassphrase).status == 0)
+        return (sandbox, ["KEYCHAINCTL_KEY_FILE": ""], withPassphrase)
+    }
+
+    /// Whether this process can use the kernel keyring (a container's seccomp profile may block it).
+    static let keyringAvailable: Bool = (try? KernelKeyring.hasOwnSessionKeyring()) != nil
+
+    /// The line of /proc/keys describing the key cached for `keychain`, if any.
+    static func procKeysLine(_ sandbox: Sandbox) -> String? {
+        let status = sandbox.run(["unlock", "--status", "--format", "json"], profile: nil, environment: ["KEYCHAINCTL_KEY_FILE": ""])
+        guard status.status == 0, let object = try? status.json() as? [String: Any], let serial = object["keyId"] as? Int,
+            let keys = try? String(contentsOfFile: "/proc/keys", encoding: .utf8)
+        else { return nil }
+        let hex = String(serial, radix: 16)
+        return keys.split(separator: "\n").first { $0.hasPrefix(String(repeating: "0", count: max(0, 8 - hex.count)) + hex + " ") }.map(
+            String.init)
+    }
+
+    @Test func lockedWithoutCredentialThenUnlockedThenLockedAgain() throws {
+        let (sandbox, bare, withPassphrase) = try Self.passphraseKeychain()
+        let locked = sandbox.run(["find", "-s", "api", "-w"], environment: bare)
+        #expect(locked.status == 36, "\(locked.stderr)")
+        #expect(locked.stderr.contains("keychainctl unlock"))
+        guard Self.keyringAvailable else {
+            #expect(sandbox.run(["unlock"], profile: nil, environment: withPassphrase).status == 78)
+            return
+        }
+        let unlocked = sandbox.run(["unlock", "--timeout", "5m"], profile: nil, environment: withPassphrase)
+        #expect(unlocked.status == 0, "\(unlocked.stderr)")
+        #expect(unlocked.stderr.contains("key cached in the") && !unlocked.stderr.contains(Self.passphrase))
+        let found = sandbox.run(["find", "-s", "api", "-w"], environment: bare)
+        #expect(found.status == 0 && found.stdout == "SECRET-cached", "\(found.stderr)")
+        // A write works too, and so does a command that only mentions the keychain.
+        #expect(sandbox.run(["add", "-s", "api", "-a", "two"], stdin: Data("SECRET-two".utf8), environment: bare).status == 0)
+        #expect(sandbox.run(["groups"], environment: bare).stdout.contains("device: unlocked"))
+        let status = sandbox.run(["unlock", "--status"], profile: nil, environment: bare)
+        #expect(status.status == 0 && status.stdout.contains("until"), "\(status.stderr)")
+        // Possessor-only permissions: other processes of the user cannot read it.
+        #expect(Self.procKeysLine(sandbox)?.contains(" 3f010000 ") == true)
+        #expect(sandbox.run(["lock"], profile: nil, environment: bare).status == 0)
+        #expect(sandbox.run(["find", "-s", "api", "-w"], environment: bare).status == 36)
+        #expect(sandbox.run(["unlock", "--status"], profile: nil, environment: bare).status == 36)
+        let again = sandbox.run(["lock"], profile: nil, environment: bare)
+        #expect(again.status == 0 && again.stderr.contains("was not unlocked"))
+    }
+
+    @Test(.enabled(if: keyringAvailable)) func wrongPassphraseCachesNothing() throws {
+        let (sandbox, bare, _) = try Self.passphraseKeychain()
+        let wrong = sandbox.run(["unlock"], profile: nil, environment: ["KEYCHAINCTL_KEY_FILE": "", "KEYCHAINCTL_PASSPHRASE": "wrong"])
+        #expect(wrong.status == 51)
+        #expect(sandbox.run(["unlock", "--status"], profile: nil, environment: bare).status == 36)
+    }
+
+    /// Explicit sources come before the cache, so a stale cache never shadows them; --no-cache and
+    /// KEYCHAINCTL_NO_CACHE skip it; the cache of one keychain opens no other.
+    @Test(.enabled(if: keyringAvailable)) func explicitSourcesWinAndTheCacheServesOneKeychain() throws {
+        let (sandbox, bare, withPassphrase) = try Self.passphraseKeychain()
+        #expect(sandbox.run(["unlock"], profile: nil, environment: withPassphrase).status == 0)
+        defer { sandbox.run(["lock"], profile: nil, environment: bare) }
+        let wrongKey = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+        #expect(sandbox.run(["find", "-s", "api"], environment: ["KEYCHAINCTL_KEY_FILE": "", "KEYCHAINCTL_KEY": wrongKey]).status == 51)
+        #expect(sandbox.run(["find", "-s", "api", "--no-cache"], environment: bare).status == 36)
+        #expect(sandbox.run(["find", "-s", "api"], environment: ["KEYCHAINCTL_KEY_FILE": "", "KEYCHAINCTL_NO_CACHE": "1"]).status == 36)
+        // A wrong passphrase in the environment does not matter while the cache opens the file.
+        #expect(
+            sandbox.run(["find", "-s", "api"], environment: ["KEYCHAINCTL_KEY_FILE": "", "KEYCHAINCTL_PASSPHRASE": "wrong"]).status == 0)
+        let other = try Self.passphraseKeychain()
+        #expect(other.sandbox.run(["find", "-s", "api"], environment: other.bare).status == 36)
+    }
+
+    /// A key-file keychain can be unlocked too, so later steps need no credential in their environment.
+    @Test(.enabled(if: keyringAvailable)) func keyFileKeychainUnlocks() throws {
+        let sandbox = try Sandbox()
+        sandbox.add(["-s", "api"], secret: "SECRET-keyfile")
+        #expect(sandbox.run(["unlock", "--share-uid"], profile: nil).status == 0)
+        defer { sandbox.run(["lock"], profile: nil) }
+        #expect(Self.procKeysLine(sandbox)?.contains(" 3f0b0000 ") == true)
+        let found = sandbox.run(["find", "-s", "api", "-w"], environment: ["KEYCHAINCTL_KEY_FILE": ""])
+        #expect(found.status == 0 && found.stdout == "SECRET-keyfile", "\(found.stderr)")
+    }
+
+    @Test(.enabled(if: keyringAvailable)) func absoluteTimeoutExpires() throws {
+        let (sandbox, bare, withPassphrase) = try Self.passphraseKeychain()
+        #expect(sandbox.run(["unlock", "--timeout", "2s"], profile: nil, environment: withPassphrase).status == 0)
+        #expect(sandbox.run(["find", "-s", "api"], environment: bare).status == 0)
+        Thread.sleep(forTimeInterval: 3.2)
+        #expect(sandbox.run(["find", "-s", "api"], environment: bare).status == 36)
+    }
+
+    /// --idle is re-armed by each use, and the key is gone once unused for longer.
+    @Test(.enabled(if: keyringAvailable)) func idleTimeoutSlides() throws {
+        let (sandbox, bare, withPassphrase) = try Self.passphraseKeychain()
+        #expect(sandbox.run(["unlock", "--timeout", "1h", "--idle", "3s"], profile: nil, environment: withPassphrase).status == 0)
+        for _ in 0..<3 {
+            Thread.sleep(forTimeInterval: 1.5)
+            #expect(sandbox.run(["find", "-s", "api"], environment: bare).status == 0)
+        }
+        Thread.sleep(forTimeInterval: 4)
+        #expect(sandbox.run(["find", "-s", "api"], environment: bare).status == 36)
+    }
+
+    @Test func badOptionsAreRefused() throws {
+        let (sandbox, _, withPassphrase) = try Self.passphraseKeychain()
+        for duration in ["", "1x", "m", "1h30", "400d", "99999999999"] {
+            let run = sandbox.run(["unlock", "--timeout", duration], profile: nil, environment: withPassphrase)
+            #expect(run.status == 206, "'\(duration)': \(run.status) \(run.stderr)")
+        }
+        #expect(sandbox.run(["unlock", "--timeout", "1m", "--idle", "2m"], profile: nil, environment: withPassphrase).status == 206)
+        #expect(sandbox.run(["unlock", "--status", "--timeout", "1m"], profile: nil, environment: withPassphrase).status == 64)
+        #expect(sandbox.run(["unlock", "--keyring", "kernel"], profile: nil, environment: withPassphrase).status == 64)
+        let missing = sandbox.run(
+            ["unlock"], profile: nil, environment: withPassphrase.merging(["KEYCHAINCTL_KEYCHAIN": sandbox.folder + "/none.db"]) { $1 })
+        #expect(missing.status == 53)
+    }
+
+    /// Without a session keyring of its own (no login session, as here), `--keyring session` would
+    /// cache the key in a keyring that dies with the process: refused, exit 78.
+    @Test(.enabled(if: keyringAvailable && (try? KernelKeyring.hasOwnSessionKeyring()) == false))
+    func sessionKeyringThatIsNotThereIsRefused() throws {
+        let (sandbox, bare, withPassphrase) = try Self.passphraseKeychain()
+        let run = sandbox.run(["unlock", "--keyring", "session"], profile: nil, environment: withPassphrase)
+        #expect(run.status == 78 && run.stderr.contains("no session keyring"), "\(run.stderr)")
+        #expect(sandbox.run(["unlock", "--status"], profile: nil, environment: bare).status == 36)
+    }
+
+    /// Where a seccomp filter blocks the keyring (Docker's default profile): `unlock` says so
+    /// (exit 78); every other command falls through to its next source without a word.
+    @Test func blockedKeyringIsClearForUnlockAndSilentForTheRest() throws {
+        let (sandbox, _, withPassphrase) = try Self.passphraseKeychain()
+        let denier = URL(fileURLWithPath: Sandbox.binary).deletingLastPathComponent().appendingPathComponent("deny-keyring").path
+        for errno in ["EPERM", "ENOSYS"] {
+            let unlock = sandbox.run([errno, Sandbox.binary, "unlock"], profile: nil, environment: withPassphrase, executable: denier)
+            #expect(unlock.status == 78, "\(errno): \(unlock.stderr)")
+            #expect(unlock.stderr.contains("kernel keyring is not available"))
+            let find = sandbox.run(
+                [errno, Sandbox.binary, "find", "-s", "api", "-w", "--profile", Sandbox.profiles + "/app.plist"], profile: nil,
+                environment: withPassphrase, executable: denier)
+            #expect(find.status == 0 && find.stdout == "SECRET-cached" && find.stderr.isEmpty, "\(errno): \(find.stderr)")
+            let lock = sandbox.run([errno, Sandbox.binary, "lock"], profile: nil, environment: withPassphrase, executable: denier)
+            #expect(lock.status == 0, "\(errno): \(lock.stderr)")
+        }
+    }
+
+    /// `lock --all` removes every keychain's cached key. Run in a user namespace of its own when
+    /// the machine allows one (its keyrings are its own), so a developer's cached keys survive.
+    @Test(.enabled(if: keyringAvailable)) func lockAllRemovesEveryCachedKey() throws {
+        let first = try Self.passphraseKeychain()
+        let second = try Self.passphraseKeychain()
+        let script = """
+            set -u
+            KEYCHAINCTL_KEYCHAIN="$1" "$0" unlock && KEYCHAINCTL_KEYCHAIN="$2" "$0" unlock || exit 90
+            unset KEYCHAINCTL_PASSPHRASE
+            KEYCHAINCTL_KEYCHAIN="$1" "$0" unlock --status >/dev/null || exit 91
+            "$0" lock --all 2>&1
+            KEYCHAINCTL_KEYCHAIN="$1" "$0" unlock --status 2>/dev/null && exit 92
+            KEYCHAINCTL_KEYCHAIN="$2" "$0" unlock --status 2>/dev/null && exit 93
+            exit 0
+            """
+        let isolated = first.sandbox.run(["-U", "-r", "true"], profile: nil, executable: "/usr/bin/unshare").status == 0
+        let command =
+            (isolated ? ["-U", "-r", "/bin/sh"] : []) + ["-c", script, Sandbox.binary, first.sandbox.keychain, second.sandbox.keychain]
+        let run = first.sandbox.run(
+            command, profile: nil, environment: first.withPassphrase, executable: isolated ? "/usr/bin/unshare" : "/bin/sh")
+        #expect(run.status == 0, "\(run.status): \(run.stdout) \(run.stderr)")
+        #expect(run.stdout.contains("2 cached keys removed"), "\(run.stdout)")
+    }
+}
