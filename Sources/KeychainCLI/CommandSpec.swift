@@ -42,6 +42,9 @@ struct CommandSpec: Sendable {
     /// The one word a command takes besides options (`error STATUS`), with its help; `nil` for the
     /// commands that take options only. A negative number is an operand, never an option.
     var operand: (name: String, help: String)? = nil
+    /// The command a command runs, given after `--` (`exec -- CMD ARG…`), with its help; `nil`
+    /// for the commands that run none.
+    var trailingCommand: (name: String, help: String)? = nil
 
     /// Every option the command accepts.
     var options: [OptionSpec] { sections.flatMap(\.options) }

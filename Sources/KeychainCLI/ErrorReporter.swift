@@ -5,6 +5,10 @@ enum ErrorReporter {
     /// Reports `error` on stderr in `format` and returns the exit status.
     static func report(_ error: any Error, format: OutputFormat) -> Int32 {
         if let strict = error as? SilentExit { return strict.code }
+        if let own = error as? SilentExitWithMessage {
+            StandardStreams.err("keychainctl: \(own.message)\n")
+            return own.code
+        }
         let (status, name, message, hint, exitStatus) = describe(error)
         switch format {
         case .json:

@@ -18,6 +18,8 @@ struct ParsedArguments {
     /// The first option (other than a path) whose value was not valid UTF-8 on the command line:
     /// Swift would have replaced the bad bytes, making `x\xff` and `x\xfe` one account.
     private(set) var invalidUTF8Option: String?
+    /// The command and its arguments after `--`, for a command that runs one (`exec`).
+    private(set) var trailing: [String]?
     /// The command these options are for.
     let command: String
 
@@ -48,6 +50,10 @@ struct ParsedArguments {
             let position = index - arguments.startIndex + 1
             index += 1
             if word == "--" {
+                if spec.trailingCommand != nil {
+                    trailing = Array(arguments[index...])
+                    break
+                }
                 guard index == arguments.endIndex else {
                     throw UsageError("unexpected argument after '--' (word \(position + 1), not shown); \(spec.name) takes options only.")
                 }

@@ -165,7 +165,7 @@ import Testing
             set -u
             KEYCHAINCTL_KEYCHAIN="$1" "$0" unlock && KEYCHAINCTL_KEYCHAIN="$2" "$0" unlock || exit 90
             unset KEYCHAINCTL_PASSPHRASE
-            KEYCHAINCTL_KEYCHAIN="$1" "$0" unlock --status >/dev/null || exit 91
+            KEYCHAINCTL_KEYCHAIN="$1" "$0" unlock --status >/dev/null || { cat /proc/keys; exit 91; }
             "$0" lock --all 2>&1
             KEYCHAINCTL_KEYCHAIN="$1" "$0" unlock --status 2>/dev/null && exit 92
             KEYCHAINCTL_KEYCHAIN="$2" "$0" unlock --status 2>/dev/null && exit 93

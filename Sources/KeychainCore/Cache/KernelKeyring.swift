@@ -37,17 +37,31 @@ package enum KernelKeyring {
     }
 
     /// Whether this process has a session keyring of its own. Without one (no PAM login, as under
-    /// a service manager or `su`), the session keyring is the user-session keyring, and a key put
-    /// in it by name would land in a fresh keyring that dies with this process (research §4.1).
+    /// a service manager or `su`), the session keyring is the user-session keyring
+    /// (`_uid_ses.UID`), and a key added to "the session keyring" would land in a fresh anonymous
+    /// keyring that dies with this process (research §4.1). Told by the keyring's name: comparing
+    /// its serial with the user-session keyring's is racy where that keyring is created lazily
+    /// (a new user namespace).
     package static func hasOwnSessionKeyring() throws(Failure) -> Bool {
         let session = ckeyring_keyring_id(CKEYRING_SPEC_SESSION, 0)
         guard session >= 0 else {
             if errno == ENOKEY { return false }
             throw Failure(errno: errno, call: "keyctl(GET_KEYRING_ID)")
         }
-        let userSession = ckeyring_keyring_id(CKEYRING_SPEC_USER_SESSION, 0)
-        guard userSession >= 0 else { throw Failure(errno: errno, call: "keyctl(GET_KEYRING_ID)") }
-        return session != userSession
+        guard let description = describe(Int32(session)) else { throw Failure(errno: errno, call: "keyctl(DESCRIBE)") }
+        return !(description.type == "keyring" && description.name.hasPrefix("_uid_ses."))
+    }
+
+    /// A key's type and description (KEYCTL_DESCRIBE: "type;uid;gid;perm;description").
+    static func describe(_ serial: Int32) -> (type: String, name: String)? {
+        var buffer = [CChar](repeating: 0, count: 512)
+        let got = ckeyring_describe(serial, &buffer, buffer.count)
+        guard got > 0, got <= buffer.count else { return nil }
+        let text = String(decoding: buffer.prefix(Int(got) - 1).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        // The description is the fifth field and may itself hold ';'.
+        let fields = text.split(separator: ";", maxSplits: 4, omittingEmptySubsequences: false)
+        guard fields.count == 5 else { return nil }
+        return (String(fields[0]), String(fields[4]))
     }
 
     /// Adds (or replaces) the key `description` in `ring` with `payload`, readable by its possessors
@@ -105,14 +119,8 @@ package enum KernelKeyring {
         guard length >= 0 else { return [] }
         var found: [(Int32, String)] = []
         for serial in serials.prefix(min(Int(length) / 4, serials.count)) {
-            var buffer = [CChar](repeating: 0, count: 512)
-            let got = ckeyring_describe(serial, &buffer, buffer.count)
-            guard got > 0, got <= buffer.count else { continue }
-            let text = String(decoding: buffer.prefix(Int(got) - 1).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            // "type;uid;gid;perm;description": the description is the fifth field and may hold ';'.
-            let fields = text.split(separator: ";", maxSplits: 4, omittingEmptySubsequences: false)
-            guard fields.count == 5, fields[0] == "user", fields[4].hasPrefix(prefix) else { continue }
-            found.append((serial, String(fields[4])))
+            guard let key = describe(serial), key.type == "user", key.name.hasPrefix(prefix) else { continue }
+            found.append((serial, key.name))
         }
         return found
     }

@@ -10,6 +10,8 @@ package enum InputLimits {
     package static let keyFileBytes = 64
     /// A profile, entitlements file or provisioning profile.
     package static let profileBytes = 1 << 20
+    /// A dotenv file (`exec --env-file`, `import`): read whole into guarded memory.
+    package static let dotenvBytes = 16 << 20
 
     /// `bytes` for a message: "16 MiB", "4096 bytes".
     package static func describe(_ bytes: Int) -> String {

@@ -5,6 +5,8 @@ package final class SQLiteConnection {
     private let handle: OpaquePointer
     /// The database file's path.
     package let path: String
+    /// How many `readTransaction`s are open (nested ones join the outermost).
+    private var readDepth = 0
 
     /// Opens (and with `create`, creates) the file at `path`.
     package init(path: String, create: Bool) throws(StoreError) {
@@ -66,10 +68,20 @@ package final class SQLiteConnection {
         }
     }
 
-    /// Runs `body` inside a deferred (read) transaction, so that a multi-statement read sees one state.
+    /// Runs `body` inside a deferred (read) transaction, so that a multi-statement read sees one
+    /// state. Inside another read, `body` joins it: several finds (exec's references) see one state.
     package func readTransaction<R>(_ body: () throws -> R) throws -> R {
+        if readDepth > 0 {
+            readDepth += 1
+            defer { readDepth -= 1 }
+            return try body()
+        }
         try execute("BEGIN")
-        defer { try? execute("COMMIT") }
+        readDepth = 1
+        defer {
+            readDepth = 0
+            try? execute("COMMIT")
+        }
         return try body()
     }
 

@@ -1,0 +1,285 @@
+import CProcess
+import Glibc
+import KeychainCore
+
+/// Running `exec`'s command (research `ci-anchors.md` §5.3, process model).
+///
+/// With nothing to do after it starts, keychainctl `execve`s the command: same PID, and its
+/// signals, terminal and exit status are the command's. Otherwise it spawns the command in its
+/// own process group's place (job control and the terminal stay the command's), pumps the streams
+/// it masks, forwards HUP, INT, QUIT, TERM, USR1, USR2 and WINCH when they were sent to
+/// keychainctl by a process (not when the terminal already sent them to the whole group), cleans
+/// up, and ends as the command did: its exit status, or its signal re-raised.
+enum ChildProcess {
+    /// What a command name resolved to.
+    enum Resolution {
+        case found(String)
+        /// 127: nothing of that name on PATH.
+        case notFound
+        /// 126: found, but not an executable file.
+        case notExecutable(String)
+    }
+
+    /// `name` as `execvp` would find it, searching `path` (the command's PATH).
+    static func resolve(_ name: String, path: String?) -> Resolution {
+        if name.utf8.contains(UInt8(ascii: "/")) {
+            if access(name, F_OK) != 0 { return .notFound }
+            return executable(name) ? .found(name) : .notExecutable(name)
+        }
+        guard !name.isEmpty else { return .notFound }
+        var denied: String?
+        for folder in (path ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":", omittingEmptySubsequences: false) {
+            let candidate = (folder.isEmpty ? "." : String(folder)) + "/" + name
+            guard access(candidate, F_OK) == 0 else { continue }
+            if executable(candidate) { return .found(candidate) }
+            denied = denied ?? candidate
+        }
+        return denied.map(Resolution.notExecutable) ?? .notFound
+    }
+
+    private static func executable(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG && access(path, X_OK) == 0
+    }
+
+    /// The signals forwarded to the command when a process sent them to keychainctl.
+    static let forwarded: [Int32] = [SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH]
+
+    /// Replaces this process with `executable`; returns only when that failed (with errno). The
+    /// forwarded signals are unblocked first: a launcher that had them blocked (a thread pool's
+    /// worker) must not leave the command deaf to them. Their dispositions stay as inherited, so
+    /// `nohup keychainctl exec …` keeps HUP ignored.
+    static func replace(with executable: String, arguments: [String], environment: EnvironmentBlock) -> Int32 {
+        var unblock = sigset_t()
+        sigemptyset(&unblock)
+        for signal in forwarded { sigaddset(&unblock, signal) }
+        sigprocmask(SIG_UNBLOCK, &unblock, nil)
+        return withCStrings(arguments) { argv in
+            environment.withPointers { envp in
+                _ = execve(executable, argv, envp)
+            }
+            return errno
+        }
+    }
+
+    /// Spawns `executable` with `environment`, its stdout and stderr through `maskers` when given,
+    /// forwards signals, waits, and runs `cleanup` before returning how it ended.
+    static func run(
+        _ executable: String, arguments: [String], environment: EnvironmentBlock, stdoutMasker: SecretMasker?,
+        stderrMasker: SecretMasker?, cleanup: () -> Void
+    ) throws -> Ending {
+        var blocked = sigset_t()
+        sigemptyset(&blocked)
+        for signal in forwarded + [SIGCHLD] { sigaddset(&blocked, signal) }
+        var previous = sigset_t()
+        sigprocmask(SIG_BLOCK, &blocked, &previous)
+        let signals = cprocess_signalfd(&blocked)
+        guard signals >= 0 else { throw InputError("cannot watch signals: \(String(cString: strerror(errno))).") }
+        defer { close(signals) }
+        // A reader gone from our stdout is the command's business: writes fail with EPIPE here.
+        signal(SIGPIPE, SIG_IGN)
+
+        var streams: [Stream] = []
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for (target, masker) in [(Int32(1), stdoutMasker), (Int32(2), stderrMasker)] {
+            guard let masker else { continue }
+            var ends: [Int32] = [0, 0]
+            guard pipe(&ends) == 0 else { throw InputError("cannot make a pipe: \(String(cString: strerror(errno))).") }
+            _ = fcntl(ends[0], F_SETFD, FD_CLOEXEC)
+            _ = fcntl(ends[1], F_SETFD, FD_CLOEXEC)
+            posix_spawn_file_actions_adddup2(&actions, ends[1], target)
+            streams.append(Stream(read: ends[0], write: ends[1], target: target, masker: masker))
+        }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        // SIGPIPE, which keychainctl ignores while it pumps, is the command's default again; the
+        // forwarded signals start unblocked (as `replace` does), the rest as keychainctl had them.
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGPIPE)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        var childMask = previous
+        for signal in forwarded + [SIGCHLD] { sigdelset(&childMask, signal) }
+        posix_spawnattr_setsigmask(&attributes, &childMask)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+
+        var child: pid_t = 0
+        let spawned = withCStrings(arguments) { argv in
+            environment.withPointers { envp in posix_spawn(&child, executable, &actions, &attributes, argv, envp) }
+        }
+        for stream in streams { close(stream.write) }
+        guard spawned == 0 else {
+            for stream in streams { close(stream.read) }
+            cleanup()
+            return .failedToStart(spawned)
+        }
+        var ending: Ending?
+        var exitedAt: Int64?
+        while true {
+            if ending != nil, streams.allSatisfy({ $0.closed }) { break }
+            // After the command exits, a background process still holding a pipe gets 200 ms.
+            if let exitedAt, monotonicMilliseconds() - exitedAt > 200 { break }
+            var fds = [pollfd(fd: signals, events: Int16(POLLIN), revents: 0)]
+            for stream in streams where !stream.closed { fds.append(pollfd(fd: stream.read, events: Int16(POLLIN), revents: 0)) }
+            let holding = streams.contains { !$0.closed && $0.masker.holding }
+            let timeout: Int32 = ending != nil ? 50 : holding ? 50 : -1
+            let ready = poll(&fds, nfds_t(fds.count), timeout)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                break
+            }
+            if ready == 0 {
+                // Quiet for 50 ms: what is held back goes out.
+                for index in streams.indices where !streams[index].closed { streams[index].flush() }
+                continue
+            }
+            if fds[0].revents & Int16(POLLIN) != 0 {
+                var info = signalfd_siginfo()
+                while read(signals, &info, MemoryLayout<signalfd_siginfo>.size) == MemoryLayout<signalfd_siginfo>.size {
+                    let number = Int32(info.ssi_signo)
+                    if number == SIGCHLD {
+                        var status: Int32 = 0
+                        if waitpid(child, &status, WNOHANG) == child {
+                            ending = Ending(waitStatus: status)
+                            exitedAt = monotonicMilliseconds()
+                        }
+                    } else if info.ssi_pid != 0 {
+                        kill(child, number)
+                    }
+                }
+            }
+            var next = 1
+            for index in streams.indices where !streams[index].closed {
+                if fds[next].revents != 0 { streams[index].pump() }
+                next += 1
+            }
+        }
+        if ending == nil {
+            var status: Int32 = 0
+            while waitpid(child, &status, 0) < 0, errno == EINTR {}
+            ending = Ending(waitStatus: status)
+        }
+        for index in streams.indices where !streams[index].closed {
+            streams[index].flush()
+            close(streams[index].read)
+        }
+        cleanup()
+        sigprocmask(SIG_SETMASK, &previous, nil)
+        return ending ?? .exited(1)
+    }
+
+    /// How the command ended.
+    enum Ending {
+        case exited(Int32)
+        case signalled(Int32)
+        /// posix_spawn failed with this errno.
+        case failedToStart(Int32)
+
+        init(waitStatus status: Int32) {
+            let signal = status & 0x7F
+            self = signal == 0 ? .exited((status >> 8) & 0xFF) : .signalled(signal)
+        }
+    }
+
+    /// Ends this process as the command ended: its status, or its signal re-raised with the
+    /// default action (so the caller sees 128+N), 128+N if that does not end it.
+    static func end(as ending: Ending) -> Never {
+        switch ending {
+        case .exited(let status): exit(status)
+        case .signalled(let number):
+            signal(number, SIG_DFL)
+            var only = sigset_t()
+            sigemptyset(&only)
+            sigaddset(&only, number)
+            sigprocmask(SIG_UNBLOCK, &only, nil)
+            raise(number)
+            exit(128 + number)
+        case .failedToStart: exit(126)
+        }
+    }
+
+    /// One masked stream: the pipe from the command, and where its masked bytes go.
+    private struct Stream {
+        let read: Int32
+        let write: Int32
+        let target: Int32
+        let masker: SecretMasker
+        var closed = false
+        /// Whether the target stopped taking output (EPIPE): the rest is read and dropped.
+        var broken = false
+
+        mutating func pump() {
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            let got = buffer.withUnsafeMutableBytes { Glibc.read(read, $0.baseAddress, $0.count) }
+            if got < 0, errno == EINTR || errno == EAGAIN { return }
+            guard got > 0 else {
+                flush()
+                close(read)
+                closed = true
+                return
+            }
+            buffer.withUnsafeBytes { bytes in
+                masker.process(UnsafeRawBufferPointer(rebasing: bytes[0..<got])) { self.send($0) }
+            }
+        }
+
+        mutating func flush() { masker.flush { self.send($0) } }
+
+        func send(_ bytes: UnsafeRawBufferPointer) {
+            guard !broken, let base = bytes.baseAddress else { return }
+            var offset = 0
+            while offset < bytes.count {
+                let written = Glibc.write(target, base + offset, bytes.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return
+                }
+                offset += written
+            }
+        }
+    }
+
+    private static func monotonicMilliseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
+    }
+
+    /// Calls `body` with a NULL-terminated array of C strings for `strings`.
+    static func withCStrings<R>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> R) -> R {
+        let pointers = strings.map { strdup($0) } + [nil]
+        defer { for pointer in pointers { free(pointer) } }
+        return body(pointers)
+    }
+}
+
+/// A command's environment as `NAME=VALUE\0` strings in guarded memory (its values may be secrets).
+struct EnvironmentBlock {
+    private let arena: SecretBytes
+    private let offsets: [Int]
+
+    /// The block holding `entries` in order.
+    init(_ entries: [(name: String, value: SecretBytes)]) {
+        let arena = SecretBytes(count: 0)
+        var offsets: [Int] = []
+        for (name, value) in entries {
+            offsets.append(arena.count)
+            Array(name.utf8 + [UInt8(ascii: "=")]).withUnsafeBytes { arena.append($0) }
+            value.withUnsafeBytes { arena.append($0) }
+            withUnsafeBytes(of: UInt8(0)) { arena.append($0) }
+        }
+        self.arena = arena
+        self.offsets = offsets
+    }
+
+    /// Calls `body` with a NULL-terminated `envp` pointing into the block.
+    func withPointers<R>(_ body: ([UnsafeMutablePointer<CChar>?]) -> R) -> R {
+        arena.withUnsafeMutableBytes { bytes in
+            guard let base = bytes.baseAddress?.assumingMemoryBound(to: CChar.self) else { return body([nil]) }
+            return body(offsets.map { base + $0 } + [nil])
+        }
+    }
+}

@@ -1,0 +1,136 @@
+import Glibc
+import KeychainCore
+
+/// `keychainctl exec … -- CMD`: runs a command with secrets in its environment or in files,
+/// every reference resolved before it starts, the keychain's own credentials never passed on, and
+/// its output masked (research `ci-anchors.md` §5.3).
+struct ExecCommand: Subcommand {
+    static let spec = CommandSpec(
+        name: "exec",
+        abstract: "Run a command with secrets in its environment or in files, resolved all or nothing first.",
+        discussion: """
+            QUERY is comma-separated name=value pairs: attribute option names (service, account, group, \
+            label, server, …) or four-character codes, class=, or ref=PERSISTENT-REF; \\, \\= \\\\ escape. \
+            It must match exactly one item (none: exit 44; several: exit 206 naming them). Every reference \
+            (--env, --env-from, --file, and keychain:QUERY values in --env-file files and in the inherited \
+            environment) is resolved before CMD starts; any failure is keychainctl's exit status and CMD \
+            does not run. KEYCHAINCTL_KEY and KEYCHAINCTL_PASSPHRASE never reach CMD, nor KEYCHAINCTL_KEY_FILE \
+            unless kept with --keep. CMD's exit status (or signal) is passed through; 127: CMD not found, \
+            126: not executable.
+            """,
+        sections: [
+            (
+                "secrets",
+                [
+                    .value("env", nil, "NAME=QUERY", repeatable: true, "Set NAME to the secret of the one item QUERY matches."),
+                    .value("env-from", nil, "QUERY", repeatable: true, "Set a variable for every generic password QUERY matches."),
+                    .value("name-from", nil, "acct|labl|svce", "--env-from: the attribute that names each variable (default acct)."),
+                    .value("prefix", nil, "P", "--env-from: put P before each variable's name."),
+                    .flag("upper", "--env-from: upper-case each variable's name."),
+                    .value(
+                        "env-file", nil, "FILE", repeatable: true, "Read NAME=VALUE lines (dotenv); keychain:QUERY values are resolved."),
+                    .value(
+                        "file", nil, "NAME=QUERY", repeatable: true, "Write the secret to a private file (0400) and set NAME to its path."),
+                    .value("base64", nil, "NAME", repeatable: true, "Give NAME's secret base64-encoded (for binary secrets)."),
+                    .value(
+                        "group", nil, "G", repeatable: true, "Resolve only in these access groups (each must be one the profile may read)."),
+                ]
+            ),
+            (
+                "the command's environment",
+                [
+                    .flag("pristine", "Start from an empty environment (plus --keep) instead of keychainctl's."),
+                    .value(
+                        "keep", nil, "VAR,…", repeatable: true,
+                        "Keep these variables (with --pristine; KEYCHAINCTL_KEY_FILE otherwise removed)."),
+                    .flag("no-override", "Keep an inherited variable's value over an injected one."),
+                    .flag("strict", "Refuse any variable left holding a keychain: value that is not a query."),
+                ]
+            ),
+            (
+                "output",
+                [
+                    .value("mask", nil, "auto|always|never", "Replace secrets in CMD's output (auto: streams that are not a terminal)."),
+                    .flag("ci-mask", "In GitHub Actions, also print ::add-mask:: for every line of every secret first."),
+                    .flag("dry-run", "Resolve everything and print what CMD would get (never values); do not run CMD."),
+                ]
+            ),
+            ("global options", GlobalOptions.specs),
+        ],
+        trailingCommand: ("CMD [ARG…]", "The command to run, after --."))
+
+    /// How `--mask` decides.
+    enum MaskMode: String { case auto, always, never }
+
+    let globals: GlobalOptions
+    let plan: ExecPlan
+    let mask: MaskMode
+    let ciMask: Bool
+    let dryRun: Bool
+    let command: [String]
+
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        globals = try GlobalOptions(arguments)
+        guard let trailing = arguments.trailing, let first = trailing.first, !first.isEmpty else {
+            throw UsageError("exec runs a command: give it after '--' (keychainctl exec --env NAME=QUERY -- CMD ARG…).")
+        }
+        command = trailing
+        mask = try arguments.value("mask", choices: "auto, always or never", MaskMode.init(rawValue:)) ?? .auto
+        ciMask = arguments.flag("ci-mask")
+        dryRun = arguments.flag("dry-run")
+        plan = try ExecPlan(arguments)
+    }
+
+    func run() throws {
+        let caller = try globals.caller()
+        let resolved: ExecPlan.Resolved
+        do {
+            let keychain = try globals.openKeychain()
+            resolved = try plan.resolve(keychain: keychain, caller: caller)
+        }
+        for warning in resolved.warnings { StandardStreams.warn(warning) }
+        if dryRun { return StandardStreams.out(ExecReport.dryRun(resolved, command: command, format: globals.resolvedFormat)) }
+
+        let executable: String
+        switch ChildProcess.resolve(command[0], path: resolved.path) {
+        case .found(let path): executable = path
+        case .notFound: throw SilentExitWithMessage(code: 127, message: "\(command[0].terminalSafe): command not found; nothing was run.")
+        case .notExecutable(let path):
+            throw SilentExitWithMessage(code: 126, message: "\(path.terminalSafe): not an executable file; nothing was run.")
+        }
+        if ciMask, Environment.value("GITHUB_ACTIONS") == "true" { ExecReport.addMaskLines(resolved.secrets) }
+        let maskStdout = mask == .always || (mask == .auto && !StandardStreams.isTerminal(1))
+        let maskStderr = mask == .always || (mask == .auto && !StandardStreams.isTerminal(2))
+        let masked = !resolved.secrets.isEmpty && (maskStdout || maskStderr)
+        if masked, mask != .never {
+            let probe = SecretMasker(resolved.secrets)
+            if !probe.unmasked.isEmpty {
+                StandardStreams.warn(
+                    "not masked (shorter than \(SecretMasker.minimumBytes) bytes): \(probe.unmasked.joined(separator: ", ")).")
+            }
+        }
+        let files = try ExecFiles(resolved.files)
+        let environment = EnvironmentBlock(resolved.environment(filePaths: files.paths))
+        guard masked || !files.isEmpty else {
+            let error = ChildProcess.replace(with: executable, arguments: command, environment: environment)
+            throw SilentExitWithMessage(
+                code: error == ENOENT ? 127 : 126, message: "cannot run \(command[0].terminalSafe): \(String(cString: strerror(error))).")
+        }
+        let ending = try ChildProcess.run(
+            executable, arguments: command, environment: environment,
+            stdoutMasker: masked && maskStdout ? SecretMasker(resolved.secrets) : nil,
+            stderrMasker: masked && maskStderr ? SecretMasker(resolved.secrets) : nil, cleanup: files.remove)
+        if case .failedToStart(let error) = ending {
+            throw SilentExitWithMessage(
+                code: error == ENOENT ? 127 : 126, message: "cannot run \(command[0].terminalSafe): \(String(cString: strerror(error))).")
+        }
+        _ = StandardStreams.finish(0)
+        ChildProcess.end(as: ending)
+    }
+}
+
+/// An exit with a status of its own and a one-line `keychainctl:` message (exec's 126 and 127).
+struct SilentExitWithMessage: Error {
+    let code: Int32
+    let message: String
+}

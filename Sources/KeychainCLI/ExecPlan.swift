@@ -1,0 +1,272 @@
+import Glibc
+import KeychainCore
+
+/// What `exec` was asked to give its command, and how it resolves: which variables and files
+/// come from which items, over which inherited environment.
+struct ExecPlan {
+    /// Where a variable's value comes from, in increasing precedence.
+    enum Origin: Int {
+        case inherited, envFile, envFrom, env, file
+    }
+
+    let envs: [(name: String, query: String)]
+    let files: [(name: String, query: String)]
+    let envFrom: [String]
+    let nameFrom: String
+    let prefix: String
+    let upper: Bool
+    let envFiles: [String]
+    let base64: Set<String>
+    let groups: [String]?
+    let pristine: Bool
+    let keep: [String]
+    let noOverride: Bool
+    let strict: Bool
+
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        envs = try Self.assignments(arguments.all("env"), option: "--env")
+        files = try Self.assignments(arguments.all("file"), option: "--file")
+        var named: [String] = []
+        for name in envs.map(\.name) + files.map(\.name) {
+            guard !named.contains(name) else { throw UsageError("\(name) is given twice among --env and --file.") }
+            named.append(name)
+        }
+        envFrom = arguments.all("env-from")
+        let nameFromText = arguments.value("name-from") ?? "acct"
+        guard ["acct", "labl", "svce", "account", "label", "service"].contains(nameFromText) else {
+            throw UsageError("'\(nameFromText.terminalSafe)' is not valid for --name-from; use acct, labl or svce.")
+        }
+        nameFrom = ["account": "acct", "label": "labl", "service": "svce"][nameFromText] ?? nameFromText
+        prefix = arguments.value("prefix") ?? ""
+        upper = arguments.flag("upper")
+        envFiles = arguments.all("env-file")
+        base64 = Set(arguments.all("base64"))
+        let groupList = arguments.all("group").flatMap { $0.split(separator: ",").map(String.init) }
+        groups = groupList.isEmpty ? nil : groupList
+        pristine = arguments.flag("pristine")
+        keep = arguments.all("keep").flatMap { $0.split(separator: ",").map(String.init) }
+        noOverride = arguments.flag("no-override")
+        strict = arguments.flag("strict")
+        if !prefix.isEmpty, !prefix.utf8.allSatisfy(Self.isNameByte) {
+            throw UsageError("--prefix must be letters, digits and underscores.")
+        }
+    }
+
+    /// `NAME=QUERY` words; NAME must be a variable name.
+    private static func assignments(_ words: [String], option: String) throws(UsageError) -> [(name: String, query: String)] {
+        try words.map { word throws(UsageError) in
+            guard let equals = word.firstIndex(of: "=") else { throw UsageError("\(option) takes NAME=QUERY.") }
+            let name = String(word[..<equals])
+            guard isVariableName(name) else {
+                throw UsageError("\(option): '\(String(name.prefix(40)).terminalSafe)' is not a variable name ([A-Za-z_][A-Za-z0-9_]*).")
+            }
+            return (name, String(word[word.index(after: equals)...]))
+        }
+    }
+
+    static func isVariableName(_ name: String) -> Bool {
+        guard let first = name.utf8.first, first == 0x5F || (first | 0x20 >= 0x61 && first | 0x20 <= 0x7A) else { return false }
+        return name.utf8.allSatisfy(isNameByte)
+    }
+
+    static func isNameByte(_ byte: UInt8) -> Bool {
+        byte == 0x5F || (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A)
+    }
+
+    /// One variable or file as it will be given.
+    struct Variable {
+        let name: String
+        let value: SecretBytes
+        let origin: Origin
+        /// The item it came from (`nil`: a plain value).
+        let item: Item?
+    }
+
+    /// Everything resolved, before CMD starts.
+    struct Resolved {
+        /// The command's variables (files' paths are added when the files exist).
+        var variables: [Variable] = []
+        /// The `--file` secrets, by variable name.
+        var files: [Variable] = []
+        var warnings: [String] = []
+        /// Every secret given to the command, by name: what masking hides.
+        var secrets: [(name: String, value: SecretBytes)] {
+            (variables + files).filter { $0.item != nil }.map { ($0.name, $0.value) }
+        }
+        /// PATH as the command will have it.
+        var path: String? {
+            variables.last { $0.name == "PATH" }.map { $0.value.withUnsafeBytes { String(decoding: $0, as: UTF8.self) } }
+        }
+
+        /// The environment block's entries, with each file's variable set to its path.
+        func environment(filePaths: [String: String]) -> [(name: String, value: SecretBytes)] {
+            variables.map { ($0.name, $0.value) }
+                + files.compactMap { file in filePaths[file.name].map { (file.name, SecretBytes(copying: Array($0.utf8))) } }
+        }
+    }
+
+    /// Resolves every reference in one read of `keychain` and builds the command's environment.
+    func resolve(keychain: Keychain, caller: Caller) throws -> Resolved {
+        var result = Resolved()
+        var base = inherited()
+        var fileEntries: [DotEnv.Entry] = []
+        for path in envFiles {
+            let bytes: SecretBytes
+            do { bytes = try SecretReader.readFile(path, limit: InputLimits.dotenvBytes) } catch is InputTooLarge {
+                throw InputError("\(path) is longer than \(InputLimits.describe(InputLimits.dotenvBytes)), the most keychainctl reads.")
+            }
+            let parsed = try bytes.withUnsafeBytes { try DotEnv.parse($0, source: path) }
+            result.warnings += parsed.warnings
+            fileEntries += parsed.entries
+        }
+        // Every reference, in one list: --env, --file, --env-from, then keychain: values.
+        var references: [Keychain.SecretReference] = []
+        for (name, query) in envs + files {
+            references.append(.init(name: name, request: try SecretQuery.parse(query, name: name)))
+        }
+        for query in envFrom {
+            references.append(.init(name: "--env-from", request: try SecretQuery.parse(query, name: "--env-from"), every: true))
+        }
+        var referenced: [(index: Int, name: String, origin: Origin)] = []
+        let candidates: [(index: Int, name: String, value: SecretBytes)] =
+            base.enumerated().map { ($0.offset, $0.element.name, $0.element.value) }
+            + fileEntries.enumerated().map { ($0.offset + base.count, $0.element.name, $0.element.value) }
+        for candidate in candidates {
+            guard let query = Self.keychainQuery(candidate.value) else { continue }
+            do {
+                references.append(.init(name: candidate.name, request: try SecretQuery.parse(query, name: candidate.name)))
+                referenced.append((candidate.index, candidate.name, candidate.index < base.count ? .inherited : .envFile))
+            } catch {
+                if strict { throw error }
+                result.warnings.append("\(candidate.name) holds a keychain: value that is not a query; it is passed on as written.")
+            }
+        }
+        let found = try keychain.resolve(references, caller: caller, groups: groups)
+        var injected: [Variable] = []
+        for (offset, (name, _)) in envs.enumerated() {
+            injected.append(Variable(name: name, value: try value(found[offset][0], name: name), origin: .env, item: found[offset][0].item))
+        }
+        for (offset, (name, _)) in files.enumerated() {
+            let item = found[envs.count + offset][0]
+            result.files.append(Variable(name: name, value: item.secret ?? SecretBytes(count: 0), origin: .file, item: item.item))
+        }
+        var fromEnvFrom: [Variable] = []
+        for offset in envFrom.indices {
+            for item in found[envs.count + files.count + offset] {
+                let name = try variableName(for: item.item)
+                guard !fromEnvFrom.contains(where: { $0.name == name }) else {
+                    throw KeychainError(
+                        .param, hint: "--env-from: two items give the variable \(name); narrow the query or use --name-from.")
+                }
+                fromEnvFrom.append(Variable(name: name, value: try value(item, name: name), origin: .envFrom, item: item.item))
+            }
+        }
+        // keychain: values, replaced in place.
+        var fileVariables = fileEntries.map { Variable(name: $0.name, value: $0.value, origin: .envFile, item: nil) }
+        for (position, reference) in referenced.enumerated() {
+            let item = found[envs.count + files.count + envFrom.count + position][0]
+            let variable = Variable(
+                name: reference.name, value: try value(item, name: reference.name), origin: reference.origin, item: item.item)
+            if reference.index < base.count {
+                base[reference.index] = variable
+            } else {
+                fileVariables[reference.index - base.count] = variable
+            }
+        }
+        result.variables = base
+        for variable in fileVariables + fromEnvFrom + injected { merge(variable, into: &result) }
+        for file in result.files where result.variables.contains(where: { $0.name == file.name }) {
+            result.warnings.append("\(file.name) is set to the --file path, over the value it had.")
+            result.variables.removeAll { $0.name == file.name }
+        }
+        if strict, let left = result.variables.first(where: { $0.item == nil && Self.keychainQuery($0.value) != nil }) {
+            throw KeychainError(.param, hint: "--strict: \(left.name) still holds a keychain: value; nothing was run.")
+        }
+        result.variables.append(Variable(name: "KEYCHAINCTL_EXEC", value: SecretBytes(copying: Array("1".utf8)), origin: .env, item: nil))
+        return result
+    }
+
+    /// Adds `variable`, over an earlier one of its name unless --no-override keeps an inherited one.
+    private func merge(_ variable: Variable, into result: inout Resolved) {
+        guard let existing = result.variables.firstIndex(where: { $0.name == variable.name }) else {
+            result.variables.append(variable)
+            return
+        }
+        let earlier = result.variables[existing]
+        if earlier.origin == .inherited, noOverride {
+            result.warnings.append("\(variable.name) keeps its inherited value (--no-override).")
+            return
+        }
+        if earlier.origin == .inherited || earlier.origin.rawValue < variable.origin.rawValue {
+            result.warnings.append("\(variable.name) is overridden by \(Self.describe(variable.origin)).")
+        }
+        result.variables[existing] = variable
+    }
+
+    private static func describe(_ origin: Origin) -> String {
+        switch origin {
+        case .inherited: "the inherited environment"
+        case .envFile: "--env-file"
+        case .envFrom: "--env-from"
+        case .env: "--env"
+        case .file: "--file"
+        }
+    }
+
+    /// The secret of `item` as a variable's value: base64 with --base64 NAME; a NUL byte, which
+    /// an environment cannot hold, is errSecParam.
+    private func value(_ item: Keychain.FoundItem, name: String) throws(KeychainError) -> SecretBytes {
+        let secret = item.secret ?? SecretBytes(count: 0)
+        if base64.contains(name) { return secret.base64() }
+        if secret.withUnsafeBytes({ $0.contains(0) }) {
+            throw KeychainError(
+                .param, hint: "\(name): the secret holds a NUL byte, which an environment variable cannot; use --file or --base64 \(name).")
+        }
+        return secret
+    }
+
+    /// The variable `--env-from` makes of `item`.
+    private func variableName(for item: Item) throws(KeychainError) -> String {
+        var name = prefix + (item.attributes[nameFrom]?.stringValue ?? "")
+        if upper { name = String(decoding: name.utf8.map { $0 >= 0x61 && $0 <= 0x7A ? $0 - 0x20 : $0 }, as: UTF8.self) }
+        guard Self.isVariableName(name) else {
+            throw KeychainError(
+                .param,
+                hint:
+                    "--env-from: item ref=\(item.persistentRef.base64) gives '\(String(name.prefix(40)).terminalSafe)', not a variable name; "
+                    + "use --name-from or --prefix.")
+        }
+        return name
+    }
+
+    /// The query of a `keychain:QUERY` value.
+    static func keychainQuery(_ value: SecretBytes) -> String? {
+        value.withUnsafeBytes { bytes in
+            let marker = Array("keychain:".utf8)
+            guard bytes.count > marker.count, bytes.prefix(marker.count).elementsEqual(marker) else { return nil }
+            return String(validating: bytes.dropFirst(marker.count), as: UTF8.self)
+        }
+    }
+
+    /// keychainctl's environment as the command inherits it: all of it (or with --pristine only
+    /// --keep's), less keychainctl's own credentials.
+    private func inherited() -> [Variable] {
+        var variables: [Variable] = []
+        var index = 0
+        while let entry = environ[index] {
+            index += 1
+            let length = strlen(entry)
+            let bytes = UnsafeRawBufferPointer(start: entry, count: length)
+            guard let equals = bytes.firstIndex(of: UInt8(ascii: "=")) else { continue }
+            let name = String(decoding: bytes[..<equals], as: UTF8.self)
+            if name == "KEYCHAINCTL_KEY" || name == "KEYCHAINCTL_PASSPHRASE" || name == "KEYCHAINCTL_EXEC" { continue }
+            if name == "KEYCHAINCTL_KEY_FILE", !keep.contains(name) { continue }
+            if pristine, !keep.contains(name) { continue }
+            variables.append(
+                Variable(
+                    name: name, value: SecretBytes(copying: UnsafeRawBufferPointer(rebasing: bytes[(equals + 1)...])), origin: .inherited,
+                    item: nil))
+        }
+        return variables
+    }
+}

@@ -1,0 +1,57 @@
+import KeychainCore
+
+/// What `exec` prints of its own: `--dry-run`'s plan (attributes and references, never values),
+/// and `--ci-mask`'s `::add-mask::` lines.
+enum ExecReport {
+    /// Each variable and file CMD would get, and from which item.
+    static func dryRun(_ resolved: ExecPlan.Resolved, command: [String], format: OutputFormat) -> String {
+        let given = resolved.variables.filter { $0.item != nil }.map { ($0, false) } + resolved.files.map { ($0, true) }
+        switch format {
+        case .text:
+            var out = ""
+            for (variable, isFile) in given {
+                guard let item = variable.item else { continue }
+                out += "\(isFile ? "file " : "")\(variable.name) ← \(describe(item))\n"
+            }
+            for (variable, _) in given where variable.item == nil { out += "\(variable.name)\n" }
+            out += "would run: \(command.map(\.terminalSafe).joined(separator: " "))\n"
+            return out
+        case .json:
+            let variables: [JSON.Value] = given.compactMap { variable, isFile in
+                guard let item = variable.item else { return nil }
+                return .object([
+                    "name": .string(variable.name), "file": .bool(isFile), "class": .string(item.itemClass.rawValue),
+                    "svce": item.attributes["svce"]?.stringValue.map(JSON.Value.string) ?? .null,
+                    "acct": item.attributes["acct"]?.stringValue.map(JSON.Value.string) ?? .null,
+                    "agrp": .string(item.accessGroup), "ref": .string(item.persistentRef.base64),
+                ])
+            }
+            return JSON.render(.object(["variables": .array(variables), "command": .array(command.map(JSON.Value.string))])) + "\n"
+        }
+    }
+
+    private static func describe(_ item: Item) -> String {
+        var parts = [item.itemClass.rawValue]
+        for code in ["svce", "srvr", "acct", "agrp"] {
+            if let value = item.attributes[code]?.stringValue, !value.isEmpty { parts.append("\(code)=\(value.terminalSafe)") }
+        }
+        parts.append("ref=\(item.persistentRef.base64)")
+        return parts.joined(separator: " ")
+    }
+
+    /// `::add-mask::LINE` on stdout for every line of every secret: GitHub Actions then masks them
+    /// in the whole step's log, not only in what keychainctl pipes.
+    static func addMaskLines(_ secrets: [(name: String, value: SecretBytes)]) {
+        for (_, value) in secrets {
+            value.withUnsafeBytes { bytes in
+                for line in bytes.split(omittingEmptySubsequences: true, whereSeparator: { $0 == 0x0A || $0 == 0x0D }) {
+                    let out = SecretBytes(count: 0)
+                    Array("::add-mask::".utf8).withUnsafeBytes { out.append($0) }
+                    out.append(UnsafeRawBufferPointer(rebasing: line))
+                    withUnsafeBytes(of: UInt8(0x0A)) { out.append($0) }
+                    StandardStreams.out(secret: out)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import KeychainCore
+
+/// The QUERY of `exec --env NAME=QUERY`, `--env-from`, `--file` and `keychain:QUERY` values: one
+/// item's attributes as comma-separated `name=value` pairs, each name an attribute option's long
+/// name (`service`, `account`, `group`, …) or a four-character code, or `class=`, or
+/// `ref=<persistent reference>`; `\,` `\=` `\\` escape. The class defaults to genp.
+/// Example: `service=registry,account=ci`.
+enum SecretQuery {
+    /// The request `text` spells; errSecParam naming `name` (never the text, which may be a
+    /// mistyped secret) when it spells none.
+    static func parse(_ text: String, name: String) throws(KeychainError) -> ItemRequest {
+        var request = ItemRequest()
+        var pairs: [(key: String, value: String)] = []
+        var key = ""
+        var value = ""
+        var inValue = false
+        var escaped = false
+        func bad(_ why: String) -> KeychainError {
+            KeychainError(
+                .param,
+                hint:
+                    "\(name): the query is not valid (\(why)); write name=value pairs separated by commas, such as service=api,account=ci.")
+        }
+        for character in text {
+            if escaped {
+                guard character == "," || character == "=" || character == "\\" else { throw bad("\\ escapes only , = and \\") }
+                if inValue { value.append(character) } else { key.append(character) }
+                escaped = false
+                continue
+            }
+            switch character {
+            case "\\": escaped = true
+            case "=" where !inValue: inValue = true
+            case ",":
+                guard inValue, !key.isEmpty else { throw bad("a pair without '='") }
+                pairs.append((key, value))
+                key = ""
+                value = ""
+                inValue = false
+            default:
+                if inValue { value.append(character) } else { key.append(character) }
+            }
+        }
+        guard !escaped else { throw bad("a trailing \\") }
+        guard inValue, !key.isEmpty else { throw bad(text.isEmpty ? "it is empty" : "a pair without '='") }
+        pairs.append((key, value))
+        for (key, value) in pairs {
+            switch key {
+            case "class":
+                guard request.itemClass == nil else { throw bad("class given twice") }
+                request.itemClass = value
+            case "ref", "persistent-ref":
+                guard request.persistentRef == nil else { throw bad("ref given twice") }
+                request.persistentRef = value
+            default:
+                let code =
+                    ItemOptions.attributeOptions.first { $0.spec.long == key }?.code
+                    ?? (key.utf8.count == 4 && key.utf8.allSatisfy { $0 >= 0x21 && $0 < 0x7F } ? key : nil)
+                guard let code else { throw bad("unknown attribute '\(String(key.prefix(30)).terminalSafe)'") }
+                guard !request.attributes.contains(where: { $0.code == code }) else { throw bad("\(code) given twice") }
+                request.attributes.append((code: code, value: value))
+            }
+        }
+        return request
+    }
+}

@@ -1,0 +1,85 @@
+/// Resolving `exec`'s secret references: every one before the command starts, in one read, each
+/// naming exactly one item (research `ci-anchors.md` §5.3).
+extension Keychain {
+    /// One reference: what it is for (a variable or file name, shown in errors), the query, and
+    /// whether it takes every item it matches (`--env-from`) rather than exactly one.
+    package struct SecretReference: Sendable {
+        package let name: String
+        package let request: ItemRequest
+        package let every: Bool
+
+        package init(name: String, request: ItemRequest, every: Bool = false) {
+            self.name = name
+            self.request = request
+            self.every = every
+        }
+    }
+
+    /// Resolves every reference in one read transaction, so that all of them see one state of the
+    /// keychain. `groups`, when given, restricts every reference to those access groups even if
+    /// the profile may read more (each must be one the profile may read: -34018 otherwise). A
+    /// reference matching nothing is errSecItemNotFound; one matching several when it must name
+    /// one is errSecParam naming their persistent references (determinism over SecItem's "first
+    /// match"). Each result holds the items with their secrets, in keychain order.
+    package func resolve(_ references: [SecretReference], caller: Caller, groups: [String]?) throws -> [[FoundItem]] {
+        for group in groups ?? [] { try caller.check(group: group, writing: false) }
+        return try store.read {
+            try references.map { reference in
+                let found = try matches(reference, caller: caller, groups: groups)
+                if !reference.every, found.count > 1 {
+                    throw KeychainError(
+                        .param,
+                        hint: "\(reference.name): the query matches \(found.count) items ("
+                            + found.prefix(5).map { "ref=\($0.item.persistentRef.base64)" }.joined(separator: ", ")
+                            + (found.count > 5 ? ", …" : "") + "); add attributes that tell them apart. Nothing was run.")
+                }
+                return found
+            }
+        }
+    }
+
+    /// Every item `reference` matches, with its secret, within `groups` when given.
+    private func matches(_ reference: SecretReference, caller: Caller, groups: [String]?) throws -> [FoundItem] {
+        var request = reference.request
+        request.limit = "all"
+        request.returns = ["attributes", "data", "persistent-ref"]
+        guard let groups else { return try findAll(request, caller: caller, name: reference.name) }
+        if let explicit = request.explicitGroup {
+            guard groups.contains(where: { $0.sameBytes(as: explicit) }) else {
+                throw KeychainError(
+                    .missingEntitlement,
+                    hint:
+                        "\(reference.name): group \(explicit.terminalSafe) is outside --group \(groups.joined(separator: ", ")); nothing was run."
+                )
+            }
+            return try findAll(request, caller: caller, name: reference.name)
+        }
+        var found: [FoundItem] = []
+        var lastMiss: KeychainError?
+        for group in groups {
+            var scoped = request
+            scoped.attributes.append((code: "agrp", value: group))
+            do { found += try findAll(scoped, caller: caller, name: reference.name) } catch let error as KeychainError
+                where error.status == .itemNotFound
+            {
+                lastMiss = error
+            }
+        }
+        if found.isEmpty, let lastMiss { throw Self.named(reference.name, lastMiss) }
+        return found
+    }
+
+    private func findAll(_ request: ItemRequest, caller: Caller, name: String) throws -> [FoundItem] {
+        do {
+            let result = try find(request, caller: caller)
+            // Fail closed: a damaged row among the matches may be the item meant.
+            if !result.damaged.isEmpty { throw DamagedRow.refusal(result.damaged, changedNothing: true) }
+            return result.items
+        } catch let error as KeychainError { throw Self.named(name, error) }
+    }
+
+    /// `error` with the reference it came from named first.
+    private static func named(_ name: String, _ error: KeychainError) -> KeychainError {
+        KeychainError(error.status, hint: "\(name): \(error.hint)", damaged: error.damaged)
+    }
+}

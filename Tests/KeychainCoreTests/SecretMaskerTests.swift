@@ -1,0 +1,55 @@
+import Foundation
+import Testing
+
+@testable import KeychainCore
+
+/// The streaming masker: every form, across any chunking, and plain output untouched.
+@Suite struct SecretMaskerTests {
+    func masked(_ secrets: [(String, String)], _ output: [UInt8], chunk: Int) -> [UInt8] {
+        let masker = SecretMasker(secrets.map { ($0.0, SecretBytes(copying: Array($0.1.utf8))) })
+        var out: [UInt8] = []
+        var index = 0
+        while index < output.count {
+            let end = min(output.count, index + chunk)
+            Array(output[index..<end]).withUnsafeBytes { masker.process($0) { out += $0 } }
+            index = end
+        }
+        masker.flush { out += $0 }
+        return out
+    }
+
+    @Test func masksAcrossEveryChunkSize() {
+        let text = Array("start SECRET-value middle U0VDUkVULXZhbHVl end SECRET-value\nSECRET-".utf8)
+        for chunk in [1, 2, 3, 5, 7, 64, 4096] {
+            let out = String(decoding: masked([("T", "SECRET-value")], text, chunk: chunk), as: UTF8.self)
+            #expect(out == "start [keychainctl:T] middle [keychainctl:T] end [keychainctl:T]\nSECRET-", "chunk \(chunk): \(out)")
+        }
+    }
+
+    @Test func stableBase64MatchesEveryOffset() {
+        let secret = Array("SECRET-value".utf8)
+        for prefix in ["", "a", "ab", "abc"] {
+            let encoded = Array(Data(Array(prefix.utf8) + secret + Array("!".utf8)).base64EncodedString().utf8)
+            let forms = (0..<3).map {
+                SecretMasker.stableBase64(
+                    secret, offset: $0, alphabet: Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8))
+            }
+            #expect(forms.contains { form in encoded.indices.contains { encoded[$0...].starts(with: form) } }, "prefix '\(prefix)'")
+        }
+    }
+
+    @Test func shortSecretsAreNotMaskedAndNamed() {
+        let masker = SecretMasker([
+            ("PIN", SecretBytes(copying: Array("123".utf8))), ("OK", SecretBytes(copying: Array("long enough".utf8))),
+        ])
+        #expect(masker.unmasked == ["PIN"])
+        let out = String(decoding: masked([("PIN", "123")], Array("123 123".utf8), chunk: 3), as: UTF8.self)
+        #expect(out == "123 123")
+    }
+
+    @Test func binaryOutputPassesUnchanged() {
+        var random = SystemRandomNumberGenerator()
+        let bytes = (0..<100_000).map { _ in UInt8.random(in: 0...255, using: &random) }
+        #expect(masked([("T", "SECRET-value")], bytes, chunk: 4096) == bytes)
+    }
+}
