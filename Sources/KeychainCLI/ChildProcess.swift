@@ -208,8 +208,6 @@ enum ChildProcess {
         let target: Int32
         let masker: SecretMasker
         var closed = false
-        /// Whether the target stopped taking output (EPIPE): the rest is read and dropped.
-        var broken = false
 
         mutating func pump() {
             var buffer = [UInt8](repeating: 0, count: 65_536)
@@ -228,18 +226,9 @@ enum ChildProcess {
 
         mutating func flush() { masker.flush { self.send($0) } }
 
-        func send(_ bytes: UnsafeRawBufferPointer) {
-            guard !broken, let base = bytes.baseAddress else { return }
-            var offset = 0
-            while offset < bytes.count {
-                let written = Glibc.write(target, base + offset, bytes.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return
-                }
-                offset += written
-            }
-        }
+        /// A target that stopped taking output (EPIPE) makes every later write fail at once: the
+        /// command's output is still read, so it never blocks on a full pipe.
+        func send(_ bytes: UnsafeRawBufferPointer) { _ = writeAll(target, bytes) }
     }
 
     private static func monotonicMilliseconds() -> Int64 {

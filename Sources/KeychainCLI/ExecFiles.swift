@@ -28,17 +28,7 @@ final class ExecFiles {
                 let path = folder + "/" + file.name
                 let fd = open(path, O_CREAT | O_EXCL | O_NOFOLLOW | O_WRONLY | O_CLOEXEC, 0o400)
                 guard fd >= 0 else { throw InputError("cannot create \(path): \(String(cString: strerror(errno))).") }
-                let written = file.value.withUnsafeBytes { bytes -> Bool in
-                    guard let base = bytes.baseAddress else { return true }
-                    var offset = 0
-                    while offset < bytes.count {
-                        let count = write(fd, base + offset, bytes.count - offset)
-                        if count < 0, errno == EINTR { continue }
-                        guard count > 0 else { return false }
-                        offset += count
-                    }
-                    return true
-                }
+                let written = file.value.withUnsafeBytes { writeAll(fd, $0) }
                 close(fd)
                 guard written else { throw InputError("cannot write \(path): \(String(cString: strerror(errno))).") }
                 paths[file.name] = path

@@ -40,11 +40,13 @@ enum ExecReport {
     }
 
     /// `::add-mask::LINE` on stdout for every line of every secret: GitHub Actions then masks them
-    /// in the whole step's log, not only in what keychainctl pipes.
+    /// in the whole step's log, not only in what keychainctl pipes. Lines shorter than the masker's
+    /// minimum are left out, as the masker leaves them: masking "1" would garble every log line.
     static func addMaskLines(_ secrets: [(name: String, value: SecretBytes)]) {
         for (_, value) in secrets {
             value.withUnsafeBytes { bytes in
-                for line in bytes.split(omittingEmptySubsequences: true, whereSeparator: { $0 == 0x0A || $0 == 0x0D }) {
+                for line in bytes.split(omittingEmptySubsequences: true, whereSeparator: { $0 == 0x0A || $0 == 0x0D })
+                where line.count >= SecretMasker.minimumBytes {
                     let out = SecretBytes(count: 0)
                     Array("::add-mask::".utf8).withUnsafeBytes { out.append($0) }
                     out.append(UnsafeRawBufferPointer(rebasing: line))

@@ -61,8 +61,8 @@ struct GlobalOptions {
         passphraseFD = try arguments.value("passphrase-fd", choices: "a file descriptor number") { Int32($0) }
         noCache = arguments.flag("no-cache") || Environment.value("KEYCHAINCTL_NO_CACHE") == "1"
         teamID = arguments.value("team-id")
-        // lint reads its own --format (text, json or sarif) and reports its errors as json for both.
-        if command != LintCommand.spec.name {
+        // lint and export read their own --format (text, json or sarif; json, jsonl, dotenv, …).
+        if command != LintCommand.spec.name, command != "export" {
             format = try arguments.value("format", choices: "text or json", OutputFormat.init(rawValue:))
         }
         allowAnyGroup = arguments.flag("allow-any-group")

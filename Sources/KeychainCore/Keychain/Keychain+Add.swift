@@ -43,7 +43,10 @@ extension Keychain {
 
     /// Every check before the write, in Apple's order, and the sealing. The client-side checks
     /// come first (research §2.9): the access control's flags, an access control with sync, UI skip.
-    private func prepareAdd(_ request: ItemRequest, secret: SecretBytes, caller: Caller) throws -> PreparedAdd {
+    /// `import` gives the item's own UUID (when free) and dates (`preserving`).
+    func prepareAdd(_ request: ItemRequest, secret: SecretBytes, caller: Caller, preserving kept: KeptIdentity? = nil) throws
+        -> PreparedAdd
+    {
         let flags = try request.accessControl?.clientChecks(writing: request.attributes, allowNone: false)
         try beginCall("add")
         guard caller.groups.hasWritableGroup else { throw caller.noGroups(writing: true) }
@@ -69,9 +72,9 @@ extension Keychain {
         attributes["pdmn"] = attributes["pdmn"] ?? .string((protection ?? Accessibility.defaultFor(query.itemClass)).rawValue)
         attributes["sync"] = .bool(query.sync == .yes)
         attributes["tomb"] = .bool(false)
-        attributes["cdat"] = .date(now)
-        attributes["mdat"] = .date(now)
-        var item = Item(itemClass: query.itemClass, uuid: Sodium.randomBytes(16), attributes: attributes)
+        attributes["cdat"] = .date(kept?.created ?? now)
+        attributes["mdat"] = .date(kept?.modified ?? kept?.created ?? now)
+        var item = Item(itemClass: query.itemClass, uuid: kept?.uuid ?? Sodium.randomBytes(16), attributes: attributes)
         if let flags { item.attributes["accc"] = .string(try bind(flags, to: item).text) }
         var warnings: [String] = []
         if item.isSynchronizable, item.accessibility.isThisDeviceOnly {
@@ -80,6 +83,13 @@ extension Keychain {
             )
         }
         return PreparedAdd(query: query, item: item, sealed: try keys.seal(item, secret: secret), warnings: warnings)
+    }
+
+    /// What an imported item keeps of its origin: its UUID (its persistent reference) and dates.
+    struct KeptIdentity {
+        var uuid: [UInt8]?
+        var created: Int64?
+        var modified: Int64?
     }
 
     /// Writes a prepared add inside the caller's transaction. A verified tombstone holding the same
@@ -128,7 +138,7 @@ extension Keychain {
 
     /// `add -U`: the live item holding the new item's primary key takes `given` attributes and
     /// `secret`; its UUID (persistent reference) and creation date stay.
-    private func replaceExisting(_ existing: MatchedRow, with given: [String: AttributeValue], secret: SecretBytes, now: Int64)
+    func replaceExisting(_ existing: MatchedRow, with given: [String: AttributeValue], secret: SecretBytes, now: Int64)
         throws -> Item
     {
         var old = existing.opened.item

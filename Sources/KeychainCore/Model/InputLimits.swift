@@ -10,6 +10,10 @@ package enum InputLimits {
     package static let keyFileBytes = 64
     /// A profile, entitlements file or provisioning profile.
     package static let profileBytes = 1 << 20
+    /// One line of a jsonl import (an item with a 16 MiB secret in base64 fits).
+    package static let jsonLineBytes = 24 << 20
+    /// A whole json import document (jsonl streams instead, one line at a time).
+    package static let jsonDocumentBytes = 256 << 20
     /// A dotenv file (`exec --env-file`, `import`): read whole into guarded memory.
     package static let dotenvBytes = 16 << 20
 

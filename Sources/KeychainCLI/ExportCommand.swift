@@ -1,0 +1,108 @@
+import Glibc
+import KeychainCore
+
+/// `keychainctl export`: the items the profile can read, attributes only unless --with-secrets, in
+/// the formats `import`, dotenv loaders, shells and GitHub Actions read (research `ci-anchors.md` §5.5).
+struct ExportCommand: Subcommand {
+    static let spec = CommandSpec(
+        name: "export",
+        abstract: "Write items out: attributes only, or with their secrets for import, dotenv, a shell or $GITHUB_ENV.",
+        discussion: """
+            Selects with the attribute options (default: every item of every class the profile can read; \
+            --class all). Without --with-secrets nothing secret is written. With it, stdout may not be a \
+            terminal (use --output); --output creates the file 0600 and refuses an existing one unless \
+            --force (which replaces it whole). json and jsonl are what import reads: export --with-secrets \
+            | import --on-conflict update changes nothing.
+            """,
+        sections: [
+            (
+                "options",
+                [
+                    .value("format", nil, "json|jsonl|dotenv|shell|github-env", "What to write (default json)."),
+                    .flag("with-secrets", "Include each item's secret (v_Data in json and jsonl; the value in the others)."),
+                    .value("output", "o", "path", "Write to this new file (mode 0600) instead of stdout."),
+                    .flag("force", "With --output: replace an existing file (atomically)."),
+                    .value("append-to", nil, "path", "Append to this file (such as $GITHUB_ENV)."),
+                    .value(
+                        "name-from", nil, "acct|labl|svce", "dotenv, shell, github-env: the attribute naming each variable (default acct)."),
+                    .flag("upper", "dotenv, shell, github-env: upper-case the names."),
+                    .flag("skip-binary", "dotenv, shell, github-env: leave out (with a warning) secrets that are not text."),
+                ]
+            ),
+            ("item attributes", ItemOptions.specs),
+            ("global options", GlobalOptions.specs.filter { $0.long != "format" }),
+        ])
+
+    enum Format: String { case json, jsonl, dotenv, shell, githubEnv = "github-env" }
+
+    let globals: GlobalOptions
+    let item: ItemOptions
+    let format: Format
+    let withSecrets: Bool
+    let output: String?
+    let force: Bool
+    let appendTo: String?
+    let nameFrom: String
+    let upper: Bool
+    let skipBinary: Bool
+
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        globals = try GlobalOptions(arguments)
+        item = try ItemOptions(arguments)
+        format = try arguments.value("format", choices: "json, jsonl, dotenv, shell or github-env", Format.init(rawValue:)) ?? .json
+        withSecrets = arguments.flag("with-secrets")
+        output = arguments.value("output")
+        force = arguments.flag("force")
+        appendTo = arguments.value("append-to")
+        let name = arguments.value("name-from") ?? "acct"
+        guard let code = ["acct": "acct", "account": "acct", "labl": "labl", "label": "labl", "svce": "svce", "service": "svce"][name]
+        else {
+            throw UsageError("'\(name.terminalSafe)' is not valid for --name-from; use acct, labl or svce.")
+        }
+        nameFrom = code
+        upper = arguments.flag("upper")
+        skipBinary = arguments.flag("skip-binary")
+        if output != nil, appendTo != nil { throw UsageError("give --output or --append-to, not both.") }
+        if force, output == nil { throw UsageError("--force replaces the --output file; give --output.") }
+        if [.dotenv, .shell, .githubEnv].contains(format), !withSecrets {
+            throw UsageError("--format \(format.rawValue) writes values: add --with-secrets (or use json for attributes).")
+        }
+    }
+
+    func run() throws {
+        if withSecrets, output == nil, appendTo == nil, StandardStreams.isTerminal(1) {
+            throw UsageError("refusing to print secrets to a terminal; use --output FILE, or pipe the output.")
+        }
+        let caller = try globals.caller()
+        let keychain = try globals.openKeychain()
+        // Every class, or those whose schema has every attribute given (-s selects generic passwords).
+        let classes: [String?] =
+            item.itemClass == "all" || item.itemClass == nil
+            ? ItemClass.stored.filter { itemClass in
+                item.attributes.allSatisfy {
+                    ["agrp", "sync", "pdmn"].contains($0.code) || Schema.of(itemClass)?.attribute($0.code) != nil
+                }
+            }.map(\.rawValue) : [item.itemClass]
+        let writer = ExportWriter(format: format, withSecrets: withSecrets, nameFrom: nameFrom, upper: upper, skipBinary: skipBinary)
+        var found = 0
+        var lastMiss: Error?
+        for itemClass in classes {
+            let request = ItemRequest(
+                itemClass: itemClass, attributes: item.attributes, limit: "all",
+                returns: ["attributes", "persistent-ref"] + (withSecrets ? ["data"] : []))
+            do {
+                _ = try keychain.find(request, caller: caller) { _, entry in
+                    found += 1
+                    try writer.add(entry)
+                }
+            } catch let error as KeychainError where error.status == .itemNotFound && classes.count > 1 {
+                lastMiss = error
+            }
+        }
+        if found == 0, let lastMiss { throw lastMiss }
+        for warning in writer.warnings { StandardStreams.warn(warning) }
+        let text = writer.finish()
+        if format == .githubEnv { ExecReport.addMaskLines(writer.values) }
+        try ExportDestination.write(text, output: output, force: force, appendTo: appendTo)
+    }
+}

@@ -1,0 +1,163 @@
+import Glibc
+import KeychainCore
+
+/// `export`'s output, item by item, with secrets kept in guarded memory until written.
+final class ExportWriter {
+    let format: ExportCommand.Format
+    let withSecrets: Bool
+    let nameFrom: String
+    let upper: Bool
+    let skipBinary: Bool
+    private var out = Output()
+    private var count = 0
+    private var names: [String: String] = [:]
+    private(set) var warnings: [String] = []
+    /// Every value written (for github-env's `::add-mask::` lines).
+    private(set) var values: [(name: String, value: SecretBytes)] = []
+
+    init(format: ExportCommand.Format, withSecrets: Bool, nameFrom: String, upper: Bool, skipBinary: Bool) {
+        self.format = format
+        self.withSecrets = withSecrets
+        self.nameFrom = nameFrom
+        self.upper = upper
+        self.skipBinary = skipBinary
+        if format == .json { out.append("{\"format\":\"\(ItemJSON.documentFormat)\",\"version\":\(ItemJSON.documentVersion),\"items\":[") }
+    }
+
+    func add(_ found: Keychain.FoundItem) throws {
+        let entry = ItemRenderer.Entry(item: found.item, secret: found.secret)
+        let returns: ReturnOptions = withSecrets ? [.attributes, .persistentRef, .data] : [.attributes, .persistentRef]
+        switch format {
+        case .json:
+            if count > 0 { out.append(",") }
+            out.append(JSON.output(ItemRenderer.json(entry, returns: returns)))
+        case .jsonl:
+            out.append(JSON.output(ItemRenderer.json(entry, returns: returns)))
+            out.append("\n")
+        case .dotenv, .shell, .githubEnv:
+            guard let (name, secret) = try named(found) else { return }
+            values.append((name, secret))
+            out.append(secret: try Self.assignment(name, secret, format: format))
+        }
+        count += 1
+    }
+
+    /// The whole output.
+    func finish() -> Output {
+        if format == .json { out.append("]}\n") }
+        return out
+    }
+
+    /// The variable name and secret of `found`; `nil` for a binary secret left out.
+    private func named(_ found: Keychain.FoundItem) throws -> (String, SecretBytes)? {
+        let reference = found.item.persistentRef.base64
+        var name = found.item.attributes[nameFrom]?.stringValue ?? ""
+        if upper { name = String(decoding: name.utf8.map { $0 >= 0x61 && $0 <= 0x7A ? $0 - 0x20 : $0 }, as: UTF8.self) }
+        guard ExecPlan.isVariableName(name) else {
+            throw KeychainError(
+                .param,
+                hint: "item ref=\(reference) is named '\(String(name.prefix(40)).terminalSafe)', not a variable name; use --name-from.")
+        }
+        if let earlier = names[name] {
+            throw KeychainError(
+                .param, hint: "items ref=\(earlier) and ref=\(reference) both give \(name); narrow the selection or use --name-from.")
+        }
+        names[name] = reference
+        let secret = found.secret ?? SecretBytes(count: 0)
+        let binary = secret.withUnsafeBytes { $0.contains(0) || String(validating: $0.bindMemory(to: UInt8.self), as: UTF8.self) == nil }
+        if binary {
+            guard skipBinary else {
+                throw KeychainError(
+                    .param, hint: "item ref=\(reference) (\(name)) holds a secret that is not text; use --skip-binary or json.")
+            }
+            warnings.append("\(name) (ref=\(reference)) was left out: its secret is not text.")
+            return nil
+        }
+        return (name, secret)
+    }
+
+    /// One assignment in guarded memory: `NAME="…"` (dotenv), `export NAME='…'` (shell), or a
+    /// `NAME<<DELIMITER` block (github-env, with a random delimiter the value does not contain).
+    static func assignment(_ name: String, _ value: SecretBytes, format: ExportCommand.Format) throws -> SecretBytes {
+        let out = SecretBytes(count: 0)
+        func text(_ string: String) { Array(string.utf8).withUnsafeBytes { out.append($0) } }
+        func byte(_ byte: UInt8) { withUnsafeBytes(of: byte) { out.append($0) } }
+        switch format {
+        case .dotenv:
+            text("\(name)=\"")
+            value.withUnsafeBytes { bytes in
+                for character in bytes {
+                    switch character {
+                    case 0x5C: text("\\\\")
+                    case 0x22: text("\\\"")
+                    case 0x0A: text("\\n")
+                    case 0x0D: text("\\r")
+                    case 0x09: text("\\t")
+                    case 0x24: text("\\$")
+                    default: byte(character)
+                    }
+                }
+            }
+            text("\"\n")
+        case .shell:
+            text("export \(name)='")
+            value.withUnsafeBytes { bytes in
+                for character in bytes { if character == 0x27 { text("'\\''") } else { byte(character) } }
+            }
+            text("'\n")
+        case .githubEnv:
+            var delimiter: String
+            repeat {
+                delimiter = "ghadelim_" + SecretBytes.random(count: 12).withUnsafeBytes { $0.map { String($0, radix: 16) }.joined() }
+            } while value.withUnsafeBytes({ bytes in
+                let marker = Array(delimiter.utf8)
+                return bytes.count >= marker.count && (0...(bytes.count - marker.count)).contains { bytes[$0...].starts(with: marker) }
+            })
+            text("\(name)<<\(delimiter)\n")
+            value.withUnsafeBytes { out.append($0) }
+            text("\n\(delimiter)\n")
+        case .json, .jsonl: break
+        }
+        return out
+    }
+}
+
+/// Where `export` writes: stdout, a new file (0600, exclusive; `--force` replaces one whole by
+/// renaming a new file over it), or the end of a file (`--append-to`).
+enum ExportDestination {
+    static func write(_ output: Output, output path: String?, force: Bool, appendTo: String?) throws {
+        guard let target = path ?? appendTo else { return StandardStreams.out(output) }
+        let appending = appendTo != nil
+        let written = force ? target + ".keychainctl-new" : target
+        if force { unlink(written) }
+        let flags =
+            appending ? O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW : O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW
+        let fd = open(written, flags, 0o600)
+        guard fd >= 0 else {
+            let exists = errno == EEXIST
+            throw InputError(
+                "cannot create \(written): \(String(cString: strerror(errno)))" + (exists ? " (use --force to replace it)." : "."))
+        }
+        var failed = false
+        for piece in output.pieces {
+            let ok: Bool
+            switch piece {
+            case .text(let text): ok = Array(text.utf8).withUnsafeBytes { writeAll(fd, $0) }
+            case .secret(let secret): ok = secret.withUnsafeBytes { writeAll(fd, $0) }
+            }
+            if !ok { failed = true }
+        }
+        if fsync(fd) != 0 { failed = true }
+        close(fd)
+        guard !failed else {
+            if !appending { unlink(written) }
+            throw InputError("cannot write \(written): \(String(cString: strerror(errno))).")
+        }
+        if force {
+            guard rename(written, target) == 0 else {
+                unlink(written)
+                throw InputError("cannot replace \(target): \(String(cString: strerror(errno))).")
+            }
+        }
+    }
+}
