@@ -11,12 +11,10 @@ public enum KeychainCommandLine {
     /// The subcommands, in help order (metatypes are not Sendable, so no stored global).
     static var commands: [any Subcommand.Type] {
         [
-            InitCommand.self, UnlockCommand.self, LockCommand.self, AddCommand.self, ExecCommand.self, ImportCommand.self,
-            ExportCommand.self, FindCommand.self, UpdateCommand.self,
-            DeleteCommand.self,
-            MigrateGroupCommand.self, GroupsCommand.self, VerifyCommand.self, DeviceCommand.self, ExplainCommand.self, MatrixCommand.self,
-            LintCommand.self,
-            ErrorCommand.self,
+            InitCommand.self, UnlockCommand.self, LockCommand.self, AddCommand.self, FindCommand.self, UpdateCommand.self,
+            DeleteCommand.self, MigrateGroupCommand.self, ImportCommand.self, ExportCommand.self, ExecCommand.self,
+            RekeyCommand.self, GroupsCommand.self, VerifyCommand.self, DeviceCommand.self, ExplainCommand.self,
+            MatrixCommand.self, LintCommand.self, ErrorCommand.self,
         ]
     }
 

@@ -10,23 +10,32 @@ struct LockCommand: Subcommand {
             also when nothing was cached, or when the keyring is unavailable (nothing can be cached there).
             """,
         sections: [
-            ("options", [.flag("all", "Remove the cached key of every keychain, not only this one's.")]),
+            (
+                "options",
+                [
+                    .flag("all", "Remove the cached key of every keychain, not only this one's."),
+                    .value("keyring", nil, "session|user", "With --all: sweep only this keyring (default both)."),
+                ]
+            ),
             ("global options", GlobalOptions.specs),
         ])
 
     let globals: GlobalOptions
     let all: Bool
+    let ring: KernelKeyring.Ring?
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         globals = try GlobalOptions(arguments)
         all = arguments.flag("all")
+        ring = try arguments.value("keyring", choices: "session or user", KernelKeyring.Ring.init(rawValue:))
+        if ring != nil, !all { throw UsageError("--keyring chooses the keyring --all sweeps; give --all.") }
     }
 
     func run() throws {
         let path = globals.keychainPath
         let removed: Int
         if all {
-            removed = KeyCache.invalidateAll()
+            removed = KeyCache.invalidateAll(in: ring.map { [$0] } ?? KernelKeyring.Ring.allCases)
         } else {
             try KeychainStore.checkExists(path)
             let store = try KeychainStore(path: path)

@@ -1,6 +1,8 @@
 /* deny-keyring ERRNO CMD [ARG...]: runs CMD under a seccomp filter that fails add_key, keyctl and
    request_key with ERRNO (EPERM as Docker's default profile does, or ENOSYS), so that tests can
-   see what keychainctl does where the kernel keyring is blocked. Test support only. */
+   see what keychainctl does where the kernel keyring is blocked.
+   deny-keyring SESSION CMD [ARG...]: runs CMD in a new anonymous session keyring of its own (as a
+   login or `keyctl session -` gives), blocking nothing. Test support only. */
 #include <errno.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
@@ -19,6 +21,15 @@ int main(int argc, char **argv) {
     if (argc < 3) {
         fprintf(stderr, "usage: deny-keyring EPERM|ENOSYS CMD [ARG...]\n");
         return 64;
+    }
+    if (strcmp(argv[1], "SESSION") == 0) {
+        if (syscall(SYS_keyctl, 1 /* KEYCTL_JOIN_SESSION_KEYRING */, NULL) < 0) {
+            perror("deny-keyring: join a session keyring");
+            return 71;
+        }
+        execvp(argv[2], argv + 2);
+        perror("deny-keyring: exec");
+        return 127;
     }
     unsigned error = strcmp(argv[1], "ENOSYS") == 0 ? ENOSYS : EPERM;
     struct sock_filter filter[] = {

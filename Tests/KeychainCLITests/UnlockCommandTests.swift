@@ -20,15 +20,14 @@ import Testing
     /// Whether this process can use the kernel keyring (a container's seccomp profile may block it).
     static let keyringAvailable: Bool = (try? KernelKeyring.hasOwnSessionKeyring()) != nil
 
-    /// The line of /proc/keys describing the key cached for `keychain`, if any.
-    static func procKeysLine(_ sandbox: Sandbox) -> String? {
-        let status = sandbox.run(["unlock", "--status", "--format", "json"], profile: nil, environment: ["KEYCHAINCTL_KEY_FILE": ""])
-        guard status.status == 0, let object = try? status.json() as? [String: Any], let serial = object["keyId"] as? Int,
+    /// The line of /proc/keys describing the key `unlock --format json` reported caching.
+    static func procKeysLine(_ unlocked: Sandbox.Run) -> String? {
+        guard let object = try? unlocked.json() as? [String: Any], let serial = object["keyId"] as? Int,
             let keys = try? String(contentsOfFile: "/proc/keys", encoding: .utf8)
         else { return nil }
         let hex = String(serial, radix: 16)
-        return keys.split(separator: "\n").first { $0.hasPrefix(String(repeating: "0", count: max(0, 8 - hex.count)) + hex + " ") }.map(
-            String.init)
+        let prefix = String(repeating: "0", count: max(0, 8 - hex.count)) + hex + " "
+        return keys.split(separator: "\n").first { $0.hasPrefix(prefix) }.map(String.init)
     }
 
     @Test func lockedWithoutCredentialThenUnlockedThenLockedAgain() throws {
@@ -43,6 +42,7 @@ import Testing
         let unlocked = sandbox.run(["unlock", "--timeout", "5m"], profile: nil, environment: withPassphrase)
         #expect(unlocked.status == 0, "\(unlocked.stderr)")
         #expect(unlocked.stderr.contains("key cached in the") && !unlocked.stderr.contains(Self.passphrase))
+        let listed = sandbox.run(["unlock", "--timeout", "5m", "--format", "json"], profile: nil, environment: withPassphrase)
         let found = sandbox.run(["find", "-s", "api", "-w"], environment: bare)
         #expect(found.status == 0 && found.stdout == "SECRET-cached", "\(found.stderr)")
         // A write works too, and so does a command that only mentions the keychain.
@@ -51,7 +51,7 @@ import Testing
         let status = sandbox.run(["unlock", "--status"], profile: nil, environment: bare)
         #expect(status.status == 0 && status.stdout.contains("until"), "\(status.stderr)")
         // Possessor-only permissions: other processes of the user cannot read it.
-        #expect(Self.procKeysLine(sandbox)?.contains(" 3f010000 ") == true)
+        #expect(Self.procKeysLine(listed)?.contains(" 3f010000 ") == true, "\(listed.stdout)")
         #expect(sandbox.run(["lock"], profile: nil, environment: bare).status == 0)
         #expect(sandbox.run(["find", "-s", "api", "-w"], environment: bare).status == 36)
         #expect(sandbox.run(["unlock", "--status"], profile: nil, environment: bare).status == 36)
@@ -87,9 +87,10 @@ import Testing
     @Test(.enabled(if: keyringAvailable)) func keyFileKeychainUnlocks() throws {
         let sandbox = try Sandbox()
         sandbox.add(["-s", "api"], secret: "SECRET-keyfile")
-        #expect(sandbox.run(["unlock", "--share-uid"], profile: nil).status == 0)
+        let unlocked = sandbox.run(["unlock", "--share-uid", "--format", "json"], profile: nil)
+        #expect(unlocked.status == 0)
         defer { sandbox.run(["lock"], profile: nil) }
-        #expect(Self.procKeysLine(sandbox)?.contains(" 3f0b0000 ") == true)
+        #expect(Self.procKeysLine(unlocked)?.contains(" 3f0b0000 ") == true, "\(unlocked.stdout)")
         let found = sandbox.run(["find", "-s", "api", "-w"], environment: ["KEYCHAINCTL_KEY_FILE": ""])
         #expect(found.status == 0 && found.stdout == "SECRET-keyfile", "\(found.stderr)")
     }
@@ -156,27 +157,29 @@ import Testing
         }
     }
 
-    /// `lock --all` removes every keychain's cached key. Run in a user namespace of its own when
-    /// the machine allows one (its keyrings are its own), so a developer's cached keys survive.
+    /// `lock --all` removes every keychain's cached key. Run in a session keyring of its own, and
+    /// swept there alone (`--keyring session`), so no other test's cached key (nor a developer's)
+    /// is touched.
     @Test(.enabled(if: keyringAvailable)) func lockAllRemovesEveryCachedKey() throws {
         let first = try Self.passphraseKeychain()
         let second = try Self.passphraseKeychain()
         let script = """
             set -u
-            KEYCHAINCTL_KEYCHAIN="$1" "$0" unlock && KEYCHAINCTL_KEYCHAIN="$2" "$0" unlock || exit 90
+            KEYCHAINCTL_KEYCHAIN="$1" "$0" unlock 2>&1 | grep -q "session keyring" || exit 90
+            KEYCHAINCTL_KEYCHAIN="$2" "$0" unlock 2>/dev/null || exit 90
             unset KEYCHAINCTL_PASSPHRASE
-            KEYCHAINCTL_KEYCHAIN="$1" "$0" unlock --status >/dev/null || { cat /proc/keys; exit 91; }
-            "$0" lock --all 2>&1
+            KEYCHAINCTL_KEYCHAIN="$1" "$0" unlock --status >/dev/null || exit 91
+            "$0" lock --all --keyring session 2>&1
             KEYCHAINCTL_KEYCHAIN="$1" "$0" unlock --status 2>/dev/null && exit 92
             KEYCHAINCTL_KEYCHAIN="$2" "$0" unlock --status 2>/dev/null && exit 93
             exit 0
             """
-        let isolated = first.sandbox.run(["-U", "-r", "true"], profile: nil, executable: "/usr/bin/unshare").status == 0
-        let command =
-            (isolated ? ["-U", "-r", "/bin/sh"] : []) + ["-c", script, Sandbox.binary, first.sandbox.keychain, second.sandbox.keychain]
+        let helper = URL(fileURLWithPath: Sandbox.binary).deletingLastPathComponent().appendingPathComponent("deny-keyring").path
         let run = first.sandbox.run(
-            command, profile: nil, environment: first.withPassphrase, executable: isolated ? "/usr/bin/unshare" : "/bin/sh")
+            ["SESSION", "/bin/sh", "-c", script, Sandbox.binary, first.sandbox.keychain, second.sandbox.keychain], profile: nil,
+            environment: first.withPassphrase, executable: helper)
         #expect(run.status == 0, "\(run.status): \(run.stdout) \(run.stderr)")
         #expect(run.stdout.contains("2 cached keys removed"), "\(run.stdout)")
+        #expect(first.sandbox.run(["lock", "--keyring", "user"], profile: nil).status == 64)
     }
 }

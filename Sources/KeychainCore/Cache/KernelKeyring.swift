@@ -24,8 +24,8 @@ package enum KernelKeyring {
         package let call: String
 
         /// Whether the keyring itself is unavailable here (a seccomp filter such as Docker's default
-        /// one, or a kernel without keys), as opposed to one key being missing.
-        package var blocked: Bool { [EPERM, ENOSYS, EOPNOTSUPP, EACCES].contains(errno) }
+        /// one, or a kernel without keys), as opposed to one key or keyring refusing.
+        package var blocked: Bool { [EPERM, ENOSYS, EOPNOTSUPP].contains(errno) && call != "keyctl(SETPERM)" }
 
         package var description: String {
             if blocked {
@@ -72,9 +72,9 @@ package enum KernelKeyring {
     {
         let serial = payload.withUnsafeBytes { ckeyring_add(description, $0.baseAddress, $0.count, ring.special) }
         guard serial >= 0 else { throw Failure(errno: errno, call: "add_key") }
-        // Possessor: view, read, write, search, link, setattr. User: view (and read, search with shareUID).
-        let permissions: UInt32 = shareUID ? 0x3f0b_0000 : 0x3f01_0000
-        guard ckeyring_set_permissions(Int32(serial), permissions) == 0 else {
+        // A new key's permissions are the kernel's default, possessor: all, user: view
+        // (0x3f010000). shareUID adds the user's read and search.
+        if shareUID, ckeyring_set_permissions(Int32(serial), 0x3f0b_0000) != 0 {
             let failure = Failure(errno: errno, call: "keyctl(SETPERM)")
             _ = ckeyring_invalidate(Int32(serial))
             throw failure

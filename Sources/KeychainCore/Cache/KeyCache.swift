@@ -107,10 +107,10 @@ package enum KeyCache {
         return found
     }
 
-    /// Invalidates every keychainctl key reachable from this process; how many there were.
-    package static func invalidateAll() -> Int {
+    /// Invalidates every keychainctl key in `rings`; how many there were.
+    package static func invalidateAll(in rings: [KernelKeyring.Ring] = KernelKeyring.Ring.allCases) -> Int {
         var count = 0
-        for ring in KernelKeyring.Ring.allCases {
+        for ring in rings {
             for key in KernelKeyring.keys(in: ring, prefix: prefix) where KernelKeyring.invalidate(key.serial) { count += 1 }
         }
         return count

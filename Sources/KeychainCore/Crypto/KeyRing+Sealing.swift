@@ -3,7 +3,7 @@ extension KeyRing {
     /// What binds the sealed halves of a row to that row: the file's identity (v2), the class, the
     /// persistent reference, and every plaintext column the schema declares. Built once per row;
     /// each half's authenticated data is this followed by its purpose.
-    private struct Binding {
+    struct Binding {
         let format: SealFormat
         let prefix: [UInt8]
 

@@ -46,7 +46,7 @@ package final class KeyRing: @unchecked Sendable {
         self.wrappedClassKeys = wrappedClassKeys
     }
 
-    private static func wrapKey(_ keychainKey: SecretBytes, format: SealFormat) -> SecretBytes {
+    static func wrapKey(_ keychainKey: SecretBytes, format: SealFormat) -> SecretBytes {
         format == .v1 ? keychainKey : KeyDerivation.derive(.classKeyWrap, from: keychainKey)
     }
 
@@ -92,7 +92,7 @@ package final class KeyRing: @unchecked Sendable {
         return wrapped
     }
 
-    private static func wrap(_ classKey: SecretBytes, _ accessibility: Accessibility, under wrapKey: SecretBytes, format: SealFormat)
+    static func wrap(_ classKey: SecretBytes, _ accessibility: Accessibility, under wrapKey: SecretBytes, format: SealFormat)
         -> [UInt8]
     {
         classKey.withUnsafeBytes { AEAD.seal($0, key: wrapKey, associatedData: classKeyContext(accessibility, format: format)) }
@@ -123,6 +123,9 @@ package final class KeyRing: @unchecked Sendable {
         classKeys[accessibility.rawValue] = key
         return key
     }
+
+    /// Whether the file holds a (wrapped) class key for `accessibility`.
+    func hasClassKey(_ accessibility: Accessibility) -> Bool { wrappedClassKeys[accessibility.rawValue] != nil }
 
     /// Drops the unwrapped keys of `accessibility` (they are zeroed as they are released).
     private func forget(_ accessibility: Accessibility) {

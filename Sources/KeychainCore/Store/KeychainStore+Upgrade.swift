@@ -18,6 +18,22 @@ extension KeychainStore {
     }
 }
 
+/// A new keychain key (`rekey`): every piece of unlocking material replaced in the caller's transaction.
+extension KeychainStore {
+    /// Replaces the key check, the passphrase record (removed for a key-file keychain), every
+    /// wrapped class key and the sealed device state.
+    package func writeRekey(keyCheck: [UInt8], passphrase: PassphraseKDF?, wrappedClassKeys: [String: [UInt8]], deviceRecord: [UInt8])
+        throws(StoreError)
+    {
+        try connection.execute("DELETE FROM keychain_meta WHERE name = 'kdf'")
+        try connection.execute("DELETE FROM class_keys")
+        var meta: [(String, [UInt8])] = [("key_check", keyCheck), ("device", deviceRecord)]
+        if let passphrase { meta.append(("kdf", passphrase.record)) }
+        try Self.writeMeta(connection, meta)
+        try Self.writeClassKeys(connection, wrappedClassKeys)
+    }
+}
+
 /// The device state (schema version 3) and the access-control column (version 4).
 extension KeychainStore {
     /// Adds the sealed device state to a version-2 file whose tables already have their `accc`

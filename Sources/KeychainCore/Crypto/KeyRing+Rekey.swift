@@ -1,0 +1,52 @@
+/// Re-sealing a row for a new keychain key (`rekey`, research `ci-anchors.md` §5.6): the per-item
+/// key is unwrapped with the old ring and wrapped with this one, the metadata sealed under this
+/// ring's metadata key, and the keyed digests recomputed with its digest key. The secret's own
+/// box is kept: its key is unchanged and its authenticated data (the file's identity, the row's
+/// reference and plaintext columns) too. An item behind an application password keeps its inner
+/// layer, which only the password opens; the outer layer is re-wrapped without it.
+extension KeyRing {
+    /// Fresh random class keys, wrapped under `keychainKey`, for each class `old` holds a key for
+    /// (a class whose key was destroyed stays without one).
+    package static func freshClassKeys(like old: KeyRing, under keychainKey: SecretBytes) -> [String: [UInt8]] {
+        let wrapKey = wrapKey(keychainKey, format: old.format)
+        var wrapped: [String: [UInt8]] = [:]
+        for accessibility in Accessibility.allCases where old.hasClassKey(accessibility) {
+            wrapped[accessibility.rawValue] = wrap(SecretBytes.random(count: keyBytes), accessibility, under: wrapKey, format: old.format)
+        }
+        return wrapped
+    }
+
+    /// `opened` (read with its secret columns, opened by `old`) sealed for this ring.
+    package func resealed(_ opened: OpenedRow, from old: KeyRing) throws(KeychainError) -> SealedItem {
+        let itemClass = opened.item.itemClass
+        guard let schema = Schema.of(itemClass), let accessibility = Accessibility(rawValue: opened.row.accessibility) else {
+            throw DamagedRow.Reason.malformedColumn.error(itemClass, uuid: opened.row.uuid)
+        }
+        var sealed = opened.row
+        let binding = Binding(format, schema, opened.row)
+        let itemKeyData = binding.associatedData("item key")
+        if let wrapped = opened.row.wrappedItemKey {
+            let oldWrap = try old.itemWrapKey(accessibility)
+            let newWrap = try itemWrapKey(accessibility)
+            let passwordLayer =
+                opened.row.hasAccessControl
+                && AccessControl(stored: opened.row.accessControlText)?.flags.contains(.applicationPassword) == true
+            if passwordLayer {
+                guard let inner = AEAD.openPublic(wrapped, key: oldWrap, associatedData: itemKeyData) else {
+                    throw DamagedRow.Reason.sealedDataAltered.error(itemClass, uuid: opened.row.uuid)
+                }
+                sealed.wrappedItemKey = inner.withUnsafeBytes { AEAD.seal($0, key: newWrap, associatedData: itemKeyData) }
+            } else {
+                guard AEAD.open(wrapped, into: itemKey, key: oldWrap, associatedData: itemKeyData) else {
+                    throw DamagedRow.Reason.sealedDataAltered.error(itemClass, uuid: opened.row.uuid)
+                }
+                sealed.wrappedItemKey = itemKey.withUnsafeBytes { AEAD.seal($0, key: newWrap, associatedData: itemKeyData) }
+            }
+        }
+        sealed.digests = digests.columns(of: opened.item.attributes, schema: schema)
+        let encoded = opened.item.encodedMetadata(tamperCheck: opened.tamperCheck)
+        let metadataKey = try metadataKey(accessibility)
+        sealed.metadata = encoded.withUnsafeBytes { AEAD.seal($0, key: metadataKey, associatedData: binding.associatedData("metadata")) }
+        return sealed
+    }
+}

@@ -1,0 +1,53 @@
+/// `rekey`: a new keychain key for the whole file, in one transaction (research `ci-anchors.md`
+/// §5.6). Fresh class keys are wrapped under the new key; every row's item key is re-wrapped, its
+/// metadata re-sealed and its keyed digests recomputed (the digest key derives from the keychain
+/// key); the key check, passphrase record and device state are replaced. Afterwards the old key
+/// opens nothing in this file. A row that does not open stops it all (errSecDecode naming it).
+extension Keychain {
+    /// Rekeys the file to `newCredential` (a passphrase is stretched at `preset`'s cost with a new
+    /// salt); returns how many rows were re-sealed. `dryRun` opens every row and writes nothing.
+    package func rekey(to newCredential: KeychainCredential, preset: PassphraseKDF.Preset, dryRun: Bool) throws -> Int {
+        guard case .v2 = keys.format else { throw StoreError("a version-1 keychain is upgraded when first opened; open it once first") }
+        let newKey: SecretBytes
+        var kdf: PassphraseKDF?
+        switch newCredential {
+        case .key(let key): newKey = key
+        case .passphrase(let passphrase):
+            guard passphrase.count > 0 else { throw ConfigurationError("the new passphrase is empty; nothing was changed.") }
+            let fresh = PassphraseKDF.fresh(preset)
+            guard let derived = fresh.deriveKey(from: passphrase) else {
+                throw ConfigurationError("cannot derive the key: Argon2id needs \(fresh.memLimit >> 20) MiB of memory.")
+            }
+            newKey = derived
+            kdf = fresh
+        }
+        // The simulated device's lock is iOS's business, not the file's: every class is re-keyed.
+        let stored = keys.device
+        keys.device.lock = .unlocked
+        defer { keys.device = stored }
+        let wrapped = KeyRing.freshClassKeys(like: keys, under: newKey)
+        let new = KeyRing(keychainKey: newKey, wrappedClassKeys: wrapped, format: keys.format)
+        var count = 0
+        do {
+            try store.write {
+                for itemClass in ItemClass.stored {
+                    for (rowid, row) in try store.rows(itemClass, filter: .everyRow, withSecret: true) {
+                        let opened = try keys.openRow(row, itemClass: itemClass)
+                        guard try store.update(itemClass, rowid: rowid, try new.resealed(opened, from: keys)) == .written else {
+                            throw DamagedRow.Reason.malformedColumn.error(itemClass, uuid: row.uuid)
+                        }
+                        count += 1
+                    }
+                }
+                try store.writeRekey(
+                    keyCheck: KeyRing.keyCheck(for: newKey, format: keys.format, kdfRecord: kdf?.record), passphrase: kdf,
+                    wrappedClassKeys: wrapped, deviceRecord: new.sealDevice(stored))
+                if dryRun { throw DryRun() }
+            }
+        } catch is DryRun {}
+        if !dryRun, let identity { KeyCache.invalidate(identity) }
+        return count
+    }
+
+    private struct DryRun: Error {}
+}

@@ -1,0 +1,120 @@
+import Foundation
+import Testing
+
+/// `rekey`: after it, the new credential opens everything and the old one nothing; a damaged item
+/// stops it with nothing changed; a SIGKILL at any moment leaves every item readable under exactly
+/// one of the two keys.
+@Suite struct RekeyCommandTests {
+    @Test func newKeyOpensEverythingAndTheOldNothing() throws {
+        let sandbox = try Sandbox()
+        #expect(sandbox.add(["-s", "plain", "-a", "a"], secret: "SECRET-plain").status == 0)
+        #expect(sandbox.add(["-s", "sync", "-a", "s", "--sync", "yes"], secret: "SECRET-sync").status == 0)
+        #expect(sandbox.run(["add", "-s", "gone"], stdin: Data("SECRET-gone".utf8)).status == 0)
+        #expect(sandbox.run(["delete", "-s", "gone"]).status == 0)
+        let password = sandbox.folder + "/secret"
+        try Data("SECRET-vault".utf8).write(to: URL(fileURLWithPath: password))
+        #expect(
+            sandbox.run(
+                [
+                    "add", "-s", "vault", "--access-control", "application-password", "--data-file", password, "--application-password-fd",
+                    "0",
+                ],
+                stdin: Data("open sesame\n".utf8)
+            ).status == 0)
+        let old = sandbox.folder + "/old.key"
+        try FileManager.default.copyItem(atPath: sandbox.keyFile, toPath: old)
+        let rekeyed = sandbox.run(["rekey", "--generate-key-file", sandbox.keyFile, "--force"], profile: nil)
+        #expect(rekeyed.status == 0 && rekeyed.stdout.contains("the old key no longer opens"), "\(rekeyed.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.keyFile + ".new"))
+        #expect(sandbox.run(["find", "-s", "plain", "-w"]).stdout == "SECRET-plain")
+        #expect(sandbox.run(["find", "-s", "sync", "--sync", "yes", "-w"]).stdout == "SECRET-sync")
+        #expect(
+            sandbox.run(["find", "-s", "vault", "-w", "--application-password-fd", "0"], stdin: Data("open sesame\n".utf8)).stdout
+                == "SECRET-vault")
+        // verify opens every secret, which an application-password item keeps behind its password.
+        #expect(sandbox.run(["delete", "-s", "vault"]).status == 0)
+        let verified = sandbox.run(["verify"], profile: nil)
+        #expect(verified.status == 0, "\(verified.stdout) \(verified.stderr)")
+        #expect(sandbox.run(["find", "-s", "plain"], environment: ["KEYCHAINCTL_KEY_FILE": old]).status == 51)
+        // To a passphrase and back to a key file.
+        let toPassphrase = sandbox.run(
+            ["rekey", "--new-passphrase-env", "NEW_PASSPHRASE", "--kdf", "interactive"], profile: nil,
+            environment: ["NEW_PASSPHRASE": "SECRET new passphrase"])
+        #expect(toPassphrase.status == 0, "\(toPassphrase.stderr)")
+        let byPassphrase = ["KEYCHAINCTL_KEY_FILE": "", "KEYCHAINCTL_PASSPHRASE": "SECRET new passphrase"]
+        #expect(sandbox.run(["find", "-s", "plain", "-w"], environment: byPassphrase).stdout == "SECRET-plain")
+        #expect(sandbox.run(["find", "-s", "plain"]).status == 51)
+        let back = sandbox.run(["rekey", "--new-key-file", old], profile: nil, environment: byPassphrase)
+        #expect(back.status == 0, "\(back.stderr)")
+        #expect(sandbox.run(["find", "-s", "plain", "-w"], environment: ["KEYCHAINCTL_KEY_FILE": old]).stdout == "SECRET-plain")
+    }
+
+    @Test func refusalsChangeNothing() throws {
+        let sandbox = try Sandbox()
+        #expect(sandbox.add(["-s", "one"], secret: "SECRET-one").status == 0)
+        #expect(sandbox.run(["rekey"], profile: nil).status == 64)
+        #expect(sandbox.run(["rekey", "--generate-key-file", sandbox.keyFile], profile: nil).status == 74)
+        let dry = sandbox.run(["rekey", "--generate-key-file", sandbox.folder + "/dry.key", "--dry-run"], profile: nil)
+        #expect(dry.status == 0 && dry.stdout.contains("would rekey 1 items"), "\(dry.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.folder + "/dry.key"))
+        let wrong = sandbox.run(
+            ["rekey", "--generate-key-file", sandbox.folder + "/new.key"], profile: nil,
+            environment: ["KEYCHAINCTL_KEY_FILE": "", "KEYCHAINCTL_KEY": Data(repeating: 7, count: 32).base64EncodedString()])
+        #expect(wrong.status == 51 && !FileManager.default.fileExists(atPath: sandbox.folder + "/new.key"))
+        #expect(sandbox.run(["rekey", "--new-passphrase-prompt"], profile: nil).status == 78)
+        // A damaged item stops the rekey: errSecDecode naming it, the old key still opens all.
+        #expect(sandbox.add(["-s", "two"], secret: "SECRET-two").status == 0)
+        let tamper = sandbox.run(
+            [
+                "-c",
+                "import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.execute(\"UPDATE genp SET metadata = zeroblob(80) WHERE rowid = 2\"); db.commit()",
+                sandbox.keychain,
+            ], profile: nil, executable: "/usr/bin/python3")
+        #expect(tamper.status == 0, "\(tamper.stderr)")
+        let damaged = sandbox.run(["rekey", "--generate-key-file", sandbox.folder + "/after.key"], profile: nil)
+        #expect(damaged.status == 93 && damaged.stderr.contains("is damaged"), "\(damaged.status) \(damaged.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.folder + "/after.key"))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.folder + "/after.key.new"))
+        #expect(sandbox.run(["find", "-s", "one", "-w"]).stdout == "SECRET-one")
+    }
+
+    /// SIGKILL at random moments of a 5,000-item rekey: every run ends with all items readable
+    /// under exactly one of the two keys.
+    @Test func killedRekeysLeaveOneKeyOpeningEverything() throws {
+        let sandbox = try Sandbox()
+        let total = 5_000
+        try MigrateGroupTests.fill(sandbox, count: total, group: "SKMME9E2Y8.com.example.app")
+        let keys = [sandbox.keyFile, sandbox.folder + "/second.key"]
+        #expect(
+            sandbox.run(["init", "--generate-key-file", keys[1], "--keychain", sandbox.folder + "/scratch.db"], profile: nil).status == 0)
+        var current = 0
+        var interrupted = 0
+        for attempt in 0..<10 {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: Sandbox.binary)
+            process.arguments = ["rekey", "--new-key-file", keys[1 - current]]
+            process.environment = sandbox.baseEnvironment.merging(["KEYCHAINCTL_KEY_FILE": keys[current]]) { $1 }
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            usleep(UInt32(exp(Double.random(in: log(2_000.0)...log(1_500_000.0)))))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            if process.terminationReason == .uncaughtSignal { interrupted += 1 }
+            var opening: [Int] = []
+            for (index, key) in keys.enumerated() {
+                let found = sandbox.run(
+                    ["find", "-g", "SKMME9E2Y8.com.example.app", "--limit", "all", "--return", "data", "--format", "json"],
+                    environment: ["KEYCHAINCTL_KEY_FILE": key])
+                if found.status == 0 {
+                    #expect((try? found.json() as? [Any])?.count == total, "attempt \(attempt): key \(index) opens only some items")
+                    opening.append(index)
+                }
+            }
+            #expect(opening.count == 1, "attempt \(attempt): \(opening.count) keys open the file")
+            if let only = opening.first { current = only }
+        }
+        #expect(interrupted > 0, "no rekey was interrupted")
+        #expect(sandbox.run(["verify"], profile: nil, environment: ["KEYCHAINCTL_KEY_FILE": keys[current]]).status == 0)
+    }
+}
