@@ -8,19 +8,7 @@ extension Keychain {
     /// salt); returns how many rows were re-sealed. `dryRun` opens every row and writes nothing.
     package func rekey(to newCredential: KeychainCredential, preset: PassphraseKDF.Preset, dryRun: Bool) throws -> Int {
         guard case .v2 = keys.format else { throw StoreError("a version-1 keychain is upgraded when first opened; open it once first") }
-        let newKey: SecretBytes
-        var kdf: PassphraseKDF?
-        switch newCredential {
-        case .key(let key): newKey = key
-        case .passphrase(let passphrase):
-            guard passphrase.count > 0 else { throw ConfigurationError("the new passphrase is empty; nothing was changed.") }
-            let fresh = PassphraseKDF.fresh(preset)
-            guard let derived = fresh.deriveKey(from: passphrase) else {
-                throw ConfigurationError("cannot derive the key: Argon2id needs \(fresh.memLimit >> 20) MiB of memory.")
-            }
-            newKey = derived
-            kdf = fresh
-        }
+        let (newKey, kdf) = try Self.newKey(from: newCredential, preset: preset, forWhat: "changed")
         // The simulated device's lock is iOS's business, not the file's: every class is re-keyed.
         let stored = keys.device
         keys.device.lock = .unlocked

@@ -135,25 +135,31 @@ package final class Keychain {
     /// Creates a keychain at `path` unlocked by `credential`; a passphrase is stretched with
     /// Argon2id at `preset`'s cost. An empty passphrase is refused.
     package static func create(path: String, credential: KeychainCredential, preset: PassphraseKDF.Preset = .moderate) throws {
-        let key: SecretBytes
-        var kdf: PassphraseKDF?
-        switch credential {
-        case .key(let given): key = given
-        case .passphrase(let passphrase):
-            guard passphrase.count > 0 else { throw ConfigurationError("the passphrase is empty; nothing was created.") }
-            let fresh = PassphraseKDF.fresh(preset)
-            guard let derived = fresh.deriveKey(from: passphrase) else {
-                throw ConfigurationError("cannot derive the key: Argon2id needs \(fresh.memLimit >> 20) MiB of memory.")
-            }
-            key = derived
-            kdf = fresh
-        }
+        let (key, kdf) = try newKey(from: credential, preset: preset, forWhat: "created")
         let keychainID = Sodium.randomBytes(SealFormat.keychainIDBytes)
         let format = SealFormat.v2(keychainID: keychainID)
         try KeychainStore.create(
             at: path, keychainID: keychainID, keyCheck: KeyRing.keyCheck(for: key, format: format, kdfRecord: kdf?.record),
             passphrase: kdf, wrappedClassKeys: KeyRing.newWrappedClassKeys(under: key, format: format),
             deviceRecord: KeyRing.sealDevice(.fresh(), under: key, format: format))
+    }
+
+    /// The keychain key a new credential gives (`init`, `rekey`): a key as it is, or a passphrase
+    /// stretched with Argon2id at `preset`'s cost under a fresh salt, with its record. An empty
+    /// passphrase is refused ("nothing was `forWhat`").
+    static func newKey(from credential: KeychainCredential, preset: PassphraseKDF.Preset, forWhat: String) throws
+        -> (key: SecretBytes, kdf: PassphraseKDF?)
+    {
+        switch credential {
+        case .key(let given): return (given, nil)
+        case .passphrase(let passphrase):
+            guard passphrase.count > 0 else { throw ConfigurationError("the passphrase is empty; nothing was \(forWhat).") }
+            let fresh = PassphraseKDF.fresh(preset)
+            guard let derived = fresh.deriveKey(from: passphrase) else {
+                throw ConfigurationError("cannot derive the key: Argon2id needs \(fresh.memLimit >> 20) MiB of memory.")
+            }
+            return (derived, fresh)
+        }
     }
 
     /// Now, in milliseconds since 1970.
