@@ -7,6 +7,9 @@ enum HelpText {
         if let operand = spec.operand {
             out += "USAGE: keychainctl \(spec.name) [\(operand.name)] [options]\n\nARGUMENTS:\n"
             out += "  " + operand.name + String(repeating: " ", count: max(1, 34 - operand.name.count)) + operand.help + "\n"
+        } else if let trailing = spec.trailingCommand {
+            out += "USAGE: keychainctl \(spec.name) [options] -- \(trailing.name)\n\nARGUMENTS:\n"
+            out += "  " + trailing.name + String(repeating: " ", count: max(1, 34 - trailing.name.count)) + trailing.help + "\n"
         } else if spec.actions.isEmpty {
             out += "USAGE: keychainctl \(spec.name) [options]\n"
         } else {

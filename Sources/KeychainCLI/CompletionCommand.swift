@@ -1,0 +1,47 @@
+/// `keychainctl completion bash|zsh|fish`: a completion script, generated from the option tables.
+struct CompletionCommand: Subcommand {
+    static let spec = CommandSpec(
+        name: "completion",
+        abstract: "Print a shell completion script (bash, zsh or fish).",
+        discussion: """
+            bash: source <(keychainctl completion bash), or install it as \
+            /usr/share/bash-completion/completions/keychainctl. zsh: a file _keychainctl on $fpath. fish: \
+            ~/.config/fish/completions/keychainctl.fish. 'make install' installs all three and the man page.
+            """,
+        sections: [("global options", GlobalOptions.specs)],
+        operand: ("SHELL", "bash, zsh or fish."))
+
+    let globals: GlobalOptions
+    let shell: String
+
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        globals = try GlobalOptions(arguments)
+        guard let shell = arguments.operand, ShellCompletion.shells.contains(shell) else {
+            throw UsageError("completion takes a shell: bash, zsh or fish.")
+        }
+        self.shell = shell
+    }
+
+    func run() throws {
+        if let script = ShellCompletion.script(for: shell, commands: KeychainCommandLine.commands.map { $0.spec }) {
+            StandardStreams.out(script)
+        }
+    }
+}
+
+/// `keychainctl manpage`: the roff source of keychainctl(1), generated from the option tables.
+struct ManPageCommand: Subcommand {
+    static let spec = CommandSpec(
+        name: "manpage",
+        abstract: "Print the keychainctl(1) man page (roff), generated from the same tables as --help.",
+        discussion: "man <(keychainctl manpage) shows it; 'make install' installs it.",
+        sections: [("global options", GlobalOptions.specs)])
+
+    let globals: GlobalOptions
+
+    init(_ arguments: ParsedArguments) throws(UsageError) { globals = try GlobalOptions(arguments) }
+
+    func run() throws {
+        StandardStreams.out(ManPage.render(KeychainCommandLine.commands.map { $0.spec }, version: KeychainCommandLine.version))
+    }
+}

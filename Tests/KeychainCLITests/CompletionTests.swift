@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+
+@testable import KeychainCLI
+
+/// Completions and the man page come from the command specs: every command and option is in each,
+/// and bash's script completes as a user would see it.
+@Suite struct CompletionTests {
+    static let specs = KeychainCommandLine.commands.map { $0.spec }
+
+    /// What bash completes for the words typed so far (the last one being completed).
+    func bashCompletions(_ words: [String]) throws -> [String] {
+        let sandbox = try Sandbox(initialize: false)
+        let script = """
+            source <("$0" completion bash)
+            COMP_WORDS=("$@"); COMP_CWORD=$(( $# - 1 ))
+            _keychainctl
+            printf '%s\\n' "${COMPREPLY[@]}"
+            """
+        let run = sandbox.run(["-c", script, Sandbox.binary] + words, profile: nil, executable: "/bin/bash")
+        #expect(run.status == 0, "\(run.stderr)")
+        return run.stdout.split(separator: "\n").map(String.init)
+    }
+
+    @Test func bashCompletesCommandsOptionsAndChoices() throws {
+        #expect(try bashCompletions(["keychainctl", "un"]) == ["unlock"])
+        #expect(try Set(bashCompletions(["keychainctl", "exec", "--env"])) == ["--env", "--env-from", "--env-file"])
+        #expect(try bashCompletions(["keychainctl", "unlock", "--keyring", ""]) == ["auto", "session", "user"])
+        #expect(try bashCompletions(["keychainctl", "device", "pass"]).contains("passcode"))
+        #expect(try bashCompletions(["keychainctl", "find", "--format", "j"]) == ["json"])
+    }
+
+    @Test func everyCommandAndOptionIsInEveryScriptAndThePage() throws {
+        let page = ManPage.render(Self.specs, version: KeychainCommandLine.version)
+        for shell in ShellCompletion.shells {
+            let script = try #require(ShellCompletion.script(for: shell, commands: Self.specs))
+            for spec in Self.specs {
+                #expect(script.contains(spec.name), "\(shell): \(spec.name)")
+                for option in spec.options {
+                    let shown = shell == "fish" ? "-l \(option.long)" : "--\(option.long)"
+                    #expect(script.contains(shown), "\(shell): \(spec.name) \(option.long)")
+                }
+            }
+        }
+        for spec in Self.specs {
+            #expect(page.contains(ManPage.roff("keychainctl \(spec.name)")), "man: \(spec.name)")
+            for option in spec.options { #expect(page.contains("\\-\\-" + ManPage.roff(option.long)), "man: \(option.long)") }
+        }
+        for row in ExitStatusTable.rows { #expect(page.contains(".B \(row.exit)\n")) }
+    }
+
+    /// groff reads the page without a warning (where groff is installed).
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/groff"))) func groffReadsThePageCleanly() throws {
+        let sandbox = try Sandbox(initialize: false)
+        let run = sandbox.run(
+            ["-c", "\"$0\" manpage | groff -man -Tutf8 -ww -z", Sandbox.binary], profile: nil, executable: "/bin/sh")
+        #expect(run.status == 0 && run.stderr.isEmpty, "\(run.stderr)")
+    }
+
+    /// zsh and fish read their scripts (where they are installed), and fish completes as bash does.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/zsh"))) func zshReadsItsScript() throws {
+        try otherShellReadsItsScript("zsh")
+    }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/fish"))) func fishReadsAndCompletes() throws {
+        try otherShellReadsItsScript("fish")
+    }
+
+    func otherShellReadsItsScript(_ shell: String) throws {
+        let sandbox = try Sandbox(initialize: false)
+        let file = sandbox.folder + "/script"
+        try Data(try #require(ShellCompletion.script(for: shell, commands: Self.specs)).utf8).write(to: URL(fileURLWithPath: file))
+        let checked = sandbox.run(["-n", file], profile: nil, executable: "/usr/bin/\(shell)")
+        #expect(checked.status == 0, "\(shell): \(checked.stderr)")
+        if shell == "fish" {
+            let completed = sandbox.run(
+                ["-c", "source $argv[1]; complete -C 'keychainctl unlock --keyring '", file], profile: nil, executable: "/usr/bin/fish")
+            #expect(completed.stdout.split(separator: "\n").map { String($0.prefix { $0 != "\t" }) } == ["auto", "session", "user"])
+        }
+    }
+
+    @Test func unknownShellIsAUsageError() throws {
+        let sandbox = try Sandbox(initialize: false)
+        #expect(sandbox.run(["completion", "tcsh"], profile: nil).status == 64)
+        #expect(sandbox.run(["completion"], profile: nil).status == 64)
+    }
+}
