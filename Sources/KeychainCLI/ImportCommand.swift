@@ -68,7 +68,8 @@ struct ImportCommand: Subcommand {
         let caller = try globals.caller()
         let source = try ImportSource(self)
         let keychain = try globals.openKeychain()
-        let report = try keychain.importItems(caller: caller, policy: policy, dryRun: dryRun, next: source.next)
+        let report = try keychain.importItems(
+            caller: caller, policy: policy, dryRun: dryRun, keepingItems: globals.resolvedFormat == .json, next: source.next)
         for warning in source.warnings { StandardStreams.warn(warning) }
         StandardStreams.out(ImportReportRenderer.render(report, format: globals.resolvedFormat))
     }

@@ -164,17 +164,14 @@ final class ImportSource {
 /// reference (never a secret).
 enum ImportReportRenderer {
     static func render(_ report: Keychain.ImportReport, format: OutputFormat) -> String {
-        let groups: [(String, [Item])] = [
-            ("added", report.added), ("updated", report.updated), ("unchanged", report.unchanged), ("skipped", report.skipped),
-            ("replaced", report.replaced),
-        ]
+        let outcomes = Keychain.ImportReport.Outcome.allCases
         switch format {
         case .text:
-            let counts = groups.map { "\($0.1.count) \($0.0)" }.joined(separator: ", ")
+            let counts = outcomes.map { "\(report.count($0)) \($0.rawValue)" }.joined(separator: ", ")
             return counts + "; \(report.conflicts.count) conflicts" + (report.dryRun ? " (dry run: nothing was written)" : "") + "\n"
         case .json:
             var members: [String: JSON.Value] = ["dryRun": .bool(report.dryRun), "conflicts": .array(report.conflicts.map(entry))]
-            for (name, items) in groups { members[name] = .array(items.map(entry)) }
+            for outcome in outcomes { members[outcome.rawValue] = .array(report.items(outcome).map(entry)) }
             return JSON.render(.object(members)) + "\n"
         }
     }

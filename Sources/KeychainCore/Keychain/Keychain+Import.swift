@@ -32,25 +32,40 @@ extension Keychain {
         case update
     }
 
-    /// What an import did, item by item (attributes and references only).
+    /// What an import did: how many items each way and, when asked for, the items themselves
+    /// (attributes and references only; an import of 100,000 items counted without them stays
+    /// within 64 MB).
     package struct ImportReport: Sendable {
-        package var added: [Item] = []
-        package var updated: [Item] = []
-        package var unchanged: [Item] = []
-        package var skipped: [Item] = []
-        package var replaced: [Item] = []
-        /// The stored items in the way, under `fail`.
+        package enum Outcome: String, CaseIterable, Sendable {
+            case added, updated, unchanged, skipped, replaced
+        }
+
+        package private(set) var counts: [Int] = Array(repeating: 0, count: Outcome.allCases.count)
+        package private(set) var items: [[Item]] = Array(repeating: [], count: Outcome.allCases.count)
+        /// The stored items in the way, under `fail` (always kept: they are named in the error).
         package var conflicts: [Item] = []
         package var dryRun = false
+        let keepsItems: Bool
+
+        init(keepsItems: Bool) { self.keepsItems = keepsItems }
+
+        mutating func record(_ outcome: Outcome, _ item: Item) {
+            let index = Outcome.allCases.firstIndex(of: outcome) ?? 0
+            counts[index] += 1
+            if keepsItems { items[index].append(item) }
+        }
+
+        package func count(_ outcome: Outcome) -> Int { counts[Outcome.allCases.firstIndex(of: outcome) ?? 0] }
+        package func items(_ outcome: Outcome) -> [Item] { items[Outcome.allCases.firstIndex(of: outcome) ?? 0] }
     }
 
     /// Imports the items `next` hands over one at a time (so a large input is never all in
     /// memory), in one write transaction: all of them or, on any error, none. A dry run does
     /// everything and rolls it back.
-    package func importItems(caller: Caller, policy: ImportPolicy, dryRun: Bool, next: () throws -> ImportItem?) throws
-        -> ImportReport
+    package func importItems(caller: Caller, policy: ImportPolicy, dryRun: Bool, keepingItems: Bool = true, next: () throws -> ImportItem?)
+        throws -> ImportReport
     {
-        var report = ImportReport()
+        var report = ImportReport(keepsItems: keepingItems)
         report.dryRun = dryRun
         do {
             try store.write {
@@ -82,7 +97,7 @@ extension Keychain {
             guard let existing = try clearTombstone(for: prepared.sealed, itemClass, inGroup: group) else {
                 try noteAccessControl(of: prepared.sealed)
                 guard try store.insert(itemClass, prepared.sealed) == .written else { throw duplicate(prepared.item) }
-                report.added.append(prepared.item)
+                report.record(.added, prepared.item)
                 return
             }
             // Changing a protected item asks for its authentication, as add -U does.
@@ -91,18 +106,18 @@ extension Keychain {
             }
             switch policy {
             case .fail: report.conflicts.append(existing.opened.item)
-            case .skip: report.skipped.append(existing.opened.item)
+            case .skip: report.record(.skipped, existing.opened.item)
             case .replace:
                 try store.delete(itemClass, rowid: existing.rowid)
                 try noteAccessControl(of: prepared.sealed)
                 guard try store.insert(itemClass, prepared.sealed) == .written else { throw duplicate(prepared.item) }
-                report.replaced.append(prepared.item)
+                report.record(.replaced, prepared.item)
             case .update:
                 if try isUnchanged(existing, given: prepared.query.attributes, secret: item.secret) {
-                    report.unchanged.append(existing.opened.item)
+                    report.record(.unchanged, existing.opened.item)
                 } else {
-                    report.updated.append(
-                        try replaceExisting(existing, with: prepared.query.attributes, secret: item.secret, now: Self.now()))
+                    let updated = try replaceExisting(existing, with: prepared.query.attributes, secret: item.secret, now: Self.now())
+                    report.record(.updated, updated)
                 }
             }
         } catch let error as KeychainError {

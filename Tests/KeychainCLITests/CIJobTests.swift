@@ -1,0 +1,75 @@
+import Foundation
+import KeychainCore
+import Testing
+
+/// README's GitHub Actions job, step by step: each step a separate process with only its own
+/// environment, as a runner starts them. Only the provisioning step sees a credential or a secret.
+@Suite struct CIJobTests {
+    /// The job's commands, as README shows them (the test checks README still does).
+    static let provision = [
+        "keychainctl init",
+        "keychainctl import --from-env NPM_TOKEN,DEPLOY_KEY --service ci --group SKMME9E2Y8.com.example.shared --profile Fixtures/Profiles/app.plist",
+        "keychainctl unlock --timeout 30m",
+    ]
+    static let publish =
+        "keychainctl exec --profile Fixtures/Profiles/share-extension.plist --group SKMME9E2Y8.com.example.shared --env NPM_TOKEN=service=ci,account=NPM_TOKEN -- npm publish"
+    static let deploy =
+        "keychainctl exec --profile Fixtures/Profiles/share-extension.plist --file DEPLOY_KEY_FILE=service=ci,account=DEPLOY_KEY -- ./deploy.sh"
+    static let lock = "keychainctl lock --all"
+
+    @Test func readmeShowsTheseSteps() throws {
+        let readme = try String(contentsOfFile: Sandbox.packageRoot + "/README.md", encoding: .utf8)
+        for command in Self.provision + [Self.publish, Self.deploy, Self.lock] {
+            #expect(readme.contains(command), "README lost: \(command)")
+        }
+    }
+
+    @Test(.enabled(if: UnlockCommandTests.keyringAvailable)) func stepsRunWithOnlyTheirOwnEnvironment() throws {
+        let sandbox = try Sandbox(initialize: false)
+        let bin = sandbox.folder + "/bin"
+        let out = sandbox.folder + "/out"
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: bin + "/keychainctl", withDestinationPath: Sandbox.binary)
+        // Stand-ins for npm and the deploy script: they record what they were given.
+        let npm =
+            "#!/bin/sh\nprintf '%s' \"$NPM_TOKEN\" > '\(out)/npm-token'\nenv > '\(out)/npm-env'\necho \"publishing with $NPM_TOKEN\"\n"
+        try npm.write(toFile: bin + "/npm", atomically: true, encoding: .utf8)
+        let deploy = "#!/bin/sh\ncp \"$DEPLOY_KEY_FILE\" '\(out)/deploy-key'\necho \"$DEPLOY_KEY_FILE\" > '\(out)/deploy-path'\n"
+        try deploy.write(toFile: sandbox.folder + "/deploy.sh", atomically: true, encoding: .utf8)
+        for path in [bin + "/npm", sandbox.folder + "/deploy.sh"] { chmod(path, 0o755) }
+        try FileManager.default.createSymbolicLink(
+            atPath: sandbox.folder + "/Fixtures", withDestinationPath: Sandbox.packageRoot + "/Fixtures")
+
+        let key = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+        let job = ["KEYCHAINCTL_KEYCHAIN": sandbox.folder + "/ci.db", "PATH": bin + ":/usr/bin:/bin", "HOME": sandbox.folder]
+        func step(_ commands: [String], _ environment: [String: String] = [:]) -> Sandbox.Run {
+            let script = "cd '\(sandbox.folder)' && set -e\n" + commands.joined(separator: "\n")
+            // Only the job's and the step's variables (env -i): nothing of the sandbox's own.
+            let variables = job.merging(environment) { $1 }.map { "\($0.key)=\($0.value)" }
+            return sandbox.run(["-i"] + variables + ["/bin/sh", "-c", script], profile: nil, executable: "/usr/bin/env")
+        }
+        let provisioned = step(
+            Self.provision, ["KEYCHAINCTL_KEY": key, "NPM_TOKEN": "SECRET-npm-token", "DEPLOY_KEY": "SECRET-deploy\nkey\n"])
+        #expect(provisioned.status == 0, "\(provisioned.stderr)")
+        defer { _ = step([Self.lock]) }
+        let published = step([Self.publish])
+        #expect(published.status == 0, "\(published.stderr)")
+        #expect(published.stdout == "publishing with [keychainctl:NPM_TOKEN]\n", "\(published.stdout)")
+        #expect(try String(contentsOfFile: out + "/npm-token", encoding: .utf8) == "SECRET-npm-token")
+        let npmEnvironment = try String(contentsOfFile: out + "/npm-env", encoding: .utf8)
+        #expect(!npmEnvironment.contains("KEYCHAINCTL_KEY=") && !npmEnvironment.contains("SECRET-deploy"))
+        let deployed = step([Self.deploy])
+        #expect(deployed.status == 0, "\(deployed.stderr)")
+        #expect(try String(contentsOfFile: out + "/deploy-key", encoding: .utf8) == "SECRET-deploy\nkey\n")
+        let path = try String(contentsOfFile: out + "/deploy-path", encoding: .utf8).trimmingCharacters(in: .newlines)
+        #expect(!FileManager.default.fileExists(atPath: path))
+        // The extension's profile does not reach the app's own group: exit 30, npm never runs.
+        let outside = step([
+            Self.publish.replacingOccurrences(of: "--group SKMME9E2Y8.com.example.shared", with: "--group SKMME9E2Y8.com.example.app")
+        ])
+        #expect(outside.status == 30)
+        #expect(step([Self.lock]).status == 0)
+        #expect(step([Self.publish]).status == 36, "after lock, a step without a credential is locked out")
+    }
+}
