@@ -7,7 +7,7 @@ BENCH_PACKAGES := sqlite3 valgrind
 RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -static-executable
 BENCH_RUNS ?= 41
 # libFuzzer targets (Fuzz/), built with ASan into their own build folder; seeds in Fixtures/Fuzz.
-FUZZ_TARGETS := profile arguments values
+FUZZ_TARGETS := profile arguments values formats
 FUZZ_SECONDS ?= 120
 FUZZ_BUILD := KEYCHAINCTL_FUZZ=1 $(SWIFT) build --build-path .build/fuzz -c release \
 	-Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library
