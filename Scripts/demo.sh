@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job on a throwaway keychain: an app stores a token, its share extension reads it, the
 # widget that lacks Keychain Sharing cannot, a group without its Team ID prefix is refused with a
-# hint, and a synchronizable item is invisible to a plain query.
+# hint, a synchronizable item is invisible to a plain query, and a CI step gets the token through
+# exec, masked in its output.
 set -u
 KC="${1:?usage: demo.sh PATH-TO-keychainctl}"
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -34,6 +35,10 @@ printf '$ keychainctl find -s api.example.com -a ci -w --profile Fixtures/Profil
 "$KC" find -s api.example.com -a ci -w --profile "$P/share-extension.plist"
 printf '\n(exit %s)\n' "$?"
 show "$KC" find -s api.example.com -a ci --format json --profile "$P/share-extension.plist"
+
+step "A CI step runs a command with the token as the share extension: masked in its log, all or nothing"
+show "$KC" exec --profile "$P/share-extension.plist" --env API_TOKEN=service=api.example.com,account=ci -- sh -c 'echo "token: $API_TOKEN"'
+show "$KC" exec --profile "$P/share-extension.plist" --env API_TOKEN=service=api.example.com,account=nobody -- sh -c 'echo never runs'
 
 step "The widget lacks Keychain Sharing: the item is simply invisible to it"
 show "$KC" groups --profile "$P/widget.plist"

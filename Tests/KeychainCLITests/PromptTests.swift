@@ -161,4 +161,23 @@ import Testing
             #expect(!interrupted.shown.contains("half"))
         }
     }
+
+    /// On a terminal: export refuses to print secrets (exit 64, nothing shown); exec leaves the
+    /// terminal unmasked under --mask auto and masks it under --mask always; after unlock a find
+    /// asks for no passphrase.
+    @Test func terminalOutputRules() throws {
+        let sandbox = try Sandbox()
+        #expect(sandbox.add(["-s", "tty", "-a", "t"], secret: "SECRET-on-tty").status == 0)
+        var environment = sandbox.baseEnvironment
+        environment["KEYCHAINCTL_PROFILE"] = Sandbox.profiles + "/app.plist"
+        let export = try onTerminal(["export", "--with-secrets"], steps: [], environment: environment)
+        #expect(export.status == 64 && !export.shown.contains("SECRET") && export.shown.contains("terminal"), "\(export.shown)")
+        let plain = try onTerminal(
+            ["exec", "--env", "T=service=tty", "--", "/bin/sh", "-c", "echo \"$T\""], steps: [], environment: environment)
+        #expect(plain.status == 0 && plain.shown.contains("SECRET-on-tty"), "\(plain.shown)")
+        let masked = try onTerminal(
+            ["exec", "--mask", "always", "--env", "T=service=tty", "--", "/bin/sh", "-c", "echo \"$T\""], steps: [],
+            environment: environment)
+        #expect(masked.status == 0 && masked.shown.contains("[keychainctl:T]") && !masked.shown.contains("SECRET"), "\(masked.shown)")
+    }
 }
