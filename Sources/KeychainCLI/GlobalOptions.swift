@@ -1,3 +1,4 @@
+import Glibc
 import KeychainCore
 
 /// Options every subcommand accepts (CLI.md, Global options), each with its environment variable.
@@ -134,7 +135,18 @@ struct GlobalOptions {
     /// Opens the keychain `opening` chose a credential for, answering authentication as the options say.
     func openKeychain(with opening: Keychain.Opening) throws -> Keychain {
         let authentication = try authentication()
-        let keychain = try Keychain(opening, deviceState: try resolvedDeviceState())
+        let keychain: Keychain
+        do { keychain = try Keychain(opening, deviceState: try resolvedDeviceState()) } catch let error as KeychainError
+            where error.status == .authFailed
+        {
+            // A rekey interrupted between its commit and its key file's rename left the new key
+            // beside the old one.
+            guard let path = keyFile ?? Environment.value("KEYCHAINCTL_KEY_FILE"), access(path + ".new", F_OK) == 0 else { throw error }
+            throw KeychainError(
+                .authFailed,
+                hint: error.hint + " \(path).new exists: a rekey was interrupted after it changed the keychain; "
+                    + "if \(path).new opens it (KEYCHAINCTL_KEY_FILE=\(path).new), move it over \(path).")
+        }
         keychain.authentication = authentication
         return keychain
     }

@@ -78,6 +78,19 @@ import Testing
         #expect(sandbox.run(["find", "-s", "one", "-w"]).stdout == "SECRET-one")
     }
 
+    /// A rekey that died between its commit and its key file's rename: the old key's refusal names
+    /// PATH.new, which opens the keychain.
+    @Test func interruptedRenameIsNamed() throws {
+        let sandbox = try Sandbox()
+        #expect(sandbox.add(["-s", "one"], secret: "SECRET-one").status == 0)
+        let staged = sandbox.keyFile + ".new"
+        #expect(sandbox.run(["init", "--generate-key-file", staged, "--keychain", sandbox.folder + "/other.db"], profile: nil).status == 0)
+        #expect(sandbox.run(["rekey", "--new-key-file", staged], profile: nil).status == 0)
+        let stale = sandbox.run(["find", "-s", "one"])
+        #expect(stale.status == 51 && stale.stderr.contains(staged + " exists"), "\(stale.stderr)")
+        #expect(sandbox.run(["find", "-s", "one", "-w"], environment: ["KEYCHAINCTL_KEY_FILE": staged]).stdout == "SECRET-one")
+    }
+
     /// SIGKILL at random moments of a 5,000-item rekey: every run ends with all items readable
     /// under exactly one of the two keys.
     @Test func killedRekeysLeaveOneKeyOpeningEverything() throws {
