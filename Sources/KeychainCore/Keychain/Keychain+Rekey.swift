@@ -18,13 +18,16 @@ extension Keychain {
         var count = 0
         do {
             try store.write {
+                // Row by row as SQLite hands them over, each rewritten in place (its rowid, the
+                // scan's order, does not change): one row in memory at a time, not the file.
                 for itemClass in ItemClass.stored {
-                    for (rowid, row) in try store.rows(itemClass, filter: .everyRow, withSecret: true) {
+                    try store.forEachRow(itemClass, filter: .everyRow, withSecret: true) { rowid, row in
                         let opened = try keys.openRow(row, itemClass: itemClass)
                         guard try store.update(itemClass, rowid: rowid, try new.resealed(opened, from: keys)) == .written else {
                             throw DamagedRow.Reason.malformedColumn.error(itemClass, uuid: row.uuid)
                         }
                         count += 1
+                        return true
                     }
                 }
                 try store.writeRekey(
