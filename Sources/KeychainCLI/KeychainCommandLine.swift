@@ -66,6 +66,12 @@ public enum KeychainCommandLine {
         }
     }
 
+    /// Every subcommand's name, in help order (for the argument fuzzer).
+    package static var commandNames: [String] { commands.map { $0.spec.name } }
+
+    /// Parses an `exec` QUERY as `exec` does; whether it is one (for the argument fuzzer).
+    package static func parsesAsQuery(_ text: String) -> Bool { (try? SecretQuery.parse(text, name: "fuzz")) != nil }
+
     /// Parses `arguments` as `run` does and builds the command, without running it: what the
     /// argument fuzzer drives. Returns 0, or 64 for a usage error.
     package static func parseOnly(_ arguments: [String]) -> Int32 {
