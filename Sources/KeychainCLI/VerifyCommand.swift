@@ -69,6 +69,9 @@ struct VerifyCommand: Subcommand {
         lines.append("integrity: " + (report.integrity.isEmpty ? "ok" : report.integrity.joined(separator: "; ")))
         lines.append("class keys: " + (report.classKeys.isEmpty ? "ok" : "damaged: " + report.classKeys.joined(separator: ", ")))
         lines.append("items: " + ItemClass.stored.map { "\($0.rawValue) \(report.rows[$0] ?? 0)" }.joined(separator: ", "))
+        if report.behindPassword > 0 {
+            lines.append("behind an application password: \(report.behindPassword) (checked up to the password)")
+        }
         lines.append("damaged items: \(report.damaged.count)")
         for row in report.damaged { lines.append("  \(row.ref.base64) (\(row.ref.itemClass.rawValue)): \(row.reason.rawValue)") }
         return lines.map { $0 + "\n" }.joined()
@@ -90,6 +93,7 @@ struct VerifyCommand: Subcommand {
             "keychain": .string(path), "version": .number(Int64(report.version)), "ok": .bool(report.isClean),
             "integrity": .array(report.integrity.map { .string($0) }), "classKeys": .array(report.classKeys.map { .string($0) }),
             "items": .object(counts), "damaged": rows(report.damaged), "removed": rows(report.removed),
+            "behindPassword": .number(Int64(report.behindPassword)),
         ])
     }
 }

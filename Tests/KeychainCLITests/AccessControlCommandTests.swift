@@ -117,6 +117,31 @@ import Testing
         #expect(sandbox.run(["find", "-a", "any", "--auth", "approve", "-w"]).stdout == "any")
     }
 
+    /// verify checks an application-password item up to its password, and finds its key's outer
+    /// layer altered without it.
+    @Test func verifyChecksPasswordItemsUpToThePassword() throws {
+        let sandbox = try Sandbox()
+        let secret = sandbox.folder + "/secret"
+        try Data("app-secret".utf8).write(to: URL(fileURLWithPath: secret))
+        let added = sandbox.run(
+            ["add", "-s", "vault", "--access-control", "application-password", "--data-file", secret, "--application-password-fd", "0"],
+            stdin: Data("open sesame\n".utf8))
+        #expect(added.status == 0)
+        let clean = sandbox.run(["verify", "--format", "json"], profile: nil)
+        #expect(clean.status == 0, "\(clean.stderr)")
+        #expect((try? clean.json() as? [String: Any])?["behindPassword"] as? Int == 1)
+        let tamper = sandbox.run(
+            [
+                "-c",
+                "import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); k = bytearray(db.execute('SELECT item_key FROM genp').fetchone()[0]); k[40] ^= 1; db.execute('UPDATE genp SET item_key = ?', (bytes(k),)); db.commit()",
+                sandbox.keychain,
+            ], profile: nil, executable: "/usr/bin/python3")
+        #expect(tamper.status == 0, "\(tamper.stderr)")
+        let damaged = sandbox.run(["verify"], profile: nil)
+        #expect(
+            damaged.status == 93 && damaged.stdout.contains("damaged items: 1"), "\(damaged.status) \(damaged.stdout) \(damaged.stderr)")
+    }
+
     /// The application password encrypts the secret: it comes from a file descriptor on add and
     /// on every read; wrong is 51, none (and no terminal) is 36.
     @Test func applicationPasswordFromADescriptor() throws {

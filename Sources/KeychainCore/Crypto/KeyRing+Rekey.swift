@@ -16,6 +16,23 @@ extension KeyRing {
         return wrapped
     }
 
+    /// Whether `opened`'s item key is wrapped twice, the inner layer under an application password.
+    package func hasPasswordLayer(_ opened: OpenedRow) -> Bool {
+        opened.row.hasAccessControl && AccessControl(stored: opened.row.accessControlText)?.flags.contains(.applicationPassword) == true
+    }
+
+    /// Checks the outer layer of a password-protected item key (what opens without the password);
+    /// errSecDecode naming the item when it does not open.
+    package func checkOuterLayer(_ opened: OpenedRow) throws(KeychainError) {
+        let itemClass = opened.item.itemClass
+        guard let schema = Schema.of(itemClass), let accessibility = Accessibility(rawValue: opened.row.accessibility),
+            let wrapped = opened.row.wrappedItemKey, opened.row.secret != nil,
+            AEAD.openPublic(
+                wrapped, key: try itemWrapKey(accessibility),
+                associatedData: Binding(format, schema, opened.row).associatedData("item key")) != nil
+        else { throw DamagedRow.Reason.sealedDataAltered.error(itemClass, uuid: opened.row.uuid) }
+    }
+
     /// `opened` (read with its secret columns, opened by `old`) sealed for this ring.
     package func resealed(_ opened: OpenedRow, from old: KeyRing) throws(KeychainError) -> SealedItem {
         let itemClass = opened.item.itemClass

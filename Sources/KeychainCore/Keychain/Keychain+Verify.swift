@@ -14,6 +14,9 @@ extension Keychain {
         package var damaged: [DamagedRow] = []
         /// Rows removed (`repair`).
         package var removed: [DamagedRow] = []
+        /// Items behind an application password: checked up to it (their metadata and the outer
+        /// layer of their key); the secret itself opens only with the password.
+        package var behindPassword = 0
 
         /// Whether nothing is wrong.
         package var isClean: Bool { integrity.isEmpty && classKeys.isEmpty && damaged.isEmpty }
@@ -53,7 +56,15 @@ extension Keychain {
             try store.forEachRow(itemClass, filter: .everyRow, withSecret: true) { rowid, row in
                 count += 1
                 let before = report.damaged.count
-                _ = try containingDamage(&report.damaged) { try keys.open(row, itemClass: itemClass, withSecret: true) }
+                _ = try containingDamage(&report.damaged) {
+                    let opened = try keys.openRow(row, itemClass: itemClass)
+                    if !row.tombstone, keys.hasPasswordLayer(opened) {
+                        try keys.checkOuterLayer(opened)
+                        report.behindPassword += 1
+                    } else {
+                        _ = try keys.openSecret(of: opened)
+                    }
+                }
                 if report.damaged.count > before { damagedRows.append(rowid) }
                 return true
             }
