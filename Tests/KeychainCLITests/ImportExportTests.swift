@@ -170,4 +170,34 @@ import Testing
         #expect(block.hasPrefix("tls<<ghadelim_") && block.contains("\nSECRET-line1\nSECRET-line2\n\n"))
         #expect(sandbox.run(["export", "-s", "nothing-here"]).status == 44)
     }
+
+    /// An import killed at any moment leaves all of its items or none: one transaction.
+    @Test func killedImportsLeaveAllOrNothing() throws {
+        let sandbox = try Sandbox()
+        let total = 20_000
+        var text = ""
+        for index in 0..<total { text += #"{"svce":"killed","acct":"a\#(index)","v_Data":"U0VDUkVU"}"# + "\n" }
+        let file = sandbox.folder + "/items.jsonl"
+        try text.write(toFile: file, atomically: true, encoding: .utf8)
+        chmod(file, 0o600)
+        var interrupted = 0
+        for attempt in 0..<8 {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: Sandbox.binary)
+            process.arguments = ["import", file, "--on-conflict", "skip", "--profile", Sandbox.profiles + "/app.plist"]
+            process.environment = sandbox.baseEnvironment
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            usleep(UInt32(exp(Double.random(in: log(2_000.0)...log(800_000.0)))))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            if process.terminationReason == .uncaughtSignal { interrupted += 1 }
+            let found = sandbox.run(["find", "-s", "killed", "--limit", "all", "--format", "json"])
+            let count = (try? found.json() as? [Any])?.count ?? 0
+            #expect(count == 0 || count == total, "attempt \(attempt): \(count) items")
+            if count == total { #expect(sandbox.run(["delete", "-s", "killed", "--limit", "all"]).status == 0) }
+        }
+        #expect(interrupted > 0, "no import was interrupted")
+    }
 }
