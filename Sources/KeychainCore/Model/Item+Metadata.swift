@@ -6,6 +6,12 @@ extension Item {
 
     /// Encodes the digest-kept attributes and `tamperCheck`.
     package func encodedMetadata(tamperCheck: [UInt8]) -> [UInt8] {
+        Self.encode(attributes, tamperCheck: tamperCheck) { !(Schema.attribute($0)?.isPlaintextColumn ?? true) }
+    }
+
+    /// Encodes the attributes `including` admits, and `tamperCheck`, in the metadata's field
+    /// format (what `decodeMetadata` reads back).
+    static func encode(_ attributes: [String: AttributeValue], tamperCheck: [UInt8], including: (String) -> Bool) -> [UInt8] {
         var out: [UInt8] = []
         func field(_ code: String, _ kind: UInt8, _ bytes: [UInt8]) {
             out += Array(code.utf8)
@@ -14,8 +20,7 @@ extension Item {
             out += bytes
         }
         field(Self.tamperCheckCode, 0, tamperCheck)
-        for (code, value) in attributes.sorted(by: { $0.key < $1.key })
-        where !(Schema.attribute(code)?.isPlaintextColumn ?? true) {
+        for (code, value) in attributes.sorted(by: { $0.key < $1.key }) where including(code) {
             field(code, value.kind.rawValue, value.canonicalBytes)
         }
         return out

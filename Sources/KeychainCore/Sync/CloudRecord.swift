@@ -1,0 +1,59 @@
+/// One item as the cloud store holds it (issue 11; research `apple-next-semantics.md` §3): keyed by
+/// a UUID every device of the account shares (CloudKit's record name), with a change tag bumped on
+/// every write, its class, every synced attribute and its secret. Sealed whole under the account key,
+/// with the UUID bound into the authenticated data: a record renamed to another UUID, moved from
+/// another account or altered does not open.
+package struct CloudRecord {
+    package let uuid: [UInt8]
+    package var tag: UInt64
+    package var itemClass: ItemClass
+    package var attributes: [String: AttributeValue]
+    package var secret: SecretBytes
+
+    package init(uuid: [UInt8], tag: UInt64, itemClass: ItemClass, attributes: [String: AttributeValue], secret: SecretBytes) {
+        self.uuid = uuid
+        self.tag = tag
+        self.itemClass = itemClass
+        self.attributes = attributes
+        self.secret = secret
+    }
+
+    private static let magic = Array("kcr1".utf8)
+
+    /// The authenticated data of record `uuid`.
+    static func associatedData(_ uuid: [UInt8]) -> [UInt8] { SealFormat.lengthPrefixed([Array("kcc1 record".utf8), uuid]) }
+
+    /// The sealed form, under `accountKey`.
+    func sealed(under accountKey: SecretBytes) -> [UInt8] {
+        let attributeBytes = Item.encode(attributes, tamperCheck: [], including: { _ in true })
+        let plain = SecretBytes(count: 0)
+        Self.magic.withUnsafeBytes { plain.append($0) }
+        withUnsafeBytes(of: tag.bigEndian) { plain.append($0) }
+        Array(itemClass.rawValue.utf8).withUnsafeBytes { plain.append($0) }
+        withUnsafeBytes(of: UInt32(attributeBytes.count).bigEndian) { plain.append($0) }
+        attributeBytes.withUnsafeBytes { plain.append($0) }
+        secret.withUnsafeBytes { plain.append($0) }
+        return plain.withUnsafeBytes { AEAD.seal($0, key: accountKey, associatedData: Self.associatedData(uuid)) }
+    }
+
+    /// The record `sealed` holds for `uuid`; `nil` when it does not open under `accountKey` or is
+    /// not a record.
+    static func open(_ sealed: [UInt8], uuid: [UInt8], accountKey: SecretBytes) -> CloudRecord? {
+        guard let plain = AEAD.open(sealed, key: accountKey, associatedData: associatedData(uuid)) else { return nil }
+        return plain.withUnsafeBytes { bytes -> CloudRecord? in
+            guard bytes.count >= 20, Array(bytes.prefix(4)) == magic else { return nil }
+            var tag: UInt64 = 0
+            for byte in bytes[4..<12] { tag = tag << 8 | UInt64(byte) }
+            guard let code = String(validating: bytes[12..<16], as: UTF8.self), let itemClass = ItemClass(rawValue: code),
+                ItemClass.stored.contains(itemClass)
+            else { return nil }
+            var length = 0
+            for byte in bytes[16..<20] { length = length << 8 | Int(byte) }
+            guard length <= bytes.count - 20,
+                let decoded = Item.decodeMetadata(UnsafeRawBufferPointer(rebasing: bytes[20..<(20 + length)]))
+            else { return nil }
+            let secret = SecretBytes(copying: UnsafeRawBufferPointer(rebasing: bytes[(20 + length)...]))
+            return CloudRecord(uuid: uuid, tag: tag, itemClass: itemClass, attributes: decoded.attributes, secret: secret)
+        }
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import Testing
+
+@testable import KeychainCore
+
+/// The cloud store under issue 11's sync: sealed records keyed by UUID, nothing readable without
+/// the account key, and every hostile file a named refusal.
+@Suite struct CloudStoreTests {
+    final class Folder {
+        let path = NSTemporaryDirectory() + "keychainctl-cloud-" + UUID().uuidString
+        deinit { try? FileManager.default.removeItem(atPath: path) }
+    }
+
+    static func record(_ uuid: [UInt8], tag: UInt64 = 1, secret: String = "SECRET-cloud\u{0}bytes") -> CloudRecord {
+        CloudRecord(
+            uuid: uuid, tag: tag, itemClass: .genericPassword,
+            attributes: [
+                "svce": .string("api"), "acct": .string("ci"), "agrp": .string("SKMME9E2Y8.com.example.shared"),
+                "pdmn": .string("ak"), "sync": .bool(true), "port": .number(443), "gena": .data([0, 1, 2]),
+                "cdat": .date(1_700_000_000_000),
+            ], secret: SecretBytes(copying: Array(secret.utf8)))
+    }
+
+    @Test func recordsRoundTripAndRevealNothing() throws {
+        let folder = Folder()
+        let key = SecretBytes.random(count: 32)
+        try CloudStore.create(at: folder.path, accountKey: key)
+        #expect(throws: StoreError.self) { try CloudStore.create(at: folder.path, accountKey: key) }
+        let store = try CloudStore(path: folder.path, accountKey: key)
+        let uuid = (0..<16).map { UInt8($0 * 17) }
+        try store.write(Self.record(uuid, tag: 7))
+        #expect(try store.recordNames() == [uuid])
+        let read = try #require(try store.record(uuid))
+        #expect(read.tag == 7 && read.itemClass == .genericPassword)
+        #expect(read.attributes == Self.record(uuid).attributes)
+        #expect(read.secret.equals(SecretBytes(copying: Array("SECRET-cloud\u{0}bytes".utf8))))
+        // Nothing but the name is readable on disk.
+        for file in try FileManager.default.subpathsOfDirectory(atPath: folder.path) {
+            let data = try? Data(contentsOf: URL(fileURLWithPath: folder.path + "/" + file))
+            for needle in ["SECRET", "api", "SKMME9E2Y8", "genp"] {
+                #expect(data.map { $0.range(of: Data(needle.utf8)) == nil } ?? true, "\(file) shows \(needle)")
+            }
+        }
+        try store.delete(uuid)
+        try store.delete(uuid)
+        #expect(try store.record(uuid) == nil && store.recordNames().isEmpty)
+    }
+
+    @Test func wrongKeyAndWrongDirectoryAreRefused() throws {
+        let folder = Folder()
+        try CloudStore.create(at: folder.path, accountKey: SecretBytes.random(count: 32))
+        do {
+            _ = try CloudStore(path: folder.path, accountKey: SecretBytes.random(count: 32))
+            Issue.record("a wrong account key opened the store")
+        } catch let error as KeychainError { #expect(error.status == .authFailed) }
+        #expect(throws: StoreError.self) { try CloudStore(path: NSTemporaryDirectory(), accountKey: SecretBytes.random(count: 32)) }
+    }
+
+    /// A record renamed to another UUID, cut short, altered, from another account, or huge: a
+    /// refusal naming it (errSecDecode, or a StoreError for a file no record could be).
+    @Test func hostileRecordsAreNamedRefusals() throws {
+        let folder = Folder()
+        let key = SecretBytes.random(count: 32)
+        try CloudStore.create(at: folder.path, accountKey: key)
+        let store = try CloudStore(path: folder.path, accountKey: key)
+        let a = [UInt8](repeating: 0xAA, count: 16)
+        let b = [UInt8](repeating: 0xBB, count: 16)
+        try store.write(Self.record(a))
+        let records = folder.path + "/records/"
+        let original = try Data(contentsOf: URL(fileURLWithPath: records + CloudStore.name(a)))
+        func expectDecode(_ uuid: [UInt8], _ what: String) {
+            do {
+                _ = try store.record(uuid)
+                Issue.record("\(what) opened")
+            } catch let error as KeychainError {
+                #expect(error.status == .decode && error.hint.contains(CloudStore.name(uuid)), "\(what)")
+            } catch { Issue.record("\(what): \(error)") }
+        }
+        try original.write(to: URL(fileURLWithPath: records + CloudStore.name(b)))
+        expectDecode(b, "a renamed record")
+        for cut in [0, 10, original.count / 2, original.count - 1] {
+            try original.prefix(cut).write(to: URL(fileURLWithPath: records + CloudStore.name(a)))
+            expectDecode(a, "a record cut at \(cut)")
+        }
+        var flipped = original
+        flipped[flipped.count / 2] ^= 1
+        try flipped.write(to: URL(fileURLWithPath: records + CloudStore.name(a)))
+        expectDecode(a, "an altered record")
+        let other = Folder()
+        let otherKey = SecretBytes.random(count: 32)
+        try CloudStore.create(at: other.path, accountKey: otherKey)
+        try CloudStore(path: other.path, accountKey: otherKey).write(Self.record(a))
+        try FileManager.default.removeItem(atPath: records + CloudStore.name(a))
+        try FileManager.default.copyItem(atPath: other.path + "/records/" + CloudStore.name(a), toPath: records + CloudStore.name(a))
+        expectDecode(a, "another account's record")
+        try Data(count: CloudStore.recordLimit + 1).write(to: URL(fileURLWithPath: records + CloudStore.name(b)))
+        #expect(throws: StoreError.self) { try store.record(b) }
+        // Names that are not 32 hex digits are not records.
+        for name in ["notes.txt", String(repeating: "A", count: 32), String(repeating: "0", count: 31)] {
+            FileManager.default.createFile(atPath: records + name, contents: Data("x".utf8))
+        }
+        #expect(try Set(store.recordNames()) == [a, b])
+    }
+
+    /// Two writers under the store's lock take turns.
+    @Test func theLockSerializesWriters() throws {
+        let folder = Folder()
+        let key = SecretBytes.random(count: 32)
+        try CloudStore.create(at: folder.path, accountKey: key)
+        let uuid = [UInt8](repeating: 1, count: 16)
+        let first = try CloudStore(path: folder.path, accountKey: key)
+        try first.write(Self.record(uuid, tag: 0))
+        let path = folder.path
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            guard let store = try? CloudStore(path: path, accountKey: key) else { return }
+            for _ in 0..<25 {
+                try? store.withLock {
+                    guard let record = try store.record(uuid) else { return }
+                    var next = record
+                    next.tag += 1
+                    try store.write(next)
+                }
+            }
+        }
+        #expect(try first.record(uuid)?.tag == 100)
+    }
+}
