@@ -228,7 +228,7 @@ enum ChildProcess {
 
         /// A target that stopped taking output (EPIPE) makes every later write fail at once: the
         /// command's output is still read, so it never blocks on a full pipe.
-        func send(_ bytes: UnsafeRawBufferPointer) { _ = writeAll(target, bytes) }
+        func send(_ bytes: UnsafeRawBufferPointer) { _ = FileBytes.writeAll(target, bytes) }
     }
 
     private static func monotonicMilliseconds() -> Int64 {

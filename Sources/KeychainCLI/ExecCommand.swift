@@ -101,31 +101,32 @@ struct ExecCommand: Subcommand {
         if ciMask, Environment.value("GITHUB_ACTIONS") == "true" { ExecReport.addMaskLines(resolved.secrets) }
         let maskStdout = mask == .always || (mask == .auto && !StandardStreams.isTerminal(1))
         let maskStderr = mask == .always || (mask == .auto && !StandardStreams.isTerminal(2))
+        // One masker per stream: each holds back its own stream's undecided bytes.
         let masked = !resolved.secrets.isEmpty && (maskStdout || maskStderr)
-        if masked, mask != .never {
-            let probe = SecretMasker(resolved.secrets)
-            if !probe.unmasked.isEmpty {
-                StandardStreams.warn(
-                    "not masked (shorter than \(SecretMasker.minimumBytes) bytes): \(probe.unmasked.joined(separator: ", ")).")
-            }
+        let stdoutMasker = masked && maskStdout ? SecretMasker(resolved.secrets) : nil
+        let stderrMasker = masked && maskStderr ? SecretMasker(resolved.secrets) : nil
+        if let unmasked = (stdoutMasker ?? stderrMasker)?.unmasked, !unmasked.isEmpty {
+            StandardStreams.warn("not masked (shorter than \(SecretMasker.minimumBytes) bytes): \(unmasked.joined(separator: ", ")).")
         }
         let files = try ExecFiles(resolved.files)
         let environment = EnvironmentBlock(resolved.environment(filePaths: files.paths))
         guard masked || !files.isEmpty else {
-            let error = ChildProcess.replace(with: executable, arguments: command, environment: environment)
-            throw SilentExitWithMessage(
-                code: error == ENOENT ? 127 : 126, message: "cannot run \(command[0].terminalSafe): \(String(cString: strerror(error))).")
+            throw cannotRun(ChildProcess.replace(with: executable, arguments: command, environment: environment))
         }
         let ending = try ChildProcess.run(
-            executable, arguments: command, environment: environment,
-            stdoutMasker: masked && maskStdout ? SecretMasker(resolved.secrets) : nil,
-            stderrMasker: masked && maskStderr ? SecretMasker(resolved.secrets) : nil, cleanup: files.remove)
-        if case .failedToStart(let error) = ending {
-            throw SilentExitWithMessage(
-                code: error == ENOENT ? 127 : 126, message: "cannot run \(command[0].terminalSafe): \(String(cString: strerror(error))).")
-        }
+            executable, arguments: command, environment: environment, stdoutMasker: stdoutMasker, stderrMasker: stderrMasker,
+            cleanup: files.remove)
+        if case .failedToStart(let error) = ending { throw cannotRun(error) }
         _ = StandardStreams.finish(0)
         ChildProcess.end(as: ending)
+    }
+}
+
+extension ExecCommand {
+    /// The command could not be started (errno `error`): 127 when it is not there, else 126.
+    fileprivate func cannotRun(_ error: Int32) -> SilentExitWithMessage {
+        SilentExitWithMessage(
+            code: error == ENOENT ? 127 : 126, message: "cannot run \(command[0].terminalSafe): \(String(cString: strerror(error))).")
     }
 }
 

@@ -28,7 +28,7 @@ final class ExecFiles {
                 let path = folder + "/" + file.name
                 let fd = open(path, O_CREAT | O_EXCL | O_NOFOLLOW | O_WRONLY | O_CLOEXEC, 0o400)
                 guard fd >= 0 else { throw InputError("cannot create \(path): \(String(cString: strerror(errno))).") }
-                let written = file.value.withUnsafeBytes { writeAll(fd, $0) }
+                let written = file.value.withUnsafeBytes { FileBytes.writeAll(fd, $0) }
                 close(fd)
                 guard written else { throw InputError("cannot write \(path): \(String(cString: strerror(errno))).") }
                 paths[file.name] = path

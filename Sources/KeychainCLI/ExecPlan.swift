@@ -12,9 +12,7 @@ struct ExecPlan {
     let envs: [(name: String, query: String)]
     let files: [(name: String, query: String)]
     let envFrom: [String]
-    let nameFrom: String
-    let prefix: String
-    let upper: Bool
+    let naming: VariableNaming
     let envFiles: [String]
     let base64: Set<String>
     let groups: [String]?
@@ -32,13 +30,7 @@ struct ExecPlan {
             named.append(name)
         }
         envFrom = arguments.all("env-from")
-        let nameFromText = arguments.value("name-from") ?? "acct"
-        guard ["acct", "labl", "svce", "account", "label", "service"].contains(nameFromText) else {
-            throw UsageError("'\(nameFromText.terminalSafe)' is not valid for --name-from; use acct, labl or svce.")
-        }
-        nameFrom = ["account": "acct", "label": "labl", "service": "svce"][nameFromText] ?? nameFromText
-        prefix = arguments.value("prefix") ?? ""
-        upper = arguments.flag("upper")
+        naming = try VariableNaming(arguments)
         envFiles = arguments.all("env-file")
         base64 = Set(arguments.all("base64"))
         let groupList = arguments.all("group").flatMap { $0.split(separator: ",").map(String.init) }
@@ -47,9 +39,6 @@ struct ExecPlan {
         keep = arguments.all("keep").flatMap { $0.split(separator: ",").map(String.init) }
         noOverride = arguments.flag("no-override")
         strict = arguments.flag("strict")
-        if !prefix.isEmpty, !prefix.utf8.allSatisfy(Self.isNameByte) {
-            throw UsageError("--prefix must be letters, digits and underscores.")
-        }
     }
 
     /// `NAME=QUERY` words; NAME must be a variable name.
@@ -57,20 +46,11 @@ struct ExecPlan {
         try words.map { word throws(UsageError) in
             guard let equals = word.firstIndex(of: "=") else { throw UsageError("\(option) takes NAME=QUERY.") }
             let name = String(word[..<equals])
-            guard isVariableName(name) else {
+            guard VariableNaming.isValid(name) else {
                 throw UsageError("\(option): '\(String(name.prefix(40)).terminalSafe)' is not a variable name ([A-Za-z_][A-Za-z0-9_]*).")
             }
             return (name, String(word[word.index(after: equals)...]))
         }
-    }
-
-    static func isVariableName(_ name: String) -> Bool {
-        guard let first = name.utf8.first, first == 0x5F || (first | 0x20 >= 0x61 && first | 0x20 <= 0x7A) else { return false }
-        return name.utf8.allSatisfy(isNameByte)
-    }
-
-    static func isNameByte(_ byte: UInt8) -> Bool {
-        byte == 0x5F || (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A)
     }
 
     /// One variable or file as it will be given.
@@ -227,9 +207,8 @@ struct ExecPlan {
 
     /// The variable `--env-from` makes of `item`.
     private func variableName(for item: Item) throws(KeychainError) -> String {
-        var name = prefix + (item.attributes[nameFrom]?.stringValue ?? "")
-        if upper { name = String(decoding: name.utf8.map { $0 >= 0x61 && $0 <= 0x7A ? $0 - 0x20 : $0 }, as: UTF8.self) }
-        guard Self.isVariableName(name) else {
+        let name = naming.name(for: item)
+        guard VariableNaming.isValid(name) else {
             throw KeychainError(
                 .param,
                 hint:

@@ -42,8 +42,7 @@ struct ExportCommand: Subcommand {
     let output: String?
     let force: Bool
     let appendTo: String?
-    let nameFrom: String
-    let upper: Bool
+    let naming: VariableNaming
     let skipBinary: Bool
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
@@ -54,13 +53,7 @@ struct ExportCommand: Subcommand {
         output = arguments.value("output")
         force = arguments.flag("force")
         appendTo = arguments.value("append-to")
-        let name = arguments.value("name-from") ?? "acct"
-        guard let code = ["acct": "acct", "account": "acct", "labl": "labl", "label": "labl", "svce": "svce", "service": "svce"][name]
-        else {
-            throw UsageError("'\(name.terminalSafe)' is not valid for --name-from; use acct, labl or svce.")
-        }
-        nameFrom = code
-        upper = arguments.flag("upper")
+        naming = try VariableNaming(arguments)
         skipBinary = arguments.flag("skip-binary")
         if output != nil, appendTo != nil { throw UsageError("give --output or --append-to, not both.") }
         if force, output == nil { throw UsageError("--force replaces the --output file; give --output.") }
@@ -83,7 +76,7 @@ struct ExportCommand: Subcommand {
                     ["agrp", "sync", "pdmn"].contains($0.code) || Schema.of(itemClass)?.attribute($0.code) != nil
                 }
             }.map(\.rawValue) : [item.itemClass]
-        let writer = ExportWriter(format: format, withSecrets: withSecrets, nameFrom: nameFrom, upper: upper, skipBinary: skipBinary)
+        let writer = ExportWriter(format: format, withSecrets: withSecrets, naming: naming, skipBinary: skipBinary)
         var found = 0
         var lastMiss: Error?
         for itemClass in classes {

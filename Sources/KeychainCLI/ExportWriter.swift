@@ -5,8 +5,7 @@ import KeychainCore
 final class ExportWriter {
     let format: ExportCommand.Format
     let withSecrets: Bool
-    let nameFrom: String
-    let upper: Bool
+    let naming: VariableNaming
     let skipBinary: Bool
     private var out = Output()
     private var count = 0
@@ -15,11 +14,10 @@ final class ExportWriter {
     /// Every value written (for github-env's `::add-mask::` lines).
     private(set) var values: [(name: String, value: SecretBytes)] = []
 
-    init(format: ExportCommand.Format, withSecrets: Bool, nameFrom: String, upper: Bool, skipBinary: Bool) {
+    init(format: ExportCommand.Format, withSecrets: Bool, naming: VariableNaming, skipBinary: Bool) {
         self.format = format
         self.withSecrets = withSecrets
-        self.nameFrom = nameFrom
-        self.upper = upper
+        self.naming = naming
         self.skipBinary = skipBinary
         if format == .json { out.append("{\"format\":\"\(ItemJSON.documentFormat)\",\"version\":\(ItemJSON.documentVersion),\"items\":[") }
     }
@@ -51,9 +49,8 @@ final class ExportWriter {
     /// The variable name and secret of `found`; `nil` for a binary secret left out.
     private func named(_ found: Keychain.FoundItem) throws -> (String, SecretBytes)? {
         let reference = found.item.persistentRef.base64
-        var name = found.item.attributes[nameFrom]?.stringValue ?? ""
-        if upper { name = String(decoding: name.utf8.map { $0 >= 0x61 && $0 <= 0x7A ? $0 - 0x20 : $0 }, as: UTF8.self) }
-        guard ExecPlan.isVariableName(name) else {
+        let name = naming.name(for: found.item)
+        guard VariableNaming.isValid(name) else {
             throw KeychainError(
                 .param,
                 hint: "item ref=\(reference) is named '\(String(name.prefix(40)).terminalSafe)', not a variable name; use --name-from.")
@@ -142,8 +139,8 @@ enum ExportDestination {
         for piece in output.pieces {
             let ok: Bool
             switch piece {
-            case .text(let text): ok = Array(text.utf8).withUnsafeBytes { writeAll(fd, $0) }
-            case .secret(let secret): ok = secret.withUnsafeBytes { writeAll(fd, $0) }
+            case .text(let text): ok = Array(text.utf8).withUnsafeBytes { FileBytes.writeAll(fd, $0) }
+            case .secret(let secret): ok = secret.withUnsafeBytes { FileBytes.writeAll(fd, $0) }
             }
             if !ok { failed = true }
         }

@@ -214,7 +214,7 @@ struct GlobalOptions {
         }
         return CredentialSource(useCache: !noCache) { passphraseKeychain in
             if let environmentPassphrase { return .passphrase(try Self.capped(environmentPassphrase, source: "KEYCHAINCTL_PASSPHRASE")) }
-            if let prompted = try Self.prompted(creating: false) { return .passphrase(prompted) }
+            if let prompted = try Self.prompted("Keychain passphrase: ") { return .passphrase(prompted) }
             throw KeychainError(
                 .interactionNotAllowed,
                 hint: passphraseKeychain
@@ -232,7 +232,7 @@ struct GlobalOptions {
         let environmentPassphrase = Environment.takeSecret("KEYCHAINCTL_PASSPHRASE")
         if let explicit = try explicitCredential(environmentKey: environmentKey) { return explicit }
         if let environmentPassphrase { return .passphrase(try Self.capped(environmentPassphrase, source: "KEYCHAINCTL_PASSPHRASE")) }
-        if let prompted = try Self.prompted(creating: true) { return .passphrase(prompted) }
+        if let prompted = try Self.prompted("New keychain passphrase: ", confirming: "created") { return .passphrase(prompted) }
         throw ConfigurationError(
             "no key available: pass --key-file PATH or --passphrase-fd N, or set KEYCHAINCTL_KEY_FILE, KEYCHAINCTL_KEY or KEYCHAINCTL_PASSPHRASE."
         )
@@ -248,14 +248,15 @@ struct GlobalOptions {
         return nil
     }
 
-    /// A passphrase typed on the terminal (twice when `creating`); `nil` without a terminal.
-    private static func prompted(creating: Bool) throws -> SecretBytes? {
+    /// A passphrase typed on the terminal after `prompt`; typed twice when `confirming` names
+    /// what a mismatch leaves undone ("created", "changed"). `nil` without a terminal.
+    static func prompted(_ prompt: String, confirming undone: String? = nil) throws -> SecretBytes? {
         guard StandardStreams.isTerminal(0) || StandardStreams.isTerminal(2) else { return nil }
         let limit = InputLimits.passphraseBytes
-        let passphrase = try SecretReader.prompt(creating ? "New keychain passphrase: " : "Keychain passphrase: ", limit: limit)
-        if creating {
+        let passphrase = try SecretReader.prompt(prompt, limit: limit)
+        if let undone {
             let again = try SecretReader.prompt("Repeat the passphrase: ", limit: limit)
-            guard passphrase.equals(again) else { throw ConfigurationError("the passphrases differ; nothing was created.") }
+            guard passphrase.equals(again) else { throw ConfigurationError("the passphrases differ; nothing was \(undone).") }
         }
         return passphrase
     }
@@ -273,7 +274,7 @@ struct GlobalOptions {
 
     /// A passphrase (or application password) read whole from descriptor `fd`, less one trailing
     /// newline (as `echo` adds), within `InputLimits.passphraseBytes`.
-    private static func passphrase(fromFD fd: Int32, what: String) throws -> SecretBytes {
+    static func passphrase(fromFD fd: Int32, what: String) throws -> SecretBytes {
         let secret = try SecretReader.readAll(fd: fd, source: "file descriptor \(fd)", limit: InputLimits.passphraseBytes + 2)
         secret.stripTrailingNewline()
         return try capped(secret, source: what)
@@ -281,7 +282,7 @@ struct GlobalOptions {
 
     /// `passphrase` when it is within `InputLimits.passphraseBytes` (a prompt line is capped as
     /// it is read).
-    private static func capped(_ passphrase: SecretBytes, source: String) throws -> SecretBytes {
+    static func capped(_ passphrase: SecretBytes, source: String) throws -> SecretBytes {
         guard passphrase.count <= InputLimits.passphraseBytes else {
             throw InputTooLarge(source: source, limit: InputLimits.passphraseBytes)
         }

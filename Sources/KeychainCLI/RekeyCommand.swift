@@ -118,24 +118,17 @@ struct RekeyCommand: Subcommand {
             let text = try SecretReader.readKeyFile(newKeyFile)
             return try KeychainCredential.key(base64: text, source: "key file \(newKeyFile)")
         }
-        if let fd = newPassphraseFD {
-            let secret = try SecretReader.readAll(fd: fd, source: "file descriptor \(fd)", limit: InputLimits.passphraseBytes + 2)
-            secret.stripTrailingNewline()
-            return .passphrase(secret)
-        }
+        if let fd = newPassphraseFD { return .passphrase(try GlobalOptions.passphrase(fromFD: fd, what: "the new passphrase")) }
         if let variable = newPassphraseEnv {
             guard let secret = Environment.takeSecret(variable) else {
                 throw ConfigurationError("\(variable.terminalSafe) is not set (or empty); nothing was changed.")
             }
-            return .passphrase(secret)
+            return .passphrase(try GlobalOptions.capped(secret, source: variable.terminalSafe))
         }
-        guard StandardStreams.isTerminal(0) || StandardStreams.isTerminal(2) else {
+        guard let typed = try GlobalOptions.prompted("New keychain passphrase: ", confirming: "changed") else {
             throw ConfigurationError("--new-passphrase-prompt needs a terminal; use --new-passphrase-fd or --new-passphrase-env.")
         }
-        let first = try SecretReader.prompt("New keychain passphrase: ", limit: InputLimits.passphraseBytes)
-        let again = try SecretReader.prompt("Repeat the passphrase: ", limit: InputLimits.passphraseBytes)
-        guard first.equals(again) else { throw ConfigurationError("the passphrases differ; nothing was changed.") }
-        return .passphrase(first)
+        return .passphrase(typed)
     }
 }
 

@@ -74,19 +74,10 @@ struct UnlockCommand: Subcommand {
                 keychain.keychainKey, for: id, timeout: timeoutSeconds == 0 ? nil : timeoutSeconds, idle: idleSeconds, ring: ring,
                 shareUID: shareUID)
         } catch { throw ConfigurationError("cannot cache the key: \(error.description)") }
-        let until = placement.expires.map { ISO8601.format(Int64($0) * 1000) } ?? "lock"
+        let cached = Self.describe(ring: placement.ring, serial: placement.serial, expires: placement.expires, idle: idleSeconds)
         switch globals.resolvedFormat {
-        case .text:
-            StandardStreams.err(
-                "unlocked \(path.terminalSafe): key cached in the \(placement.ring.rawValue) keyring until \(until)"
-                    + (idleSeconds.map { " (idle \(DurationText.describe($0)))" } ?? "") + "\n")
-        case .json:
-            var fields: [String: JSON.Value] = [
-                "keychain": .string(path), "keyring": .string(placement.ring.rawValue), "keyId": .number(Int64(placement.serial)),
-                "expires": placement.expires.map { .string(ISO8601.format(Int64($0) * 1000)) } ?? .null,
-            ]
-            fields["idle"] = idleSeconds.map { .number(Int64($0)) } ?? .null
-            StandardStreams.out(JSON.render(.object(fields)) + "\n")
+        case .text: StandardStreams.err("unlocked \(path.terminalSafe): \(cached.text)\n")
+        case .json: StandardStreams.out(JSON.render(.object(cached.fields.merging(["keychain": .string(path)]) { $1 })) + "\n")
         }
     }
 
@@ -95,21 +86,27 @@ struct UnlockCommand: Subcommand {
         guard let entry = Keychain.cachedKey(opening: try KeychainStore(path: path)) else {
             throw KeychainError(.interactionNotAllowed, hint: "no key that opens \(path.terminalSafe) is cached; run 'keychainctl unlock'.")
         }
-        let until = entry.expires.map { ISO8601.format(Int64($0) * 1000) } ?? "lock"
+        let cached = Self.describe(ring: entry.ring, serial: entry.serial, expires: entry.expires, idle: entry.idle)
         switch globals.resolvedFormat {
-        case .text:
-            StandardStreams.out(
-                "unlocked: key cached in the \(entry.ring.rawValue) keyring until \(until)"
-                    + (entry.idle.map { " (idle \(DurationText.describe($0)))" } ?? "") + "\n")
+        case .text: StandardStreams.out("unlocked: \(cached.text)\n")
         case .json:
             StandardStreams.out(
-                JSON.render(
-                    .object([
-                        "keychain": .string(path), "cached": .bool(true), "keyring": .string(entry.ring.rawValue),
-                        "keyId": .number(Int64(entry.serial)),
-                        "expires": entry.expires.map { .string(ISO8601.format(Int64($0) * 1000)) } ?? .null,
-                        "idle": entry.idle.map { .number(Int64($0)) } ?? .null,
-                    ])) + "\n")
+                JSON.render(.object(cached.fields.merging(["keychain": .string(path), "cached": .bool(true)]) { $1 })) + "\n")
         }
+    }
+
+    /// Where a key is cached and until when, as text and as JSON fields.
+    private static func describe(ring: KernelKeyring.Ring, serial: Int32, expires: UInt64?, idle: UInt32?)
+        -> (text: String, fields: [String: JSON.Value])
+    {
+        let until = expires.map { ISO8601.format(Int64($0) * 1000) }
+        let text =
+            "key cached in the \(ring.rawValue) keyring until \(until ?? "lock")"
+            + (idle.map { " (idle \(DurationText.describe($0)))" } ?? "")
+        let fields: [String: JSON.Value] = [
+            "keyring": .string(ring.rawValue), "keyId": .number(Int64(serial)), "expires": until.map(JSON.Value.string) ?? .null,
+            "idle": idle.map { .number(Int64($0)) } ?? .null,
+        ]
+        return (text, fields)
     }
 }

@@ -137,7 +137,7 @@ import Testing
         let other = try TemporaryKeychain()
         let foreign = try #require(try other.keychain.store.deviceRecord())
         try keychain.keychain.store.connection.execute(
-            "UPDATE keychain_meta SET value = x'\(KeychainSchema.hex(foreign))' WHERE name = 'device'")
+            "UPDATE keychain_meta SET value = x'\(Hex.lowercase(foreign))' WHERE name = 'device'")
         #expect(throws: StoreError.self) { _ = try keychain.reopen() }
         try keychain.keychain.store.connection.execute("DELETE FROM keychain_meta WHERE name = 'device'")
         #expect(throws: StoreError.self) { _ = try keychain.reopen() }

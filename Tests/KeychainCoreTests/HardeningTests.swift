@@ -90,13 +90,13 @@ import Testing
 /// The schema check at open compares a constant fingerprint of the derived schema.
 @Suite struct SchemaFingerprintTests {
     @Test func theFingerprintIsTheDerivedSchemas() throws {
-        let derived = KeychainSchema.hex(Sodium.fingerprint(Array(KeychainSchema.derivedDump(.current).utf8)))
+        let derived = Hex.lowercase(Sodium.fingerprint(Array(KeychainSchema.derivedDump(.current).utf8)))
         #expect(
             derived == KeychainSchema.fingerprint,
             "Schema.swift changed: update KeychainSchema.fingerprint (and the schema version) to \(derived)")
         // The earlier shape's constant is fixed: files of versions 1 to 3 have it.
         #expect(
-            KeychainSchema.hex(Sodium.fingerprint(Array(KeychainSchema.derivedDump(.beforeAccessControl).utf8)))
+            Hex.lowercase(Sodium.fingerprint(Array(KeychainSchema.derivedDump(.beforeAccessControl).utf8)))
                 == KeychainSchema.fingerprintBeforeAccessControl)
         // A real file's rows, in storage order, are the derived dump.
         let keychain = try TemporaryKeychain()

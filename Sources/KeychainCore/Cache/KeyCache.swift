@@ -40,7 +40,7 @@ package enum KeyCache {
 
     /// The description of the key cached for the keychain whose identity is `id`.
     package static func description(for id: [UInt8]) -> String {
-        prefix + id.map { byte in String(byte, radix: 16).count == 1 ? "0" + String(byte, radix: 16) : String(byte, radix: 16) }.joined()
+        prefix + Hex.lowercase(id)
     }
 
     /// The key cached for keychain `id`, when one is reachable and has not expired; each use of a

@@ -29,3 +29,11 @@ package enum Base64 {
         return Array(out.prefix(length))
     }
 }
+
+/// Lowercase hexadecimal, two digits a byte (fingerprints, keyring names, cloud record names).
+package enum Hex {
+    package static func lowercase(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        return String(decoding: bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] }, as: UTF8.self)
+    }
+}

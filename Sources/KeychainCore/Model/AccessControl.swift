@@ -139,7 +139,7 @@ package struct AccessControl: Sendable, Equatable {
             switch constraint {
             case .userPresence: "cpo(DeviceOwnerAuthentication)"
             case .biometryAny: "cbio(pbioc())"
-            case .biometryCurrentSet(let set): "cbio(pbioh(\(KeychainSchema.hex(set))))"
+            case .biometryCurrentSet(let set): "cbio(pbioh(\(Hex.lowercase(set))))"
             case .devicePasscode: "cup(true)"
             }
         }.joined()

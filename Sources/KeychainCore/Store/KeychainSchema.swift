@@ -79,7 +79,7 @@ enum KeychainSchema {
                     }
                 }
             }
-            switch hex(digest) {
+            switch Hex.lowercase(digest) {
             case fingerprint: return .current
             case fingerprintBeforeAccessControl: return .beforeAccessControl
             default: break
@@ -88,11 +88,6 @@ enum KeychainSchema {
             throw StoreError("\(connection.path) is not a keychainctl keychain (\(error.message))", sqliteCode: error.sqliteCode)
         }
         return try compareObjects(connection)
-    }
-
-    static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef")
-        return String(bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] })
     }
 
     /// The slow path of `verify`: the fingerprint differs. The same objects in another order pass;

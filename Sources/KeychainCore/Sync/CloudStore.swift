@@ -96,10 +96,7 @@ package final class CloudStore {
     private func file(_ uuid: [UInt8]) -> String { recordsPath + "/" + Self.name(uuid) }
 
     /// A UUID as its record's file name: 32 lowercase hex digits.
-    package static func name(_ uuid: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        return String(decoding: uuid.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] }, as: UTF8.self)
-    }
+    package static func name(_ uuid: [UInt8]) -> String { Hex.lowercase(uuid) }
 
     static func uuid(fromName name: String) -> [UInt8]? {
         let bytes = Array(name.utf8)
@@ -122,48 +119,25 @@ package final class CloudStore {
 
     /// The bytes of the file at `path`, at most `limit` (more is a StoreError); `nil` when absent.
     private static func readFile(_ path: String, limit: Int) throws -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard fd >= 0 else {
+        guard let bytes = FileBytes.read(path: path, limit: limit + 1, noFollow: true) else {
             if errno == ENOENT { return nil }
-            throw StoreError("cannot read \(path): \(String(cString: strerror(errno)))")
+            throw StoreError("cannot read \(path): \(FileBytes.lastErrorDescription())")
         }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let got = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if got < 0, errno == EINTR { continue }
-            guard got >= 0 else { throw StoreError("cannot read \(path): \(String(cString: strerror(errno)))") }
-            if got == 0 { return bytes }
-            bytes += chunk[0..<got]
-            guard bytes.count <= limit else { throw StoreError("\(path) is larger than any record (\(InputLimits.describe(limit)))") }
-        }
+        guard bytes.count <= limit else { throw StoreError("\(path) is larger than any record (\(InputLimits.describe(limit)))") }
+        return bytes
     }
 
     /// Writes `bytes` to a new file beside `path`, syncs it, and renames it over `path`.
     private static func writeAtomically(_ bytes: [UInt8], to path: String) throws {
         let temporary = path + ".new-\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { throw StoreError("cannot write \(path): \(String(cString: strerror(errno)))") }
-        var offset = 0
-        var failed = false
-        bytes.withUnsafeBytes { buffer in
-            guard let base = buffer.baseAddress else { return }
-            while offset < buffer.count {
-                let written = Glibc.write(fd, base + offset, buffer.count - offset)
-                if written < 0, errno == EINTR { continue }
-                guard written > 0 else {
-                    failed = true
-                    return
-                }
-                offset += written
-            }
-        }
-        if fsync(fd) != 0 { failed = true }
+        guard fd >= 0 else { throw StoreError("cannot write \(path): \(FileBytes.lastErrorDescription())") }
+        let written = bytes.withUnsafeBytes { FileBytes.writeAll(fd, $0) } && fsync(fd) == 0
         close(fd)
-        guard !failed, rename(temporary, path) == 0 else {
+        guard written, rename(temporary, path) == 0 else {
+            let reason = FileBytes.lastErrorDescription()
             unlink(temporary)
-            throw StoreError("cannot write \(path): \(String(cString: strerror(errno)))")
+            throw StoreError("cannot write \(path): \(reason)")
         }
         Folders.syncParent(of: path)
     }

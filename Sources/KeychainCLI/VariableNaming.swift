@@ -1,0 +1,38 @@
+import KeychainCore
+
+/// How `exec --env-from` and `export`'s dotenv, shell and github-env formats name a variable after
+/// an item: an attribute (`--name-from acct|labl|svce`), an optional `--prefix`, `--upper`.
+struct VariableNaming {
+    /// The attribute code the name comes from.
+    let code: String
+    let prefix: String
+    let upper: Bool
+
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        let word = arguments.value("name-from") ?? "acct"
+        guard let code = ["acct": "acct", "account": "acct", "labl": "labl", "label": "labl", "svce": "svce", "service": "svce"][word]
+        else { throw UsageError("'\(word.terminalSafe)' is not valid for --name-from; use acct, labl or svce.") }
+        self.code = code
+        prefix = arguments.value("prefix") ?? ""
+        upper = arguments.flag("upper")
+        if !prefix.isEmpty, !prefix.utf8.allSatisfy(Self.isNameByte) {
+            throw UsageError("--prefix must be letters, digits and underscores.")
+        }
+    }
+
+    /// The name `item` gives (which `isValid` may still refuse).
+    func name(for item: Item) -> String {
+        let name = prefix + (item.attributes[code]?.stringValue ?? "")
+        return upper ? String(decoding: name.utf8.map { $0 >= 0x61 && $0 <= 0x7A ? $0 - 0x20 : $0 }, as: UTF8.self) : name
+    }
+
+    /// Whether `name` is an environment variable name: `[A-Za-z_][A-Za-z0-9_]*`.
+    static func isValid(_ name: String) -> Bool {
+        guard let first = name.utf8.first, first == 0x5F || (first | 0x20 >= 0x61 && first | 0x20 <= 0x7A) else { return false }
+        return name.utf8.allSatisfy(isNameByte)
+    }
+
+    static func isNameByte(_ byte: UInt8) -> Bool {
+        byte == 0x5F || (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A)
+    }
+}
