@@ -121,21 +121,15 @@ import Testing
     /// layer altered without it.
     @Test func verifyChecksPasswordItemsUpToThePassword() throws {
         let sandbox = try Sandbox()
-        let secret = sandbox.folder + "/secret"
-        try Data("app-secret".utf8).write(to: URL(fileURLWithPath: secret))
-        let added = sandbox.run(
-            ["add", "-s", "vault", "--access-control", "application-password", "--data-file", secret, "--application-password-fd", "0"],
-            stdin: Data("open sesame\n".utf8))
-        #expect(added.status == 0)
+        #expect(try sandbox.addBehindApplicationPassword(service: "vault", secret: "app-secret", password: "open sesame").status == 0)
         let clean = sandbox.run(["verify", "--format", "json"], profile: nil)
         #expect(clean.status == 0, "\(clean.stderr)")
         #expect((try? clean.json() as? [String: Any])?["behindPassword"] as? Int == 1)
-        let tamper = sandbox.run(
-            [
-                "-c",
-                "import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); k = bytearray(db.execute('SELECT item_key FROM genp').fetchone()[0]); k[40] ^= 1; db.execute('UPDATE genp SET item_key = ?', (bytes(k),)); db.commit()",
-                sandbox.keychain,
-            ], profile: nil, executable: "/usr/bin/python3")
+        let tamper = sandbox.editKeychain(
+            """
+            k = bytearray(db.execute('SELECT item_key FROM genp').fetchone()[0]); k[40] ^= 1
+            db.execute('UPDATE genp SET item_key = ?', (bytes(k),))
+            """)
         #expect(tamper.status == 0, "\(tamper.stderr)")
         let damaged = sandbox.run(["verify"], profile: nil)
         #expect(
@@ -146,11 +140,7 @@ import Testing
     /// on every read; wrong is 51, none (and no terminal) is 36.
     @Test func applicationPasswordFromADescriptor() throws {
         let sandbox = try Sandbox()
-        let secret = sandbox.folder + "/secret"
-        try Data("app-secret".utf8).write(to: URL(fileURLWithPath: secret))
-        let added = sandbox.run(
-            ["add", "-s", "vault", "--access-control", "application-password", "--data-file", secret, "--application-password-fd", "0"],
-            stdin: Data("open sesame\n".utf8))
+        let added = try sandbox.addBehindApplicationPassword(service: "vault", secret: "app-secret", password: "open sesame")
         #expect(added.status == 0, "\(added.stderr)")
         #expect(
             sandbox.run(["find", "-s", "vault", "-w", "--application-password-fd", "0"], stdin: Data("open sesame\n".utf8)).stdout
@@ -160,6 +150,8 @@ import Testing
         // A huge or empty password adds nothing and is never echoed (read from a file: the
         // binary stops reading at its cap, which would break a pipe).
         let passwordFile = sandbox.folder + "/password"
+        let secret = sandbox.folder + "/secret"
+        try Data("app-secret".utf8).write(to: URL(fileURLWithPath: secret))
         for (password, status) in [(String(repeating: "a", count: 2_000_000), Int32(78)), ("\n", 206)] {
             try Data(password.utf8).write(to: URL(fileURLWithPath: passwordFile))
             let run = sandbox.run(

@@ -11,16 +11,7 @@ import Testing
         #expect(sandbox.add(["-s", "sync", "-a", "s", "--sync", "yes"], secret: "SECRET-sync").status == 0)
         #expect(sandbox.run(["add", "-s", "gone"], stdin: Data("SECRET-gone".utf8)).status == 0)
         #expect(sandbox.run(["delete", "-s", "gone"]).status == 0)
-        let password = sandbox.folder + "/secret"
-        try Data("SECRET-vault".utf8).write(to: URL(fileURLWithPath: password))
-        #expect(
-            sandbox.run(
-                [
-                    "add", "-s", "vault", "--access-control", "application-password", "--data-file", password, "--application-password-fd",
-                    "0",
-                ],
-                stdin: Data("open sesame\n".utf8)
-            ).status == 0)
+        #expect(try sandbox.addBehindApplicationPassword(service: "vault", secret: "SECRET-vault", password: "open sesame").status == 0)
         let old = sandbox.folder + "/old.key"
         try FileManager.default.copyItem(atPath: sandbox.keyFile, toPath: old)
         let rekeyed = sandbox.run(["rekey", "--generate-key-file", sandbox.keyFile, "--force"], profile: nil)
@@ -64,12 +55,7 @@ import Testing
         #expect(sandbox.run(["rekey", "--new-passphrase-prompt"], profile: nil).status == 78)
         // A damaged item stops the rekey: errSecDecode naming it, the old key still opens all.
         #expect(sandbox.add(["-s", "two"], secret: "SECRET-two").status == 0)
-        let tamper = sandbox.run(
-            [
-                "-c",
-                "import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.execute(\"UPDATE genp SET metadata = zeroblob(80) WHERE rowid = 2\"); db.commit()",
-                sandbox.keychain,
-            ], profile: nil, executable: "/usr/bin/python3")
+        let tamper = sandbox.editKeychain("db.execute('UPDATE genp SET metadata = zeroblob(80) WHERE rowid = 2')")
         #expect(tamper.status == 0, "\(tamper.stderr)")
         let damaged = sandbox.run(["rekey", "--generate-key-file", sandbox.folder + "/after.key"], profile: nil)
         #expect(damaged.status == 93 && damaged.stderr.contains("is damaged"), "\(damaged.status) \(damaged.stderr)")

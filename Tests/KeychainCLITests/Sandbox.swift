@@ -125,6 +125,25 @@ final class Sandbox {
         return Run(status: process.terminationStatus, stdoutData: outData, stderr: String(decoding: errData, as: UTF8.self))
     }
 
+    /// Edits the keychain file as someone without its key would: Python `statements` run with
+    /// `db`, a sqlite3 connection to the file, and are committed.
+    @discardableResult
+    func editKeychain(_ statements: String) -> Run {
+        let script = "import sqlite3, sys\ndb = sqlite3.connect(sys.argv[1])\n" + statements + "\ndb.commit()\n"
+        return run(["-c", script, keychain], profile: nil, executable: "/usr/bin/python3")
+    }
+
+    /// Adds a generic password of service `service` holding `secret`, protected by the
+    /// application password `password` (given on a descriptor, as a user would).
+    @discardableResult
+    func addBehindApplicationPassword(service: String, secret: String, password: String) throws -> Run {
+        let file = folder + "/\(service).secret"
+        try Data(secret.utf8).write(to: URL(fileURLWithPath: file))
+        return run(
+            ["add", "-s", service, "--access-control", "application-password", "--data-file", file, "--application-password-fd", "0"],
+            stdin: Data((password + "\n").utf8))
+    }
+
     /// Adds a generic password with `secret` on stdin.
     @discardableResult
     func add(_ arguments: [String], secret: String = "s3cret", profile: String = "app.plist") -> Run {
