@@ -3,6 +3,8 @@ PREFIX ?= /usr/local
 SWIFT ?= swift
 APT_PACKAGES := libsodium-dev libsqlite3-dev libssl-dev pkg-config
 BENCH_PACKAGES := sqlite3 valgrind
+# Tests drive a pseudo-terminal and edit keychain files as an attacker would, with Python.
+TEST_PACKAGES := python3
 # A fully static executable: no dynamic loader at start-up (find: 3.3 ms → 2.3 ms).
 RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -static-executable
 BENCH_RUNS ?= 41
@@ -41,6 +43,7 @@ release: deps
 # Swift Testing and XCTest, serially (no --parallel: its summary line disappears), then every
 # fuzzer for 30 s.
 test: deps
+	$(call install-missing,$(TEST_PACKAGES))
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
 	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=30
