@@ -13,7 +13,8 @@ public enum KeychainCommandLine {
         [
             InitCommand.self, UnlockCommand.self, LockCommand.self, AddCommand.self, FindCommand.self, UpdateCommand.self,
             DeleteCommand.self, MigrateGroupCommand.self, ImportCommand.self, ExportCommand.self, ExecCommand.self,
-            RekeyCommand.self, GroupsCommand.self, VerifyCommand.self, DeviceCommand.self, ExplainCommand.self,
+            RekeyCommand.self, CloudCommand.self, SyncCommand.self, GroupsCommand.self, VerifyCommand.self, DeviceCommand.self,
+            ExplainCommand.self,
             MatrixCommand.self, LintCommand.self, ErrorCommand.self, CompletionCommand.self, ManPageCommand.self,
         ]
     }

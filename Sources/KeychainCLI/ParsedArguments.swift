@@ -33,7 +33,15 @@ struct ParsedArguments {
         var index = arguments.startIndex
         if let first = spec.actions.first {
             var words: [String] = []
+            // Leading words belong to the action while they still begin one (`device passcode
+            // set`); a command with an operand takes the next word as it (`cloud init DIR`).
             while index < arguments.endIndex, words.count < 2, !arguments[index].hasPrefix("-") {
+                let longer = (words + [arguments[index]]).joined(separator: " ")
+                if spec.operand != nil, !words.isEmpty,
+                    !spec.actions.contains(where: { $0.words == longer || $0.words.hasPrefix(longer + " ") })
+                {
+                    break
+                }
                 words.append(arguments[index])
                 index += 1
             }

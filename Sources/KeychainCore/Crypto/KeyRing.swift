@@ -175,6 +175,24 @@ package final class KeyRing: @unchecked Sendable {
         }
     }
 
+    /// The device's sync state (`SyncState.encoded`) sealed under the keychain key, bound to this
+    /// keychain (schema version 5; a version-1 file never syncs: it is upgraded when opened).
+    package func sealSyncState(_ encoded: [UInt8]) -> [UInt8] {
+        encoded.withUnsafeBytes { AEAD.seal($0, key: wrapKey, associatedData: syncStateContext) }
+    }
+
+    /// The encoded sync state a sealed record holds; `nil` when it does not open.
+    package func openSyncState(_ record: [UInt8]) -> [UInt8]? {
+        AEAD.openPublic(record, key: wrapKey, associatedData: syncStateContext)
+    }
+
+    private var syncStateContext: [UInt8] {
+        switch format {
+        case .v1: Array("sync state".utf8)
+        case .v2(let id): SealFormat.lengthPrefixed([Array("kc5".utf8), id, Array("sync state".utf8)])
+        }
+    }
+
     /// The metadata key of `accessibility`.
     func metadataKey(_ accessibility: Accessibility) throws(KeychainError) -> SecretBytes {
         if let key = metadataKeys[accessibility.rawValue] { return key }

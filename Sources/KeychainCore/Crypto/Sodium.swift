@@ -15,17 +15,34 @@ enum Sodium {
     /// BLAKE2b-256, unkeyed, of the pieces `body` passes to the function it is given, in order: a
     /// fingerprint of public data read piece by piece (the file's schema, row by row).
     static func fingerprint<E: Error>(_ body: ((UnsafeRawBufferPointer) -> Void) throws(E) -> Void) throws(E) -> [UInt8] {
+        try generichash(outputBytes: 32) { (state) throws(E) in try body { update(state, $0) } }
+    }
+
+    /// BLAKE2b-128, unkeyed, of the pieces `body` passes, each prefixed with its length (so that
+    /// pieces cannot run together): what a sync compares to tell a changed row or record.
+    static func pieceDigest<E: Error>(_ body: ((UnsafeRawBufferPointer) -> Void) throws(E) -> Void) throws(E) -> [UInt8] {
+        try generichash(outputBytes: 16) { (state) throws(E) in
+            try body { piece in
+                withUnsafeBytes(of: UInt32(piece.count).littleEndian) { update(state, $0) }
+                update(state, piece)
+            }
+        }
+    }
+
+    private static func generichash<E: Error>(outputBytes: Int, _ body: (OpaquePointer) throws(E) -> Void) throws(E) -> [UInt8] {
         precondition(ready)
-        var out = [UInt8](repeating: 0, count: 32)
+        var out = [UInt8](repeating: 0, count: outputBytes)
         try withUnsafeTemporaryAllocation(byteCount: crypto_generichash_statebytes(), alignment: 64) { (buffer) throws(E) in
             let state = OpaquePointer(buffer.baseAddress!)
-            _ = crypto_generichash_init(state, nil, 0, 32)
-            try body { piece in
-                _ = crypto_generichash_update(state, piece.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(piece.count))
-            }
-            _ = crypto_generichash_final(state, &out, 32)
+            _ = crypto_generichash_init(state, nil, 0, outputBytes)
+            try body(state)
+            _ = crypto_generichash_final(state, &out, outputBytes)
         }
         return out
+    }
+
+    private static func update(_ state: OpaquePointer, _ piece: UnsafeRawBufferPointer) {
+        _ = crypto_generichash_update(state, piece.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(piece.count))
     }
 
     /// Fills a fresh array with `count` random bytes (for nonces, salts and UUIDs; not for keys).

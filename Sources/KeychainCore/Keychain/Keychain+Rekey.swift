@@ -33,6 +33,12 @@ extension Keychain {
                 try store.writeRekey(
                     keyCheck: KeyRing.keyCheck(for: newKey, format: keys.format, kdfRecord: kdf?.record), passphrase: kdf,
                     wrappedClassKeys: wrapped, deviceRecord: new.sealDevice(stored))
+                if let record = try store.syncStateRecord() {
+                    guard let state = keys.openSyncState(record) else {
+                        throw StoreError("the sync state does not open: the file was edited without its key; nothing was rekeyed")
+                    }
+                    try store.writeSyncState(new.sealSyncState(state))
+                }
                 if dryRun { throw DryRun() }
             }
         } catch is DryRun {}

@@ -126,9 +126,15 @@ enum KeychainSchema {
         }
     }
 
-    /// Every keychain_meta entry: text names, blob values.
+    /// Every keychain_meta entry: text names, blob values. The sync state, which grows with the
+    /// items that sync, is read only by `sync` (`readSyncState`): here its value is one byte.
     static func readMeta(_ connection: SQLiteConnection) throws(StoreError) -> [String: [UInt8]] {
-        try readPairs(connection, "SELECT name, value FROM keychain_meta", table: "keychain_meta")
+        try readPairs(connection, "SELECT name, iif(name = 'sync_state', x'00', value) FROM keychain_meta", table: "keychain_meta")
+    }
+
+    /// The sealed sync state, or `nil` when the file has none.
+    static func readSyncState(_ connection: SQLiteConnection) throws(StoreError) -> [UInt8]? {
+        try readPairs(connection, "SELECT name, value FROM keychain_meta WHERE name = 'sync_state'", table: "keychain_meta")["sync_state"]
     }
 
     /// Every wrapped class key: text `pdmn` codes, blob keys.

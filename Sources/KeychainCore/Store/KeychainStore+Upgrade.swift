@@ -79,6 +79,15 @@ extension KeychainStore {
     /// The sealed device state as the file holds it now (`nil` before version 3).
     package func deviceRecord() throws(StoreError) -> [UInt8]? { try KeychainSchema.readMeta(connection)["device"] }
 
+    /// The sealed sync state (`nil` before the first sync).
+    package func syncStateRecord() throws(StoreError) -> [UInt8]? { try KeychainSchema.readSyncState(connection) }
+
+    /// Replaces the sealed sync state; a version-4 file becomes version 5, which may hold one.
+    package func writeSyncState(_ record: [UInt8]) throws(StoreError) {
+        try Self.writeMeta(connection, [("sync_state", record)])
+        try connection.execute("UPDATE schema_version SET version = \(Self.schemaVersion) WHERE version = 4")
+    }
+
     /// Replaces the sealed device state.
     package func writeDevice(_ record: [UInt8]) throws(StoreError) { try Self.writeMeta(connection, [("device", record)]) }
 

@@ -9,8 +9,9 @@ import Glibc
 /// StoreError (exit 74). Version-1 files are upgraded in place by `Keychain` once the key is known.
 package final class KeychainStore {
     /// The schema version this build writes; versions 1 to 3 are upgraded in place. Version 3
-    /// added the sealed device state (`keychain_meta` entry `device`), version 4 the `accc` column.
-    package static let schemaVersion = 4
+    /// added the sealed device state (`keychain_meta` entry `device`), version 4 the `accc` column,
+    /// version 5 the sealed sync state (`sync_state`, written by the first `sync`).
+    package static let schemaVersion = 5
 
     let connection: SQLiteConnection
     /// Compiled statements by `ItemTable.cacheKey`.
@@ -80,7 +81,9 @@ package final class KeychainStore {
             passphrase = try meta["kdf"].map { record throws(StoreError) in try PassphraseKDF(record: record) }
         }
         let expected = KeychainSchema.metaNames(version: version, passphrase: passphrase != nil)
-        guard Set(meta.keys) == expected else { throw notKeychain("unexpected keychain_meta entries") }
+        guard Set(meta.keys).subtracting(version >= 5 ? ["sync_state"] : []) == expected else {
+            throw notKeychain("unexpected keychain_meta entries")
+        }
         let wrapped = try KeychainSchema.readClassKeys(connection)
         return Unlocking(
             version: version, keyCheck: keyCheck, passphrase: passphrase, keychainID: keychainID, wrappedClassKeys: wrapped,

@@ -85,6 +85,12 @@ package final class SQLiteConnection {
         return try body()
     }
 
+    /// The rowid of the row the last INSERT wrote.
+    var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// How many rows the last INSERT, UPDATE or DELETE changed.
+    var changes: Int { Int(sqlite3_changes(handle)) }
+
     /// A StoreError for a failed call; the message never includes bound values.
     func error(_ status: Int32, doing what: String) -> StoreError {
         let detail = String(cString: sqlite3_errmsg(handle))

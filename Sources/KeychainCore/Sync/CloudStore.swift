@@ -23,6 +23,8 @@ package final class CloudStore {
         if mkdir(path + "/records", 0o700) != 0, errno != EEXIST {
             throw StoreError("cannot create \(path)/records: \(String(cString: strerror(errno)))")
         }
+        // The lock and the temporary files of interrupted writes stay out of git (`sync --git`).
+        try writeAtomically(Array("/.lock\nrecords/*.new-*\n".utf8), to: path + "/.gitignore")
         let sealed = markerText.withUnsafeBytes { AEAD.seal($0, key: accountKey, associatedData: markerData) }
         try writeAtomically(sealed, to: path + "/" + marker)
     }
@@ -42,36 +44,78 @@ package final class CloudStore {
 
     /// Runs `body` holding the store's lock (flock on `.lock`): two devices syncing at once take
     /// turns, and a process killed while holding it releases it.
+    /// Reentrant: a body that locks again (`sync --git` holds it around its attempts) goes on.
     package func withLock<R>(_ body: () throws -> R) throws -> R {
+        if lockDepth > 0 {
+            lockDepth += 1
+            defer { lockDepth -= 1 }
+            return try body()
+        }
         let fd = open(path + "/.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw StoreError("cannot lock \(path): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
         while flock(fd, LOCK_EX) != 0 {
             guard errno == EINTR else { throw StoreError("cannot lock \(path): \(String(cString: strerror(errno)))") }
         }
+        lockDepth = 1
+        defer { lockDepth = 0 }
         return try body()
     }
 
-    /// The UUIDs of every record file; names that are not 32 hex digits are not records.
-    package func recordNames() throws -> [[UInt8]] {
+    private var lockDepth = 0
+
+    /// What a record file's status says about its version: a writer replaces a record by renaming
+    /// a new file over it, which gives it a new inode and change time, so an equal stamp means the
+    /// same version (git's index relies on the same). A sync opens only records whose stamp moved.
+    package struct Stamp: Equatable, Sendable {
+        package var inode: UInt64
+        /// The status change time, in nanoseconds (no tool sets it back).
+        package var changed: UInt64
+        package var size: UInt64
+
+        package static let none = Stamp(inode: 0, changed: 0, size: 0)
+    }
+
+    /// Every record file: its UUID and stamp, in UUID order. Names that are not 32 lowercase hex
+    /// digits are not records (a writer's temporary file, git's, the user's).
+    package func listing() throws -> [(uuid: [UInt8], stamp: Stamp)] {
         guard let directory = opendir(recordsPath) else {
             throw StoreError("cannot list \(recordsPath): \(String(cString: strerror(errno)))")
         }
         defer { closedir(directory) }
-        var names: [[UInt8]] = []
+        let fd = dirfd(directory)
+        var found: [(uuid: [UInt8], stamp: Stamp)] = []
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            let uuid = withUnsafeBytes(of: entry.pointee.d_name) { raw in Self.uuid(fromName: raw.prefix { $0 != 0 }) }
+            guard let uuid else { continue }
+            var status = stat()
+            guard fstatat(fd, Self.name(uuid), &status, AT_SYMLINK_NOFOLLOW) == 0 else {
+                if errno == ENOENT { continue }
+                throw StoreError("cannot read cloud record \(Self.name(uuid)): \(String(cString: strerror(errno)))")
             }
-            if let uuid = Self.uuid(fromName: name) { names.append(uuid) }
+            found.append((uuid, Stamp(status)))
         }
-        return names.sorted { $0.lexicographicallyPrecedes($1) }
+        return found.sorted { $0.uuid.lexicographicallyPrecedes($1.uuid) }
+    }
+
+    /// The stamp of record `uuid` as it is now (`nil` when there is none).
+    package func stamp(_ uuid: [UInt8]) -> Stamp? {
+        var status = stat()
+        guard lstat(file(uuid), &status) == 0 else { return nil }
+        return Stamp(status)
     }
 
     /// Record `uuid`: `nil` when there is none; errSecDecode naming it when it does not open
     /// (another account's, altered, cut short, or renamed from another UUID).
     package func record(_ uuid: [UInt8]) throws -> CloudRecord? {
-        guard let sealed = try Self.readFile(file(uuid), limit: Self.recordLimit) else { return nil }
+        guard
+            let sealed = try Self.readFile(
+                file(uuid), limit: Self.recordLimit,
+                oversized: { size in
+                    KeychainError(
+                        .decode, hint: "cloud record \(Self.name(uuid)) is larger than any record (\(size)); nothing was applied from it.")
+                })
+        else { return nil }
         guard let record = CloudRecord.open(sealed, uuid: uuid, accountKey: accountKey) else {
             throw KeychainError(
                 .decode,
@@ -81,9 +125,11 @@ package final class CloudStore {
         return record
     }
 
-    /// Writes `record` (whole, atomically: a new file renamed over the old).
-    package func write(_ record: CloudRecord) throws {
+    /// Writes `record` (whole, atomically: a new file renamed over the old); returns the new
+    /// file's stamp.
+    package func write(_ record: CloudRecord) throws -> Stamp {
         try Self.writeAtomically(record.sealed(under: accountKey), to: file(record.uuid))
+        return stamp(record.uuid) ?? .none
     }
 
     /// Deletes record `uuid` (nothing when there is none).
@@ -98,12 +144,12 @@ package final class CloudStore {
     /// A UUID as its record's file name: 32 lowercase hex digits.
     package static func name(_ uuid: [UInt8]) -> String { Hex.lowercase(uuid) }
 
-    static func uuid(fromName name: String) -> [UInt8]? {
-        let bytes = Array(name.utf8)
+    static func uuid<Name: Collection<UInt8>>(fromName name: Name) -> [UInt8]? where Name.Index == Int {
+        let bytes = name
         guard bytes.count == 32 else { return nil }
         var uuid: [UInt8] = []
         for index in stride(from: 0, to: 32, by: 2) {
-            guard let high = hex(bytes[index]), let low = hex(bytes[index + 1]) else { return nil }
+            guard let high = hex(bytes[bytes.startIndex + index]), let low = hex(bytes[bytes.startIndex + index + 1]) else { return nil }
             uuid.append(high << 4 | low)
         }
         return uuid
@@ -118,12 +164,16 @@ package final class CloudStore {
     }
 
     /// The bytes of the file at `path`, at most `limit` (more is a StoreError); `nil` when absent.
-    private static func readFile(_ path: String, limit: Int) throws -> [UInt8]? {
+    /// `oversized` makes the error for a larger file (given the limit, described).
+    private static func readFile(_ path: String, limit: Int, oversized: ((String) -> Error)? = nil) throws -> [UInt8]? {
         guard let bytes = FileBytes.read(path: path, limit: limit + 1, noFollow: true) else {
             if errno == ENOENT { return nil }
             throw StoreError("cannot read \(path): \(FileBytes.lastErrorDescription())")
         }
-        guard bytes.count <= limit else { throw StoreError("\(path) is larger than any record (\(InputLimits.describe(limit)))") }
+        guard bytes.count <= limit else {
+            let size = "over \(InputLimits.describe(limit))"
+            throw oversized?(size) ?? StoreError("\(path) is larger than it can be (\(size))")
+        }
         return bytes
     }
 
@@ -140,5 +190,13 @@ package final class CloudStore {
             throw StoreError("cannot write \(path): \(reason)")
         }
         Folders.syncParent(of: path)
+    }
+}
+
+extension CloudStore.Stamp {
+    init(_ status: stat) {
+        self.init(
+            inode: UInt64(status.st_ino), changed: UInt64(status.st_ctim.tv_sec) &* 1_000_000_000 &+ UInt64(status.st_ctim.tv_nsec),
+            size: UInt64(status.st_size))
     }
 }

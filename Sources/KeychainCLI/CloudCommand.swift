@@ -1,0 +1,64 @@
+import Glibc
+import KeychainCore
+
+/// `keychainctl cloud init DIR`: a new cloud store for an account's devices to sync through.
+struct CloudCommand: Subcommand {
+    static let spec = CommandSpec(
+        name: "cloud",
+        abstract: "Create a cloud store: the directory an account's keychains sync through (see sync).",
+        discussion: """
+            Makes DIR (new or empty) a cloud store sealed under an account key: a random key written to a new \
+            file (--generate-account-key-file, mode 0600), or an existing one (--account-key-file). Every device \
+            of the account syncs with the same key; each keeps its own keychain key. DIR holds one encrypted file \
+            per item (records/, named by the item's UUID) and a sealed marker; a .gitignore leaves the lock and \
+            temporary files out of git (sync --git). An existing store is never overwritten (exit 74).
+            """,
+        sections: [
+            (
+                "options",
+                [
+                    .value("generate-account-key-file", nil, "path", "Write a new random account key (base64, mode 0600) to this file."),
+                    SyncCommand.accountKeyOption,
+                ]
+            ),
+            ("global options", GlobalOptions.specs),
+        ],
+        actions: [("init", "Create the store at DIR.")],
+        operand: ("DIR", "The cloud store's directory."))
+
+    let globals: GlobalOptions
+    let directory: String
+    let generateKeyFile: String?
+    let accountKeyFile: String?
+
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        globals = try GlobalOptions(arguments)
+        guard let directory = arguments.operand else { throw UsageError("cloud init needs the store's directory: cloud init DIR.") }
+        self.directory = directory
+        generateKeyFile = arguments.value("generate-account-key-file")
+        accountKeyFile = arguments.value("account-key-file")
+        if generateKeyFile != nil, accountKeyFile != nil {
+            throw UsageError("give one of --generate-account-key-file (a new account) and --account-key-file (an existing key).")
+        }
+    }
+
+    func run() throws {
+        let key: SecretBytes
+        if let generateKeyFile {
+            guard case .key(let generated) = try InitCommand.writeNewKey(to: generateKeyFile) else { return }
+            key = generated
+        } else {
+            key = try SyncCommand.accountKey(accountKeyFile)
+        }
+        do {
+            try CloudStore.create(at: directory, accountKey: key)
+        } catch {
+            if let generateKeyFile { unlink(generateKeyFile) }
+            throw error
+        }
+        switch globals.resolvedFormat {
+        case .text: StandardStreams.out("created cloud store \(directory.terminalSafe)\n")
+        case .json: StandardStreams.out(JSON.render(.object(["cloud": .string(directory)])) + "\n")
+        }
+    }
+}

@@ -1,0 +1,122 @@
+import Glibc
+import KeychainCore
+
+/// `sync --git`: the cloud store is a git working copy, and the remote is the cloud. Each attempt
+/// starts from the remote's state (fetch, reset to the upstream branch), syncs, commits the record
+/// changes and pushes before the keychain commits. A rejected push is CloudKit's
+/// server-record-changed: the keychain's transaction rolls back and the sync runs again on the
+/// new remote state, so nothing the remote refused is ever recorded here as uploaded.
+struct GitWorkingCopy {
+    let path: String
+    /// Attempts before giving up when other devices keep pushing first.
+    static let attempts = 5
+    /// The longest one git command may take (a push over a slow network).
+    static let timeoutSeconds = 300
+
+    init(path: String) throws {
+        self.path = path
+        let inside = try git(["rev-parse", "--is-inside-work-tree"])
+        guard inside.status == 0 else { throw StoreError("\(path) is not a git working copy (sync --git): \(inside.firstLine)") }
+    }
+
+    /// Runs `body` (a sync with a publish step) until a push is accepted, holding the store's
+    /// lock throughout so that two syncs on this machine take turns.
+    func sync(accountKey: SecretBytes, dryRun: Bool, _ body: (CloudStore, (Bool) throws -> Void) throws -> SyncReport) throws
+        -> SyncReport
+    {
+        let cloud = try CloudStore(path: path, accountKey: accountKey)
+        return try cloud.withLock {
+            var lastRejection = ""
+            for _ in 0..<Self.attempts {
+                let upstream = try git(["rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{u}"]).status == 0
+                if upstream {
+                    try run(["fetch", "--quiet"], what: "fetch the remote")
+                    try run(["reset", "--quiet", "--hard", "@{u}"], what: "reset to the remote's state")
+                }
+                do {
+                    return try body(cloud) { changed in try publish(changed: changed, upstream: upstream) }
+                } catch let rejected as Rejected {
+                    lastRejection = rejected.output
+                }
+            }
+            throw StoreError(
+                "the remote of \(path) changed under each of \(Self.attempts) attempts (other devices pushing first); "
+                    + "nothing was changed here: \(lastRejection)")
+        }
+    }
+
+    /// Commits every change of the store and pushes it; `Rejected` when the remote moved on.
+    private func publish(changed: Bool, upstream: Bool) throws {
+        try run(["add", "-A", "--", "."], what: "stage the records")
+        guard try git(["diff", "--cached", "--quiet"]).status != 0 else { return }
+        var identity: [String] = []
+        if try git(["config", "user.email"]).status != 0 {
+            identity = ["-c", "user.name=keychainctl", "-c", "user.email=keychainctl@localhost"]
+        }
+        try run(identity + ["commit", "--quiet", "-m", "keychainctl sync"], what: "commit the records")
+        let push = try git(upstream ? ["push", "--quiet"] : ["push", "--quiet", "-u", "origin", "HEAD"])
+        guard push.status != 0 else { return }
+        if push.output.contains("rejected") || push.output.contains("fetch first") || push.output.contains("non-fast-forward") {
+            throw Rejected(output: push.firstLine)
+        }
+        throw StoreError("git push from \(path) failed: \(push.firstLine)")
+    }
+
+    private struct Rejected: Error { let output: String }
+
+    private func run(_ arguments: [String], what: String) throws {
+        let result = try git(arguments)
+        guard result.status == 0 else { throw StoreError("cannot \(what) in \(path) (git \(arguments[0])): \(result.firstLine)") }
+    }
+
+    /// Runs git in the working copy with no terminal and no prompt, stdin from /dev/null, stdout
+    /// and stderr collected, killed after `timeoutSeconds`.
+    private func git(_ arguments: [String]) throws -> (status: Int32, output: String, firstLine: String) {
+        guard case .found(let executable) = ChildProcess.resolve("git", path: Environment.value("PATH")) else {
+            throw ConfigurationError("sync --git needs git on PATH.")
+        }
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else { throw StoreError("cannot make a pipe: \(String(cString: strerror(errno)))") }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, ends[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, ends[1], 2)
+        posix_spawn_file_actions_addclose(&actions, ends[0])
+        var environment: [(name: String, value: SecretBytes)] = [("GIT_TERMINAL_PROMPT", SecretBytes(copying: Array("0".utf8)))]
+        for name in ["PATH", "HOME", "SSH_AUTH_SOCK", "GIT_SSH_COMMAND", "XDG_CONFIG_HOME", "LANG"] {
+            if let value = Environment.value(name) { environment.append((name, SecretBytes(copying: Array(value.utf8)))) }
+        }
+        environment.append(("LC_ALL", SecretBytes(copying: Array("C".utf8))))
+        var child: pid_t = 0
+        let spawned = ChildProcess.withCStrings(["git", "-C", path] + arguments) { argv in
+            EnvironmentBlock(environment).withPointers { envp in posix_spawn(&child, executable, &actions, nil, argv, envp) }
+        }
+        close(ends[1])
+        defer { close(ends[0]) }
+        guard spawned == 0 else { throw ConfigurationError("cannot run git: \(String(cString: strerror(spawned))).") }
+        var output: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let deadline = time(nil) + Self.timeoutSeconds
+        while true {
+            var fd = pollfd(fd: ends[0], events: Int16(POLLIN), revents: 0)
+            let ready = poll(&fd, 1, 1000)
+            if ready < 0, errno == EINTR { continue }
+            if time(nil) > deadline {
+                kill(child, SIGKILL)
+                break
+            }
+            guard ready > 0 else { continue }
+            let count = read(ends[0], &buffer, buffer.count)
+            if count <= 0 { break }
+            if output.count < 65536 { output += buffer.prefix(count) }
+        }
+        var status: Int32 = 0
+        while waitpid(child, &status, 0) < 0, errno == EINTR {}
+        let exited = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+        let text = String(decoding: output, as: UTF8.self)
+        let first = text.split(separator: "\n").first { !$0.isEmpty }.map(String.init) ?? "exit \(exited)"
+        return (exited, text, first.terminalSafe)
+    }
+}

@@ -1,0 +1,152 @@
+import Glibc
+import KeychainCore
+
+/// `keychainctl sync --cloud DIR`: this keychain as one device of an account, in step with the
+/// account's other devices through a cloud store, by CKKS's rules (README "Sync between devices").
+struct SyncCommand: Subcommand {
+    static let accountKeyOption = OptionSpec.value(
+        "account-key-file", nil, "path", "File holding the account key, base64 (env KEYCHAINCTL_ACCOUNT_KEY_FILE).")
+
+    static let spec = CommandSpec(
+        name: "sync",
+        abstract: "Sync this keychain with the other devices of its account through a cloud store (iCloud Keychain's rules).",
+        discussion: """
+            Pull, then push, holding the store's lock: records changed elsewhere are applied here by UUID; items \
+            added, changed or deleted here are uploaded. Only items with sync=1 whose class is ak, ck or dk travel; \
+            the same item added on two devices keeps the copy with the lower UUID once both reached the cloud, and a \
+            copy that never reached it loses; of two changes to one item the first to reach the cloud wins. A \
+            primary-key change travels as a deletion and an addition; turning sync off deletes the other devices' \
+            copies. Class-A items from other devices wait while this device is locked. Needs the keychain's key, \
+            not a profile. The report lists every item that moved and every synchronizable item that never will, \
+            with why; never secrets. A record that does not open is listed and skipped (exit 93 at the end, 74 for \
+            one that cannot be read); the wrong account key is exit 51 and changes nothing. --git treats DIR as a \
+            git working copy: fetch, sync, commit, push; a rejected push is CloudKit's server-record-changed: the \
+            keychain's changes are rolled back and the sync runs again on the new remote state.
+            """,
+        sections: [
+            (
+                "options",
+                [
+                    .value("cloud", nil, "path", "The cloud store's directory (made by 'keychainctl cloud init')."),
+                    accountKeyOption,
+                    .flag("dry-run", "Report what would happen; write nothing here or in the cloud."),
+                    .flag("git", "DIR is a git working copy: pull the remote state first, push the changes after."),
+                ]
+            ),
+            ("global options", GlobalOptions.specs),
+        ])
+
+    let globals: GlobalOptions
+    let cloudPath: String
+    let accountKeyFile: String?
+    let dryRun: Bool
+    let git: Bool
+
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        globals = try GlobalOptions(arguments)
+        guard let cloudPath = arguments.value("cloud") else { throw UsageError("sync needs --cloud DIR (a store made by 'cloud init').") }
+        self.cloudPath = cloudPath
+        accountKeyFile = arguments.value("account-key-file")
+        dryRun = arguments.flag("dry-run")
+        git = arguments.flag("git")
+    }
+
+    func run() throws {
+        let key = try Self.accountKey(accountKeyFile)
+        let report: SyncReport
+        if git {
+            let workingCopy = try GitWorkingCopy(path: cloudPath)
+            report = try workingCopy.sync(accountKey: key, dryRun: dryRun) { cloud, publish in
+                try globals.openKeychain().sync(with: cloud, dryRun: dryRun, publish: publish)
+            }
+        } else {
+            let cloud = try CloudStore(path: cloudPath, accountKey: key)
+            report = try globals.openKeychain().sync(with: cloud, dryRun: dryRun)
+        }
+        StandardStreams.out(SyncRenderer.render(report, keychain: globals.keychainPath, cloud: cloudPath, format: globals.resolvedFormat))
+        switch report.failure {
+        case .decode?:
+            throw KeychainError(
+                .decode, hint: "\(report.entries(.failed).count) record(s) or item(s) did not open and were skipped (listed above).")
+        case .io?:
+            throw StoreError("\(report.entries(.failed).count) cloud record(s) could not be read and were skipped (listed above)")
+        case nil: break
+        }
+    }
+
+    /// The account key from `path` or KEYCHAINCTL_ACCOUNT_KEY_FILE.
+    static func accountKey(_ path: String?) throws -> SecretBytes {
+        guard let path = path ?? Environment.value("KEYCHAINCTL_ACCOUNT_KEY_FILE") else {
+            throw ConfigurationError("no account key: pass --account-key-file PATH or set KEYCHAINCTL_ACCOUNT_KEY_FILE.")
+        }
+        let text: SecretBytes
+        do { text = try SecretReader.readKeyFile(path) } catch let error as InputError {
+            throw ConfigurationError("cannot read the account key file: \(error.description)")
+        } catch is InputTooLarge {
+            throw ConfigurationError("\(path) is not an account key file: longer than \(InputLimits.keyFileBytes) bytes.")
+        }
+        guard let key = text.base64Decoded(), key.count == KeyRing.keyBytes else {
+            throw ConfigurationError(
+                "\(path) does not hold an account key: expected 32 random bytes in base64 (as 'cloud init --generate-account-key-file' writes)."
+            )
+        }
+        return key
+    }
+}
+
+/// The sync report: a line per item for people, one JSON object for programs.
+enum SyncRenderer {
+    static func render(_ report: SyncReport, keychain: String, cloud: String, format: OutputFormat) -> String {
+        switch format {
+        case .json:
+            var counts: [String: JSON.Value] = [:]
+            for action in SyncReport.Action.allCases { counts[action.rawValue] = .number(Int64(report.entries(action).count)) }
+            return JSON.render(
+                .object([
+                    "keychain": .string(keychain), "cloud": .string(cloud), "dryRun": .bool(report.dryRun),
+                    "items": .array(report.entries.map(json)), "counts": .object(counts), "unchanged": .number(Int64(report.unchanged)),
+                    "notSynchronizable": .number(Int64(report.notSynchronizable)),
+                    "tombstonesPurged": .number(Int64(report.tombstonesPurged)),
+                ])) + "\n"
+        case .text:
+            var out = ""
+            for entry in report.entries {
+                var line = (report.dryRun && entry.action != .failed ? "would be " : "") + entry.action.rawValue
+                if let itemClass = entry.itemClass { line += " " + itemClass.rawValue }
+                for (code, value) in entry.attributes.sorted(by: { $0.key < $1.key }) {
+                    line += " \(code)=\(value.displayText.terminalSafe)"
+                }
+                if let group = entry.attributes["agrp"]?.stringValue { line += " view=\(SyncView.of(group: group))" }
+                if let uuid = entry.cloudUUID { line += " record=\(SyncReport.uuidText(uuid))" }
+                if let ref = entry.ref { line += " ref=\(ref.base64)" }
+                out += line + ": " + entry.reason.terminalSafe + "\n"
+            }
+            let moved = SyncReport.Action.allCases.filter { $0 != .notSyncing }.compactMap { action in
+                let count = report.entries(action).count
+                return count == 0 ? nil : "\(count) \(action.rawValue)"
+            }
+            out += (moved.isEmpty ? "nothing to sync" : moved.joined(separator: ", ")) + "; \(report.unchanged) unchanged"
+            out += "; \(report.entries(.notSyncing).count) never sync; \(report.notSynchronizable) not synchronizable (stay on this device)"
+            if report.tombstonesPurged > 0 { out += "; \(report.tombstonesPurged) tombstone(s) purged" }
+            out += report.dryRun ? " (dry run: nothing changed)\n" : "\n"
+            return out
+        }
+    }
+
+    private static func json(_ entry: SyncReport.Entry) -> JSON.Value {
+        var members: [String: JSON.Value] = ["action": .string(entry.action.rawValue), "reason": .string(entry.reason)]
+        if let itemClass = entry.itemClass { members["class"] = .string(itemClass.rawValue) }
+        if let uuid = entry.cloudUUID { members["record"] = .string(SyncReport.uuidText(uuid)) }
+        if let ref = entry.ref { members["v_PersistentRef"] = .string(ref.base64) }
+        if !entry.attributes.isEmpty {
+            members["attributes"] = .object(entry.attributes.mapValues(ItemRenderer.json))
+            if let group = entry.attributes["agrp"]?.stringValue { members["view"] = .string(SyncView.of(group: group)) }
+        }
+        switch entry.failure {
+        case .decode?: members["exit"] = .number(Int64(KeychainStatus.decode.exitStatus))
+        case .io?: members["exit"] = .number(Int64(ExitStatusTable.ioFailure))
+        case nil: break
+        }
+        return .object(members)
+    }
+}

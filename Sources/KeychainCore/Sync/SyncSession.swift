@@ -1,0 +1,477 @@
+/// One sync of one keychain with the cloud store (issue 11; research `apple-next-semantics.md` §3),
+/// run inside the store's lock and the keychain's write transaction. `pull` applies what other
+/// devices changed, by record UUID, resolving same-primary-key collisions as CKKS does; `push`
+/// uploads what changed here. Cloud writes and deletions are collected and made by `commitCloud`
+/// just before the keychain's transaction commits, so a process killed in between leaves the cloud
+/// ahead of the keychain, which the next sync reconciles (a record that matches the item here
+/// changes nothing).
+final class SyncSession {
+    private let keychain: Keychain
+    private let cloud: CloudStore
+    private var state: SyncState
+    private var stateChanged = false
+    private(set) var report = SyncReport()
+
+    /// The live synchronizable rows by row UUID.
+    private var local: [[UInt8]: (itemClass: ItemClass, row: KeychainStore.SyncRow)] = [:]
+    /// The cloud's record files by UUID.
+    private var listing: [[UInt8]: CloudStore.Stamp] = [:]
+    /// Records this sync already dealt with (applied, failed, waiting): `push` leaves them alone.
+    private var settled: Set<[UInt8]> = []
+    private var pendingWrites: [[UInt8]: CloudRecord] = [:]
+    private var pendingDeletes: Set<[UInt8]> = []
+
+    private var store: KeychainStore { keychain.store }
+    private var keys: KeyRing { keychain.keys }
+
+    init(keychain: Keychain, cloud: CloudStore) throws {
+        self.keychain = keychain
+        self.cloud = cloud
+        if let record = try keychain.store.syncStateRecord() {
+            guard let bytes = keychain.keys.openSyncState(record), let state = SyncState(encoded: bytes) else {
+                throw StoreError(
+                    "\(keychain.store.connection.path)'s sync state does not open: the file was edited without its key; nothing was synced")
+            }
+            self.state = state
+        } else {
+            state = SyncState()
+        }
+        for itemClass in ItemClass.stored {
+            try keychain.store.forEachSyncRow(itemClass) { local[$0.uuid] = (itemClass, $0) }
+            report.notSynchronizable += try keychain.store.count(itemClass, filter: RowFilter(groups: nil, sync: false))
+        }
+        for (uuid, stamp) in try cloud.listing() { listing[uuid] = stamp }
+    }
+
+    // MARK: Pull
+
+    /// Applies every record that changed in the cloud since this device last saw it.
+    func pull() throws {
+        for uuid in listing.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+            guard let stamp = listing[uuid], !settled.contains(uuid), !pendingDeletes.contains(uuid) else { continue }
+            let entry = state.entries[uuid]
+            if let entry, entry.stamp == stamp { continue }
+            let record: CloudRecord
+            do {
+                guard let found = try cloud.record(uuid) else {
+                    listing[uuid] = nil
+                    continue
+                }
+                record = found
+            } catch let error as KeychainError {
+                fail(uuid, .decode, error.hint)
+                continue
+            } catch let error as StoreError {
+                fail(uuid, .io, error.message)
+                continue
+            }
+            if var entry, record.tag == entry.tag {
+                entry.stamp = stamp
+                remember(uuid, entry)
+                continue
+            }
+            if let problem = Self.problem(with: record) {
+                fail(uuid, .decode, "cloud record \(CloudStore.name(uuid)) \(problem); nothing was applied from it.")
+                continue
+            }
+            if let entry {
+                try incomingChange(record, stamp: stamp, entry: entry)
+            } else {
+                try incomingNew(record, stamp: stamp)
+            }
+        }
+    }
+
+    /// A change from another device to a record this device holds.
+    private func incomingChange(_ record: CloudRecord, stamp: CloudStore.Stamp, entry: SyncState.Entry) throws {
+        // Deleted or taken out of sync here: the deletion wins (CloudKit deletions are not
+        // conditional), and `push` deletes the record.
+        guard let here = local[entry.rowUUID], Self.eligibility(here.row) == nil else { return }
+        settled.insert(record.uuid)
+        if waits(record, orRow: here.row) { return }
+        var changedHere = false
+        if here.row.sealedDigest != entry.sealedDigest {
+            guard let opened = try openLocal(here.itemClass, here.row) else { return }
+            changedHere = try Self.contentDigest(opened.item, secret: opened.secret) != entry.contentDigest
+        }
+        guard let sealed = try place(record, over: (here.row.rowid, here.row.uuid), itemClass: here.itemClass) else { return }
+        remember(record, stamp: stamp, rowUUID: here.row.uuid, sealed: sealed)
+        add(
+            changedHere ? .conflictLost : .updated, record,
+            changedHere
+                ? "changed here and on another device; the other device's change reached the cloud first and replaced this one "
+                    + "(server record changed)"
+                : "changed on another device")
+    }
+
+    /// A record this device has never held: added here, unless an item here holds its primary key,
+    /// when CKKS's rules decide (research §3.4).
+    private func incomingNew(_ record: CloudRecord, stamp: CloudStore.Stamp) throws {
+        settled.insert(record.uuid)
+        if waits(record, orRow: nil) { return }
+        let item = Self.item(record, rowUUID: Sodium.randomBytes(16))
+        let sealed = try keys.seal(item, secret: record.secret)
+        let holder: (rowid: Int64, opened: OpenedRow)?
+        do {
+            holder = try keychain.clearTombstone(for: sealed, record.itemClass, inGroup: item.accessGroup)
+        } catch let error as KeychainError where error.status == .decode {
+            fail(record.uuid, .decode, error.hint)
+            return
+        }
+        guard let holder else {
+            guard try store.insert(record.itemClass, sealed) == .written else {
+                throw KeychainError(.duplicateItem, hint: "cloud record \(CloudStore.name(record.uuid)) collides with an item here.")
+            }
+            try keychain.noteAccessControl(of: sealed)
+            noteLocal(record.itemClass, sealed, rowid: nil)
+            remember(record, stamp: stamp, rowUUID: item.uuid, sealed: sealed)
+            add(.pulled, record, "added on another device", ref: item.persistentRef)
+            return
+        }
+        let holderUUID = holder.opened.row.uuid
+        let uploaded = state.entries.first { $0.value.rowUUID == holderUUID }?.key
+        if let uploaded, listing[uploaded] != nil, !pendingDeletes.contains(uploaded) {
+            if uploaded.lexicographicallyPrecedes(record.uuid) {
+                // Both copies reached the cloud: the lower UUID wins on every device.
+                pendingDeletes.insert(record.uuid)
+                add(
+                    .conflictWon, record,
+                    "the same item was added on another device as \(SyncReport.uuidText(record.uuid)); this device's copy, "
+                        + "\(SyncReport.uuidText(uploaded)), has the lower UUID and stays everywhere",
+                    ref: PersistentRef(itemClass: record.itemClass, uuid: holderUUID))
+                return
+            }
+            pendingDeletes.insert(uploaded)
+            settled.insert(uploaded)
+            forget(uploaded)
+            guard let sealed = try place(record, over: (holder.rowid, holderUUID), itemClass: record.itemClass) else { return }
+            remember(record, stamp: stamp, rowUUID: holderUUID, sealed: sealed)
+            add(
+                .conflictLost, record,
+                "the same item was added here as \(SyncReport.uuidText(uploaded)); the other device's copy has the lower UUID and "
+                    + "replaces it everywhere")
+            return
+        }
+        if let uploaded { forget(uploaded) }
+        guard let sealed = try place(record, over: (holder.rowid, holderUUID), itemClass: record.itemClass) else { return }
+        remember(record, stamp: stamp, rowUUID: holderUUID, sealed: sealed)
+        add(.conflictLost, record, "the same item was added here but had not reached the cloud; the cloud's copy replaces it")
+    }
+
+    /// Writes `record` over row `target` (keeping its UUID, so its persistent reference); the
+    /// sealed row, or `nil` when another item holds the record's primary key (reported).
+    private func place(_ record: CloudRecord, over target: (rowid: Int64, uuid: [UInt8]), itemClass: ItemClass) throws
+        -> SealedItem?
+    {
+        let item = Self.item(record, rowUUID: target.uuid)
+        let sealed = try keys.seal(item, secret: record.secret)
+        do {
+            if try keychain.clearTombstone(for: sealed, itemClass, inGroup: item.accessGroup, except: target.rowid) != nil {
+                fail(record.uuid, .decode, "cloud record \(CloudStore.name(record.uuid)) has the primary key of another item here.")
+                return nil
+            }
+        } catch let error as KeychainError where error.status == .decode {
+            fail(record.uuid, .decode, error.hint)
+            return nil
+        }
+        guard try store.update(itemClass, rowid: target.rowid, sealed) == .written else {
+            throw KeychainError(.duplicateItem, hint: "cloud record \(CloudStore.name(record.uuid)) collides with an item here.")
+        }
+        try keychain.noteAccessControl(of: sealed)
+        noteLocal(itemClass, sealed, rowid: target.rowid)
+        return sealed
+    }
+
+    // MARK: Push
+
+    /// Uploads what changed here, deletes what was deleted here, and deletes here what another
+    /// device deleted.
+    func push() throws {
+        for uuid in state.entries.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+            guard let entry = state.entries[uuid], !settled.contains(uuid), !pendingDeletes.contains(uuid) else { continue }
+            let here = local[entry.rowUUID].flatMap { Self.eligibility($0.row) == nil ? $0 : nil }
+            guard listing[uuid] != nil else {
+                if let here {
+                    try store.delete(here.itemClass, rowid: here.row.rowid)
+                    local[entry.rowUUID] = nil
+                    add(.deleted, uuid: uuid, entry.itemClass, "deleted on another device", ref: here.row.ref(here.itemClass))
+                }
+                forget(uuid)
+                continue
+            }
+            guard let here else {
+                pendingDeletes.insert(uuid)
+                forget(uuid)
+                add(
+                    .deleted, uuid: uuid, entry.itemClass, try deletionReason(entry),
+                    ref: PersistentRef(itemClass: entry.itemClass, uuid: entry.rowUUID))
+                continue
+            }
+            guard here.row.sealedDigest != entry.sealedDigest, !isLocked(here.row) else {
+                report.unchanged += 1
+                continue
+            }
+            guard let opened = try openLocal(here.itemClass, here.row) else { continue }
+            let content = try Self.contentDigest(opened.item, secret: opened.secret)
+            guard content != entry.contentDigest else {
+                var refreshed = entry
+                refreshed.sealedDigest = here.row.sealedDigest
+                remember(uuid, refreshed)
+                report.unchanged += 1
+                continue
+            }
+            if Self.primaryKeyDigest(opened.item) != entry.primaryKeyDigest {
+                // A primary-key change travels as a deletion and an addition under a new UUID.
+                pendingDeletes.insert(uuid)
+                forget(uuid)
+                upload(opened, row: here.row, as: Sodium.randomBytes(16), content: content)
+                add(
+                    .pushed, opened.item,
+                    "its primary key changed here: record \(SyncReport.uuidText(uuid)) was deleted and the item uploaded as a new record")
+                continue
+            }
+            upload(opened, row: here.row, as: uuid, content: content)
+            add(.pushed, opened.item, "changed here")
+        }
+        let mapped = Set(state.entries.values.map(\.rowUUID))
+        let unmapped = local.values.filter { !mapped.contains($0.row.uuid) }.sorted {
+            ($0.itemClass, $0.row.rowid) < ($1.itemClass, $1.row.rowid)
+        }
+        for (itemClass, row) in unmapped {
+            if let why = Self.eligibility(row) {
+                // Named by its attributes when its class is open; never its secret.
+                let sealed = isLocked(row) ? nil : try store.row(itemClass, rowid: row.rowid)
+                if let sealed, let opened = try? keys.openRow(sealed, itemClass: itemClass) {
+                    add(.notSyncing, opened.item, why)
+                } else {
+                    add(.notSyncing, uuid: nil, itemClass, why, ref: row.ref(itemClass))
+                }
+                continue
+            }
+            guard !isLocked(row), let opened = try openLocal(itemClass, row) else { continue }
+            let content = try Self.contentDigest(opened.item, secret: opened.secret)
+            upload(opened, row: row, as: Sodium.randomBytes(16), content: content)
+            add(.pushed, opened.item, "added here")
+        }
+    }
+
+    /// Queues `opened` (row `row`) for upload as record `uuid` with a new change tag.
+    private func upload(_ opened: (item: Item, secret: SecretBytes), row: KeychainStore.SyncRow, as uuid: [UInt8], content: [UInt8]) {
+        var attributes = opened.item.attributes
+        attributes["tomb"] = nil
+        let record = CloudRecord(
+            uuid: uuid, tag: Self.newTag(), itemClass: opened.item.itemClass, attributes: attributes, secret: opened.secret)
+        pendingWrites[uuid] = record
+        remember(
+            uuid,
+            SyncState.Entry(
+                itemClass: opened.item.itemClass, rowUUID: row.uuid, tag: record.tag, sealedDigest: row.sealedDigest,
+                contentDigest: content,
+                primaryKeyDigest: Self.primaryKeyDigest(opened.item), stamp: .none))
+    }
+
+    /// Why a record this device uploaded is no longer an item to sync here.
+    private func deletionReason(_ entry: SyncState.Entry) throws -> String {
+        var filter = RowFilter.everyRow
+        filter.uuid = entry.rowUUID
+        guard let row = try store.rows(entry.itemClass, filter: filter, withSecret: false).first?.row, !row.tombstone else {
+            return "deleted here; the deletion reached the cloud"
+        }
+        if !row.sync { return "synchronizable turned off here (1 to 0): the other devices' copies are deleted, this one stays" }
+        return (Self.eligibility(row.syncRow) ?? "no longer synchronizable") + "; the other devices' copies are deleted"
+    }
+
+    // MARK: Commit
+
+    /// Makes the cloud's half of the sync: deletions, then writes (each atomic); returns whether
+    /// the cloud changed.
+    func commitCloud() throws -> Bool {
+        for uuid in pendingDeletes.sorted(by: { $0.lexicographicallyPrecedes($1) }) { try cloud.delete(uuid) }
+        for uuid in pendingWrites.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+            guard let record = pendingWrites[uuid] else { continue }
+            let stamp = try cloud.write(record)
+            state.entries[uuid]?.stamp = stamp
+            stateChanged = true
+        }
+        return !pendingDeletes.isEmpty || !pendingWrites.isEmpty
+    }
+
+    /// Removes the tombstones of synchronizable items (every deletion reached the cloud) and saves
+    /// the state when it changed.
+    func finish() throws {
+        for itemClass in ItemClass.stored { report.tombstonesPurged += try store.purgeTombstones(itemClass) }
+        if stateChanged { try store.writeSyncState(keys.sealSyncState(state.encoded)) }
+    }
+
+    // MARK: Helpers
+
+    private func remember(_ uuid: [UInt8], _ entry: SyncState.Entry) {
+        state.entries[uuid] = entry
+        stateChanged = true
+    }
+
+    private func remember(_ record: CloudRecord, stamp: CloudStore.Stamp, rowUUID: [UInt8], sealed: SealedItem) {
+        remember(
+            record.uuid,
+            SyncState.Entry(
+                itemClass: record.itemClass, rowUUID: rowUUID, tag: record.tag, sealedDigest: KeychainStore.sealedDigest(of: sealed),
+                contentDigest: record.contentDigest, primaryKeyDigest: Self.primaryKeyDigest(Self.item(record, rowUUID: rowUUID)),
+                stamp: stamp))
+    }
+
+    private func forget(_ uuid: [UInt8]) {
+        if state.entries.removeValue(forKey: uuid) != nil { stateChanged = true }
+    }
+
+    /// Records that row `sealed` (new when `rowid` is `nil`) now holds an item from the cloud.
+    private func noteLocal(_ itemClass: ItemClass, _ sealed: SealedItem, rowid: Int64?) {
+        let rowid = rowid ?? store.lastInsertedRowID
+        local[sealed.uuid] = (
+            itemClass,
+            KeychainStore.SyncRow(
+                rowid: rowid, uuid: sealed.uuid, accessibility: sealed.accessibility, accessControl: sealed.accessControlText,
+                sealedDigest: KeychainStore.sealedDigest(of: sealed))
+        )
+    }
+
+    /// Whether an incoming record (or the row it would replace) is of a class the device's lock
+    /// state keeps closed: CKKS parks it until unlock (the item is not here: -25300, not -25308).
+    private func waits(_ record: CloudRecord, orRow row: KeychainStore.SyncRow?) -> Bool {
+        let codes = [record.attributes["pdmn"]?.stringValue, row?.accessibility].compactMap { $0 }
+        guard codes.contains(where: { Accessibility(rawValue: $0).map { !keys.device.allows($0) } ?? false }) else { return false }
+        add(.waiting, record, "the device is locked: the item arrives with the first sync after 'keychainctl device unlock'")
+        return true
+    }
+
+    /// Whether the device's lock state keeps `row`'s class closed (it cannot be opened now).
+    private func isLocked(_ row: KeychainStore.SyncRow) -> Bool {
+        Accessibility(rawValue: row.accessibility).map { !keys.device.allows($0) } ?? false
+    }
+
+    /// Opens a live row with its secret; `nil` (reported) when it is damaged.
+    private func openLocal(_ itemClass: ItemClass, _ row: KeychainStore.SyncRow) throws -> (item: Item, secret: SecretBytes)? {
+        guard let sealed = try store.row(itemClass, rowid: row.rowid) else { return nil }
+        do {
+            let opened = try keys.open(sealed, itemClass: itemClass, withSecret: true)
+            guard let secret = opened.secret else { throw DamagedRow.Reason.missingSecret.error(itemClass, uuid: row.uuid) }
+            return (opened.opened.item, secret)
+        } catch let error as KeychainError where error.status == .decode {
+            report.entries.append(
+                SyncReport.Entry(
+                    action: .failed, itemClass: itemClass, cloudUUID: nil, ref: row.ref(itemClass), attributes: [:],
+                    reason: "the item here does not open: \(error.hint)", failure: .decode))
+            return nil
+        }
+    }
+
+    private func fail(_ uuid: [UInt8], _ failure: SyncReport.Failure, _ reason: String) {
+        settled.insert(uuid)
+        report.entries.append(
+            SyncReport.Entry(action: .failed, itemClass: nil, cloudUUID: uuid, ref: nil, attributes: [:], reason: reason, failure: failure))
+    }
+
+    private func add(_ action: SyncReport.Action, _ record: CloudRecord, _ reason: String, ref: PersistentRef? = nil) {
+        let rowUUID = state.entries[record.uuid]?.rowUUID
+        report.entries.append(
+            SyncReport.Entry(
+                action: action, itemClass: record.itemClass, cloudUUID: record.uuid,
+                ref: ref ?? rowUUID.map { PersistentRef(itemClass: record.itemClass, uuid: $0) },
+                attributes: Self.naming(record.attributes, record.itemClass), reason: reason))
+    }
+
+    private func add(_ action: SyncReport.Action, _ item: Item, _ reason: String) {
+        let uuid = state.entries.first { $0.value.rowUUID == item.uuid }?.key
+        report.entries.append(
+            SyncReport.Entry(
+                action: action, itemClass: item.itemClass, cloudUUID: uuid, ref: item.persistentRef,
+                attributes: Self.naming(item.attributes, item.itemClass), reason: reason))
+    }
+
+    private func add(_ action: SyncReport.Action, uuid: [UInt8]?, _ itemClass: ItemClass, _ reason: String, ref: PersistentRef?) {
+        report.entries.append(
+            SyncReport.Entry(action: action, itemClass: itemClass, cloudUUID: uuid, ref: ref, attributes: [:], reason: reason))
+    }
+
+    /// The attributes that name an item in a report: its primary key, label and protection.
+    private static func naming(_ attributes: [String: AttributeValue], _ itemClass: ItemClass) -> [String: AttributeValue] {
+        let codes = (Schema.of(itemClass)?.primaryKey ?? []) + ["labl", "pdmn"]
+        return attributes.filter { codes.contains($0.key) }
+    }
+
+    /// Why a synchronizable row never leaves this device; `nil` when it syncs. CKKS carries only
+    /// `ak`, `ck` and `dk` (`CKKSKeychainView.m`); an access control cannot be synchronizable at all
+    /// in Apple's keychain (-50), so one that slipped in stays here.
+    static func eligibility(_ row: KeychainStore.SyncRow) -> String? {
+        guard row.accessControl == row.accessibility else {
+            return "it has an access control, which Apple does not allow on a synchronizable item; it stays on this device"
+        }
+        switch Accessibility(rawValue: row.accessibility) {
+        case .whenUnlocked, .afterFirstUnlock, .always: return nil
+        case .whenPasscodeSetThisDeviceOnly:
+            return "when-passcode-set-this-device-only (akpu) items never leave the device"
+        case let accessibility?: return "\(accessibility.longName) (\(accessibility.rawValue)) items never leave the device"
+        case nil: return "its protection class is unknown"
+        }
+    }
+
+    /// Why `record` cannot be applied as an item; `nil` when it can.
+    static func problem(with record: CloudRecord) -> String? {
+        guard let schema = Schema.of(record.itemClass) else { return "is of no stored class" }
+        for (code, value) in record.attributes {
+            guard let attribute = schema.attribute(code), attribute.kind == value.kind else {
+                return "holds an attribute \(code) the \(record.itemClass.rawValue) class does not have"
+            }
+        }
+        guard record.attributes["sync"] == .bool(true), record.attributes["tomb"] == nil,
+            let group = record.attributes["agrp"]?.stringValue, !group.isEmpty,
+            let pdmn = record.attributes["pdmn"]?.stringValue, ["ak", "ck", "dk"].contains(pdmn),
+            (record.attributes["accc"]?.stringValue ?? pdmn) == pdmn
+        else { return "is not a synchronizable item (sync, tomb, agrp, pdmn or accc)" }
+        return nil
+    }
+
+    /// The local item a record becomes, in row `rowUUID`.
+    static func item(_ record: CloudRecord, rowUUID: [UInt8]) -> Item {
+        var attributes = record.attributes
+        attributes["tomb"] = .bool(false)
+        return Item(itemClass: record.itemClass, uuid: rowUUID, attributes: attributes)
+    }
+
+    static func contentDigest(_ item: Item, secret: SecretBytes) throws -> [UInt8] {
+        var attributes = item.attributes
+        attributes["tomb"] = nil
+        return CloudRecord(uuid: [], tag: 0, itemClass: item.itemClass, attributes: attributes, secret: secret).contentDigest
+    }
+
+    static func primaryKeyDigest(_ item: Item) -> [UInt8] {
+        let codes = Schema.of(item.itemClass)?.primaryKey ?? []
+        return SyncState.digest(
+            [Array(item.itemClass.rawValue.utf8)] + codes.flatMap { [Array($0.utf8), item.attributes[$0]?.canonicalBytes ?? []] })
+    }
+
+    static func newTag() -> UInt64 { Sodium.randomBytes(8).reduce(0) { $0 << 8 | UInt64($1) } | 1 }
+}
+
+extension KeychainStore.SyncRow {
+    func ref(_ itemClass: ItemClass) -> PersistentRef { PersistentRef(itemClass: itemClass, uuid: uuid) }
+}
+
+extension SealedItem {
+    /// The row as a sync's scan sees it (without its sealed digest).
+    var syncRow: KeychainStore.SyncRow {
+        KeychainStore.SyncRow(rowid: 0, uuid: uuid, accessibility: accessibility, accessControl: accessControlText, sealedDigest: [])
+    }
+}
+
+extension CloudRecord {
+    /// A digest of what the record says about its item (class, attributes, secret), without the
+    /// UUID and tag: equal for the same item whatever record carries it.
+    var contentDigest: [UInt8] {
+        let encoded = Item.encode(attributes, tamperCheck: [], including: { _ in true })
+        return Sodium.pieceDigest { (feed) throws(Never) in
+            Array(itemClass.rawValue.utf8).withUnsafeBytes(feed)
+            encoded.withUnsafeBytes(feed)
+            secret.withUnsafeBytes(feed)
+        }
+    }
+}

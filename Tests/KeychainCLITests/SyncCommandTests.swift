@@ -1,0 +1,198 @@
+import Foundation
+import Testing
+
+/// `cloud init` and `sync`: devices of one account kept in step by CKKS's rules (research
+/// `apple-next-semantics.md` §3), through the real binary.
+@Suite struct SyncCommandTests {
+    @Test func anItemAddedOnOneDeviceReachesTheOthersWithItsOwnPersistentReference() throws {
+        let account = try SyncAccount(devices: 3)
+        #expect(account.add(0, service: "api", secret: "one").status == 0)
+        let pushed = account.sync(0)
+        #expect(pushed.status == 0, "\(pushed.stderr)")
+        #expect(SyncAccount.items(pushed, "pushed").count == 1)
+        #expect(account.records.count == 1)
+        for device in [1, 2] {
+            let pulled = account.sync(device)
+            #expect(SyncAccount.items(pulled, "pulled").count == 1)
+            #expect(account.secret(device, service: "api") == "one")
+        }
+        let refs = (0..<3).map { account.devices[$0].run(["find", "-s", "api", "--sync", "yes", "--return", "persistent-ref"]).stdout }
+        #expect(Set(refs).count == 3, "each device has its own persistent reference")
+        let again = account.sync(1)
+        #expect(((try again.json()) as? [String: Any])?["unchanged"] as? Int == 1)
+        #expect(SyncAccount.items(again, "pulled").isEmpty && SyncAccount.items(again, "pushed").isEmpty)
+    }
+
+    @Test func changesAndDeletionsTravelAndTheDeletedItemsTombstoneIsPurged() throws {
+        let account = try SyncAccount(devices: 2)
+        account.add(0, service: "api", secret: "one")
+        account.sync(0)
+        account.sync(1)
+        #expect(account.devices[1].run(["update", "-s", "api", "--sync", "yes", "--set-password", "two"]).status == 0)
+        #expect(SyncAccount.items(account.sync(1), "pushed").count == 1)
+        #expect(SyncAccount.items(account.sync(0), "updated").count == 1)
+        #expect(account.secret(0, service: "api") == "two")
+        #expect(account.devices[0].run(["delete", "-s", "api", "--sync", "yes"]).status == 0)
+        let deleted = account.sync(0)
+        #expect(SyncAccount.items(deleted, "deleted").first?["reason"] as? String == "deleted here; the deletion reached the cloud")
+        #expect(((try deleted.json()) as? [String: Any])?["tombstonesPurged"] as? Int == 1)
+        #expect(account.records.isEmpty)
+        #expect(SyncAccount.items(account.sync(1), "deleted").first?["reason"] as? String == "deleted on another device")
+        #expect(account.secret(1, service: "api") == nil)
+        #expect(account.devices[1].run(["find", "-s", "api", "--sync", "yes"]).status == 44, "gone: -25300")
+        let tombstones = account.devices[0].editKeychain("print(db.execute('SELECT count(*) FROM genp WHERE tomb = 1').fetchone()[0])")
+        #expect(tombstones.stdout == "0\n")
+    }
+
+    @Test func theSameItemAddedOnTwoDevicesKeepsTheCopyThatReachedTheCloud() throws {
+        let account = try SyncAccount(devices: 2)
+        account.add(0, service: "api", secret: "first")
+        account.add(1, service: "api", secret: "second")
+        account.sync(0)
+        let second = account.sync(1)
+        let lost = SyncAccount.items(second, "conflict-lost")
+        #expect(lost.count == 1)
+        #expect((lost.first?["reason"] as? String)?.contains("had not reached the cloud") == true)
+        #expect(account.secret(1, service: "api") == "first")
+        #expect(account.records.count == 1)
+        #expect(SyncAccount.items(account.sync(0), "pushed").isEmpty)
+    }
+
+    @Test func whenBothCopiesReachedTheCloudTheLowerUUIDWinsOnEveryDevice() throws {
+        // Two stores of one account merged by a file-copying engine: both copies are uploaded.
+        let account = try SyncAccount(devices: 2)
+        let other = account.home.folder + "/other"
+        #expect(account.home.run(["cloud", "init", other, "--account-key-file", account.accountKey], profile: nil).status == 0)
+        account.add(0, service: "api", secret: "zero")
+        account.add(1, service: "api", secret: "one")
+        account.sync(0)
+        account.sync(1, cloud: other)
+        let uploaded0 = try #require(account.records.first)
+        let uploaded1 = try #require(try FileManager.default.contentsOfDirectory(atPath: other + "/records").first)
+        try FileManager.default.copyItem(atPath: other + "/records/" + uploaded1, toPath: account.cloud + "/records/" + uploaded1)
+        let winner = min(uploaded0, uploaded1)
+        let first = account.sync(0)
+        let second = account.sync(1)
+        let expected = winner == uploaded0 ? "zero" : "one"
+        #expect(account.secret(0, service: "api") == expected)
+        #expect(account.secret(1, service: "api") == expected)
+        #expect(account.records == [winner])
+        let outcomes = [SyncAccount.items(first, "conflict-won").count, SyncAccount.items(first, "conflict-lost").count]
+        #expect(outcomes == (winner == uploaded0 ? [1, 0] : [0, 1]))
+        #expect(SyncAccount.items(second, "conflict-won").count + SyncAccount.items(second, "conflict-lost").count <= 1)
+        #expect(SyncAccount.items(account.sync(0), "pushed").isEmpty && SyncAccount.items(account.sync(1), "pushed").isEmpty)
+    }
+
+    @Test func ofTwoChangesToOneItemTheFirstToReachTheCloudWins() throws {
+        let account = try SyncAccount(devices: 2)
+        account.add(0, service: "api", secret: "base")
+        account.sync(0)
+        account.sync(1)
+        account.devices[0].run(["update", "-s", "api", "--sync", "yes", "--set-password", "from-0"])
+        account.devices[1].run(["update", "-s", "api", "--sync", "yes", "--set-password", "from-1"])
+        account.sync(0)
+        let late = account.sync(1)
+        let lost = SyncAccount.items(late, "conflict-lost")
+        #expect(lost.count == 1)
+        #expect((lost.first?["reason"] as? String)?.contains("server record changed") == true)
+        #expect(account.secret(1, service: "api") == "from-0")
+        #expect(account.secret(0, service: "api") == "from-0")
+    }
+
+    @Test func aDeletionWinsOverAChangeMadeElsewhere() throws {
+        let account = try SyncAccount(devices: 2)
+        account.add(0, service: "api", secret: "base")
+        account.sync(0)
+        account.sync(1)
+        account.devices[0].run(["delete", "-s", "api", "--sync", "yes"])
+        account.devices[1].run(["update", "-s", "api", "--sync", "yes", "--set-password", "changed"])
+        account.sync(0)
+        account.sync(1)
+        #expect(account.secret(1, service: "api") == nil)
+        #expect(account.records.isEmpty)
+    }
+
+    @Test func aPrimaryKeyChangeTravelsAsADeletionAndAnAddition() throws {
+        let account = try SyncAccount(devices: 2)
+        account.add(0, service: "api", secret: "s")
+        account.sync(0)
+        account.sync(1)
+        let before = account.records
+        account.devices[0].run(["update", "-s", "api", "--sync", "yes", "--set-account", "bob"])
+        let pushed = SyncAccount.items(account.sync(0), "pushed")
+        #expect((pushed.first?["reason"] as? String)?.contains("primary key changed") == true)
+        #expect(account.records.count == 1 && account.records != before)
+        let received = account.sync(1)
+        #expect(SyncAccount.items(received, "deleted").count == 1 && SyncAccount.items(received, "pulled").count == 1)
+        #expect(account.secret(1, service: "api", account: "bob") == "s")
+        #expect(account.secret(1, service: "api", account: "alice") == nil)
+    }
+
+    @Test func turningSyncOffDeletesTheOtherDevicesCopiesAndKeepsThisOne() throws {
+        let account = try SyncAccount(devices: 3)
+        account.add(0, service: "api", secret: "s")
+        for device in 0..<3 { account.sync(device) }
+        account.devices[0].run(["update", "-s", "api", "--sync", "yes", "--set-sync", "no"])
+        let off = SyncAccount.items(account.sync(0), "deleted")
+        #expect((off.first?["reason"] as? String)?.contains("synchronizable turned off") == true)
+        for device in [1, 2] {
+            account.sync(device)
+            #expect(account.secret(device, service: "api") == nil)
+        }
+        #expect(account.devices[0].run(["find", "-s", "api", "-w"]).stdout == "s")
+    }
+
+    @Test func classAItemsWaitWhileTheReceivingDeviceIsLocked() throws {
+        let account = try SyncAccount(devices: 2)
+        account.add(0, service: "when-unlocked", secret: "a", ["--accessible", "when-unlocked"])
+        account.add(0, service: "after-first", secret: "c", ["--accessible", "after-first-unlock"])
+        account.sync(0)
+        #expect(account.devices[1].run(["device", "lock"], profile: nil).status == 0)
+        let locked = account.sync(1)
+        #expect(SyncAccount.items(locked, "waiting").count == 1)
+        #expect(SyncAccount.items(locked, "pulled").count == 1)
+        let missing = account.devices[1].run(["find", "-s", "when-unlocked", "--sync", "yes"])
+        #expect(missing.status == 44, "not there yet: -25300, not -25308 (\(missing.stderr))")
+        #expect(account.devices[1].run(["device", "unlock"], profile: nil).status == 0)
+        #expect(SyncAccount.items(account.sync(1), "pulled").count == 1)
+        #expect(account.secret(1, service: "when-unlocked") == "a")
+    }
+
+    @Test func theReportSaysWhatNeverSyncsAndWhichViewCarriesWhat() throws {
+        let account = try SyncAccount(devices: 1)
+        account.add(0, service: "bound", secret: "x", ["--accessible", "when-unlocked-this-device-only"])
+        account.devices[0].run(["device", "passcode", "set"], profile: nil)
+        account.add(0, service: "passcode", secret: "x", ["--accessible", "when-passcode-set-this-device-only"])
+        account.devices[0].add(["-s", "local"], secret: "x")
+        account.add(0, service: "team", secret: "x")
+        account.add(0, service: "shared", secret: "x", ["-g", "group.com.example"])
+        let run = account.sync(0)
+        let report = try #require(try run.json() as? [String: Any])
+        #expect(report["notSynchronizable"] as? Int == 1)
+        let never = SyncAccount.items(run, "not-syncing").compactMap { $0["reason"] as? String }
+        #expect(never.count == 2)
+        #expect(never.contains { $0.contains("(aku)") } && never.contains { $0.contains("(akpu)") })
+        let views = Dictionary(
+            uniqueKeysWithValues: SyncAccount.items(run, "pushed").map {
+                (($0["attributes"] as? [String: Any])?["svce"] as? String ?? "", $0["view"] as? String ?? "")
+            })
+        #expect(views == ["team": "Applications", "shared": "Backstop"])
+        let text = account.devices[0].run(
+            ["sync", "--cloud", account.cloud, "--dry-run"], profile: nil, environment: ["KEYCHAINCTL_ACCOUNT_KEY_FILE": account.accountKey]
+        )
+        #expect(text.stdout.contains("would be not-syncing genp acct=alice"))
+        #expect(!text.stdout.contains("x\n") && !run.stdout.contains("\"eA==\""), "no secret in the report")
+    }
+
+    @Test func aDryRunWritesNothingAnywhere() throws {
+        let account = try SyncAccount(devices: 2)
+        account.add(0, service: "api", secret: "s")
+        let rehearsal = account.sync(0, ["--dry-run"])
+        #expect(rehearsal.status == 0)
+        #expect(SyncAccount.items(rehearsal, "pushed").count == 1)
+        #expect(account.records.isEmpty)
+        #expect(SyncAccount.items(account.sync(0), "pushed").count == 1)
+        #expect(SyncAccount.items(account.sync(1, ["--dry-run"]), "pulled").count == 1)
+        #expect(account.secret(1, service: "api") == nil)
+    }
+}
