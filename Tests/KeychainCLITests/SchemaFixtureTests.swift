@@ -52,7 +52,7 @@ import Testing
         #expect(sandbox.run(["find", "-s", "fixture", "-a", "dk", "-w"], environment: environment).stdout == "always")
         let verified = sandbox.run(["verify", "--format", "json", "--device-state", "unlocked"], profile: nil, environment: environment)
         #expect(verified.status == 0, "\(verified.stderr)")
-        #expect((try verified.json() as? [String: Any])?["version"] as? Int == 4)
+        #expect((try verified.json() as? [String: Any])?["version"] as? Int == 5)
     }
 
     /// A version-3 file (written locked, by the release of device states) gains its `accc` column
@@ -71,7 +71,7 @@ import Testing
         #expect(
             sandbox.run(["find", "-s", "fixture", "-a", "synced2", "--sync", "yes", "-w"], environment: environment).stdout == "synced")
         let verified = sandbox.run(["verify", "--format", "json"], profile: nil, environment: environment)
-        #expect((try verified.json() as? [String: Any])?["version"] as? Int == 4)
+        #expect((try verified.json() as? [String: Any])?["version"] as? Int == 5)
         #expect(verified.status == 0, "\(verified.stderr)")
         let dump = try Self.schemaDump(keychain)
         #expect(try dump == Self.schemaDump(ofNew: sandbox))

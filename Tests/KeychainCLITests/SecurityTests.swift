@@ -233,11 +233,11 @@ import Testing
         let connection = try SQLiteConnection(path: keychain, create: false)
         let version = try connection.prepare("SELECT version FROM schema_version")
         #expect(try version.step())
-        #expect(version.integer(0) == 4)  // through version 2 (identity) and 3 (device) to 4 (accc)
+        #expect(version.integer(0) == 5)  // through 2 (identity), 3 (device) and 4 (accc) to the current version
         version.reset()
         let verified = sandbox.run(["verify", "--format", "json"], profile: nil, environment: environment)
         #expect(verified.status == 0)
-        #expect((try verified.json() as? [String: Any])?["version"] as? Int == 4)
+        #expect((try verified.json() as? [String: Any])?["version"] as? Int == 5)
         // The upgraded tombstone is bound: reviving it is caught.
         try connection.execute("UPDATE genp SET tomb = 0 WHERE tomb = 1")
         #expect(sandbox.run(["find", "-s", "fixture", "-a", "synced", "--sync", "yes"], environment: environment).status == 93)

@@ -120,6 +120,20 @@ import Testing
         #expect(account.secret(0, service: "one") == "1" && account.records.count == 2)
     }
 
+    @Test func aVersion4FileSyncsAndBecomesVersion5AndCannotBeTurnedBack() throws {
+        let account = try SyncAccount(devices: 1)
+        account.add(0, service: "one", secret: "1")
+        let version = "print(db.execute('SELECT version FROM schema_version').fetchone()[0])"
+        account.editKeychainOf(0, "db.execute('UPDATE schema_version SET version = 4')")
+        #expect(account.devices[0].editKeychain(version).stdout == "4\n")
+        #expect(account.sync(0).status == 0)
+        #expect(account.devices[0].editKeychain(version).stdout == "5\n")
+        // A file that holds a sync state cannot pass for version 4 (whose readers would not keep it).
+        account.editKeychainOf(0, "db.execute('UPDATE schema_version SET version = 4')")
+        let refused = account.devices[0].run(["find", "-s", "one", "--sync", "yes"])
+        #expect(refused.status == 74 && refused.stderr.contains("unexpected keychain_meta entries"), "\(refused.stderr)")
+    }
+
     @Test func aRekeyedKeychainKeepsSyncing() throws {
         let account = try seeded()
         let sandbox = account.devices[0]

@@ -198,7 +198,11 @@ import Testing
                 // verify sees every change that could matter (a rowid names a row and decides nothing).
                 let verify = sandbox(pristine).run(["verify"], profile: nil, environment: environment)
                 #expect([0, 51, 74, 93].contains(verify.status), "\(label): verify exited \(verify.status)")
-                if changed, column != "rowid" {
+                // Schema versions 4 and 5 differ only in that 5 may hold a sync state, which this
+                // file has not: flipping one into the other gives an equally valid file (a version-5
+                // file with a sync state flipped to 4 is refused: SyncHostileTests).
+                let equivalent = table == "schema_version" && mutation == .flip
+                if changed, column != "rowid", !equivalent {
                     #expect(verify.status != 0, "\(label): verify did not notice: \(verify.stdout)")
                     detected += 1
                 }
