@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+
+/// `sync --git`: devices on different machines sharing a keychain through a git remote (two clones
+/// of a bare repository here). A push the remote rejects is CloudKit's server-record-changed.
+@Suite struct SyncGitTests {
+    /// Runs git with `arguments` in `folder`, killed after two minutes.
+    @discardableResult
+    static func git(_ arguments: [String], in folder: String, sandbox: Sandbox) -> Sandbox.Run {
+        sandbox.run(
+            ["-s", "KILL", "120", "git", "-C", folder] + arguments, profile: nil,
+            environment: ["GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"],
+            executable: "/usr/bin/timeout")
+    }
+
+    /// A bare remote, device 0's clone holding a new store (pushed by its first sync) and device 1's
+    /// clone of it.
+    func setUp() throws -> (account: SyncAccount, clones: [String], remote: String) {
+        let account = try SyncAccount(devices: 2)
+        let home = account.home
+        let remote = home.folder + "/remote.git"
+        #expect(Self.git(["init", "--quiet", "--bare", remote], in: home.folder, sandbox: home).status == 0)
+        let clones = [home.folder + "/clone0", home.folder + "/clone1"]
+        #expect(Self.git(["clone", "--quiet", remote, clones[0]], in: home.folder, sandbox: home).status == 0)
+        #expect(home.run(["cloud", "init", clones[0], "--account-key-file", account.accountKey], profile: nil).status == 0)
+        account.add(0, service: "ci", secret: "token-0")
+        let first = account.sync(0, ["--git"], cloud: clones[0])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(Self.git(["clone", "--quiet", remote, clones[1]], in: home.folder, sandbox: home).status == 0)
+        return (account, clones, remote)
+    }
+
+    @Test func twoClonesOfOneRemoteSyncAndTheRemoteSeesNoSecret() throws {
+        let (account, clones, remote) = try setUp()
+        let pulled = account.sync(1, ["--git"], cloud: clones[1])
+        #expect(pulled.status == 0, "\(pulled.stderr)")
+        #expect(account.secret(1, service: "ci") == "token-0")
+        account.devices[1].run(["update", "-s", "ci", "-a", "alice", "--sync", "yes", "--set-password", "token-1"])
+        #expect(SyncAccount.items(account.sync(1, ["--git"], cloud: clones[1]), "pushed").count == 1)
+        #expect(SyncAccount.items(account.sync(0, ["--git"], cloud: clones[0]), "updated").count == 1)
+        #expect(account.secret(0, service: "ci") == "token-1")
+        let history = Self.git(["log", "--all", "-p", "--text"], in: remote, sandbox: account.home)
+        #expect(history.status == 0 && !history.stdout.isEmpty)
+        for plain in ["token-0", "token-1", "alice", "SKMME9E2Y8"] {
+            #expect(!history.stdout.contains(plain), "\(plain) reached the remote")
+        }
+    }
+
+    @Test func aRejectedPushRollsBackAndSyncsAgainOnTheNewRemoteState() throws {
+        let (account, clones, _) = try setUp()
+        account.sync(1, ["--git"], cloud: clones[1])
+        // Device 1's first push finds that device 0 pushed first: its pre-push hook syncs device 0.
+        account.add(0, service: "zero", secret: "z")
+        account.add(1, service: "one", secret: "o")
+        let device0 = account.devices[0]
+        let mark = account.home.folder + "/hook-ran"
+        let hook = """
+            #!/bin/sh
+            [ -e '\(mark)' ] && exit 0
+            touch '\(mark)'
+            KEYCHAINCTL_KEYCHAIN='\(device0.keychain)' KEYCHAINCTL_KEY_FILE='\(device0.keyFile)' \\
+              '\(Sandbox.binary)' sync --git --cloud '\(clones[0])' --account-key-file '\(account.accountKey)' >/dev/null || exit 1
+            """
+        let hookPath = clones[1] + "/.git/hooks/pre-push"
+        try Data(hook.utf8).write(to: URL(fileURLWithPath: hookPath))
+        chmod(hookPath, 0o755)
+        let raced = account.sync(1, ["--git"], cloud: clones[1])
+        #expect(raced.status == 0, "\(raced.stderr)")
+        #expect(FileManager.default.fileExists(atPath: mark))
+        #expect(SyncAccount.items(raced, "pulled").count == 1, "the second attempt pulled device 0's item")
+        #expect(SyncAccount.items(raced, "pushed").count == 1)
+        account.sync(0, ["--git"], cloud: clones[0])
+        #expect(account.contents(0) == account.contents(1))
+        #expect(account.contents(0).count == 3)
+    }
+
+    @Test func aFolderThatIsNotAWorkingCopyIsRefused() throws {
+        let account = try SyncAccount(devices: 1)
+        let run = account.sync(0, ["--git"])
+        #expect(run.status == 74 && run.stderr.contains("not a git working copy"), "\(run.stderr)")
+    }
+}
