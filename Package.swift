@@ -25,11 +25,13 @@ let package = Package(
         .systemLibrary(name: "CProcess"),
         // The kernel keyring (add_key, keyctl) through raw system calls: `unlock`'s key cache.
         .systemLibrary(name: "CKeyring"),
+        // syncfs (declared only under _GNU_SOURCE): a sync's new cloud records made durable at once.
+        .systemLibrary(name: "CFileSync"),
         // Echo off for no-echo prompts, restored by signal handlers (which Swift cannot write).
         .target(name: "CTerminal"),
         .target(
             name: "KeychainCore",
-            dependencies: ["CSQLite", "CSodium", "CCrypto", "CKeyring"],
+            dependencies: ["CSQLite", "CSodium", "CCrypto", "CKeyring", "CFileSync"],
             linkerSettings: [
                 // Release binaries link SQLite and libsodium statically (and `make release` links the
                 // whole executable statically): every call is a new process, and the dynamic loader's

@@ -11,7 +11,7 @@ import Testing
         deinit { try? FileManager.default.removeItem(atPath: path) }
     }
 
-    static func record(_ uuid: [UInt8], tag: UInt64 = 1, secret: String = "SECRET-cloud\u{0}bytes") -> CloudRecord {
+    static func record(_ uuid: Bytes16, tag: UInt64 = 1, secret: String = "SECRET-cloud\u{0}bytes") -> CloudRecord {
         CloudRecord(
             uuid: uuid, tag: tag, itemClass: .genericPassword,
             attributes: [
@@ -27,7 +27,7 @@ import Testing
         try CloudStore.create(at: folder.path, accountKey: key)
         #expect(throws: StoreError.self) { try CloudStore.create(at: folder.path, accountKey: key) }
         let store = try CloudStore(path: folder.path, accountKey: key)
-        let uuid = (0..<16).map { UInt8($0 * 17) }
+        let uuid = Bytes16((0..<16).map { UInt8($0 * 17) })!
         _ = try store.write(Self.record(uuid, tag: 7))
         #expect(try store.listing().map(\.uuid) == [uuid])
         let read = try #require(try store.record(uuid))
@@ -63,12 +63,12 @@ import Testing
         let key = SecretBytes.random(count: 32)
         try CloudStore.create(at: folder.path, accountKey: key)
         let store = try CloudStore(path: folder.path, accountKey: key)
-        let a = [UInt8](repeating: 0xAA, count: 16)
-        let b = [UInt8](repeating: 0xBB, count: 16)
+        let a = Bytes16([UInt8](repeating: 0xAA, count: 16))!
+        let b = Bytes16([UInt8](repeating: 0xBB, count: 16))!
         _ = try store.write(Self.record(a))
         let records = folder.path + "/records/"
         let original = try Data(contentsOf: URL(fileURLWithPath: records + CloudStore.name(a)))
-        func expectDecode(_ uuid: [UInt8], _ what: String) {
+        func expectDecode(_ uuid: Bytes16, _ what: String) {
             do {
                 _ = try store.record(uuid)
                 Issue.record("\(what) opened")
@@ -107,9 +107,9 @@ import Testing
         let folder = Folder()
         let key = SecretBytes.random(count: 32)
         try CloudStore.create(at: folder.path, accountKey: key)
-        let uuid = [UInt8](repeating: 1, count: 16)
+        let uuid = Bytes16([UInt8](repeating: 1, count: 16))!
         let first = try CloudStore(path: folder.path, accountKey: key)
-        try first.write(Self.record(uuid, tag: 0))
+        _ = try first.write(Self.record(uuid, tag: 0))
         let path = folder.path
         DispatchQueue.concurrentPerform(iterations: 4) { _ in
             guard let store = try? CloudStore(path: path, accountKey: key) else { return }

@@ -15,30 +15,36 @@ enum Sodium {
     /// BLAKE2b-256, unkeyed, of the pieces `body` passes to the function it is given, in order: a
     /// fingerprint of public data read piece by piece (the file's schema, row by row).
     static func fingerprint<E: Error>(_ body: ((UnsafeRawBufferPointer) -> Void) throws(E) -> Void) throws(E) -> [UInt8] {
-        try generichash(outputBytes: 32) { (state) throws(E) in try body { update(state, $0) } }
+        try withUnsafeTemporaryAllocation(byteCount: 32, alignment: 8) { (out) throws(E) in
+            try generichash(into: out) { (state) throws(E) in try body { update(state, $0) } }
+            return Array(UnsafeRawBufferPointer(out))
+        }
     }
 
     /// BLAKE2b-128, unkeyed, of the pieces `body` passes, each prefixed with its length (so that
     /// pieces cannot run together): what a sync compares to tell a changed row or record.
-    static func pieceDigest<E: Error>(_ body: ((UnsafeRawBufferPointer) -> Void) throws(E) -> Void) throws(E) -> [UInt8] {
-        try generichash(outputBytes: 16) { (state) throws(E) in
-            try body { piece in
-                withUnsafeBytes(of: UInt32(piece.count).littleEndian) { update(state, $0) }
-                update(state, piece)
+    static func pieceDigest<E: Error>(_ body: ((UnsafeRawBufferPointer) -> Void) throws(E) -> Void) throws(E) -> Bytes16 {
+        try withUnsafeTemporaryAllocation(byteCount: 16, alignment: 8) { (out) throws(E) in
+            try generichash(into: out) { (state) throws(E) in
+                try body { piece in
+                    withUnsafeBytes(of: UInt32(piece.count).littleEndian) { update(state, $0) }
+                    update(state, piece)
+                }
             }
+            return Bytes16(UnsafeRawBufferPointer(out))!
         }
     }
 
-    private static func generichash<E: Error>(outputBytes: Int, _ body: (OpaquePointer) throws(E) -> Void) throws(E) -> [UInt8] {
+    private static func generichash<E: Error>(into out: UnsafeMutableRawBufferPointer, _ body: (OpaquePointer) throws(E) -> Void)
+        throws(E)
+    {
         precondition(ready)
-        var out = [UInt8](repeating: 0, count: outputBytes)
         try withUnsafeTemporaryAllocation(byteCount: crypto_generichash_statebytes(), alignment: 64) { (buffer) throws(E) in
             let state = OpaquePointer(buffer.baseAddress!)
-            _ = crypto_generichash_init(state, nil, 0, outputBytes)
+            _ = crypto_generichash_init(state, nil, 0, out.count)
             try body(state)
-            _ = crypto_generichash_final(state, &out, outputBytes)
+            _ = crypto_generichash_final(state, out.baseAddress!.assumingMemoryBound(to: UInt8.self), out.count)
         }
-        return out
     }
 
     private static func update(_ state: OpaquePointer, _ piece: UnsafeRawBufferPointer) {

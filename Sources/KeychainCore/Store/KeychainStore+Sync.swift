@@ -5,40 +5,51 @@ extension KeychainStore {
     /// A live synchronizable row as a sync first sees it.
     package struct SyncRow {
         package let rowid: Int64
-        package let uuid: [UInt8]
+        package let uuid: Bytes16
         /// `pdmn` and `accc` as their columns say (authenticated when the row is opened).
         package let accessibility: String
         package let accessControl: String
-        /// A digest of the sealed columns (metadata, item key, secret): any write of the row
-        /// re-seals its metadata, so an unchanged digest means an unchanged row.
-        package let sealedDigest: [UInt8]
+        /// What changes whenever the row is written: every write seals the metadata anew (fresh
+        /// nonce, so a fresh authentication tag), and a secret never changes without it (the two
+        /// are bound by the tamper check). The metadata's tag is that marker, read without opening
+        /// or hashing anything. An edit of the ciphertext without the key that keeps the tag goes
+        /// unseen here, but then the row does not open: nothing of it could travel anyway.
+        package let sealedDigest: Bytes16
     }
 
-    /// Calls `body` for every row of `itemClass` with `sync = 1` that is not a tombstone.
-    package func forEachSyncRow(_ itemClass: ItemClass, _ body: (SyncRow) throws -> Void) throws {
+    /// Calls `body` for every row of `itemClass` with `sync = 1` that is not a tombstone, in one
+    /// pass over the table that also counts the items that are not synchronizable and the
+    /// synchronizable tombstones.
+    @discardableResult
+    package func forEachSyncRow(_ itemClass: ItemClass, _ body: (SyncRow) throws -> Void) throws
+        -> (notSynchronizable: Int, tombstones: Int)
+    {
         let table = table(itemClass).schema.table
-        let statement = try connection.prepare(
-            "SELECT rowid, uuid, pdmn, accc, metadata, item_key, secret FROM \(table) WHERE sync = 1 AND tomb = 0")
+        let statement = try connection.prepare("SELECT rowid, uuid, pdmn, accc, metadata, sync, tomb FROM \(table)")
+        var counts = (notSynchronizable: 0, tombstones: 0)
         while try statement.step() {
-            let digest = try Sodium.pieceDigest { (feed) throws(StoreError) in
-                for column in Int32(4)...6 where !statement.isNull(column) {
-                    try statement.withBytes(column) { (bytes) throws(StoreError) in feed(bytes) }
-                }
+            let (sync, tomb) = (statement.integer(5) != 0, statement.integer(6) != 0)
+            guard sync, !tomb else {
+                if tomb { counts.tombstones += sync ? 1 : 0 } else { counts.notSynchronizable += 1 }
+                continue
             }
+            // A uuid that is not 16 bytes is a damaged row: opening it says so.
+            let uuid = try statement.withBytes(1) { (bytes) throws(StoreError) in Bytes16(bytes) } ?? Bytes16.zero
+            let marker = try statement.withBytes(4) { (bytes) throws(StoreError) in Self.sealMarker(bytes) }
             try body(
                 SyncRow(
-                    rowid: statement.integer(0), uuid: statement.blob(1), accessibility: statement.text(2),
-                    accessControl: statement.text(3), sealedDigest: digest))
+                    rowid: statement.integer(0), uuid: uuid, accessibility: statement.text(2), accessControl: statement.text(3),
+                    sealedDigest: marker))
         }
+        return counts
     }
 
-    /// The digest `forEachSyncRow` gives the row `sealed` is written as.
-    package static func sealedDigest(of sealed: SealedItem) -> [UInt8] {
-        Sodium.pieceDigest { (feed) throws(Never) in
-            for column in [sealed.metadata, sealed.wrappedItemKey, sealed.secret] {
-                column?.withUnsafeBytes(feed)
-            }
-        }
+    /// The `sealedDigest` of the row `sealed` is written as.
+    package static func sealedDigest(of sealed: SealedItem) -> Bytes16 { sealed.metadata.withUnsafeBytes(sealMarker) }
+
+    /// The last 16 bytes of a sealed value (its authentication tag); zero for a shorter one.
+    private static func sealMarker(_ sealed: UnsafeRawBufferPointer) -> Bytes16 {
+        sealed.count >= 16 ? Bytes16(UnsafeRawBufferPointer(rebasing: sealed[(sealed.count - 16)...])) ?? .zero : .zero
     }
 
     /// The rowid of the row the last INSERT wrote.

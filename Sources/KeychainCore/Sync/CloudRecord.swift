@@ -4,15 +4,25 @@
 /// with the UUID bound into the authenticated data: a record renamed to another UUID, moved from
 /// another account or altered does not open.
 package struct CloudRecord {
-    package let uuid: [UInt8]
+    package let uuid: Bytes16
     package var tag: UInt64
     package var itemClass: ItemClass
     package var attributes: [String: AttributeValue]
     package var secret: SecretBytes
+    /// The device that wrote this version (its sync state's identity) and the row it came from
+    /// there: a device finding its own upload that it never recorded (its sync was killed between
+    /// writing the record and committing) adopts it instead of taking it for another device's.
+    package var origin: Bytes16
+    package var originRow: Bytes16
 
-    package init(uuid: [UInt8], tag: UInt64, itemClass: ItemClass, attributes: [String: AttributeValue], secret: SecretBytes) {
+    package init(
+        uuid: Bytes16, tag: UInt64, itemClass: ItemClass, attributes: [String: AttributeValue], secret: SecretBytes,
+        origin: Bytes16 = .zero, originRow: Bytes16 = .zero
+    ) {
         self.uuid = uuid
         self.tag = tag
+        self.origin = origin
+        self.originRow = originRow
         self.itemClass = itemClass
         self.attributes = attributes
         self.secret = secret
@@ -21,7 +31,7 @@ package struct CloudRecord {
     private static let magic = Array("kcr1".utf8)
 
     /// The authenticated data of record `uuid`.
-    static func associatedData(_ uuid: [UInt8]) -> [UInt8] { SealFormat.lengthPrefixed([Array("kcc1 record".utf8), uuid]) }
+    static func associatedData(_ uuid: Bytes16) -> [UInt8] { SealFormat.lengthPrefixed([Array("kcc1 record".utf8), uuid.bytes]) }
 
     /// The sealed form, under `accountKey`.
     func sealed(under accountKey: SecretBytes) -> [UInt8] {
@@ -29,6 +39,7 @@ package struct CloudRecord {
         let plain = SecretBytes(count: 0)
         Self.magic.withUnsafeBytes { plain.append($0) }
         withUnsafeBytes(of: tag.bigEndian) { plain.append($0) }
+        (origin.bytes + originRow.bytes).withUnsafeBytes { plain.append($0) }
         Array(itemClass.rawValue.utf8).withUnsafeBytes { plain.append($0) }
         withUnsafeBytes(of: UInt32(attributeBytes.count).bigEndian) { plain.append($0) }
         attributeBytes.withUnsafeBytes { plain.append($0) }
@@ -38,22 +49,27 @@ package struct CloudRecord {
 
     /// The record `sealed` holds for `uuid`; `nil` when it does not open under `accountKey` or is
     /// not a record.
-    static func open(_ sealed: [UInt8], uuid: [UInt8], accountKey: SecretBytes) -> CloudRecord? {
+    static func open(_ sealed: [UInt8], uuid: Bytes16, accountKey: SecretBytes) -> CloudRecord? {
         guard let plain = AEAD.open(sealed, key: accountKey, associatedData: associatedData(uuid)) else { return nil }
         return plain.withUnsafeBytes { bytes -> CloudRecord? in
-            guard bytes.count >= 20, Array(bytes.prefix(4)) == magic else { return nil }
+            // magic 4, tag 8, origin 16, origin row 16, class 4, attribute length 4.
+            guard bytes.count >= 52, Array(bytes.prefix(4)) == magic else { return nil }
             var tag: UInt64 = 0
             for byte in bytes[4..<12] { tag = tag << 8 | UInt64(byte) }
-            guard let code = String(validating: bytes[12..<16], as: UTF8.self), let itemClass = ItemClass(rawValue: code),
+            guard let origin = Bytes16(UnsafeRawBufferPointer(rebasing: bytes[12..<28])),
+                let originRow = Bytes16(UnsafeRawBufferPointer(rebasing: bytes[28..<44])),
+                let code = String(validating: bytes[44..<48], as: UTF8.self), let itemClass = ItemClass(rawValue: code),
                 ItemClass.stored.contains(itemClass)
             else { return nil }
             var length = 0
-            for byte in bytes[16..<20] { length = length << 8 | Int(byte) }
-            guard length <= bytes.count - 20,
-                let decoded = Item.decodeMetadata(UnsafeRawBufferPointer(rebasing: bytes[20..<(20 + length)]))
+            for byte in bytes[48..<52] { length = length << 8 | Int(byte) }
+            guard length <= bytes.count - 52,
+                let decoded = Item.decodeMetadata(UnsafeRawBufferPointer(rebasing: bytes[52..<(52 + length)]))
             else { return nil }
-            let secret = SecretBytes(copying: UnsafeRawBufferPointer(rebasing: bytes[(20 + length)...]))
-            return CloudRecord(uuid: uuid, tag: tag, itemClass: itemClass, attributes: decoded.attributes, secret: secret)
+            let secret = SecretBytes(copying: UnsafeRawBufferPointer(rebasing: bytes[(52 + length)...]))
+            return CloudRecord(
+                uuid: uuid, tag: tag, itemClass: itemClass, attributes: decoded.attributes, secret: secret, origin: origin,
+                originRow: originRow)
         }
     }
 }

@@ -1,3 +1,4 @@
+import CFileSync
 import Glibc
 
 /// The cloud store several keychain files (devices of one account) sync through (issue 11): a
@@ -76,30 +77,33 @@ package final class CloudStore {
         package static let none = Stamp(inode: 0, changed: 0, size: 0)
     }
 
-    /// Every record file: its UUID and stamp, in UUID order. Names that are not 32 lowercase hex
+    /// Every record file: its UUID and stamp, in the folder's order. Names that are not 32 lowercase hex
     /// digits are not records (a writer's temporary file, git's, the user's).
-    package func listing() throws -> [(uuid: [UInt8], stamp: Stamp)] {
+    package func listing() throws -> [(uuid: Bytes16, stamp: Stamp)] {
         guard let directory = opendir(recordsPath) else {
             throw StoreError("cannot list \(recordsPath): \(String(cString: strerror(errno)))")
         }
         defer { closedir(directory) }
         let fd = dirfd(directory)
-        var found: [(uuid: [UInt8], stamp: Stamp)] = []
+        var found: [(uuid: Bytes16, stamp: Stamp)] = []
         while let entry = readdir(directory) {
-            let uuid = withUnsafeBytes(of: entry.pointee.d_name) { raw in Self.uuid(fromName: raw.prefix { $0 != 0 }) }
-            guard let uuid else { continue }
-            var status = stat()
-            guard fstatat(fd, Self.name(uuid), &status, AT_SYMLINK_NOFOLLOW) == 0 else {
-                if errno == ENOENT { continue }
-                throw StoreError("cannot read cloud record \(Self.name(uuid)): \(String(cString: strerror(errno)))")
+            let listed = try withUnsafeBytes(of: entry.pointee.d_name) { raw -> (uuid: Bytes16, stamp: Stamp)? in
+                let name = UnsafeRawBufferPointer(rebasing: raw.prefix { $0 != 0 })
+                guard let uuid = Self.uuid(fromName: name) else { return nil }
+                var status = stat()
+                guard fstatat(fd, raw.baseAddress!.assumingMemoryBound(to: CChar.self), &status, AT_SYMLINK_NOFOLLOW) == 0 else {
+                    if errno == ENOENT { return nil }
+                    throw StoreError("cannot read cloud record \(Self.name(uuid)): \(String(cString: strerror(errno)))")
+                }
+                return (uuid, Stamp(status))
             }
-            found.append((uuid, Stamp(status)))
+            if let listed { found.append(listed) }
         }
-        return found.sorted { $0.uuid.lexicographicallyPrecedes($1.uuid) }
+        return found
     }
 
     /// The stamp of record `uuid` as it is now (`nil` when there is none).
-    package func stamp(_ uuid: [UInt8]) -> Stamp? {
+    package func stamp(_ uuid: Bytes16) -> Stamp? {
         var status = stat()
         guard lstat(file(uuid), &status) == 0 else { return nil }
         return Stamp(status)
@@ -107,7 +111,7 @@ package final class CloudStore {
 
     /// Record `uuid`: `nil` when there is none; errSecDecode naming it when it does not open
     /// (another account's, altered, cut short, or renamed from another UUID).
-    package func record(_ uuid: [UInt8]) throws -> CloudRecord? {
+    package func record(_ uuid: Bytes16) throws -> CloudRecord? {
         guard
             let sealed = try Self.readFile(
                 file(uuid), limit: Self.recordLimit,
@@ -125,34 +129,71 @@ package final class CloudStore {
         return record
     }
 
-    /// Writes `record` (whole, atomically: a new file renamed over the old); returns the new
-    /// file's stamp.
-    package func write(_ record: CloudRecord) throws -> Stamp {
-        try Self.writeAtomically(record.sealed(under: accountKey), to: file(record.uuid))
-        return stamp(record.uuid) ?? .none
+    /// Writes `records`, each whole and atomically (a new file renamed over the old), and returns
+    /// the new files' stamps. Every new file is written first, then all are made durable at once
+    /// (`syncfs`: one flush, not one per record), then renamed into place and the folder synced:
+    /// a record is never in place before its bytes are on disk.
+    package func write(_ records: [CloudRecord]) throws -> [Bytes16: Stamp] {
+        let suffix = ".new-\(getpid())"
+        var staged: [Bytes16] = []
+        defer { for uuid in staged { unlink(file(uuid) + suffix) } }
+        for record in records {
+            let path = file(record.uuid) + suffix
+            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            guard fd >= 0 else { throw StoreError("cannot write \(path): \(FileBytes.lastErrorDescription())") }
+            staged.append(record.uuid)
+            let written = record.sealed(under: accountKey).withUnsafeBytes { FileBytes.writeAll(fd, $0) }
+            let reason = FileBytes.lastErrorDescription()
+            close(fd)
+            guard written else { throw StoreError("cannot write \(path): \(reason)") }
+        }
+        try syncRecords()
+        var stamps: [Bytes16: Stamp] = [:]
+        for uuid in staged {
+            guard rename(file(uuid) + suffix, file(uuid)) == 0 else {
+                throw StoreError("cannot write \(file(uuid)): \(FileBytes.lastErrorDescription())")
+            }
+            stamps[uuid] = stamp(uuid) ?? Stamp.none
+        }
+        staged = []
+        try syncRecords()
+        return stamps
+    }
+
+    /// Writes one record (`write(_:)` of one); returns its file's stamp.
+    package func write(_ record: CloudRecord) throws -> Stamp { try write([record])[record.uuid] ?? .none }
+
+    /// Flushes the records folder's file system (new files' bytes and the folder's entries).
+    private func syncRecords() throws {
+        let fd = open(recordsPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw StoreError("cannot open \(recordsPath): \(FileBytes.lastErrorDescription())") }
+        defer { close(fd) }
+        guard cfilesync_syncfs(fd) == 0, fsync(fd) == 0 else {
+            throw StoreError("cannot sync \(recordsPath): \(FileBytes.lastErrorDescription())")
+        }
     }
 
     /// Deletes record `uuid` (nothing when there is none).
-    package func delete(_ uuid: [UInt8]) throws {
+    package func delete(_ uuid: Bytes16) throws {
         if unlink(file(uuid)) != 0, errno != ENOENT {
             throw StoreError("cannot delete cloud record \(Self.name(uuid)): \(String(cString: strerror(errno)))")
         }
     }
 
-    private func file(_ uuid: [UInt8]) -> String { recordsPath + "/" + Self.name(uuid) }
+    private func file(_ uuid: Bytes16) -> String { recordsPath + "/" + Self.name(uuid) }
 
     /// A UUID as its record's file name: 32 lowercase hex digits.
-    package static func name(_ uuid: [UInt8]) -> String { Hex.lowercase(uuid) }
+    package static func name(_ uuid: Bytes16) -> String { Hex.lowercase(uuid.bytes) }
 
-    static func uuid<Name: Collection<UInt8>>(fromName name: Name) -> [UInt8]? where Name.Index == Int {
-        let bytes = name
-        guard bytes.count == 32 else { return nil }
-        var uuid: [UInt8] = []
-        for index in stride(from: 0, to: 32, by: 2) {
-            guard let high = hex(bytes[bytes.startIndex + index]), let low = hex(bytes[bytes.startIndex + index + 1]) else { return nil }
-            uuid.append(high << 4 | low)
+    static func uuid(fromName name: UnsafeRawBufferPointer) -> Bytes16? {
+        guard name.count == 32 else { return nil }
+        return withUnsafeTemporaryAllocation(byteCount: 16, alignment: 8) { uuid -> Bytes16? in
+            for index in 0..<16 {
+                guard let high = hex(name[2 * index]), let low = hex(name[2 * index + 1]) else { return nil }
+                uuid[index] = high << 4 | low
+            }
+            return Bytes16(UnsafeRawBufferPointer(uuid))
         }
-        return uuid
     }
 
     private static func hex(_ byte: UInt8) -> UInt8? {

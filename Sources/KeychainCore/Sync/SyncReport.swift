@@ -30,7 +30,7 @@ package struct SyncReport: Sendable {
         package let action: Action
         package let itemClass: ItemClass?
         /// The record's UUID in the cloud (shared by every device).
-        package let cloudUUID: [UInt8]?
+        package let cloudUUID: Bytes16?
         /// The item's persistent reference on this device, when it has a row here.
         package let ref: PersistentRef?
         /// The attributes that name the item (its primary key and label); empty when it did not open.
@@ -61,8 +61,8 @@ package struct SyncReport: Sendable {
 
     /// A UUID as Apple writes it (uppercase, dashed); CKKS compares these strings, which order
     /// as the bytes do.
-    package static func uuidText(_ uuid: [UInt8]) -> String {
-        let hex = Array(Hex.lowercase(uuid).uppercased())
+    package static func uuidText(_ uuid: Bytes16) -> String {
+        let hex = Array(Hex.lowercase(uuid.bytes).uppercased())
         guard hex.count == 32 else { return String(hex) }
         return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(hex[$0]) }.joined(separator: "-")
     }

@@ -13,13 +13,19 @@ final class SyncSession {
     private(set) var report = SyncReport()
 
     /// The live synchronizable rows by row UUID.
-    private var local: [[UInt8]: (itemClass: ItemClass, row: KeychainStore.SyncRow)] = [:]
-    /// The cloud's record files by UUID.
-    private var listing: [[UInt8]: CloudStore.Stamp] = [:]
+    private var local: [Bytes16: (itemClass: ItemClass, row: KeychainStore.SyncRow)] = [:]
+    /// The cloud's record files, in UUID order, and by UUID.
+    private var listed: [(uuid: Bytes16, stamp: CloudStore.Stamp)] = []
+    private var listing: [Bytes16: CloudStore.Stamp] = [:]
+    /// The cloud UUID each mapped row has (the state's entries, the other way round), built when
+    /// first needed: a sync with nothing to do never needs it.
+    private var reverseIndex: [Bytes16: Bytes16]?
+    /// Synchronizable tombstones found by the scan (purged at the end).
+    private var tombstones = 0
     /// Records this sync already dealt with (applied, failed, waiting): `push` leaves them alone.
-    private var settled: Set<[UInt8]> = []
-    private var pendingWrites: [[UInt8]: CloudRecord] = [:]
-    private var pendingDeletes: Set<[UInt8]> = []
+    private var settled: Set<Bytes16> = []
+    private var pendingWrites: [Bytes16: CloudRecord] = [:]
+    private var pendingDeletes: Set<Bytes16> = []
 
     private var store: KeychainStore { keychain.store }
     private var keys: KeyRing { keychain.keys }
@@ -37,20 +43,24 @@ final class SyncSession {
             state = SyncState()
         }
         for itemClass in ItemClass.stored {
-            try keychain.store.forEachSyncRow(itemClass) { local[$0.uuid] = (itemClass, $0) }
-            report.notSynchronizable += try keychain.store.count(itemClass, filter: RowFilter(groups: nil, sync: false))
+            let counts = try keychain.store.forEachSyncRow(itemClass) { local[$0.uuid] = (itemClass, $0) }
+            report.notSynchronizable += counts.notSynchronizable
+            tombstones += counts.tombstones
         }
-        for (uuid, stamp) in try cloud.listing() { listing[uuid] = stamp }
+        listed = try cloud.listing()
+        listing.reserveCapacity(listed.count)
+        for (uuid, stamp) in listed { listing[uuid] = stamp }
     }
 
     // MARK: Pull
 
     /// Applies every record that changed in the cloud since this device last saw it.
     func pull() throws {
-        for uuid in listing.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
-            guard let stamp = listing[uuid], !settled.contains(uuid), !pendingDeletes.contains(uuid) else { continue }
+        // Only records whose file changed are read, in UUID order (so the report's order).
+        let changed = listed.filter { state.entries[$0.uuid]?.stamp != $0.stamp }.sorted { $0.uuid < $1.uuid }
+        for (uuid, stamp) in changed {
+            guard listing[uuid] != nil, !settled.contains(uuid), !pendingDeletes.contains(uuid) else { continue }
             let entry = state.entries[uuid]
-            if let entry, entry.stamp == stamp { continue }
             let record: CloudRecord
             do {
                 guard let found = try cloud.record(uuid) else {
@@ -70,6 +80,10 @@ final class SyncSession {
                 remember(uuid, entry)
                 continue
             }
+            if record.origin == state.deviceID {
+                adopt(record, stamp: stamp)
+                continue
+            }
             if let problem = Self.problem(with: record) {
                 fail(uuid, .decode, "cloud record \(CloudStore.name(uuid)) \(problem); nothing was applied from it.")
                 continue
@@ -80,6 +94,20 @@ final class SyncSession {
                 try incomingNew(record, stamp: stamp)
             }
         }
+    }
+
+    /// A record this device wrote but never recorded: its sync was killed after writing the cloud
+    /// and before its keychain committed. The record is mapped back to the row it came from as it
+    /// was then, so `push` uploads whatever changed there since (or deletes the record when the
+    /// row is gone), instead of taking it for another device's copy and losing the later change.
+    private func adopt(_ record: CloudRecord, stamp: CloudStore.Stamp) {
+        if let previous = mappedRecord(ofRow: record.originRow), previous != record.uuid { forget(previous) }
+        remember(
+            record.uuid,
+            SyncState.Entry(
+                itemClass: record.itemClass, rowUUID: record.originRow, tag: record.tag, sealedDigest: .zero,
+                contentDigest: record.contentDigest, primaryKeyDigest: Self.primaryKeyDigest(Self.item(record, rowUUID: record.originRow)),
+                stamp: stamp))
     }
 
     /// A change from another device to a record this device holds.
@@ -109,7 +137,7 @@ final class SyncSession {
     private func incomingNew(_ record: CloudRecord, stamp: CloudStore.Stamp) throws {
         settled.insert(record.uuid)
         if waits(record, orRow: nil) { return }
-        let item = Self.item(record, rowUUID: Sodium.randomBytes(16))
+        let item = Self.item(record, rowUUID: Bytes16.random())
         let sealed = try keys.seal(item, secret: record.secret)
         let holder: (rowid: Int64, opened: OpenedRow)?
         do {
@@ -123,22 +151,22 @@ final class SyncSession {
                 throw KeychainError(.duplicateItem, hint: "cloud record \(CloudStore.name(record.uuid)) collides with an item here.")
             }
             try keychain.noteAccessControl(of: sealed)
-            noteLocal(record.itemClass, sealed, rowid: nil)
-            remember(record, stamp: stamp, rowUUID: item.uuid, sealed: sealed)
+            let rowUUID = noteLocal(record.itemClass, sealed, rowid: nil)
+            remember(record, stamp: stamp, rowUUID: rowUUID, sealed: sealed)
             add(.pulled, record, "added on another device", ref: item.persistentRef)
             return
         }
-        let holderUUID = holder.opened.row.uuid
-        let uploaded = state.entries.first { $0.value.rowUUID == holderUUID }?.key
+        let holderUUID = Bytes16(holder.opened.row.uuid) ?? .zero
+        let uploaded = mappedRecord(ofRow: holderUUID)
         if let uploaded, listing[uploaded] != nil, !pendingDeletes.contains(uploaded) {
-            if uploaded.lexicographicallyPrecedes(record.uuid) {
+            if uploaded < record.uuid {
                 // Both copies reached the cloud: the lower UUID wins on every device.
                 pendingDeletes.insert(record.uuid)
                 add(
                     .conflictWon, record,
                     "the same item was added on another device as \(SyncReport.uuidText(record.uuid)); this device's copy, "
                         + "\(SyncReport.uuidText(uploaded)), has the lower UUID and stays everywhere",
-                    ref: PersistentRef(itemClass: record.itemClass, uuid: holderUUID))
+                    ref: PersistentRef(itemClass: record.itemClass, uuid: holderUUID.bytes))
                 return
             }
             pendingDeletes.insert(uploaded)
@@ -160,7 +188,7 @@ final class SyncSession {
 
     /// Writes `record` over row `target` (keeping its UUID, so its persistent reference); the
     /// sealed row, or `nil` when another item holds the record's primary key (reported).
-    private func place(_ record: CloudRecord, over target: (rowid: Int64, uuid: [UInt8]), itemClass: ItemClass) throws
+    private func place(_ record: CloudRecord, over target: (rowid: Int64, uuid: Bytes16), itemClass: ItemClass) throws
         -> SealedItem?
     {
         let item = Self.item(record, rowUUID: target.uuid)
@@ -187,7 +215,24 @@ final class SyncSession {
     /// Uploads what changed here, deletes what was deleted here, and deletes here what another
     /// device deleted.
     func push() throws {
-        for uuid in state.entries.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+        // Entries whose row and record are both as they were are counted, not visited in order.
+        var visit: [Bytes16] = []
+        var mappedHere = 0
+        let handled = !settled.isEmpty || !pendingDeletes.isEmpty
+        for (uuid, entry) in state.entries {
+            if handled, settled.contains(uuid) || pendingDeletes.contains(uuid) {
+                if local[entry.rowUUID] != nil { mappedHere += 1 }
+                continue
+            }
+            let here = local[entry.rowUUID]
+            if here != nil { mappedHere += 1 }
+            if let here, here.row.sealedDigest == entry.sealedDigest, listing[uuid] != nil, Self.eligibility(here.row) == nil {
+                report.unchanged += 1
+            } else {
+                visit.append(uuid)
+            }
+        }
+        for uuid in visit.sorted() {
             guard let entry = state.entries[uuid], !settled.contains(uuid), !pendingDeletes.contains(uuid) else { continue }
             let here = local[entry.rowUUID].flatMap { Self.eligibility($0.row) == nil ? $0 : nil }
             guard listing[uuid] != nil else {
@@ -204,7 +249,7 @@ final class SyncSession {
                 forget(uuid)
                 add(
                     .deleted, uuid: uuid, entry.itemClass, try deletionReason(entry),
-                    ref: PersistentRef(itemClass: entry.itemClass, uuid: entry.rowUUID))
+                    ref: PersistentRef(itemClass: entry.itemClass, uuid: entry.rowUUID.bytes))
                 continue
             }
             guard here.row.sealedDigest != entry.sealedDigest, !isLocked(here.row) else {
@@ -224,7 +269,7 @@ final class SyncSession {
                 // A primary-key change travels as a deletion and an addition under a new UUID.
                 pendingDeletes.insert(uuid)
                 forget(uuid)
-                upload(opened, row: here.row, as: Sodium.randomBytes(16), content: content)
+                upload(opened, row: here.row, as: Bytes16.random(), content: content)
                 add(
                     .pushed, opened.item,
                     "its primary key changed here: record \(SyncReport.uuidText(uuid)) was deleted and the item uploaded as a new record")
@@ -233,8 +278,8 @@ final class SyncSession {
             upload(opened, row: here.row, as: uuid, content: content)
             add(.pushed, opened.item, "changed here")
         }
-        let mapped = Set(state.entries.values.map(\.rowUUID))
-        let unmapped = local.values.filter { !mapped.contains($0.row.uuid) }.sorted {
+        // Rows no entry maps: none when every entry's row was found and they are all the rows.
+        let unmapped = (mappedHere == local.count ? [] : local.values.filter { mappedRecord(ofRow: $0.row.uuid) == nil }).sorted {
             ($0.itemClass, $0.row.rowid) < ($1.itemClass, $1.row.rowid)
         }
         for (itemClass, row) in unmapped {
@@ -250,17 +295,18 @@ final class SyncSession {
             }
             guard !isLocked(row), let opened = try openLocal(itemClass, row) else { continue }
             let content = try Self.contentDigest(opened.item, secret: opened.secret)
-            upload(opened, row: row, as: Sodium.randomBytes(16), content: content)
+            upload(opened, row: row, as: Bytes16.random(), content: content)
             add(.pushed, opened.item, "added here")
         }
     }
 
     /// Queues `opened` (row `row`) for upload as record `uuid` with a new change tag.
-    private func upload(_ opened: (item: Item, secret: SecretBytes), row: KeychainStore.SyncRow, as uuid: [UInt8], content: [UInt8]) {
+    private func upload(_ opened: (item: Item, secret: SecretBytes), row: KeychainStore.SyncRow, as uuid: Bytes16, content: Bytes16) {
         var attributes = opened.item.attributes
         attributes["tomb"] = nil
         let record = CloudRecord(
-            uuid: uuid, tag: Self.newTag(), itemClass: opened.item.itemClass, attributes: attributes, secret: opened.secret)
+            uuid: uuid, tag: Self.newTag(), itemClass: opened.item.itemClass, attributes: attributes, secret: opened.secret,
+            origin: state.deviceID, originRow: row.uuid)
         pendingWrites[uuid] = record
         remember(
             uuid,
@@ -273,7 +319,7 @@ final class SyncSession {
     /// Why a record this device uploaded is no longer an item to sync here.
     private func deletionReason(_ entry: SyncState.Entry) throws -> String {
         var filter = RowFilter.everyRow
-        filter.uuid = entry.rowUUID
+        filter.uuid = entry.rowUUID.bytes
         guard let row = try store.rows(entry.itemClass, filter: filter, withSecret: false).first?.row, !row.tombstone else {
             return "deleted here; the deletion reached the cloud"
         }
@@ -286,10 +332,8 @@ final class SyncSession {
     /// Makes the cloud's half of the sync: deletions, then writes (each atomic); returns whether
     /// the cloud changed.
     func commitCloud() throws -> Bool {
-        for uuid in pendingDeletes.sorted(by: { $0.lexicographicallyPrecedes($1) }) { try cloud.delete(uuid) }
-        for uuid in pendingWrites.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
-            guard let record = pendingWrites[uuid] else { continue }
-            let stamp = try cloud.write(record)
+        for uuid in pendingDeletes.sorted() { try cloud.delete(uuid) }
+        for (uuid, stamp) in try cloud.write(pendingWrites.keys.sorted().compactMap { pendingWrites[$0] }) {
             state.entries[uuid]?.stamp = stamp
             stateChanged = true
         }
@@ -299,18 +343,21 @@ final class SyncSession {
     /// Removes the tombstones of synchronizable items (every deletion reached the cloud) and saves
     /// the state when it changed.
     func finish() throws {
-        for itemClass in ItemClass.stored { report.tombstonesPurged += try store.purgeTombstones(itemClass) }
+        if tombstones > 0 {
+            for itemClass in ItemClass.stored { report.tombstonesPurged += try store.purgeTombstones(itemClass) }
+        }
         if stateChanged { try store.writeSyncState(keys.sealSyncState(state.encoded)) }
     }
 
     // MARK: Helpers
 
-    private func remember(_ uuid: [UInt8], _ entry: SyncState.Entry) {
-        state.entries[uuid] = entry
+    private func remember(_ uuid: Bytes16, _ entry: SyncState.Entry) {
+        if let old = state.entries.updateValue(entry, forKey: uuid), old.rowUUID != entry.rowUUID { reverseIndex?[old.rowUUID] = nil }
+        reverseIndex?[entry.rowUUID] = uuid
         stateChanged = true
     }
 
-    private func remember(_ record: CloudRecord, stamp: CloudStore.Stamp, rowUUID: [UInt8], sealed: SealedItem) {
+    private func remember(_ record: CloudRecord, stamp: CloudStore.Stamp, rowUUID: Bytes16, sealed: SealedItem) {
         remember(
             record.uuid,
             SyncState.Entry(
@@ -319,19 +366,36 @@ final class SyncSession {
                 stamp: stamp))
     }
 
-    private func forget(_ uuid: [UInt8]) {
-        if state.entries.removeValue(forKey: uuid) != nil { stateChanged = true }
+    /// The cloud UUID row `row` is mapped to, if any.
+    private func mappedRecord(ofRow row: Bytes16) -> Bytes16? {
+        if reverseIndex == nil {
+            var index: [Bytes16: Bytes16] = [:]
+            index.reserveCapacity(state.entries.count)
+            for (uuid, entry) in state.entries { index[entry.rowUUID] = uuid }
+            reverseIndex = index
+        }
+        return reverseIndex?[row]
     }
 
-    /// Records that row `sealed` (new when `rowid` is `nil`) now holds an item from the cloud.
-    private func noteLocal(_ itemClass: ItemClass, _ sealed: SealedItem, rowid: Int64?) {
+    private func forget(_ uuid: Bytes16) {
+        guard let old = state.entries.removeValue(forKey: uuid) else { return }
+        if reverseIndex?[old.rowUUID] == uuid { reverseIndex?[old.rowUUID] = nil }
+        stateChanged = true
+    }
+
+    /// Records that row `sealed` (new when `rowid` is `nil`) now holds an item from the cloud;
+    /// returns its UUID.
+    @discardableResult
+    private func noteLocal(_ itemClass: ItemClass, _ sealed: SealedItem, rowid: Int64?) -> Bytes16 {
         let rowid = rowid ?? store.lastInsertedRowID
-        local[sealed.uuid] = (
+        let uuid = Bytes16(sealed.uuid) ?? .zero
+        local[uuid] = (
             itemClass,
             KeychainStore.SyncRow(
-                rowid: rowid, uuid: sealed.uuid, accessibility: sealed.accessibility, accessControl: sealed.accessControlText,
+                rowid: rowid, uuid: uuid, accessibility: sealed.accessibility, accessControl: sealed.accessControlText,
                 sealedDigest: KeychainStore.sealedDigest(of: sealed))
         )
+        return uuid
     }
 
     /// Whether an incoming record (or the row it would replace) is of a class the device's lock
@@ -353,7 +417,7 @@ final class SyncSession {
         guard let sealed = try store.row(itemClass, rowid: row.rowid) else { return nil }
         do {
             let opened = try keys.open(sealed, itemClass: itemClass, withSecret: true)
-            guard let secret = opened.secret else { throw DamagedRow.Reason.missingSecret.error(itemClass, uuid: row.uuid) }
+            guard let secret = opened.secret else { throw DamagedRow.Reason.missingSecret.error(itemClass, uuid: row.uuid.bytes) }
             return (opened.opened.item, secret)
         } catch let error as KeychainError where error.status == .decode {
             report.entries.append(
@@ -364,7 +428,7 @@ final class SyncSession {
         }
     }
 
-    private func fail(_ uuid: [UInt8], _ failure: SyncReport.Failure, _ reason: String) {
+    private func fail(_ uuid: Bytes16, _ failure: SyncReport.Failure, _ reason: String) {
         settled.insert(uuid)
         report.entries.append(
             SyncReport.Entry(action: .failed, itemClass: nil, cloudUUID: uuid, ref: nil, attributes: [:], reason: reason, failure: failure))
@@ -375,19 +439,19 @@ final class SyncSession {
         report.entries.append(
             SyncReport.Entry(
                 action: action, itemClass: record.itemClass, cloudUUID: record.uuid,
-                ref: ref ?? rowUUID.map { PersistentRef(itemClass: record.itemClass, uuid: $0) },
+                ref: ref ?? rowUUID.map { PersistentRef(itemClass: record.itemClass, uuid: $0.bytes) },
                 attributes: Self.naming(record.attributes, record.itemClass), reason: reason))
     }
 
     private func add(_ action: SyncReport.Action, _ item: Item, _ reason: String) {
-        let uuid = state.entries.first { $0.value.rowUUID == item.uuid }?.key
+        let uuid = Bytes16(item.uuid).flatMap { mappedRecord(ofRow: $0) }
         report.entries.append(
             SyncReport.Entry(
                 action: action, itemClass: item.itemClass, cloudUUID: uuid, ref: item.persistentRef,
                 attributes: Self.naming(item.attributes, item.itemClass), reason: reason))
     }
 
-    private func add(_ action: SyncReport.Action, uuid: [UInt8]?, _ itemClass: ItemClass, _ reason: String, ref: PersistentRef?) {
+    private func add(_ action: SyncReport.Action, uuid: Bytes16?, _ itemClass: ItemClass, _ reason: String, ref: PersistentRef?) {
         report.entries.append(
             SyncReport.Entry(action: action, itemClass: itemClass, cloudUUID: uuid, ref: ref, attributes: [:], reason: reason))
     }
@@ -431,19 +495,19 @@ final class SyncSession {
     }
 
     /// The local item a record becomes, in row `rowUUID`.
-    static func item(_ record: CloudRecord, rowUUID: [UInt8]) -> Item {
+    static func item(_ record: CloudRecord, rowUUID: Bytes16) -> Item {
         var attributes = record.attributes
         attributes["tomb"] = .bool(false)
-        return Item(itemClass: record.itemClass, uuid: rowUUID, attributes: attributes)
+        return Item(itemClass: record.itemClass, uuid: rowUUID.bytes, attributes: attributes)
     }
 
-    static func contentDigest(_ item: Item, secret: SecretBytes) throws -> [UInt8] {
+    static func contentDigest(_ item: Item, secret: SecretBytes) throws -> Bytes16 {
         var attributes = item.attributes
         attributes["tomb"] = nil
-        return CloudRecord(uuid: [], tag: 0, itemClass: item.itemClass, attributes: attributes, secret: secret).contentDigest
+        return CloudRecord(uuid: .zero, tag: 0, itemClass: item.itemClass, attributes: attributes, secret: secret).contentDigest
     }
 
-    static func primaryKeyDigest(_ item: Item) -> [UInt8] {
+    static func primaryKeyDigest(_ item: Item) -> Bytes16 {
         let codes = Schema.of(item.itemClass)?.primaryKey ?? []
         return SyncState.digest(
             [Array(item.itemClass.rawValue.utf8)] + codes.flatMap { [Array($0.utf8), item.attributes[$0]?.canonicalBytes ?? []] })
@@ -453,20 +517,21 @@ final class SyncSession {
 }
 
 extension KeychainStore.SyncRow {
-    func ref(_ itemClass: ItemClass) -> PersistentRef { PersistentRef(itemClass: itemClass, uuid: uuid) }
+    func ref(_ itemClass: ItemClass) -> PersistentRef { PersistentRef(itemClass: itemClass, uuid: uuid.bytes) }
 }
 
 extension SealedItem {
     /// The row as a sync's scan sees it (without its sealed digest).
     var syncRow: KeychainStore.SyncRow {
-        KeychainStore.SyncRow(rowid: 0, uuid: uuid, accessibility: accessibility, accessControl: accessControlText, sealedDigest: [])
+        KeychainStore.SyncRow(
+            rowid: 0, uuid: Bytes16(uuid) ?? .zero, accessibility: accessibility, accessControl: accessControlText, sealedDigest: .zero)
     }
 }
 
 extension CloudRecord {
     /// A digest of what the record says about its item (class, attributes, secret), without the
     /// UUID and tag: equal for the same item whatever record carries it.
-    var contentDigest: [UInt8] {
+    var contentDigest: Bytes16 {
         let encoded = Item.encode(attributes, tamperCheck: [], including: { _ in true })
         return Sodium.pieceDigest { (feed) throws(Never) in
             Array(itemClass.rawValue.utf8).withUnsafeBytes(feed)

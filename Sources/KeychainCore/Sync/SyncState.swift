@@ -10,47 +10,48 @@ package struct SyncState: Equatable {
     package struct Entry: Equatable {
         package var itemClass: ItemClass
         /// The local row's UUID (its persistent reference).
-        package var rowUUID: [UInt8]
+        package var rowUUID: Bytes16
         /// The record's change tag when this device last read or wrote it.
         package var tag: UInt64
         /// The local row's sealed columns then: unchanged means the row was not written since.
-        package var sealedDigest: [UInt8]
+        package var sealedDigest: Bytes16
         /// The item's synced content (attributes and secret) then: after a rekey re-sealed a row,
         /// the content tells that nothing changed.
-        package var contentDigest: [UInt8]
+        package var contentDigest: Bytes16
         /// The item's primary key then: a change travels as a deletion and an addition.
-        package var primaryKeyDigest: [UInt8]
+        package var primaryKeyDigest: Bytes16
         /// The record file's status then: unchanged means the file was not replaced since.
         package var stamp: CloudStore.Stamp
     }
 
     /// Entries by cloud UUID.
-    package var entries: [[UInt8]: Entry] = [:]
+    package var entries: [Bytes16: Entry] = [:]
+    /// This device's identity among the account's, random (records name the device that wrote them).
+    package var deviceID: Bytes16
 
-    package init() {}
+    package init() { deviceID = .random() }
 
     private static let format: UInt8 = 1
-    private static let digestBytes = 16
-    private static let entryBytes = 16 + 1 + 16 + 8 + 3 * digestBytes + 24
+    private static let entryBytes = 16 + 1 + 16 + 8 + 3 * 16 + 24
 
     /// A digest of the given pieces, in order (`Sodium.pieceDigest`).
-    static func digest(_ pieces: [[UInt8]]) -> [UInt8] {
+    static func digest(_ pieces: [[UInt8]]) -> Bytes16 {
         Sodium.pieceDigest { (feed) throws(Never) in for piece in pieces { piece.withUnsafeBytes(feed) } }
     }
 
-    /// The encoded form: a format byte, the count, and fixed-size entries in UUID order.
+    /// The encoded form: a format byte, the device's identity, the count, and fixed-size entries
+    /// in UUID order.
     package var encoded: [UInt8] {
-        var out: [UInt8] = [Self.format]
-        out.reserveCapacity(5 + entries.count * Self.entryBytes)
+        var out: [UInt8] = [Self.format] + deviceID.bytes
+        out.reserveCapacity(21 + entries.count * Self.entryBytes)
         func append<T: FixedWidthInteger>(_ value: T) { withUnsafeBytes(of: value.bigEndian) { out += $0 } }
         append(UInt32(entries.count))
-        for uuid in entries.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
-            guard let entry = entries[uuid] else { continue }
-            out += uuid
+        for (uuid, entry) in entries.sorted(by: { $0.key < $1.key }) {
+            out += uuid.bytes
             out.append(UInt8(ItemClass.stored.firstIndex(of: entry.itemClass) ?? 0))
-            out += entry.rowUUID
+            out += entry.rowUUID.bytes
             append(entry.tag)
-            out += entry.sealedDigest + entry.contentDigest + entry.primaryKeyDigest
+            out += entry.sealedDigest.bytes + entry.contentDigest.bytes + entry.primaryKeyDigest.bytes
             append(entry.stamp.inode)
             append(entry.stamp.changed)
             append(entry.stamp.size)
@@ -61,34 +62,40 @@ package struct SyncState: Equatable {
     /// The state `bytes` encodes; `nil` when it is not one (a value that opened under the key but
     /// does not parse is a bug or a downgrade, never silently emptied).
     package init?(encoded bytes: [UInt8]) {
-        guard bytes.count >= 5, bytes[0] == Self.format else { return nil }
-        var offset = 1
-        func read<T: FixedWidthInteger>(_: T.Type) -> T {
-            var value: T = 0
-            for byte in bytes[offset..<(offset + MemoryLayout<T>.size)] { value = value << 8 | T(byte) }
-            offset += MemoryLayout<T>.size
-            return value
+        guard bytes.count >= 21, bytes[0] == Self.format, let device = Bytes16(Array(bytes[1..<17])) else { return nil }
+        deviceID = device
+        let parsed = bytes.withUnsafeBytes { raw -> [Bytes16: Entry]? in
+            var offset = 0
+            func integer() -> UInt64 {
+                defer { offset += 8 }
+                return UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+            }
+            func sixteen() -> Bytes16 {
+                defer { offset += 16 }
+                return Bytes16(UnsafeRawBufferPointer(rebasing: raw[offset..<(offset + 16)]))!
+            }
+            var count = 0
+            for byte in raw[17..<21] { count = count << 8 | Int(byte) }
+            offset = 21
+            guard raw.count == 21 + count * Self.entryBytes else { return nil }
+            var entries: [Bytes16: Entry] = [:]
+            entries.reserveCapacity(count)
+            for _ in 0..<count {
+                let uuid = sixteen()
+                let classIndex = Int(raw[offset])
+                offset += 1
+                guard classIndex < ItemClass.stored.count else { return nil }
+                let rowUUID = sixteen()
+                let tag = integer()
+                let (sealed, content, primaryKey) = (sixteen(), sixteen(), sixteen())
+                let stamp = CloudStore.Stamp(inode: integer(), changed: integer(), size: integer())
+                entries[uuid] = Entry(
+                    itemClass: ItemClass.stored[classIndex], rowUUID: rowUUID, tag: tag, sealedDigest: sealed, contentDigest: content,
+                    primaryKeyDigest: primaryKey, stamp: stamp)
+            }
+            return entries
         }
-        func take(_ count: Int) -> [UInt8] {
-            defer { offset += count }
-            return Array(bytes[offset..<(offset + count)])
-        }
-        let count = Int(read(UInt32.self))
-        guard bytes.count == 5 + count * Self.entryBytes else { return nil }
-        entries.reserveCapacity(count)
-        for _ in 0..<count {
-            let uuid = take(16)
-            let classIndex = Int(take(1)[0])
-            guard classIndex < ItemClass.stored.count else { return nil }
-            let rowUUID = take(16)
-            let tag = read(UInt64.self)
-            let sealed = take(Self.digestBytes)
-            let content = take(Self.digestBytes)
-            let primaryKey = take(Self.digestBytes)
-            let stamp = CloudStore.Stamp(inode: read(UInt64.self), changed: read(UInt64.self), size: read(UInt64.self))
-            entries[uuid] = Entry(
-                itemClass: ItemClass.stored[classIndex], rowUUID: rowUUID, tag: tag, sealedDigest: sealed, contentDigest: content,
-                primaryKeyDigest: primaryKey, stamp: stamp)
-        }
+        guard let parsed else { return nil }
+        entries = parsed
     }
 }
