@@ -112,6 +112,12 @@ enum Bench {
 
     /// The Markdown table, with the ratios the targets name.
     /// Seconds as milliseconds with two decimals.
+    /// A value with two decimals.
+    static func decimals(_ value: Double) -> String {
+        let hundredths = Int((value * 100).rounded())
+        return "\(hundredths / 100).\(String(format2: hundredths % 100))"
+    }
+
     static func milliseconds(_ seconds: Double?) -> String {
         guard let seconds else { return "–" }
         let hundredths = Int((seconds * 100_000).rounded())

@@ -84,7 +84,7 @@ enum CIBench {
         let imported = ProcessRunner.run([binary, "import", jsonl], environment: importEnvironment)
         guard imported.status == 0 else { fatalError("import exited \(imported.status)") }
         lines.append(
-            "import of 100,000 items from jsonl: \(decimals(imported.seconds)) s, "
+            "import of 100,000 items from jsonl: \(Bench.decimals(imported.seconds)) s, "
                 + "\(Int(100_000 / imported.seconds)) items/s, peak memory \(imported.peakKilobytes / 1024) MB; targets ≥ 20,000 items/s, < 64 MB."
         )
         let secondKey = "\(folder)/second.key"
@@ -92,14 +92,10 @@ enum CIBench {
         let rekeyed = ProcessRunner.run([binary, "rekey", "--new-key-file", secondKey], environment: importEnvironment)
         guard rekeyed.status == 0 else { fatalError("rekey exited \(rekeyed.status)") }
         lines.append(
-            "rekey of 100,000 items: \(decimals(rekeyed.seconds)) s, peak memory \(rekeyed.peakKilobytes / 1024) MB; target < 15 s.")
+            "rekey of 100,000 items: \(Bench.decimals(rekeyed.seconds)) s, peak memory \(rekeyed.peakKilobytes / 1024) MB; target < 15 s.")
         return lines
     }
 
-    private static func ratio(_ a: Double, _ b: Double) -> String { decimals(a / b) + "×" }
+    private static func ratio(_ a: Double, _ b: Double) -> String { Bench.decimals(a / b) + "×" }
 
-    private static func decimals(_ value: Double) -> String {
-        let hundredths = Int((value * 100).rounded())
-        return "\(hundredths / 100).\(String(format2: hundredths % 100))"
-    }
 }

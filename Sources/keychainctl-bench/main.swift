@@ -131,3 +131,4 @@ print(
     "matrix of 10,000 items × 3 targets: median \(Bench.milliseconds(matrixTimes.first)) of \(runs) runs, "
         + "alternating with a find on the same keychain (\(Bench.milliseconds(matrixTimes.second))); target < 200 ms.")
 for line in try CIBench.run(binary: binary, workdir: workdir, runs: runs, profilePath: profilePath) { print(line) }
+for line in SyncBench.run(binary: binary, workdir: workdir, runs: runs, profilePath: profilePath) { print(line) }

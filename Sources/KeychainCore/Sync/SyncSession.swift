@@ -30,26 +30,46 @@ final class SyncSession {
     private var store: KeychainStore { keychain.store }
     private var keys: KeyRing { keychain.keys }
 
+    /// Reads the state and the keychain on this thread while another lists the cloud (a stat per
+    /// record file: on a large store, as long as the keychain's scan).
     init(keychain: Keychain, cloud: CloudStore) throws {
         self.keychain = keychain
         self.cloud = cloud
-        if let record = try keychain.store.syncStateRecord() {
-            guard let bytes = keychain.keys.openSyncState(record), let state = SyncState(encoded: bytes) else {
+        state = SyncState()
+        let listingDone = ListingResult()
+        var failure: Error?
+        ParallelWork.run(2) { [self] worker in
+            guard worker == 0 else {
+                listingDone.result = Result { try cloud.listing() }
+                return
+            }
+            do { try readKeychain() } catch { failure = error }
+        }
+        if let failure { throw failure }
+        listed = try listingDone.result?.get() ?? []
+        listing.reserveCapacity(listed.count)
+        for (uuid, stamp) in listed { listing[uuid] = stamp }
+    }
+
+    /// What the listing thread hands back.
+    private final class ListingResult: @unchecked Sendable {
+        var result: Result<[(uuid: Bytes16, stamp: CloudStore.Stamp)], Error>?
+    }
+
+    /// The sync state and every synchronizable row.
+    private func readKeychain() throws {
+        if let record = try store.syncStateRecord() {
+            guard let bytes = keys.openSyncState(record), let state = SyncState(encoded: bytes) else {
                 throw StoreError(
-                    "\(keychain.store.connection.path)'s sync state does not open: the file was edited without its key; nothing was synced")
+                    "\(store.connection.path)'s sync state does not open: the file was edited without its key; nothing was synced")
             }
             self.state = state
-        } else {
-            state = SyncState()
         }
         for itemClass in ItemClass.stored {
-            let counts = try keychain.store.forEachSyncRow(itemClass) { local[$0.uuid] = (itemClass, $0) }
+            let counts = try store.forEachSyncRow(itemClass) { local[$0.uuid] = (itemClass, $0) }
             report.notSynchronizable += counts.notSynchronizable
             tombstones += counts.tombstones
         }
-        listed = try cloud.listing()
-        listing.reserveCapacity(listed.count)
-        for (uuid, stamp) in listed { listing[uuid] = stamp }
     }
 
     // MARK: Pull
