@@ -5,7 +5,10 @@ enum HelpText {
         var out = "OVERVIEW: \(spec.abstract)\n\n"
         if !spec.discussion.isEmpty { out += spec.discussion + "\n\n" }
         if let operand = spec.operand {
-            out += "USAGE: keychainctl \(spec.name) [\(operand.name)] [options]\n\nARGUMENTS:\n"
+            let action = spec.actions.isEmpty ? "" : "[action] "
+            out += "USAGE: keychainctl \(spec.name) \(action)[\(operand.name)] [options]\n"
+            out += actionList(spec)
+            out += "\nARGUMENTS:\n"
             out += "  " + operand.name + String(repeating: " ", count: max(1, 34 - operand.name.count)) + operand.help + "\n"
         } else if let trailing = spec.trailingCommand {
             out += "USAGE: keychainctl \(spec.name) [options] -- \(trailing.name)\n\nARGUMENTS:\n"
@@ -13,10 +16,7 @@ enum HelpText {
         } else if spec.actions.isEmpty {
             out += "USAGE: keychainctl \(spec.name) [options]\n"
         } else {
-            out += "USAGE: keychainctl \(spec.name) [action] [options]\n\nACTIONS:\n"
-            for action in spec.actions {
-                out += "  " + action.words + String(repeating: " ", count: max(1, 34 - action.words.count)) + action.help + "\n"
-            }
+            out += "USAGE: keychainctl \(spec.name) [action] [options]\n" + actionList(spec)
         }
         for (title, options) in spec.sections where !options.isEmpty {
             out += "\n\(title.uppercased()):\n"
@@ -32,6 +32,13 @@ enum HelpText {
         }
         out += "  -h, --help                        Show this help.\n"
         return out
+    }
+
+    /// The ACTIONS section (empty for a command that takes none).
+    private static func actionList(_ spec: CommandSpec) -> String {
+        guard !spec.actions.isEmpty else { return "" }
+        return "\nACTIONS:\n"
+            + spec.actions.map { "  " + $0.words + String(repeating: " ", count: max(1, 34 - $0.words.count)) + $0.help + "\n" }.joined()
     }
 
     /// Help for `keychainctl` itself.
