@@ -129,7 +129,7 @@ enum KeychainSchema {
     /// Every keychain_meta entry: text names, blob values. The sync state, which grows with the
     /// items that sync, is read only by `sync` (`readSyncState`): here its value is one byte.
     static func readMeta(_ connection: SQLiteConnection) throws(StoreError) -> [String: [UInt8]] {
-        try readPairs(connection, "SELECT name, iif(name = 'sync_state', x'00', value) FROM keychain_meta", table: "keychain_meta")
+        try readPairs(connection, "SELECT name, value FROM keychain_meta", table: "keychain_meta", skipping: "sync_state")
     }
 
     /// The sealed sync state, or `nil` when the file has none.
@@ -143,7 +143,10 @@ enum KeychainSchema {
     }
 
     /// A (text, blob) table whole; a value of another type means the file was edited (exit 74).
-    private static func readPairs(_ connection: SQLiteConnection, _ sql: String, table: String) throws(StoreError) -> [String: [UInt8]] {
+    /// The value of the entry named `skipping` is not copied (it maps to one zero byte).
+    private static func readPairs(_ connection: SQLiteConnection, _ sql: String, table: String, skipping: String? = nil)
+        throws(StoreError) -> [String: [UInt8]]
+    {
         var pairs: [String: [UInt8]] = [:]
         let statement = try connection.prepare(sql)
         while try statement.step() {
@@ -151,7 +154,8 @@ enum KeychainSchema {
                 throw StoreError(
                     "\(connection.path) is not a keychainctl keychain or was tampered with (a value of the wrong type in \(table))")
             }
-            pairs[statement.text(0)] = statement.blob(1)
+            let name = statement.text(0)
+            pairs[name] = name == skipping ? [0] : statement.blob(1)
         }
         return pairs
     }
