@@ -3,23 +3,10 @@ import Testing
 
 /// Several processes on one keychain file: WAL, busy timeout, `BEGIN IMMEDIATE`, atomic creation.
 @Suite struct ConcurrencyTests {
-    /// Starts `count` shell workers at once, each running `script` with $W set to its number, and
-    /// returns their exit statuses.
+    /// `count` shell workers on `sandbox`'s keychain, as the app (`Sandbox.parallelShells`).
     func parallelShells(_ count: Int, sandbox: Sandbox, _ script: String) throws -> [Int32] {
-        let processes = (0..<count).map { worker -> Process in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", script]
-            process.environment = sandbox.baseEnvironment.merging([
-                "W": String(worker), "KC": Sandbox.binary, "KEYCHAINCTL_PROFILE": Sandbox.profiles + "/app.plist",
-            ]) { $1 }
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            return process
-        }
-        for process in processes { try process.run() }
-        for process in processes { process.waitUntilExit() }
-        return processes.map(\.terminationStatus)
+        let environment = sandbox.baseEnvironment.merging(["KEYCHAINCTL_PROFILE": Sandbox.profiles + "/app.plist"]) { $1 }
+        return try Sandbox.parallelShells(Array(repeating: environment, count: count), script)
     }
 
     @Test func eightWritersOfFiftyItemsLoseNothing() throws {

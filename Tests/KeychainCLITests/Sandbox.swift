@@ -125,6 +125,23 @@ final class Sandbox {
         return Run(status: process.terminationStatus, stdoutData: outData, stderr: String(decoding: errData, as: UTF8.self))
     }
 
+    /// Runs `script` in `/bin/sh` once per environment, all at once, each with $W (its worker
+    /// number) and $KC (the binary) added; each is killed after five minutes. Their exit statuses.
+    static func parallelShells(_ environments: [[String: String]], _ script: String) throws -> [Int32] {
+        let processes = environments.enumerated().map { worker, environment -> Process in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
+            process.arguments = ["-s", "KILL", "300", "/bin/sh", "-c", script]
+            process.environment = environment.merging(["W": String(worker), "KC": binary]) { $1 }
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            return process
+        }
+        for process in processes { try process.run() }
+        for process in processes { process.waitUntilExit() }
+        return processes.map(\.terminationStatus)
+    }
+
     /// Edits the keychain file as someone without its key would: Python `statements` run with
     /// `db`, a sqlite3 connection to the file, and are committed.
     @discardableResult

@@ -4,24 +4,16 @@ import Testing
 /// Devices syncing at the same time, and syncs killed part way: nothing is lost, everything
 /// converges.
 @Suite struct SyncConcurrencyTests {
-    /// Runs `script` in `/bin/sh` once per device, all at once, with $KC, $CLOUD, $W (the worker
-    /// number) and the device's keychain and key; each is killed after five minutes.
+    /// Runs `script` once per device, all at once (`Sandbox.parallelShells`), with $CLOUD and the
+    /// device's keychain and key.
     func parallel(_ account: SyncAccount, _ script: String) throws -> [Int32] {
-        let processes = account.devices.enumerated().map { worker, device -> Process in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
-            process.arguments = ["-s", "KILL", "300", "/bin/sh", "-c", script]
-            process.environment = device.baseEnvironment.merging([
-                "W": String(worker), "KC": Sandbox.binary, "CLOUD": account.cloud, "KEYCHAINCTL_PROFILE": Sandbox.profiles + "/app.plist",
-                "KEYCHAINCTL_ACCOUNT_KEY_FILE": account.accountKey,
-            ]) { $1 }
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            return process
-        }
-        for process in processes { try process.run() }
-        for process in processes { process.waitUntilExit() }
-        return processes.map(\.terminationStatus)
+        try Sandbox.parallelShells(
+            account.devices.map {
+                $0.baseEnvironment.merging([
+                    "CLOUD": account.cloud, "KEYCHAINCTL_PROFILE": Sandbox.profiles + "/app.plist",
+                    "KEYCHAINCTL_ACCOUNT_KEY_FILE": account.accountKey,
+                ]) { $1 }
+            }, script)
     }
 
     @Test func fourDevicesMakingFiftyChangesEachWithInterleavedSyncsConverge() throws {
