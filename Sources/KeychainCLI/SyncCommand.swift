@@ -56,8 +56,10 @@ struct SyncCommand: Subcommand {
         let report: SyncReport
         if git {
             let workingCopy = try GitWorkingCopy(path: cloudPath)
+            // Opened once: a retried attempt must not derive a passphrase's key again.
+            let keychain = try globals.openKeychain()
             report = try workingCopy.sync(accountKey: key, dryRun: dryRun) { cloud, publish in
-                try globals.openKeychain().sync(with: cloud, dryRun: dryRun, publish: publish)
+                try keychain.sync(with: cloud, dryRun: dryRun, publish: publish)
             }
         } else {
             let cloud = try CloudStore(path: cloudPath, accountKey: key)

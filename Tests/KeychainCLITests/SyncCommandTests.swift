@@ -142,6 +142,20 @@ import Testing
         #expect(account.devices[0].run(["find", "-s", "api", "-w"]).stdout == "s")
     }
 
+    @Test func anItemMadeThisDeviceOnlyIsDeletedElsewhereAndReportedAsStayingHere() throws {
+        let account = try SyncAccount(devices: 2)
+        account.add(0, service: "api", secret: "s")
+        account.sync(0)
+        account.sync(1)
+        account.devices[0].run(["update", "-s", "api", "--sync", "yes", "--set-accessible", "after-first-unlock-this-device-only"])
+        let run = account.sync(0)
+        #expect((SyncAccount.items(run, "deleted").first?["reason"] as? String)?.contains("(cku)") == true)
+        #expect(SyncAccount.items(run, "not-syncing").count == 1, "the same sync says it stays here")
+        account.sync(1)
+        #expect(account.secret(1, service: "api") == nil)
+        #expect(account.secret(0, service: "api") == "s")
+    }
+
     @Test func classAItemsWaitWhileTheReceivingDeviceIsLocked() throws {
         let account = try SyncAccount(devices: 2)
         account.add(0, service: "when-unlocked", secret: "a", ["--accessible", "when-unlocked"])

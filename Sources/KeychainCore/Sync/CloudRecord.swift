@@ -4,7 +4,7 @@
 /// with the UUID bound into the authenticated data: a record renamed to another UUID, moved from
 /// another account or altered does not open.
 package struct CloudRecord {
-    package let uuid: Bytes16
+    package var uuid: Bytes16
     package var tag: UInt64
     package var itemClass: ItemClass
     package var attributes: [String: AttributeValue]

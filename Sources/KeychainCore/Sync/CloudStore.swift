@@ -134,6 +134,7 @@ package final class CloudStore {
     /// (`syncfs`: one flush, not one per record), then renamed into place and the folder synced:
     /// a record is never in place before its bytes are on disk.
     package func write(_ records: [CloudRecord]) throws -> [Bytes16: Stamp] {
+        guard !records.isEmpty else { return [:] }
         let suffix = ".new-\(getpid())"
         var staged: [Bytes16] = []
         defer { for uuid in staged { unlink(file(uuid) + suffix) } }
@@ -147,7 +148,7 @@ package final class CloudStore {
             close(fd)
             guard written else { throw StoreError("cannot write \(path): \(reason)") }
         }
-        try syncRecords()
+        try syncRecords(fileSystem: true)
         var stamps: [Bytes16: Stamp] = [:]
         for uuid in staged {
             guard rename(file(uuid) + suffix, file(uuid)) == 0 else {
@@ -156,29 +157,37 @@ package final class CloudStore {
             stamps[uuid] = stamp(uuid) ?? Stamp.none
         }
         staged = []
-        try syncRecords()
+        try syncRecords(fileSystem: false)
         return stamps
     }
 
     /// Writes one record (`write(_:)` of one); returns its file's stamp.
     package func write(_ record: CloudRecord) throws -> Stamp { try write([record])[record.uuid] ?? .none }
 
-    /// Flushes the records folder's file system (new files' bytes and the folder's entries).
-    private func syncRecords() throws {
+    /// Flushes the records folder's entries, and with `fileSystem` everything written on its file
+    /// system (new files' bytes) first.
+    private func syncRecords(fileSystem: Bool) throws {
         let fd = open(recordsPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw StoreError("cannot open \(recordsPath): \(FileBytes.lastErrorDescription())") }
         defer { close(fd) }
-        guard cfilesync_syncfs(fd) == 0, fsync(fd) == 0 else {
+        guard !fileSystem || cfilesync_syncfs(fd) == 0, fsync(fd) == 0 else {
             throw StoreError("cannot sync \(recordsPath): \(FileBytes.lastErrorDescription())")
         }
     }
 
-    /// Deletes record `uuid` (nothing when there is none).
-    package func delete(_ uuid: Bytes16) throws {
-        if unlink(file(uuid)) != 0, errno != ENOENT {
+    /// Deletes records `uuids` (nothing for one that is not there) and makes the deletions
+    /// durable: a deletion lost to a crash after the keychain forgot the record would bring the
+    /// item back as another device's.
+    package func delete(_ uuids: [Bytes16]) throws {
+        guard !uuids.isEmpty else { return }
+        for uuid in uuids where unlink(file(uuid)) != 0 && errno != ENOENT {
             throw StoreError("cannot delete cloud record \(Self.name(uuid)): \(String(cString: strerror(errno)))")
         }
+        try syncRecords(fileSystem: false)
     }
+
+    /// Deletes record `uuid` (`delete(_:)` of one).
+    package func delete(_ uuid: Bytes16) throws { try delete([uuid]) }
 
     private func file(_ uuid: Bytes16) -> String { recordsPath + "/" + Self.name(uuid) }
 

@@ -140,7 +140,7 @@ final class SyncSession {
         var changedHere = false
         if here.row.sealedDigest != entry.sealedDigest {
             guard let opened = try openLocal(here.itemClass, here.row) else { return }
-            changedHere = try Self.contentDigest(opened.item, secret: opened.secret) != entry.contentDigest
+            changedHere = outgoing(opened, row: here.row, as: record.uuid).contentDigest != entry.contentDigest
         }
         guard let sealed = try place(record, over: (here.row.rowid, here.row.uuid), itemClass: here.itemClass) else { return }
         remember(record, stamp: stamp, rowUUID: here.row.uuid, sealed: sealed)
@@ -237,15 +237,13 @@ final class SyncSession {
     func push() throws {
         // Entries whose row and record are both as they were are counted, not visited in order.
         var visit: [Bytes16] = []
+        // Rows here that an entry maps (an entry maps one row, a row has at most one entry).
         var mappedHere = 0
         let handled = !settled.isEmpty || !pendingDeletes.isEmpty
         for (uuid, entry) in state.entries {
-            if handled, settled.contains(uuid) || pendingDeletes.contains(uuid) {
-                if local[entry.rowUUID] != nil { mappedHere += 1 }
-                continue
-            }
             let here = local[entry.rowUUID]
             if here != nil { mappedHere += 1 }
+            if handled, settled.contains(uuid) || pendingDeletes.contains(uuid) { continue }
             if let here, here.row.sealedDigest == entry.sealedDigest, listing[uuid] != nil, Self.eligibility(here.row) == nil {
                 report.unchanged += 1
             } else {
@@ -253,8 +251,11 @@ final class SyncSession {
             }
         }
         for uuid in visit.sorted() {
-            guard let entry = state.entries[uuid], !settled.contains(uuid), !pendingDeletes.contains(uuid) else { continue }
-            let here = local[entry.rowUUID].flatMap { Self.eligibility($0.row) == nil ? $0 : nil }
+            guard let entry = state.entries[uuid] else { continue }
+            let found = local[entry.rowUUID]
+            let here = found.flatMap { Self.eligibility($0.row) == nil ? $0 : nil }
+            // The two deletions below leave the row unmapped (or gone): it is counted no more.
+            if found != nil, listing[uuid] == nil || here == nil { mappedHere -= 1 }
             guard listing[uuid] != nil else {
                 if let here {
                     try store.delete(here.itemClass, rowid: here.row.rowid)
@@ -277,7 +278,8 @@ final class SyncSession {
                 continue
             }
             guard let opened = try openLocal(here.itemClass, here.row) else { continue }
-            let content = try Self.contentDigest(opened.item, secret: opened.secret)
+            var record = outgoing(opened, row: here.row, as: uuid)
+            let content = record.contentDigest
             guard content != entry.contentDigest else {
                 var refreshed = entry
                 refreshed.sealedDigest = here.row.sealedDigest
@@ -289,13 +291,14 @@ final class SyncSession {
                 // A primary-key change travels as a deletion and an addition under a new UUID.
                 pendingDeletes.insert(uuid)
                 forget(uuid)
-                upload(opened, row: here.row, as: Bytes16.random(), content: content)
+                record.uuid = Bytes16.random()
+                upload(record, content: content, of: opened.item, row: here.row)
                 add(
                     .pushed, opened.item,
                     "its primary key changed here: record \(SyncReport.uuidText(uuid)) was deleted and the item uploaded as a new record")
                 continue
             }
-            upload(opened, row: here.row, as: uuid, content: content)
+            upload(record, content: content, of: opened.item, row: here.row)
             add(.pushed, opened.item, "changed here")
         }
         // Rows no entry maps: none when every entry's row was found and they are all the rows.
@@ -314,26 +317,31 @@ final class SyncSession {
                 continue
             }
             guard !isLocked(row), let opened = try openLocal(itemClass, row) else { continue }
-            let content = try Self.contentDigest(opened.item, secret: opened.secret)
-            upload(opened, row: row, as: Bytes16.random(), content: content)
+            let record = outgoing(opened, row: row, as: Bytes16.random())
+            upload(record, content: record.contentDigest, of: opened.item, row: row)
             add(.pushed, opened.item, "added here")
         }
     }
 
     /// Queues `opened` (row `row`) for upload as record `uuid` with a new change tag.
-    private func upload(_ opened: (item: Item, secret: SecretBytes), row: KeychainStore.SyncRow, as uuid: Bytes16, content: Bytes16) {
+    /// The record `opened` (row `row`) would be uploaded as, under `uuid` with a new change tag:
+    /// every attribute but `tomb`, and the secret.
+    private func outgoing(_ opened: (item: Item, secret: SecretBytes), row: KeychainStore.SyncRow, as uuid: Bytes16) -> CloudRecord {
         var attributes = opened.item.attributes
         attributes["tomb"] = nil
-        let record = CloudRecord(
+        return CloudRecord(
             uuid: uuid, tag: Self.newTag(), itemClass: opened.item.itemClass, attributes: attributes, secret: opened.secret,
             origin: state.deviceID, originRow: row.uuid)
-        pendingWrites[uuid] = record
+    }
+
+    /// Queues `record` (whose `contentDigest` is `content`), made from `item` in row `row`, for upload.
+    private func upload(_ record: CloudRecord, content: Bytes16, of item: Item, row: KeychainStore.SyncRow) {
+        pendingWrites[record.uuid] = record
         remember(
-            uuid,
+            record.uuid,
             SyncState.Entry(
-                itemClass: opened.item.itemClass, rowUUID: row.uuid, tag: record.tag, sealedDigest: row.sealedDigest,
-                contentDigest: content,
-                primaryKeyDigest: Self.primaryKeyDigest(opened.item), stamp: .none))
+                itemClass: record.itemClass, rowUUID: row.uuid, tag: record.tag, sealedDigest: row.sealedDigest,
+                contentDigest: content, primaryKeyDigest: Self.primaryKeyDigest(item), stamp: .none))
     }
 
     /// Why a record this device uploaded is no longer an item to sync here.
@@ -352,7 +360,7 @@ final class SyncSession {
     /// Makes the cloud's half of the sync: deletions, then writes (each atomic); returns whether
     /// the cloud changed.
     func commitCloud() throws -> Bool {
-        for uuid in pendingDeletes.sorted() { try cloud.delete(uuid) }
+        try cloud.delete(pendingDeletes.sorted())
         for (uuid, stamp) in try cloud.write(pendingWrites.keys.sorted().compactMap { pendingWrites[$0] }) {
             state.entries[uuid]?.stamp = stamp
             stateChanged = true
@@ -519,12 +527,6 @@ final class SyncSession {
         var attributes = record.attributes
         attributes["tomb"] = .bool(false)
         return Item(itemClass: record.itemClass, uuid: rowUUID.bytes, attributes: attributes)
-    }
-
-    static func contentDigest(_ item: Item, secret: SecretBytes) throws -> Bytes16 {
-        var attributes = item.attributes
-        attributes["tomb"] = nil
-        return CloudRecord(uuid: .zero, tag: 0, itemClass: item.itemClass, attributes: attributes, secret: secret).contentDigest
     }
 
     static func primaryKeyDigest(_ item: Item) -> Bytes16 {
