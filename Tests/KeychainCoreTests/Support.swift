@@ -12,6 +12,11 @@ enum Fixtures {
         return url.appendingPathComponent("Fixtures/Profiles").path
     }()
 
+    /// A file of `Fixtures/Certificates`, read whole.
+    static func certificateFile(_ name: String) throws -> [UInt8] {
+        Array(try Data(contentsOf: URL(fileURLWithPath: profiles + "/../Certificates/" + name)))
+    }
+
     /// The path of fixture profile `name`.
     static func path(_ name: String) -> String { "\(profiles)/\(name)" }
 

@@ -16,11 +16,7 @@ enum SignedProfile {
         func refuse(_ reason: String) -> ProfileError {
             ProfileError("profile \(path) looks signed (CMS) but cannot be read: \(reason).")
         }
-        // Never read openssl.cnf (nor OPENSSL_CONF, which could load a provider module into this
-        // process), and skip the work it costs.
-        guard OPENSSL_init_crypto(UInt64(OPENSSL_INIT_NO_LOAD_CONFIG | OPENSSL_INIT_NO_ATEXIT), nil) == 1 else {
-            throw refuse("OpenSSL could not start")
-        }
+        guard OpenSSL.start() else { throw refuse("OpenSSL could not start") }
         ERR_clear_error()
         defer { ERR_clear_error() }
         let parsed: (info: OpaquePointer?, consumed: Int) = bytes.withUnsafeBufferPointer { buffer in
@@ -28,7 +24,7 @@ enum SignedProfile {
             let info = d2i_CMS_ContentInfo(nil, &cursor, buffer.count)
             return (info, cursor.map { $0 - buffer.baseAddress! } ?? 0)
         }
-        guard let info = parsed.info else { throw refuse(Self.lastError()) }
+        guard let info = parsed.info else { throw refuse(OpenSSL.lastError()) }
         defer { CMS_ContentInfo_free(info) }
         guard parsed.consumed == bytes.count else { throw refuse("\(bytes.count - parsed.consumed) bytes follow its end") }
         guard OBJ_obj2nid(CMS_get0_type(info)) == NID_pkcs7_signed else { throw refuse("it is not signed data") }
@@ -39,12 +35,5 @@ enum SignedProfile {
             throw ProfileError("profile \(path) is signed (CMS) but carries no embedded property list.")
         }
         return Array(UnsafeBufferPointer(start: start, count: Int(ASN1_STRING_length(octets))))[...]
-    }
-
-    /// OpenSSL's reason for the last failure, in words (never the input's bytes).
-    private static func lastError() -> String {
-        let code = ERR_peek_error()  // the earliest: the specific cause, not "nested asn1 error"
-        guard code != 0, let reason = ERR_reason_error_string(code) else { return "it is malformed" }
-        return "OpenSSL says \"\(String(cString: reason))\""
     }
 }

@@ -1,0 +1,85 @@
+#!/bin/sh
+# Regenerates the certificate, key and PKCS#12 fixtures with openssl (run once; the files are
+# committed, so tests never depend on openssl's defaults of the day). Passphrase of every .p12:
+# "fixture".
+set -eu
+cd "$(dirname "$0")"
+rm -f ./*.pem ./*.der ./*.key ./*.p12 ./*.srl ./*.cnf
+days=36500
+
+# PrintableString where the characters allow it (openssl's "default" string mask), so that the
+# issuer and subject normalisation of Apple's keychain has something to do.
+cat > printable.cnf <<'CNF'
+[req]
+distinguished_name = dn
+string_mask = default
+prompt = no
+[dn]
+[ca]
+basicConstraints = critical,CA:true
+keyUsage = critical,keyCertSign,cRLSign
+subjectKeyIdentifier = hash
+[leaf]
+basicConstraints = CA:false
+keyUsage = critical,digitalSignature
+subjectKeyIdentifier = hash
+authorityKeyIdentifier = keyid
+subjectAltName = email:ci@example.com,DNS:build.example.com
+[bare]
+basicConstraints = CA:false
+subjectKeyIdentifier = none
+authorityKeyIdentifier = none
+CNF
+
+# A root (RSA 2048, lower case and doubled blanks in its PrintableString name) and an
+# intermediate (P-384).
+openssl req -x509 -new -config printable.cnf -extensions ca -newkey rsa:2048 -nodes \
+  -keyout root.key -out root.pem -days $days -set_serial 1 \
+  -subj "/C=us/O=keychainctl  fixtures/CN=  Fixture   Root CA "
+openssl req -new -config printable.cnf -newkey ec -pkeyopt ec_paramgen_curve:P-384 -nodes \
+  -keyout intermediate.key -out intermediate.csr -subj "/C=US/O=keychainctl fixtures/CN=Fixture Intermediate"
+openssl x509 -req -in intermediate.csr -CA root.pem -CAkey root.key -set_serial 0x1000 -days $days \
+  -extfile printable.cnf -extensions ca -out intermediate.pem
+
+# Leaves: EC P-256 (SAN, SKID; signed by the intermediate, a serial with its high bit set) and RSA
+# 2048 (no SKID, UTF8String CN, signed by the root).
+openssl req -new -config printable.cnf -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+  -keyout leaf-ec.key -out leaf-ec.csr -subj "/O=keychainctl fixtures/OU=CI/CN=ci signing"
+openssl x509 -req -in leaf-ec.csr -CA intermediate.pem -CAkey intermediate.key -set_serial 0x8badf00d \
+  -days $days -extfile printable.cnf -extensions leaf -out leaf-ec.pem
+openssl req -new -utf8 -newkey rsa:2048 -nodes -keyout leaf-rsa.key -out leaf-rsa.csr \
+  -subj "/CN=Développeur RSA/O=keychainctl fixtures" -config printable.cnf
+openssl x509 -req -in leaf-rsa.csr -CA root.pem -CAkey root.key -set_serial 42 -days $days \
+  -extfile printable.cnf -extensions bare -out leaf-rsa.pem
+# No CommonName: the label falls back to the first e-mail address.
+openssl req -new -config printable.cnf -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+  -keyout leaf-nocn.key -out leaf-nocn.csr -subj "/O=keychainctl fixtures/OU=Release"
+openssl x509 -req -in leaf-nocn.csr -CA root.pem -CAkey root.key -set_serial 7 -days $days \
+  -extfile printable.cnf -extensions leaf -out leaf-nocn.pem
+rm -f ./*.csr
+
+# The same objects in the other encodings and key formats.
+openssl x509 -in leaf-ec.pem -outform DER -out leaf-ec.der
+openssl ec -in leaf-ec.key -out leaf-ec-sec1.key 2>/dev/null
+openssl pkey -in leaf-ec.key -outform DER -out leaf-ec-pkcs8.der
+openssl pkey -in leaf-ec.key -pubout -out leaf-ec-public.pem
+openssl pkey -in leaf-ec.key -pubout -outform DER -out leaf-ec-public.der
+openssl rsa -in leaf-rsa.key -traditional -out leaf-rsa-pkcs1.key 2>/dev/null
+openssl rsa -in leaf-rsa.key -RSAPublicKey_out -out leaf-rsa-pkcs1-public.pem 2>/dev/null
+openssl pkey -in leaf-rsa.key -pubout -out leaf-rsa-public.pem
+openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-521 -out p521.key
+openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:4096 -out rsa4096.key
+openssl genpkey -algorithm ed25519 -out ed25519.key
+openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:secp256k1 -out secp256k1.key
+openssl pkcs8 -topk8 -in leaf-ec.key -passout pass:fixture -out leaf-ec-encrypted.key
+cat leaf-ec.pem leaf-ec.key > leaf-ec-identity.pem
+
+# PKCS#12: modern (AES-256-CBC, PBKDF2, HMAC-SHA-256) with the chain; legacy (RC2-40 for the
+# certificates, 3DES for the key, SHA-1 MAC, as OpenSSL 1.x and older Keychain Access wrote);
+# one with no key.
+cat intermediate.pem root.pem > chain.pem
+openssl pkcs12 -export -in leaf-ec.pem -inkey leaf-ec.key -certfile chain.pem -name "ci signing" \
+  -passout pass:fixture -out identity-modern.p12
+openssl pkcs12 -export -legacy -in leaf-rsa.pem -inkey leaf-rsa.key -certfile root.pem \
+  -passout pass:fixture -out identity-legacy.p12
+openssl pkcs12 -export -nokeys -in chain.pem -passout pass:fixture -out certificates-only.p12

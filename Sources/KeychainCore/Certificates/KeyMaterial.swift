@@ -1,0 +1,144 @@
+import CCrypto
+
+/// A key as `SecKeyCreateWithData` holds it, and the attributes `SecItemAdd` derives from it
+/// (`SecKeyCopyAttributeDictionary`, `SecKey.m:109-157`, with the RSA and EC overrides; research
+/// §4.2). Read by OpenSSL from PKCS#8, SEC1, PKCS#1 or SubjectPublicKeyInfo; RSA of 1024 to 4096
+/// bits and the NIST curves P-256, P-384 and P-521, the types Apple's SecKey stores.
+package struct KeyMaterial: Sendable {
+    package enum Algorithm: Sendable, Equatable {
+        case rsa
+        case ec
+
+        /// kSecAttrKeyType (`SecItemConstants.c:239-256`).
+        var keyType: String { self == .rsa ? "42" : "73" }
+    }
+
+    package let algorithm: Algorithm
+    package let isPrivate: Bool
+    /// Modulus or curve size in bits (`bsiz`, `esiz`).
+    package let bits: Int
+    /// The public key as Apple encodes it: PKCS#1 RSAPublicKey, or the X9.63 point `04‖X‖Y`.
+    package let publicBytes: [UInt8]
+    /// Apple's external representation (`v_Data`): PKCS#1 RSAPrivateKey or `04‖X‖Y‖K` for a
+    /// private key, the public bytes for a public one.
+    package let external: SecretBytes
+
+    /// The curves Apple's SecECKey takes, by OpenSSL's group name.
+    private static let curves: [String: Int] = ["prime256v1": 256, "secp384r1": 384, "secp521r1": 521]
+
+    /// Reads a DER key whose PEM label (if it had one) was `label`.
+    package init(der: SecretBytes, label: String?) throws(ObjectError) {
+        guard OpenSSL.start() else { throw ObjectError("OpenSSL could not start") }
+        ERR_clear_error()
+        let bytes = der.withUnsafeBytes { Array($0) }
+        var isPrivate = true
+        var key: OpaquePointer?
+        switch label {
+        case "PUBLIC KEY":
+            key = OpenSSL.decode(bytes, { d2i_PUBKEY(nil, $0, $1) }, free: { EVP_PKEY_free($0) })
+            isPrivate = false
+        case "RSA PUBLIC KEY":
+            key = OpenSSL.decode(bytes, { d2i_PublicKey(EVP_PKEY_RSA, nil, $0, $1) }, free: { EVP_PKEY_free($0) })
+            isPrivate = false
+        case "ENCRYPTED PRIVATE KEY":
+            throw ObjectError("its private key is encrypted; decrypt it first (openssl pkey -in FILE -out PLAIN)")
+        case "PRIVATE KEY", "RSA PRIVATE KEY", "EC PRIVATE KEY":
+            key = OpenSSL.decode(bytes, { d2i_AutoPrivateKey(nil, $0, $1) }, free: { EVP_PKEY_free($0) })
+        case nil:
+            key = OpenSSL.decode(bytes, { d2i_AutoPrivateKey(nil, $0, $1) }, free: { EVP_PKEY_free($0) })
+            if key == nil {
+                ERR_clear_error()
+                isPrivate = false
+                key =
+                    OpenSSL.decode(bytes, { d2i_PUBKEY(nil, $0, $1) }, free: { EVP_PKEY_free($0) })
+                    ?? OpenSSL.decode(bytes, { d2i_PublicKey(EVP_PKEY_RSA, nil, $0, $1) }, free: { EVP_PKEY_free($0) })
+            }
+        default:
+            throw ObjectError("a PEM block labelled '\(label ?? "")' is not a key")
+        }
+        guard let key else { throw ObjectError("it is not a key in PKCS#8, SEC1, PKCS#1 or SubjectPublicKeyInfo (\(OpenSSL.lastError()))") }
+        defer { EVP_PKEY_free(key) }
+        try self.init(key, isPrivate: isPrivate)
+    }
+
+    /// The parts of an OpenSSL key (private when `isPrivate`).
+    init(_ key: OpaquePointer, isPrivate: Bool) throws(ObjectError) {
+        self.isPrivate = isPrivate
+        switch EVP_PKEY_get_base_id(key) {
+        case EVP_PKEY_RSA:
+            algorithm = .rsa
+            bits = Int(EVP_PKEY_get_bits(key))
+            guard (1024...4096).contains(bits) else {
+                throw ObjectError("an RSA key of \(bits) bits is not one Apple's SecKey stores (1024 to 4096)")
+            }
+            guard let point = OpenSSL.encode({ i2d_PublicKey(key, $0) }) else { throw ObjectError("its public key cannot be encoded") }
+            publicBytes = point
+            if isPrivate {
+                guard let pkcs1 = OpenSSL.encode({ i2d_PrivateKey(key, $0) }) else {
+                    throw ObjectError("its private key cannot be encoded")
+                }
+                external = SecretBytes(copying: pkcs1)
+            } else {
+                external = SecretBytes(copying: point)
+            }
+        case EVP_PKEY_EC:
+            algorithm = .ec
+            var group = [CChar](repeating: 0, count: 64)
+            var length = 0
+            guard EVP_PKEY_get_group_name(key, &group, group.count, &length) == 1,
+                let size = Self.curves[String(decoding: group.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)]
+            else {
+                let name = String(decoding: group.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                throw ObjectError(
+                    "the elliptic curve \(name.isEmpty ? "it uses" : name) is not P-256, P-384 or P-521, the curves Apple's SecKey stores")
+            }
+            bits = size
+            _ = EVP_PKEY_set_utf8_string_param(key, OSSL_PKEY_PARAM_EC_POINT_CONVERSION_FORMAT, "uncompressed")
+            guard let point = OpenSSL.encode({ i2d_PublicKey(key, $0) }), point.first == 0x04 else {
+                throw ObjectError("its public point cannot be encoded")
+            }
+            publicBytes = point
+            if isPrivate {
+                var scalar: OpaquePointer?
+                guard EVP_PKEY_get_bn_param(key, OSSL_PKEY_PARAM_PRIV_KEY, &scalar) == 1, let scalar else {
+                    throw ObjectError("its private scalar cannot be read")
+                }
+                defer { BN_clear_free(scalar) }
+                let width = (size + 7) / 8
+                let secret = SecretBytes(count: point.count + width)
+                let written = secret.withUnsafeMutableBytes { buffer -> Int32 in
+                    let base = buffer.bindMemory(to: UInt8.self)
+                    for (index, byte) in point.enumerated() { base[index] = byte }
+                    return BN_bn2binpad(scalar, base.baseAddress! + point.count, Int32(width))
+                }
+                guard written == Int32(width) else { throw ObjectError("its private scalar is out of range") }
+                external = secret
+            } else {
+                external = SecretBytes(copying: point)
+            }
+        case EVP_PKEY_ED25519, EVP_PKEY_X25519, EVP_PKEY_ED448, EVP_PKEY_X448:
+            throw ObjectError(
+                "an Edwards or Montgomery curve key (Ed25519, X25519) is not one this keychain derives attributes for yet; RSA and P-256, P-384, P-521 are"
+            )
+        default:
+            throw ObjectError("its key type is not RSA or elliptic-curve")
+        }
+    }
+
+    /// The attributes `SecItemAdd` derives from the key (research §4.2's table).
+    package var attributes: [String: AttributeValue] {
+        let label = publicBytes.withUnsafeBytes { OpenSSL.sha1($0) }
+        let attributes: [String: AttributeValue] = [
+            "kcls": .number(isPrivate ? 1 : 0), "type": .string(algorithm.keyType),
+            "bsiz": .number(Int64(bits)), "esiz": .number(Int64(bits)), "klbl": .data(label),
+            "perm": .bool(true), "priv": .bool(true), "modi": .bool(true),
+            "sens": .bool(false), "asen": .bool(false), "extr": .bool(true), "next": .bool(false),
+            "snrc": .bool(false), "vyrc": .bool(false),
+            "encr": .bool(!isPrivate), "decr": .bool(isPrivate || algorithm == .rsa),
+            "sign": .bool(isPrivate), "vrfy": .bool(!isPrivate),
+            "wrap": .bool(!isPrivate), "unwp": .bool(isPrivate),
+            "drve": .bool(isPrivate && algorithm == .ec),
+        ]
+        return attributes
+    }
+}

@@ -1,0 +1,103 @@
+import CCrypto
+
+/// The few things every use of OpenSSL's libcrypto shares: starting it without its configuration
+/// file, its error text, and moving DER between Swift arrays and OpenSSL objects.
+enum OpenSSL {
+    /// Starts libcrypto once. openssl.cnf (and OPENSSL_CONF, which could load a provider module
+    /// into this process) is never read; the work it costs is skipped.
+    static func start() -> Bool {
+        OPENSSL_init_crypto(UInt64(OPENSSL_INIT_NO_LOAD_CONFIG | OPENSSL_INIT_NO_ATEXIT), nil) == 1
+    }
+
+    /// OpenSSL's reason for the last failure, in words (never the input's bytes); the error queue
+    /// is cleared.
+    static func lastError(otherwise: String = "it is malformed") -> String {
+        let code = ERR_peek_error()  // the earliest: the specific cause, not "nested asn1 error"
+        defer { ERR_clear_error() }
+        guard code != 0, let reason = ERR_reason_error_string(code) else { return otherwise }
+        return "OpenSSL says \"\(String(cString: reason))\""
+    }
+
+    /// Decodes one DER object of `bytes` with a `d2i_…` function; `nil` unless it decodes and
+    /// fills `bytes` exactly (trailing bytes are refused).
+    static func decode(
+        _ bytes: [UInt8], _ d2i: (UnsafeMutablePointer<UnsafePointer<UInt8>?>, Int) -> OpaquePointer?,
+        free: (OpaquePointer) -> Void
+    ) -> OpaquePointer? {
+        bytes.withUnsafeBufferPointer { buffer -> OpaquePointer? in
+            guard let base = buffer.baseAddress else { return nil }
+            var cursor: UnsafePointer<UInt8>? = base
+            guard let object = d2i(&cursor, buffer.count) else { return nil }
+            guard let end = cursor, end - base == buffer.count else {
+                free(object)
+                return nil
+            }
+            return object
+        }
+    }
+
+    /// The bytes an `i2d_…`-shaped function writes (it is called twice: for the size, then the
+    /// bytes); `nil` when it fails.
+    static func encode(_ i2d: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?) -> Int32) -> [UInt8]? {
+        let size = i2d(nil)
+        guard size > 0 else { return nil }
+        var bytes = [UInt8](repeating: 0, count: Int(size))
+        let written = bytes.withUnsafeMutableBufferPointer { buffer -> Int32 in
+            var cursor = buffer.baseAddress
+            return i2d(&cursor)
+        }
+        return written == size ? bytes : nil
+    }
+
+    /// What a function writing to a memory BIO wrote, as text; `nil` when it fails.
+    static func text(_ write: (OpaquePointer) -> Bool) -> String? {
+        guard let bio = BIO_new(BIO_s_mem()) else { return nil }
+        defer { BIO_free(bio) }
+        guard write(bio) else { return nil }
+        var start: UnsafeMutablePointer<CChar>?
+        let count = BIO_ctrl(bio, BIO_CTRL_INFO, 0, &start)
+        guard count > 0, let start else { return nil }
+        return start.withMemoryRebound(to: UInt8.self, capacity: count) {
+            String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self)
+        }
+    }
+
+    /// SHA-1 of `bytes` (Apple's public key hash and application label).
+    static func sha1(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
+        var digest = [UInt8](repeating: 0, count: 20)
+        var length: UInt32 = 0
+        _ = EVP_Digest(bytes.baseAddress, bytes.count, &digest, &length, EVP_sha1(), nil)
+        return digest
+    }
+
+    /// A DER TLV's header read with OpenSSL's own decoder: its tag, class, whether it is
+    /// constructed, and the range of its content within `bytes[from...]`. `nil` for a bad or
+    /// indefinite length, or one running past `limit`.
+    static func header(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int, limit: Int)
+        -> (tag: Int32, tagClass: Int32, constructed: Bool, content: Range<Int>)?
+    {
+        guard let base = bytes.baseAddress, offset < limit, limit <= bytes.count else { return nil }
+        var cursor: UnsafePointer<UInt8>? = base + offset
+        var length = 0
+        var tag: Int32 = 0
+        var tagClass: Int32 = 0
+        let flags = ASN1_get_object(&cursor, &length, &tag, &tagClass, limit - offset)
+        // 0x80: an error (or a length past the limit); 0x01: an indefinite length, which DER forbids.
+        guard flags & 0x81 == 0, let cursor else { return nil }
+        let start = cursor - base
+        guard length >= 0, start + length <= limit else { return nil }
+        return (tag, tagClass, flags & V_ASN1_CONSTRUCTED != 0, start..<(start + length))
+    }
+
+    /// A DER header (tag and length) for `length` content bytes, written by OpenSSL.
+    static func headerBytes(constructed: Bool, length: Int, tag: Int32, tagClass: Int32 = V_ASN1_UNIVERSAL) -> [UInt8] {
+        let total = Int(ASN1_object_size(constructed ? 1 : 0, Int32(length), tag))
+        guard total > length else { return [] }
+        var header = [UInt8](repeating: 0, count: total - length)
+        header.withUnsafeMutableBufferPointer { buffer in
+            var cursor = buffer.baseAddress
+            ASN1_put_object(&cursor, constructed ? 1 : 0, Int32(length), tag, tagClass)
+        }
+        return header
+    }
+}
