@@ -14,6 +14,10 @@ struct AddCommand: Subcommand {
                     .value("data-file", nil, "path", "Read the secret from this file, bytes kept exactly."),
                     .flag("strip-newline", "Drop one trailing newline from the secret read from stdin or a file."),
                     .value("password", "w", "secret", "The secret itself: visible to other users in the process list; prefer stdin."),
+                    .value(
+                        "ref-file", nil, "path", repeatable: true,
+                        "A certificate or key (PEM or DER; PKCS#8, SEC1, PKCS#1, SubjectPublicKeyInfo) added by reference, its attributes derived as Apple derives them; --class idnt takes the certificate and its private key (one file or two)."
+                    ),
                 ]
             ),
             (
@@ -39,6 +43,7 @@ struct AddCommand: Subcommand {
     let password: String?
     let updateExisting: Bool
     let returns: [String]
+    let referenceFiles: [String]
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         globals = try GlobalOptions(arguments)
@@ -48,22 +53,38 @@ struct AddCommand: Subcommand {
         password = arguments.value("password")
         updateExisting = arguments.flag("update")
         returns = ReturnWords.split(arguments.all("return"))
+        referenceFiles = arguments.all("ref-file")
+        if !referenceFiles.isEmpty, dataFile != nil || password != nil || stripNewline {
+            throw UsageError("--ref-file is the item's value; it takes no --data-file, -w or --strip-newline.")
+        }
     }
 
     func run() throws {
         let caller = try globals.caller()
         let credential = try globals.openingCredential()
-        let secret = try SecretInput(
-            file: dataFile, argument: password, stripNewline: stripNewline, passphraseFD: globals.passphraseFD
-        ).read(prompt: "Secret for the new item: ")
-        let keychain = try globals.openKeychain(with: credential)
         let request = item.request(returns: returns)
-        let result = try keychain.add(request, secret: secret, caller: caller, updateExisting: updateExisting)
+        let result: Keychain.AddResult
+        if referenceFiles.isEmpty {
+            result = try add(request, caller: caller, credential: credential)
+        } else {
+            let files = try referenceFiles.map { (path: $0, contents: try SecretReader.readFile($0, limit: InputLimits.objectFileBytes)) }
+            let reference = try ItemReference(files: files)
+            result = try globals.openKeychain(with: credential).add(
+                request, reference: reference, caller: caller, updateExisting: updateExisting)
+        }
         for warning in result.warnings { StandardStreams.warn(warning) }
         StandardStreams.out(
             ItemRenderer.render(
                 [.init(item: result.item, secret: nil)], returns: result.returns.subtracting(.data), single: true,
                 format: globals.resolvedFormat))
+    }
+
+    /// An add whose secret is data: stdin, a file, a prompt or -w.
+    private func add(_ request: ItemRequest, caller: Caller, credential: Keychain.Opening) throws -> Keychain.AddResult {
+        let secret = try SecretInput(
+            file: dataFile, argument: password, stripNewline: stripNewline, passphraseFD: globals.passphraseFD
+        ).read(prompt: "Secret for the new item: ")
+        return try globals.openKeychain(with: credential).add(request, secret: secret, caller: caller, updateExisting: updateExisting)
     }
 }
 

@@ -56,7 +56,10 @@ package struct KeyMaterial: Sendable {
         default:
             throw ObjectError("a PEM block labelled '\(label ?? "")' is not a key")
         }
-        guard let key else { throw ObjectError("it is not a key in PKCS#8, SEC1, PKCS#1 or SubjectPublicKeyInfo (\(OpenSSL.lastError()))") }
+        guard let key else {
+            throw ObjectError(
+                "it is not a key in PKCS#8, SEC1, PKCS#1 or SubjectPublicKeyInfo (\(OpenSSL.lastError()))", unrecognised: true)
+        }
         defer { EVP_PKEY_free(key) }
         try self.init(key, isPrivate: isPrivate)
     }

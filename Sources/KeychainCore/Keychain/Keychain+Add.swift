@@ -64,6 +64,7 @@ extension Keychain {
 
         let now = Self.now()
         var attributes = query.attributes
+        for (code, value) in request.derived where attributes[code] == nil { attributes[code] = value }
         for code in query.schema.primaryKey where attributes[code] == nil {
             attributes[code] = .defaultValue(for: query.schema.attribute(code)!.kind)
         }
@@ -94,7 +95,7 @@ extension Keychain {
 
     /// Writes a prepared add inside the caller's transaction. A verified tombstone holding the same
     /// primary key is replaced; a damaged row holding it is errSecDecode, never overwritten.
-    private func insert(_ prepared: PreparedAdd, secret: SecretBytes, updateExisting: Bool) throws -> AddResult {
+    func insert(_ prepared: PreparedAdd, secret: SecretBytes, updateExisting: Bool) throws -> AddResult {
         let itemClass = prepared.query.itemClass
         let group = prepared.sealed.accessGroup
         // A live holder of a class the device has locked: Apple's INSERT meets the UNIQUE

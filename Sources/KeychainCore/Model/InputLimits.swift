@@ -14,6 +14,9 @@ package enum InputLimits {
     package static let jsonLineBytes = 24 << 20
     /// A whole json import document (jsonl streams instead, one line at a time).
     package static let jsonDocumentBytes = 256 << 20
+    /// A certificate, key or PKCS#12 file (`add --ref-file`, `import --input-format pkcs12`): a
+    /// long chain in PEM is tens of kilobytes.
+    package static let objectFileBytes = 1 << 20
     /// A dotenv file (`exec --env-file`, `import`): read whole into guarded memory.
     package static let dotenvBytes = 16 << 20
 

@@ -35,7 +35,10 @@ package struct ItemQuery: Sendable {
             reference = parsed
         }
         let itemClass = try Self.parseClass(classText)
-        let schema = Schema.of(itemClass)!
+        guard let schema = Schema.of(itemClass) else {
+            throw KeychainError(
+                .param, hint: "identity items are a join of a certificate and a key; this operation does not take --class idnt.")
+        }
         let parsed = try AttributeSet(parsing: request.attributes, for: schema, allowSyncAny: true)
         guard let limit = request.limit.map(MatchLimit.init(parsing:)) ?? defaultLimit else {
             throw KeychainError(.param, hint: "--limit takes one, all or a positive number, not '\(request.limit ?? "")'.")
@@ -54,20 +57,15 @@ package struct ItemQuery: Sendable {
         self.persistentRef = reference
     }
 
-    /// A class code or long name; unknown is errSecNoSuchClass. Identity is a join of a certificate
-    /// and a private key that this version does not build, so it is refused clearly.
-    static func parseClass(_ text: String?) throws(KeychainError) -> ItemClass {
+    /// A class code or long name; unknown is errSecNoSuchClass. Identity (a join, with no schema
+    /// of its own) is routed by each operation before a query is built.
+    package static func parseClass(_ text: String?) throws(KeychainError) -> ItemClass {
         guard let itemClass = ItemClass(parsing: text ?? "genp") else {
             throw KeychainError(
                 .noSuchClass,
                 hint:
                     "'\(text ?? "")' is not an item class; use genp, inet, cert, keys or idnt (or generic-password, internet-password, certificate, key, identity)."
             )
-        }
-        guard itemClass != .identity else {
-            throw KeychainError(
-                .param,
-                hint: "identity items (a certificate joined with its private key) are not supported yet; query cert and keys instead.")
         }
         return itemClass
     }

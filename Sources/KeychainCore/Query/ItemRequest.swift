@@ -15,6 +15,9 @@ package struct ItemRequest: Sendable {
     package var persistentRef: String?
     /// `--access-control` (add) or `--set-access-control` (update).
     package var accessControl: AccessControlRequest?
+    /// Attributes an add derives from the item's reference (`--ref-file`: a certificate's or key's
+    /// own), given way to by the caller's attributes as `SecItemAdd` gives way (research §4.1).
+    package var derived: [String: AttributeValue] = [:]
 
     package init(
         itemClass: String? = nil, attributes: [(code: String, value: String)] = [], limit: String? = nil,
