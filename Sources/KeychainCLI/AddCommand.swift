@@ -75,7 +75,7 @@ struct AddCommand: Subcommand {
         for warning in result.warnings { StandardStreams.warn(warning) }
         StandardStreams.out(
             ItemRenderer.render(
-                [.init(item: result.item, secret: nil)], returns: result.returns.subtracting(.data), single: true,
+                [.init(item: result.item, secret: nil)], returns: result.returns.subtracting([.data, .reference]), single: true,
                 format: globals.resolvedFormat))
     }
 

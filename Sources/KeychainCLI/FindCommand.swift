@@ -14,7 +14,12 @@ struct FindCommand: Subcommand {
                 "options",
                 [
                     .value("limit", nil, "one|all|n", "How many: one (default), all, or a number."),
-                    .value("return", nil, "what", repeatable: true, "attributes (default), data, persistent-ref; comma-separated."),
+                    .value(
+                        "return", nil, "what", repeatable: true,
+                        "attributes (default), data, persistent-ref, ref (a certificate or public key as PEM); comma-separated."),
+                    .flag(
+                        "allow-private-key-export",
+                        "Let a private key's bytes be printed (its data, or its ref as a private key), and only if its extr is true."),
                     .value("persistent-ref", nil, "base64", "Find one item by its persistent reference."),
                     .flag("password-only", "w", "Print only the secret's bytes (a newline is added only on a terminal)."),
                     DamagedRows.option,
@@ -31,6 +36,7 @@ struct FindCommand: Subcommand {
     let persistentRef: String?
     let passwordOnly: Bool
     let skipDamaged: Bool
+    let allowPrivateKeyExport: Bool
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         globals = try GlobalOptions(arguments)
@@ -40,6 +46,7 @@ struct FindCommand: Subcommand {
         persistentRef = arguments.value("persistent-ref")
         passwordOnly = arguments.flag("password-only")
         skipDamaged = arguments.flag("skip-damaged")
+        allowPrivateKeyExport = arguments.flag("allow-private-key-export")
     }
 
     func run() throws {
@@ -48,7 +55,8 @@ struct FindCommand: Subcommand {
         }
         let caller = try globals.caller()
         let keychain = try globals.openKeychain()
-        let request = item.request(limit: limit, returns: passwordOnly ? ["data"] : returns, persistentRef: persistentRef)
+        var request = item.request(limit: limit, returns: passwordOnly ? ["data"] : returns, persistentRef: persistentRef)
+        request.allowPrivateKeyExport = allowPrivateKeyExport
         if passwordOnly {
             let result = try keychain.find(request, caller: caller, skipDamaged: skipDamaged) { _, found in
                 guard let secret = found.secret else { return }
@@ -65,7 +73,7 @@ struct FindCommand: Subcommand {
                 stream = ItemRenderer.Stream(
                     returns: query.returns, single: query.limit == .one, format: globals.resolvedFormat, sink: StandardStreams.out)
             }
-            stream?.write(.init(item: found.item, secret: found.secret))
+            stream?.write(.init(item: found.item, secret: found.secret, reference: found.reference))
         }
         stream?.finish()
         try DamagedRows.finish(result.damaged, skip: skipDamaged)

@@ -8,6 +8,8 @@ enum ItemRenderer {
     struct Entry {
         let item: Item
         let secret: SecretBytes?
+        /// The object as PEM (`--return ref`).
+        var reference: SecretBytes? = nil
     }
 
     /// The whole output for `entries` (with a trailing newline), or nothing when nothing is
@@ -46,7 +48,9 @@ enum ItemRenderer {
                 out.append(JSON.output(json(entry, returns: returns)))
                 if single { out.append("\n") }
             case .text:
-                if returns.isBareValue {
+                if returns == .reference {
+                    out.append(secret: entry.reference ?? SecretBytes(count: 0))
+                } else if returns.isBareValue {
                     out.append(bare(entry, returns: returns))
                     out.append("\n")
                 } else {
@@ -78,6 +82,7 @@ enum ItemRenderer {
 
     /// The JSON value of one entry.
     static func json(_ entry: Entry, returns: ReturnOptions) -> JSON.Value {
+        if returns == .reference { return .secret(escapedLines(entry.reference)) }
         if returns.isBareValue {
             return returns == .persistentRef ? .string(entry.item.persistentRef.base64) : .secret(base64(entry.secret))
         }
@@ -88,6 +93,7 @@ enum ItemRenderer {
         }
         if returns.contains(.data) { members["v_Data"] = .secret(base64(entry.secret)) }
         if returns.contains(.persistentRef) { members["v_PersistentRef"] = .string(entry.item.persistentRef.base64) }
+        if returns.contains(.reference) { members["v_Ref"] = .secret(escapedLines(entry.reference)) }
         return .object(members)
     }
 
@@ -108,7 +114,7 @@ enum ItemRenderer {
         if returns.contains(.attributes) {
             let item = entry.item
             lines.append("class: \(item.itemClass.rawValue) (\(item.itemClass.longName))")
-            for attribute in Schema.of(item.itemClass)?.attributes ?? [] {
+            for attribute in Schema.shown(item.itemClass) {
                 guard let value = item.attributes[attribute.code] else { continue }
                 var shown = value.displayText
                 if attribute.code == "pdmn", let accessibility = Accessibility(rawValue: shown) {
@@ -126,7 +132,26 @@ enum ItemRenderer {
             out.append(secret: base64(entry.secret))
             out.append("\n")
         }
+        if returns.contains(.reference) {
+            out.append("v_Ref (reference):\n")
+            out.append(secret: entry.reference ?? SecretBytes(count: 0))
+        }
         return out
+    }
+
+    /// PEM as the inside of a JSON string: its only characters that need escaping are newlines.
+    private static func escapedLines(_ pem: SecretBytes?) -> SecretBytes {
+        let escaped = SecretBytes(count: 0)
+        pem?.withUnsafeBytes { bytes in
+            var start = 0
+            for (index, byte) in bytes.enumerated() where byte == 0x0A {
+                escaped.append(UnsafeRawBufferPointer(rebasing: bytes[start..<index]))
+                "\\n".utf8CString.withUnsafeBytes { escaped.append(UnsafeRawBufferPointer(rebasing: $0.prefix(2))) }
+                start = index + 1
+            }
+            escaped.append(UnsafeRawBufferPointer(rebasing: bytes[start...]))
+        }
+        return escaped
     }
 
     /// The secret as base64 in guarded memory (empty for an item without one).

@@ -158,4 +158,148 @@ import Testing
         #expect(both.status == 64, "\(both.stderr)")
         #expect(Self.count(sandbox, "cert") == 0 && Self.count(sandbox, "keys") == 0 && Self.count(sandbox, "genp") == 0)
     }
+
+    /// A keychain holding the EC identity, the RSA certificate alone, an unrelated RSA key and the
+    /// root certificate.
+    static func identities() throws -> Sandbox {
+        let sandbox = try Sandbox()
+        for (itemClass, files) in [
+            ("idnt", ["leaf-ec-identity.pem"]), ("cert", ["leaf-rsa.pem"]), ("keys", ["rsa4096.key"]), ("cert", ["root.pem"]),
+        ] {
+            let added = sandbox.run(["add", "--class", itemClass] + files.flatMap { ["--ref-file", fixtures + $0] })
+            #expect(added.status == 0, "\(files): \(added.stderr)")
+        }
+        return sandbox
+    }
+
+    @Test func anIdentityIsTheJoinOfACertificateAndItsPrivateKey() throws {
+        let sandbox = try Self.identities()
+        let found = sandbox.run(["find", "--class", "idnt", "--limit", "all", "--return", "attributes,persistent-ref", "--format", "json"])
+        #expect(found.status == 0, "\(found.stderr)")
+        let items = try #require(try found.json() as? [[String: Any]])
+        #expect(items.count == 1, "only the EC certificate has its private key here")
+        let identity = try #require(items.first)
+        // The key's attributes overlaid with the certificate's: the label is the certificate's.
+        #expect(identity["class"] as? String == "idnt" && identity["labl"] as? String == "ci signing")
+        #expect(identity["kcls"] as? Int == 1 && identity["sign"] as? Bool == true && identity["slnr"] as? String == "AIut8A0=")
+        // The persistent reference is "idnt" and the certificate's UUID.
+        let identityRef = try #require((identity["v_PersistentRef"] as? String).flatMap { Data(base64Encoded: $0) })
+        let certificateRef = sandbox.run(["find", "--class", "cert", "-l", "ci signing", "--return", "persistent-ref"]).stdout
+        let certificateBytes = try #require(Data(base64Encoded: certificateRef.trimmingCharacters(in: .whitespacesAndNewlines)))
+        #expect(identityRef.prefix(4) == Data("idnt".utf8) && identityRef.dropFirst(4) == certificateBytes.dropFirst(4))
+
+        // labl, issr, slnr and skid are asked of the certificate; everything else of the key.
+        #expect(sandbox.run(["find", "--class", "idnt", "--attr", "slnr=base64:AIut8A0="]).status == 0)
+        #expect(sandbox.run(["find", "--class", "idnt", "-l", "ci signing", "--attr", "bsiz=256"]).status == 0)
+        let wrongKey = sandbox.run(["find", "--class", "idnt", "--attr", "bsiz=384"])
+        #expect(wrongKey.status == 44 && wrongKey.stderr.contains("private key half"), "\(wrongKey.stderr)")
+        let wrongCertificate = sandbox.run(["find", "--class", "idnt", "-l", "Développeur RSA"])
+        #expect(wrongCertificate.status == 44 && wrongCertificate.stderr.contains("no key's klbl"), "\(wrongCertificate.stderr)")
+        // subj and pkhh are columns of neither half of the join.
+        let subject = sandbox.run(["find", "--class", "idnt", "--attr", "pkhh=base64:AA=="])
+        #expect(subject.status == 41 && subject.stderr.contains("the rest to the key"), "\(subject.stderr)")
+    }
+
+    @Test func theJoinAppliesTheCallersGroupsToBothHalves() throws {
+        let sandbox = try Sandbox()
+        // The certificate in the app's group, its key in a group only the widget reads.
+        #expect(sandbox.run(["add", "--class", "cert", "--ref-file", Self.fixtures + "leaf-ec.pem"]).status == 0)
+        let key = sandbox.run([
+            "add", "--class", "keys", "-g", "SKMME9E2Y8.com.example.shared", "--ref-file", Self.fixtures + "leaf-ec.key",
+        ])
+        #expect(key.status == 0, "\(key.stderr)")
+        #expect(sandbox.run(["find", "--class", "idnt"]).status == 0)
+        let other = sandbox.run(["find", "--class", "idnt"], profile: "other-team.plist")
+        #expect(other.status != 0, "an app of another team saw the identity")
+        // Apple's quirk: the join asks priv = 1, which a stored public key also has, so the
+        // certificate and its public key alone make an "identity" (kcls 0).
+        let lone = try Sandbox()
+        #expect(lone.run(["add", "--class", "cert", "--ref-file", Self.fixtures + "leaf-ec.pem"]).status == 0)
+        #expect(lone.run(["add", "--class", "keys", "--ref-file", Self.fixtures + "leaf-ec-public.pem"]).status == 0)
+        #expect(try Self.item(lone, ["--class", "idnt"])["kcls"] as? Int == 0)
+    }
+
+    @Test func referencesArePEMAndPrivateKeysStayInsideUnlessExportIsAllowed() throws {
+        let sandbox = try Self.identities()
+        let certificate = sandbox.run(["find", "--class", "cert", "-l", "ci signing", "--return", "ref"])
+        let pem = try String(contentsOfFile: Self.fixtures + "leaf-ec.pem", encoding: .utf8)
+        #expect(certificate.status == 0 && certificate.stdout == pem, "\(certificate.stderr)")
+        let publicKey = try String(contentsOfFile: Self.fixtures + "leaf-ec-public.pem", encoding: .utf8)
+        let keyRef = sandbox.run(["find", "--class", "keys", "--attr", "bsiz=256", "--return", "ref"])
+        #expect(keyRef.status == 0 && keyRef.stdout == publicKey, "\(keyRef.stderr)")
+        let identityRef = sandbox.run(["find", "--class", "idnt", "--return", "ref"])
+        #expect(identityRef.stdout == pem + publicKey, "\(identityRef.stderr)")
+        // JSON carries the PEM as v_Ref.
+        let json = try Self.item(sandbox, ["--class", "cert", "-l", "ci signing", "--return", "attributes,ref"])
+        #expect(json["v_Ref"] as? String == pem)
+        // A password has no reference: Apple returns nothing for it.
+        #expect(sandbox.add(["-s", "svc"], secret: "SECRET-p").status == 0)
+        let password = sandbox.run(["find", "-s", "svc", "--return", "ref"])
+        #expect(password.status == 0 && password.stdout.isEmpty, "\(password.stdout)")
+
+        // A private key's bytes: refused as data, as -w and in an identity, whatever the limit.
+        for arguments in [
+            ["--class", "keys", "--attr", "bsiz=256", "-w"], ["--class", "keys", "--limit", "all", "--return", "data"],
+            ["--class", "idnt", "--return", "data"],
+            ["--class", "keys", "--attr", "bsiz=256", "--return", "ref", "--allow-private-key-export", "--attr", "extr=false"],
+        ] {
+            let run = sandbox.run(["find"] + arguments)
+            #expect(run.status != 0 && run.stdout.isEmpty, "\(arguments): \(run.stdout)")
+        }
+        let refused = sandbox.run(["find", "--class", "keys", "--attr", "bsiz=256", "-w"])
+        #expect(refused.status == 206 && refused.stderr.contains("--allow-private-key-export"), "\(refused.stderr)")
+        // Allowed: the external representation, and the private key as PKCS#8 PEM.
+        let sec1 = try String(contentsOfFile: Self.fixtures + "leaf-ec.key", encoding: .utf8)
+        let exported = sandbox.run(["find", "--class", "keys", "--attr", "bsiz=256", "--return", "ref", "--allow-private-key-export"])
+        #expect(exported.status == 0 && exported.stdout == sec1, "\(exported.stderr)")
+        let data = sandbox.run(["find", "--class", "keys", "--attr", "bsiz=256", "-w", "--allow-private-key-export"])
+        #expect(data.status == 0 && data.stdoutData.count == 97 && data.stdoutData.first == 4, "04 || X || Y || K for P-256")
+
+        // Not extractable: never, flag or not.
+        #expect(sandbox.run(["update", "--class", "keys", "--attr", "bsiz=256", "--set-attr", "extr=false"]).status == 0)
+        let kept = sandbox.run(["find", "--class", "keys", "--attr", "bsiz=256", "-w", "--allow-private-key-export"])
+        #expect(kept.status == 206 && kept.stderr.contains("not extractable") && kept.stdout.isEmpty, "\(kept.stderr)")
+    }
+
+    @Test func deletingIdentitiesDeletesCertificatesThenKeysByTheSameQuery() throws {
+        // Apple: not a join. An empty query deletes every certificate and every key, unrelated ones too.
+        let sandbox = try Self.identities()
+        let dry = sandbox.run(["delete", "--class", "idnt", "--dry-run", "--format", "json"])
+        #expect(dry.status == 0 && ((try? dry.json() as? [Any])?.count ?? 0) == 5, "\(dry.stdout)")
+        #expect(Self.count(sandbox, "cert") == 3)
+        let all = sandbox.run(["delete", "--class", "idnt"])
+        #expect(all.status == 0, "\(all.stderr)")
+        #expect(Self.count(sandbox, "cert") == 0 && Self.count(sandbox, "keys") == 0)
+
+        // No certificate matches: errSecItemNotFound, and no key is touched.
+        let other = try Self.identities()
+        #expect(other.run(["delete", "--class", "idnt", "--attr", "bsiz=4096"]).status == 41, "bsiz is no certificate attribute")
+        #expect(other.run(["delete", "--class", "idnt", "-l", "nothing"]).status == 44)
+        #expect(Self.count(other, "keys") == 2)
+        // Certificates match but no key does: Apple deletes the certificates and answers -25300;
+        // keychainctl answers -25300 and deletes nothing.
+        let half = other.run(["delete", "--class", "idnt", "-l", "ci signing"])
+        #expect(half.status == 44 && half.stderr.contains("nothing was changed"), "\(half.stderr)")
+        #expect(Self.count(other, "cert") == 3 && Self.count(other, "keys") == 2)
+        // A certificate-only attribute: the key half is errSecNoSuchAttr, nothing deleted.
+        let attribute = other.run(["delete", "--class", "idnt", "--attr", "slnr=base64:AIut8A0="])
+        #expect(attribute.status == 41, "\(attribute.stderr)")
+        #expect(Self.count(other, "cert") == 3)
+    }
+
+    @Test func updatingIdentitiesUpdatesBothHalvesOrNeither() throws {
+        let sandbox = try Self.identities()
+        // Moving every certificate and key to another group, as Apple's own test moves an identity.
+        let moved = sandbox.run(["update", "--class", "idnt", "--set-group", "SKMME9E2Y8.com.example.shared"])
+        #expect(moved.status == 0, "\(moved.stderr)")
+        let identity = try Self.item(sandbox, ["--class", "idnt", "-g", "SKMME9E2Y8.com.example.shared"])
+        #expect(identity["labl"] as? String == "ci signing")
+        // A change the key half refuses changes no certificate either.
+        let refused = sandbox.run(["update", "--class", "idnt", "--set-attr", "pkhh=base64:AA=="])
+        #expect(refused.status == 41 && refused.stderr.contains("nothing was changed"), "\(refused.stderr)")
+        #expect(try Self.item(sandbox, ["--class", "cert", "-l", "ci signing"])["pkhh"] as? String == "24BGL3pUEakqie9A6TMCCu94EBg=")
+        // An identity's update has no secret.
+        let secret = sandbox.run(["update", "--class", "idnt", "--set-data-stdin"], stdin: Data("x".utf8))
+        #expect(secret.status == 206, "\(secret.stderr)")
+    }
 }

@@ -13,6 +13,9 @@ extension Keychain {
     package func delete(_ request: ItemRequest, caller: Caller, dryRun: Bool = false, skipDamaged: Bool = false) throws
         -> ChangeResult
     {
+        if ItemClass(parsing: request.itemClass ?? "") == .identity {
+            return try deleteIdentities(request, caller: caller, dryRun: dryRun, skipDamaged: skipDamaged)
+        }
         try beginCall("delete")
         try checkWriteAccess(request, caller: caller)
         let query = try ItemQuery(request, defaultLimit: .all)

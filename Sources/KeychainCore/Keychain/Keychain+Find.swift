@@ -4,6 +4,8 @@ extension Keychain {
     package struct FoundItem: Sendable {
         package let item: Item
         package let secret: SecretBytes?
+        /// The object as PEM, when `ref` was asked for (`ObjectReference`).
+        package var reference: SecretBytes? = nil
     }
 
     /// What a find returns: the items, the query that shapes how they are shown, and the damaged
@@ -38,13 +40,24 @@ extension Keychain {
     package func find(
         _ request: ItemRequest, caller: Caller, skipDamaged: Bool = false, each: (ItemQuery, FoundItem) throws -> Void
     ) throws -> FindSummary {
+        try find(request, caller: caller, skipDamaged: skipDamaged, checkingExport: true, each: each)
+    }
+
+    /// `find`; without `checkingExport` a private key's bytes are handed over whatever the request
+    /// allows (an identity find reads its key half so, and checks the joined identities itself).
+    func find(
+        _ request: ItemRequest, caller: Caller, skipDamaged: Bool, checkingExport: Bool, each: (ItemQuery, FoundItem) throws -> Void
+    ) throws -> FindSummary {
+        if ItemClass(parsing: request.itemClass ?? "") == .identity {
+            return try findIdentities(request, caller: caller, skipDamaged: skipDamaged, each: each)
+        }
         try beginCall("find")
         guard caller.groups.hasReadableGroup else { throw caller.noGroups(writing: false) }
         let query = try ItemQuery(request, defaultLimit: .one, defaultReturns: [.attributes])
         if let group = query.attributes["agrp"]?.stringValue { try caller.check(group: group, writing: false) }
         try Self.checkPersistentRefStandsAlone(query)
         let filter = filter(for: query, caller: caller, writing: false)
-        let wantsData = query.returns.contains(.data)
+        let wantsData = query.returns.needsSecret
         var count = 0
         let damaged = try store.read {
             // While some class is locked, or some match is protected by an access control, one
@@ -54,6 +67,16 @@ extension Keychain {
             // protected is read from its authenticated `accc` column, unopened, by the statement
             // the second pass reuses, and only in a keychain that ever held a protected item (the
             // look cost every find 5%).
+            // A private key's bytes refuse the whole call before any item is handed over.
+            if checkingExport, query.itemClass == .key, wantsData {
+                _ = try forEachMatch(query, filter: filter, withSecret: false, openSecret: false, access: .read) { match, _ in
+                    if let refusal = ObjectReference.exportRefusal(
+                        match.opened.item, returns: query.returns, allowed: request.allowPrivateKeyExport)
+                    {
+                        throw refusal
+                    }
+                }
+            }
             if try !keys.device.allowsEveryClass
                 || (keys.device.hasProtectedItems
                     && store.anyRow(query.itemClass, filter: filter, withSecret: wantsData) { $0.hasAccessControl })
@@ -62,7 +85,7 @@ extension Keychain {
             }
             return try forEachMatch(query, filter: filter, withSecret: wantsData, openSecret: wantsData, access: .read) { match, secret in
                 count += 1
-                try each(query, FoundItem(item: match.opened.item, secret: secret))
+                try each(query, try Self.found(match.opened.item, secret: secret, certificate: nil, query: query, request: request))
             }
         }
         guard count > 0 else {
@@ -70,6 +93,19 @@ extension Keychain {
             throw caller.notFound(notFound(query, filter: filter, skipped: damaged))
         }
         return FindSummary(query: query, count: count, damaged: damaged)
+    }
+
+    /// A matched item as it is handed over: its secret when data was asked for, its PEM when its
+    /// reference was.
+    static func found(_ item: Item, secret: SecretBytes?, certificate: [UInt8]?, query: ItemQuery, request: ItemRequest) throws
+        -> FoundItem
+    {
+        var found = FoundItem(item: item, secret: query.returns.contains(.data) ? secret : nil)
+        if query.returns.contains(.reference), let secret {
+            found.reference = try ObjectReference.pem(
+                of: item, secret: secret, certificate: certificate, exportPrivate: request.allowPrivateKeyExport)
+        }
+        return found
     }
 
     /// A persistent reference together with any other attribute is errSecParam (SEMANTICS §3).

@@ -14,6 +14,13 @@ extension Keychain {
         _ request: ItemRequest, changes changePairs: [(code: String, value: String)], secret: SecretBytes?,
         caller: Caller, dryRun: Bool = false, skipDamaged: Bool = false, accessControl: AccessControlRequest? = nil
     ) throws -> ChangeResult {
+        if ItemClass(parsing: request.itemClass ?? "") == .identity {
+            guard secret == nil, accessControl == nil else {
+                throw KeychainError(
+                    .param, hint: "an identity's update changes attributes only: update its certificate or key for anything else.")
+            }
+            return try updateIdentities(request, changes: changePairs, caller: caller, dryRun: dryRun, skipDamaged: skipDamaged)
+        }
         let flags = try accessControl?.clientChecks(writing: changePairs, allowNone: true)
         try beginCall("update")
         try checkWriteAccess(request, caller: caller)

@@ -34,6 +34,10 @@ package enum ItemClass: String, Sendable, CaseIterable, Comparable {
         }
     }
 
+    /// Whether an item of the class is an object `kSecReturnRef` returns (a certificate, key or
+    /// identity); a password is not.
+    package var hasReference: Bool { self != .genericPassword && self != .internetPassword }
+
     /// Classes that are tables of their own (every class but identity).
     package static let stored: [ItemClass] = [.genericPassword, .internetPassword, .certificate, .key]
 

@@ -125,6 +125,15 @@ package enum Schema {
         }
     }
 
+    /// The attributes an item of the class shows, in order: an identity shows its key's and then
+    /// the certificate's own (the join overlays the certificate's on the key's, research §4.3).
+    package static func shown(_ itemClass: ItemClass) -> [AttributeDescriptor] {
+        guard itemClass == .identity else { return of(itemClass)?.attributes ?? [] }
+        let keyAttributes = key.attributes
+        let keyCodes = Set(keyAttributes.map(\.code))
+        return keyAttributes + certificate.attributes.filter { !keyCodes.contains($0.code) }
+    }
+
     /// Every stored class (declaring them all).
     package static var classes: [ItemClass: ClassSchema] {
         Dictionary(uniqueKeysWithValues: ItemClass.stored.map { ($0, of($0)!) })

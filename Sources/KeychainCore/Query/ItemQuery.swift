@@ -43,10 +43,11 @@ package struct ItemQuery: Sendable {
         guard let limit = request.limit.map(MatchLimit.init(parsing:)) ?? defaultLimit else {
             throw KeychainError(.param, hint: "--limit takes one, all or a positive number, not '\(request.limit ?? "")'.")
         }
-        guard let returns = request.returns.isEmpty ? defaultReturns : ReturnOptions(parsing: request.returns) else {
+        guard var returns = request.returns.isEmpty ? defaultReturns : ReturnOptions(parsing: request.returns) else {
             throw KeychainError(
-                .param, hint: "--return takes attributes, data and persistent-ref, not '\(request.returns.joined(separator: ","))'.")
+                .param, hint: "--return takes attributes, data, persistent-ref and ref, not '\(request.returns.joined(separator: ","))'.")
         }
+        if !itemClass.hasReference { returns.remove(.reference) }
         self.itemClass = itemClass
         self.schema = schema
         self.attributes = parsed.values

@@ -9,8 +9,11 @@ package struct ItemRequest: Sendable {
     package var attributes: [(code: String, value: String)] = []
     /// `--limit`: `one`, `all` or a count.
     package var limit: String?
-    /// `--return` options: `attributes`, `data`, `persistent-ref`.
+    /// `--return` options: `attributes`, `data`, `persistent-ref`, `ref`.
     package var returns: [String] = []
+    /// `--allow-private-key-export`: a private key's bytes (its data, or its reference as a
+    /// private key) may be returned when its `extr` is true. Never otherwise.
+    package var allowPrivateKeyExport = false
     /// `--persistent-ref`, base64.
     package var persistentRef: String?
     /// `--access-control` (add) or `--set-access-control` (update).

@@ -1,4 +1,5 @@
-/// What a query returns (`kSecReturnData`, `kSecReturnAttributes`, `kSecReturnPersistentRef`).
+/// What a query returns (`kSecReturnData`, `kSecReturnAttributes`, `kSecReturnPersistentRef`,
+/// `kSecReturnRef`).
 package struct ReturnOptions: OptionSet, Sendable {
     package let rawValue: Int
     package init(rawValue: Int) { self.rawValue = rawValue }
@@ -6,8 +7,11 @@ package struct ReturnOptions: OptionSet, Sendable {
     package static let data = ReturnOptions(rawValue: 1)
     package static let attributes = ReturnOptions(rawValue: 2)
     package static let persistentRef = ReturnOptions(rawValue: 4)
+    /// The item as an object (`kSecReturnRef`): a certificate or public key as PEM. A password has
+    /// none, and Apple returns nothing for it (research §4.3).
+    package static let reference = ReturnOptions(rawValue: 8)
 
-    /// Parses the CLI words; `ref` is accepted and, as Apple does for passwords, returns nothing.
+    /// Parses the CLI words.
     init?(parsing words: [String]) {
         var options: ReturnOptions = []
         for word in words {
@@ -15,14 +19,17 @@ package struct ReturnOptions: OptionSet, Sendable {
             case "data": options.insert(.data)
             case "attributes", "attrs": options.insert(.attributes)
             case "persistent-ref", "persistent-reference": options.insert(.persistentRef)
-            case "ref": break
+            case "ref", "reference": options.insert(.reference)
             default: return nil
             }
         }
         self = options
     }
 
-    /// Whether the result is one bare value rather than a dictionary: exactly one of data or
-    /// persistent reference (SEMANTICS §3).
-    package var isBareValue: Bool { self == .data || self == .persistentRef }
+    /// Whether the result is one bare value rather than a dictionary: exactly one of data,
+    /// persistent reference or reference (SEMANTICS §3).
+    package var isBareValue: Bool { self == .data || self == .persistentRef || self == .reference }
+
+    /// Whether the item's secret must be opened: for its data, or to build its reference.
+    package var needsSecret: Bool { contains(.data) || contains(.reference) }
 }

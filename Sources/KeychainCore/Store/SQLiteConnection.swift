@@ -7,6 +7,7 @@ package final class SQLiteConnection {
     package let path: String
     /// How many `readTransaction`s are open (nested ones join the outermost).
     private var readDepth = 0
+    private var writeDepth = 0
 
     /// Opens (and with `create`, creates) the file at `path`.
     package init(path: String, create: Bool) throws(StoreError) {
@@ -57,6 +58,14 @@ package final class SQLiteConnection {
 
     /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`, rolling back when it throws.
     package func writeTransaction<R>(_ body: () throws -> R) throws -> R {
+        // Inside another write, `body` joins it: an identity's two halves commit or roll back together.
+        if writeDepth > 0 {
+            writeDepth += 1
+            defer { writeDepth -= 1 }
+            return try body()
+        }
+        writeDepth = 1
+        defer { writeDepth = 0 }
         try execute("BEGIN IMMEDIATE")
         do {
             let result = try body()

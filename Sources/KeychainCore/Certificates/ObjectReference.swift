@@ -1,0 +1,69 @@
+/// `kSecReturnRef` on a command line: the object a certificate, key or identity item holds, as PEM
+/// (research §4.3: a SecCertificate, a SecKey rebuilt from `v_Data` and the attributes, a
+/// SecIdentity carrying both). A private key's bytes leave the keychain only when its `extr` is
+/// true and the caller asked with `--allow-private-key-export`.
+package enum ObjectReference {
+    /// The PEM of `item`, whose secret is `secret`; an identity (`item` its key half overlaid with
+    /// its certificate) also takes its certificate's DER. A key prints its public key, or with
+    /// `exportPrivate` its private key (`exportRefusal` has been asked first). Bytes that are not
+    /// the object the class says (a key added raw with `--data-file`) are errSecDecode.
+    package static func pem(of item: Item, secret: SecretBytes, certificate: [UInt8]?, exportPrivate: Bool) throws(KeychainError)
+        -> SecretBytes
+    {
+        let undecodable = KeychainError(
+            .decode,
+            hint: "\(item.summary) does not hold a certificate or key keychainctl can rebuild (was it added raw, with --data-file?).")
+        switch item.itemClass {
+        case .certificate:
+            guard let pem = secret.withUnsafeBytes({ Certificate.pem(der: Array($0)) }) else { throw undecodable }
+            return SecretBytes(copying: Array(pem.utf8))
+        case .key:
+            return try keyPEM(of: item, secret: secret, exportPrivate: exportPrivate, undecodable: undecodable)
+        case .identity:
+            guard let certificate, let certificatePEM = Certificate.pem(der: certificate) else { throw undecodable }
+            let key = try keyPEM(of: item, secret: secret, exportPrivate: exportPrivate, undecodable: undecodable)
+            let both = SecretBytes(copying: Array(certificatePEM.utf8))
+            key.withUnsafeBytes { both.append($0) }
+            return both
+        case .genericPassword, .internetPassword:
+            throw KeychainError(.param, hint: "a password has no reference; ask for its data.")
+        }
+    }
+
+    /// Why returning `returns` of `item` would hand out a private key's bytes it may not, or `nil`:
+    /// its data (Apple's external representation) or, with the flag, its private PEM need the
+    /// flag and an extractable key.
+    package static func exportRefusal(_ item: Item, returns: ReturnOptions, allowed: Bool) -> KeychainError? {
+        guard item.itemClass == .key || item.itemClass == .identity, item.attributes["kcls"] == .number(1) else { return nil }
+        guard returns.contains(.data) || (allowed && returns.contains(.reference)) else { return nil }
+        guard allowed else {
+            return KeychainError(
+                .param,
+                hint:
+                    "\(item.summary) is a private key: its bytes are printed only with --allow-private-key-export, and only if it is extractable; --return ref prints its public key."
+            )
+        }
+        guard item.attributes["extr"] == .bool(true) else {
+            return KeychainError(
+                .param, hint: "\(item.summary) is a private key that is not extractable (extr false): its bytes never leave the keychain.")
+        }
+        return nil
+    }
+
+    private static func keyPEM(of item: Item, secret: SecretBytes, exportPrivate: Bool, undecodable: KeychainError) throws(KeychainError)
+        -> SecretBytes
+    {
+        guard case .string(let keyType)? = item.attributes["type"], case .number(let bits)? = item.attributes["bsiz"],
+            case .number(let keyClass)? = item.attributes["kcls"]
+        else { throw undecodable }
+        let isPrivate = keyClass == 1
+        if isPrivate, exportPrivate {
+            guard let pem = KeyMaterial.privateKeyPEM(external: secret, keyType: keyType, bits: Int(bits)) else { throw undecodable }
+            return pem
+        }
+        guard let pem = KeyMaterial.publicKeyPEM(external: secret, keyType: keyType, isPrivate: isPrivate, bits: Int(bits)) else {
+            throw undecodable
+        }
+        return SecretBytes(copying: Array(pem.utf8))
+    }
+}

@@ -1,0 +1,149 @@
+/// Identities (`kSecClassIdentity`): not a table but a certificate joined with the private key whose
+/// application label (`klbl`) is the certificate's public key hash (`pkhh`), research §4.3.
+extension Keychain {
+    /// The attributes an identity query sends to its certificate half (`SecItemDb.c:845-878`); every
+    /// other attribute is the key's, `agrp`, `pdmn` and `sync` included.
+    static let identityCertificateAttributes: Set<String> = ["labl", "issr", "slnr", "skid", "tkid"]
+
+    /// SecItemCopyMatching on identities: every certificate matching its half of the query, joined
+    /// with every private key matching the other half, both in groups the caller can read; each
+    /// result is the key's attributes overlaid with the certificate's, its data the key's, its
+    /// persistent reference `idnt` and the certificate's UUID. Whichever half finds nothing is
+    /// errSecItemNotFound saying which. A private key's bytes refuse the call as a key find does.
+    func findIdentities(
+        _ request: ItemRequest, caller: Caller, skipDamaged: Bool, each: (ItemQuery, FoundItem) throws -> Void
+    ) throws -> FindSummary {
+        guard request.persistentRef == nil else {
+            throw KeychainError(.param, hint: "an identity has no persistent reference here; find its certificate or key by theirs.")
+        }
+        var keyHalf = request
+        keyHalf.itemClass = ItemClass.key.rawValue
+        keyHalf.attributes = request.attributes.filter { !Self.identityCertificateAttributes.contains($0.code) }
+        // The answer's shape (limit and returns), its key attributes checked as a key query's are.
+        let shape = try Self.identityShape(keyHalf)
+        var certificateHalf = request
+        certificateHalf.itemClass = ItemClass.certificate.rawValue
+        certificateHalf.attributes = request.attributes.filter { Self.identityCertificateAttributes.contains($0.code) } + [("sync", "any")]
+        certificateHalf.limit = "all"
+        certificateHalf.returns = ["attributes"] + (shape.returns.contains(.reference) ? ["data"] : [])
+        keyHalf.limit = "all"
+        keyHalf.returns = ["attributes"] + (shape.returns.needsSecret ? ["data"] : [])
+
+        var certificates: [FoundItem] = []
+        var keys: [FoundItem] = []
+        let certificateSummary = try half("certificate", of: certificateHalf, caller: caller, skipDamaged: skipDamaged) {
+            certificates.append($0)
+        }
+        let keySummary = try half("private key", of: keyHalf, caller: caller, skipDamaged: skipDamaged) {
+            if $0.item.attributes["priv"] == .bool(true) { keys.append($0) }
+        }
+        let keysByLabel = Dictionary(grouping: keys) { $0.item.attributes["klbl"] }
+        var joined: [(identity: Item, certificate: FoundItem, key: FoundItem)] = []
+        let limit = shape.limit.rowLimit
+        search: for certificate in certificates {
+            for key in keysByLabel[certificate.item.attributes["pkhh"]] ?? [] {
+                if let limit, joined.count == limit { break search }
+                var attributes = key.item.attributes
+                for (code, value) in certificate.item.attributes { attributes[code] = value }
+                joined.append((Item(itemClass: .identity, uuid: certificate.item.uuid, attributes: attributes), certificate, key))
+            }
+        }
+        guard !joined.isEmpty else {
+            throw KeychainError(
+                .itemNotFound,
+                hint:
+                    "\(certificates.count) certificate(s) and \(keys.count) private key(s) matched, but no key's klbl is a certificate's pkhh: an identity needs both halves in groups this app can read."
+            )
+        }
+        for match in joined {
+            if let refusal = ObjectReference.exportRefusal(match.identity, returns: shape.returns, allowed: request.allowPrivateKeyExport) {
+                throw refusal
+            }
+        }
+        for match in joined {
+            try each(
+                shape,
+                try Self.found(
+                    match.identity, secret: match.key.secret, certificate: match.certificate.secret?.withUnsafeBytes { Array($0) },
+                    query: shape, request: request))
+        }
+        return FindSummary(query: shape, count: joined.count, damaged: certificateSummary.damaged + keySummary.damaged)
+    }
+
+    /// The query a key half makes, which shapes the identities' answer; an attribute neither half
+    /// has is errSecNoSuchAttr saying how attributes are routed.
+    private static func identityShape(_ keyHalf: ItemRequest) throws(KeychainError) -> ItemQuery {
+        do {
+            return try ItemQuery(keyHalf, defaultLimit: .one, defaultReturns: [.attributes])
+        } catch {
+            guard error.status == .noSuchAttr else { throw error }
+            throw KeychainError(
+                error.status,
+                hint: "an identity query sends labl, issr, slnr and skid to the certificate and the rest to the key: \(error.hint)")
+        }
+    }
+
+    /// One half of an identity find; its errSecItemNotFound says which half found nothing.
+    private func half(
+        _ name: String, of request: ItemRequest, caller: Caller, skipDamaged: Bool, _ each: (FoundItem) -> Void
+    ) throws -> FindSummary {
+        do {
+            return try find(request, caller: caller, skipDamaged: skipDamaged, checkingExport: false) { each($1) }
+        } catch let error as KeychainError where error.status == .itemNotFound {
+            let routed = name == "certificate" ? "labl, issr, slnr and skid" : "every attribute but labl, issr, slnr and skid"
+            throw KeychainError(.itemNotFound, hint: "no \(name) matched the identity's \(name) half (\(routed)): \(error.hint)")
+        }
+    }
+
+    /// SecItemDelete on identities, as `explode_identity` does it (`SecItem.m:591-607`): not a join,
+    /// but the same query deleting certificates and then, only if some were found, keys, so an
+    /// empty query deletes every certificate and every key (public and unrelated ones too) in the
+    /// caller's writable groups. Unlike Apple, both deletes are one transaction: when the key half
+    /// fails (errSecItemNotFound, or errSecNoSuchAttr for a certificate-only attribute), the
+    /// certificates are not deleted either.
+    func deleteIdentities(_ request: ItemRequest, caller: Caller, dryRun: Bool, skipDamaged: Bool) throws -> ChangeResult {
+        try bothHalves(request, operation: "delete", dryRun: dryRun) { half, dryRun in
+            try delete(half, caller: caller, dryRun: dryRun, skipDamaged: skipDamaged)
+        }
+    }
+
+    /// SecItemUpdate on identities (`handleUpdateIdentity`, `SecItem.m:626-686`): the same query and
+    /// changes applied to certificates, then to keys. Unlike Apple, in one transaction.
+    func updateIdentities(
+        _ request: ItemRequest, changes: [(code: String, value: String)], caller: Caller, dryRun: Bool, skipDamaged: Bool
+    ) throws -> ChangeResult {
+        try bothHalves(request, operation: "update", dryRun: dryRun) { half, dryRun in
+            try update(half, changes: changes, secret: nil, caller: caller, dryRun: dryRun, skipDamaged: skipDamaged)
+        }
+    }
+
+    /// Runs `change` on the certificate half and then the key half of `request` in one transaction.
+    private func bothHalves(
+        _ request: ItemRequest, operation: String, dryRun: Bool, _ change: (ItemRequest, Bool) throws -> ChangeResult
+    ) throws -> ChangeResult {
+        guard request.persistentRef == nil else {
+            throw KeychainError(
+                .param, hint: "an identity has no persistent reference here; \(operation) its certificate and key by theirs.")
+        }
+        return try writeOrRehearse(dryRun: dryRun) {
+            var half = request
+            half.itemClass = ItemClass.certificate.rawValue
+            let certificates = try change(half, dryRun)
+            half.itemClass = ItemClass.key.rawValue
+            let keys: ChangeResult
+            do {
+                keys = try change(half, dryRun)
+            } catch let error as KeychainError {
+                throw KeychainError(
+                    error.status,
+                    hint:
+                        "the key half failed after \(certificates.count) certificate(s) matched, so nothing was changed (Apple would have kept the certificates' \(operation)): \(error.hint)",
+                    damaged: error.damaged)
+            }
+            return ChangeResult(
+                count: certificates.count + keys.count, items: certificates.items + keys.items,
+                skipped: certificates.skipped + keys.skipped,
+                removedDamaged: certificates.removedDamaged + keys.removedDamaged)
+        }
+    }
+}
