@@ -20,6 +20,10 @@ struct ExportCommand: Subcommand {
                 [
                     .value("format", nil, "json|jsonl|dotenv|shell|github-env", "What to write (default json)."),
                     .flag("with-secrets", "Include each item's secret (v_Data in json and jsonl; the value in the others)."),
+                    .flag(
+                        "allow-private-key-export",
+                        "With --with-secrets: let private keys' bytes out too (only extractable ones); without it a private key refuses the export."
+                    ),
                     .value("output", "o", "path", "Write to this new file (mode 0600) instead of stdout."),
                     .flag("force", "With --output: replace an existing file (atomically)."),
                     .value("append-to", nil, "path", "Append to this file (such as $GITHUB_ENV)."),
@@ -44,6 +48,7 @@ struct ExportCommand: Subcommand {
     let appendTo: String?
     let naming: VariableNaming
     let skipBinary: Bool
+    let allowPrivateKeyExport: Bool
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         globals = try GlobalOptions(arguments)
@@ -55,6 +60,7 @@ struct ExportCommand: Subcommand {
         appendTo = arguments.value("append-to")
         naming = try VariableNaming(arguments)
         skipBinary = arguments.flag("skip-binary")
+        allowPrivateKeyExport = arguments.flag("allow-private-key-export")
         if output != nil, appendTo != nil { throw UsageError("give --output or --append-to, not both.") }
         if force, output == nil { throw UsageError("--force replaces the --output file; give --output.") }
         if [.dotenv, .shell, .githubEnv].contains(format), !withSecrets {
@@ -80,9 +86,10 @@ struct ExportCommand: Subcommand {
         var found = 0
         var lastMiss: Error?
         for itemClass in classes {
-            let request = ItemRequest(
+            var request = ItemRequest(
                 itemClass: itemClass, attributes: item.attributes, limit: "all",
                 returns: ["attributes", "persistent-ref"] + (withSecrets ? ["data"] : []))
+            request.allowPrivateKeyExport = allowPrivateKeyExport
             do {
                 _ = try keychain.find(request, caller: caller) { _, entry in
                     found += 1

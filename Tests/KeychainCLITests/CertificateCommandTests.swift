@@ -255,6 +255,18 @@ import Testing
         let data = sandbox.run(["find", "--class", "keys", "--attr", "bsiz=256", "-w", "--allow-private-key-export"])
         #expect(data.status == 0 && data.stdoutData.count == 97 && data.stdoutData.first == 4, "04 || X || Y || K for P-256")
 
+        // export --with-secrets is held to the same rule; attributes alone are always exported.
+        #expect(sandbox.run(["export", "--format", "jsonl"]).status == 0)
+        let backup = sandbox.run(["export", "--with-secrets", "--format", "jsonl"])
+        #expect(backup.status == 206 && backup.stdout.isEmpty && backup.stderr.contains("--allow-private-key-export"), "\(backup.stderr)")
+        let allowed = sandbox.run(["export", "--with-secrets", "--allow-private-key-export", "--format", "jsonl"])
+        #expect(allowed.status == 0 && allowed.stdout.split(separator: "\n").count == 6, "\(allowed.stderr)")
+        // What it wrote imports into a new keychain, keys and all.
+        let restored = try Sandbox()
+        let imported = restored.run(["import", "--input-format", "jsonl"], stdin: allowed.stdoutData)
+        #expect(imported.status == 0 && Self.count(restored, "keys") == 2, "\(imported.stderr)")
+        #expect(restored.run(["find", "--class", "idnt", "--return", "ref"]).stdout == identityRef.stdout)
+
         // Not extractable: never, flag or not.
         #expect(sandbox.run(["update", "--class", "keys", "--attr", "bsiz=256", "--set-attr", "extr=false"]).status == 0)
         let kept = sandbox.run(["find", "--class", "keys", "--attr", "bsiz=256", "-w", "--allow-private-key-export"])
