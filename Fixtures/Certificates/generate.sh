@@ -83,3 +83,18 @@ openssl pkcs12 -export -in leaf-ec.pem -inkey leaf-ec.key -certfile chain.pem -n
 openssl pkcs12 -export -legacy -in leaf-rsa.pem -inkey leaf-rsa.key -certfile root.pem \
   -passout pass:fixture -out identity-legacy.p12
 openssl pkcs12 -export -nokeys -in chain.pem -passout pass:fixture -out certificates-only.p12
+openssl pkcs12 -export -nocerts -inkey leaf-ec.key -passout pass:fixture -out key-only.p12
+# An identity whose key Apple's SecPKCS12Import refuses (RSA and EC only).
+openssl req -new -x509 -key ed25519.key -subj "/CN=ed25519 identity" -days $days -out ed25519.pem
+openssl pkcs12 -export -in ed25519.pem -inkey ed25519.key -passout pass:fixture -out identity-ed25519.p12
+rm -f ed25519.pem
+# Two identities and a third certificate in one file: openssl's CLI writes one key at most.
+cc -o multi-identity multi-identity.c -lcrypto
+./multi-identity identity-multiple.p12 fixture leaf-ec.pem leaf-ec.key leaf-rsa.pem leaf-rsa.key root.pem
+rm -f multi-identity
+# No MAC: a wrong passphrase shows only in the decrypted padding.
+openssl pkcs12 -export -legacy -nomac -in leaf-rsa.pem -inkey leaf-rsa.key -passout pass:fixture -out identity-legacy-nomac.p12
+# A hostile file asking for 2^31-1 PBKDF2 iterations (MAC and both encryptions): written with
+# 2^24, then the three counts patched in place (the MAC no longer verifies; nothing should get that far).
+openssl pkcs12 -export -in leaf-ec.pem -inkey leaf-ec.key -passout pass:fixture -iter 16777216 -out hostile-iterations.p12
+python3 -c "import sys; p='hostile-iterations.p12'; d=open(p,'rb').read(); open(p,'wb').write(d.replace(bytes([2,4,1,0,0,0]), bytes([2,4,0x7f,0xff,0xff,0xff])))"

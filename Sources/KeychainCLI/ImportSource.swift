@@ -51,6 +51,8 @@ final class ImportSource {
             throw UsageError("dotenv items need --service (their svce; each NAME becomes an account).")
         }
         switch format ?? .jsonl {
+        case .pkcs12:
+            throw UsageError("a PKCS#12 import reads a FILE, not standard input.")
         case .jsonl:
             lines = reader
             if let first { try take(line: first, number: 1) }

@@ -314,4 +314,71 @@ import Testing
         let secret = sandbox.run(["update", "--class", "idnt", "--set-data-stdin"], stdin: Data("x".utf8))
         #expect(secret.status == 206, "\(secret.stderr)")
     }
+
+    /// `security import identity.p12 -P "$P12_PASSWORD"`, as a CI job runs it.
+    static func importP12(_ sandbox: Sandbox, _ name: String, passphrase: String? = "fixture", _ extra: [String] = []) -> Sandbox.Run {
+        sandbox.run(
+            ["import", fixtures + name] + (passphrase == nil ? [] : ["--p12-passphrase-fd", "0"]) + extra,
+            stdin: passphrase.map { Data(($0 + "\n").utf8) })
+    }
+
+    @Test func aPKCS12ImportAddsTheIdentityAndItsChainAndAgainIsSuccess() throws {
+        let sandbox = try Sandbox()
+        let first = Self.importP12(sandbox, "identity-modern.p12")
+        #expect(first.status == 0 && first.stdout == "1 identity and 2 certificates added; 0 already stored\n", "\(first.stderr)")
+        #expect(Self.count(sandbox, "idnt") == 1 && Self.count(sandbox, "cert") == 3 && Self.count(sandbox, "keys") == 1)
+        let signing = sandbox.run(["find", "--class", "idnt", "--return", "ref"])
+        let pem = try String(contentsOfFile: Self.fixtures + "leaf-ec.pem", encoding: .utf8)
+        #expect(signing.stdout.hasPrefix(pem), "\(signing.stderr)")
+        // Apple treats an item already stored as success: a re-run changes nothing.
+        let again = Self.importP12(sandbox, "identity-modern.p12", ["--format", "json"])
+        #expect(again.status == 0, "\(again.stderr)")
+        let report = try #require(try again.json() as? [String: Any])
+        #expect((report["identities"] as? [String: Any])?["present"] as? Int == 1)
+        #expect((report["certificates"] as? [String: Any])?["present"] as? Int == 2)
+        // Legacy encryption, and two identities in one file.
+        #expect(Self.importP12(sandbox, "identity-legacy.p12").status == 0)
+        let multiple = Self.importP12(sandbox, "identity-multiple.p12")
+        #expect(multiple.stdout.hasPrefix("0 identities and 0 certificates added; 3 already stored"), "\(multiple.stdout)")
+        #expect(Self.count(sandbox, "idnt") == 2)
+    }
+
+    @Test func aPKCS12ImportTakesTheGroupAccessibilityAndLabelGiven() throws {
+        let sandbox = try Sandbox()
+        let run = Self.importP12(
+            sandbox, "identity-legacy.p12", ["--group", "SKMME9E2Y8.com.example.shared", "--accessible", "after-first-unlock", "--dry-run"])
+        #expect(run.status == 0 && run.stdout.contains("dry run"), "\(run.stderr)")
+        #expect(Self.count(sandbox, "cert") == 0, "a dry run wrote")
+        #expect(
+            Self.importP12(
+                sandbox, "identity-legacy.p12", ["--group", "SKMME9E2Y8.com.example.shared", "--accessible", "after-first-unlock"]
+            ).status == 0)
+        let identity = try Self.item(sandbox, ["--class", "idnt"])
+        #expect(identity["agrp"] as? String == "SKMME9E2Y8.com.example.shared" && identity["pdmn"] as? String == "ck")
+        // A group the app may not write: errSecMissingEntitlement, nothing added.
+        let other = try Sandbox()
+        #expect(Self.importP12(other, "identity-legacy.p12", ["--group", "OTHERTEAM.com.example"]).status == 30)
+        #expect(Self.count(other, "cert") == 0 && Self.count(other, "keys") == 0)
+    }
+
+    @Test func badPKCS12FilesWriteNothingWithTheirDocumentedStatus() throws {
+        let sandbox = try Sandbox()
+        let cases: [(String, String?, Int32, String)] = [
+            ("identity-modern.p12", "wrong", 51, "passphrase is wrong"),
+            ("identity-legacy-nomac.p12", "wrong", 51, "passphrase is wrong"),
+            ("identity-modern.p12", nil, 51, "passphrase is wrong"),
+            ("identity-ed25519.p12", "fixture", 93, "Ed25519"),
+            ("hostile-iterations.p12", "fixture", 93, "iterations"),
+            ("certificates-only.p12", "fixture", 206, "no identity"),
+            ("key-only.p12", "fixture", 206, "1 private key"),
+            ("leaf-ec.der", "fixture", 93, "not a PKCS#12"),
+        ]
+        for (name, passphrase, status, words) in cases {
+            let run = Self.importP12(sandbox, name, passphrase: passphrase, ["--input-format", "pkcs12"])
+            #expect(run.status == status && run.stderr.contains(words) && run.stdout.isEmpty, "\(name): \(run.status) \(run.stderr)")
+        }
+        #expect(Self.count(sandbox, "cert") == 0 && Self.count(sandbox, "keys") == 0)
+        #expect(sandbox.run(["import", "--input-format", "pkcs12"], stdin: Data("x".utf8)).status == 64)
+        #expect(sandbox.run(["import", "x.json", "--p12-passphrase-fd", "0"]).status == 64)
+    }
 }
