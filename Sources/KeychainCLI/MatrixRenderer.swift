@@ -55,6 +55,7 @@ struct MatrixRenderer {
                 out += (String(safe.prefix(Self.valueWidth - 1)) + "…").utf8
             }
         }
+        if let keyGroup = row.keyGroup, !keyGroup.sameBytes(as: item.accessGroup) { out += " key agrp=\(keyGroup.terminalSafe)".utf8 }
         if item.isSynchronizable { out += (out.isEmpty ? "sync" : " sync").utf8 }
         if let sealed = row.sealed {
             if !out.isEmpty { out.append(UInt8(ascii: " ")) }
@@ -158,6 +159,7 @@ struct MatrixRenderer {
                 if case .object(var members) = item {
                     members["opened"] = .bool(row.sealed == nil)
                     if let sealed = row.sealed { members["sealed"] = .string(sealed.rawValue) }
+                    if let keyGroup = row.keyGroup { members["keyGroup"] = .string(keyGroup) }
                     item = .object(members)
                 }
                 return .object(["item": item, "cells": .array(row.cells.map(Self.json))])

@@ -194,7 +194,7 @@ import Testing
         let wrongKey = sandbox.run(["find", "--class", "idnt", "--attr", "bsiz=384"])
         #expect(wrongKey.status == 44 && wrongKey.stderr.contains("private key half"), "\(wrongKey.stderr)")
         let wrongCertificate = sandbox.run(["find", "--class", "idnt", "-l", "Développeur RSA"])
-        #expect(wrongCertificate.status == 44 && wrongCertificate.stderr.contains("no key's klbl"), "\(wrongCertificate.stderr)")
+        #expect(wrongCertificate.status == 44 && wrongCertificate.stderr.contains("no private key's klbl"), "\(wrongCertificate.stderr)")
         // subj and pkhh are columns of neither half of the join.
         let subject = sandbox.run(["find", "--class", "idnt", "--attr", "pkhh=base64:AA=="])
         #expect(subject.status == 41 && subject.stderr.contains("the rest to the key"), "\(subject.stderr)")
@@ -380,5 +380,48 @@ import Testing
         #expect(Self.count(sandbox, "cert") == 0 && Self.count(sandbox, "keys") == 0)
         #expect(sandbox.run(["import", "--input-format", "pkcs12"], stdin: Data("x".utf8)).status == 64)
         #expect(sandbox.run(["import", "x.json", "--p12-passphrase-fd", "0"]).status == 64)
+    }
+
+    /// The case developers debug: an extension sees the certificate but not the key it was added
+    /// with (the app's default group), so it has no identity.
+    static func splitIdentity() throws -> Sandbox {
+        let sandbox = try Sandbox()
+        #expect(sandbox.run(["add", "--class", "cert", "-g", "group.com.example", "--ref-file", fixtures + "leaf-ec.pem"]).status == 0)
+        #expect(sandbox.run(["add", "--class", "keys", "--ref-file", fixtures + "leaf-ec.key"]).status == 0)
+        return sandbox
+    }
+
+    @Test func explainSaysWhichHalfOfAnIdentityACallerMisses() throws {
+        let sandbox = try Self.splitIdentity()
+        let widget = sandbox.run(["explain", "--class", "idnt", "--format", "json"], profile: "widget.plist")
+        #expect(widget.status == 0, "\(widget.stderr)")
+        let report = try #require(try widget.json() as? [String: Any])
+        #expect((report["predicted"] as? [String: Any])?["status"] as? Int == -25300)
+        let candidates = try #require(report["candidates"] as? [[String: Any]])
+        let verdicts = candidates.map { ($0["item"] as? [String: Any])?["class"] as? String ?? "" + "" }
+        #expect(verdicts == ["cert", "keys"], "\(verdicts)")
+        let certificate = try #require(candidates.first)
+        #expect(certificate["verdict"] as? String == "near-miss")
+        #expect(((certificate["reasons"] as? [[String: Any]])?.first?["code"] as? String) == "no-identity-partner")
+        #expect(candidates.last?["verdict"] as? String == "hidden")
+        // The app sees both: the identity is found, and --strict agrees with find.
+        let app = sandbox.run(["explain", "--class", "idnt", "--strict"])
+        #expect(app.status == 0 && app.stdout.contains("VISIBLE") && !app.stdout.contains("NEAR MISS"), "\(app.stdout)")
+        #expect(sandbox.run(["find", "--class", "idnt"], profile: "widget.plist").status == 44)
+        #expect(sandbox.run(["explain", "--class", "idnt", "--strict"], profile: "widget.plist").status == 44)
+        #expect(sandbox.run(["explain", "--class", "idnt", "--operation", "add"]).status == 206)
+    }
+
+    @Test func theMatrixShowsAnIdentityOnlyToTargetsThatReadBothHalves() throws {
+        let sandbox = try Self.splitIdentity()
+        let profiles = Sandbox.profiles
+        let matrix = sandbox.run(
+            [
+                "matrix", "--class", "idnt", "--profile", "app=\(profiles)/app.plist", "--profile", "widget=\(profiles)/widget.plist",
+            ], profile: nil)
+        #expect(matrix.status == 0, "\(matrix.stderr)")
+        let row = try #require(matrix.stdout.split(separator: "\n").first { $0.hasPrefix("labl=ci signing") })
+        #expect(row.contains("agrp=group.com.example key agrp=SKMME9E2Y8.com.example.app"), "\(row)")
+        #expect(row.contains("RW") && row.contains("—G"), "\(row)")
     }
 }

@@ -36,6 +36,9 @@ extension Keychain {
     package func explain(_ operation: Explanation.Operation, _ request: ItemRequest, caller: Caller, limit: Int = 20) throws
         -> Explanation
     {
+        if ItemClass(parsing: request.itemClass ?? "") == .identity {
+            return try explainIdentities(operation, request, caller: caller, limit: limit)
+        }
         let query = try ItemQuery(request, defaultLimit: operation == .find ? .one : .all)
         let groups = caller.groups
         let writes = operation.writes

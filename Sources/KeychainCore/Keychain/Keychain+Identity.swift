@@ -16,14 +16,9 @@ extension Keychain {
         guard request.persistentRef == nil else {
             throw KeychainError(.param, hint: "an identity has no persistent reference here; find its certificate or key by theirs.")
         }
-        var keyHalf = request
-        keyHalf.itemClass = ItemClass.key.rawValue
-        keyHalf.attributes = request.attributes.filter { !Self.identityCertificateAttributes.contains($0.code) }
+        var (certificateHalf, keyHalf) = Self.identityHalves(request)
         // The answer's shape (limit and returns), its key attributes checked as a key query's are.
         let shape = try Self.identityShape(keyHalf)
-        var certificateHalf = request
-        certificateHalf.itemClass = ItemClass.certificate.rawValue
-        certificateHalf.attributes = request.attributes.filter { Self.identityCertificateAttributes.contains($0.code) } + [("sync", "any")]
         certificateHalf.limit = "all"
         certificateHalf.returns = ["attributes"] + (shape.returns.contains(.reference) ? ["data"] : [])
         keyHalf.limit = "all"
@@ -35,24 +30,22 @@ extension Keychain {
             certificates.append($0)
         }
         let keySummary = try half("private key", of: keyHalf, caller: caller, skipDamaged: skipDamaged) {
-            if $0.item.attributes["priv"] == .bool(true) { keys.append($0) }
+            keys.append($0)
         }
         let keysByLabel = Dictionary(grouping: keys) { $0.item.attributes["klbl"] }
         var joined: [(identity: Item, certificate: FoundItem, key: FoundItem)] = []
         let limit = shape.limit.rowLimit
         search: for certificate in certificates {
-            for key in keysByLabel[certificate.item.attributes["pkhh"]] ?? [] {
+            for key in keysByLabel[certificate.item.attributes["pkhh"]] ?? [] where Self.completes(key.item, certificate.item) {
                 if let limit, joined.count == limit { break search }
-                var attributes = key.item.attributes
-                for (code, value) in certificate.item.attributes { attributes[code] = value }
-                joined.append((Item(itemClass: .identity, uuid: certificate.item.uuid, attributes: attributes), certificate, key))
+                joined.append((Self.identity(certificate: certificate.item, key: key.item), certificate, key))
             }
         }
         guard !joined.isEmpty else {
             throw KeychainError(
                 .itemNotFound,
                 hint:
-                    "\(certificates.count) certificate(s) and \(keys.count) private key(s) matched, but no key's klbl is a certificate's pkhh: an identity needs both halves in groups this app can read."
+                    "\(certificates.count) certificate(s) and \(keys.count) key(s) matched, but no private key's klbl is a certificate's pkhh: an identity needs both halves in groups this app can read."
             )
         }
         for match in joined {
@@ -68,6 +61,32 @@ extension Keychain {
                     query: shape, request: request))
         }
         return FindSummary(query: shape, count: joined.count, damaged: certificateSummary.damaged + keySummary.damaged)
+    }
+
+    /// A find's two halves, as Apple's join routes the query: labl, issr, slnr and skid to the
+    /// certificate (which takes any sync value: the key's decides), the rest to the key.
+    static func identityHalves(_ request: ItemRequest) -> (certificate: ItemRequest, key: ItemRequest) {
+        var keyHalf = request
+        keyHalf.itemClass = ItemClass.key.rawValue
+        keyHalf.attributes = request.attributes.filter { !identityCertificateAttributes.contains($0.code) }
+        var certificateHalf = request
+        certificateHalf.itemClass = ItemClass.certificate.rawValue
+        certificateHalf.attributes = request.attributes.filter { identityCertificateAttributes.contains($0.code) } + [("sync", "any")]
+        return (certificateHalf, keyHalf)
+    }
+
+    /// Whether `key` (a private key, by the join's `priv` test) completes `certificate`.
+    static func completes(_ key: Item, _ certificate: Item) -> Bool {
+        key.attributes["priv"] == .bool(true) && certificate.attributes["pkhh"] != nil
+            && key.attributes["klbl"] == certificate.attributes["pkhh"]
+    }
+
+    /// The identity a certificate and its key make: the key's attributes overlaid with the
+    /// certificate's, named by the certificate's UUID.
+    static func identity(certificate: Item, key: Item) -> Item {
+        var attributes = key.attributes
+        for (code, value) in certificate.attributes { attributes[code] = value }
+        return Item(itemClass: .identity, uuid: certificate.uuid, attributes: attributes)
     }
 
     /// The query a key half makes, which shapes the identities' answer; an attribute neither half

@@ -6,6 +6,7 @@
 /// the device's lock state make the cells. Nothing is written and no secret is read.
 extension Keychain {
     package func matrix(_ request: ItemRequest, targets: [Caller]) throws -> AccessMatrix {
+        if ItemClass(parsing: request.itemClass ?? "") == .identity { return try identityMatrix(request, targets: targets) }
         let query = try ItemQuery(request, defaultLimit: .all)
         let explicit = query.attributes["agrp"]?.stringValue
         let comparer = {

@@ -39,6 +39,9 @@ package struct AccessMatrix: Sendable {
         /// Which distinct set of cells `cells` is (rows of one group and flags share one): an index
         /// into `cellSets`, so that a renderer works each set out once.
         package let cellSet: Int
+        /// For an identity (a certificate joined with its key): the key's access group, which a
+        /// target must also read; the item's own `agrp` is the certificate's.
+        package var keyGroup: String? = nil
     }
 
     /// Why an item's sealed attributes are not shown.

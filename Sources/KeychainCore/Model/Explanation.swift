@@ -35,6 +35,8 @@ package struct Explanation: Sendable {
         case locked
         case notWritable = "not-writable"
         case primaryKeyCollision = "primary-key-collision"
+        /// An identity's half that the caller sees, without the other half it joins with.
+        case noIdentityPartner = "no-identity-partner"
     }
 
     /// One reason, with the attribute and both values when it is about one (attributes are not
