@@ -10,7 +10,7 @@ TEST_PACKAGES := python3 git
 RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -static-executable
 BENCH_RUNS ?= 41
 # libFuzzer targets (Fuzz/), built with ASan into their own build folder; seeds in Fixtures/Fuzz.
-FUZZ_TARGETS := profile arguments values formats
+FUZZ_TARGETS := profile arguments values formats objects
 FUZZ_SECONDS ?= 120
 FUZZ_BUILD := KEYCHAINCTL_FUZZ=1 $(SWIFT) build --build-path .build/fuzz -c release \
 	-Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library

@@ -72,5 +72,6 @@ if ProcessInfo.processInfo.environment["KEYCHAINCTL_FUZZ"] != nil {
         .executableTarget(name: "fuzz-arguments", dependencies: ["KeychainCLI", "FuzzSupport"], path: "Fuzz/arguments"),
         .executableTarget(name: "fuzz-values", dependencies: ["KeychainCore", "FuzzSupport"], path: "Fuzz/values"),
         .executableTarget(name: "fuzz-formats", dependencies: ["KeychainCore", "FuzzSupport"], path: "Fuzz/formats"),
+        .executableTarget(name: "fuzz-objects", dependencies: ["KeychainCore", "FuzzSupport"], path: "Fuzz/objects"),
     ]
 }

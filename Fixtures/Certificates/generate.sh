@@ -98,3 +98,10 @@ openssl pkcs12 -export -legacy -nomac -in leaf-rsa.pem -inkey leaf-rsa.key -pass
 # 2^24, then the three counts patched in place (the MAC no longer verifies; nothing should get that far).
 openssl pkcs12 -export -in leaf-ec.pem -inkey leaf-ec.key -passout pass:fixture -iter 16777216 -out hostile-iterations.p12
 python3 -c "import sys; p='hostile-iterations.p12'; d=open(p,'rb').read(); open(p,'wb').write(d.replace(bytes([2,4,1,0,0,0]), bytes([2,4,0x7f,0xff,0xff,0xff])))"
+# Serials Apple's parser treats specially: a negative one (accepted) and one of 40 bytes (refused:
+# over 37).
+openssl req -new -key leaf-ec.key -subj "/CN=negative serial" -out serial.csr
+openssl x509 -req -in serial.csr -CA root.pem -CAkey root.key -set_serial -5 -days $days -out serial-negative.pem
+openssl x509 -req -in serial.csr -CA root.pem -CAkey root.key -days $days -out serial-40-bytes.pem \
+  -set_serial 0x7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f
+rm -f serial.csr

@@ -149,6 +149,8 @@ import Testing
             let run = sandbox.run(["add", "--class", "keys", "--ref-file", Self.fixtures + name])
             #expect(run.status == 206 && run.stderr.contains(words), "\(name): \(run.stderr)")
         }
+        let serial = sandbox.run(["add", "--class", "cert", "--ref-file", Self.fixtures + "serial-40-bytes.pem"])
+        #expect(serial.status == 206 && serial.stderr.contains("40 bytes"), "\(serial.stderr)")
         // A certificate given for a key, and a reference with data besides it.
         #expect(sandbox.run(["add", "--class", "keys", "--ref-file", Self.fixtures + "leaf-ec.pem"]).status == 206)
         #expect(sandbox.run(["add", "--class", "genp", "-s", "x", "--ref-file", Self.fixtures + "leaf-ec.pem"]).status == 206)

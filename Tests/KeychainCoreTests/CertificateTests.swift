@@ -39,6 +39,14 @@ import Testing
         #expect(attributes["labl"] == .string("Développeur RSA"))
     }
 
+    /// Apple's parser takes a negative serial (its DER content as it is) and refuses one over 37
+    /// bytes (`SecCertificate.c:1830`).
+    @Test func aNegativeSerialIsKeptAndAFortyByteOneRefused() throws {
+        #expect(Self.hex(try Self.certificate("serial-negative.pem").serialNumber) == "fb")
+        let error = #expect(throws: ObjectError.self) { try Self.certificate("serial-40-bytes.pem") }
+        #expect(error?.reason.contains("40 bytes") == true)
+    }
+
     @Test func aSerialWithItsHighBitSetKeepsItsLeadingZero() throws {
         let leaf = try Self.certificate("leaf-ec.pem")
         #expect(Self.hex(leaf.serialNumber) == "008badf00d")

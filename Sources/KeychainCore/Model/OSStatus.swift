@@ -29,7 +29,7 @@ package enum KeychainStatus: Int32, Sendable, CaseIterable {
             Description(
                 name: "errSecParam", message: "One or more parameters passed to a function were not valid.",
                 causes:
-                    "a malformed value, an invalid accessibility, a bad limit, a secret over 16 MiB, an access control Apple refuses (or given with `--sync yes` or `--attr pdmn`), `--auth-ui skip` outside find, a prompt answered with anything but approve, cancel or fail"
+                    "a malformed value, an invalid accessibility, a bad limit, a secret over 16 MiB, an access control Apple refuses (or given with `--sync yes` or `--attr pdmn`), `--auth-ui skip` outside find, a prompt answered with anything but approve, cancel or fail; a `--ref-file` that is not a certificate or key keychainctl reads (named), a PKCS#12 with no identity, a private key's bytes asked for without `--allow-private-key-export` or not extractable"
             )
         case .userCanceled:
             Description(
@@ -39,7 +39,7 @@ package enum KeychainStatus: Int32, Sendable, CaseIterable {
             Description(
                 name: "errSecAuthFailed", message: "The user name or passphrase you entered is not correct.",
                 causes:
-                    "wrong key or passphrase; authentication failed, or asked of a device that cannot give it (no biometry, no passcode); a wrong application password; an `akpu` add without a passcode. Nothing was read or changed"
+                    "wrong key or passphrase; authentication failed, or asked of a device that cannot give it (no biometry, no passcode); a wrong application password; an `akpu` add without a passcode; a wrong PKCS#12 passphrase. Nothing was read or changed"
             )
         case .notAvailable:
             Description(
@@ -69,7 +69,8 @@ package enum KeychainStatus: Int32, Sendable, CaseIterable {
                 causes: "an attribute the class does not have")
         case .noSuchClass:
             Description(
-                name: "errSecNoSuchClass", message: "The specified item class does not exist.", causes: "a class that is not genp or inet")
+                name: "errSecNoSuchClass", message: "The specified item class does not exist.",
+                causes: "a class that is none of genp, inet, cert, keys and idnt")
         case .interactionNotAllowed:
             Description(
                 name: "errSecInteractionNotAllowed", message: "User interaction is not allowed.",
@@ -79,7 +80,9 @@ package enum KeychainStatus: Int32, Sendable, CaseIterable {
         case .decode:
             Description(
                 name: "errSecDecode", message: "Unable to decode the provided data.",
-                causes: "a tampered or damaged item or class key; the row is kept and named (see below)")
+                causes:
+                    "a tampered or damaged item or class key, the row kept and named (see below); a malformed PKCS#12, one whose key is not RSA or EC, or one asking for too many key-derivation iterations"
+            )
         case .missingEntitlement:
             Description(
                 name: "errSecMissingEntitlement", message: "A required entitlement isn't present.",
