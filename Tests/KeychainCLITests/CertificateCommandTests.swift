@@ -426,4 +426,27 @@ import Testing
         #expect(row.contains("agrp=group.com.example key agrp=SKMME9E2Y8.com.example.app"), "\(row)")
         #expect(row.contains("RW") && row.contains("—G"), "\(row)")
     }
+
+    @Test func anIdentitysPersistentReferenceFindsItAndDeletesItsKeyOnlyWhenNoCertificateStillHoldsIt() throws {
+        let sandbox = try Sandbox()
+        #expect(sandbox.run(["add", "--class", "idnt", "--ref-file", Self.fixtures + "leaf-ec-identity.pem"]).status == 0)
+        // A second certificate for the same key: two identities share one private key.
+        #expect(sandbox.run(["add", "--class", "cert", "--ref-file", Self.fixtures + "serial-negative.pem"]).status == 0)
+        let reference = sandbox.run(["find", "--class", "idnt", "-l", "ci signing", "--return", "persistent-ref"]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let found = try Self.item(sandbox, ["--persistent-ref", reference])
+        #expect(found["class"] as? String == "idnt" && found["labl"] as? String == "ci signing")
+        #expect(sandbox.run(["find", "--persistent-ref", reference, "-l", "x"]).status == 206)
+        // Deleting it deletes its certificate; the key stays, held by the other certificate.
+        #expect(sandbox.run(["delete", "--persistent-ref", reference]).status == 0)
+        #expect(Self.count(sandbox, "cert") == 1 && Self.count(sandbox, "keys") == 1)
+        #expect(sandbox.run(["find", "--persistent-ref", reference]).status == 44)
+        // The last identity's deletion takes the key with it.
+        let last = sandbox.run(["find", "--class", "idnt", "--return", "persistent-ref"]).stdout.trimmingCharacters(
+            in: .whitespacesAndNewlines)
+        #expect(sandbox.run(["delete", "--persistent-ref", last]).status == 0)
+        #expect(Self.count(sandbox, "cert") == 0 && Self.count(sandbox, "keys") == 0)
+        // Not an identity's reference.
+        #expect(sandbox.run(["find", "--class", "idnt", "--persistent-ref", "aWRudA=="]).status == 206)
+    }
 }

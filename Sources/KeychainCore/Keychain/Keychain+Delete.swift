@@ -13,7 +13,7 @@ extension Keychain {
     package func delete(_ request: ItemRequest, caller: Caller, dryRun: Bool = false, skipDamaged: Bool = false) throws
         -> ChangeResult
     {
-        if ItemClass(parsing: request.itemClass ?? "") == .identity {
+        if Self.isIdentity(request) {
             return try deleteIdentities(request, caller: caller, dryRun: dryRun, skipDamaged: skipDamaged)
         }
         try beginCall("delete")

@@ -48,7 +48,7 @@ extension Keychain {
     func find(
         _ request: ItemRequest, caller: Caller, skipDamaged: Bool, checkingExport: Bool, each: (ItemQuery, FoundItem) throws -> Void
     ) throws -> FindSummary {
-        if ItemClass(parsing: request.itemClass ?? "") == .identity {
+        if Self.isIdentity(request) {
             return try findIdentities(request, caller: caller, skipDamaged: skipDamaged, each: each)
         }
         try beginCall("find")

@@ -13,16 +13,53 @@ extension Keychain {
     func findIdentities(
         _ request: ItemRequest, caller: Caller, skipDamaged: Bool, each: (ItemQuery, FoundItem) throws -> Void
     ) throws -> FindSummary {
-        guard request.persistentRef == nil else {
-            throw KeychainError(.param, hint: "an identity has no persistent reference here; find its certificate or key by theirs.")
+        let join = try joinIdentities(request, caller: caller, skipDamaged: skipDamaged)
+        for match in join.pairs {
+            if let refusal = ObjectReference.exportRefusal(
+                match.identity, returns: join.shape.returns, allowed: request.allowPrivateKeyExport)
+            {
+                throw refusal
+            }
         }
+        for match in join.pairs {
+            try each(
+                join.shape,
+                try Self.found(
+                    match.identity, secret: match.key.secret, certificate: match.certificate.secret?.withUnsafeBytes { Array($0) },
+                    query: join.shape, request: request))
+        }
+        return FindSummary(query: join.shape, count: join.pairs.count, damaged: join.damaged)
+    }
+
+    /// The identities a find's request selects, up to its limit: each with its two halves.
+    struct IdentityJoin {
+        let shape: ItemQuery
+        let pairs: [(identity: Item, certificate: FoundItem, key: FoundItem)]
+        let damaged: [DamagedRow]
+    }
+
+    /// Joins the certificates and keys a find's request selects. An identity's persistent
+    /// reference selects its certificate, and stands alone as any persistent reference does.
+    func joinIdentities(_ request: ItemRequest, caller: Caller, skipDamaged: Bool) throws -> IdentityJoin {
         var (certificateHalf, keyHalf) = Self.identityHalves(request)
+        if let text = request.persistentRef {
+            guard let certificateRef = Self.certificateRef(ofIdentity: text) else {
+                throw KeychainError(
+                    .param,
+                    hint: "'\(text.terminalSafe)' is not an identity's persistent reference (base64 of idnt and its certificate's UUID).")
+            }
+            guard request.attributes.isEmpty else {
+                throw KeychainError(.param, hint: "a persistent reference finds one item by itself; give no other attribute with it.")
+            }
+            certificateHalf.attributes = []
+            certificateHalf.persistentRef = certificateRef
+        }
         // The answer's shape (limit and returns), its key attributes checked as a key query's are.
         let shape = try Self.identityShape(keyHalf)
         certificateHalf.limit = "all"
-        certificateHalf.returns = ["attributes"] + (shape.returns.contains(.reference) ? ["data"] : [])
+        certificateHalf.returns = ["attributes", "persistent-ref"] + (shape.returns.contains(.reference) ? ["data"] : [])
         keyHalf.limit = "all"
-        keyHalf.returns = ["attributes"] + (shape.returns.needsSecret ? ["data"] : [])
+        keyHalf.returns = ["attributes", "persistent-ref"] + (shape.returns.needsSecret ? ["data"] : [])
 
         var certificates: [FoundItem] = []
         var keys: [FoundItem] = []
@@ -33,34 +70,35 @@ extension Keychain {
             keys.append($0)
         }
         let keysByLabel = Dictionary(grouping: keys) { $0.item.attributes["klbl"] }
-        var joined: [(identity: Item, certificate: FoundItem, key: FoundItem)] = []
+        var pairs: [(identity: Item, certificate: FoundItem, key: FoundItem)] = []
         let limit = shape.limit.rowLimit
         search: for certificate in certificates {
             for key in keysByLabel[certificate.item.attributes["pkhh"]] ?? [] where Self.completes(key.item, certificate.item) {
-                if let limit, joined.count == limit { break search }
-                joined.append((Self.identity(certificate: certificate.item, key: key.item), certificate, key))
+                if let limit, pairs.count == limit { break search }
+                pairs.append((Self.identity(certificate: certificate.item, key: key.item), certificate, key))
             }
         }
-        guard !joined.isEmpty else {
+        guard !pairs.isEmpty else {
             throw KeychainError(
                 .itemNotFound,
                 hint:
                     "\(certificates.count) certificate(s) and \(keys.count) key(s) matched, but no private key's klbl is a certificate's pkhh: an identity needs both halves in groups this app can read."
             )
         }
-        for match in joined {
-            if let refusal = ObjectReference.exportRefusal(match.identity, returns: shape.returns, allowed: request.allowPrivateKeyExport) {
-                throw refusal
-            }
-        }
-        for match in joined {
-            try each(
-                shape,
-                try Self.found(
-                    match.identity, secret: match.key.secret, certificate: match.certificate.secret?.withUnsafeBytes { Array($0) },
-                    query: shape, request: request))
-        }
-        return FindSummary(query: shape, count: joined.count, damaged: certificateSummary.damaged + keySummary.damaged)
+        return IdentityJoin(shape: shape, pairs: pairs, damaged: certificateSummary.damaged + keySummary.damaged)
+    }
+
+    /// Whether `request` is about identities: by its class, or by an identity's persistent reference.
+    static func isIdentity(_ request: ItemRequest) -> Bool {
+        ItemClass(parsing: request.itemClass ?? "") == .identity || certificateRef(ofIdentity: request.persistentRef) != nil
+    }
+
+    /// The certificate's persistent reference that an identity's (`idnt` and the certificate's
+    /// UUID) names; `nil` when `text` is not an identity's.
+    static func certificateRef(ofIdentity text: String?) -> String? {
+        guard let text, let bytes = Base64.decode(text), bytes.count == 20, bytes.prefix(4).elementsEqual(ItemClass.identity.rawValue.utf8)
+        else { return nil }
+        return PersistentRef(itemClass: .certificate, uuid: Array(bytes[4...])).base64
     }
 
     /// A find's two halves, as Apple's join routes the query: labl, issr, slnr and skid to the
@@ -69,9 +107,11 @@ extension Keychain {
         var keyHalf = request
         keyHalf.itemClass = ItemClass.key.rawValue
         keyHalf.attributes = request.attributes.filter { !identityCertificateAttributes.contains($0.code) }
+        keyHalf.persistentRef = nil
         var certificateHalf = request
         certificateHalf.itemClass = ItemClass.certificate.rawValue
         certificateHalf.attributes = request.attributes.filter { identityCertificateAttributes.contains($0.code) } + [("sync", "any")]
+        certificateHalf.persistentRef = nil
         return (certificateHalf, keyHalf)
     }
 
@@ -121,8 +161,30 @@ extension Keychain {
     /// fails (errSecItemNotFound, or errSecNoSuchAttr for a certificate-only attribute), the
     /// certificates are not deleted either.
     func deleteIdentities(_ request: ItemRequest, caller: Caller, dryRun: Bool, skipDamaged: Bool) throws -> ChangeResult {
-        try bothHalves(request, operation: "delete", dryRun: dryRun) { half, dryRun in
+        if request.persistentRef != nil { return try deleteIdentity(request, caller: caller, dryRun: dryRun) }
+        return try bothHalves(request, operation: "delete", dryRun: dryRun) { half, dryRun in
             try delete(half, caller: caller, dryRun: dryRun, skipDamaged: skipDamaged)
+        }
+    }
+
+    /// SecItemDelete with an identity's persistent reference (`explode_persistent_identity_ref`,
+    /// then `explode_identity`, `SecItem.m:520-543`): its certificate, then its key unless another
+    /// certificate the caller sees still holds that key's public key hash.
+    private func deleteIdentity(_ request: ItemRequest, caller: Caller, dryRun: Bool) throws -> ChangeResult {
+        let join = try joinIdentities(request, caller: caller, skipDamaged: false)
+        guard let match = join.pairs.first else { throw KeychainError(.itemNotFound, hint: "no identity has that persistent reference.") }
+        return try writeOrRehearse(dryRun: dryRun) {
+            let certificate = try delete(
+                ItemRequest(persistentRef: match.certificate.item.persistentRef.base64), caller: caller, dryRun: dryRun)
+            var others = ItemRequest(itemClass: ItemClass.certificate.rawValue, attributes: [("sync", "any")], limit: "1")
+            if case .data(let hash)? = match.key.item.attributes["klbl"] {
+                others.attributes.append(("pkhh", "base64:" + Base64.encode(hash)))
+            }
+            let stillHeld = (try? find(others, caller: caller, skipDamaged: true, checkingExport: false) { _, _ in }) != nil
+            guard !stillHeld else { return certificate }
+            let key = try delete(ItemRequest(persistentRef: match.key.item.persistentRef.base64), caller: caller, dryRun: dryRun)
+            return ChangeResult(
+                count: certificate.count + key.count, items: certificate.items + key.items, skipped: [], removedDamaged: [])
         }
     }
 
@@ -141,8 +203,12 @@ extension Keychain {
         _ request: ItemRequest, operation: String, dryRun: Bool, _ change: (ItemRequest, Bool) throws -> ChangeResult
     ) throws -> ChangeResult {
         guard request.persistentRef == nil else {
+            // Apple's update by an identity's reference fails inside securityd (errSecInternal, research §4.3).
             throw KeychainError(
-                .param, hint: "an identity has no persistent reference here; \(operation) its certificate and key by theirs.")
+                .param,
+                hint:
+                    "an identity's persistent reference cannot be \(operation)d (Apple fails it); \(operation) its certificate and key by theirs."
+            )
         }
         return try writeOrRehearse(dryRun: dryRun) {
             var half = request

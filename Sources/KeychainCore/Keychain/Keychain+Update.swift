@@ -14,7 +14,7 @@ extension Keychain {
         _ request: ItemRequest, changes changePairs: [(code: String, value: String)], secret: SecretBytes?,
         caller: Caller, dryRun: Bool = false, skipDamaged: Bool = false, accessControl: AccessControlRequest? = nil
     ) throws -> ChangeResult {
-        if ItemClass(parsing: request.itemClass ?? "") == .identity {
+        if Self.isIdentity(request) {
             guard secret == nil, accessControl == nil else {
                 throw KeychainError(
                     .param, hint: "an identity's update changes attributes only: update its certificate or key for anything else.")

@@ -78,9 +78,10 @@ package final class SQLiteConnection {
     }
 
     /// Runs `body` inside a deferred (read) transaction, so that a multi-statement read sees one
-    /// state. Inside another read, `body` joins it: several finds (exec's references) see one state.
+    /// state. Inside another read, `body` joins it: several finds (exec's references) see one state;
+    /// inside a write, it reads what the write has changed so far.
     package func readTransaction<R>(_ body: () throws -> R) throws -> R {
-        if readDepth > 0 {
+        if readDepth > 0 || writeDepth > 0 {
             readDepth += 1
             defer { readDepth -= 1 }
             return try body()
