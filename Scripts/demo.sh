@@ -2,7 +2,8 @@
 # The main job on a throwaway keychain: an app stores a token, its share extension reads it, the
 # widget that lacks Keychain Sharing cannot, a group without its Team ID prefix is refused with a
 # hint, a synchronizable item is invisible to a plain query, and a CI step gets the token through
-# exec, masked in its output.
+# exec, masked in its output; a signing identity comes from a PKCS#12, and only targets reading both its
+# certificate and its key see it.
 set -u
 KC="${1:?usage: demo.sh PATH-TO-keychainctl}"
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -55,3 +56,11 @@ printf x | "$KC" add -s synced -a ci --sync yes --profile "$P/app.plist"
 printf '(exit %s)\n' "$?"
 show "$KC" find -s synced --profile "$P/app.plist"
 show "$KC" find -s synced --sync any --return persistent-ref --profile "$P/app.plist"
+
+C="$ROOT/Fixtures/Certificates"
+step "A CI job imports its signing identity from a PKCS#12 (passphrase on a descriptor, never in argv)"
+printf '$ keychainctl import Fixtures/Certificates/identity-modern.p12 --p12-passphrase-fd 3 --group SKMME9E2Y8.com.example.shared --profile Fixtures/Profiles/app.plist 3<<<"$P12_PASSWORD"\n'
+"$KC" import "$C/identity-modern.p12" --p12-passphrase-fd 3 --group SKMME9E2Y8.com.example.shared --profile "$P/app.plist" 3<<<"fixture"
+printf '(exit %s)\n' "$?"
+show "$KC" find --class idnt --return ref --profile "$P/share-extension.plist"
+show "$KC" explain --class idnt --profile "$P/widget.plist"
