@@ -449,4 +449,18 @@ import Testing
         // Not an identity's reference.
         #expect(sandbox.run(["find", "--class", "idnt", "--persistent-ref", "aWRudA=="]).status == 206)
     }
+
+    /// Data is not a reference: nothing is derived (`klbl` stays empty, as securityd never computes
+    /// it), so a raw key never joins an identity, and it has no reference to print.
+    @Test func aKeyAddedAsDataDerivesNothingAndJoinsNoIdentity() throws {
+        let sandbox = try Sandbox()
+        #expect(sandbox.run(["add", "--class", "cert", "--ref-file", Self.fixtures + "leaf-ec.pem"]).status == 0)
+        let raw = sandbox.run(["add", "--class", "keys", "--attr", "kcls=1", "--data-file", Self.fixtures + "leaf-ec-pkcs8.der"])
+        #expect(raw.status == 0, "\(raw.stderr)")
+        let key = try Self.item(sandbox, ["--class", "keys"])
+        #expect(key["klbl"] as? String == "" && (key["type"] as? String ?? "") == "" && key["bsiz"] as? Int == 0, "\(key)")
+        #expect(sandbox.run(["find", "--class", "idnt"]).status == 44)
+        let reference = sandbox.run(["find", "--class", "keys", "--return", "ref"])
+        #expect(reference.status == 93 && reference.stderr.contains("--data-file"), "\(reference.stderr)")
+    }
 }
