@@ -243,4 +243,51 @@ import Testing
         #expect(again.status == 93)
         #expect(again.stdout.isEmpty)
     }
+
+    /// The identity join under the same attack: every column of the certificate and key tables of a
+    /// keychain holding two identities, flipped, swapped, nulled, retyped and transplanted. A find
+    /// of every identity with its private key either fails with a documented status or returns
+    /// identities whose certificate and key are exactly the pair that was stored: no tampering
+    /// pairs a certificate with another certificate's key.
+    @Test func theIdentityJoinNeverPairsACertificateWithAnotherKey() throws {
+        let sandbox = try Sandbox()
+        let fixtures = Sandbox.packageRoot + "/Fixtures/Certificates/"
+        let other = sandbox.folder + "/other.db"
+        let passphrase = Data("fixture\n".utf8)
+        #expect(sandbox.run(["init"], profile: nil, environment: ["KEYCHAINCTL_KEYCHAIN": other]).status == 0)
+        for (path, file) in [(sandbox.keychain, "identity-multiple.p12"), (other, "identity-modern.p12")] {
+            let imported = sandbox.run(
+                ["import", fixtures + file, "--p12-passphrase-fd", "0"], stdin: passphrase, environment: ["KEYCHAINCTL_KEYCHAIN": path])
+            #expect(imported.status == 0, "\(imported.stderr)")
+        }
+        let query = [
+            "find", "--class", "idnt", "--limit", "all", "--return", "attributes,ref", "--allow-private-key-export", "--format", "json",
+        ]
+        func identities(_ path: String) -> (status: Int32, pairs: [String: String]) {
+            let run = sandbox.run(query, environment: ["KEYCHAINCTL_KEYCHAIN": path])
+            guard run.status == 0, let items = try? run.json() as? [[String: Any]] else { return (run.status, [:]) }
+            var pairs: [String: String] = [:]
+            for item in items { pairs[item["labl"] as? String ?? "?"] = item["v_Ref"] as? String ?? "" }
+            return (run.status, pairs)
+        }
+        let pristine = identities(sandbox.keychain)
+        #expect(pristine.pairs.count == 2 && pristine.pairs.values.allSatisfy { $0.contains("PRIVATE KEY") })
+        var cases = 0
+        for (table, column) in try Self.columns(of: sandbox.keychain) where table == "cert" || table == "keys" {
+            for mutation in Mutation.allCases {
+                let path = sandbox.folder + "/identity-case.db"
+                try? FileManager.default.removeItem(atPath: path)
+                try FileManager.default.copyItem(atPath: sandbox.keychain, toPath: path)
+                guard try Self.apply(mutation, table, column, path: path, other: other) else { continue }
+                cases += 1
+                let label = "\(mutation.rawValue) \(table).\(column)"
+                let found = identities(path)
+                #expect([0, 44, 93].contains(found.status), "\(label): exited \(found.status)")
+                for (name, reference) in found.pairs {
+                    #expect(pristine.pairs[name] == reference, "\(label): \(name) came back with another certificate or key")
+                }
+            }
+        }
+        #expect(cases > 40)
+    }
 }
