@@ -105,3 +105,8 @@ openssl x509 -req -in serial.csr -CA root.pem -CAkey root.key -set_serial -5 -da
 openssl x509 -req -in serial.csr -CA root.pem -CAkey root.key -days $days -out serial-40-bytes.pem \
   -set_serial 0x7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f7f
 rm -f serial.csr
+# Curve25519 keys Apple's SecKey stores (types 105 and 106), with their public halves.
+openssl genpkey -algorithm X25519 -out x25519.key
+openssl genpkey -algorithm ed448 -out ed448.key  # a curve Apple does not store
+openssl pkey -in ed25519.key -pubout -out ed25519-public.pem
+openssl pkey -in x25519.key -pubout -out x25519-public.pem

@@ -68,6 +68,13 @@ import Testing
         let pub = try Self.item(sandbox, ["--class", "keys", "--attr", "kcls=0"])
         #expect(pub["klbl"] as? String == ec["klbl"] as? String && pub["vrfy"] as? Bool == true && pub["sign"] as? Bool == false)
 
+        // Ed25519 and X25519 (Apple's types 105 and 106), stored as their 32 raw bytes.
+        #expect(sandbox.run(["add", "--class", "keys", "--ref-file", Self.fixtures + "ed25519.key"]).status == 0)
+        #expect(sandbox.run(["add", "--class", "keys", "--ref-file", Self.fixtures + "x25519-public.pem"]).status == 0)
+        let edwards = try Self.item(sandbox, ["--class", "keys", "--attr", "type=105"])
+        #expect(edwards["klbl"] as? String == "JBNtEEVXV6VpauO3iNiGkPEYqeU=" && edwards["drve"] as? Bool == true)
+        let montgomery = sandbox.run(["find", "--class", "keys", "--attr", "type=106", "--return", "ref"])
+        #expect(montgomery.stdout == (try String(contentsOfFile: Self.fixtures + "x25519-public.pem", encoding: .utf8)))
         // RSA: PKCS#1 and SubjectPublicKeyInfo, 2048 and 4096 bits.
         #expect(sandbox.run(["add", "--class", "keys", "--ref-file", Self.fixtures + "leaf-rsa-pkcs1.key"]).status == 0)
         #expect(sandbox.run(["add", "--class", "keys", "--ref-file", Self.fixtures + "rsa4096.key"]).status == 0)
@@ -143,7 +150,7 @@ import Testing
         let tooLong = sandbox.run(["add", "--class", "cert", "--ref-file", huge])
         #expect(tooLong.status == 78 && tooLong.stderr.contains("1 MiB"), "\(tooLong.stderr)")
         let unsupported: [(String, String)] = [
-            ("ed25519.key", "Ed25519"), ("secp256k1.key", "secp256k1"), ("leaf-ec-encrypted.key", "encrypted"),
+            ("ed448.key", "Ed448"), ("secp256k1.key", "secp256k1"), ("leaf-ec-encrypted.key", "encrypted"),
         ]
         for (name, words) in unsupported {
             let run = sandbox.run(["add", "--class", "keys", "--ref-file", Self.fixtures + name])

@@ -126,6 +126,33 @@ import Testing
         }
     }
 
+    /// Ed25519 (105) and X25519 (106) as `SecKeyCurve25519.m` describes them: 256 bits, the raw
+    /// 32-byte keys as data, `klbl` the SHA-1 of the raw public key, the generic capability flags
+    /// with derive off for a public key; and the PEM rebuilt from the stored bytes is openssl's.
+    @Test(arguments: [
+        ("ed25519", "105", "24136d10455757a5696ae3b788d88690f118a9e5"), ("x25519", "106", "b2311be1580d89518f31e2fda4a684e869d0f4f0"),
+    ])
+    func curve25519KeysFollowApple(name: String, type: String, label: String) throws {
+        let privateKey = try Self.key(name + ".key")
+        let publicKey = try Self.key(name + "-public.pem")
+        for (key, isPrivate) in [(privateKey, true), (publicKey, false)] {
+            let attributes = key.attributes
+            #expect(attributes["type"] == .string(type) && attributes["bsiz"] == .number(256) && attributes["esiz"] == .number(256))
+            #expect(attributes["klbl"].map { if case .data(let bytes) = $0 { Self.hex(bytes) } else { "" } } == label)
+            #expect(attributes["kcls"] == .number(isPrivate ? 1 : 0) && key.external.count == 32)
+            let flags = [
+                "sign": isPrivate, "decr": isPrivate, "unwp": isPrivate, "drve": isPrivate, "vrfy": !isPrivate, "encr": !isPrivate,
+                "wrap": !isPrivate,
+            ]
+            for (code, value) in flags { #expect(attributes[code] == .bool(value), "\(name) \(isPrivate) \(code)") }
+        }
+        let pem = String(decoding: try Fixtures.certificateFile(name + "-public.pem"), as: UTF8.self)
+        #expect(KeyMaterial.publicKeyPEM(external: privateKey.external, keyType: type, isPrivate: true, bits: 256) == pem)
+        #expect(KeyMaterial.publicKeyPEM(external: publicKey.external, keyType: type, isPrivate: false, bits: 256) == pem)
+        let exported = try #require(KeyMaterial.privateKeyPEM(external: privateKey.external, keyType: type, bits: 256))
+        #expect(exported.withUnsafeBytes { Array($0) } == (try Fixtures.certificateFile(name + ".key")))
+    }
+
     /// v_Data: `04‖X‖Y‖K` for an EC private key, the point for its public half, PKCS#1 for RSA;
     /// and the public key PEM rebuilt from it is the one openssl wrote.
     @Test func externalRepresentationsRoundTrip() throws {
@@ -149,7 +176,7 @@ import Testing
     }
 
     @Test(arguments: [
-        ("ed25519.key", "Ed25519"), ("secp256k1.key", "secp256k1"), ("leaf-ec-encrypted.key", "encrypted"),
+        ("ed448.key", "Ed448"), ("secp256k1.key", "secp256k1"), ("leaf-ec-encrypted.key", "encrypted"),
         ("root.pem", "not a key"),
     ])
     func unsupportedKeysAreRefusedByName(name: String, reason: String) throws {

@@ -82,6 +82,14 @@ extension KeyMaterial {
                     return key
                 }
             }
+        case Algorithm.ed25519.keyType, Algorithm.x25519.keyType:
+            guard bits == 256, external.count == 32 else { return nil }
+            let type = keyType == Algorithm.ed25519.keyType ? EVP_PKEY_ED25519 : EVP_PKEY_X25519
+            return external.withUnsafeBytes { buffer in
+                let bytes = buffer.bindMemory(to: UInt8.self).baseAddress
+                return isPrivate
+                    ? EVP_PKEY_new_raw_private_key(type, nil, bytes, 32) : EVP_PKEY_new_raw_public_key(type, nil, bytes, 32)
+            }
         default:
             return nil
         }

@@ -2,25 +2,39 @@ import CCrypto
 
 /// A key as `SecKeyCreateWithData` holds it, and the attributes `SecItemAdd` derives from it
 /// (`SecKeyCopyAttributeDictionary`, `SecKey.m:109-157`, with the RSA and EC overrides; research
-/// §4.2). Read by OpenSSL from PKCS#8, SEC1, PKCS#1 or SubjectPublicKeyInfo; RSA of 1024 to 4096
-/// bits and the NIST curves P-256, P-384 and P-521, the types Apple's SecKey stores.
+/// §4.2; `SecKeyCurve25519.m:154-411` for Ed25519 and X25519). Read by OpenSSL from PKCS#8, SEC1,
+/// PKCS#1 or SubjectPublicKeyInfo; RSA of 1024 to 4096 bits, the NIST curves P-256, P-384 and
+/// P-521, Ed25519 and X25519: the types Apple's SecKey stores.
 package struct KeyMaterial: Sendable {
-    package enum Algorithm: Sendable, Equatable {
+    package enum Algorithm: Sendable, Equatable, CaseIterable {
         case rsa
         case ec
+        case ed25519
+        case x25519
 
         /// kSecAttrKeyType (`SecItemConstants.c:239-256`).
-        var keyType: String { self == .rsa ? "42" : "73" }
+        var keyType: String {
+            switch self {
+            case .rsa: "42"
+            case .ec: "73"
+            case .ed25519: "105"
+            case .x25519: "106"
+            }
+        }
+
+        /// Whether `SecPKCS12Import` takes such a private key (RSA and EC only: `SecImportExport.c:106-118`).
+        package var isImportable: Bool { self == .rsa || self == .ec }
     }
 
     package let algorithm: Algorithm
     package let isPrivate: Bool
     /// Modulus or curve size in bits (`bsiz`, `esiz`).
     package let bits: Int
-    /// The public key as Apple encodes it: PKCS#1 RSAPublicKey, or the X9.63 point `04‖X‖Y`.
+    /// The public key as Apple encodes it: PKCS#1 RSAPublicKey, the X9.63 point `04‖X‖Y`, or the
+    /// 32 raw bytes of a Curve25519 key.
     package let publicBytes: [UInt8]
-    /// Apple's external representation (`v_Data`): PKCS#1 RSAPrivateKey or `04‖X‖Y‖K` for a
-    /// private key, the public bytes for a public one.
+    /// Apple's external representation (`v_Data`): PKCS#1 RSAPrivateKey, `04‖X‖Y‖K` or the 32-byte
+    /// Curve25519 secret for a private key, the public bytes for a public one.
     package let external: SecretBytes
 
     /// The curves Apple's SecECKey takes, by OpenSSL's group name.
@@ -119,10 +133,28 @@ package struct KeyMaterial: Sendable {
             } else {
                 external = SecretBytes(copying: point)
             }
-        case EVP_PKEY_ED25519, EVP_PKEY_X25519, EVP_PKEY_ED448, EVP_PKEY_X448:
-            throw ObjectError(
-                "an Edwards or Montgomery curve key (Ed25519, X25519) is not one this keychain derives attributes for yet; RSA and P-256, P-384, P-521 are"
-            )
+        case EVP_PKEY_ED25519, EVP_PKEY_X25519:
+            algorithm = EVP_PKEY_get_base_id(key) == EVP_PKEY_ED25519 ? .ed25519 : .x25519
+            bits = 256
+            var point = [UInt8](repeating: 0, count: 32)
+            var length = point.count
+            guard EVP_PKEY_get_raw_public_key(key, &point, &length) == 1, length == 32 else {
+                throw ObjectError("its public key cannot be read")
+            }
+            publicBytes = point
+            if isPrivate {
+                let secret = SecretBytes(count: 32)
+                var secretLength = 32
+                let read = secret.withUnsafeMutableBytes {
+                    EVP_PKEY_get_raw_private_key(key, $0.bindMemory(to: UInt8.self).baseAddress, &secretLength)
+                }
+                guard read == 1, secretLength == 32 else { throw ObjectError("its private key cannot be read") }
+                external = secret
+            } else {
+                external = SecretBytes(copying: point)
+            }
+        case EVP_PKEY_ED448, EVP_PKEY_X448:
+            throw ObjectError("an Ed448 or X448 key is not one this keychain stores; RSA, P-256, P-384, P-521, Ed25519 and X25519 are")
         default:
             throw ObjectError("its key type is not RSA or elliptic-curve")
         }
@@ -140,7 +172,8 @@ package struct KeyMaterial: Sendable {
             "encr": .bool(!isPrivate), "decr": .bool(isPrivate || algorithm == .rsa),
             "sign": .bool(isPrivate), "vrfy": .bool(!isPrivate),
             "wrap": .bool(!isPrivate), "unwp": .bool(isPrivate),
-            "drve": .bool(isPrivate && algorithm == .ec),
+            // The generic dictionary says true; RSA keys and EC and Curve25519 public keys override it.
+            "drve": .bool(isPrivate && algorithm != .rsa),
         ]
         return attributes
     }

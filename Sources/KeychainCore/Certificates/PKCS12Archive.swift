@@ -315,6 +315,9 @@ private struct Reader {
         defer { EVP_PKEY_free(key) }
         do throws(ObjectError) {
             let material = try KeyMaterial(key, isPrivate: true)
+            guard material.algorithm.isImportable else {
+                throw ObjectError("an Ed25519 or X25519 key, which Apple's PKCS#12 import refuses (it takes RSA and EC keys)")
+            }
             if !keys.contains(where: { $0.attributes["klbl"] == material.attributes["klbl"] }) { keys.append(material) }
         } catch {
             throw Self.malformed("its private key: \(error.reason)")
