@@ -14,7 +14,10 @@ package struct ItemReference: Sendable {
                     case "CERTIFICATE", "X509 CERTIFICATE", "TRUSTED CERTIFICATE":
                         certificates.append(try Certificate(der: block.der.withUnsafeBytes { Array($0) }))
                     case nil:
-                        if let certificate = try? Certificate(der: block.der.withUnsafeBytes { Array($0) }) {
+                        // Unlabelled DER may be a private key: the copy tried as a certificate is zeroed.
+                        var candidate = block.der.withUnsafeBytes { Array($0) }
+                        defer { OpenSSL.zero(&candidate) }
+                        if let certificate = try? Certificate(der: candidate) {
                             certificates.append(certificate)
                         } else {
                             do throws(ObjectError) {

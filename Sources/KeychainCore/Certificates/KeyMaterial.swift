@@ -44,7 +44,8 @@ package struct KeyMaterial: Sendable {
     package init(der: SecretBytes, label: String?) throws(ObjectError) {
         guard OpenSSL.start() else { throw ObjectError("OpenSSL could not start") }
         ERR_clear_error()
-        let bytes = der.withUnsafeBytes { Array($0) }
+        var bytes = der.withUnsafeBytes { Array($0) }
+        defer { OpenSSL.zero(&bytes) }
         var isPrivate = true
         var key: OpaquePointer?
         switch label {
@@ -91,10 +92,11 @@ package struct KeyMaterial: Sendable {
             guard let point = OpenSSL.encode({ i2d_PublicKey(key, $0) }) else { throw ObjectError("its public key cannot be encoded") }
             publicBytes = point
             if isPrivate {
-                guard let pkcs1 = OpenSSL.encode({ i2d_PrivateKey(key, $0) }) else {
+                guard var pkcs1 = OpenSSL.encode({ i2d_PrivateKey(key, $0) }) else {
                     throw ObjectError("its private key cannot be encoded")
                 }
                 external = SecretBytes(copying: pkcs1)
+                OpenSSL.zero(&pkcs1)
             } else {
                 external = SecretBytes(copying: point)
             }

@@ -62,6 +62,11 @@ enum OpenSSL {
         }
     }
 
+    /// Overwrites a copy of secret bytes that an OpenSSL call needed as an array.
+    static func zero(_ bytes: inout [UInt8]) {
+        bytes.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }
+    }
+
     /// SHA-1 of `bytes` (Apple's public key hash and application label).
     static func sha1(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: 20)

@@ -172,7 +172,7 @@ private struct Reader {
         ERR_clear_error()
         guard let plain = try Self.legacyDecrypt(algorithm, data, passphrase: self) else { throw Self.wrongPassphrase }
         var bytes = plain.withUnsafeBytes { Array($0) }  // may hold unshrouded keys: zeroed below
-        defer { Self.zero(&bytes) }
+        defer { OpenSSL.zero(&bytes) }
         guard let bags = OpenSSL.decode(bytes, { keychainctl_d2i_safebags($0, $1) }, free: { keychainctl_free_bags($0) }) else {
             throw Self.wrongPassphrase
         }
@@ -248,11 +248,6 @@ private struct Reader {
         return result
     }
 
-    /// Overwrites a decrypted copy that OpenSSL needed as an array.
-    static func zero(_ bytes: inout [UInt8]) {
-        bytes.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }
-    }
-
     /// Takes the certificates and private keys of `bags` (and of safe-contents bags inside them).
     mutating func readBags(_ bags: OpaquePointer, depth: Int) throws(KeychainError) {
         guard depth <= PKCS12Archive.maximumNesting else {
@@ -301,7 +296,7 @@ private struct Reader {
         ERR_clear_error()
         guard let plain = try Self.legacyDecrypt(algorithm, data, passphrase: self) else { throw Self.wrongPassphrase }
         var bytes = plain.withUnsafeBytes { Array($0) }
-        defer { Self.zero(&bytes) }
+        defer { OpenSSL.zero(&bytes) }
         guard let info = OpenSSL.decode(bytes, { d2i_PKCS8_PRIV_KEY_INFO(nil, $0, $1) }, free: { PKCS8_PRIV_KEY_INFO_free($0) }) else {
             throw Self.wrongPassphrase
         }
