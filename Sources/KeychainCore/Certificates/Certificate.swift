@@ -49,9 +49,9 @@ package struct Certificate: Sendable {
         normalizedIssuer = issuer
         normalizedSubject = subject
 
-        subjectKeyID = X509_get0_subject_key_id(x509).flatMap { Self.bytes(of: $0) }
+        subjectKeyID = X509_get0_subject_key_id(x509).flatMap { OpenSSL.bytes(of: $0) }
         ERR_clear_error()
-        guard let bits = X509_get0_pubkey_bitstr(x509), let key = Self.bytes(of: bits) else { throw ObjectError("it has no public key") }
+        guard let bits = X509_get0_pubkey_bitstr(x509), let key = OpenSSL.bytes(of: bits) else { throw ObjectError("it has no public key") }
         publicKeyHash = key.withUnsafeBytes { OpenSSL.sha1($0) }
         summary = SubjectSummary.of(x509)
     }
@@ -78,11 +78,5 @@ package struct Certificate: Sendable {
     private static func normalized(_ name: OpaquePointer?) -> [UInt8]? {
         guard let name, let der = OpenSSL.encode({ i2d_X509_NAME(name, $0) }) else { return nil }
         return DistinguishedName.normalizedContent(of: der)
-    }
-
-    /// An ASN1_STRING's (or BIT STRING's) bytes.
-    static func bytes(of string: UnsafePointer<ASN1_STRING>) -> [UInt8]? {
-        guard let start = ASN1_STRING_get0_data(string) else { return nil }
-        return Array(UnsafeBufferPointer(start: start, count: Int(ASN1_STRING_length(string))))
     }
 }

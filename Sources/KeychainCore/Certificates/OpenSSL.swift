@@ -62,6 +62,12 @@ enum OpenSSL {
         }
     }
 
+    /// An ASN1_STRING's (or BIT STRING's) bytes.
+    static func bytes(of string: UnsafePointer<ASN1_STRING>) -> [UInt8]? {
+        guard let start = ASN1_STRING_get0_data(string) else { return nil }
+        return Array(UnsafeBufferPointer(start: start, count: Int(ASN1_STRING_length(string))))
+    }
+
     /// Overwrites a copy of secret bytes that an OpenSSL call needed as an array.
     static func zero(_ bytes: inout [UInt8]) {
         bytes.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }

@@ -131,32 +131,42 @@ private struct Reader {
 
     /// The iteration count of a password-based algorithm (PKCS#12 PBE or PBES2 with PBKDF2).
     static func iterations(of algorithm: UnsafePointer<X509_ALGOR>) -> Int? {
+        guard OBJ_obj2nid(algorithm.pointee.algorithm) == NID_pbes2 else { return pbeParameters(of: algorithm)?.iterations }
+        guard let parameters = sequenceParameters(of: algorithm),
+            let pbes2 = OpenSSL.decode(parameters, { OpaquePointer(d2i_PBE2PARAM(nil, $0, $1)) }, free: { PBE2PARAM_free(.init($0)) })
+        else { return nil }
+        let scheme = UnsafeMutablePointer<PBE2PARAM>(pbes2)
+        defer { PBE2PARAM_free(scheme) }
+        guard let function = scheme.pointee.keyfunc, OBJ_obj2nid(function.pointee.algorithm) == NID_id_pbkdf2,
+            let inner = function.pointee.parameter, inner.pointee.type == V_ASN1_SEQUENCE,
+            let bytes = OpenSSL.bytes(of: inner.pointee.value.sequence),
+            let raw = OpenSSL.decode(bytes, { OpaquePointer(d2i_PBKDF2PARAM(nil, $0, $1)) }, free: { PBKDF2PARAM_free(.init($0)) })
+        else { return nil }
+        let kdf = UnsafeMutablePointer<PBKDF2PARAM>(raw)
+        defer { PBKDF2PARAM_free(kdf) }
+        return kdf.pointee.iter.map { ASN1_INTEGER_get($0) }
+    }
+
+    /// An algorithm's parameters when they are a SEQUENCE: its DER content.
+    static func sequenceParameters(of algorithm: UnsafePointer<X509_ALGOR>) -> [UInt8]? {
         var type: Int32 = 0
         var value: UnsafeRawPointer?
         X509_ALGOR_get0(nil, &type, &value, algorithm)
         guard type == V_ASN1_SEQUENCE, let sequence = value?.assumingMemoryBound(to: ASN1_STRING.self) else { return nil }
-        let parameters = Array(UnsafeBufferPointer(start: ASN1_STRING_get0_data(sequence), count: Int(ASN1_STRING_length(sequence))))
-        if OBJ_obj2nid(algorithm.pointee.algorithm) == NID_pbes2 {
-            guard let pbes2 = OpenSSL.decode(parameters, { OpaquePointer(d2i_PBE2PARAM(nil, $0, $1)) }, free: { PBE2PARAM_free(.init($0)) })
-            else { return nil }
-            let scheme = UnsafeMutablePointer<PBE2PARAM>(pbes2)
-            defer { PBE2PARAM_free(scheme) }
-            guard let function = scheme.pointee.keyfunc, OBJ_obj2nid(function.pointee.algorithm) == NID_id_pbkdf2,
-                let inner = function.pointee.parameter, inner.pointee.type == V_ASN1_SEQUENCE
-            else { return nil }
-            let sequence = inner.pointee.value.sequence
-            let bytes = Array(UnsafeBufferPointer(start: ASN1_STRING_get0_data(sequence), count: Int(ASN1_STRING_length(sequence))))
-            guard let raw = OpenSSL.decode(bytes, { OpaquePointer(d2i_PBKDF2PARAM(nil, $0, $1)) }, free: { PBKDF2PARAM_free(.init($0)) })
-            else { return nil }
-            let kdf = UnsafeMutablePointer<PBKDF2PARAM>(raw)
-            defer { PBKDF2PARAM_free(kdf) }
-            return kdf.pointee.iter.map { ASN1_INTEGER_get($0) }
-        }
-        guard let raw = OpenSSL.decode(parameters, { OpaquePointer(d2i_PBEPARAM(nil, $0, $1)) }, free: { PBEPARAM_free(.init($0)) })
+        return OpenSSL.bytes(of: sequence)
+    }
+
+    /// A PKCS#12 PBE algorithm's salt and iteration count (its PBEPARAM).
+    static func pbeParameters(of algorithm: UnsafePointer<X509_ALGOR>) -> (salt: [UInt8], iterations: Int)? {
+        guard let parameters = sequenceParameters(of: algorithm),
+            let raw = OpenSSL.decode(parameters, { OpaquePointer(d2i_PBEPARAM(nil, $0, $1)) }, free: { PBEPARAM_free(.init($0)) })
         else { return nil }
         let pbe = UnsafeMutablePointer<PBEPARAM>(raw)
         defer { PBEPARAM_free(pbe) }
-        return pbe.pointee.iter.map { ASN1_INTEGER_get($0) }
+        guard let salt = pbe.pointee.salt.flatMap({ OpenSSL.bytes(of: $0) }),
+            let iterations = pbe.pointee.iter.map({ ASN1_INTEGER_get($0) })
+        else { return nil }
+        return (salt, iterations)
     }
 
     /// An encrypted safe's bags: OpenSSL decrypts every scheme its default provider has; RC2
@@ -169,56 +179,50 @@ private struct Reader {
         }
         try spend(Self.iterations(of: algorithm) ?? 0)
         if let bags = withPassphrase({ PKCS12_unpack_p7encdata(p7, $0, passphraseLength) }) { return bags }
+        return try legacyDecode(algorithm, data, { keychainctl_d2i_safebags($0, $1) }, free: { keychainctl_free_bags($0) })
+    }
+
+    /// What OpenSSL could not decrypt, decrypted here (RC2) and decoded with `d2i`: a wrong
+    /// passphrase when neither works. The plaintext may hold keys, and its copy is zeroed.
+    func legacyDecode(
+        _ algorithm: UnsafePointer<X509_ALGOR>, _ data: UnsafePointer<ASN1_OCTET_STRING>,
+        _ d2i: (UnsafeMutablePointer<UnsafePointer<UInt8>?>, Int) -> OpaquePointer?, free: (OpaquePointer) -> Void
+    ) throws(KeychainError) -> OpaquePointer {
         ERR_clear_error()
-        guard let plain = try Self.legacyDecrypt(algorithm, data, passphrase: self) else { throw Self.wrongPassphrase }
-        var bytes = plain.withUnsafeBytes { Array($0) }  // may hold unshrouded keys: zeroed below
+        guard let plain = try legacyDecrypt(algorithm, data) else { throw Self.wrongPassphrase }
+        var bytes = plain.withUnsafeBytes { Array($0) }
         defer { OpenSSL.zero(&bytes) }
-        guard let bags = OpenSSL.decode(bytes, { keychainctl_d2i_safebags($0, $1) }, free: { keychainctl_free_bags($0) }) else {
-            throw Self.wrongPassphrase
-        }
-        return bags
+        guard let object = OpenSSL.decode(bytes, d2i, free: free) else { throw Self.wrongPassphrase }
+        return object
     }
 
     /// RC2-CBC with a PKCS#12 key and IV (RFC 7292 appendix B): `nil` for any other algorithm,
     /// or when the padding shows the passphrase was wrong.
-    static func legacyDecrypt(
-        _ algorithm: UnsafePointer<X509_ALGOR>, _ data: UnsafePointer<ASN1_OCTET_STRING>, passphrase reader: Reader
-    ) throws(KeychainError) -> SecretBytes? {
+    func legacyDecrypt(_ algorithm: UnsafePointer<X509_ALGOR>, _ data: UnsafePointer<ASN1_OCTET_STRING>) throws(KeychainError)
+        -> SecretBytes?
+    {
         let keyLength: Int32
         switch OBJ_obj2nid(algorithm.pointee.algorithm) {
         case NID_pbe_WithSHA1And40BitRC2_CBC: keyLength = 5
         case NID_pbe_WithSHA1And128BitRC2_CBC: keyLength = 16
         // Schemes OpenSSL decrypts: its failure was the passphrase.
         case NID_pbes2, NID_pbe_WithSHA1And3_Key_TripleDES_CBC, NID_pbe_WithSHA1And2_Key_TripleDES_CBC: return nil
-        default: throw malformed("it is encrypted with an algorithm keychainctl does not know (\(OpenSSL.lastError()))")
+        default: throw Self.malformed("it is encrypted with an algorithm keychainctl does not know (\(OpenSSL.lastError()))")
         }
-        var type: Int32 = 0
-        var value: UnsafeRawPointer?
-        X509_ALGOR_get0(nil, &type, &value, algorithm)
-        guard type == V_ASN1_SEQUENCE, let sequence = value?.assumingMemoryBound(to: ASN1_STRING.self) else {
-            throw malformed("its RC2 parameters are missing")
-        }
-        let parameters = Array(UnsafeBufferPointer(start: ASN1_STRING_get0_data(sequence), count: Int(ASN1_STRING_length(sequence))))
-        guard let raw = OpenSSL.decode(parameters, { OpaquePointer(d2i_PBEPARAM(nil, $0, $1)) }, free: { PBEPARAM_free(.init($0)) }),
-            let pbe = Optional(UnsafeMutablePointer<PBEPARAM>(raw))
-        else { throw malformed("its RC2 parameters are malformed") }
-        defer { PBEPARAM_free(pbe) }
-        guard let salt = pbe.pointee.salt, let iterationCount = pbe.pointee.iter.map({ ASN1_INTEGER_get($0) }) else {
-            throw malformed("its RC2 parameters are malformed")
-        }
+        guard let pbe = Self.pbeParameters(of: algorithm) else { throw Self.malformed("its RC2 parameters are missing or malformed") }
         let key = SecretBytes(count: Int(keyLength))
         let iv = SecretBytes(count: 8)
-        let derived = reader.withPassphrase { pass in
+        let derived = withPassphrase { pass in
             key.withUnsafeMutableBytes { keyBytes in
                 iv.withUnsafeMutableBytes { ivBytes in
-                    let saltBytes = ASN1_STRING_get0_data(salt)
-                    let saltLength = ASN1_STRING_length(salt)
+                    var salt = pbe.salt
+                    let saltLength = Int32(salt.count)
                     return PKCS12_key_gen_utf8(
-                        pass, reader.passphraseLength, UnsafeMutablePointer(mutating: saltBytes), saltLength, PKCS12_KEY_ID,
-                        Int32(iterationCount), keyLength, keyBytes.baseAddress!.assumingMemoryBound(to: UInt8.self), EVP_sha1()) == 1
+                        pass, passphraseLength, &salt, saltLength, PKCS12_KEY_ID, Int32(pbe.iterations), keyLength,
+                        keyBytes.baseAddress!.assumingMemoryBound(to: UInt8.self), EVP_sha1()) == 1
                         && PKCS12_key_gen_utf8(
-                            pass, reader.passphraseLength, UnsafeMutablePointer(mutating: saltBytes), saltLength, PKCS12_IV_ID,
-                            Int32(iterationCount), 8, ivBytes.baseAddress!.assumingMemoryBound(to: UInt8.self), EVP_sha1()) == 1
+                            pass, passphraseLength, &salt, saltLength, PKCS12_IV_ID, Int32(pbe.iterations), 8,
+                            ivBytes.baseAddress!.assumingMemoryBound(to: UInt8.self), EVP_sha1()) == 1
                 }
             }
         }
@@ -293,13 +297,7 @@ private struct Reader {
             defer { PKCS8_PRIV_KEY_INFO_free(info) }
             return try take(info)
         }
-        ERR_clear_error()
-        guard let plain = try Self.legacyDecrypt(algorithm, data, passphrase: self) else { throw Self.wrongPassphrase }
-        var bytes = plain.withUnsafeBytes { Array($0) }
-        defer { OpenSSL.zero(&bytes) }
-        guard let info = OpenSSL.decode(bytes, { d2i_PKCS8_PRIV_KEY_INFO(nil, $0, $1) }, free: { PKCS8_PRIV_KEY_INFO_free($0) }) else {
-            throw Self.wrongPassphrase
-        }
+        let info = try legacyDecode(algorithm, data, { d2i_PKCS8_PRIV_KEY_INFO(nil, $0, $1) }, free: { PKCS8_PRIV_KEY_INFO_free($0) })
         defer { PKCS8_PRIV_KEY_INFO_free(info) }
         try take(info)
     }
