@@ -19,7 +19,7 @@ public func fuzzObjects(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     } else {
         guard let archive = try? PKCS12Archive(der: rest, passphrase: SecretBytes(copying: Array("fixture".utf8))) else { return 0 }
         for identity in archive.identities {
-            precondition(identity.key.attributes["klbl"] == .data(identity.certificate.publicKeyHash), "an identity's halves differ")
+            precondition(identity.key.applicationLabel == identity.certificate.publicKeyHash, "an identity's halves differ")
             check(identity.key)
         }
     }

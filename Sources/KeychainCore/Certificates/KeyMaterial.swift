@@ -6,7 +6,7 @@ import CCrypto
 /// PKCS#1 or SubjectPublicKeyInfo; RSA of 1024 to 4096 bits, the NIST curves P-256, P-384 and
 /// P-521, Ed25519 and X25519: the types Apple's SecKey stores.
 package struct KeyMaterial: Sendable {
-    package enum Algorithm: Sendable, Equatable, CaseIterable {
+    package enum Algorithm: Sendable, Equatable {
         case rsa
         case ec
         case ed25519
@@ -36,6 +36,8 @@ package struct KeyMaterial: Sendable {
     /// Apple's external representation (`v_Data`): PKCS#1 RSAPrivateKey, `04‖X‖Y‖K` or the 32-byte
     /// Curve25519 secret for a private key, the public bytes for a public one.
     package let external: SecretBytes
+    /// `klbl`: the SHA-1 of `publicBytes`, which a certificate's `pkhh` equals when it holds this key.
+    package let applicationLabel: [UInt8]
 
     /// The curves Apple's SecECKey takes, by OpenSSL's group name.
     private static let curves: [String: Int] = ["prime256v1": 256, "secp384r1": 384, "secp521r1": 521]
@@ -160,14 +162,14 @@ package struct KeyMaterial: Sendable {
         default:
             throw ObjectError("its key type is not RSA or elliptic-curve")
         }
+        applicationLabel = publicBytes.withUnsafeBytes { OpenSSL.sha1($0) }
     }
 
     /// The attributes `SecItemAdd` derives from the key (research §4.2's table).
     package var attributes: [String: AttributeValue] {
-        let label = publicBytes.withUnsafeBytes { OpenSSL.sha1($0) }
-        let attributes: [String: AttributeValue] = [
+        [
             "kcls": .number(isPrivate ? 1 : 0), "type": .string(algorithm.keyType),
-            "bsiz": .number(Int64(bits)), "esiz": .number(Int64(bits)), "klbl": .data(label),
+            "bsiz": .number(Int64(bits)), "esiz": .number(Int64(bits)), "klbl": .data(applicationLabel),
             "perm": .bool(true), "priv": .bool(true), "modi": .bool(true),
             "sens": .bool(false), "asen": .bool(false), "extr": .bool(true), "next": .bool(false),
             "snrc": .bool(false), "vyrc": .bool(false),
@@ -177,6 +179,5 @@ package struct KeyMaterial: Sendable {
             // The generic dictionary says true; RSA keys and EC and Curve25519 public keys override it.
             "drve": .bool(isPrivate && algorithm != .rsa),
         ]
-        return attributes
     }
 }

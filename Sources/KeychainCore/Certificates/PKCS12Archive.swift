@@ -33,7 +33,7 @@ package struct PKCS12Archive: Sendable {
         try reader.read(der)
         var keys = reader.keys
         for certificate in reader.certificates {
-            if let index = keys.firstIndex(where: { $0.attributes["klbl"] == .data(certificate.publicKeyHash) }) {
+            if let index = keys.firstIndex(where: { $0.applicationLabel == certificate.publicKeyHash }) {
                 identities.append(Identity(certificate: certificate, key: keys.remove(at: index)))
             } else {
                 certificates.append(certificate)
@@ -311,7 +311,7 @@ private struct Reader {
             guard material.algorithm.isImportable else {
                 throw ObjectError("an Ed25519 or X25519 key, which Apple's PKCS#12 import refuses (it takes RSA and EC keys)")
             }
-            if !keys.contains(where: { $0.attributes["klbl"] == material.attributes["klbl"] }) { keys.append(material) }
+            if !keys.contains(where: { $0.applicationLabel == material.applicationLabel }) { keys.append(material) }
         } catch {
             throw Self.malformed("its private key: \(error.reason)")
         }
