@@ -92,11 +92,13 @@ struct ImportCommand: Subcommand {
 
     /// The request for a dotenv or environment variable `name`.
     func request(name: String) -> ItemRequest {
-        var attributes: [(code: String, value: String)] = [("svce", service ?? ""), ("acct", name)]
-        if let group { attributes.append(("agrp", group)) }
-        if let label { attributes.append(("labl", label)) }
-        if let accessible { attributes.append(("pdmn", accessible)) }
-        return ItemRequest(attributes: attributes)
+        ItemRequest(attributes: [("svce", service ?? ""), ("acct", name)] + givenAttributes)
+    }
+
+    /// The attributes --group, --label and --accessible give every item of a dotenv, environment
+    /// or PKCS#12 import.
+    private var givenAttributes: [(code: String, value: String)] {
+        [("agrp", group), ("labl", label), ("pdmn", accessible)].compactMap { code, value in value.map { (code, $0) } }
     }
 
     /// A PKCS#12 file's identities and certificates (`SecPKCS12Import`).
@@ -111,12 +113,8 @@ struct ImportCommand: Subcommand {
             throw KeychainError(error.status, hint: "\(path.terminalSafe): \(error.hint)")
         }
         let caller = try globals.caller()
-        var attributes: [(code: String, value: String)] = []
-        if let group { attributes.append(("agrp", group)) }
-        if let label { attributes.append(("labl", label)) }
-        if let accessible { attributes.append(("pdmn", accessible)) }
         let report = try globals.openKeychain().importPKCS12(
-            archive, request: ItemRequest(attributes: attributes), caller: caller, dryRun: dryRun)
+            archive, request: ItemRequest(attributes: givenAttributes), caller: caller, dryRun: dryRun)
         StandardStreams.out(PKCS12ReportRenderer.render(report, format: globals.resolvedFormat))
     }
 }

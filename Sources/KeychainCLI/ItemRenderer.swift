@@ -142,11 +142,12 @@ enum ItemRenderer {
     /// PEM as the inside of a JSON string: its only characters that need escaping are newlines.
     private static func escapedLines(_ pem: SecretBytes?) -> SecretBytes {
         let escaped = SecretBytes(count: 0)
+        let newline: [UInt8] = [UInt8(ascii: "\\"), UInt8(ascii: "n")]
         pem?.withUnsafeBytes { bytes in
             var start = 0
             for (index, byte) in bytes.enumerated() where byte == 0x0A {
                 escaped.append(UnsafeRawBufferPointer(rebasing: bytes[start..<index]))
-                "\\n".utf8CString.withUnsafeBytes { escaped.append(UnsafeRawBufferPointer(rebasing: $0.prefix(2))) }
+                newline.withUnsafeBytes { escaped.append($0) }
                 start = index + 1
             }
             escaped.append(UnsafeRawBufferPointer(rebasing: bytes[start...]))

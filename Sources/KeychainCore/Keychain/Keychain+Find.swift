@@ -66,22 +66,21 @@ extension Keychain {
             // anything is handed over (the second pass does not ask again). Whether a match is
             // protected is read from its authenticated `accc` column, unopened, by the statement
             // the second pass reuses, and only in a keychain that ever held a protected item (the
-            // look cost every find 5%).
-            // A private key's bytes refuse the whole call before any item is handed over.
-            if checkingExport, query.itemClass == .key, wantsData {
+            // look cost every find 5%). The same pass refuses a private key's bytes before any
+            // item is handed over.
+            let checksExport = checkingExport && query.itemClass == .key && wantsData
+            if try checksExport || !keys.device.allowsEveryClass
+                || (keys.device.hasProtectedItems
+                    && store.anyRow(query.itemClass, filter: filter, withSecret: wantsData) { $0.hasAccessControl })
+            {
                 _ = try forEachMatch(query, filter: filter, withSecret: false, openSecret: false, access: .read) { match, _ in
-                    if let refusal = ObjectReference.exportRefusal(
-                        match.opened.item, returns: query.returns, allowed: request.allowPrivateKeyExport)
+                    if checksExport,
+                        let refusal = ObjectReference.exportRefusal(
+                            match.opened.item, returns: query.returns, allowed: request.allowPrivateKeyExport)
                     {
                         throw refusal
                     }
                 }
-            }
-            if try !keys.device.allowsEveryClass
-                || (keys.device.hasProtectedItems
-                    && store.anyRow(query.itemClass, filter: filter, withSecret: wantsData) { $0.hasAccessControl })
-            {
-                _ = try forEachMatch(query, filter: filter, withSecret: false, openSecret: false, access: .read) { _, _ in }
             }
             return try forEachMatch(query, filter: filter, withSecret: wantsData, openSecret: wantsData, access: .read) { match, secret in
                 count += 1
@@ -110,8 +109,10 @@ extension Keychain {
 
     /// A persistent reference together with any other attribute is errSecParam (SEMANTICS §3).
     static func checkPersistentRefStandsAlone(_ query: ItemQuery) throws(KeychainError) {
-        if query.persistentRef != nil, query.hasMatchAttributes {
-            throw KeychainError(.param, hint: "a persistent reference finds one item by itself; give no other attribute with it.")
-        }
+        if query.persistentRef != nil, query.hasMatchAttributes { throw persistentRefNotAlone }
     }
+
+    /// The refusal of a persistent reference given with other attributes.
+    static let persistentRefNotAlone = KeychainError(
+        .param, hint: "a persistent reference finds one item by itself; give no other attribute with it.")
 }

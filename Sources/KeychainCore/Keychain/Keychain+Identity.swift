@@ -48,9 +48,7 @@ extension Keychain {
                     .param,
                     hint: "'\(text.terminalSafe)' is not an identity's persistent reference (base64 of idnt and its certificate's UUID).")
             }
-            guard request.attributes.isEmpty else {
-                throw KeychainError(.param, hint: "a persistent reference finds one item by itself; give no other attribute with it.")
-            }
+            guard request.attributes.isEmpty else { throw Self.persistentRefNotAlone }
             certificateHalf.attributes = []
             certificateHalf.persistentRef = certificateRef
         }
@@ -112,6 +110,15 @@ extension Keychain {
         certificateHalf.itemClass = ItemClass.certificate.rawValue
         certificateHalf.attributes = request.attributes.filter { identityCertificateAttributes.contains($0.code) } + [("sync", "any")]
         certificateHalf.persistentRef = nil
+        return (certificateHalf, keyHalf)
+    }
+
+    /// A delete's or update's two halves: the same request, asked of certificates and of keys.
+    static func classHalves(_ request: ItemRequest) -> (certificate: ItemRequest, key: ItemRequest) {
+        var certificateHalf = request
+        certificateHalf.itemClass = ItemClass.certificate.rawValue
+        var keyHalf = request
+        keyHalf.itemClass = ItemClass.key.rawValue
         return (certificateHalf, keyHalf)
     }
 
@@ -182,9 +189,8 @@ extension Keychain {
             }
             let stillHeld = (try? find(others, caller: caller, skipDamaged: true, checkingExport: false) { _, _ in }) != nil
             guard !stillHeld else { return certificate }
-            let key = try delete(ItemRequest(persistentRef: match.key.item.persistentRef.base64), caller: caller, dryRun: dryRun)
-            return ChangeResult(
-                count: certificate.count + key.count, items: certificate.items + key.items, skipped: [], removedDamaged: [])
+            return certificate.followed(
+                by: try delete(ItemRequest(persistentRef: match.key.item.persistentRef.base64), caller: caller, dryRun: dryRun))
         }
     }
 
@@ -193,31 +199,28 @@ extension Keychain {
     func updateIdentities(
         _ request: ItemRequest, changes: [(code: String, value: String)], caller: Caller, dryRun: Bool, skipDamaged: Bool
     ) throws -> ChangeResult {
-        try bothHalves(request, operation: "update", dryRun: dryRun) { half, dryRun in
-            try update(half, changes: changes, secret: nil, caller: caller, dryRun: dryRun, skipDamaged: skipDamaged)
-        }
-    }
-
-    /// Runs `change` on the certificate half and then the key half of `request` in one transaction.
-    private func bothHalves(
-        _ request: ItemRequest, operation: String, dryRun: Bool, _ change: (ItemRequest, Bool) throws -> ChangeResult
-    ) throws -> ChangeResult {
         guard request.persistentRef == nil else {
             // Apple's update by an identity's reference fails inside securityd (errSecInternal, research §4.3).
             throw KeychainError(
                 .param,
-                hint:
-                    "an identity's persistent reference cannot be \(operation)d (Apple fails it); \(operation) its certificate and key by theirs."
-            )
+                hint: "an identity's persistent reference cannot be updated (Apple fails it); update its certificate and key by theirs.")
         }
+        return try bothHalves(request, operation: "update", dryRun: dryRun) { half, dryRun in
+            try update(half, changes: changes, secret: nil, caller: caller, dryRun: dryRun, skipDamaged: skipDamaged)
+        }
+    }
+
+    /// Runs `change` on the certificate half and then the key half of `request` (no persistent
+    /// reference) in one transaction.
+    private func bothHalves(
+        _ request: ItemRequest, operation: String, dryRun: Bool, _ change: (ItemRequest, Bool) throws -> ChangeResult
+    ) throws -> ChangeResult {
+        let halves = Self.classHalves(request)
         return try writeOrRehearse(dryRun: dryRun) {
-            var half = request
-            half.itemClass = ItemClass.certificate.rawValue
-            let certificates = try change(half, dryRun)
-            half.itemClass = ItemClass.key.rawValue
+            let certificates = try change(halves.certificate, dryRun)
             let keys: ChangeResult
             do {
-                keys = try change(half, dryRun)
+                keys = try change(halves.key, dryRun)
             } catch let error as KeychainError {
                 throw KeychainError(
                     error.status,
@@ -225,10 +228,7 @@ extension Keychain {
                         "the key half failed after \(certificates.count) certificate(s) matched, so nothing was changed (Apple would have kept the certificates' \(operation)): \(error.hint)",
                     damaged: error.damaged)
             }
-            return ChangeResult(
-                count: certificates.count + keys.count, items: certificates.items + keys.items,
-                skipped: certificates.skipped + keys.skipped,
-                removedDamaged: certificates.removedDamaged + keys.removedDamaged)
+            return certificates.followed(by: keys)
         }
     }
 }

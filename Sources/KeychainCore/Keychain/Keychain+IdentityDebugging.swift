@@ -54,10 +54,7 @@ extension Keychain {
                     "an identity is added from its files (add --class idnt --ref-file); explain each half's add with --class cert and --class keys."
             )
         case .update, .delete:
-            halves.certificate = request
-            halves.certificate.itemClass = ItemClass.certificate.rawValue
-            halves.key = request
-            halves.key.itemClass = ItemClass.key.rawValue
+            halves = Self.classHalves(request)
         case .find:
             halves.certificate.limit = "all"
             halves.key.limit = "all"
@@ -68,17 +65,15 @@ extension Keychain {
         var candidates = certificates.candidates + keys.candidates
         if operation == .find {
             let visible = candidates.filter { $0.verdict == .visible && $0.opened }.map(\.item)
-            let pairs = visible.filter { $0.itemClass == .certificate }.flatMap { certificate in
-                visible.filter { $0.itemClass == .key && Self.completes($0, certificate) }
-            }
-            candidates = candidates.map { candidate in
-                guard candidate.verdict == .visible, candidate.opened else { return candidate }
-                let item = candidate.item
-                let partnered =
-                    item.itemClass == .certificate
+            func partnered(_ item: Item) -> Bool {
+                item.itemClass == .certificate
                     ? visible.contains { $0.itemClass == .key && Self.completes($0, item) }
                     : visible.contains { $0.itemClass == .certificate && Self.completes(item, $0) }
-                guard !partnered else { return candidate }
+            }
+            let anyPair = visible.contains { $0.itemClass == .certificate && partnered($0) }
+            candidates = candidates.map { candidate in
+                guard candidate.verdict == .visible, candidate.opened, !partnered(candidate.item) else { return candidate }
+                let item = candidate.item
                 let text =
                     item.itemClass == .certificate
                     ? "no private key this caller sees has klbl equal to this certificate's pkhh"
@@ -93,7 +88,7 @@ extension Keychain {
                             : "add its certificate (add --class cert --ref-file CERT) in a group this caller reads"
                     ])
             }
-            if predicted == nil, pairs.isEmpty {
+            if predicted == nil, !anyPair {
                 predicted = KeychainError(.itemNotFound, hint: "no certificate and private key this caller sees make an identity.")
             }
         }

@@ -11,6 +11,13 @@ extension Keychain {
         package let skipped: [DamagedRow]
         /// Damaged rows removed without being opened (a delete by persistent reference).
         package let removedDamaged: [DamagedRow]
+
+        /// This result and `next`'s, as one call's (an identity's certificate and key halves).
+        func followed(by next: ChangeResult) -> ChangeResult {
+            ChangeResult(
+                count: count + next.count, items: items + next.items, skipped: skipped + next.skipped,
+                removedDamaged: removedDamaged + next.removedDamaged)
+        }
     }
 
     /// One opened, checked row, and its row number in this transaction.

@@ -46,7 +46,7 @@ extension Keychain {
     func addIdentity(_ request: ItemRequest, certificate: Certificate, key: KeyMaterial, caller: Caller, updateExisting: Bool)
         throws -> AddResult
     {
-        guard key.isPrivate, key.attributes["klbl"] == .data(certificate.publicKeyHash) else {
+        guard key.isPrivate, key.applicationLabel == certificate.publicKeyHash else {
             throw KeychainError(
                 .param,
                 hint: key.isPrivate
@@ -56,11 +56,8 @@ extension Keychain {
         guard request.returns.isEmpty else {
             throw KeychainError(.param, hint: "an identity add returns nothing here; find it with find --class idnt.")
         }
-        var certificateRequest = request
-        certificateRequest.itemClass = ItemClass.certificate.rawValue
+        var (certificateRequest, keyRequest) = Self.classHalves(request)
         certificateRequest.derived = certificate.attributes
-        var keyRequest = request
-        keyRequest.itemClass = ItemClass.key.rawValue
         keyRequest.derived = key.attributes
         let certificateSecret = SecretBytes(copying: certificate.der)
         // Both halves are checked (a key attribute given for the certificate half is
