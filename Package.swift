@@ -29,6 +29,9 @@ let package = Package(
         .systemLibrary(name: "CFileSync"),
         // Echo off for no-echo prompts, restored by signal handlers (which Swift cannot write).
         .target(name: "CTerminal"),
+        // Starting exec's command and git: fork, a fresh session keyring, descriptors closed and the
+        // keyring calls denied by seccomp before execve (posix_spawn can do none of it).
+        .target(name: "CSpawn"),
         .target(
             name: "KeychainCore",
             dependencies: ["CSQLite", "CSodium", "CCrypto", "CKeyring", "CFileSync"],
@@ -48,7 +51,7 @@ let package = Package(
             ]),
         .target(
             name: "KeychainCLI",
-            dependencies: ["KeychainCore", "CProcess", "CTerminal"]),
+            dependencies: ["KeychainCore", "CProcess", "CTerminal", "CSpawn"]),
         .executableTarget(name: "keychainctl", dependencies: ["KeychainCLI"]),
         .executableTarget(name: "keychainctl-bench", dependencies: ["KeychainCore"]),
         .testTarget(name: "KeychainCoreTests", dependencies: ["KeychainCore"]),

@@ -1,8 +1,14 @@
 import CProcess
+import CSpawn
 import Glibc
 import KeychainCore
 
 /// Running `exec`'s command (research `ci-anchors.md` §5.3, process model).
+///
+/// The command gets nothing of keychainctl's process but what it was given: it starts in a new,
+/// empty session keyring (a key `unlock` cached there is not its to read), the kernel keyring calls
+/// are denied to it by a seccomp filter unless `--allow-keyring`, and every descriptor from 3 up is
+/// closed unless kept with `--keep-fd`.
 ///
 /// With nothing to do after it starts, keychainctl `execve`s the command: same PID, and its
 /// signals, terminal and exit status are the command's. Otherwise it spawns the command in its
@@ -42,18 +48,57 @@ enum ChildProcess {
         return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG && access(path, X_OK) == 0
     }
 
-    /// The signals forwarded to the command when a process sent them to keychainctl.
-    static let forwarded: [Int32] = [SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH]
+    /// The signals forwarded to the command when a process sent them to keychainctl (ALRM too:
+    /// `timeout -s ALRM` must not end keychainctl before it removes `--file` secrets).
+    static let forwarded: [Int32] = [SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH, SIGALRM]
 
-    /// Replaces this process with `executable`; returns only when that failed (with errno). The
-    /// forwarded signals are unblocked first: a launcher that had them blocked (a thread pool's
-    /// worker) must not leave the command deaf to them. Their dispositions stay as inherited, so
-    /// `nohup keychainctl exec …` keeps HUP ignored.
-    static func replace(with executable: String, arguments: [String], environment: EnvironmentBlock) -> Int32 {
-        var unblock = sigset_t()
-        sigemptyset(&unblock)
-        for signal in forwarded { sigaddset(&unblock, signal) }
-        sigprocmask(SIG_UNBLOCK, &unblock, nil)
+    /// What a started program may reach of keychainctl's process besides what it was given.
+    struct Isolation {
+        /// Descriptors of 3 and up left open (`--keep-fd`); every other one is closed on exec.
+        var keep: [Int32] = []
+        /// `--allow-keyring`: no seccomp filter over the kernel keyring calls.
+        var allowKeyring = false
+
+        /// Calls `body` with the C options: a new session keyring always, the keyring calls
+        /// denied unless allowed, `dups` applied first, `mask` and `defaults` when given.
+        func withOptions<R>(
+            dups: [(from: Int32, to: Int32)] = [], nullStdin: Bool = false, mask: sigset_t? = nil, defaults: sigset_t? = nil,
+            _ body: (UnsafePointer<cspawn_options>) -> R
+        ) -> R {
+            let from = dups.map(\.from)
+            let to = dups.map(\.to)
+            let hasMask = mask != nil
+            let hasDefaults = defaults != nil
+            var mask = mask ?? sigset_t()
+            var defaults = defaults ?? sigset_t()
+            return from.withUnsafeBufferPointer { fromBuffer in
+                to.withUnsafeBufferPointer { toBuffer in
+                    keep.withUnsafeBufferPointer { keepBuffer in
+                        withUnsafePointer(to: &mask) { maskPointer in
+                            withUnsafePointer(to: &defaults) { defaultsPointer in
+                                var options = cspawn_options(
+                                    dup_from: fromBuffer.baseAddress, dup_to: toBuffer.baseAddress, dup_count: dups.count,
+                                    keep: keepBuffer.baseAddress, keep_count: keep.count, null_stdin: nullStdin ? 1 : 0,
+                                    new_session_keyring: 1, deny_keyring: allowKeyring ? 0 : 1,
+                                    mask: hasMask ? maskPointer : nil, defaults: hasDefaults ? defaultsPointer : nil)
+                                return body(&options)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Replaces this process with `executable`, isolated as `isolation` says; returns only when
+    /// that failed (with errno). The forwarded signals are unblocked first: a launcher that had
+    /// them blocked (a thread pool's worker) must not leave the command deaf to them. Their
+    /// dispositions stay as inherited, so `nohup keychainctl exec …` keeps HUP ignored.
+    static func replace(with executable: String, arguments: [String], environment: EnvironmentBlock, isolation: Isolation) -> Int32 {
+        var mask = sigset_t()
+        sigprocmask(SIG_SETMASK, nil, &mask)
+        for signal in forwarded { sigdelset(&mask, signal) }
+        guard isolation.withOptions(mask: mask, { cspawn_prepare($0) }) == 0 else { return errno }
         return withCStrings(arguments) { argv in
             environment.withPointers { envp in
                 _ = execve(executable, argv, envp)
@@ -62,60 +107,80 @@ enum ChildProcess {
         }
     }
 
-    /// Spawns `executable` with `environment`, its stdout and stderr through `maskers` when given,
-    /// forwards signals, waits, and runs `cleanup` before returning how it ended.
+    /// The forwarded signals and SIGCHLD, blocked and read from a signalfd from its creation on:
+    /// made before any `--file` secret is written, so that a signal arriving in between is
+    /// forwarded (and the files removed) rather than ending keychainctl with them on disk.
+    final class SignalWatch {
+        let fd: Int32
+        let previous: sigset_t
+
+        init() throws {
+            var blocked = sigset_t()
+            sigemptyset(&blocked)
+            for signal in forwarded + [SIGCHLD] { sigaddset(&blocked, signal) }
+            var previous = sigset_t()
+            sigprocmask(SIG_BLOCK, &blocked, &previous)
+            self.previous = previous
+            fd = cprocess_signalfd(&blocked)
+            guard fd >= 0 else {
+                sigprocmask(SIG_SETMASK, &previous, nil)
+                throw InputError("cannot watch signals: \(String(cString: strerror(errno))).")
+            }
+        }
+
+        deinit {
+            close(fd)
+            var previous = previous
+            sigprocmask(SIG_SETMASK, &previous, nil)
+        }
+    }
+
+    /// Spawns `executable` with `environment`, isolated as `isolation` says, its stdout and stderr
+    /// through `maskers` when given, forwards the signals `watch` reads, waits, and runs `cleanup`
+    /// before returning how it ended.
     static func run(
-        _ executable: String, arguments: [String], environment: EnvironmentBlock, stdoutMasker: SecretMasker?,
-        stderrMasker: SecretMasker?, cleanup: () -> Void
-    ) throws -> Ending {
-        var blocked = sigset_t()
-        sigemptyset(&blocked)
-        for signal in forwarded + [SIGCHLD] { sigaddset(&blocked, signal) }
-        var previous = sigset_t()
-        sigprocmask(SIG_BLOCK, &blocked, &previous)
-        let signals = cprocess_signalfd(&blocked)
-        guard signals >= 0 else { throw InputError("cannot watch signals: \(String(cString: strerror(errno))).") }
-        defer { close(signals) }
+        _ executable: String, arguments: [String], environment: EnvironmentBlock, isolation: Isolation, watch: SignalWatch,
+        stdoutMasker: SecretMasker?, stderrMasker: SecretMasker?, cleanup: () -> Void
+    ) throws -> Outcome {
         // A reader gone from our stdout is the command's business: writes fail with EPIPE here.
         signal(SIGPIPE, SIG_IGN)
-
         var streams: [Stream] = []
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
         for (target, masker) in [(Int32(1), stdoutMasker), (Int32(2), stderrMasker)] {
             guard let masker else { continue }
             var ends: [Int32] = [0, 0]
-            guard pipe(&ends) == 0 else { throw InputError("cannot make a pipe: \(String(cString: strerror(errno))).") }
-            _ = fcntl(ends[0], F_SETFD, FD_CLOEXEC)
-            _ = fcntl(ends[1], F_SETFD, FD_CLOEXEC)
-            posix_spawn_file_actions_adddup2(&actions, ends[1], target)
+            guard cspawn_pipe(&ends) == 0 else {
+                let error = errno
+                for stream in streams {
+                    close(stream.read)
+                    close(stream.write)
+                }
+                cleanup()
+                throw InputError("cannot make a pipe: \(String(cString: strerror(error))).")
+            }
             streams.append(Stream(read: ends[0], write: ends[1], target: target, masker: masker))
         }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
         // SIGPIPE, which keychainctl ignores while it pumps, is the command's default again; the
         // forwarded signals start unblocked (as `replace` does), the rest as keychainctl had them.
         var defaults = sigset_t()
         sigemptyset(&defaults)
         sigaddset(&defaults, SIGPIPE)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        var childMask = previous
+        var childMask = watch.previous
         for signal in forwarded + [SIGCHLD] { sigdelset(&childMask, signal) }
-        posix_spawnattr_setsigmask(&attributes, &childMask)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
-
-        var child: pid_t = 0
-        let spawned = withCStrings(arguments) { argv in
-            environment.withPointers { envp in posix_spawn(&child, executable, &actions, &attributes, argv, envp) }
+        let child = withCStrings(arguments) { argv in
+            environment.withPointers { envp in
+                isolation.withOptions(dups: streams.map { ($0.write, $0.target) }, mask: childMask, defaults: defaults) {
+                    cspawn_start(executable, argv, envp, $0)
+                }
+            }
         }
+        let spawnError = errno
         for stream in streams { close(stream.write) }
-        guard spawned == 0 else {
+        guard child > 0 else {
             for stream in streams { close(stream.read) }
             cleanup()
-            return .failedToStart(spawned)
+            return Outcome(ending: .failedToStart(spawnError), writeError: nil)
         }
+        let signals = watch.fd
         var ending: Ending?
         var exitedAt: Int64?
         while true {
@@ -167,8 +232,14 @@ enum ChildProcess {
             close(streams[index].read)
         }
         cleanup()
-        sigprocmask(SIG_SETMASK, &previous, nil)
-        return ending ?? .exited(1)
+        return Outcome(ending: ending ?? .exited(1), writeError: streams.compactMap(\.writeError).first { $0.errno != EPIPE })
+    }
+
+    /// How the command ended, and the first error writing its masked output (other than EPIPE:
+    /// a reader gone is the command's business, as it would be without masking).
+    struct Outcome {
+        let ending: Ending
+        let writeError: (target: Int32, errno: Int32)?
     }
 
     /// How the command ended.
@@ -208,6 +279,8 @@ enum ChildProcess {
         let target: Int32
         let masker: SecretMasker
         var closed = false
+        /// The first failed write to `target`, with its errno.
+        var writeError: (target: Int32, errno: Int32)?
 
         mutating func pump() {
             var buffer = [UInt8](repeating: 0, count: 65_536)
@@ -226,9 +299,12 @@ enum ChildProcess {
 
         mutating func flush() { masker.flush { self.send($0) } }
 
-        /// A target that stopped taking output (EPIPE) makes every later write fail at once: the
+        /// A target that stopped taking output (EPIPE, a full disk) is written no more: the
         /// command's output is still read, so it never blocks on a full pipe.
-        func send(_ bytes: UnsafeRawBufferPointer) { _ = FileBytes.writeAll(target, bytes) }
+        mutating func send(_ bytes: UnsafeRawBufferPointer) {
+            guard writeError == nil else { return }
+            if !FileBytes.writeAll(target, bytes) { writeError = (target, errno) }
+        }
     }
 
     private static func monotonicMilliseconds() -> Int64 {

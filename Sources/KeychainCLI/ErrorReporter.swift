@@ -1,5 +1,13 @@
 import KeychainCore
 
+extension String {
+    /// Each line made terminal-safe, the line breaks kept.
+    var linesTerminalSafe: String {
+        guard containsControlCharacters else { return self }
+        return split(separator: "\n", omittingEmptySubsequences: false).map { String($0).terminalSafe }.joined(separator: "\n")
+    }
+}
+
 /// The one place that turns a failure into stderr text and an exit status (CLI.md, Exit status).
 enum ErrorReporter {
     /// Reports `error` on stderr in `format` and returns the exit status.
@@ -19,14 +27,20 @@ enum ErrorReporter {
             members["status"] = status.map { .number(Int64($0)) } ?? .null
             StandardStreams.err(JSON.render(.object(["error": .object(members)])) + "\n")
         case .text:
+            // Messages and hints quote file names, PEM labels and other strings from files: every
+            // control character is escaped here, once, whatever built the text.
+            let message = message.linesTerminalSafe
             if let status {
-                StandardStreams.err("keychainctl: \(message) (\(name) \(status))\n" + (hint.isEmpty ? "" : hint + "\n"))
+                StandardStreams.err("keychainctl: \(message) (\(name) \(status))\n" + (hint.isEmpty ? "" : hint.linesTerminalSafe + "\n"))
             } else {
                 StandardStreams.err("keychainctl: \(message)\n")
             }
         }
         return exitStatus
     }
+
+    /// `error`'s message alone, one line, for a warning that quotes it.
+    static func summary(of error: any Error) -> String { describe(error).2.terminalSafe }
 
     /// (OSStatus, name, message, hint, exit status) for any failure.
     private static func describe(_ error: any Error) -> (Int32?, String, String, String, Int32) {

@@ -15,8 +15,10 @@ struct ExecCommand: Subcommand {
             (--env, --env-from, --file, and keychain:QUERY values in --env-file files and in the inherited \
             environment) is resolved before CMD starts; any failure is keychainctl's exit status and CMD \
             does not run. KEYCHAINCTL_KEY and KEYCHAINCTL_PASSPHRASE never reach CMD, nor KEYCHAINCTL_KEY_FILE \
-            unless kept with --keep. CMD's exit status (or signal) is passed through; 127: CMD not found, \
-            126: not executable.
+            and KEYCHAINCTL_ACCOUNT_KEY_FILE unless kept with --keep. CMD starts in a new, empty session \
+            keyring, with the kernel keyring calls denied (unless --allow-keyring) and every descriptor from 3 \
+            up closed (unless --keep-fd): it cannot reach the key 'unlock' cached. CMD's exit status (or \
+            signal) is passed through; 127: CMD not found, 126: not executable.
             """,
         sections: [
             (
@@ -44,7 +46,19 @@ struct ExecCommand: Subcommand {
                         "keep", nil, "VAR,…", repeatable: true,
                         "Keep these variables (with --pristine; KEYCHAINCTL_KEY_FILE otherwise removed)."),
                     .flag("no-override", "Keep an inherited variable's value over an injected one."),
-                    .flag("strict", "Refuse any variable left holding a keychain: value that is not a query."),
+                    .flag(
+                        "strict",
+                        "Refuse any variable left holding a keychain: value that is not a query, and --env-from items named after a reserved variable."
+                    ),
+                ]
+            ),
+            (
+                "what CMD can reach",
+                [
+                    .value("keep-fd", nil, "N", repeatable: true, "Leave descriptor N (3 or more) open in CMD; every other one is closed."),
+                    .flag(
+                        "allow-keyring",
+                        "Let CMD use the kernel keyring (add_key, keyctl, request_key); it still starts in a new, empty session keyring."),
                 ]
             ),
             (
@@ -68,6 +82,7 @@ struct ExecCommand: Subcommand {
     let ciMask: Bool
     let dryRun: Bool
     let command: [String]
+    let isolation: ChildProcess.Isolation
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         globals = try GlobalOptions(arguments)
@@ -79,6 +94,15 @@ struct ExecCommand: Subcommand {
         ciMask = arguments.flag("ci-mask")
         dryRun = arguments.flag("dry-run")
         plan = try ExecPlan(arguments)
+        var isolation = ChildProcess.Isolation()
+        isolation.allowKeyring = arguments.flag("allow-keyring")
+        for word in arguments.all("keep-fd") {
+            guard let fd = Int32(word), fd >= 3 else { throw UsageError("--keep-fd takes a descriptor number of 3 or more.") }
+            // Checked now, before keychainctl opens descriptors of its own that could take the number.
+            guard fcntl(fd, F_GETFD) >= 0 else { throw UsageError("--keep-fd \(fd): no such open descriptor.") }
+            isolation.keep.append(fd)
+        }
+        self.isolation = isolation
     }
 
     func run() throws {
@@ -87,6 +111,12 @@ struct ExecCommand: Subcommand {
         do {
             let keychain = try globals.openKeychain()
             resolved = try plan.resolve(keychain: keychain, caller: caller)
+            if keychain.cachedKeyRing == .user {
+                StandardStreams.warn(
+                    "the keychain's key is cached in the user keyring, which every process of this user can link and read"
+                        + (isolation.allowKeyring ? ", CMD included (--allow-keyring)" : " (CMD cannot: its keyring calls are denied)")
+                        + "; run 'keychainctl unlock' inside a session keyring ('keyctl session - …') to keep it to one session.")
+            }
         }
         for warning in resolved.warnings { StandardStreams.warn(warning) }
         if dryRun { return StandardStreams.out(ExecReport.dryRun(resolved, command: command, format: globals.resolvedFormat)) }
@@ -99,6 +129,9 @@ struct ExecCommand: Subcommand {
             throw SilentExitWithMessage(code: 126, message: "\(path.terminalSafe): not an executable file; nothing was run.")
         }
         if ciMask, Environment.value("GITHUB_ACTIONS") == "true" { ExecReport.addMaskLines(resolved.secrets) }
+        // Signals are watched before any --file secret is written, so that none ends keychainctl
+        // with the files still on disk.
+        let watch = try ChildProcess.SignalWatch()
         let maskStdout = mask == .always || (mask == .auto && !StandardStreams.isTerminal(1))
         let maskStderr = mask == .always || (mask == .auto && !StandardStreams.isTerminal(2))
         // One masker per stream: each holds back its own stream's undecided bytes.
@@ -111,14 +144,21 @@ struct ExecCommand: Subcommand {
         let files = try ExecFiles(resolved.files)
         let environment = EnvironmentBlock(resolved.environment(filePaths: files.paths))
         guard masked || !files.isEmpty else {
-            throw cannotRun(ChildProcess.replace(with: executable, arguments: command, environment: environment))
+            throw cannotRun(ChildProcess.replace(with: executable, arguments: command, environment: environment, isolation: isolation))
         }
-        let ending = try ChildProcess.run(
-            executable, arguments: command, environment: environment, stdoutMasker: stdoutMasker, stderrMasker: stderrMasker,
-            cleanup: files.remove)
-        if case .failedToStart(let error) = ending { throw cannotRun(error) }
+        let outcome = try ChildProcess.run(
+            executable, arguments: command, environment: environment, isolation: isolation, watch: watch, stdoutMasker: stdoutMasker,
+            stderrMasker: stderrMasker, cleanup: files.remove)
+        if case .failedToStart(let error) = outcome.ending { throw cannotRun(error) }
         _ = StandardStreams.finish(0)
-        ChildProcess.end(as: ending)
+        // The command succeeded but its output was not all written (a full disk, /dev/full): 74.
+        if let failed = outcome.writeError, case .exited(0) = outcome.ending {
+            let stream = failed.target == 1 ? "standard output" : "standard error"
+            throw SilentExitWithMessage(
+                code: ExitStatusTable.ioFailure,
+                message: "cannot write the command's \(stream): \(String(cString: strerror(failed.errno))); its output is incomplete.")
+        }
+        ChildProcess.end(as: outcome.ending)
     }
 }
 
@@ -130,7 +170,7 @@ extension ExecCommand {
     }
 }
 
-/// An exit with a status of its own and a one-line `keychainctl:` message (exec's 126 and 127).
+/// An exit with a status of its own and a one-line `keychainctl:` message (exec's 126, 127 and 74).
 struct SilentExitWithMessage: Error {
     let code: Int32
     let message: String

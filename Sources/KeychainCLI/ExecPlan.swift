@@ -60,6 +60,8 @@ struct ExecPlan {
         let origin: Origin
         /// The item it came from (`nil`: a plain value).
         let item: Item?
+        /// With `--base64`, the secret before encoding: masked too, since the command decodes it.
+        var decoded: SecretBytes? = nil
     }
 
     /// Everything resolved, before CMD starts.
@@ -71,7 +73,9 @@ struct ExecPlan {
         var warnings: [String] = []
         /// Every secret given to the command, by name: what masking hides.
         var secrets: [(name: String, value: SecretBytes)] {
-            (variables + files).filter { $0.item != nil }.map { ($0.name, $0.value) }
+            (variables + files).filter { $0.item != nil }.flatMap { variable in
+                [(variable.name, variable.value)] + (variable.decoded.map { [(variable.name, $0)] } ?? [])
+            }
         }
         /// PATH as the command will have it.
         var path: String? {
@@ -124,7 +128,7 @@ struct ExecPlan {
         let found = try keychain.resolve(references, caller: caller, groups: groups)
         var injected: [Variable] = []
         for (offset, (name, _)) in envs.enumerated() {
-            injected.append(Variable(name: name, value: try value(found[offset][0], name: name), origin: .env, item: found[offset][0].item))
+            injected.append(try variable(found[offset][0], name: name, origin: .env))
         }
         for (offset, (name, _)) in files.enumerated() {
             let item = found[envs.count + offset][0]
@@ -134,19 +138,24 @@ struct ExecPlan {
         for offset in envFrom.indices {
             for item in found[envs.count + files.count + offset] {
                 let name = try variableName(for: item.item)
+                if ReservedVariables.contains(name) {
+                    let refusal = "--env-from: item ref=\(item.item.persistentRef.base64) would set \(name), which changes how programs load or run code"
+                    if strict { throw KeychainError(.param, hint: refusal + "; nothing was run.") }
+                    result.warnings.append(refusal + "; it was left out (set it with --env \(name)=… if you mean it).")
+                    continue
+                }
                 guard !fromEnvFrom.contains(where: { $0.name == name }) else {
                     throw KeychainError(
                         .param, hint: "--env-from: two items give the variable \(name); narrow the query or use --name-from.")
                 }
-                fromEnvFrom.append(Variable(name: name, value: try value(item, name: name), origin: .envFrom, item: item.item))
+                fromEnvFrom.append(try variable(item, name: name, origin: .envFrom))
             }
         }
         // keychain: values, replaced in place.
         var fileVariables = fileEntries.map { Variable(name: $0.name, value: $0.value, origin: .envFile, item: nil) }
         for (position, reference) in referenced.enumerated() {
             let item = found[envs.count + files.count + envFrom.count + position][0]
-            let variable = Variable(
-                name: reference.name, value: try value(item, name: reference.name), origin: reference.origin, item: item.item)
+            let variable = try variable(item, name: reference.name, origin: reference.origin)
             if reference.index < base.count {
                 base[reference.index] = variable
             } else {
@@ -193,16 +202,16 @@ struct ExecPlan {
         }
     }
 
-    /// The secret of `item` as a variable's value: base64 with --base64 NAME; a NUL byte, which
-    /// an environment cannot hold, is errSecParam.
-    private func value(_ item: Keychain.FoundItem, name: String) throws(KeychainError) -> SecretBytes {
+    /// The variable NAME holding `item`'s secret: base64 with --base64 NAME (the secret itself kept
+    /// for masking); a NUL byte, which an environment cannot hold, is errSecParam.
+    private func variable(_ item: Keychain.FoundItem, name: String, origin: Origin) throws(KeychainError) -> Variable {
         let secret = item.secret ?? SecretBytes(count: 0)
-        if base64.contains(name) { return secret.base64() }
+        if base64.contains(name) { return Variable(name: name, value: secret.base64(), origin: origin, item: item.item, decoded: secret) }
         if secret.withUnsafeBytes({ $0.contains(0) }) {
             throw KeychainError(
                 .param, hint: "\(name): the secret holds a NUL byte, which an environment variable cannot; use --file or --base64 \(name).")
         }
-        return secret
+        return Variable(name: name, value: secret, origin: origin, item: item.item)
     }
 
     /// The variable `--env-from` makes of `item`.
@@ -227,6 +236,13 @@ struct ExecPlan {
         }
     }
 
+    /// keychainctl's own variables that are never passed on (`false`) or passed on only when named
+    /// by `--keep` (`true`: paths, which are useless without the file but may be wanted).
+    static let credentialVariables: [String: Bool] = [
+        "KEYCHAINCTL_KEY": false, "KEYCHAINCTL_PASSPHRASE": false, "KEYCHAINCTL_EXEC": false,
+        "KEYCHAINCTL_KEY_FILE": true, "KEYCHAINCTL_ACCOUNT_KEY_FILE": true,
+    ]
+
     /// keychainctl's environment as the command inherits it: all of it (or with --pristine only
     /// --keep's), less keychainctl's own credentials.
     private func inherited() -> [Variable] {
@@ -238,8 +254,7 @@ struct ExecPlan {
             let bytes = UnsafeRawBufferPointer(start: entry, count: length)
             guard let equals = bytes.firstIndex(of: UInt8(ascii: "=")) else { continue }
             let name = String(decoding: bytes[..<equals], as: UTF8.self)
-            if name == "KEYCHAINCTL_KEY" || name == "KEYCHAINCTL_PASSPHRASE" || name == "KEYCHAINCTL_EXEC" { continue }
-            if name == "KEYCHAINCTL_KEY_FILE", !keep.contains(name) { continue }
+            if let credential = Self.credentialVariables[name], !credential || !keep.contains(name) { continue }
             if pristine, !keep.contains(name) { continue }
             variables.append(
                 Variable(

@@ -39,10 +39,17 @@ enum ExecReport {
         return parts.joined(separator: " ")
     }
 
-    /// `::add-mask::LINE` on stdout for every line of every secret: GitHub Actions then masks them
-    /// in the whole step's log, not only in what keychainctl pipes. Lines shorter than the masker's
+    /// `::add-mask::LINE` for every line of every secret: GitHub Actions then masks them in the
+    /// whole step's log, not only in what keychainctl pipes. Lines shorter than the masker's
     /// minimum are left out, as the masker leaves them: masking "1" would garble every log line.
-    static func addMaskLines(_ secrets: [(name: String, value: SecretBytes)]) {
+    /// The runner reads them from stdout or stderr; they go to the first of those that is not a
+    /// regular file (a redirected log, an artifact, an env file would keep every secret in
+    /// clear), never to `dataStream` (export's output), and nowhere, with a warning, when both are files.
+    static func addMaskLines(_ secrets: [(name: String, value: SecretBytes)], dataStream: Int32? = nil) {
+        guard let fd = [Int32(1), 2].first(where: { $0 != dataStream && !StandardStreams.isRegularFile($0) }) else {
+            return StandardStreams.warn(
+                "::add-mask:: lines were not printed: standard output and error go to files, where they would keep the secrets in clear.")
+        }
         for (_, value) in secrets {
             value.withUnsafeBytes { bytes in
                 for line in bytes.split(omittingEmptySubsequences: true, whereSeparator: { $0 == 0x0A || $0 == 0x0D })
@@ -51,7 +58,7 @@ enum ExecReport {
                     Array("::add-mask::".utf8).withUnsafeBytes { out.append($0) }
                     out.append(UnsafeRawBufferPointer(rebasing: line))
                     withUnsafeBytes(of: UInt8(0x0A)) { out.append($0) }
-                    StandardStreams.out(secret: out)
+                    StandardStreams.out(secret: out, fd: fd)
                 }
             }
         }

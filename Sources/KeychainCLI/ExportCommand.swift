@@ -31,6 +31,10 @@ struct ExportCommand: Subcommand {
                         "name-from", nil, "acct|labl|svce", "dotenv, shell, github-env: the attribute naming each variable (default acct)."),
                     .flag("upper", "dotenv, shell, github-env: upper-case the names."),
                     .flag("skip-binary", "dotenv, shell, github-env: leave out (with a warning) secrets that are not text."),
+                    .flag(
+                        "strict",
+                        "dotenv, shell, github-env: refuse an item whose name would set a reserved variable (PATH, LD_*, BASH_ENV, …) instead of leaving it out."
+                    ),
                 ]
             ),
             ("item attributes", ItemOptions.specs),
@@ -49,6 +53,7 @@ struct ExportCommand: Subcommand {
     let naming: VariableNaming
     let skipBinary: Bool
     let allowPrivateKeyExport: Bool
+    let strict: Bool
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         globals = try GlobalOptions(arguments)
@@ -61,6 +66,7 @@ struct ExportCommand: Subcommand {
         naming = try VariableNaming(arguments)
         skipBinary = arguments.flag("skip-binary")
         allowPrivateKeyExport = arguments.flag("allow-private-key-export")
+        strict = arguments.flag("strict")
         if output != nil, appendTo != nil { throw UsageError("give --output or --append-to, not both.") }
         if force, output == nil { throw UsageError("--force replaces the --output file; give --output.") }
         if [.dotenv, .shell, .githubEnv].contains(format), !withSecrets {
@@ -82,7 +88,7 @@ struct ExportCommand: Subcommand {
                     ["agrp", "sync", "pdmn"].contains($0.code) || Schema.of(itemClass)?.attribute($0.code) != nil
                 }
             }.map(\.rawValue) : [item.itemClass]
-        let writer = ExportWriter(format: format, withSecrets: withSecrets, naming: naming, skipBinary: skipBinary)
+        let writer = ExportWriter(format: format, withSecrets: withSecrets, naming: naming, skipBinary: skipBinary, strict: strict)
         var found = 0
         var lastMiss: Error?
         for itemClass in classes {
@@ -102,7 +108,9 @@ struct ExportCommand: Subcommand {
         if found == 0, let lastMiss { throw lastMiss }
         for warning in writer.warnings { StandardStreams.warn(warning) }
         let text = writer.finish()
-        if format == .githubEnv { ExecReport.addMaskLines(writer.values) }
+        if format == .githubEnv {
+            ExecReport.addMaskLines(writer.values, dataStream: output == nil && appendTo == nil ? 1 : nil)
+        }
         try ExportDestination.write(text, output: output, force: force, appendTo: appendTo)
     }
 }

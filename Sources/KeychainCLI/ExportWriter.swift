@@ -7,6 +7,8 @@ final class ExportWriter {
     let withSecrets: Bool
     let naming: VariableNaming
     let skipBinary: Bool
+    /// `--strict`: a reserved variable name refuses the export instead of leaving its item out.
+    let strict: Bool
     private var out = Output()
     private var count = 0
     private var names: [String: String] = [:]
@@ -14,7 +16,8 @@ final class ExportWriter {
     /// Every value written (for github-env's `::add-mask::` lines).
     private(set) var values: [(name: String, value: SecretBytes)] = []
 
-    init(format: ExportCommand.Format, withSecrets: Bool, naming: VariableNaming, skipBinary: Bool) {
+    init(format: ExportCommand.Format, withSecrets: Bool, naming: VariableNaming, skipBinary: Bool, strict: Bool) {
+        self.strict = strict
         self.format = format
         self.withSecrets = withSecrets
         self.naming = naming
@@ -46,7 +49,7 @@ final class ExportWriter {
         return out
     }
 
-    /// The variable name and secret of `found`; `nil` for a binary secret left out.
+    /// The variable name and secret of `found`; `nil` for a binary secret or a reserved name left out.
     private func named(_ found: Keychain.FoundItem) throws -> (String, SecretBytes)? {
         let reference = found.item.persistentRef.base64
         let name = naming.name(for: found.item)
@@ -54,6 +57,12 @@ final class ExportWriter {
             throw KeychainError(
                 .param,
                 hint: "item ref=\(reference) is named '\(String(name.prefix(40)).terminalSafe)', not a variable name; use --name-from.")
+        }
+        if ReservedVariables.contains(name) {
+            let refusal = "item ref=\(reference) would set \(name), which changes how programs load or run code"
+            if strict { throw KeychainError(.param, hint: refusal + "; nothing was written.") }
+            warnings.append(refusal + "; it was left out.")
+            return nil
         }
         if let earlier = names[name] {
             throw KeychainError(

@@ -273,8 +273,11 @@ struct GlobalOptions {
     }
 
     /// A passphrase (or application password) read whole from descriptor `fd`, less one trailing
-    /// newline (as `echo` adds), within `InputLimits.passphraseBytes`.
+    /// newline (as `echo` adds), within `InputLimits.passphraseBytes`. The descriptor is closed
+    /// once read (made close-on-exec when it is 0, 1 or 2): nothing keychainctl starts later (exec's
+    /// command, git) can reopen it through /proc/self/fd and read the passphrase again.
     static func passphrase(fromFD fd: Int32, what: String) throws -> SecretBytes {
+        defer { SecretReader.retire(fd: fd) }
         let secret = try SecretReader.readAll(fd: fd, source: "file descriptor \(fd)", limit: InputLimits.passphraseBytes + 2)
         secret.stripTrailingNewline()
         return try capped(secret, source: what)

@@ -26,6 +26,16 @@ enum SecretReader {
         return secret
     }
 
+    /// Closes a credential descriptor once read; one of 0, 1 or 2 stays open (closing it would let
+    /// the next file opened take its place) but is closed on exec.
+    static func retire(fd: Int32) {
+        if fd > 2 {
+            close(fd)
+        } else {
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        }
+    }
+
     /// Reads the file at `path` whole, up to `limit` bytes.
     static func readFile(_ path: String, limit: Int) throws -> SecretBytes {
         let fd = open(path, O_RDONLY | O_CLOEXEC)

@@ -16,13 +16,19 @@ enum StandardStreams {
     static func err(_ text: String) { write(fd: 2, Array(text.utf8)) }
 
     /// A warning on stderr: `keychainctl: warning: …`.
-    static func warn(_ text: String) { err("keychainctl: warning: \(text)\n") }
+    static func warn(_ text: String) { err("keychainctl: warning: \(text.linesTerminalSafe)\n") }
 
-    /// Writes secret bytes to standard output straight from guarded memory.
-    static func out(secret: SecretBytes) {
+    /// Writes secret bytes to standard output (or `fd`) straight from guarded memory.
+    static func out(secret: SecretBytes, fd: Int32 = 1) {
         secret.withUnsafeBytes { buffer in
-            write(fd: 1, UnsafeRawBufferPointer(buffer))
+            write(fd: fd, UnsafeRawBufferPointer(buffer))
         }
+    }
+
+    /// Whether file descriptor `fd` is a regular file (a log, an env file) rather than a pipe or a terminal.
+    static func isRegularFile(_ fd: Int32) -> Bool {
+        var status = stat()
+        return fstat(fd, &status) == 0 && status.st_mode & S_IFMT == S_IFREG
     }
 
     /// Writes `output` to standard output, secrets straight from guarded memory.

@@ -37,11 +37,13 @@ package enum KernelKeyring {
     }
 
     /// Whether this process has a session keyring of its own. Without one (no PAM login, as under
-    /// a service manager or `su`), the session keyring is the user-session keyring
-    /// (`_uid_ses.UID`), and a key added to "the session keyring" would land in a fresh anonymous
-    /// keyring that dies with this process (research §4.1). Told by the keyring's name: comparing
-    /// its serial with the user-session keyring's is racy where that keyring is created lazily
-    /// (a new user namespace).
+    /// a service manager), the session keyring is the user-session keyring (`_uid_ses.UID`), and a
+    /// key added to "the session keyring" would land in a fresh anonymous keyring that dies with
+    /// this process. Told by the keyring's name: comparing its serial with the user-session
+    /// keyring's is racy where that keyring is created lazily (a new user namespace). A session
+    /// keyring another user owns is not this process's own either: `su` without a login, or
+    /// `sudo` with a `pam_keyinit` that does not force a new session, keeps the invoking user's,
+    /// and a key put there would be possessed (and so read) by every process of that user.
     package static func hasOwnSessionKeyring() throws(Failure) -> Bool {
         let session = ckeyring_keyring_id(CKEYRING_SPEC_SESSION, 0)
         guard session >= 0 else {
@@ -49,19 +51,19 @@ package enum KernelKeyring {
             throw Failure(errno: errno, call: "keyctl(GET_KEYRING_ID)")
         }
         guard let description = describe(Int32(session)) else { throw Failure(errno: errno, call: "keyctl(DESCRIBE)") }
-        return !(description.type == "keyring" && description.name.hasPrefix("_uid_ses."))
+        return !(description.type == "keyring" && description.name.hasPrefix("_uid_ses.")) && description.owner == geteuid()
     }
 
-    /// A key's type and description (KEYCTL_DESCRIBE: "type;uid;gid;perm;description").
-    static func describe(_ serial: Int32) -> (type: String, name: String)? {
+    /// A key's type, owner and description (KEYCTL_DESCRIBE: "type;uid;gid;perm;description").
+    static func describe(_ serial: Int32) -> (type: String, owner: uid_t, name: String)? {
         var buffer = [CChar](repeating: 0, count: 512)
         let got = ckeyring_describe(serial, &buffer, buffer.count)
         guard got > 0, got <= buffer.count else { return nil }
         let text = String(decoding: buffer.prefix(Int(got) - 1).map { UInt8(bitPattern: $0) }, as: UTF8.self)
         // The description is the fifth field and may itself hold ';'.
         let fields = text.split(separator: ";", maxSplits: 4, omittingEmptySubsequences: false)
-        guard fields.count == 5 else { return nil }
-        return (String(fields[0]), String(fields[4]))
+        guard fields.count == 5, let owner = uid_t(fields[1]) else { return nil }
+        return (String(fields[0]), owner, String(fields[4]))
     }
 
     /// Adds (or replaces) the key `description` in `ring` with `payload`, readable by its possessors
@@ -88,10 +90,13 @@ package enum KernelKeyring {
     }
 
     /// The serial of the key `description` reachable from `ring`; `nil` when there is none, it
-    /// expired, or the keyring cannot be reached (all of them mean "not cached").
-    package static func search(_ description: String, in ring: Ring) -> Int32? {
+    /// expired, or the keyring cannot be reached (all of them mean "not cached"). With `ownOnly`,
+    /// a key another user owns (put in a session keyring this process shares) is not taken.
+    package static func search(_ description: String, in ring: Ring, ownOnly: Bool = false) -> Int32? {
         let serial = ckeyring_search(ring.special, description)
-        return serial >= 0 ? Int32(serial) : nil
+        guard serial >= 0 else { return nil }
+        if ownOnly, describe(Int32(serial))?.owner != geteuid() { return nil }
+        return Int32(serial)
     }
 
     /// The payload of key `serial` when it is exactly `length` bytes, read into guarded memory.
@@ -114,11 +119,18 @@ package enum KernelKeyring {
     package static func keys(in ring: Ring, prefix: String) -> [(serial: Int32, description: String)] {
         let ringID = ckeyring_keyring_id(ring.special, 0)
         guard ringID >= 0 else { return [] }
+        // The keyring's list is read again, larger, until it fits (it may grow between two reads).
         var serials = [Int32](repeating: 0, count: 256)
-        let length = serials.withUnsafeMutableBytes { ckeyring_read(Int32(ringID), $0.baseAddress, $0.count) }
-        guard length >= 0 else { return [] }
+        var length = 0
+        while true {
+            let got = serials.withUnsafeMutableBytes { ckeyring_read(Int32(ringID), $0.baseAddress, $0.count) }
+            guard got >= 0 else { return [] }
+            length = Int(got)
+            if length <= serials.count * 4 { break }
+            serials = [Int32](repeating: 0, count: length / 4 + 64)
+        }
         var found: [(Int32, String)] = []
-        for serial in serials.prefix(min(Int(length) / 4, serials.count)) {
+        for serial in serials.prefix(length / 4) {
             guard let key = describe(serial), key.type == "user", key.name.hasPrefix(prefix) else { continue }
             found.append((serial, key.name))
         }

@@ -43,12 +43,12 @@ package enum KeyCache {
         prefix + Hex.lowercase(id)
     }
 
-    /// The key cached for keychain `id`, when one is reachable and has not expired; each use of a
-    /// key with an idle timeout re-arms it (never past its absolute expiry).
+    /// The key cached for keychain `id`, when one is reachable, owned by this user and has not
+    /// expired; each use of a key with an idle timeout re-arms it (never past its absolute expiry).
     package static func lookup(_ id: [UInt8], now: UInt64 = currentTime()) -> Entry? {
         let name = description(for: id)
         for ring in KernelKeyring.Ring.allCases {
-            guard let serial = KernelKeyring.search(name, in: ring) else { continue }
+            guard let serial = KernelKeyring.search(name, in: ring, ownOnly: true) else { continue }
             guard let payload = KernelKeyring.read(serial, length: payloadBytes), let entry = decode(payload, ring: ring, serial: serial)
             else {
                 KernelKeyring.invalidate(serial)

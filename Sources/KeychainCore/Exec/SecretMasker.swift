@@ -1,9 +1,11 @@
 import Glibc
 
-/// Masks secrets in a command's output as it streams (research `ci-anchors.md` §5.3): each secret
-/// value, each of its lines, and the forms a program commonly prints it in — base64 at each of the
-/// three byte offsets it can start at, base64url, hex, URL- and JSON-escaped — are replaced by
-/// `[keychainctl:NAME]`. Forms shorter than `minimumBytes` are not masked (the caller warns).
+/// Masks secrets in a command's output as it streams: each secret value and each of its lines (with
+/// and without the whitespace around them), and the forms a program commonly prints it in — base64
+/// at each of the three byte offsets it can start at, also wrapped at 64 and 76 columns, base64url,
+/// hex, URL- and JSON-escaped — are replaced by `[keychainctl:NAME]`. Forms shorter than
+/// `minimumBytes` are not masked (the caller warns). Masking is for accidental leaks: a command
+/// that means to print a secret can always transform it first.
 ///
 /// Streaming: output is decided up to the last newline, or up to the longest form less one byte
 /// before the end, whichever is further; the rest is held back until more arrives or `flush`. A
@@ -118,24 +120,64 @@ package final class SecretMasker {
         output.withUnsafeBytes { if $0.count > 0 { emit($0) } }
     }
 
-    /// The forms of a secret worth masking: itself, its lines, base64 (three offsets), base64url,
-    /// hex (both cases), URL-escaped and JSON-escaped.
+    /// The forms of a secret worth masking: itself and its lines, each without the whitespace
+    /// around it (`echo token | keychainctl add` stores a newline that `$(…)` and most programs
+    /// strip, and a match must not eat the command's own newline); then, of the value as stored and
+    /// as trimmed, base64 and base64url at each of the three offsets, base64 wrapped at 64 and 76
+    /// columns (PEM, `base64`), hex (both cases), URL- and JSON-escaped.
     static func forms(of value: UnsafeRawBufferPointer) -> [[UInt8]] {
         let bytes = Array(value)
-        var forms = [bytes]
+        let trimmed = Array(trimmingWhitespace(bytes[...]))
+        var forms = trimmed.isEmpty ? [bytes] : [trimmed]
         let lines = bytes.split(omittingEmptySubsequences: true) { $0 == 0x0A || $0 == 0x0D }
-        if lines.count > 1 { forms += lines.map(Array.init) }
-        for offset in 0..<3 {
-            forms.append(stableBase64(bytes, offset: offset, alphabet: standardAlphabet))
-            forms.append(stableBase64(bytes, offset: offset, alphabet: urlAlphabet))
+        for line in lines {
+            let line = Array(trimmingWhitespace(line))
+            if !line.isEmpty, line != forms[0] { forms.append(line) }
         }
-        let hexDigits = Array("0123456789abcdef".utf8)
-        let lower = bytes.flatMap { [hexDigits[Int($0 >> 4)], hexDigits[Int($0 & 15)]] }
-        forms.append(lower)
-        forms.append(lower.map { $0 >= 0x61 ? $0 - 0x20 : $0 })
-        forms.append(urlEscaped(bytes))
-        forms.append(jsonEscaped(bytes))
+        for base in trimmed.isEmpty || trimmed == bytes ? [bytes] : [bytes, trimmed] {
+            for offset in 0..<3 {
+                forms.append(stableBase64(base, offset: offset, alphabet: standardAlphabet))
+                forms.append(stableBase64(base, offset: offset, alphabet: urlAlphabet))
+                for width in [64, 76] { forms += wrappedBase64Lines(base, offset: offset, width: width) }
+            }
+            let hexDigits = Array("0123456789abcdef".utf8)
+            let lower = base.flatMap { [hexDigits[Int($0 >> 4)], hexDigits[Int($0 & 15)]] }
+            forms.append(lower)
+            forms.append(lower.map { $0 >= 0x61 ? $0 - 0x20 : $0 })
+            forms.append(urlEscaped(base))
+            forms.append(jsonEscaped(base))
+        }
         return forms
+    }
+
+    /// `bytes` without the spaces, tabs, carriage returns and newlines around it.
+    private static func trimmingWhitespace(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
+        guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) }) else {
+            return []
+        }
+        return bytes[first...last]
+    }
+
+    /// The lines of `bytes`' base64 wrapped at `width` columns when it starts `offset` bytes into
+    /// the encoded stream (the stream's first line starting the wrapping), that consist only of
+    /// the value's own characters; at offset 0 also the last line with its padding, which is what
+    /// `base64 < FILE` prints for a file holding the secret alone.
+    static func wrappedBase64Lines(_ bytes: [UInt8], offset: Int, width: Int) -> [[UInt8]] {
+        let encoded = Array(Base64.encode([UInt8](repeating: 0, count: offset) + bytes).utf8)
+        guard encoded.count > width else { return [] }
+        let firstStable = (8 * offset + 5) / 6
+        let endStable = (8 * (offset + bytes.count)) / 6
+        var lines: [[UInt8]] = []
+        var start = 0
+        while start < encoded.count {
+            let end = min(start + width, encoded.count)
+            if start >= firstStable, end <= endStable || (offset == 0 && end == encoded.count) {
+                lines.append(Array(encoded[start..<end]))
+            }
+            start = end
+        }
+        return lines
     }
 
     private static let standardAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)

@@ -33,9 +33,9 @@ package final class Keychain {
     package static func opening(path: String, source: CredentialSource) throws -> Opening {
         let store = try KeychainStore(path: path)
         if source.useCache, let entry = cachedKey(opening: store) {
-            return Opening(path: path, store: store, credential: .key(entry.key), cached: true)
+            return Opening(path: path, store: store, credential: .key(entry.key), cachedIn: entry.ring)
         }
-        return Opening(path: path, store: store, credential: try source.resolve(store.unlocking.passphrase != nil), cached: false)
+        return Opening(path: path, store: store, credential: try source.resolve(store.unlocking.passphrase != nil), cachedIn: nil)
     }
 
     /// The key `unlock` cached for the file `store` opened, when it opens the file's key check; a
@@ -57,8 +57,8 @@ package final class Keychain {
         let path: String
         let store: KeychainStore
         let credential: KeychainCredential
-        /// Whether the credential is the key cached by `unlock`.
-        package let cached: Bool
+        /// The keyring the credential came from when it is the key cached by `unlock`.
+        package let cachedIn: KernelKeyring.Ring?
     }
 
     /// Opens the keychain `opening` chose a credential for.
@@ -79,14 +79,16 @@ package final class Keychain {
         store = opened.store
         keys = opened.keys
         keychainKey = opened.key
-        usedCachedKey = opening.cached
+        cachedKeyRing = opening.cachedIn
         if let deviceState { keys.device.lock = deviceState }
     }
 
     /// The keychain key this call opened the file with (what `unlock` caches and `rekey` replaces).
     package let keychainKey: SecretBytes
+    /// The keyring the key came from when it was the one `unlock` cached.
+    package let cachedKeyRing: KernelKeyring.Ring?
     /// Whether the key came from the kernel keyring's cache.
-    package let usedCachedKey: Bool
+    package var usedCachedKey: Bool { cachedKeyRing != nil }
 
     /// The file's identity, which names its cached key; `nil` for a version-1 file (upgraded on open).
     package var identity: [UInt8]? {

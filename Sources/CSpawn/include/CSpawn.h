@@ -1,0 +1,46 @@
+#ifndef CSPAWN_H
+#define CSPAWN_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Starting a program keychainctl hands secrets to (exec's command, git) with nothing it could use
+   to reach back: written in C because the child between fork and execve may call only
+   async-signal-safe functions, and posix_spawn cannot join a keyring or install a filter. */
+
+/* What the new program gets besides its arguments and environment. */
+struct cspawn_options {
+    /* Descriptors to duplicate before anything else: `dup_from[i]` becomes `dup_to[i]`. */
+    const int *dup_from;
+    const int *dup_to;
+    size_t dup_count;
+    /* Descriptors of 3 and up that stay open across execve; every other one is closed. */
+    const int *keep;
+    size_t keep_count;
+    /* Open /dev/null on descriptor 0 first (git: never a terminal to prompt on). */
+    int null_stdin;
+    /* Join a new, empty session keyring: no key cached in this process's session keyring is
+       possessed by the program. */
+    int new_session_keyring;
+    /* Deny add_key, request_key and keyctl (EPERM, as a container's default profile does) to the
+       program and everything it starts. */
+    int deny_keyring;
+    /* The signal mask, and the signals whose disposition goes back to the default; NULL: as is. */
+    const sigset_t *mask;
+    const sigset_t *defaults;
+};
+
+/* Makes this process ready to become the program: the options above, in place. Returns 0, or
+   -1 with errno set (nothing is undone). For execve without fork, and for the forked child. */
+int cspawn_prepare(const struct cspawn_options *options);
+
+/* Forks a child that applies `options` and execve's `path`. Returns the child's pid, or -1 with
+   errno set when the fork failed or the child could not prepare or start the program (its errno
+   is reported back through a close-on-exec pipe; the child is reaped then). */
+pid_t cspawn_start(const char *path, char *const argv[], char *const envp[], const struct cspawn_options *options);
+
+/* pipe2(fds, O_CLOEXEC), which Glibc's Swift module does not declare. */
+int cspawn_pipe(int fds[2]);
+
+#endif

@@ -1,0 +1,38 @@
+/// Variable names an item's attribute may not produce (`exec --env-from`, `export --format
+/// dotenv|shell|github-env`): each changes how a shell, the dynamic loader, an interpreter or a
+/// tool loads or runs code, or where a CI runner reads its next steps. Whoever can write one item
+/// into a group a query matches (another device holding the account key, an import file's author,
+/// another app sharing the group) would otherwise run code in the step that holds the secrets.
+/// A name the user writes with `--env NAME=…` is the user's choice and is not checked.
+enum ReservedVariables {
+    /// Reserved names, compared upper-cased (npm reads `npm_config_*` as well as `NPM_CONFIG_*`).
+    static let names: Set<String> = [
+        // Shells
+        "PATH", "IFS", "ENV", "BASH_ENV", "SHELLOPTS", "BASHOPTS", "PS4", "PROMPT_COMMAND", "CDPATH", "GLOBIGNORE", "SHELL",
+        "HOME", "ZDOTDIR", "XDG_CONFIG_HOME", "EDITOR", "VISUAL", "PAGER", "BROWSER", "SSH_ASKPASS", "SUDO_ASKPASS",
+        "MAKEFLAGS", "MAKEFILES",
+        // The C library and the dynamic loader
+        "GCONV_PATH", "GLIBC_TUNABLES", "LOCPATH", "NLSPATH", "HOSTALIASES", "RES_OPTIONS",
+        // Interpreters and runtimes
+        "NODE_OPTIONS", "NODE_PATH", "NODE_REPL_EXTERNAL_MODULE", "PERLLIB", "RUBYOPT", "RUBYLIB", "GEM_HOME", "GEM_PATH",
+        "BUNDLE_GEMFILE", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "CLASSPATH", "MAVEN_OPTS", "GRADLE_OPTS",
+        "DOTNET_STARTUP_HOOKS", "CORECLR_PROFILER_PATH", "LUA_PATH", "LUA_CPATH", "LUA_INIT", "PHPRC", "PHP_INI_SCAN_DIR",
+        "TCLLIBPATH", "RUSTC_WRAPPER", "GOFLAGS",
+        // git
+        "GIT_SSH", "GIT_SSH_COMMAND", "GIT_EXEC_PATH", "GIT_ASKPASS", "GIT_EDITOR", "GIT_PAGER", "GIT_EXTERNAL_DIFF",
+        "GIT_PROXY_COMMAND", "GIT_TEMPLATE_DIR", "GIT_DIR", "GIT_WORK_TREE",
+        // CI runners' command files
+        "GITHUB_ENV", "GITHUB_PATH", "GITHUB_OUTPUT", "GITHUB_STATE", "GITHUB_STEP_SUMMARY",
+    ]
+
+    /// Reserved prefixes: whole families of the above.
+    static let prefixes: [String] = [
+        "LD_", "DYLD_", "BASH_FUNC_", "PYTHON", "PERL5", "NPM_CONFIG_", "GIT_CONFIG", "CARGO_", "KEYCHAINCTL_",
+    ]
+
+    /// Whether `name` is reserved.
+    static func contains(_ name: String) -> Bool {
+        let upper = String(decoding: name.utf8.map { $0 >= 0x61 && $0 <= 0x7A ? $0 - 0x20 : $0 }, as: UTF8.self)
+        return names.contains(upper) || prefixes.contains { upper.hasPrefix($0) }
+    }
+}

@@ -1,0 +1,229 @@
+import Foundation
+import KeychainCore
+import Testing
+
+/// What a command run by `exec` can reach besides what it was given, tried as the command would:
+/// the key `unlock` cached, the passphrase descriptor, keychainctl's own variables, secrets in
+/// forms the masker must know, variables named to run code, and files left behind by a signal.
+@Suite struct ExecIsolationTests {
+    /// A Python probe: KEYCTL_GET_KEYRING_ID of the session keyring; prints the id, or `errno N`.
+    static let keyringProbe = """
+        import ctypes, platform
+        libc = ctypes.CDLL(None, use_errno=True)
+        number = 219 if platform.machine() == "aarch64" else 250
+        result = libc.syscall(number, 0, -3, 0)
+        print("keyring", result if result >= 0 else "errno %d" % ctypes.get_errno())
+        """
+
+    /// Runs keychainctl `arguments` as app.plist, named by the environment (exec's command comes last).
+    @discardableResult
+    static func run(_ sandbox: Sandbox, _ arguments: [String], environment: [String: String] = [:], stdoutPath: String? = nil)
+        -> Sandbox.Run
+    {
+        sandbox.run(
+            arguments, profile: nil, environment: environment.merging(["KEYCHAINCTL_PROFILE": Sandbox.profiles + "/app.plist"]) { $1 },
+            stdoutPath: stdoutPath)
+    }
+
+    static func helper() -> String {
+        URL(fileURLWithPath: Sandbox.binary).deletingLastPathComponent().appendingPathComponent("deny-keyring").path
+    }
+
+    /// The review's first finding: inside `exec`, `keychainctl find` read every item through the
+    /// key `unlock` cached in the session. Now the command is in a new session keyring and its
+    /// keyring calls are denied; with --allow-keyring they work, but the key is still not its own.
+    @Test(.enabled(if: UnlockCommandTests.keyringAvailable)) func theCommandCannotReachTheCachedKey() throws {
+        let (sandbox, _, withPassphrase) = try UnlockCommandTests.passphraseKeychain()
+        #expect(sandbox.run(["add", "-s", "other", "-a", "ci"], stdin: Data("OTHER-SECRET".utf8), environment: withPassphrase).status == 0)
+        let script = """
+            set -u
+            "$0" unlock >/dev/null 2>&1 || exit 90
+            unset KEYCHAINCTL_PASSPHRASE
+            "$0" find -s other -a ci -w >/dev/null || exit 91
+            "$0" exec --env T=service=api,account=ci -- sh -c '"$0" find -s other -a ci -w; echo "inner=$?"; grep "^Seccomp:" /proc/self/status; python3 -c "$1"' "$0" "$1"
+            "$0" exec --allow-keyring --env T=service=api,account=ci -- sh -c '"$0" find -s other -a ci -w; echo "allowed=$?"; python3 -c "$1"' "$0" "$1"
+            "$0" lock >/dev/null 2>&1
+            """
+        let run = sandbox.run(
+            ["SESSION", "/bin/sh", "-c", script, Sandbox.binary, Self.keyringProbe], profile: nil,
+            environment: withPassphrase.merging(["KEYCHAINCTL_PROFILE": Sandbox.profiles + "/app.plist"]) { $1 }, executable: Self.helper())
+        #expect(run.status == 0, "\(run.status): \(run.stderr)")
+        #expect(!run.stdout.contains("OTHER-SECRET"), "\(run.stdout)")
+        #expect(run.stdout.contains("inner=36") && run.stdout.contains("allowed=36"), "\(run.stdout)")
+        #expect(run.stdout.contains("Seccomp:\t2"), "\(run.stdout)")
+        #expect(run.stdout.contains("keyring errno 1"), "denied: \(run.stdout)")
+        #expect(run.stdout.components(separatedBy: "\n").contains { $0.hasPrefix("keyring ") && !$0.contains("errno") }, "allowed: \(run.stdout)")
+    }
+
+    /// A key cached in the user keyring is one any process of the user can link: `exec` says so.
+    @Test(.enabled(if: UnlockCommandTests.keyringAvailable)) func aKeyInTheUserKeyringIsWarnedAbout() throws {
+        let (sandbox, bare, withPassphrase) = try UnlockCommandTests.passphraseKeychain()
+        #expect(sandbox.run(["unlock", "--keyring", "user"], profile: nil, environment: withPassphrase).status == 0)
+        defer { sandbox.run(["lock"], profile: nil, environment: bare) }
+        let run = Self.run(sandbox, ["exec", "--env", "T=service=api,account=ci", "--", "true"], environment: bare)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("cached in the user keyring"), "\(run.stderr)")
+    }
+
+    /// The passphrase descriptor is closed once read: the command cannot reopen it through
+    /// /proc/self/fd. A descriptor named by --keep-fd stays; any other is closed.
+    @Test func descriptorsAreClosedUnlessKept() throws {
+        let (sandbox, _, withPassphrase) = try UnlockCommandTests.passphraseKeychain()
+        let passphraseFile = sandbox.folder + "/pw.txt"
+        try Data(UnlockCommandTests.passphrase.utf8).write(to: URL(fileURLWithPath: passphraseFile))
+        try Data("kept-note".utf8).write(to: URL(fileURLWithPath: sandbox.folder + "/note.txt"))
+        let script = """
+            "$0" exec --no-cache --passphrase-fd 3 --env T=service=api,account=ci -- sh -c 'cat /proc/self/fd/3; echo "fd3=$?"; cat /proc/self/fd/5; echo "fd5=$?"' 3<"$1" 5<"$2" 2>&1
+            "$0" exec --no-cache --passphrase-fd 3 --keep-fd 4 --env T=service=api,account=ci -- sh -c 'cat /proc/self/fd/4; echo " fd4=$?"' 3<"$1" 4<"$2"
+            "$0" exec --keep-fd 9 -- true; echo "missing=$?"
+            """
+        var environment = withPassphrase
+        environment["KEYCHAINCTL_PASSPHRASE"] = nil
+        environment["KEYCHAINCTL_PROFILE"] = Sandbox.profiles + "/app.plist"
+        let run = sandbox.run(
+            ["-c", script, Sandbox.binary, passphraseFile, sandbox.folder + "/note.txt"], profile: nil, environment: environment,
+            executable: "/bin/sh")
+        #expect(!run.stdout.contains(UnlockCommandTests.passphrase), "\(run.stdout)")
+        #expect(run.stdout.contains("fd3=1") && run.stdout.contains("fd5=1"), "\(run.stdout)")
+        #expect(run.stdout.contains("kept-note fd4=0"), "\(run.stdout)")
+        #expect(run.stdout.contains("missing=64"), "\(run.stdout)")
+    }
+
+    /// keychainctl's credential variables never reach the command (the account key file's path
+    /// included); --keep passes the paths on when asked.
+    @Test func credentialVariablesAreRemoved() throws {
+        let sandbox = try Sandbox()
+        sandbox.add(["-s", "api", "-a", "ci"], secret: "SECRET-api")
+        let key = try String(contentsOfFile: sandbox.keyFile, encoding: .utf8)
+        let extra = ["KEYCHAINCTL_ACCOUNT_KEY_FILE": "/tmp/account.key", "KEYCHAINCTL_PASSPHRASE": "pw-value-123"]
+        let run = Self.run(sandbox, ["exec", "--env", "T=service=api,account=ci", "--", "sh", "-c", "env | grep ^KEYCHAINCTL_ | cut -d= -f1 | sort"],
+            environment: extra)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout == "KEYCHAINCTL_EXEC\nKEYCHAINCTL_KEYCHAIN\nKEYCHAINCTL_PROFILE\n", "\(run.stdout)")
+        let withKey = Self.run(sandbox, ["exec", "--env", "T=service=api,account=ci", "--", "sh", "-c", "env | grep ^KEYCHAINCTL_ | cut -d= -f1 | sort"],
+            environment: ["KEYCHAINCTL_KEY": key.trimmingCharacters(in: .whitespacesAndNewlines), "KEYCHAINCTL_KEY_FILE": ""])
+        #expect(withKey.status == 0 && !withKey.stdout.contains("KEYCHAINCTL_KEY\n"), "\(withKey.stdout) \(withKey.stderr)")
+        let kept = Self.run(sandbox, ["exec", "--keep", "KEYCHAINCTL_ACCOUNT_KEY_FILE", "--env", "T=service=api,account=ci", "--", "sh", "-c", "echo $KEYCHAINCTL_ACCOUNT_KEY_FILE"],
+            environment: extra)
+        #expect(kept.stdout == "/tmp/account.key\n", "\(kept.stdout)")
+    }
+
+    /// Outside exec too, the keyring calls of a plain command work (the filter is exec's alone).
+    @Test func keyringCallsAreDeniedOnlyToTheCommand() throws {
+        let sandbox = try Sandbox()
+        sandbox.add(["-s", "api", "-a", "ci"], secret: "SECRET-api")
+        let denied = Self.run(sandbox, ["exec", "--env", "T=service=api,account=ci", "--", "python3", "-c", Self.keyringProbe])
+        #expect(denied.stdout == "keyring errno 1\n", "\(denied.stdout) \(denied.stderr)")
+        let allowed = Self.run(sandbox, ["exec", "--allow-keyring", "--env", "T=service=api,account=ci", "--", "python3", "-c", Self.keyringProbe])
+        #expect(allowed.stdout.hasPrefix("keyring ") && !allowed.stdout.contains("errno"), "\(allowed.stdout) \(allowed.stderr)")
+    }
+
+    /// The forms a secret most often takes: stored with a newline but printed without it, decoded
+    /// from --base64, and base64 wrapped at 76 columns (GNU base64) or 64 (PEM).
+    @Test func maskingCoversTrimmedDecodedAndWrappedForms() throws {
+        let sandbox = try Sandbox()
+        sandbox.add(["-s", "gh", "-a", "ci"], secret: "ghp_TrailingNewlineToken123\n")
+        let long = String(repeating: "service-account-json-", count: 6)
+        sandbox.add(["-s", "deploy", "-a", "ci"], secret: long)
+        let trimmed = Self.run(sandbox, [
+            "exec", "--env", "T=service=gh,account=ci", "--", "sh", "-c", "T2=$(printf %s \"$T\"); printf 'Bearer %s;\\n' \"$T2\"; echo next",
+        ])
+        #expect(trimmed.stdout == "Bearer [keychainctl:T];\nnext\n", "\(trimmed.stdout)")
+        let decoded = Self.run(sandbox, [
+            "exec", "--base64", "T", "--env", "T=service=gh,account=ci", "--", "sh", "-c", "echo \"$T\" | base64 -d; echo; echo \"$T\"",
+        ])
+        #expect(!decoded.stdout.contains("ghp_"), "\(decoded.stdout)")
+        #expect(!decoded.stdout.contains(Data("ghp_TrailingNewlineToken123\n".utf8).base64EncodedString()), "\(decoded.stdout)")
+        let wrapped = Self.run(sandbox, [
+            "exec", "--file", "K=service=deploy,account=ci", "--", "sh", "-c", "base64 < \"$K\"; base64 -w 64 < \"$K\"",
+        ])
+        #expect(wrapped.status == 0, "\(wrapped.stderr)")
+        let encoded = Data(long.utf8).base64EncodedString()
+        for width in [64, 76] {
+            var start = encoded.startIndex
+            while start < encoded.endIndex {
+                let end = encoded.index(start, offsetBy: width, limitedBy: encoded.endIndex) ?? encoded.endIndex
+                #expect(!wrapped.stdout.contains(String(encoded[start..<end])), "width \(width): \(wrapped.stdout)")
+                start = end
+            }
+        }
+    }
+
+    /// Items whose name would set a variable that runs code are left out of --env-from (with a
+    /// warning naming the item) and of export's variable formats; --strict refuses them.
+    @Test func reservedNamesAreNeverMadeFromItems() throws {
+        let sandbox = try Sandbox()
+        let evil = sandbox.folder + "/evil.sh"
+        try Data("echo PWNED-BY-BASH_ENV >&2\n".utf8).write(to: URL(fileURLWithPath: evil))
+        sandbox.add(["-s", "ci", "-a", "NPM_TOKEN"], secret: "npm-token-value")
+        sandbox.add(["-s", "ci", "-a", "BASH_ENV"], secret: evil)
+        sandbox.add(["-s", "ci", "-a", "ld_preload"], secret: "/tmp/evil.so")
+        let run = Self.run(sandbox, [
+            "exec", "--env-from", "service=ci", "--upper", "--", "bash", "-c", "echo \"${BASH_ENV:-unset} ${LD_PRELOAD:-unset} $NPM_TOKEN\"",
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout == "unset unset [keychainctl:NPM_TOKEN]\n", "\(run.stdout)")
+        #expect(!run.stderr.contains("PWNED"), "\(run.stderr)")
+        #expect(run.stderr.contains("would set BASH_ENV") && run.stderr.contains("ref="), "\(run.stderr)")
+        let strict = Self.run(sandbox, ["exec", "--strict", "--env-from", "service=ci", "--", "true"])
+        #expect(strict.status == 206, "\(strict.stderr)")
+        let explicit = Self.run(sandbox, ["exec", "--env", "BASH_ENV=service=ci,account=BASH_ENV", "--", "sh", "-c", "test -n \"$BASH_ENV\""])
+        #expect(explicit.status == 0, "a name the user writes is the user's choice: \(explicit.stderr)")
+        let exported = Self.run(sandbox, ["export", "--format", "shell", "--with-secrets", "-s", "ci"])
+        #expect(exported.status == 0 && exported.stdout.contains("NPM_TOKEN") && !exported.stdout.contains("BASH_ENV"), "\(exported.stdout)")
+        #expect(exported.stderr.contains("would set BASH_ENV"), "\(exported.stderr)")
+        #expect(Self.run(sandbox, ["export", "--format", "dotenv", "--with-secrets", "--strict", "-s", "ci"]).status == 206)
+    }
+
+    /// `--file` secrets are removed when keychainctl is stopped by ALRM, TERM, INT or HUP.
+    @Test(arguments: [SIGALRM, SIGTERM, SIGINT, SIGHUP])
+    func fileSecretsAreRemovedOnASignal(signal: Int32) throws {
+        let sandbox = try Sandbox()
+        sandbox.add(["-s", "db", "-a", "ci"], secret: "PROD-DB-PASSWORD")
+        let output = sandbox.folder + "/out.txt"
+        FileManager.default.createFile(atPath: output, contents: nil)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Sandbox.binary)
+        process.arguments = [
+            "exec", "--file", "F=service=db,account=ci", "--profile", Sandbox.profiles + "/app.plist", "--", "sh", "-c", "echo \"$F\"; sleep 30",
+        ]
+        process.environment = sandbox.baseEnvironment.merging(["XDG_RUNTIME_DIR": sandbox.folder]) { $1 }
+        process.standardOutput = FileHandle(forWritingAtPath: output)
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let watchdog = DispatchWorkItem { kill(process.processIdentifier, SIGKILL) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: watchdog)
+        defer { watchdog.cancel() }
+        var path = ""
+        for _ in 0..<200 where path.isEmpty {
+            usleep(50_000)
+            path = (try? String(contentsOfFile: output, encoding: .utf8))?.trimmingCharacters(in: .newlines) ?? ""
+        }
+        #expect(path.hasPrefix(sandbox.folder + "/keychainctl-exec."), "\(path)")
+        #expect(FileManager.default.fileExists(atPath: path))
+        kill(process.processIdentifier, signal)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == signal)
+        #expect(!FileManager.default.fileExists(atPath: path), "the secret's file is still there")
+        #expect(!FileManager.default.fileExists(atPath: (path as NSString).deletingLastPathComponent))
+    }
+
+    /// Masked output that cannot be written makes a successful command exit 74; `--ci-mask` never
+    /// writes its `::add-mask::` lines (every secret in clear) to a regular file.
+    @Test func outputFailuresAndMaskLinesInFiles() throws {
+        let sandbox = try Sandbox()
+        sandbox.add(["-s", "gh", "-a", "ci"], secret: "npm-token-value")
+        let full = Self.run(sandbox, ["exec", "--env", "T=service=gh,account=ci", "--", "sh", "-c", "echo hello"], stdoutPath: "/dev/full")
+        #expect(full.status == 74 && full.stderr.contains("cannot write the command's standard output"), "\(full.status) \(full.stderr)")
+        let log = sandbox.folder + "/build.log"
+        FileManager.default.createFile(atPath: log, contents: nil)
+        let masked = Self.run(sandbox, ["exec", "--ci-mask", "--env", "T=service=gh,account=ci", "--", "sh", "-c", "echo \"build log: $T\""],
+            environment: ["GITHUB_ACTIONS": "true"], stdoutPath: log)
+        #expect(masked.status == 0, "\(masked.stderr)")
+        let written = try String(contentsOfFile: log, encoding: .utf8)
+        #expect(written == "build log: [keychainctl:T]\n", "\(written)")
+        #expect(masked.stderr.contains("::add-mask::npm-token-value"), "stderr is a pipe the runner reads: \(masked.stderr)")
+        let exported = Self.run(sandbox, ["export", "--format", "github-env", "--with-secrets", "-s", "gh"], environment: ["GITHUB_ACTIONS": "true"])
+        #expect(!exported.stdout.contains("::add-mask::") && exported.stdout.contains("npm-token-value"), "\(exported.stdout)")
+    }
+}
