@@ -43,6 +43,8 @@ struct CloudCommand: Subcommand {
     }
 
     func run() throws {
+        try SyncCommand.checkKeyOutside(
+            store: directory, keyFile: generateKeyFile ?? accountKeyFile ?? Environment.value("KEYCHAINCTL_ACCOUNT_KEY_FILE"))
         let key: SecretBytes
         if let generateKeyFile {
             guard case .key(let generated) = try InitCommand.writeNewKey(to: generateKeyFile) else { return }

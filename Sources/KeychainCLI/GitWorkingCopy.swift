@@ -1,3 +1,4 @@
+import CSpawn
 import Glibc
 import KeychainCore
 
@@ -45,9 +46,20 @@ struct GitWorkingCopy {
         }
     }
 
-    /// Commits every change of the store and pushes it; `Rejected` when the remote moved on.
+    /// Commits the store's own files' changes and pushes them; `Rejected` when the remote moved
+    /// on. Only the store's paths are staged, and a sync refuses to commit anything else already
+    /// staged: a key file or a `.env` kept in the folder must never reach the remote's history.
     private func publish(changed: Bool, upstream: Bool) throws {
-        try run(["add", "-A", "--", "."], what: "stage the records")
+        try run(["add", "-A", "--"] + CloudStore.ownPaths, what: "stage the records")
+        let staged = try git(["diff", "--cached", "--name-only", "-z"])
+        let foreign = staged.output.split(separator: "\0").map(String.init).filter { name in
+            !CloudStore.ownPaths.contains { name == $0 || name.hasPrefix($0 + "/") }
+        }
+        if let first = foreign.first {
+            throw ConfigurationError(
+                "\(path)/\(first.terminalSafe) is staged in the store's git working copy but is not a store file; "
+                    + "a sync commits only the store's own files. Unstage it ('git -C \(path) reset -- \(first.terminalSafe)'); nothing was pushed.")
+        }
         guard try git(["diff", "--cached", "--quiet"]).status != 0 else { return }
         var identity: [String] = []
         if try git(["config", "user.email"]).status != 0 {
@@ -64,6 +76,17 @@ struct GitWorkingCopy {
 
     private struct Rejected: Error { let output: String }
 
+    private static func now() -> timespec {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return now
+    }
+
+    private static func secondsSince(_ start: timespec) -> Double {
+        let now = now()
+        return Double(now.tv_sec - start.tv_sec) + Double(now.tv_nsec - start.tv_nsec) / 1e9
+    }
+
     private func run(_ arguments: [String], what: String) throws {
         let result = try git(arguments)
         guard result.status == 0 else { throw StoreError("cannot \(what) in \(path) (git \(arguments[0])): \(result.firstLine)") }
@@ -75,45 +98,56 @@ struct GitWorkingCopy {
         guard case .found(let executable) = ChildProcess.resolve("git", path: Environment.value("PATH")) else {
             throw ConfigurationError("sync --git needs git on PATH.")
         }
+        // Close-on-exec: the only write ends git and its hooks hold are their stdout and stderr.
         var ends: [Int32] = [0, 0]
-        guard pipe(&ends) == 0 else { throw StoreError("cannot make a pipe: \(String(cString: strerror(errno)))") }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, ends[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, ends[1], 2)
-        posix_spawn_file_actions_addclose(&actions, ends[0])
+        guard cspawn_pipe(&ends) == 0 else { throw StoreError("cannot make a pipe: \(String(cString: strerror(errno)))") }
         var environment: [(name: String, value: SecretBytes)] = [("GIT_TERMINAL_PROMPT", SecretBytes(copying: Array("0".utf8)))]
         for name in ["PATH", "HOME", "SSH_AUTH_SOCK", "GIT_SSH_COMMAND", "XDG_CONFIG_HOME", "LANG"] {
             if let value = Environment.value(name) { environment.append((name, SecretBytes(copying: Array(value.utf8)))) }
         }
         environment.append(("LC_ALL", SecretBytes(copying: Array("C".utf8))))
-        var child: pid_t = 0
-        let spawned = ChildProcess.withCStrings(["git", "-C", path] + arguments) { argv in
-            EnvironmentBlock(environment).withPointers { envp in posix_spawn(&child, executable, &actions, nil, argv, envp) }
+        // git and its hooks get what exec's command gets: no keyring, no descriptor of keychainctl's.
+        // core.symlinks=false: a symbolic link committed by whoever can push is checked out as a
+        // plain file, never followed by this sync.
+        let child = ChildProcess.withCStrings(["git", "-c", "core.symlinks=false", "-C", path] + arguments) { argv in
+            EnvironmentBlock(environment).withPointers { envp in
+                ChildProcess.Isolation().withOptions(dups: [(ends[1], 1), (ends[1], 2)], nullStdin: true) {
+                    cspawn_start(executable, argv, envp, $0)
+                }
+            }
         }
+        let spawnError = errno
         close(ends[1])
         defer { close(ends[0]) }
-        guard spawned == 0 else { throw ConfigurationError("cannot run git: \(String(cString: strerror(spawned))).") }
+        guard child > 0 else { throw ConfigurationError("cannot run git: \(String(cString: strerror(spawnError))).") }
         var output: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         let deadline = time(nil) + Self.timeoutSeconds
+        var status: Int32 = 0
+        var exitedAt: timespec?
         while true {
             var fd = pollfd(fd: ends[0], events: Int16(POLLIN), revents: 0)
-            let ready = poll(&fd, 1, 1000)
+            let ready = poll(&fd, 1, 200)
             if ready < 0, errno == EINTR { continue }
             if time(nil) > deadline {
                 kill(child, SIGKILL)
                 break
             }
-            guard ready > 0 else { continue }
+            if ready == 0 {
+                // A background job a hook started may hold git's output open: once git itself has
+                // exited, what it printed gets a short grace and then the read stops.
+                if let exitedAt {
+                    if Self.secondsSince(exitedAt) > 0.2 { break }
+                } else if waitpid(child, &status, WNOHANG) == child {
+                    exitedAt = Self.now()
+                }
+                continue
+            }
             let count = read(ends[0], &buffer, buffer.count)
             if count <= 0 { break }
             if output.count < 65536 { output += buffer.prefix(count) }
         }
-        var status: Int32 = 0
-        while waitpid(child, &status, 0) < 0, errno == EINTR {}
+        if exitedAt == nil { while waitpid(child, &status, 0) < 0, errno == EINTR {} }
         let exited = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
         let text = String(decoding: output, as: UTF8.self)
         let first = text.split(separator: "\n").first { !$0.isEmpty }.map(String.init) ?? "exit \(exited)"

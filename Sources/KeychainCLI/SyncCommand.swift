@@ -52,6 +52,7 @@ struct SyncCommand: Subcommand {
     }
 
     func run() throws {
+        try Self.checkKeyOutside(store: cloudPath, keyFile: accountKeyFile ?? Environment.value("KEYCHAINCTL_ACCOUNT_KEY_FILE"))
         let key = try Self.accountKey(accountKeyFile)
         let report: SyncReport
         if git {
@@ -76,6 +77,18 @@ struct SyncCommand: Subcommand {
         }
     }
 
+    /// Refuses an account key file inside the store's folder (exit 78): whatever carries the store
+    /// (git, a shared folder) would carry the key that opens every record with it.
+    static func checkKeyOutside(store: String, keyFile: String?) throws {
+        guard let keyFile else { return }
+        let folder = Folders.absolute(store)
+        let key = Folders.absolute(keyFile)
+        guard key.hasPrefix(folder == "/" ? "/" : folder + "/") else { return }
+        throw ConfigurationError(
+            "the account key file \(keyFile) is inside the cloud store \(store), which carries it to every copy of the store "
+                + "(and to a git remote's history); keep it outside the store's folder. Nothing was done.")
+    }
+
     /// The account key from `path` or KEYCHAINCTL_ACCOUNT_KEY_FILE.
     static func accountKey(_ path: String?) throws -> SecretBytes {
         guard let path = path ?? Environment.value("KEYCHAINCTL_ACCOUNT_KEY_FILE") else {
@@ -87,7 +100,7 @@ struct SyncCommand: Subcommand {
         } catch is InputTooLarge {
             throw ConfigurationError("\(path) is not an account key file: longer than \(InputLimits.keyFileBytes) bytes.")
         }
-        guard let key = text.base64Decoded(), key.count == KeyRing.keyBytes else {
+        guard let key = text.base64Decoded(strict: true), key.count == KeyRing.keyBytes else {
             throw ConfigurationError(
                 "\(path) does not hold an account key: expected 32 random bytes in base64 (as 'cloud init --generate-account-key-file' writes)."
             )

@@ -79,4 +79,54 @@ import Testing
         let run = account.sync(0, ["--git"])
         #expect(run.status == 74 && run.stderr.contains("not a git working copy"), "\(run.stderr)")
     }
+
+    /// Only the store's own files are committed: a key or `.env` kept in the working copy stays
+    /// out of the remote's history, even one staged by hand (the sync starts from the remote's state).
+    @Test func onlyTheStoresOwnFilesArePushed() throws {
+        let (account, clones, remote) = try setUp()
+        try Data("NPM_TOKEN=leaked-if-pushed\n".utf8).write(to: URL(fileURLWithPath: clones[0] + "/.env"))
+        try Data("notes".utf8).write(to: URL(fileURLWithPath: clones[0] + "/notes.txt"))
+        account.add(0, service: "second", secret: "token-2")
+        let synced = account.sync(0, ["--git"], cloud: clones[0])
+        #expect(synced.status == 0, "\(synced.stderr)")
+        let files = Self.git(["ls-tree", "-r", "--name-only", "HEAD"], in: remote, sandbox: account.home)
+        #expect(!files.stdout.contains(".env") && !files.stdout.contains("notes.txt"), "\(files.stdout)")
+        #expect(Self.git(["add", "-f", "notes.txt"], in: clones[0], sandbox: account.home).status == 0)
+        account.add(0, service: "third", secret: "token-3")
+        let staged = account.sync(0, ["--git"], cloud: clones[0])
+        #expect(staged.status == 0, "\(staged.stderr)")
+        let after = Self.git(["log", "--all", "--name-only", "--format="], in: remote, sandbox: account.home)
+        #expect(!after.stdout.contains("notes.txt") && !after.stdout.contains(".env"), "\(after.stdout)")
+    }
+
+    /// Whoever can push commits `.lock` as a symbolic link: it is checked out as a plain file
+    /// (core.symlinks=false), and no device creates the link's target.
+    @Test func aSymbolicLinkCommittedToTheRemoteIsNeverFollowed() throws {
+        let (account, clones, _) = try setUp()
+        let target = account.home.folder + "/created-by-git-lock"
+        let attacker = clones[1]
+        #expect(Self.git(["config", "core.symlinks", "true"], in: attacker, sandbox: account.home).status == 0)
+        try FileManager.default.createSymbolicLink(atPath: attacker + "/.lock", withDestinationPath: target)
+        #expect(Self.git(["add", "-f", ".lock"], in: attacker, sandbox: account.home).status == 0)
+        #expect(Self.git(["commit", "-q", "-m", "evil"], in: attacker, sandbox: account.home).status == 0)
+        #expect(Self.git(["push", "-q"], in: attacker, sandbox: account.home).status == 0)
+        for _ in 0..<2 { account.sync(0, ["--git"], cloud: clones[0]) }
+        #expect(!FileManager.default.fileExists(atPath: target))
+        var status = stat()
+        #expect(lstat(clones[0] + "/.lock", &status) != 0 || status.st_mode & S_IFMT != S_IFLNK, "checked out as a link")
+    }
+
+    /// A hook that leaves a background job running does not hold the sync: git's output pipe is
+    /// close-on-exec, and git's own exit ends the read.
+    @Test func aBackgroundJobInAHookDoesNotStallTheSync() throws {
+        let (account, clones, _) = try setUp()
+        let hook = clones[0] + "/.git/hooks/post-commit"
+        try Data("#!/bin/sh\nsleep 20 &\n".utf8).write(to: URL(fileURLWithPath: hook))
+        #expect(chmod(hook, 0o755) == 0)
+        account.add(0, service: "hooked", secret: "token-h")
+        let started = Date()
+        let synced = account.sync(0, ["--git"], cloud: clones[0])
+        #expect(synced.status == 0, "\(synced.stderr)")
+        #expect(Date().timeIntervalSince(started) < 10, "the sync waited for the hook's job")
+    }
 }

@@ -74,11 +74,13 @@ import Testing
         let handle = try #require(FileHandle(forWritingAtPath: huge))
         try handle.truncate(atOffset: 40 << 20)
         try handle.close()
+        // A FIFO under a record's name never hangs the sync (it would hold both locks for ever).
+        #expect(mkfifo(records + String(repeating: "d", count: 32), 0o600) == 0)
         let run = account.sync(1)
         let failed = SyncAccount.items(run, "failed")
-        #expect(failed.count == 2, "the link and the huge file: \(failed)")
-        #expect(failed.contains { $0["exit"] as? Int == 74 }, "a link cannot be read")
-        #expect(failed.contains { $0["exit"] as? Int == 93 }, "a file larger than any record is not one")
+        #expect(failed.count == 3, "the link, the FIFO and the huge file: \(failed)")
+        #expect(failed.filter { ($0["reason"] as? String)?.contains("not a regular file") == true }.count == 2, "\(failed)")
+        #expect(failed.allSatisfy { $0["exit"] as? Int == 93 }, "links, FIFOs and oversized files are not records")
         #expect(run.status == 93)
         #expect(SyncAccount.items(run, "pulled").count == 2)
     }
@@ -93,8 +95,9 @@ import Testing
             ["sync", "--cloud", account.cloud, "--account-key-file", wrong], profile: nil)
         #expect(refused.status == 51, "\(refused.stderr)")
         #expect(account.secret(1, service: "one") == nil)
-        let notStore = account.devices[1].run(
-            ["sync", "--cloud", account.home.folder, "--account-key-file", account.accountKey], profile: nil)
+        let empty = account.home.folder + "/empty"
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+        let notStore = account.devices[1].run(["sync", "--cloud", empty, "--account-key-file", account.accountKey], profile: nil)
         #expect(notStore.status == 74 && notStore.stderr.contains("not a keychainctl cloud store"))
         let noKey = account.devices[1].run(["sync", "--cloud", account.cloud], profile: nil)
         #expect(noKey.status == 78)
@@ -141,6 +144,78 @@ import Testing
         let after = account.sync(0)
         #expect(after.status == 0, "\(after.stderr)")
         #expect(SyncAccount.items(after, "pushed").isEmpty, "a re-sealed row with the same content is not a change")
+    }
+
+    /// A store holder without the account key puts an older record back: a rotated secret must not
+    /// come back, nor a deleted item. Each is reported as rolled back (exit 93, the record named),
+    /// never applied, and the device holding the newer version restores it in the cloud.
+    @Test func anOlderRecordPutBackIsARollbackNeverApplied() throws {
+        let account = try SyncAccount(devices: 3)
+        account.add(0, service: "deploy", secret: "OLD-LEAKED-TOKEN")
+        #expect(account.sync(0).status == 0 && account.sync(1).status == 0)
+        let records = account.cloud + "/records/"
+        let uuid = try #require(account.records.first)
+        let old = try Data(contentsOf: URL(fileURLWithPath: records + uuid))
+        #expect(account.devices[0].run(["update", "-s", "deploy", "-a", "alice", "--sync", "yes", "--set-password", "NEW-ROTATED-TOKEN"]).status == 0)
+        #expect(account.sync(0).status == 0 && account.sync(1).status == 0)
+        #expect(account.secret(1, service: "deploy") == "NEW-ROTATED-TOKEN")
+        try old.write(to: URL(fileURLWithPath: records + uuid))
+        let rolled = account.sync(1)
+        #expect(rolled.status == 93, "\(rolled.stderr)")
+        let failed = SyncAccount.items(rolled, "failed")
+        #expect(failed.count == 1 && (failed.first?["reason"] as? String)?.contains("rolled back") == true, "\(failed)")
+        #expect((failed.first?["reason"] as? String)?.contains(uuid) == true, "the record is named")
+        #expect(account.secret(1, service: "deploy") == "NEW-ROTATED-TOKEN")
+        // Device 1 uploaded its newer copy again: a new device gets the rotated secret.
+        #expect(account.sync(2).status == 0)
+        #expect(account.secret(2, service: "deploy") == "NEW-ROTATED-TOKEN")
+
+        // Deleted everywhere, then put back: not re-added, and deleted again.
+        #expect(account.devices[1].run(["delete", "-s", "deploy", "-a", "alice", "--sync", "yes"]).status == 0)
+        for device in [1, 0, 2] { #expect(account.sync(device).status == 0) }
+        #expect(account.records.isEmpty)
+        try old.write(to: URL(fileURLWithPath: records + uuid))
+        let resurrected = account.sync(0)
+        #expect(resurrected.status == 93, "\(resurrected.stderr)")
+        #expect(SyncAccount.items(resurrected, "failed").first?["reason"].map { "\($0)".contains("deleted and is back") } == true)
+        #expect(account.secret(0, service: "deploy") == nil)
+        #expect(account.records.isEmpty, "the record put back is deleted again")
+    }
+
+    /// The store's own files are opened without following links: a `.lock` or a `records` folder
+    /// that is a symbolic link is refused (exit 93, named), and the link's target is never created.
+    @Test func linksInTheStoreAreRefusedNotFollowed() throws {
+        let account = try seeded()
+        let target = account.home.folder + "/created-by-lock"
+        try? FileManager.default.removeItem(atPath: account.cloud + "/.lock")
+        try FileManager.default.createSymbolicLink(atPath: account.cloud + "/.lock", withDestinationPath: target)
+        let locked = account.sync(1)
+        #expect(locked.status == 93 && locked.stderr.contains(".lock is not a regular file"), "\(locked.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: target))
+        try FileManager.default.removeItem(atPath: account.cloud + "/.lock")
+        let elsewhere = account.home.folder + "/elsewhere"
+        try FileManager.default.moveItem(atPath: account.cloud + "/records", toPath: elsewhere)
+        try FileManager.default.createSymbolicLink(atPath: account.cloud + "/records", withDestinationPath: elsewhere)
+        let linked = account.sync(1)
+        #expect(linked.status == 93 && linked.stderr.contains("records is not a folder"), "\(linked.stderr)")
+        #expect(account.secret(1, service: "one") == nil)
+    }
+
+    /// An account key file kept inside the store would travel with it (and into a git remote's
+    /// history): `cloud init` and `sync` refuse it (exit 78), naming it.
+    @Test func anAccountKeyInsideTheStoreIsRefused() throws {
+        let account = try seeded()
+        let home = account.home
+        let made = home.run(["cloud", "init", home.folder + "/c2", "--generate-account-key-file", home.folder + "/c2/account.key"], profile: nil)
+        #expect(made.status == 78 && made.stderr.contains("c2/account.key is inside the cloud store"), "\(made.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: home.folder + "/c2/account.key"))
+        let inside = account.cloud + "/account.key"
+        try FileManager.default.copyItem(atPath: account.accountKey, toPath: inside)
+        let refused = account.devices[1].run(["sync", "--cloud", account.cloud, "--account-key-file", inside], profile: nil)
+        #expect(refused.status == 78 && refused.stderr.contains("inside the cloud store"), "\(refused.stderr)")
+        let dotted = account.devices[1].run(
+            ["sync", "--cloud", account.cloud + "/records/..", "--account-key-file", account.cloud + "/./account.key"], profile: nil)
+        #expect(dotted.status == 78, "\(dotted.stderr)")
     }
 }
 

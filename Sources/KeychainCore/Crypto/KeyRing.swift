@@ -1,3 +1,4 @@
+import CSodium
 /// The key hierarchy of one open keychain (SEMANTICS §6).
 ///
 /// keychain key ─┬─ digest key (derived): keyed digests of matchable attributes
@@ -184,6 +185,20 @@ package final class KeyRing: @unchecked Sendable {
     /// The encoded sync state a sealed record holds; `nil` when it does not open.
     package func openSyncState(_ record: [UInt8]) -> [UInt8]? {
         AEAD.openPublic(record, key: wrapKey, associatedData: syncStateContext)
+    }
+
+    /// The identity this keychain syncs under until it has a saved sync state: a keyed digest of
+    /// its sync context, so a sync killed before it could save its state names the same device
+    /// the next time (and adopts the records it wrote) instead of a new random one that would take
+    /// them for another device's and overwrite later changes made here.
+    package var syncDeviceID: Bytes16 {
+        var digest = [UInt8](repeating: 0, count: 16)
+        let context = syncStateContext + Array("device".utf8)
+        wrapKey.withUnsafeBytes { key in
+            _ = crypto_generichash(
+                &digest, digest.count, context, UInt64(context.count), key.baseAddress!.assumingMemoryBound(to: UInt8.self), key.count)
+        }
+        return Bytes16(digest) ?? .zero
     }
 
     private var syncStateContext: [UInt8] {

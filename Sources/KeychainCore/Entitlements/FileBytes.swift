@@ -22,6 +22,46 @@ package enum FileBytes {
         return bytes
     }
 
+    /// Why `readRegular` read nothing.
+    package enum ReadFailure: Error {
+        /// No file at the path.
+        case missing
+        /// A symbolic link, FIFO, socket, device or folder: refused without being read (or blocked on).
+        case notRegular
+        /// Any other failure, with its errno.
+        case failed(Int32)
+    }
+
+    /// At most `limit` bytes of the regular file at `path`, never through a final symbolic link and
+    /// never blocking: the file is opened non-blocking and checked before anything is read, so a
+    /// FIFO put in its place cannot hang the reader.
+    package static func readRegular(path: String, limit: Int) -> Result<[UInt8], ReadFailure> {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
+        guard fd >= 0 else {
+            switch errno {
+            case ENOENT: return .failure(.missing)
+            case ELOOP: return .failure(.notRegular)
+            default: return .failure(.failed(errno))
+            }
+        }
+        defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0 else { return .failure(.failed(errno)) }
+        guard status.st_mode & S_IFMT == S_IFREG else { return .failure(.notRegular) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while bytes.count < limit {
+            let got = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, min($0.count, limit - bytes.count)) }
+            if got < 0 {
+                if errno == EINTR { continue }
+                return .failure(.failed(errno))
+            }
+            if got == 0 { break }
+            bytes.append(contentsOf: chunk[0..<got])
+        }
+        return .success(bytes)
+    }
+
     /// Writes all of `bytes` to `fd`, retrying short writes and EINTR; `false` on any other
     /// failure (`errno` says which).
     package static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {

@@ -25,4 +25,27 @@ package enum Folders {
         _ = fsync(fd)
         close(fd)
     }
+
+    /// `path` made absolute and free of symbolic links, `.` and `..` as far as it exists (the
+    /// rest appended as written): where a path really points, for telling whether one is inside
+    /// another, even before it is created.
+    package static func absolute(_ path: String) -> String {
+        if let resolved = realpath(path, nil) {
+            defer { free(resolved) }
+            return String(cString: resolved)
+        }
+        let trimmed = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
+        guard let slash = trimmed.lastIndex(of: "/") else {
+            return absolute(".") + "/" + trimmed
+        }
+        let parent = slash == trimmed.startIndex ? "/" : String(trimmed[..<slash])
+        let last = String(trimmed[trimmed.index(after: slash)...])
+        let base = absolute(parent)
+        if last == "." || last.isEmpty { return base }
+        if last == ".." {
+            let up = String(base[..<(base.lastIndex(of: "/") ?? base.startIndex)])
+            return up.isEmpty ? "/" : up
+        }
+        return (base == "/" ? "" : base) + "/" + last
+    }
 }

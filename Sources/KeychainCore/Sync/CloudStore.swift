@@ -16,6 +16,15 @@ package final class CloudStore {
 
     private var recordsPath: String { path + "/records" }
 
+    /// The store's own paths, relative to its folder: all that `sync --git` ever stages.
+    package static let ownPaths = [".gitignore", marker, "records"]
+
+    /// The store's `.gitignore`: everything at the top but the store's own files, and the staging
+    /// files of interrupted writes. A key file or `.env` kept in the folder is never committed.
+    private static let gitignore = Array(
+        "# keychainctl cloud store: only its own files are ever committed.\n/*\n!/.gitignore\n!/\(marker)\n!/records/\n/records/*.new-*\n"
+            .utf8)
+
     /// Creates an empty store at `path` (a new or empty directory) for the account whose key is
     /// `accountKey`.
     package static func create(at path: String, accountKey: SecretBytes) throws {
@@ -24,8 +33,7 @@ package final class CloudStore {
         if mkdir(path + "/records", 0o700) != 0, errno != EEXIST {
             throw StoreError("cannot create \(path)/records: \(String(cString: strerror(errno)))")
         }
-        // The lock and the temporary files of interrupted writes stay out of git (`sync --git`).
-        try writeAtomically(Array("/.lock\nrecords/*.new-*\n".utf8), to: path + "/.gitignore")
+        try writeAtomically(gitignore, to: path + "/.gitignore")
         let sealed = markerText.withUnsafeBytes { AEAD.seal($0, key: accountKey, associatedData: markerData) }
         try writeAtomically(sealed, to: path + "/" + marker)
     }
@@ -35,6 +43,12 @@ package final class CloudStore {
     package init(path: String, accountKey: SecretBytes) throws {
         self.path = path
         self.accountKey = accountKey
+        // The records folder is listed and written: a symbolic link there would send both elsewhere.
+        var status = stat()
+        if lstat(path + "/records", &status) == 0, status.st_mode & S_IFMT != S_IFDIR {
+            throw KeychainError(
+                .decode, hint: "\(path)/records is not a folder (a symbolic link or a file); nothing was read or written through it.")
+        }
         guard let sealed = try Self.readFile(path + "/" + Self.marker, limit: 4096) else {
             throw StoreError("\(path) is not a keychainctl cloud store (no \(Self.marker)); make one with 'keychainctl cloud init'")
         }
@@ -44,7 +58,9 @@ package final class CloudStore {
     }
 
     /// Runs `body` holding the store's lock (flock on `.lock`): two devices syncing at once take
-    /// turns, and a process killed while holding it releases it.
+    /// turns, and a process killed while holding it releases it. `.lock` is opened without
+    /// following a symbolic link (one committed by whoever can push would make every device create
+    /// or lock a file of the link's choosing) and must be a regular file.
     /// Reentrant: a body that locks again (`sync --git` holds it around its attempts) goes on.
     package func withLock<R>(_ body: () throws -> R) throws -> R {
         if lockDepth > 0 {
@@ -52,9 +68,14 @@ package final class CloudStore {
             defer { lockDepth -= 1 }
             return try body()
         }
-        let fd = open(path + "/.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw StoreError("cannot lock \(path): \(String(cString: strerror(errno)))") }
+        let fd = open(path + "/.lock", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0o600)
+        guard fd >= 0 else {
+            if errno == ELOOP { throw Self.notRegular(path + "/.lock") }
+            throw StoreError("cannot lock \(path): \(String(cString: strerror(errno)))")
+        }
         defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { throw Self.notRegular(path + "/.lock") }
         while flock(fd, LOCK_EX) != 0 {
             guard errno == EINTR else { throw StoreError("cannot lock \(path): \(String(cString: strerror(errno)))") }
         }
@@ -129,18 +150,29 @@ package final class CloudStore {
         return record
     }
 
+    /// A store file that is a symbolic link, FIFO, device or folder: errSecDecode naming it.
+    static func notRegular(_ path: String) -> KeychainError {
+        KeychainError(.decode, hint: "\(path) is not a regular file (a symbolic link, FIFO, device or folder); it was not opened.")
+    }
+
+    /// A staging file's suffix: random, so that two writers sharing the folder without a working
+    /// lock (a synced folder, some SMB mounts) never write into one file.
+    private static func stagingSuffix() -> String {
+        ".new-" + Hex.lowercase(SecretBytes.random(count: 8).withUnsafeBytes { Array($0) })
+    }
+
     /// Writes `records`, each whole and atomically (a new file renamed over the old), and returns
     /// the new files' stamps. Every new file is written first, then all are made durable at once
     /// (`syncfs`: one flush, not one per record), then renamed into place and the folder synced:
     /// a record is never in place before its bytes are on disk.
     package func write(_ records: [CloudRecord]) throws -> [Bytes16: Stamp] {
         guard !records.isEmpty else { return [:] }
-        let suffix = ".new-\(getpid())"
+        let suffix = Self.stagingSuffix()
         var staged: [Bytes16] = []
         defer { for uuid in staged { unlink(file(uuid) + suffix) } }
         for record in records {
             let path = file(record.uuid) + suffix
-            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
             guard fd >= 0 else { throw StoreError("cannot write \(path): \(FileBytes.lastErrorDescription())") }
             staged.append(record.uuid)
             let written = record.sealed(under: accountKey).withUnsafeBytes { FileBytes.writeAll(fd, $0) }
@@ -215,10 +247,15 @@ package final class CloudStore {
 
     /// The bytes of the file at `path`, at most `limit` (more is a StoreError); `nil` when absent.
     /// `oversized` makes the error for a larger file (given the limit, described).
+    /// A symbolic link, FIFO or any other file that is not regular is errSecDecode, never followed
+    /// or waited on.
     private static func readFile(_ path: String, limit: Int, oversized: ((String) -> Error)? = nil) throws -> [UInt8]? {
-        guard let bytes = FileBytes.read(path: path, limit: limit + 1, noFollow: true) else {
-            if errno == ENOENT { return nil }
-            throw StoreError("cannot read \(path): \(FileBytes.lastErrorDescription())")
+        let bytes: [UInt8]
+        switch FileBytes.readRegular(path: path, limit: limit + 1) {
+        case .success(let read): bytes = read
+        case .failure(.missing): return nil
+        case .failure(.notRegular): throw notRegular(path)
+        case .failure(.failed(let error)): throw StoreError("cannot read \(path): \(String(cString: strerror(error)))")
         }
         guard bytes.count <= limit else {
             let size = "over \(InputLimits.describe(limit))"
@@ -229,8 +266,8 @@ package final class CloudStore {
 
     /// Writes `bytes` to a new file beside `path`, syncs it, and renames it over `path`.
     private static func writeAtomically(_ bytes: [UInt8], to path: String) throws {
-        let temporary = path + ".new-\(getpid())"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        let temporary = path + stagingSuffix()
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { throw StoreError("cannot write \(path): \(FileBytes.lastErrorDescription())") }
         let written = bytes.withUnsafeBytes { FileBytes.writeAll(fd, $0) } && fsync(fd) == 0
         close(fd)

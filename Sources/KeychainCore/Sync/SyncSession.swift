@@ -35,7 +35,7 @@ final class SyncSession {
     init(keychain: Keychain, cloud: CloudStore) throws {
         self.keychain = keychain
         self.cloud = cloud
-        state = SyncState()
+        state = SyncState(deviceID: keychain.keys.syncDeviceID)
         let listingDone = ListingResult()
         var failure: Error?
         ParallelWork.run(2) { [self] worker in
@@ -100,6 +100,20 @@ final class SyncSession {
                 remember(uuid, entry)
                 continue
             }
+            // An older version than the one this device applied, or a record it saw deleted, was
+            // put back (a file server or git host replaying an old copy): never applied.
+            if let entry, Self.version(record.tag) < Self.version(entry.tag) {
+                try rolledBack(record, entry: entry)
+                continue
+            }
+            if entry == nil, state.deleted.contains(uuid) {
+                pendingDeletes.insert(uuid)
+                fail(
+                    uuid, .decode,
+                    "cloud record \(CloudStore.name(uuid)) was deleted and is back: an older copy of the store was put back "
+                        + "(rolled back); it was not applied, and is deleted again.")
+                continue
+            }
             if record.origin == state.deviceID {
                 adopt(record, stamp: stamp)
                 continue
@@ -114,6 +128,27 @@ final class SyncSession {
                 try incomingNew(record, stamp: stamp)
             }
         }
+    }
+
+    /// Record `record` is older than the version `entry` says this device applied: reported (exit
+    /// 93), not applied, and this device's copy uploaded again over it when it can be read, so the
+    /// cloud holds the newer version once more.
+    private func rolledBack(_ record: CloudRecord, entry: SyncState.Entry) throws {
+        let uuid = record.uuid
+        var reason =
+            "cloud record \(CloudStore.name(uuid)) is version \(Self.version(record.tag)), older than version "
+            + "\(Self.version(entry.tag)) applied here: an older copy was put back (rolled back); it was not applied"
+        if let here = local[entry.rowUUID], Self.eligibility(here.row) == nil, !isLocked(here.row),
+            let opened = try openLocal(here.itemClass, here.row)
+        {
+            var entry = entry
+            entry.tag = max(entry.tag, record.tag)
+            remember(uuid, entry)
+            let newer = outgoing(opened, row: here.row, as: uuid)
+            upload(newer, content: newer.contentDigest, of: opened.item, row: here.row)
+            reason += ", and this device's copy was uploaded again"
+        }
+        fail(uuid, .decode, reason + ".")
     }
 
     /// A record this device wrote but never recorded: its sync was killed after writing the cloud
@@ -330,7 +365,7 @@ final class SyncSession {
         var attributes = opened.item.attributes
         attributes["tomb"] = nil
         return CloudRecord(
-            uuid: uuid, tag: Self.newTag(), itemClass: opened.item.itemClass, attributes: attributes, secret: opened.secret,
+            uuid: uuid, tag: Self.newTag(after: state.entries[uuid]?.tag), itemClass: opened.item.itemClass, attributes: attributes, secret: opened.secret,
             origin: state.deviceID, originRow: row.uuid)
     }
 
@@ -405,8 +440,11 @@ final class SyncSession {
         return reverseIndex?[row]
     }
 
+    /// Unmaps record `uuid`, which is being deleted (here, or by another device): its UUID is
+    /// remembered, so that the record put back later is a rollback, never a new item.
     private func forget(_ uuid: Bytes16) {
         guard let old = state.entries.removeValue(forKey: uuid) else { return }
+        state.deleted.insert(uuid)
         if reverseIndex?[old.rowUUID] == uuid { reverseIndex?[old.rowUUID] = nil }
         stateChanged = true
     }
@@ -535,7 +573,14 @@ final class SyncSession {
             [Array(item.itemClass.rawValue.utf8)] + codes.flatMap { [Array($0.utf8), item.attributes[$0]?.canonicalBytes ?? []] })
     }
 
-    static func newTag() -> UInt64 { Sodium.randomBytes(8).reduce(0) { $0 << 8 | UInt64($1) } | 1 }
+    static func newTag(after previous: UInt64?) -> UInt64 {
+        let version = min(version(previous ?? 0) + 1, (1 << 40) - 1)
+        return version << 24 | Sodium.randomBytes(3).reduce(0) { $0 << 8 | UInt64($1) }
+    }
+
+    /// A change tag's version: its top 40 bits, one more than the version it replaced. The low 24
+    /// bits are random, so two devices writing the same version at once still differ.
+    static func version(_ tag: UInt64) -> UInt64 { tag >> 24 }
 }
 
 extension KeychainStore.SyncRow {

@@ -26,12 +26,17 @@ package struct SyncState: Equatable {
 
     /// Entries by cloud UUID.
     package var entries: [Bytes16: Entry] = [:]
-    /// This device's identity among the account's, random (records name the device that wrote them).
+    /// This device's identity among the account's (records name the device that wrote them).
     package var deviceID: Bytes16
+    /// The UUIDs of records deleted since this device took part in them (here or elsewhere): a
+    /// record UUID is never used twice, so one of these found again is an old copy put back.
+    package var deleted: Set<Bytes16> = []
 
-    package init() { deviceID = .random() }
+    /// A new state for the device `deviceID`.
+    package init(deviceID: Bytes16) { self.deviceID = deviceID }
 
-    private static let format: UInt8 = 1
+    /// 1: entries only; 2: entries, then the deleted UUIDs.
+    private static let format: UInt8 = 2
     private static let entryBytes = 16 + 1 + 16 + 8 + 3 * 16 + 24
 
     /// A digest of the given pieces, in order (`Sodium.pieceDigest`).
@@ -39,8 +44,8 @@ package struct SyncState: Equatable {
         Sodium.pieceDigest { (feed) throws(Never) in for piece in pieces { piece.withUnsafeBytes(feed) } }
     }
 
-    /// The encoded form: a format byte, the device's identity, the count, and fixed-size entries
-    /// in UUID order.
+    /// The encoded form: a format byte, the device's identity, the count, fixed-size entries in
+    /// UUID order, then the count of deleted UUIDs and those UUIDs in order.
     package var encoded: [UInt8] {
         var out: [UInt8] = [Self.format] + deviceID.bytes
         out.reserveCapacity(21 + entries.count * Self.entryBytes)
@@ -56,15 +61,18 @@ package struct SyncState: Equatable {
             append(entry.stamp.changed)
             append(entry.stamp.size)
         }
+        append(UInt32(deleted.count))
+        for uuid in deleted.sorted() { out += uuid.bytes }
         return out
     }
 
     /// The state `bytes` encodes; `nil` when it is not one (a value that opened under the key but
     /// does not parse is a bug or a downgrade, never silently emptied).
     package init?(encoded bytes: [UInt8]) {
-        guard bytes.count >= 21, bytes[0] == Self.format, let device = Bytes16(Array(bytes[1..<17])) else { return nil }
+        guard bytes.count >= 21, bytes[0] == 1 || bytes[0] == Self.format, let device = Bytes16(Array(bytes[1..<17])) else { return nil }
         deviceID = device
-        let parsed = bytes.withUnsafeBytes { raw -> [Bytes16: Entry]? in
+        let withDeleted = bytes[0] == Self.format
+        let parsed = bytes.withUnsafeBytes { raw -> ([Bytes16: Entry], Set<Bytes16>)? in
             var offset = 0
             func integer() -> UInt64 {
                 defer { offset += 8 }
@@ -77,7 +85,8 @@ package struct SyncState: Equatable {
             var count = 0
             for byte in raw[17..<21] { count = count << 8 | Int(byte) }
             offset = 21
-            guard raw.count == 21 + count * Self.entryBytes else { return nil }
+            let entriesEnd = 21 + count * Self.entryBytes
+            guard withDeleted ? raw.count >= entriesEnd + 4 : raw.count == entriesEnd else { return nil }
             var entries: [Bytes16: Entry] = [:]
             entries.reserveCapacity(count)
             for _ in 0..<count {
@@ -93,9 +102,18 @@ package struct SyncState: Equatable {
                     itemClass: ItemClass.stored[classIndex], rowUUID: rowUUID, tag: tag, sealedDigest: sealed, contentDigest: content,
                     primaryKeyDigest: primaryKey, stamp: stamp)
             }
-            return entries
+            var deleted: Set<Bytes16> = []
+            if withDeleted {
+                var deletedCount = 0
+                for byte in raw[offset..<(offset + 4)] { deletedCount = deletedCount << 8 | Int(byte) }
+                offset += 4
+                guard raw.count == offset + deletedCount * 16 else { return nil }
+                deleted.reserveCapacity(deletedCount)
+                for _ in 0..<deletedCount { deleted.insert(sixteen()) }
+            }
+            return (entries, deleted)
         }
         guard let parsed else { return nil }
-        entries = parsed
+        (entries, deleted) = parsed
     }
 }
