@@ -7,7 +7,9 @@ struct LockCommand: Subcommand {
         abstract: "Remove the keychain's cached key from the kernel keyring (--all: every keychain's).",
         discussion: """
             The key is invalidated, not just unlinked: it is gone from every keyring at once. Exit 0 \
-            also when nothing was cached, or when the keyring is unavailable (nothing can be cached there).
+            also when nothing was cached, or when the keyring is unavailable (nothing can be cached there). \
+            When the keychain file is gone or unreadable (so its key cannot be named), every cached \
+            keychainctl key is removed, as with --all, and a warning says so: a cleanup step never fails open.
             """,
         sections: [
             (
@@ -37,8 +39,18 @@ struct LockCommand: Subcommand {
         if all {
             removed = KeyCache.invalidateAll(in: ring.map { [$0] } ?? KernelKeyring.Ring.allCases)
         } else {
-            try KeychainStore.checkExists(path)
-            let store = try KeychainStore(path: path)
+            let store: KeychainStore
+            do {
+                try KeychainStore.checkExists(path)
+                store = try KeychainStore(path: path)
+            } catch {
+                // The key must not outlive an unreadable file: sweep every keychainctl key instead.
+                let swept = KeyCache.invalidateAll()
+                StandardStreams.warn(
+                    "cannot read \(path.terminalSafe) to name its cached key (\(ErrorReporter.summary(of: error))); "
+                        + "removed every cached keychainctl key instead (\(swept)).")
+                return report(swept, path: path)
+            }
             guard case .v2(let id) = store.unlocking.format else { return report(0, path: path) }
             removed = KeyCache.invalidate(id) ? 1 : 0
         }

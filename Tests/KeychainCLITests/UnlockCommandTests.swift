@@ -182,4 +182,46 @@ import Testing
         #expect(run.stdout.contains("2 cached keys removed"), "\(run.stdout)")
         #expect(first.sandbox.run(["lock", "--keyring", "user"], profile: nil).status == 64)
     }
+
+    /// A session keyring another user owns (su without a login, sudo keeping the caller's session)
+    /// is not this process's own: `unlock` caches nothing there (every process of that user would
+    /// read the key) and says why (exit 78). Needs root, to hand the keyring to another uid.
+    @Test(.enabled(if: keyringAvailable && getuid() == 0)) func aSessionKeyringOfAnotherUserIsNotOurs() throws {
+        let (sandbox, bare, withPassphrase) = try Self.passphraseKeychain()
+        let script = """
+            import ctypes, os, platform, sys
+            libc = ctypes.CDLL(None, use_errno=True)
+            number = 219 if platform.machine() == "aarch64" else 250
+            ring = libc.syscall(number, 1, ("kc-foreign-%d" % os.getpid()).encode())
+            if ring < 0 or libc.syscall(number, 4, ring, 1500, ctypes.c_int(-1)) != 0:
+                sys.exit("cannot hand the session keyring to uid 1500: errno %d" % ctypes.get_errno())
+            os.execv(sys.argv[1], [sys.argv[1], "unlock"])
+            """
+        let run = sandbox.run(["-c", script, Sandbox.binary], profile: nil, environment: withPassphrase, executable: "/usr/bin/python3")
+        defer { sandbox.run(["lock"], profile: nil, environment: bare) }
+        #expect(run.status == 78, "\(run.stderr)")
+        #expect(run.stderr.contains("belongs to uid 1500"), "\(run.stderr)")
+    }
+
+    /// `lock` when the keychain file is gone (a cleanup step ran first) still removes the key,
+    /// sweeping every cached keychainctl key, with a warning: it never fails open.
+    @Test(.enabled(if: keyringAvailable)) func lockWithoutTheFileStillRemovesTheKey() throws {
+        let (sandbox, _, withPassphrase) = try Self.passphraseKeychain()
+        let script = """
+            set -u
+            "$0" unlock >/dev/null 2>&1 || exit 90
+            unset KEYCHAINCTL_PASSPHRASE
+            cp "$KEYCHAINCTL_KEYCHAIN" "$KEYCHAINCTL_KEYCHAIN.saved"
+            rm "$KEYCHAINCTL_KEYCHAIN"
+            "$0" lock || exit 91
+            mv "$KEYCHAINCTL_KEYCHAIN.saved" "$KEYCHAINCTL_KEYCHAIN"
+            "$0" unlock --status 2>/dev/null && exit 92
+            exit 0
+            """
+        let run = sandbox.run(
+            ["SESSION", "/bin/sh", "-c", script, Sandbox.binary], profile: nil, environment: withPassphrase,
+            executable: ExecIsolationTests.helper())
+        #expect(run.status == 0, "\(run.status): \(run.stderr)")
+        #expect(run.stderr.contains("removed every cached keychainctl key instead"), "\(run.stderr)")
+    }
 }

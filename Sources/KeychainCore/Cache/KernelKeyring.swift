@@ -36,22 +36,27 @@ package enum KernelKeyring {
         }
     }
 
-    /// Whether this process has a session keyring of its own. Without one (no PAM login, as under
-    /// a service manager), the session keyring is the user-session keyring (`_uid_ses.UID`), and a
-    /// key added to "the session keyring" would land in a fresh anonymous keyring that dies with
-    /// this process. Told by the keyring's name: comparing its serial with the user-session
-    /// keyring's is racy where that keyring is created lazily (a new user namespace). A session
-    /// keyring another user owns is not this process's own either: `su` without a login, or
-    /// `sudo` with a `pam_keyinit` that does not force a new session, keeps the invoking user's,
-    /// and a key put there would be possessed (and so read) by every process of that user.
-    package static func hasOwnSessionKeyring() throws(Failure) -> Bool {
+    /// Who owns this process's session keyring: `nil` when it has none of its own (no PAM login,
+    /// as under a service manager: the session keyring is then the user-session keyring
+    /// `_uid_ses.UID`, and a key added to "the session keyring" would land in a fresh anonymous
+    /// keyring that dies with this process). Told by the keyring's name: comparing its serial with
+    /// the user-session keyring's is racy where that keyring is created lazily (a new user
+    /// namespace). An owner other than this user means an inherited session: `su` without a
+    /// login, or `sudo` with a `pam_keyinit` that does not force a new one.
+    package static func sessionKeyringOwner() throws(Failure) -> uid_t? {
         let session = ckeyring_keyring_id(CKEYRING_SPEC_SESSION, 0)
         guard session >= 0 else {
-            if errno == ENOKEY { return false }
+            if errno == ENOKEY { return nil }
             throw Failure(errno: errno, call: "keyctl(GET_KEYRING_ID)")
         }
         guard let description = describe(Int32(session)) else { throw Failure(errno: errno, call: "keyctl(DESCRIBE)") }
-        return !(description.type == "keyring" && description.name.hasPrefix("_uid_ses.")) && description.owner == geteuid()
+        return description.type == "keyring" && description.name.hasPrefix("_uid_ses.") ? nil : description.owner
+    }
+
+    /// Whether this process has a session keyring of its own: one it has, owned by this user. A
+    /// key put in another user's would be possessed (so read) by every process of that user.
+    package static func hasOwnSessionKeyring() throws(Failure) -> Bool {
+        try sessionKeyringOwner() == geteuid()
     }
 
     /// A key's type, owner and description (KEYCTL_DESCRIBE: "type;uid;gid;perm;description").

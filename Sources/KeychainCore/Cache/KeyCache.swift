@@ -70,8 +70,12 @@ package enum KeyCache {
         _ key: SecretBytes, for id: [UInt8], timeout: UInt32?, idle: UInt32?, ring choice: RingChoice, shareUID: Bool,
         now: UInt64 = currentTime()
     ) throws(KeyCacheError) -> Placement {
-        let ownSession: Bool
-        do { ownSession = try KernelKeyring.hasOwnSessionKeyring() } catch { throw .keyring(error) }
+        let sessionOwner: uid_t?
+        do { sessionOwner = try KernelKeyring.sessionKeyringOwner() } catch { throw .keyring(error) }
+        let ownSession = sessionOwner == geteuid()
+        // Inherited from another user: its processes possess the keyring and everything in it, and
+        // the user keyring is not possessed from here (a key put there could not be used again).
+        if let sessionOwner, !ownSession, choice != .user { throw .foreignSessionKeyring(owner: sessionOwner) }
         let ring: KernelKeyring.Ring
         switch choice {
         case .auto: ring = ownSession ? .session : .user
@@ -143,6 +147,7 @@ package enum KeyCache {
 package enum KeyCacheError: Error, Sendable, CustomStringConvertible {
     case keyring(KernelKeyring.Failure)
     case noSessionKeyring
+    case foreignSessionKeyring(owner: uid_t)
 
     package var description: String {
         switch self {
@@ -150,6 +155,10 @@ package enum KeyCacheError: Error, Sendable, CustomStringConvertible {
         case .noSessionKeyring:
             "this process has no session keyring of its own (no login session); a key put there would die with this process. "
                 + "Use --keyring user (or auto), or run inside a session ('keyctl session - CMD')."
+        case .foreignSessionKeyring(let owner):
+            "this process's session keyring belongs to uid \(owner) (su or sudo kept that user's session): every process of "
+                + "that user would read a key cached there. Nothing was cached; run 'keychainctl unlock' in a session of your own "
+                + "('keyctl session - CMD', or a login shell)."
         }
     }
 }
