@@ -110,3 +110,11 @@ openssl genpkey -algorithm X25519 -out x25519.key
 openssl genpkey -algorithm ed448 -out ed448.key  # a curve Apple does not store
 openssl pkey -in ed25519.key -pubout -out ed25519-public.pem
 openssl pkey -in x25519.key -pubout -out x25519-public.pem
+# A forged key: another P-256 scalar carrying leaf-ec's public point (openssl ec -check: "EC Key
+# Invalid!"), as a SEC1 key and in a PKCS#12 with leaf-ec's certificate. It must never pair.
+openssl ecparam -name prime256v1 -genkey -noout -outform DER -out forged.der
+openssl ec -in leaf-ec.key -pubout -outform DER 2>/dev/null | tail -c 65 > leaf-point.bin
+python3 -c "d=open('forged.der','rb').read(); p=open('leaf-point.bin','rb').read(); open('forged.der','wb').write(d[:-65]+p)"
+openssl ec -inform DER -in forged.der -out leaf-ec-forged.key
+openssl pkcs12 -export -in leaf-ec.pem -inkey leaf-ec-forged.key -passout pass:fixture -out identity-forged.p12
+rm -f forged.der leaf-point.bin

@@ -94,13 +94,19 @@ public enum KeychainCommandLine {
         if cprocess_protect_memory() != 0 {
             StandardStreams.warn("cannot turn off core dumps for this process; a crash could write secrets to disk.")
         }
+        // A static Swift runtime reads the arguments from /proc: with no descriptor left to open it
+        // (RLIMIT_NOFILE 3), there are none to run.
+        guard CommandLine.argc >= 1 else {
+            StandardStreams.err("keychainctl: cannot read the command line: \(String(cString: strerror(EMFILE))) (the open-file limit is too low).\n")
+            exit(ExitStatusTable.ioFailure)
+        }
         exit(StandardStreams.finish(run(Array(CommandLine.arguments.dropFirst()), invalidUTF8: invalidUTF8Arguments())))
     }
 
     /// Indices (in the arguments after the program name) of the words that are not valid UTF-8.
     private static func invalidUTF8Arguments() -> Set<Int> {
         var invalid: Set<Int> = []
-        for index in 1..<Int(CommandLine.argc) {
+        for index in 1..<max(1, Int(CommandLine.argc)) {
             guard let word = CommandLine.unsafeArgv[index] else { continue }
             let bytes = UnsafeRawBufferPointer(start: word, count: strlen(word))
             if String(validating: bytes.bindMemory(to: UInt8.self), as: UTF8.self) == nil { invalid.insert(index - 1) }

@@ -309,4 +309,86 @@ import Testing
         #expect(run.status == 78 && run.stderr.contains("KEYCHAINCTL_FORMAT"), "\(run.stderr)")
         #expect(sandbox.run(["groups"], environment: ["KEYCHAINCTL_FORMAT": "json"]).status == 0)
     }
+
+    /// A binary profile with an invalid object that the top object never reaches is refused as a
+    /// whole (78), as CoreFoundation's reader refuses it: a bad reference, a non-string key, bad text.
+    @Test func anInvalidObjectAnywhereRefusesABinaryProfile() throws {
+        let sandbox = try Sandbox()
+        let top: [[UInt8]] = [[0xD1, 1, 2], Self.groupsKey, [0xA1, 3], [0x55] + Array("A.b.c".utf8)]
+        let unreached: [(String, [UInt8])] = [
+            ("bad-reference", [0xA1, 40]), ("array-key", [0xD1, 2, 3]), ("bad-text", [0x52, 0xC3, 0x28]),
+        ]
+        for (name, object) in unreached {
+            let path = sandbox.folder + "/\(name).plist"
+            FileManager.default.createFile(atPath: path, contents: Self.binaryPlist(top + [object]))
+            let run = sandbox.run(["groups", "--profile", path], profile: nil)
+            #expect(run.status == 78, "\(name): \(run.status) \(run.stderr)")
+        }
+        let fine = sandbox.folder + "/fine.plist"
+        FileManager.default.createFile(atPath: fine, contents: Self.binaryPlist(top + [[0x51, 0x61]]))
+        #expect(sandbox.run(["groups", "--profile", fine], profile: nil).status == 0, "an unreached valid object is fine")
+    }
+
+    /// A key file is base64 with whitespace only around it: a NUL, a stray character or a space
+    /// inside is a damaged key (78), never skipped over.
+    @Test func aKeyFileWithBytesOutsideBase64IsRefused() throws {
+        let sandbox = try Sandbox()
+        sandbox.add(["-s", "svc"], secret: "s")
+        let key = try String(contentsOfFile: sandbox.keyFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let middle = key.index(key.startIndex, offsetBy: 20)
+        let damaged: [(String, [UInt8])] = [
+            ("nul", Array(key.utf8) + [0]), ("nul-inside", Array(key[..<middle].utf8) + [0] + Array(key[middle...].utf8)),
+            ("space-inside", Array(key[..<middle].utf8) + [0x20] + Array(key[middle...].utf8)), ("bang", Array(key.utf8) + [0x21]),
+            ("padding-inside", Array(key[..<middle].utf8) + [0x3D] + Array(key[middle...].utf8)),
+        ]
+        for (name, bytes) in damaged {
+            let path = sandbox.folder + "/\(name).key"
+            FileManager.default.createFile(atPath: path, contents: Data(bytes), attributes: [.posixPermissions: 0o600])
+            let run = sandbox.run(["find", "-s", "svc", "-w"], environment: ["KEYCHAINCTL_KEY_FILE": path])
+            #expect(run.status == 78 && run.stdout.isEmpty, "\(name): \(run.status) \(run.stderr)")
+        }
+        let spaced = sandbox.folder + "/spaced.key"
+        FileManager.default.createFile(atPath: spaced, contents: Data("\n  \(key)\r\n\n".utf8), attributes: [.posixPermissions: 0o600])
+        #expect(sandbox.run(["find", "-s", "svc", "-w"], environment: ["KEYCHAINCTL_KEY_FILE": spaced]).stdout == "s")
+    }
+
+    /// With almost no file descriptors, find and add fail with a message and exit 74, never a trap.
+    @Test func tooFewFileDescriptorsIsExit74() throws {
+        let sandbox = try Sandbox()
+        sandbox.add(["-s", "svc"], secret: "s")
+        for limit in [3, 4, 5] {
+            for command in ["find -s svc -w", "add -s other --data-file /dev/null"] {
+                let run = sandbox.run(
+                    ["-c", "ulimit -n \(limit) && exec \"$0\" \(command)", Sandbox.binary], profile: nil,
+                    environment: ["KEYCHAINCTL_PROFILE": Sandbox.profiles + "/app.plist"], executable: "/bin/sh")
+                // A dynamically linked (debug) build cannot even be loaded with 3: that is the loader's.
+                if run.stderr.contains("error while loading shared libraries") { continue }
+                #expect(run.status == 74 && run.stderr.hasPrefix("keychainctl: "), "\(limit) \(command): \(run.status) \(run.stderr)")
+            }
+        }
+    }
+
+    /// A PKCS#12 whose key is not its certificate's (another scalar carrying the certificate's
+    /// public point) is refused (93), and the genuine file then imports: the forged key never pairs.
+    @Test func aForgedKeyNeverPairsWithACertificate() throws {
+        let sandbox = try Sandbox()
+        let forged = CertificateCommandTests.importP12(sandbox, "identity-forged.p12")
+        #expect(forged.status == 93 && forged.stderr.contains("does not match"), "\(forged.stderr)")
+        let genuine = CertificateCommandTests.importP12(sandbox, "identity-modern.p12")
+        #expect(genuine.status == 0 && (genuine.stdout + genuine.stderr).contains("1 identity and 2 certificates added"), "\(genuine.stdout) \(genuine.stderr)")
+        let keyFile = sandbox.run(["add", "--class", "keys", "--ref-file", CertificateCommandTests.fixtures + "leaf-ec-forged.key"])
+        #expect(keyFile.status == 206 && keyFile.stderr.contains("does not match"), "\(keyFile.stderr)")
+    }
+
+    /// A PEM label is a string from a file: its control characters reach the terminal escaped.
+    @Test func aPEMLabelCannotDriveTheTerminal() throws {
+        let sandbox = try Sandbox()
+        let path = sandbox.folder + "/esc.pem"
+        let label = "\u{1B}]0;PWNED\u{07}X\u{1B}[2K"
+        try Data("-----BEGIN \(label)-----\nAAAA\n-----END \(label)-----\n".utf8).write(to: URL(fileURLWithPath: path))
+        let run = sandbox.run(["add", "--class", "keys", "--ref-file", path])
+        #expect(run.status != 0)
+        #expect(!run.stderr.contains("\u{1B}") && !run.stderr.contains("\u{07}"), "\(run.stderr)")
+        #expect(run.stderr.contains("\\x1B]0;PWNED"), "\(run.stderr)")
+    }
 }

@@ -124,4 +124,24 @@ import Testing
         }
         #expect(try first.record(uuid)?.tag == 100)
     }
+
+    /// The sync state keeps the UUIDs it saw deleted (format 2), and still reads a format-1 state
+    /// (no such list); a version is one more than the tag it replaces, whatever its random bits.
+    @Test func syncStateKeepsDeletionsAndVersionsOrderChanges() throws {
+        var state = SyncState(deviceID: .random())
+        state.deleted = [.random(), .random()]
+        let decoded = try #require(SyncState(encoded: state.encoded))
+        #expect(decoded == state)
+        var formatOne = Array(state.encoded.dropLast(4 + 32))
+        formatOne[0] = 1
+        let old = try #require(SyncState(encoded: formatOne))
+        #expect(old.deleted.isEmpty && old.deviceID == state.deviceID)
+        #expect(SyncState(encoded: Array(state.encoded.dropLast(1))) == nil, "a cut-short list is refused")
+        var tag = SyncSession.newTag(after: nil)
+        for _ in 0..<5 {
+            let next = SyncSession.newTag(after: tag)
+            #expect(SyncSession.version(next) == SyncSession.version(tag) + 1)
+            tag = next
+        }
+    }
 }

@@ -48,7 +48,11 @@ import Testing
     /// Errors name the file and line; the value (a secret) never appears.
     @Test(arguments: [
         ("A=1\nA=2\n", "lines 1 and 2"), ("A=\"SECRET-open\n", "line 1"), ("A='SECRET-open", "line 1"),
-        ("1A=SECRET-x\n", "not a variable name"), ("A=\"SECRET-x\" trailing\n", "after the closing quote"), ("JUSTNAME\n", "no '='"),
+        ("1A=SECRET-x\n", "does not start with a variable name"), ("A=\"SECRET-x\" trailing\n", "after the closing quote"),
+        // A bare token, and the second line of a key pasted unquoted: neither line is quoted back.
+        ("NPM_TOKEN=ok\nghp_SECRETtoken1234567890\n", "line 2: expected NAME=value, and the line has no '='"),
+        ("DEPLOY_KEY=-----BEGIN PRIVATE KEY-----\nMIIEvQSECRET/0ABC\n", "line 2: expected NAME=value, and the line does not start"),
+        ("DEPLOY_KEY=-----BEGIN PRIVATE KEY-----\nMIIEvQSECRET/0ABC\n", "a value spanning lines must be quoted"),
         ("A=\u{FF}SECRET\n", "not UTF-8"),
     ])
     func malformedInputIsRefusedWithoutTheValue(text: String, message: String) throws {

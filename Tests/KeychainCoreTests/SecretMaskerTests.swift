@@ -52,4 +52,31 @@ import Testing
         let bytes = (0..<100_000).map { _ in UInt8.random(in: 0...255, using: &random) }
         #expect(masked([("T", "SECRET-value")], bytes, chunk: 4096) == bytes)
     }
+
+    /// A secret stored with a newline is masked without it, and the command's own newline stays.
+    @Test func aTrailingNewlineIsNotPartOfTheMatch() {
+        let out = masked([("T", "ghp_token-123\n")], Array("a ghp_token-123\nb ghp_token-123;\n".utf8), chunk: 3)
+        #expect(String(decoding: out, as: UTF8.self) == "a [keychainctl:T]\nb [keychainctl:T];\n")
+    }
+
+    /// Base64 wrapped at 64 or 76 columns, from the start of the stream and after one or two other
+    /// bytes, leaves no line of the secret's own characters in clear.
+    @Test func wrappedBase64IsMaskedLineByLine() {
+        let secret = Array(String(repeating: "private-key-material/", count: 9).utf8)
+        for prefix in [[], [0x41], [0x41, 0x42]] as [[UInt8]] {
+            for width in [64, 76] {
+                let encoded = Array(Data(prefix + secret).base64EncodedString().utf8)
+                var wrapped: [UInt8] = []
+                for start in stride(from: 0, to: encoded.count, by: width) {
+                    wrapped += encoded[start..<min(start + width, encoded.count)] + [0x0A]
+                }
+                let out = masked([("K", String(decoding: secret, as: UTF8.self))], wrapped, chunk: 17)
+                let lines = out.split(separator: 0x0A)
+                // Every line but the first (which holds the prefix's bits) is masked whole.
+                for line in lines.dropFirst(prefix.isEmpty ? 0 : 1) {
+                    #expect(String(decoding: line, as: UTF8.self) == "[keychainctl:K]", "prefix \(prefix.count), width \(width)")
+                }
+            }
+        }
+    }
 }

@@ -71,7 +71,7 @@ package struct KeyMaterial: Sendable {
                     ?? OpenSSL.decode(bytes, { d2i_PublicKey(EVP_PKEY_RSA, nil, $0, $1) }, free: { EVP_PKEY_free($0) })
             }
         default:
-            throw ObjectError("a PEM block labelled '\(label ?? "")' is not a key")
+            throw ObjectError("a PEM block labelled '\((label ?? "").terminalSafe)' is not a key")
         }
         guard let key else {
             throw ObjectError(
@@ -81,8 +81,21 @@ package struct KeyMaterial: Sendable {
         try self.init(key, isPrivate: isPrivate)
     }
 
-    /// The parts of an OpenSSL key (private when `isPrivate`).
+    /// The parts of an OpenSSL key (private when `isPrivate`). A private key must match the public
+    /// half it carries (OpenSSL's pairwise check: the EC point recomputed from the scalar, RSA's
+    /// n = pq and d·e ≡ 1): identities pair by that public half, so a forged one would join a
+    /// genuine certificate to a foreign key.
     init(_ key: OpaquePointer, isPrivate: Bool) throws(ObjectError) {
+        if isPrivate {
+            let context = EVP_PKEY_CTX_new_from_pkey(nil, key, nil)
+            defer { EVP_PKEY_CTX_free(context) }
+            // -2: no pairwise check for this type (Ed25519 and X25519 derive their public half).
+            let checked = context.map { EVP_PKEY_pairwise_check($0) } ?? 0
+            guard checked == 1 || checked == -2 else {
+                ERR_clear_error()
+                throw ObjectError("its private key does not match the public key it carries")
+            }
+        }
         self.isPrivate = isPrivate
         switch EVP_PKEY_get_base_id(key) {
         case EVP_PKEY_RSA:

@@ -47,7 +47,7 @@ package enum ObjectFile {
             }
             let label = name.map { String(cString: $0) } ?? ""
             if let header, header.pointee != 0 {
-                throw ObjectError("its '\(label)' block is encrypted; decrypt it first (openssl pkey -in FILE -out PLAIN)")
+                throw ObjectError("its '\(label.terminalSafe)' block is encrypted; decrypt it first (openssl pkey -in FILE -out PLAIN)")
             }
             if label.hasSuffix("PARAMETERS") { continue }
             blocks.append(Block(label: label, der: SecretBytes(copying: UnsafeRawBufferPointer(start: data, count: length))))

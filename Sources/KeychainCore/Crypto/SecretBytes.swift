@@ -102,17 +102,42 @@ package final class SecretBytes: @unchecked Sendable, CustomStringConvertible {
         return encoded
     }
 
-    /// Decodes standard base64 held in guarded memory (whitespace around and inside is ignored)
-    /// into guarded memory; `nil` if it is not base64.
-    package func base64Decoded() -> SecretBytes? {
+    /// Decodes standard base64 held in guarded memory into guarded memory; `nil` if it is not
+    /// base64. Whitespace inside is ignored; with `strict` (a key file, a key variable) only
+    /// whitespace around it is, and every other byte must be of the alphabet, `=` only at the end:
+    /// a NUL or a stray character is a damaged key, never silently skipped.
+    package func base64Decoded(strict: Bool = false) -> SecretBytes? {
+        var range = 0..<count
+        if strict {
+            let valid = withUnsafeBytes { bytes -> Bool in
+                let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A }
+                guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) }) else {
+                    return false
+                }
+                range = first..<(last + 1)
+                var padding = false
+                for byte in bytes[range] {
+                    let alphabet =
+                        (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39)
+                        || byte == 0x2B || byte == 0x2F
+                    if byte == 0x3D {
+                        padding = true
+                    } else if !alphabet || padding {
+                        return false
+                    }
+                }
+                return true
+            }
+            guard valid else { return nil }
+        }
         let decoded = SecretBytes(count: count)
         var length = 0
         let status = decoded.withUnsafeMutableBytes { out in
             withUnsafeBytes { input in
                 sodium_base642bin(
                     out.baseAddress!.assumingMemoryBound(to: UInt8.self), max(count, 1),
-                    input.baseAddress?.assumingMemoryBound(to: CChar.self), count, " \t\r\n", &length, nil,
-                    sodium_base64_VARIANT_ORIGINAL)
+                    input.baseAddress.map { $0.assumingMemoryBound(to: CChar.self) + range.lowerBound }, range.count,
+                    strict ? nil : " \t\r\n", &length, nil, sodium_base64_VARIANT_ORIGINAL)
             }
         }
         guard status == 0 else { return nil }

@@ -1,7 +1,8 @@
 /// Reads a binary property list (`bplist00`, the format of CoreFoundation's
 /// `__CFBinaryPList.c`): a header, the objects, a table of their offsets and a 32-byte trailer.
 ///
-/// Every object's extent is checked against the object area before anything is read, and the
+/// Every object is checked (its extent against the object area, its text, its references) before
+/// anything is read, and the
 /// containers reachable from the top object must form a tree no deeper than
 /// `PlistValue.maximumDepth`: a container reached twice is a cycle, or the way a 100-byte file
 /// expands to gigabytes, and is refused. Strings may be shared (writers deduplicate them).
@@ -34,9 +35,26 @@ struct BinaryPlistReader {
             (offsetSize, referenceSize, objectCount, top, tableStart)
     }
 
-    /// The top object, after every object's extent has been checked.
+    /// The top object, after every object has been checked, whether the top object reaches it or
+    /// not (as CoreFoundation's reader refuses a file with any invalid object): its extent, its
+    /// text, its references and a dictionary's keys.
     func read() throws(PlistProblem) -> PlistValue {
-        for object in 0..<objectCount where end(of: object) == nil { throw Self.malformed }
+        for object in 0..<objectCount {
+            guard end(of: object) != nil, let (kind, _, count, body) = header(of: object) else { throw Self.malformed }
+            switch kind {
+            case 0x5, 0x6, 0x7: _ = try string(kind: kind, count: count, body: body)
+            case 0xA, 0xC, 0xD:
+                let children = try references(kind: kind, count: count, body: body)
+                if kind == 0xD {
+                    for key in children.prefix(count) {
+                        guard let (keyKind, _, _, _) = header(of: key), [0x5, 0x6, 0x7].contains(keyKind) else {
+                            throw .malformed("a dictionary key is not a string")
+                        }
+                    }
+                }
+            default: break
+            }
+        }
         var reached = [Bool](repeating: false, count: objectCount)
         reached[top] = true
         return try value(top, depth: 1, reached: &reached)

@@ -161,8 +161,8 @@ package final class SecretMasker {
 
     /// The lines of `bytes`' base64 wrapped at `width` columns when it starts `offset` bytes into
     /// the encoded stream (the stream's first line starting the wrapping), that consist only of
-    /// the value's own characters; at offset 0 also the last line with its padding, which is what
-    /// `base64 < FILE` prints for a file holding the secret alone.
+    /// the value's own characters, and the last line with its padding: what `base64 < FILE` prints
+    /// when the secret ends the file.
     static func wrappedBase64Lines(_ bytes: [UInt8], offset: Int, width: Int) -> [[UInt8]] {
         let encoded = Array(Base64.encode([UInt8](repeating: 0, count: offset) + bytes).utf8)
         guard encoded.count > width else { return [] }
@@ -172,7 +172,7 @@ package final class SecretMasker {
         var start = 0
         while start < encoded.count {
             let end = min(start + width, encoded.count)
-            if start >= firstStable, end <= endStable || (offset == 0 && end == encoded.count) {
+            if start >= firstStable, end <= endStable || end == encoded.count {
                 lines.append(Array(encoded[start..<end]))
             }
             start = end

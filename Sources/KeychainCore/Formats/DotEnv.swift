@@ -38,6 +38,13 @@ package enum DotEnv {
         var line = 1
         var parsed = Parsed()
         var seen: [String: Int] = [:]
+        /// The line of the last unquoted value: a bad line right after it is likely its continuation.
+        var lastUnquotedLine: Int?
+
+        /// A hint for a bad line that follows an unquoted value.
+        var continuation: String {
+            lastUnquotedLine == line - 1 ? " (a value spanning lines must be quoted)" : ""
+        }
 
         init(bytes: UnsafeRawBufferPointer, source: String) {
             self.bytes = bytes
@@ -74,11 +81,13 @@ package enum DotEnv {
                 skip { $0 == 0x20 || $0 == 0x09 }
                 name = word()
             }
+            // Neither message quotes the line: a bare token, or the second line of an unquoted
+            // multi-line value (a pasted key), is a secret.
             guard let first = name.utf8.first, Self.isNameStart(first), name.utf8.allSatisfy(Self.isNameByte) else {
-                throw fail(name.isEmpty ? "expected NAME=value" : "'\(String(name.prefix(40)).terminalSafe)' is not a variable name")
+                throw fail("expected NAME=value, and the line does not start with a variable name ([A-Za-z_][A-Za-z0-9_.-]*)" + continuation)
             }
             skip { $0 == 0x20 || $0 == 0x09 }
-            guard !atEnd, current == UInt8(ascii: "=") else { throw fail("\(name) has no '='") }
+            guard !atEnd, current == UInt8(ascii: "=") else { throw fail("expected NAME=value, and the line has no '='" + continuation) }
             index += 1
             skip { $0 == 0x20 || $0 == 0x09 }
             let value = SecretBytes(count: 0)
@@ -91,6 +100,7 @@ package enum DotEnv {
                 try quoted(into: value, closing: UInt8(ascii: "\""), escapes: true, name: name, expands: &expands)
             } else {
                 unquoted(into: value, expands: &expands)
+                lastUnquotedLine = startLine
             }
             skip { $0 == 0x20 || $0 == 0x09 }
             if !atEnd, !isLineEnd(current) {

@@ -6,7 +6,7 @@ package enum KeychainCredential: Sendable {
     /// A key from its base64 text (a key file's contents or `KEYCHAINCTL_KEY`).
     /// Decoded in guarded memory: the key never passes through an ordinary string or array.
     package static func key(base64 text: SecretBytes, source: String) throws(ConfigurationError) -> KeychainCredential {
-        guard let key = text.base64Decoded(), key.count == KeyRing.keyBytes else {
+        guard let key = text.base64Decoded(strict: true), key.count == KeyRing.keyBytes else {
             throw ConfigurationError(
                 "\(source) does not hold a keychain key: expected 32 random bytes in base64 (as 'keychainctl init --generate-key-file' writes)."
             )
