@@ -226,4 +226,17 @@ import Testing
         let exported = Self.run(sandbox, ["export", "--format", "github-env", "--with-secrets", "-s", "gh"], environment: ["GITHUB_ACTIONS": "true"])
         #expect(!exported.stdout.contains("::add-mask::") && exported.stdout.contains("npm-token-value"), "\(exported.stdout)")
     }
+
+    /// A persistent reference resolves under --group when its item is in one of the groups, and is
+    /// refused (-34018) when it is not: the scope holds for references too.
+    @Test func aReferenceIsHeldToTheGroupScope() throws {
+        let sandbox = try Sandbox()
+        sandbox.add(["-s", "api", "-a", "ci"], secret: "SECRET-api")
+        let ref = sandbox.run(["find", "-s", "api", "--return", "persistent-ref"]).stdout.trimmingCharacters(in: .newlines)
+        #expect(!ref.isEmpty)
+        let inside = Self.run(sandbox, ["exec", "--group", "SKMME9E2Y8.com.example.app", "--env", "T=ref=\(ref)", "--", "sh", "-c", "echo \"$T\""])
+        #expect(inside.status == 0 && inside.stdout == "[keychainctl:T]\n", "\(inside.status) \(inside.stderr)")
+        let outside = Self.run(sandbox, ["exec", "--group", "SKMME9E2Y8.com.example.shared", "--env", "T=ref=\(ref)", "--", "true"])
+        #expect(outside.status == 30 && outside.stderr.contains("outside --group"), "\(outside.status) \(outside.stderr)")
+    }
 }

@@ -54,6 +54,19 @@ extension Keychain {
             }
             return try findAll(request, caller: caller, name: reference.name)
         }
+        // A persistent reference names one item by itself (a group beside it is errSecParam): it is
+        // found, then held to --group.
+        if request.persistentRef != nil {
+            let found = try findAll(request, caller: caller, name: reference.name)
+            for item in found where !groups.contains(where: { $0.sameBytes(as: item.item.accessGroup) }) {
+                throw KeychainError(
+                    .missingEntitlement,
+                    hint:
+                        "\(reference.name): the item is in group \(item.item.accessGroup.terminalSafe), outside --group \(groups.joined(separator: ", ")); nothing was run."
+                )
+            }
+            return found
+        }
         var found: [FoundItem] = []
         var lastMiss: KeychainError?
         for group in groups {
