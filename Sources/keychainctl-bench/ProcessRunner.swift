@@ -81,10 +81,19 @@ enum ProcessRunner {
     }
 
     /// Instructions executed by `arguments` as `valgrind --tool=callgrind` counts them: repeatable
-    /// where milliseconds are not. `nil` without valgrind.
+    /// where milliseconds are not. `nil` without valgrind. The program runs as a copy without its
+    /// debug information, which valgrind's reader refuses in the static binary (the instructions
+    /// executed are the same).
     static func instructions(_ arguments: [String], environment: [String], scratch: String) -> Int? {
         let valgrind = "/usr/bin/valgrind"
         guard access(valgrind, X_OK) == 0 else { return nil }
+        var arguments = arguments
+        let stripped = "\(scratch)/\(arguments[0].split(separator: "/").last ?? "program").nodebug"
+        if access("/usr/bin/objcopy", X_OK) == 0,
+            run(["/usr/bin/objcopy", "--strip-debug", arguments[0], stripped], environment: []).status == 0
+        {
+            arguments[0] = stripped
+        }
         let log = "\(scratch)/callgrind.log"
         _ = run(
             [valgrind, "--tool=callgrind", "--callgrind-out-file=/dev/null"] + arguments, environment: environment, stderrPath: log)
