@@ -129,9 +129,6 @@ struct ExecCommand: Subcommand {
             throw SilentExitWithMessage(code: 126, message: "\(path.terminalSafe): not an executable file; nothing was run.")
         }
         if ciMask, Environment.value("GITHUB_ACTIONS") == "true" { ExecReport.addMaskLines(resolved.secrets) }
-        // Signals are watched before any --file secret is written, so that none ends keychainctl
-        // with the files still on disk.
-        let watch = try ChildProcess.SignalWatch()
         let maskStdout = mask == .always || (mask == .auto && !StandardStreams.isTerminal(1))
         let maskStderr = mask == .always || (mask == .auto && !StandardStreams.isTerminal(2))
         // One masker per stream: each holds back its own stream's undecided bytes.
@@ -141,11 +138,15 @@ struct ExecCommand: Subcommand {
         if let unmasked = (stdoutMasker ?? stderrMasker)?.unmasked, !unmasked.isEmpty {
             StandardStreams.warn("not masked (shorter than \(SecretMasker.minimumBytes) bytes): \(unmasked.joined(separator: ", ")).")
         }
-        let files = try ExecFiles(resolved.files)
-        let environment = EnvironmentBlock(resolved.environment(filePaths: files.paths))
-        guard masked || !files.isEmpty else {
+        guard masked || !resolved.files.isEmpty else {
+            let environment = EnvironmentBlock(resolved.environment(filePaths: [:]))
             throw cannotRun(ChildProcess.replace(with: executable, arguments: command, environment: environment, isolation: isolation))
         }
+        // Signals are watched before any --file secret is written, so that none ends keychainctl
+        // with the files still on disk.
+        let watch = try ChildProcess.SignalWatch()
+        let files = try ExecFiles(resolved.files)
+        let environment = EnvironmentBlock(resolved.environment(filePaths: files.paths))
         let outcome = try ChildProcess.run(
             executable, arguments: command, environment: environment, isolation: isolation, watch: watch, stdoutMasker: stdoutMasker,
             stderrMasker: stderrMasker, cleanup: files.remove)

@@ -239,4 +239,20 @@ import Testing
         let outside = Self.run(sandbox, ["exec", "--group", "SKMME9E2Y8.com.example.shared", "--env", "T=ref=\(ref)", "--", "true"])
         #expect(outside.status == 30 && outside.stderr.contains("outside --group"), "\(outside.status) \(outside.stderr)")
     }
+
+    /// The command starts with no signal blocked, whether keychainctl becomes it or watches it:
+    /// the signals keychainctl blocks to forward them are its own business.
+    @Test func theCommandStartsWithNoSignalBlocked() throws {
+        let sandbox = try Sandbox()
+        sandbox.add(["-s", "api", "-a", "ci"], secret: "SECRET-api")
+        // Launched with nothing blocked (a test runner's thread blocks most signals).
+        let launcher = "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execv(sys.argv[1], sys.argv[1:])"
+        for mask in ["never", "always"] {
+            let run = sandbox.run(
+                ["-c", launcher, Sandbox.binary, "exec", "--mask", mask, "--env", "T=service=api,account=ci", "--", "grep", "^SigBlk",
+                 "/proc/self/status"], profile: nil, environment: ["KEYCHAINCTL_PROFILE": Sandbox.profiles + "/app.plist"],
+                executable: "/usr/bin/python3")
+            #expect(run.stdout == "SigBlk:\t0000000000000000\n", "--mask \(mask): \(run.stdout) \(run.stderr)")
+        }
+    }
 }
