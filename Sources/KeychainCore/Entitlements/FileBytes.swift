@@ -8,6 +8,11 @@ package enum FileBytes {
         let fd = open(path, O_RDONLY | O_CLOEXEC | (noFollow ? O_NOFOLLOW : 0))
         guard fd >= 0 else { return nil }
         defer { close(fd) }
+        return readAll(fd, limit: limit)
+    }
+
+    /// At most `limit` bytes of `fd`, to its end; `nil` on error (see `errno`).
+    private static func readAll(_ fd: Int32, limit: Int) -> [UInt8]? {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65_536)
         while bytes.count < limit {
@@ -48,17 +53,7 @@ package enum FileBytes {
         var status = stat()
         guard fstat(fd, &status) == 0 else { return .failure(.failed(errno)) }
         guard status.st_mode & S_IFMT == S_IFREG else { return .failure(.notRegular) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        while bytes.count < limit {
-            let got = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, min($0.count, limit - bytes.count)) }
-            if got < 0 {
-                if errno == EINTR { continue }
-                return .failure(.failed(errno))
-            }
-            if got == 0 { break }
-            bytes.append(contentsOf: chunk[0..<got])
-        }
+        guard let bytes = readAll(fd, limit: limit) else { return .failure(.failed(errno)) }
         return .success(bytes)
     }
 
