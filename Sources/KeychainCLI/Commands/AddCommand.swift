@@ -87,10 +87,3 @@ struct AddCommand: Subcommand {
         return try globals.openKeychain(with: credential).add(request, secret: secret, caller: caller, updateExisting: updateExisting)
     }
 }
-
-/// `--return a,b --return c` into words.
-enum ReturnWords {
-    static func split(_ values: [String]) -> [String] {
-        values.flatMap { $0.split(separator: ",").map { String($0) } }
-    }
-}

@@ -170,9 +170,3 @@ extension ExecCommand {
             code: error == ENOENT ? 127 : 126, message: "cannot run \(command[0].terminalSafe): \(String(cString: strerror(error))).")
     }
 }
-
-/// An exit with a status of its own and a one-line `keychainctl:` message (exec's 126, 127 and 74).
-struct SilentExitWithMessage: Error {
-    let code: Int32
-    let message: String
-}

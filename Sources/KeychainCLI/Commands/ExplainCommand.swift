@@ -73,9 +73,3 @@ struct ExplainCommand: Subcommand {
         if strict, let predicted = explanation.predicted { throw SilentExit(code: predicted.status.exitStatus) }
     }
 }
-
-/// An exit whose report is already on stdout (explain's `--strict`, lint's findings): the status,
-/// with nothing more on stderr.
-struct SilentExit: Error {
-    let code: Int32
-}
