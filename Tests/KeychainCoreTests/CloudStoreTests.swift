@@ -138,10 +138,15 @@ import Testing
         #expect(old.deleted.isEmpty && old.deviceID == state.deviceID)
         #expect(SyncState(encoded: Array(state.encoded.dropLast(1))) == nil, "a cut-short list is refused")
         var tag = SyncSession.newTag(after: nil)
+        #expect(SyncSession.version(tag) == 1)
         for _ in 0..<5 {
             let next = SyncSession.newTag(after: tag)
-            #expect(SyncSession.version(next) == SyncSession.version(tag) + 1)
+            #expect(SyncSession.version(next) == SyncSession.version(tag)! + 1)
             tag = next
         }
+        // A tag from before versions (random) has no order, and the next write starts at 1.
+        let legacy: UInt64 = 0xC3A5_9F01_7E22_41D9
+        #expect(SyncSession.version(legacy) == nil)
+        #expect(SyncSession.version(SyncSession.newTag(after: legacy)) == 1)
     }
 }

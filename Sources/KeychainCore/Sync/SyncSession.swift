@@ -102,8 +102,8 @@ final class SyncSession {
             }
             // An older version than the one this device applied, or a record it saw deleted, was
             // put back (a file server or git host replaying an old copy): never applied.
-            if let entry, Self.version(record.tag) < Self.version(entry.tag) {
-                try rolledBack(record, entry: entry)
+            if let entry, let theirs = Self.version(record.tag), let ours = Self.version(entry.tag), theirs < ours {
+                try rolledBack(record, entry: entry, theirs: theirs, ours: ours)
                 continue
             }
             if entry == nil, state.deleted.contains(uuid) {
@@ -133,11 +133,11 @@ final class SyncSession {
     /// Record `record` is older than the version `entry` says this device applied: reported (exit
     /// 93), not applied, and this device's copy uploaded again over it when it can be read, so the
     /// cloud holds the newer version once more.
-    private func rolledBack(_ record: CloudRecord, entry: SyncState.Entry) throws {
+    private func rolledBack(_ record: CloudRecord, entry: SyncState.Entry, theirs: UInt64, ours: UInt64) throws {
         let uuid = record.uuid
         var reason =
-            "cloud record \(CloudStore.name(uuid)) is version \(Self.version(record.tag)), older than version "
-            + "\(Self.version(entry.tag)) applied here: an older copy was put back (rolled back); it was not applied"
+            "cloud record \(CloudStore.name(uuid)) is version \(theirs), older than version \(ours) applied here: "
+            + "an older copy was put back (rolled back); it was not applied"
         if let here = local[entry.rowUUID], Self.eligibility(here.row) == nil, !isLocked(here.row),
             let opened = try openLocal(here.itemClass, here.row)
         {
@@ -574,13 +574,22 @@ final class SyncSession {
     }
 
     static func newTag(after previous: UInt64?) -> UInt64 {
-        let version = min(version(previous ?? 0) + 1, (1 << 40) - 1)
-        return version << 24 | Sodium.randomBytes(3).reduce(0) { $0 << 8 | UInt64($1) }
+        let next = min((previous.flatMap(version) ?? 0) + 1, versionLimit - 1)
+        return next << 24 | Sodium.randomBytes(3).reduce(0) { $0 << 8 | UInt64($1) }
     }
 
-    /// A change tag's version: its top 40 bits, one more than the version it replaced. The low 24
-    /// bits are random, so two devices writing the same version at once still differ.
-    static func version(_ tag: UInt64) -> UInt64 { tag >> 24 }
+    /// Versions count from 1. A tag whose version bits reach this was written before records were
+    /// versioned (64 random bits: 255 times in 256 its top 40 bits are at least 2^32): it has no
+    /// order, is never compared, and the next write after it starts again at version 1.
+    static let versionLimit: UInt64 = 1 << 32
+
+    /// A change tag's version: its top 40 bits, one more than the version it replaced (the low 24
+    /// bits are random, so two devices writing the same version at once still differ); `nil` for
+    /// an unversioned tag.
+    static func version(_ tag: UInt64) -> UInt64? {
+        let version = tag >> 24
+        return version < versionLimit ? version : nil
+    }
 }
 
 extension KeychainStore.SyncRow {
