@@ -149,4 +149,34 @@ import Testing
         #expect(SyncSession.version(legacy) == nil)
         #expect(SyncSession.version(SyncSession.newTag(after: legacy)) == 1)
     }
+
+    /// Two writers sharing the folder without a working lock (a synced folder, some SMB mounts),
+    /// here two stores in one process, so with one pid: their staging files never coincide, and
+    /// every record left is whole. With staging files named by pid they wrote into one file.
+    @Test func writersWithoutALockNeverShareAStagingFile() throws {
+        let folder = Folder()
+        let key = SecretBytes.random(count: 32)
+        try CloudStore.create(at: folder.path, accountKey: key)
+        let uuid = Bytes16.random()
+        final class Failures: @unchecked Sendable {
+            let lock = NSLock()
+            var errors: [String] = []
+            func add(_ error: Error) { lock.withLock { errors.append("\(error)") } }
+        }
+        let failures = Failures()
+        let path = folder.path
+        DispatchQueue.concurrentPerform(iterations: 8) { writer in
+            do {
+                let store = try CloudStore(path: path, accountKey: key)
+                for round in 0..<40 {
+                    _ = try store.write(Self.record(uuid, tag: UInt64(writer * 100 + round), secret: String(repeating: "w\(writer)", count: 2_000)))
+                }
+            } catch { failures.add(error) }
+        }
+        #expect(failures.errors.isEmpty, "\(failures.errors.prefix(3))")
+        let store = try CloudStore(path: folder.path, accountKey: key)
+        #expect(try store.record(uuid) != nil, "the record left is whole")
+        let staging = try FileManager.default.contentsOfDirectory(atPath: folder.path + "/records").filter { $0.contains(".new-") }
+        #expect(staging.isEmpty, "\(staging)")
+    }
 }
