@@ -63,7 +63,7 @@ package struct Certificate: Sendable {
             "issr": .data(normalizedIssuer), "slnr": .data(serialNumber), "pkhh": .data(publicKeyHash),
         ]
         if let subjectKeyID { attributes["skid"] = .data(subjectKeyID) }
-        if let summary { attributes["labl"] = .string(summary) }
+        if let summary { attributes[Schema.label] = .string(summary) }
         return attributes
     }
 

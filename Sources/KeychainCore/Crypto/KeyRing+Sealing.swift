@@ -19,7 +19,7 @@ extension KeyRing {
                 // An access control that is the protection alone is not bound: it repeats `pdmn`,
                 // which is, and rows sealed before the column existed stay valid. Any other value
                 // is bound, so adding, removing or changing one breaks the row.
-                for attribute in schema.plaintextAttributes where attribute.code != "accc" || row.hasAccessControl {
+                for attribute in schema.plaintextAttributes where attribute.code != Schema.accessControl || row.hasAccessControl {
                     fields.append(Array(attribute.code.utf8))
                     fields.append(row.plaintext[attribute.code]?.canonicalBytes ?? [])
                 }
@@ -48,9 +48,9 @@ extension KeyRing {
         let accessibility = item.accessibility
         var plaintext: [String: AttributeValue] = [:]
         for attribute in schema.plaintextAttributes { plaintext[attribute.code] = item.attributes[attribute.code] }
-        plaintext["pdmn"] = .string(accessibility.rawValue)
+        plaintext[Schema.protection] = .string(accessibility.rawValue)
         let accessControl = item.accessControl
-        plaintext["accc"] = .string(accessControl.text)
+        plaintext[Schema.accessControl] = .string(accessControl.text)
         var sealed = SealedItem(
             uuid: item.uuid, plaintext: plaintext, digests: digests.columns(of: item.attributes, schema: schema),
             metadata: [], wrappedItemKey: nil, secret: nil)

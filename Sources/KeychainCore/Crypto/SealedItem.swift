@@ -21,12 +21,12 @@ package struct SealedItem: Sendable {
     /// found while reading it; `nil` for a well-formed row.
     package var malformed: String? = nil
 
-    package var accessGroup: String { plaintext["agrp"]?.stringValue ?? "" }
-    package var accessibility: String { plaintext["pdmn"]?.stringValue ?? "" }
-    package var sync: Bool { plaintext["sync"] == .bool(true) }
-    package var tombstone: Bool { plaintext["tomb"] == .bool(true) }
+    package var accessGroup: String { plaintext[Schema.accessGroup]?.stringValue ?? "" }
+    package var accessibility: String { plaintext[Schema.protection]?.stringValue ?? "" }
+    package var sync: Bool { plaintext[Schema.synchronizable] == .bool(true) }
+    package var tombstone: Bool { plaintext[Schema.tombstone] == .bool(true) }
     /// The `accc` column (the protection alone for most items).
-    package var accessControlText: String { plaintext["accc"]?.stringValue ?? accessibility }
+    package var accessControlText: String { plaintext[Schema.accessControl]?.stringValue ?? accessibility }
     /// Whether the row's access control says more than its protection: reading it asks for
     /// authentication (known from the authenticated column, before anything is opened).
     package var hasAccessControl: Bool { !accessControlText.sameBytes(as: accessibility) }

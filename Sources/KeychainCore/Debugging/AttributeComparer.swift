@@ -11,7 +11,7 @@ struct AttributeComparer {
     /// A comparer for `attributes` (neither `agrp` nor `sync`: callers compare those themselves).
     init(_ attributes: [String: AttributeValue]) {
         codes = attributes.keys.sorted()
-        wantedProtection = attributes["pdmn"]?.stringValue
+        wantedProtection = attributes[Schema.protection]?.stringValue
         values = attributes
     }
 
@@ -21,7 +21,7 @@ struct AttributeComparer {
     mutating func prepare(for itemClass: ItemClass, keys: KeyRing) {
         let schema = Schema.of(itemClass)!
         digests = [:]
-        for (code, value) in values where code != "pdmn" && schema.attribute(code) != nil {
+        for (code, value) in values where code != Schema.protection && schema.attribute(code) != nil {
             digests[code] = keys.digests.digest(itemClass, code: code, value: value.canonicalBytes)
         }
     }
@@ -30,7 +30,7 @@ struct AttributeComparer {
     func misses(_ row: SealedItem) -> [String] {
         var missed: [String] = []
         for code in codes {
-            if code == "pdmn" {
+            if code == Schema.protection {
                 if let wantedProtection, !wantedProtection.sameBytes(as: row.accessibility) { missed.append(code) }
             } else if let digest = digests[code], row.digests[code] != digest {
                 missed.append(code)

@@ -42,7 +42,7 @@ extension Keychain {
         let query = try ItemQuery(request, defaultLimit: operation == .find ? .one : .all)
         let groups = caller.groups
         let writes = operation.writes
-        let explicit = query.attributes["agrp"]?.stringValue
+        let explicit = query.attributes[Schema.accessGroup]?.stringValue
         var predicted: KeychainError? = nil
         if writes ? !groups.hasWritableGroup : !groups.hasReadableGroup {
             predicted = caller.noGroups(writing: writes)
@@ -51,10 +51,10 @@ extension Keychain {
         }
         // An add is compared by the new item's primary key in the group it would land in.
         let addGroup = operation == .add ? explicit ?? groups.defaultGroup : nil
-        var compared = query.attributes.filter { $0.key != "agrp" && $0.key != "sync" }
+        var compared = query.attributes.filter { $0.key != Schema.accessGroup && $0.key != Schema.synchronizable }
         if operation == .add {
             compared = compared.filter { query.schema.primaryKey.contains($0.key) }
-            for code in query.schema.primaryKey where compared[code] == nil && code != "agrp" && code != "sync" {
+            for code in query.schema.primaryKey where compared[code] == nil && code != Schema.accessGroup && code != Schema.synchronizable {
                 compared[code] = .defaultValue(for: query.schema.attribute(code)!.kind)
             }
         }
@@ -80,7 +80,7 @@ extension Keychain {
                     if let addGroup {
                         if !row.accessGroup.sameBytes(as: addGroup) { misses.append(.group) }
                     } else if let explicit {
-                        if !row.accessGroup.sameBytes(as: explicit) { misses.append(.attribute("agrp")) }
+                        if !row.accessGroup.sameBytes(as: explicit) { misses.append(.attribute(Schema.accessGroup)) }
                     } else if !groups.canRead(row.accessGroup) {
                         misses.append(.group)
                     }
@@ -112,7 +112,7 @@ extension Keychain {
         let matches = scanned.filter { $0.misses.isEmpty }
         switch operation {
         case .add:
-            let protection = query.attributes["pdmn"]?.stringValue.flatMap(Accessibility.init(rawValue:)) ?? .defaultFor(query.itemClass)
+            let protection = query.attributes[Schema.protection]?.stringValue.flatMap(Accessibility.init(rawValue:)) ?? .defaultFor(query.itemClass)
             if !keys.device.allows(protection) { return keys.device.refusal(protection) }
             if let twin = matches.first {
                 return KeychainError(
@@ -167,12 +167,12 @@ extension Keychain {
         }
         let readOnly = operation.writes && scanned.misses.isEmpty && !caller.groups.canWrite(row.accessGroup)
         let verdict: Explanation.Verdict
-        let explicit = query.attributes["agrp"]?.stringValue
+        let explicit = query.attributes[Schema.accessGroup]?.stringValue
         if scanned.misses.isEmpty, operation != .add, let explicit, !caller.mayUse(explicit, writing: operation.writes) {
             verdict = .blocked
             reasons.append(
                 .init(
-                    code: .groupNotEntitled, attribute: "agrp", itemValue: explicit,
+                    code: .groupNotEntitled, attribute: Schema.accessGroup, itemValue: explicit,
                     text:
                         "matches, but the query names \(explicit), which this profile may not \(operation.writes ? "write" : "read"): the whole call fails with errSecMissingEntitlement (-34018)"
                 ))
@@ -235,14 +235,14 @@ extension Keychain {
         case .attribute(let code):
             let name = query.schema.attribute(code)?.name ?? code
             let wanted = query.attributes[code]?.displayText ?? ""
-            let has = unreadable == nil || code == "pdmn" || code == "agrp" ? item.attributes[code]?.displayText ?? "(none)" : nil
+            let has = unreadable == nil || code == Schema.protection || code == Schema.accessGroup ? item.attributes[code]?.displayText ?? "(none)" : nil
             var text = "\(code) (\(name)) differs: "
             text +=
                 has.map { "item \"\($0)\", query \"\(wanted)\"" }
                 ?? "query \"\(wanted)\"; the item's value cannot be read: \(unreadable ?? "")"
             if code == "svce" { text += " (wrappers default the service to the bundle identifier, which differs per target)" }
             let fix = has.map {
-                code == "agrp" ? "query with agrp=\"\($0)\"" : "query with \(code)=\"\($0)\", or give every target the same \(name)"
+                code == Schema.accessGroup ? "query with agrp=\"\($0)\"" : "query with \(code)=\"\($0)\", or give every target the same \(name)"
             }
             return (.init(code: .attributeMismatch, attribute: code, itemValue: has, queryValue: wanted, text: text), fix)
         case .group:
@@ -250,7 +250,7 @@ extension Keychain {
             if let addGroup {
                 return (
                     .init(
-                        code: .groupNotEntitled, attribute: "agrp", itemValue: group, queryValue: addGroup,
+                        code: .groupNotEntitled, attribute: Schema.accessGroup, itemValue: group, queryValue: addGroup,
                         text: "is in \(group); this add lands in \(addGroup), so it makes a second item rather than colliding"),
                     nil
                 )
@@ -258,7 +258,7 @@ extension Keychain {
             if let ignored = groups.ignoredEntry(for: group) {
                 return (
                     .init(
-                        code: .appGroupIgnoredPlatform, attribute: "agrp", itemValue: group,
+                        code: .appGroupIgnoredPlatform, attribute: Schema.accessGroup, itemValue: group,
                         text:
                             "is in \(group), which this profile claims in \(ignored.source) but macOS ignores: no provisioning profile validates these entitlements"
                     ),
@@ -269,7 +269,7 @@ extension Keychain {
             if let twin = groups.groups.first(where: { $0.hasSuffix("." + suffix) && !$0.sameBytes(as: group) && group.contains(".") }) {
                 return (
                     .init(
-                        code: .groupOtherTeam, attribute: "agrp", itemValue: group, queryValue: twin,
+                        code: .groupOtherTeam, attribute: Schema.accessGroup, itemValue: group, queryValue: twin,
                         text:
                             "is in \(group): the same group name under another App ID prefix than this profile's \(twin). Was the app transferred, or its prefix migrated? (forums 706128, QA1726)"
                     ),
@@ -279,7 +279,7 @@ extension Keychain {
             let list = groups.readable.joined(separator: ", ")
             return (
                 .init(
-                    code: .groupNotEntitled, attribute: "agrp", itemValue: group,
+                    code: .groupNotEntitled, attribute: Schema.accessGroup, itemValue: group,
                     text: "is in \(group), which this profile does not read (it reads \(list.isEmpty ? "nothing" : list))"),
                 "add \(group) to this target's keychain-access-groups, or write the item to a group every target reads"
             )
@@ -287,7 +287,7 @@ extension Keychain {
             let wanted = query.sync == .yes ? "yes" : "no"
             return (
                 .init(
-                    code: .syncFilter, attribute: "sync", itemValue: item.isSynchronizable ? "yes" : "no", queryValue: wanted,
+                    code: .syncFilter, attribute: Schema.synchronizable, itemValue: item.isSynchronizable ? "yes" : "no", queryValue: wanted,
                     text: item.isSynchronizable
                         ? "is synchronizable and the query \(query.mentionsSync ? "asks for sync=no" : "has no sync key (so only sync=no items)")"
                         : "is not synchronizable and the query asks for sync=yes"),

@@ -8,9 +8,9 @@ extension Keychain {
     package func matrix(_ request: ItemRequest, targets: [Caller]) throws -> AccessMatrix {
         if ItemClass(parsing: request.itemClass ?? "") == .identity { return try identityMatrix(request, targets: targets) }
         let query = try ItemQuery(request, defaultLimit: .all)
-        let explicit = query.attributes["agrp"]?.stringValue
+        let explicit = query.attributes[Schema.accessGroup]?.stringValue
         let comparer = {
-            var comparer = AttributeComparer(query.attributes.filter { $0.key != "agrp" && $0.key != "sync" })
+            var comparer = AttributeComparer(query.attributes.filter { $0.key != Schema.accessGroup && $0.key != Schema.synchronizable })
             comparer.prepare(for: query.itemClass, keys: keys)
             return comparer
         }()

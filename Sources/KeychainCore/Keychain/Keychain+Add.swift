@@ -55,9 +55,9 @@ extension Keychain {
             throw KeychainError(.param, hint: "an add cannot name a persistent reference; the keychain assigns one.")
         }
         if flags != nil {
-            try AccessControlRequest.check(flags, givenAccessibility: query.attributes["pdmn"] != nil, itemClass: query.itemClass)
+            try AccessControlRequest.check(flags, givenAccessibility: query.attributes[Schema.protection] != nil, itemClass: query.itemClass)
         }
-        guard let group = query.attributes["agrp"]?.stringValue ?? caller.groups.defaultGroup else {
+        guard let group = query.attributes[Schema.accessGroup]?.stringValue ?? caller.groups.defaultGroup else {
             throw KeychainError(.missingEntitlement, hint: "profile \(caller.name) has no default access group; pass --group.")
         }
         try caller.check(group: group, writing: true)
@@ -68,15 +68,15 @@ extension Keychain {
         for code in query.schema.primaryKey where attributes[code] == nil {
             attributes[code] = .defaultValue(for: query.schema.attribute(code)!.kind)
         }
-        attributes["agrp"] = .string(group)
+        attributes[Schema.accessGroup] = .string(group)
         let protection = try request.accessControl?.parsedProtection()
-        attributes["pdmn"] = attributes["pdmn"] ?? .string((protection ?? Accessibility.defaultFor(query.itemClass)).rawValue)
-        attributes["sync"] = .bool(query.sync == .yes)
-        attributes["tomb"] = .bool(false)
-        attributes["cdat"] = .date(kept?.created ?? now)
-        attributes["mdat"] = .date(kept?.modified ?? kept?.created ?? now)
+        attributes[Schema.protection] = attributes[Schema.protection] ?? .string((protection ?? Accessibility.defaultFor(query.itemClass)).rawValue)
+        attributes[Schema.synchronizable] = .bool(query.sync == .yes)
+        attributes[Schema.tombstone] = .bool(false)
+        attributes[Schema.creationDate] = .date(kept?.created ?? now)
+        attributes[Schema.modificationDate] = .date(kept?.modified ?? kept?.created ?? now)
         var item = Item(itemClass: query.itemClass, uuid: kept?.uuid ?? Sodium.randomBytes(16), attributes: attributes)
-        if let flags { item.attributes["accc"] = .string(try bind(flags, to: item).text) }
+        if let flags { item.attributes[Schema.accessControl] = .string(try bind(flags, to: item).text) }
         var warnings: [String] = []
         if item.isSynchronizable, item.accessibility.isThisDeviceOnly {
             warnings.append(
@@ -116,9 +116,9 @@ extension Keychain {
             guard let existing = live, updateExisting else { throw duplicate(prepared.item) }
             guard try authorize(existing.opened, rowid: existing.rowid, access: .change) else { throw duplicate(prepared.item) }
             var given = prepared.query.attributes
-            if prepared.item.attributes["accc"] != nil {
-                given["pdmn"] = prepared.item.attributes["pdmn"]
-                given["accc"] = prepared.item.attributes["accc"]
+            if prepared.item.attributes[Schema.accessControl] != nil {
+                given[Schema.protection] = prepared.item.attributes[Schema.protection]
+                given[Schema.accessControl] = prepared.item.attributes[Schema.accessControl]
             }
             let updated = try replaceExisting(existing, with: given, secret: secret, now: Self.now())
             return AddResult(item: updated, updatedExisting: true, warnings: prepared.warnings, returns: prepared.query.returns)
@@ -143,8 +143,8 @@ extension Keychain {
         throws -> Item
     {
         var old = existing.opened.item
-        for (code, value) in given where !["agrp", "cdat", "mdat"].contains(code) { old.attributes[code] = value }
-        old.attributes["mdat"] = .date(Self.modificationDate(now: now, after: existing.opened.item))
+        for (code, value) in given where ![Schema.accessGroup, Schema.creationDate, Schema.modificationDate].contains(code) { old.attributes[code] = value }
+        old.attributes[Schema.modificationDate] = .date(Self.modificationDate(now: now, after: existing.opened.item))
         let resealed = try keys.seal(old, secret: secret)
         guard try store.update(old.itemClass, rowid: existing.rowid, resealed) == .written else { throw duplicate(old) }
         return old
@@ -154,7 +154,7 @@ extension Keychain {
     func duplicate(_ item: Item) -> KeychainError {
         let schema = Schema.of(item.itemClass)!
         let key = schema.primaryKey.compactMap { code -> String? in
-            guard code != "sync", let value = item.attributes[code] else { return nil }
+            guard code != Schema.synchronizable, let value = item.attributes[code] else { return nil }
             return "\(code)=\(value.displayText)"
         }
         return KeychainError(
@@ -166,7 +166,7 @@ extension Keychain {
 
     /// `mdat` for a change now: now, and always strictly later than before (SEMANTICS §1).
     static func modificationDate(now: Int64, after item: Item) -> Int64 {
-        guard case .date(let previous) = item.attributes["mdat"] else { return now }
+        guard case .date(let previous) = item.attributes[Schema.modificationDate] else { return now }
         return max(now, previous + 1)
     }
 }

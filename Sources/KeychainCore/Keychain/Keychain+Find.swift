@@ -54,7 +54,7 @@ extension Keychain {
         try beginCall("find")
         guard caller.groups.hasReadableGroup else { throw caller.noGroups(writing: false) }
         let query = try ItemQuery(request, defaultLimit: .one, defaultReturns: [.attributes])
-        if let group = query.attributes["agrp"]?.stringValue { try caller.check(group: group, writing: false) }
+        if let group = query.attributes[Schema.accessGroup]?.stringValue { try caller.check(group: group, writing: false) }
         try Self.checkPersistentRefStandsAlone(query)
         let filter = filter(for: query, caller: caller, writing: false)
         let wantsData = query.returns.needsSecret

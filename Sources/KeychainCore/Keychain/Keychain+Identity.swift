@@ -3,7 +3,7 @@
 extension Keychain {
     /// The attributes an identity query sends to its certificate half (`SecItemDb.c:845-878`); every
     /// other attribute is the key's, `agrp`, `pdmn` and `sync` included.
-    static let identityCertificateAttributes: Set<String> = ["labl", "issr", "slnr", "skid", "tkid"]
+    static let identityCertificateAttributes: Set<String> = [Schema.label, "issr", "slnr", "skid", "tkid"]
 
     /// SecItemCopyMatching on identities: every certificate matching its half of the query, joined
     /// with every private key matching the other half, both in groups the caller can read; each
@@ -108,7 +108,7 @@ extension Keychain {
         keyHalf.persistentRef = nil
         var certificateHalf = request
         certificateHalf.itemClass = ItemClass.certificate.rawValue
-        certificateHalf.attributes = request.attributes.filter { identityCertificateAttributes.contains($0.code) } + [("sync", "any")]
+        certificateHalf.attributes = request.attributes.filter { identityCertificateAttributes.contains($0.code) } + [(Schema.synchronizable, "any")]
         certificateHalf.persistentRef = nil
         return (certificateHalf, keyHalf)
     }
@@ -183,7 +183,7 @@ extension Keychain {
         return try writeOrRehearse(dryRun: dryRun) {
             let certificate = try delete(
                 ItemRequest(persistentRef: match.certificate.item.persistentRef.base64), caller: caller, dryRun: dryRun)
-            var others = ItemRequest(itemClass: ItemClass.certificate.rawValue, attributes: [("sync", "any")], limit: "1")
+            var others = ItemRequest(itemClass: ItemClass.certificate.rawValue, attributes: [(Schema.synchronizable, "any")], limit: "1")
             if case .data(let hash)? = match.key.item.attributes["klbl"] {
                 others.attributes.append(("pkhh", "base64:" + Base64.encode(hash)))
             }

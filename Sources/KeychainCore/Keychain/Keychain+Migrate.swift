@@ -69,7 +69,7 @@ extension Keychain {
     private static func query(for migration: Migration, itemClass: ItemClass, allClasses: Bool) throws -> ItemQuery? {
         var request = migration.request
         request.itemClass = itemClass.rawValue
-        request.attributes.append((code: "agrp", value: migration.from))
+        request.attributes.append((code: Schema.accessGroup, value: migration.from))
         let schema = Schema.of(itemClass)!
         let lacksAFilter = request.attributes.contains { schema.attribute($0.code) == nil && Schema.attribute($0.code) != nil }
         if allClasses, lacksAFilter { return nil }
@@ -133,12 +133,12 @@ extension Keychain {
                 try store.delete(itemClass, rowid: target.rowid)
             }
             var moved = entry.item
-            moved.attributes["agrp"] = .string(migration.to)
-            moved.attributes["mdat"] = .date(Self.modificationDate(now: now, after: entry.item))
+            moved.attributes[Schema.accessGroup] = .string(migration.to)
+            moved.attributes[Schema.modificationDate] = .date(Self.modificationDate(now: now, after: entry.item))
             if migration.copy {
                 moved = Item(itemClass: itemClass, uuid: Sodium.randomBytes(16), attributes: moved.attributes)
-                moved.attributes["cdat"] = .date(now)
-                moved.attributes["mdat"] = .date(now)
+                moved.attributes[Schema.creationDate] = .date(now)
+                moved.attributes[Schema.modificationDate] = .date(now)
                 let sealed = try keys.seal(moved, secret: nil, keepingSecretOf: source)
                 guard try store.insert(itemClass, sealed) == .written else { throw duplicate(moved) }
                 report.entries[index].copy = moved.persistentRef

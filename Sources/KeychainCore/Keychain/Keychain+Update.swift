@@ -27,10 +27,10 @@ extension Keychain {
         let query = try ItemQuery(request, defaultLimit: .all)
         let changes = try ItemChanges(changePairs, secret: secret, for: query.schema, accessControl: accessControl != nil)
         if accessControl != nil {
-            try AccessControlRequest.check(flags, givenAccessibility: changes.attributes["pdmn"] != nil, itemClass: query.itemClass)
+            try AccessControlRequest.check(flags, givenAccessibility: changes.attributes[Schema.protection] != nil, itemClass: query.itemClass)
         }
         let protection = try accessControl?.parsedProtection()
-        if let group = changes.attributes["agrp"]?.stringValue { try caller.check(group: group, writing: true) }
+        if let group = changes.attributes[Schema.accessGroup]?.stringValue { try caller.check(group: group, writing: true) }
         try Self.checkPersistentRefStandsAlone(query)
         let filter = filter(for: query, caller: caller, writing: true)
         return try writeOrRehearse(dryRun: dryRun) {
@@ -39,13 +39,13 @@ extension Keychain {
                 rowid, opened in
                 var updated = opened.item
                 for (code, value) in changes.attributes { updated.attributes[code] = value }
-                if let protection { updated.attributes["pdmn"] = .string(protection.rawValue) }
-                if accessControl != nil || changes.attributes["pdmn"] != nil {
-                    updated.attributes["accc"] = .string(try flags.map { try bind($0, to: updated).text } ?? updated.accessibility.rawValue)
+                if let protection { updated.attributes[Schema.protection] = .string(protection.rawValue) }
+                if accessControl != nil || changes.attributes[Schema.protection] != nil {
+                    updated.attributes[Schema.accessControl] = .string(try flags.map { try bind($0, to: updated).text } ?? updated.accessibility.rawValue)
                 }
                 // The keychain sets both dates (SEMANTICS §1): a caller's cdat or mdat is overwritten.
-                updated.attributes["cdat"] = opened.item.attributes["cdat"]
-                updated.attributes["mdat"] = .date(Self.modificationDate(now: now, after: opened.item))
+                updated.attributes[Schema.creationDate] = opened.item.attributes[Schema.creationDate]
+                updated.attributes[Schema.modificationDate] = .date(Self.modificationDate(now: now, after: opened.item))
                 try rewrite(rowid: rowid, opened, to: updated, newSecret: changes.secret, now: now)
             }
         }
@@ -79,8 +79,8 @@ extension Keychain {
     /// secret, invisible to every query.
     static func tombstone(of item: Item, uuid: [UInt8], now: Int64) -> Item {
         var tombstone = Item(itemClass: item.itemClass, uuid: uuid, attributes: item.attributes)
-        tombstone.attributes["tomb"] = .bool(true)
-        tombstone.attributes["mdat"] = .date(modificationDate(now: now, after: item))
+        tombstone.attributes[Schema.tombstone] = .bool(true)
+        tombstone.attributes[Schema.modificationDate] = .date(modificationDate(now: now, after: item))
         return tombstone
     }
 

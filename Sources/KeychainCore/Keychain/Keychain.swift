@@ -175,15 +175,15 @@ package final class Keychain {
     /// filter, the digests of matched attributes, and the persistent reference.
     func filter(for query: ItemQuery, caller: Caller, writing: Bool) -> RowFilter {
         let groups: [String]? =
-            if let explicit = query.attributes["agrp"]?.stringValue { [explicit] } else if caller.groups.grantsEveryGroup { nil } else {
+            if let explicit = query.attributes[Schema.accessGroup]?.stringValue { [explicit] } else if caller.groups.grantsEveryGroup { nil } else {
                 writing ? caller.groups.writable : caller.groups.readable
             }
         var filter = RowFilter(
             groups: groups, sync: query.sync == .any ? nil : query.sync == .yes)
         for (code, value) in query.attributes.sorted(by: { $0.key < $1.key }) {
             switch code {
-            case "agrp": continue
-            case "pdmn": filter.accessibility = value.stringValue
+            case Schema.accessGroup: continue
+            case Schema.protection: filter.accessibility = value.stringValue
             default:
                 let column = query.schema.attribute(code)!.column
                 filter.digests.append((column, keys.digests.digest(query.itemClass, code: code, value: value.canonicalBytes)))

@@ -9,7 +9,7 @@ extension AttributeValue {
             .param, hint: "'\(text.terminalSafe)' is not a valid value for \(attribute.code) (\(attribute.name)).")
         switch attribute.kind {
         case .string:
-            if attribute.code == "pdmn" {
+            if attribute.code == Schema.protection {
                 guard let accessibility = Accessibility(parsing: text) else {
                     throw KeychainError(
                         .param,

@@ -18,28 +18,28 @@ package struct Item: Sendable {
     package var persistentRef: PersistentRef { PersistentRef(itemClass: itemClass, uuid: uuid) }
 
     /// The access group.
-    package var accessGroup: String { attributes["agrp"]?.stringValue ?? "" }
+    package var accessGroup: String { attributes[Schema.accessGroup]?.stringValue ?? "" }
 
     /// The accessibility class.
     package var accessibility: Accessibility {
-        attributes["pdmn"]?.stringValue.flatMap(Accessibility.init(rawValue:)) ?? .whenUnlocked
+        attributes[Schema.protection]?.stringValue.flatMap(Accessibility.init(rawValue:)) ?? .whenUnlocked
     }
 
     /// The access control (`accc`): the stored one when it is for the item's protection, else the
     /// protection alone (a new accessibility replaces an access control, as Apple's update does).
     package var accessControl: AccessControl {
         let protection = accessibility
-        guard let text = attributes["accc"]?.stringValue, !text.sameBytes(as: protection.rawValue),
+        guard let text = attributes[Schema.accessControl]?.stringValue, !text.sameBytes(as: protection.rawValue),
             let stored = AccessControl(stored: text), stored.protection == protection
         else { return AccessControl(protection: protection) }
         return stored
     }
 
     /// Whether the item is synchronizable.
-    package var isSynchronizable: Bool { attributes["sync"] == .bool(true) }
+    package var isSynchronizable: Bool { attributes[Schema.synchronizable] == .bool(true) }
 
     /// Whether the item is a tombstone.
-    package var isTombstone: Bool { attributes["tomb"] == .bool(true) }
+    package var isTombstone: Bool { attributes[Schema.tombstone] == .bool(true) }
 
     /// A one-line description for reports and hints: class, account, service or server, and the
     /// persistent reference. Never secret bytes.

@@ -4,19 +4,30 @@
 /// rendering are all derived from this table. Attribute lists follow Apple's
 /// `keychain/securityd/SecItemSchema.c` (Security-61901).
 package enum Schema {
+    // The attributes every layer asks about, each code spelled once. Codes stay Strings: a new
+    // type's conformance records would cost every process a scan at start-up.
+    package static let accessGroup = "agrp"
+    package static let protection = "pdmn"
+    package static let synchronizable = "sync"
+    package static let tombstone = "tomb"
+    package static let accessControl = "accc"
+    package static let creationDate = "cdat"
+    package static let modificationDate = "mdat"
+    package static let label = "labl"
+
     private static let all: [String: AttributeDescriptor] = Dictionary(
         uniqueKeysWithValues: [
             // Common to every class.
-            AttributeDescriptor("cdat", "creation date", .date),
-            AttributeDescriptor("mdat", "modification date", .date),
-            AttributeDescriptor("labl", "label", .string),
-            AttributeDescriptor("agrp", "access group", .string, plaintext: true),
-            AttributeDescriptor("pdmn", "accessible", .string, plaintext: true),
-            AttributeDescriptor("sync", "synchronizable", .bool, plaintext: true),
-            AttributeDescriptor("tomb", "tombstone", .bool, plaintext: true),
+            AttributeDescriptor(creationDate, "creation date", .date),
+            AttributeDescriptor(modificationDate, "modification date", .date),
+            AttributeDescriptor(label, "label", .string),
+            AttributeDescriptor(accessGroup, "access group", .string, plaintext: true),
+            AttributeDescriptor(protection, "accessible", .string, plaintext: true),
+            AttributeDescriptor(synchronizable, "synchronizable", .bool, plaintext: true),
+            AttributeDescriptor(tombstone, "tombstone", .bool, plaintext: true),
             // Kept by the keychain from --access-control (or the protection alone); bound into the
             // authenticated data whenever it says more than `pdmn`.
-            AttributeDescriptor("accc", "access control", .string, plaintext: true),
+            AttributeDescriptor(accessControl, "access control", .string, plaintext: true),
             // Passwords.
             AttributeDescriptor("desc", "description", .string),
             AttributeDescriptor("icmt", "comment", .string),
@@ -71,7 +82,7 @@ package enum Schema {
             AttributeDescriptor("unwp", "can unwrap", .bool),
         ].map { ($0.code, $0) })
 
-    private static let common = ["cdat", "mdat", "labl", "agrp", "pdmn", "sync", "tomb", "accc"]
+    private static let common = [creationDate, modificationDate, label, accessGroup, protection, synchronizable, tombstone, accessControl]
     private static let passwordCommon = [
         "desc", "icmt", "crtr", "type", "scrp", "alis", "invi", "nega", "cusi", "prot", "acct",
     ]

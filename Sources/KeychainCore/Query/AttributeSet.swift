@@ -21,14 +21,14 @@ package struct AttributeSet: Sendable {
                 )
             }
             switch code {
-            case "tomb":
+            case Schema.tombstone:
                 throw KeychainError(.param, hint: "tomb (tombstone) is kept by the keychain and cannot be given.")
-            case "accc":
+            case Schema.accessControl:
                 throw KeychainError(
                     .param,
                     hint: "accc (access control) is set with --access-control on add and --set-access-control on update; "
                         + "as in Apple's keychain it cannot be matched.")
-            case "sync":
+            case Schema.synchronizable:
                 guard let filter = SyncFilter(parsing: text), allowSyncAny || filter != .any else {
                     throw KeychainError(
                         .param, hint: "sync takes \(allowSyncAny ? "yes, no or any" : "yes or no"), not '\(text)'.")

@@ -18,7 +18,7 @@ package struct ItemChanges: Sendable {
             throw KeychainError(.param, hint: "the new secret is empty; updating data to nothing is not allowed.")
         }
         var values = parsed.values
-        if let sync = parsed.sync { values["sync"] = .bool(sync == .yes) }
+        if let sync = parsed.sync { values[Schema.synchronizable] = .bool(sync == .yes) }
         self.attributes = values
         self.secret = secret
     }

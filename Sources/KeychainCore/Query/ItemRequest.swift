@@ -34,7 +34,7 @@ package struct ItemRequest: Sendable {
     }
 
     /// The explicit access group (`agrp`), checked against entitlements before anything else is parsed.
-    package var explicitGroup: String? { attributes.last { $0.code == "agrp" }?.value }
+    package var explicitGroup: String? { attributes.last { $0.code == Schema.accessGroup }?.value }
 }
 
 /// An access control as the caller wrote it: the flags (`none`, on update, for the protection
@@ -62,7 +62,7 @@ package struct AccessControlRequest: Sendable {
             _ = try AccessControl(protection: .whenUnlocked, flags: words, biometrySet: nil)
             parsed = words
         }
-        if written.contains(where: { $0.code == "sync" && SyncFilter(parsing: $0.value) == .yes }) {
+        if written.contains(where: { $0.code == Schema.synchronizable && SyncFilter(parsing: $0.value) == .yes }) {
             throw KeychainError(
                 .param,
                 hint:

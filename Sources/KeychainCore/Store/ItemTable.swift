@@ -45,7 +45,7 @@ package struct ItemTable: Sendable {
     /// the `accc` column (what an upgrade starts from).
     func createStatements(legacy: Bool = false) -> [String] {
         let table = schema.table
-        let plaintextDDL = schema.plaintextAttributes.filter { !legacy || $0.code != "accc" }.map {
+        let plaintextDDL = schema.plaintextAttributes.filter { !legacy || $0.code != Schema.accessControl }.map {
             "\($0.column) \($0.columnType) NOT NULL"
         }
         return [
@@ -151,7 +151,7 @@ package struct ItemTable: Sendable {
     /// The values `.holder` binds to select the row holding `row`'s primary key in `group`.
     func primaryKeyValues(of row: SealedItem, group: String) -> [SQLiteStatement.Value] {
         schema.primaryKey.map { code in
-            if code == "agrp" { return .text(group) }
+            if code == Schema.accessGroup { return .text(group) }
             if schema.attribute(code)!.isPlaintextColumn { return Self.value(row.plaintext[code]) }
             return row.digests[code].map { .blob($0) } ?? .null
         }

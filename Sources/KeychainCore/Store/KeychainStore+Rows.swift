@@ -71,7 +71,7 @@ extension KeychainStore {
     /// (so it selects at most a handful of rows).
     private func pinsKey(_ filter: RowFilter, of table: ItemTable) -> Bool {
         let pinned = Set(filter.digests.map(\.column))
-        return table.uniqueColumns.allSatisfy { $0 == "agrp" || $0 == "sync" || pinned.contains($0) }
+        return table.uniqueColumns.allSatisfy { $0 == Schema.accessGroup || $0 == Schema.synchronizable || pinned.contains($0) }
     }
 
     /// Runs a statement that selects whole rows, calling `body` for each while it returns `true`.

@@ -65,7 +65,7 @@ extension KeychainStore {
                 let name = itemClass.rawValue
                 for sql in table(itemClass).createStatements() { try connection.execute(sql) }
                 let columns = table(itemClass).columns.map(\.name)
-                let source = columns.map { $0 == "accc" ? "pdmn" : $0 }
+                let source = columns.map { $0 == Schema.accessControl ? Schema.protection : $0 }
                 try connection.execute(
                     "INSERT INTO \(name) (\(columns.joined(separator: ", "))) SELECT \(source.joined(separator: ", ")) FROM \(name)_before_accc"
                 )

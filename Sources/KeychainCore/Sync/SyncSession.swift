@@ -363,7 +363,7 @@ final class SyncSession {
     /// every attribute but `tomb`, and the secret.
     private func outgoing(_ opened: (item: Item, secret: SecretBytes), row: KeychainStore.SyncRow, as uuid: Bytes16) -> CloudRecord {
         var attributes = opened.item.attributes
-        attributes["tomb"] = nil
+        attributes[Schema.tombstone] = nil
         return CloudRecord(
             uuid: uuid, tag: Self.newTag(after: state.entries[uuid]?.tag), itemClass: opened.item.itemClass, attributes: attributes, secret: opened.secret,
             origin: state.deviceID, originRow: row.uuid)
@@ -467,7 +467,7 @@ final class SyncSession {
     /// Whether an incoming record (or the row it would replace) is of a class the device's lock
     /// state keeps closed: CKKS parks it until unlock (the item is not here: -25300, not -25308).
     private func waits(_ record: CloudRecord, orRow row: KeychainStore.SyncRow?) -> Bool {
-        let codes = [record.attributes["pdmn"]?.stringValue, row?.accessibility].compactMap { $0 }
+        let codes = [record.attributes[Schema.protection]?.stringValue, row?.accessibility].compactMap { $0 }
         guard codes.contains(where: { Accessibility(rawValue: $0).map { !keys.device.allows($0) } ?? false }) else { return false }
         add(.waiting, record, "the device is locked: the item arrives with the first sync after 'keychainctl device unlock'")
         return true
@@ -524,7 +524,7 @@ final class SyncSession {
 
     /// The attributes that name an item in a report: its primary key, label and protection.
     private static func naming(_ attributes: [String: AttributeValue], _ itemClass: ItemClass) -> [String: AttributeValue] {
-        let codes = (Schema.of(itemClass)?.primaryKey ?? []) + ["labl", "pdmn"]
+        let codes = (Schema.of(itemClass)?.primaryKey ?? []) + [Schema.label, Schema.protection]
         return attributes.filter { codes.contains($0.key) }
     }
 
@@ -552,10 +552,10 @@ final class SyncSession {
                 return "holds an attribute \(code) the \(record.itemClass.rawValue) class does not have"
             }
         }
-        guard record.attributes["sync"] == .bool(true), record.attributes["tomb"] == nil,
-            let group = record.attributes["agrp"]?.stringValue, !group.isEmpty,
-            let pdmn = record.attributes["pdmn"]?.stringValue, ["ak", "ck", "dk"].contains(pdmn),
-            (record.attributes["accc"]?.stringValue ?? pdmn) == pdmn
+        guard record.attributes[Schema.synchronizable] == .bool(true), record.attributes[Schema.tombstone] == nil,
+            let group = record.attributes[Schema.accessGroup]?.stringValue, !group.isEmpty,
+            let pdmn = record.attributes[Schema.protection]?.stringValue, ["ak", "ck", "dk"].contains(pdmn),
+            (record.attributes[Schema.accessControl]?.stringValue ?? pdmn) == pdmn
         else { return "is not a synchronizable item (sync, tomb, agrp, pdmn or accc)" }
         return nil
     }
@@ -563,7 +563,7 @@ final class SyncSession {
     /// The local item a record becomes, in row `rowUUID`.
     static func item(_ record: CloudRecord, rowUUID: Bytes16) -> Item {
         var attributes = record.attributes
-        attributes["tomb"] = .bool(false)
+        attributes[Schema.tombstone] = .bool(false)
         return Item(itemClass: record.itemClass, uuid: rowUUID.bytes, attributes: attributes)
     }
 

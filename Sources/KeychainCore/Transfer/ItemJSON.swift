@@ -39,17 +39,17 @@ package enum ItemJSON {
                     let reference = PersistentRef(bytes: bytes)
                 else { throw bad(origin, "v_PersistentRef is not a persistent reference") }
                 uuid = reference.uuid
-            case ("cdat", .string(let range)), ("mdat", .string(let range)):
+            case (Schema.creationDate, .string(let range)), (Schema.modificationDate, .string(let range)):
                 guard let text = JSONReader.text(range, in: data), let date = ISO8601.parse(text) else {
                     throw bad(origin, "\(key) is not an ISO-8601 date")
                 }
-                if key == "cdat" { created = date } else { modified = date }
-            case ("tomb", .bool(let flag)):
+                if key == Schema.creationDate { created = date } else { modified = date }
+            case (Schema.tombstone, .bool(let flag)):
                 guard !flag else { throw bad(origin, "is a tombstone (a deletion), not an item") }
-            case ("accc", .string(let range)):
+            case (Schema.accessControl, .string(let range)):
                 accessControl = JSONReader.text(range, in: data)
             case (_, .null): continue
-            case ("sync", .bool(let flag)): request.attributes.append((code: "sync", value: flag ? "yes" : "no"))
+            case (Schema.synchronizable, .bool(let flag)): request.attributes.append((code: Schema.synchronizable, value: flag ? "yes" : "no"))
             case (_, .bool(let flag)): request.attributes.append((code: key, value: flag ? "1" : "0"))
             case (_, .number(let number)): request.attributes.append((code: key, value: number))
             case (_, .string(let range)):
@@ -67,11 +67,11 @@ package enum ItemJSON {
         // An access control that is its protection alone (what every item without one stores) is
         // the accessibility already given; a real one (biometry, passcode) is not imported.
         if let accessControl {
-            let protection = request.attributes.last { $0.code == "pdmn" }?.value
+            let protection = request.attributes.last { $0.code == Schema.protection }?.value
             guard accessControl == protection || protection == nil && Accessibility(rawValue: accessControl) != nil else {
                 throw bad(origin, "is protected by an access control (\(accessControl.terminalSafe)), which import does not carry over")
             }
-            if protection == nil { request.attributes.append((code: "pdmn", value: accessControl)) }
+            if protection == nil { request.attributes.append((code: Schema.protection, value: accessControl)) }
         }
         var item = Keychain.ImportItem(request: request, secret: secret, origin: origin)
         item.uuid = uuid
