@@ -92,13 +92,13 @@ struct ImportCommand: Subcommand {
 
     /// The request for a dotenv or environment variable `name`.
     func request(name: String) -> ItemRequest {
-        ItemRequest(attributes: [("svce", service ?? ""), ("acct", name)] + givenAttributes)
+        ItemRequest(attributes: [(Schema.service, service ?? ""), (Schema.account, name)] + givenAttributes)
     }
 
     /// The attributes --group, --label and --accessible give every item of a dotenv, environment
     /// or PKCS#12 import.
     private var givenAttributes: [(code: String, value: String)] {
-        [("agrp", group), ("labl", label), ("pdmn", accessible)].compactMap { code, value in value.map { (code, $0) } }
+        [(Schema.accessGroup, group), (Schema.label, label), (Schema.protection, accessible)].compactMap { code, value in value.map { (code, $0) } }
     }
 
     /// A PKCS#12 file's identities and certificates (`SecPKCS12Import`).

@@ -61,7 +61,7 @@ struct UpdateCommand: Subcommand {
         accessControl = arguments.value("set-access-control").map {
             AccessControlRequest(flags: $0, protection: arguments.value("set-accessible"))
         }
-        let options = accessControl == nil ? Self.changeOptions : Self.changeOptions.filter { $0.code != "pdmn" }
+        let options = accessControl == nil ? Self.changeOptions : Self.changeOptions.filter { $0.code != Schema.protection }
         changes =
             arguments.attributes(from: options)
             + (try ItemOptions.parseAssignments(arguments.all("set-attr"), option: "--set-attr"))

@@ -21,9 +21,9 @@ enum ExecReport {
                 guard let item = variable.item else { return nil }
                 return .object([
                     "name": .string(variable.name), "file": .bool(isFile), "class": .string(item.itemClass.rawValue),
-                    "svce": item.attributes["svce"]?.stringValue.map(JSON.Value.string) ?? .null,
-                    "acct": item.attributes["acct"]?.stringValue.map(JSON.Value.string) ?? .null,
-                    "agrp": .string(item.accessGroup), "ref": .string(item.persistentRef.base64),
+                    Schema.service: item.attributes[Schema.service]?.stringValue.map(JSON.Value.string) ?? .null,
+                    Schema.account: item.attributes[Schema.account]?.stringValue.map(JSON.Value.string) ?? .null,
+                    Schema.accessGroup: .string(item.accessGroup), "ref": .string(item.persistentRef.base64),
                 ])
             }
             return JSON.render(.object(["variables": .array(variables), "command": .array(command.map(JSON.Value.string))])) + "\n"
@@ -32,7 +32,7 @@ enum ExecReport {
 
     private static func describe(_ item: Item) -> String {
         var parts = [item.itemClass.rawValue]
-        for code in ["svce", "srvr", "acct", "agrp"] {
+        for code in [Schema.service, Schema.server, Schema.account, Schema.accessGroup] {
             if let value = item.attributes[code]?.stringValue, !value.isEmpty { parts.append("\(code)=\(value.terminalSafe)") }
         }
         parts.append("ref=\(item.persistentRef.base64)")

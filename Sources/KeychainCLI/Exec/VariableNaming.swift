@@ -10,7 +10,12 @@ struct VariableNaming {
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         let word = arguments.value("name-from") ?? "acct"
-        guard let code = ["acct": "acct", "account": "acct", "labl": "labl", "label": "labl", "svce": "svce", "service": "svce"][word]
+        // The words --name-from takes (a code or its long name), and the attribute each names.
+        let words = [
+            "acct": Schema.account, "account": Schema.account, "labl": Schema.label, "label": Schema.label, "svce": Schema.service,
+            "service": Schema.service,
+        ]
+        guard let code = words[word]
         else { throw UsageError("'\(word.terminalSafe)' is not valid for --name-from; use acct, labl or svce.") }
         self.code = code
         prefix = arguments.value("prefix") ?? ""

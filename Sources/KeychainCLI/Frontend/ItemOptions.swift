@@ -43,7 +43,7 @@ struct ItemOptions {
     init(_ arguments: ParsedArguments) throws(UsageError) {
         itemClass = arguments.value("class")
         accessControl = arguments.value("access-control").map { AccessControlRequest(flags: $0, protection: arguments.value("accessible")) }
-        let options = accessControl == nil ? Self.attributeOptions : Self.attributeOptions.filter { $0.code != "pdmn" }
+        let options = accessControl == nil ? Self.attributeOptions : Self.attributeOptions.filter { $0.code != Schema.protection }
         attributes =
             arguments.attributes(from: options)
             + (try Self.parseAssignments(arguments.all("attr"), option: "--attr"))

@@ -21,7 +21,7 @@ struct ExplanationRenderer {
     private static func word(_ verdict: Explanation.Verdict) -> String { verdictWords.first { $0.0 == verdict }!.1 }
 
     /// The codes the item line shows, in this order, when present.
-    private static let shownCodes = ["acct", "svce", "srvr", "labl", "agrp", "pdmn"]
+    private static let shownCodes = [Schema.account, Schema.service, Schema.server, Schema.label, Schema.accessGroup, Schema.protection]
 
     private var predictedName: (status: Int32, name: String) {
         explanation.predicted.map { ($0.status.rawValue, $0.status.name) } ?? (0, "errSecSuccess")

@@ -117,7 +117,7 @@ enum ItemRenderer {
             for attribute in Schema.shown(item.itemClass) {
                 guard let value = item.attributes[attribute.code] else { continue }
                 var shown = value.displayText
-                if attribute.code == "pdmn", let accessibility = Accessibility(rawValue: shown) {
+                if attribute.code == Schema.protection, let accessibility = Accessibility(rawValue: shown) {
                     shown += " (\(accessibility.longName))"
                 }
                 lines.append("\(attribute.code) (\(attribute.name)): \(shown)")

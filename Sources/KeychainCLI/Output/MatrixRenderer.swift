@@ -25,7 +25,7 @@ struct MatrixRenderer {
     private static let valueWidth = 32
 
     /// The codes an item label shows, in this order, when present.
-    private static let shownCodes = ["acct", "svce", "srvr", "labl", "agrp"]
+    private static let shownCodes = [Schema.account, Schema.service, Schema.server, Schema.label, Schema.accessGroup]
 
     /// "RW", "R", "—G", "RW(S)".
     static func text(_ cell: AccessMatrix.Cell) -> String {
@@ -49,7 +49,7 @@ struct MatrixRenderer {
             out.append(UInt8(ascii: "="))
             let safe = value.containsControlCharacters ? value.terminalSafe : value
             // At most `valueWidth` bytes are surely at most `valueWidth` characters.
-            if code == "agrp" || safe.utf8.count <= Self.valueWidth || safe.count <= Self.valueWidth {
+            if code == Schema.accessGroup || safe.utf8.count <= Self.valueWidth || safe.count <= Self.valueWidth {
                 out += safe.utf8
             } else {
                 out += (String(safe.prefix(Self.valueWidth - 1)) + "…").utf8

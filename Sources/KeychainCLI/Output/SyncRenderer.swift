@@ -23,7 +23,7 @@ enum SyncRenderer {
                 for (code, value) in entry.attributes.sorted(by: { $0.key < $1.key }) {
                     line += " \(code)=\(value.displayText.terminalSafe)"
                 }
-                if let group = entry.attributes["agrp"]?.stringValue { line += " view=\(SyncView.of(group: group))" }
+                if let group = entry.attributes[Schema.accessGroup]?.stringValue { line += " view=\(SyncView.of(group: group))" }
                 if let uuid = entry.cloudUUID { line += " record=\(SyncReport.uuidText(uuid))" }
                 if let ref = entry.ref { line += " ref=\(ref.base64)" }
                 out += line + ": " + entry.reason.terminalSafe + "\n"
@@ -47,7 +47,7 @@ enum SyncRenderer {
         if let ref = entry.ref { members["v_PersistentRef"] = .string(ref.base64) }
         if !entry.attributes.isEmpty {
             members["attributes"] = .object(entry.attributes.mapValues(ItemRenderer.json))
-            if let group = entry.attributes["agrp"]?.stringValue { members["view"] = .string(SyncView.of(group: group)) }
+            if let group = entry.attributes[Schema.accessGroup]?.stringValue { members["view"] = .string(SyncView.of(group: group)) }
         }
         switch entry.failure {
         case .decode?: members["exit"] = .number(Int64(KeychainStatus.decode.exitStatus))

@@ -240,7 +240,7 @@ extension Keychain {
             text +=
                 has.map { "item \"\($0)\", query \"\(wanted)\"" }
                 ?? "query \"\(wanted)\"; the item's value cannot be read: \(unreadable ?? "")"
-            if code == "svce" { text += " (wrappers default the service to the bundle identifier, which differs per target)" }
+            if code == Schema.service { text += " (wrappers default the service to the bundle identifier, which differs per target)" }
             let fix = has.map {
                 code == Schema.accessGroup ? "query with agrp=\"\($0)\"" : "query with \(code)=\"\($0)\", or give every target the same \(name)"
             }

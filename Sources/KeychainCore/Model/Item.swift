@@ -45,7 +45,7 @@ package struct Item: Sendable {
     /// persistent reference. Never secret bytes.
     package var summary: String {
         var parts = [itemClass.rawValue]
-        for code in ["acct", "svce", "srvr"] {
+        for code in [Schema.account, Schema.service, Schema.server] {
             if let value = attributes[code]?.stringValue, !value.isEmpty { parts.append("\(code)=\(value.terminalSafe)") }
         }
         parts.append("ref=\(persistentRef.base64)")

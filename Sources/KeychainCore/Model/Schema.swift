@@ -14,6 +14,9 @@ package enum Schema {
     package static let creationDate = "cdat"
     package static let modificationDate = "mdat"
     package static let label = "labl"
+    package static let account = "acct"
+    package static let service = "svce"
+    package static let server = "srvr"
 
     private static let all: [String: AttributeDescriptor] = Dictionary(
         uniqueKeysWithValues: [
@@ -39,11 +42,11 @@ package enum Schema {
             AttributeDescriptor("nega", "negative", .bool),
             AttributeDescriptor("cusi", "custom icon", .bool),
             AttributeDescriptor("prot", "protected", .data),
-            AttributeDescriptor("acct", "account", .string),
-            AttributeDescriptor("svce", "service", .string),
+            AttributeDescriptor(account, "account", .string),
+            AttributeDescriptor(service, "service", .string),
             AttributeDescriptor("gena", "generic", .data),
             AttributeDescriptor("sdmn", "security domain", .string),
-            AttributeDescriptor("srvr", "server", .string),
+            AttributeDescriptor(server, "server", .string),
             AttributeDescriptor("ptcl", "protocol", .fourCharCode),
             AttributeDescriptor("atyp", "authentication type", .fourCharCode),
             AttributeDescriptor("port", "port", .number),
