@@ -34,7 +34,7 @@ package enum ObjectReference {
     /// its data (Apple's external representation) or, with the flag, its private PEM need the
     /// flag and an extractable key.
     package static func exportRefusal(_ item: Item, returns: ReturnOptions, allowed: Bool) -> KeychainError? {
-        guard item.itemClass == .key || item.itemClass == .identity, item.attributes["kcls"] == .number(1) else { return nil }
+        guard item.itemClass == .key || item.itemClass == .identity, item.attributes[Schema.keyClass] == .number(1) else { return nil }
         guard returns.contains(.data) || (allowed && returns.contains(.reference)) else { return nil }
         guard allowed else {
             return KeychainError(
@@ -43,7 +43,7 @@ package enum ObjectReference {
                     "\(item.summary) is a private key: its bytes are printed only with --allow-private-key-export, and only if it is extractable; --return ref prints its public key."
             )
         }
-        guard item.attributes["extr"] == .bool(true) else {
+        guard item.attributes[Schema.isExtractable] == .bool(true) else {
             return KeychainError(
                 .param, hint: "\(item.summary) is a private key that is not extractable (extr false): its bytes never leave the keychain.")
         }
@@ -54,7 +54,7 @@ package enum ObjectReference {
         -> SecretBytes
     {
         guard case .string(let keyType)? = item.attributes["type"], case .number(let bits)? = item.attributes["bsiz"],
-            case .number(let keyClass)? = item.attributes["kcls"]
+            case .number(let keyClass)? = item.attributes[Schema.keyClass]
         else { throw undecodable }
         let isPrivate = keyClass == 1
         if isPrivate, exportPrivate {

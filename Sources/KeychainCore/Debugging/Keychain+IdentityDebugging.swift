@@ -77,7 +77,7 @@ extension Keychain {
                 let text =
                     item.itemClass == .certificate
                     ? "no private key this caller sees has klbl equal to this certificate's pkhh"
-                    : item.attributes["priv"] == .bool(true)
+                    : item.attributes[Schema.isPrivate] == .bool(true)
                         ? "no certificate this caller sees has pkhh equal to this key's klbl" : "the join takes private keys only (priv)"
                 return Explanation.Candidate(
                     item: item, opened: true, verdict: .nearMiss, reasons: [Explanation.Reason(code: .noIdentityPartner, text: text)],

@@ -2,8 +2,10 @@
 /// application label (`klbl`) is the certificate's public key hash (`pkhh`), research §4.3.
 extension Keychain {
     /// The attributes an identity query sends to its certificate half (`SecItemDb.c:845-878`); every
-    /// other attribute is the key's, `agrp`, `pdmn` and `sync` included.
-    static let identityCertificateAttributes: Set<String> = [Schema.label, "issr", "slnr", "skid", "tkid"]
+    /// other attribute is the key's, `agrp`, `pdmn` and `sync` included. Apple's list also routes
+    /// `tkid` (a token's identifier), which this keychain does not store: a query naming it is
+    /// errSecNoSuchAttr before routing, so it is left out.
+    static let identityCertificateAttributes: Set<String> = [Schema.label, Schema.issuer, Schema.serialNumber, Schema.subjectKeyID]
 
     /// SecItemCopyMatching on identities: every certificate matching its half of the query, joined
     /// with every private key matching the other half, both in groups the caller can read; each
@@ -67,11 +69,11 @@ extension Keychain {
         let keySummary = try half("private key", of: keyHalf, caller: caller, skipDamaged: skipDamaged) {
             keys.append($0)
         }
-        let keysByLabel = Dictionary(grouping: keys) { $0.item.attributes["klbl"] }
+        let keysByLabel = Dictionary(grouping: keys) { $0.item.attributes[Schema.applicationLabel] }
         var pairs: [(identity: Item, certificate: FoundItem, key: FoundItem)] = []
         let limit = shape.limit.rowLimit
         search: for certificate in certificates {
-            for key in keysByLabel[certificate.item.attributes["pkhh"]] ?? [] where Self.completes(key.item, certificate.item) {
+            for key in keysByLabel[certificate.item.attributes[Schema.publicKeyHash]] ?? [] where Self.completes(key.item, certificate.item) {
                 if let limit, pairs.count == limit { break search }
                 pairs.append((Self.identity(certificate: certificate.item, key: key.item), certificate, key))
             }
@@ -124,8 +126,8 @@ extension Keychain {
 
     /// Whether `key` (a private key, by the join's `priv` test) completes `certificate`.
     static func completes(_ key: Item, _ certificate: Item) -> Bool {
-        key.attributes["priv"] == .bool(true) && certificate.attributes["pkhh"] != nil
-            && key.attributes["klbl"] == certificate.attributes["pkhh"]
+        key.attributes[Schema.isPrivate] == .bool(true) && certificate.attributes[Schema.publicKeyHash] != nil
+            && key.attributes[Schema.applicationLabel] == certificate.attributes[Schema.publicKeyHash]
     }
 
     /// The identity a certificate and its key make: the key's attributes overlaid with the
@@ -184,8 +186,8 @@ extension Keychain {
             let certificate = try delete(
                 ItemRequest(persistentRef: match.certificate.item.persistentRef.base64), caller: caller, dryRun: dryRun)
             var others = ItemRequest(itemClass: ItemClass.certificate.rawValue, attributes: [(Schema.synchronizable, "any")], limit: "1")
-            if case .data(let hash)? = match.key.item.attributes["klbl"] {
-                others.attributes.append(("pkhh", "base64:" + Base64.encode(hash)))
+            if case .data(let hash)? = match.key.item.attributes[Schema.applicationLabel] {
+                others.attributes.append((Schema.publicKeyHash, "base64:" + Base64.encode(hash)))
             }
             let stillHeld = (try? find(others, caller: caller, skipDamaged: true, checkingExport: false) { _, _ in }) != nil
             guard !stillHeld else { return certificate }

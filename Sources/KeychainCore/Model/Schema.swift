@@ -17,6 +17,15 @@ package enum Schema {
     package static let account = "acct"
     package static let service = "svce"
     package static let server = "srvr"
+    // What the identity join and key export read.
+    package static let issuer = "issr"
+    package static let serialNumber = "slnr"
+    package static let subjectKeyID = "skid"
+    package static let publicKeyHash = "pkhh"
+    package static let keyClass = "kcls"
+    package static let isPrivate = "priv"
+    package static let applicationLabel = "klbl"
+    package static let isExtractable = "extr"
 
     private static let all: [String: AttributeDescriptor] = Dictionary(
         uniqueKeysWithValues: [
@@ -55,16 +64,16 @@ package enum Schema {
             AttributeDescriptor("ctyp", "certificate type", .number),
             AttributeDescriptor("cenc", "certificate encoding", .number),
             AttributeDescriptor("subj", "subject", .data),
-            AttributeDescriptor("issr", "issuer", .data),
-            AttributeDescriptor("slnr", "serial number", .data),
-            AttributeDescriptor("skid", "subject key ID", .data),
-            AttributeDescriptor("pkhh", "public key hash", .data),
+            AttributeDescriptor(issuer, "issuer", .data),
+            AttributeDescriptor(serialNumber, "serial number", .data),
+            AttributeDescriptor(subjectKeyID, "subject key ID", .data),
+            AttributeDescriptor(publicKeyHash, "public key hash", .data),
             // Keys.
-            AttributeDescriptor("kcls", "key class", .number),
+            AttributeDescriptor(keyClass, "key class", .number),
             AttributeDescriptor("perm", "permanent", .bool),
-            AttributeDescriptor("priv", "private", .bool),
+            AttributeDescriptor(isPrivate, "private", .bool),
             AttributeDescriptor("modi", "modifiable", .bool),
-            AttributeDescriptor("klbl", "application label", .data),
+            AttributeDescriptor(applicationLabel, "application label", .data),
             AttributeDescriptor("atag", "application tag", .data),
             AttributeDescriptor("bsiz", "key size in bits", .number),
             AttributeDescriptor("esiz", "effective key size", .number),
@@ -72,7 +81,7 @@ package enum Schema {
             AttributeDescriptor("edat", "end date", .date),
             AttributeDescriptor("sens", "sensitive", .bool),
             AttributeDescriptor("asen", "always sensitive", .bool),
-            AttributeDescriptor("extr", "extractable", .bool),
+            AttributeDescriptor(isExtractable, "extractable", .bool),
             AttributeDescriptor("next", "never extractable", .bool),
             AttributeDescriptor("encr", "can encrypt", .bool),
             AttributeDescriptor("decr", "can decrypt", .bool),
