@@ -52,7 +52,9 @@ import Testing
         #expect(run.stdout.contains("inner=36") && run.stdout.contains("allowed=36"), "\(run.stdout)")
         #expect(run.stdout.contains("Seccomp:\t2"), "\(run.stdout)")
         #expect(run.stdout.contains("keyring errno 1"), "denied: \(run.stdout)")
-        #expect(run.stdout.components(separatedBy: "\n").contains { $0.hasPrefix("keyring ") && !$0.contains("errno") }, "allowed: \(run.stdout)")
+        #expect(
+            run.stdout.components(separatedBy: "\n").contains { $0.hasPrefix("keyring ") && !$0.contains("errno") },
+            "allowed: \(run.stdout)")
     }
 
     /// A key cached in the user keyring is one any process of the user can link: `exec` says so.
@@ -96,14 +98,21 @@ import Testing
         sandbox.add(["-s", "api", "-a", "ci"], secret: "SECRET-api")
         let key = try String(contentsOfFile: sandbox.keyFile, encoding: .utf8)
         let extra = ["KEYCHAINCTL_ACCOUNT_KEY_FILE": "/tmp/account.key", "KEYCHAINCTL_PASSPHRASE": "pw-value-123"]
-        let run = Self.run(sandbox, ["exec", "--env", "T=service=api,account=ci", "--", "sh", "-c", "env | grep ^KEYCHAINCTL_ | cut -d= -f1 | sort"],
+        let run = Self.run(
+            sandbox, ["exec", "--env", "T=service=api,account=ci", "--", "sh", "-c", "env | grep ^KEYCHAINCTL_ | cut -d= -f1 | sort"],
             environment: extra)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout == "KEYCHAINCTL_EXEC\nKEYCHAINCTL_KEYCHAIN\nKEYCHAINCTL_PROFILE\n", "\(run.stdout)")
-        let withKey = Self.run(sandbox, ["exec", "--env", "T=service=api,account=ci", "--", "sh", "-c", "env | grep ^KEYCHAINCTL_ | cut -d= -f1 | sort"],
+        let withKey = Self.run(
+            sandbox, ["exec", "--env", "T=service=api,account=ci", "--", "sh", "-c", "env | grep ^KEYCHAINCTL_ | cut -d= -f1 | sort"],
             environment: ["KEYCHAINCTL_KEY": key.trimmingCharacters(in: .whitespacesAndNewlines), "KEYCHAINCTL_KEY_FILE": ""])
         #expect(withKey.status == 0 && !withKey.stdout.contains("KEYCHAINCTL_KEY\n"), "\(withKey.stdout) \(withKey.stderr)")
-        let kept = Self.run(sandbox, ["exec", "--keep", "KEYCHAINCTL_ACCOUNT_KEY_FILE", "--env", "T=service=api,account=ci", "--", "sh", "-c", "echo $KEYCHAINCTL_ACCOUNT_KEY_FILE"],
+        let kept = Self.run(
+            sandbox,
+            [
+                "exec", "--keep", "KEYCHAINCTL_ACCOUNT_KEY_FILE", "--env", "T=service=api,account=ci", "--", "sh", "-c",
+                "echo $KEYCHAINCTL_ACCOUNT_KEY_FILE",
+            ],
             environment: extra)
         #expect(kept.stdout == "/tmp/account.key\n", "\(kept.stdout)")
     }
@@ -114,7 +123,8 @@ import Testing
         sandbox.add(["-s", "api", "-a", "ci"], secret: "SECRET-api")
         let denied = Self.run(sandbox, ["exec", "--env", "T=service=api,account=ci", "--", "python3", "-c", Self.keyringProbe])
         #expect(denied.stdout == "keyring errno 1\n", "\(denied.stdout) \(denied.stderr)")
-        let allowed = Self.run(sandbox, ["exec", "--allow-keyring", "--env", "T=service=api,account=ci", "--", "python3", "-c", Self.keyringProbe])
+        let allowed = Self.run(
+            sandbox, ["exec", "--allow-keyring", "--env", "T=service=api,account=ci", "--", "python3", "-c", Self.keyringProbe])
         #expect(allowed.stdout.hasPrefix("keyring ") && !allowed.stdout.contains("errno"), "\(allowed.stdout) \(allowed.stderr)")
     }
 
@@ -125,18 +135,25 @@ import Testing
         sandbox.add(["-s", "gh", "-a", "ci"], secret: "ghp_TrailingNewlineToken123\n")
         let long = String(repeating: "service-account-json-", count: 6)
         sandbox.add(["-s", "deploy", "-a", "ci"], secret: long)
-        let trimmed = Self.run(sandbox, [
-            "exec", "--env", "T=service=gh,account=ci", "--", "sh", "-c", "T2=$(printf %s \"$T\"); printf 'Bearer %s;\\n' \"$T2\"; echo next",
-        ])
+        let trimmed = Self.run(
+            sandbox,
+            [
+                "exec", "--env", "T=service=gh,account=ci", "--", "sh", "-c",
+                "T2=$(printf %s \"$T\"); printf 'Bearer %s;\\n' \"$T2\"; echo next",
+            ])
         #expect(trimmed.stdout == "Bearer [keychainctl:T];\nnext\n", "\(trimmed.stdout)")
-        let decoded = Self.run(sandbox, [
-            "exec", "--base64", "T", "--env", "T=service=gh,account=ci", "--", "sh", "-c", "echo \"$T\" | base64 -d; echo; echo \"$T\"",
-        ])
+        let decoded = Self.run(
+            sandbox,
+            [
+                "exec", "--base64", "T", "--env", "T=service=gh,account=ci", "--", "sh", "-c", "echo \"$T\" | base64 -d; echo; echo \"$T\"",
+            ])
         #expect(!decoded.stdout.contains("ghp_"), "\(decoded.stdout)")
         #expect(!decoded.stdout.contains(Data("ghp_TrailingNewlineToken123\n".utf8).base64EncodedString()), "\(decoded.stdout)")
-        let wrapped = Self.run(sandbox, [
-            "exec", "--file", "K=service=deploy,account=ci", "--", "sh", "-c", "base64 < \"$K\"; base64 -w 64 < \"$K\"",
-        ])
+        let wrapped = Self.run(
+            sandbox,
+            [
+                "exec", "--file", "K=service=deploy,account=ci", "--", "sh", "-c", "base64 < \"$K\"; base64 -w 64 < \"$K\"",
+            ])
         #expect(wrapped.status == 0, "\(wrapped.stderr)")
         let encoded = Data(long.utf8).base64EncodedString()
         for width in [64, 76] {
@@ -158,19 +175,24 @@ import Testing
         sandbox.add(["-s", "ci", "-a", "NPM_TOKEN"], secret: "npm-token-value")
         sandbox.add(["-s", "ci", "-a", "BASH_ENV"], secret: evil)
         sandbox.add(["-s", "ci", "-a", "ld_preload"], secret: "/tmp/evil.so")
-        let run = Self.run(sandbox, [
-            "exec", "--env-from", "service=ci", "--upper", "--", "bash", "-c", "echo \"${BASH_ENV:-unset} ${LD_PRELOAD:-unset} $NPM_TOKEN\"",
-        ])
+        let run = Self.run(
+            sandbox,
+            [
+                "exec", "--env-from", "service=ci", "--upper", "--", "bash", "-c",
+                "echo \"${BASH_ENV:-unset} ${LD_PRELOAD:-unset} $NPM_TOKEN\"",
+            ])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout == "unset unset [keychainctl:NPM_TOKEN]\n", "\(run.stdout)")
         #expect(!run.stderr.contains("PWNED"), "\(run.stderr)")
         #expect(run.stderr.contains("would set BASH_ENV") && run.stderr.contains("ref="), "\(run.stderr)")
         let strict = Self.run(sandbox, ["exec", "--strict", "--env-from", "service=ci", "--", "true"])
         #expect(strict.status == 206, "\(strict.stderr)")
-        let explicit = Self.run(sandbox, ["exec", "--env", "BASH_ENV=service=ci,account=BASH_ENV", "--", "sh", "-c", "test -n \"$BASH_ENV\""])
+        let explicit = Self.run(
+            sandbox, ["exec", "--env", "BASH_ENV=service=ci,account=BASH_ENV", "--", "sh", "-c", "test -n \"$BASH_ENV\""])
         #expect(explicit.status == 0, "a name the user writes is the user's choice: \(explicit.stderr)")
         let exported = Self.run(sandbox, ["export", "--format", "shell", "--with-secrets", "-s", "ci"])
-        #expect(exported.status == 0 && exported.stdout.contains("NPM_TOKEN") && !exported.stdout.contains("BASH_ENV"), "\(exported.stdout)")
+        #expect(
+            exported.status == 0 && exported.stdout.contains("NPM_TOKEN") && !exported.stdout.contains("BASH_ENV"), "\(exported.stdout)")
         #expect(exported.stderr.contains("would set BASH_ENV"), "\(exported.stderr)")
         #expect(Self.run(sandbox, ["export", "--format", "dotenv", "--with-secrets", "--strict", "-s", "ci"]).status == 206)
     }
@@ -185,7 +207,8 @@ import Testing
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Sandbox.binary)
         process.arguments = [
-            "exec", "--file", "F=service=db,account=ci", "--profile", Sandbox.profiles + "/app.plist", "--", "sh", "-c", "echo \"$F\"; sleep 30",
+            "exec", "--file", "F=service=db,account=ci", "--profile", Sandbox.profiles + "/app.plist", "--", "sh", "-c",
+            "echo \"$F\"; sleep 30",
         ]
         process.environment = sandbox.baseEnvironment.merging(["XDG_RUNTIME_DIR": sandbox.folder]) { $1 }
         process.standardOutput = FileHandle(forWritingAtPath: output)
@@ -217,13 +240,15 @@ import Testing
         #expect(full.status == 74 && full.stderr.contains("cannot write the command's standard output"), "\(full.status) \(full.stderr)")
         let log = sandbox.folder + "/build.log"
         FileManager.default.createFile(atPath: log, contents: nil)
-        let masked = Self.run(sandbox, ["exec", "--ci-mask", "--env", "T=service=gh,account=ci", "--", "sh", "-c", "echo \"build log: $T\""],
+        let masked = Self.run(
+            sandbox, ["exec", "--ci-mask", "--env", "T=service=gh,account=ci", "--", "sh", "-c", "echo \"build log: $T\""],
             environment: ["GITHUB_ACTIONS": "true"], stdoutPath: log)
         #expect(masked.status == 0, "\(masked.stderr)")
         let written = try String(contentsOfFile: log, encoding: .utf8)
         #expect(written == "build log: [keychainctl:T]\n", "\(written)")
         #expect(masked.stderr.contains("::add-mask::npm-token-value"), "stderr is a pipe the runner reads: \(masked.stderr)")
-        let exported = Self.run(sandbox, ["export", "--format", "github-env", "--with-secrets", "-s", "gh"], environment: ["GITHUB_ACTIONS": "true"])
+        let exported = Self.run(
+            sandbox, ["export", "--format", "github-env", "--with-secrets", "-s", "gh"], environment: ["GITHUB_ACTIONS": "true"])
         #expect(!exported.stdout.contains("::add-mask::") && exported.stdout.contains("npm-token-value"), "\(exported.stdout)")
     }
 
@@ -234,7 +259,8 @@ import Testing
         sandbox.add(["-s", "api", "-a", "ci"], secret: "SECRET-api")
         let ref = sandbox.run(["find", "-s", "api", "--return", "persistent-ref"]).stdout.trimmingCharacters(in: .newlines)
         #expect(!ref.isEmpty)
-        let inside = Self.run(sandbox, ["exec", "--group", "SKMME9E2Y8.com.example.app", "--env", "T=ref=\(ref)", "--", "sh", "-c", "echo \"$T\""])
+        let inside = Self.run(
+            sandbox, ["exec", "--group", "SKMME9E2Y8.com.example.app", "--env", "T=ref=\(ref)", "--", "sh", "-c", "echo \"$T\""])
         #expect(inside.status == 0 && inside.stdout == "[keychainctl:T]\n", "\(inside.status) \(inside.stderr)")
         let outside = Self.run(sandbox, ["exec", "--group", "SKMME9E2Y8.com.example.shared", "--env", "T=ref=\(ref)", "--", "true"])
         #expect(outside.status == 30 && outside.stderr.contains("outside --group"), "\(outside.status) \(outside.stderr)")
@@ -249,8 +275,10 @@ import Testing
         let launcher = "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execv(sys.argv[1], sys.argv[1:])"
         for mask in ["never", "always"] {
             let run = sandbox.run(
-                ["-c", launcher, Sandbox.binary, "exec", "--mask", mask, "--env", "T=service=api,account=ci", "--", "grep", "^SigBlk",
-                 "/proc/self/status"], profile: nil, environment: ["KEYCHAINCTL_PROFILE": Sandbox.profiles + "/app.plist"],
+                [
+                    "-c", launcher, Sandbox.binary, "exec", "--mask", mask, "--env", "T=service=api,account=ci", "--", "grep", "^SigBlk",
+                    "/proc/self/status",
+                ], profile: nil, environment: ["KEYCHAINCTL_PROFILE": Sandbox.profiles + "/app.plist"],
                 executable: "/usr/bin/python3")
             #expect(run.stdout == "SigBlk:\t0000000000000000\n", "--mask \(mask): \(run.stdout) \(run.stderr)")
         }

@@ -156,7 +156,9 @@ import Testing
         let records = account.cloud + "/records/"
         let uuid = try #require(account.records.first)
         let old = try Data(contentsOf: URL(fileURLWithPath: records + uuid))
-        #expect(account.devices[0].run(["update", "-s", "deploy", "-a", "alice", "--sync", "yes", "--set-password", "NEW-ROTATED-TOKEN"]).status == 0)
+        #expect(
+            account.devices[0].run(["update", "-s", "deploy", "-a", "alice", "--sync", "yes", "--set-password", "NEW-ROTATED-TOKEN"]).status
+                == 0)
         #expect(account.sync(0).status == 0 && account.sync(1).status == 0)
         #expect(account.secret(1, service: "deploy") == "NEW-ROTATED-TOKEN")
         try old.write(to: URL(fileURLWithPath: records + uuid))
@@ -206,7 +208,8 @@ import Testing
     @Test func anAccountKeyInsideTheStoreIsRefused() throws {
         let account = try seeded()
         let home = account.home
-        let made = home.run(["cloud", "init", home.folder + "/c2", "--generate-account-key-file", home.folder + "/c2/account.key"], profile: nil)
+        let made = home.run(
+            ["cloud", "init", home.folder + "/c2", "--generate-account-key-file", home.folder + "/c2/account.key"], profile: nil)
         #expect(made.status == 78 && made.stderr.contains("c2/account.key is inside the cloud store"), "\(made.stderr)")
         #expect(!FileManager.default.fileExists(atPath: home.folder + "/c2/account.key"))
         let inside = account.cloud + "/account.key"

@@ -169,7 +169,8 @@ import Testing
             do {
                 let store = try CloudStore(path: path, accountKey: key)
                 for round in 0..<40 {
-                    _ = try store.write(Self.record(uuid, tag: UInt64(writer * 100 + round), secret: String(repeating: "w\(writer)", count: 2_000)))
+                    _ = try store.write(
+                        Self.record(uuid, tag: UInt64(writer * 100 + round), secret: String(repeating: "w\(writer)", count: 2_000)))
                 }
             } catch { failures.add(error) }
         }

@@ -85,7 +85,8 @@ struct ExportCommand: Subcommand {
             item.itemClass == "all" || item.itemClass == nil
             ? ItemClass.stored.filter { itemClass in
                 item.attributes.allSatisfy {
-                    [Schema.accessGroup, Schema.synchronizable, Schema.protection].contains($0.code) || Schema.of(itemClass)?.attribute($0.code) != nil
+                    [Schema.accessGroup, Schema.synchronizable, Schema.protection].contains($0.code)
+                        || Schema.of(itemClass)?.attribute($0.code) != nil
                 }
             }.map(\.rawValue) : [item.itemClass]
         let writer = ExportWriter(format: format, withSecrets: withSecrets, naming: naming, skipBinary: skipBinary, strict: strict)

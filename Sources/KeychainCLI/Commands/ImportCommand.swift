@@ -98,7 +98,9 @@ struct ImportCommand: Subcommand {
     /// The attributes --group, --label and --accessible give every item of a dotenv, environment
     /// or PKCS#12 import.
     private var givenAttributes: [(code: String, value: String)] {
-        [(Schema.accessGroup, group), (Schema.label, label), (Schema.protection, accessible)].compactMap { code, value in value.map { (code, $0) } }
+        [(Schema.accessGroup, group), (Schema.label, label), (Schema.protection, accessible)].compactMap { code, value in
+            value.map { (code, $0) }
+        }
     }
 
     /// A PKCS#12 file's identities and certificates (`SecPKCS12Import`).

@@ -139,7 +139,8 @@ struct ExecPlan {
             for item in found[envs.count + files.count + offset] {
                 let name = try variableName(for: item.item)
                 if ReservedVariables.contains(name) {
-                    let refusal = "--env-from: item ref=\(item.item.persistentRef.base64) would set \(name), which changes how programs load or run code"
+                    let refusal =
+                        "--env-from: item ref=\(item.item.persistentRef.base64) would set \(name), which changes how programs load or run code"
                     if strict { throw KeychainError(.param, hint: refusal + "; nothing was run.") }
                     result.warnings.append(refusal + "; it was left out (set it with --env \(name)=… if you mean it).")
                     continue

@@ -58,7 +58,8 @@ struct GitWorkingCopy {
         if let first = foreign.first {
             throw ConfigurationError(
                 "\(path)/\(first.terminalSafe) is staged in the store's git working copy but is not a store file; "
-                    + "a sync commits only the store's own files. Unstage it ('git -C \(path) reset -- \(first.terminalSafe)'); nothing was pushed.")
+                    + "a sync commits only the store's own files. Unstage it ('git -C \(path) reset -- \(first.terminalSafe)'); nothing was pushed."
+            )
         }
         guard try git(["diff", "--cached", "--quiet"]).status != 0 else { return }
         var identity: [String] = []

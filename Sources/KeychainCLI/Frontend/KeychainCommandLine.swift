@@ -97,7 +97,8 @@ public enum KeychainCommandLine {
         // A static Swift runtime reads the arguments from /proc: with no descriptor left to open it
         // (RLIMIT_NOFILE 3), there are none to run.
         guard CommandLine.argc >= 1 else {
-            StandardStreams.err("keychainctl: cannot read the command line: \(String(cString: strerror(EMFILE))) (the open-file limit is too low).\n")
+            StandardStreams.err(
+                "keychainctl: cannot read the command line: \(String(cString: strerror(EMFILE))) (the open-file limit is too low).\n")
             exit(ExitStatusTable.ioFailure)
         }
         exit(StandardStreams.finish(run(Array(CommandLine.arguments.dropFirst()), invalidUTF8: invalidUTF8Arguments())))

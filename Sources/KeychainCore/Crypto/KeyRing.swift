@@ -1,4 +1,5 @@
 import CSodium
+
 /// The key hierarchy of one open keychain (SEMANTICS §6).
 ///
 /// keychain key ─┬─ digest key (derived): keyed digests of matchable attributes

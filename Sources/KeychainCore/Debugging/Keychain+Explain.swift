@@ -112,7 +112,8 @@ extension Keychain {
         let matches = scanned.filter { $0.misses.isEmpty }
         switch operation {
         case .add:
-            let protection = query.attributes[Schema.protection]?.stringValue.flatMap(Accessibility.init(rawValue:)) ?? .defaultFor(query.itemClass)
+            let protection =
+                query.attributes[Schema.protection]?.stringValue.flatMap(Accessibility.init(rawValue:)) ?? .defaultFor(query.itemClass)
             if !keys.device.allows(protection) { return keys.device.refusal(protection) }
             if let twin = matches.first {
                 return KeychainError(
@@ -235,14 +236,17 @@ extension Keychain {
         case .attribute(let code):
             let name = query.schema.attribute(code)?.name ?? code
             let wanted = query.attributes[code]?.displayText ?? ""
-            let has = unreadable == nil || code == Schema.protection || code == Schema.accessGroup ? item.attributes[code]?.displayText ?? "(none)" : nil
+            let has =
+                unreadable == nil || code == Schema.protection || code == Schema.accessGroup
+                ? item.attributes[code]?.displayText ?? "(none)" : nil
             var text = "\(code) (\(name)) differs: "
             text +=
                 has.map { "item \"\($0)\", query \"\(wanted)\"" }
                 ?? "query \"\(wanted)\"; the item's value cannot be read: \(unreadable ?? "")"
             if code == Schema.service { text += " (wrappers default the service to the bundle identifier, which differs per target)" }
             let fix = has.map {
-                code == Schema.accessGroup ? "query with agrp=\"\($0)\"" : "query with \(code)=\"\($0)\", or give every target the same \(name)"
+                code == Schema.accessGroup
+                    ? "query with agrp=\"\($0)\"" : "query with \(code)=\"\($0)\", or give every target the same \(name)"
             }
             return (.init(code: .attributeMismatch, attribute: code, itemValue: has, queryValue: wanted, text: text), fix)
         case .group:
@@ -287,7 +291,8 @@ extension Keychain {
             let wanted = query.sync == .yes ? "yes" : "no"
             return (
                 .init(
-                    code: .syncFilter, attribute: Schema.synchronizable, itemValue: item.isSynchronizable ? "yes" : "no", queryValue: wanted,
+                    code: .syncFilter, attribute: Schema.synchronizable, itemValue: item.isSynchronizable ? "yes" : "no",
+                    queryValue: wanted,
                     text: item.isSynchronizable
                         ? "is synchronizable and the query \(query.mentionsSync ? "asks for sync=no" : "has no sync key (so only sync=no items)")"
                         : "is not synchronizable and the query asks for sync=yes"),

@@ -55,7 +55,8 @@ extension Keychain {
             throw KeychainError(.param, hint: "an add cannot name a persistent reference; the keychain assigns one.")
         }
         if flags != nil {
-            try AccessControlRequest.check(flags, givenAccessibility: query.attributes[Schema.protection] != nil, itemClass: query.itemClass)
+            try AccessControlRequest.check(
+                flags, givenAccessibility: query.attributes[Schema.protection] != nil, itemClass: query.itemClass)
         }
         guard let group = query.attributes[Schema.accessGroup]?.stringValue ?? caller.groups.defaultGroup else {
             throw KeychainError(.missingEntitlement, hint: "profile \(caller.name) has no default access group; pass --group.")
@@ -70,7 +71,8 @@ extension Keychain {
         }
         attributes[Schema.accessGroup] = .string(group)
         let protection = try request.accessControl?.parsedProtection()
-        attributes[Schema.protection] = attributes[Schema.protection] ?? .string((protection ?? Accessibility.defaultFor(query.itemClass)).rawValue)
+        attributes[Schema.protection] =
+            attributes[Schema.protection] ?? .string((protection ?? Accessibility.defaultFor(query.itemClass)).rawValue)
         attributes[Schema.synchronizable] = .bool(query.sync == .yes)
         attributes[Schema.tombstone] = .bool(false)
         attributes[Schema.creationDate] = .date(kept?.created ?? now)
@@ -143,7 +145,9 @@ extension Keychain {
         throws -> Item
     {
         var old = existing.opened.item
-        for (code, value) in given where ![Schema.accessGroup, Schema.creationDate, Schema.modificationDate].contains(code) { old.attributes[code] = value }
+        for (code, value) in given where ![Schema.accessGroup, Schema.creationDate, Schema.modificationDate].contains(code) {
+            old.attributes[code] = value
+        }
         old.attributes[Schema.modificationDate] = .date(Self.modificationDate(now: now, after: existing.opened.item))
         let resealed = try keys.seal(old, secret: secret)
         guard try store.update(old.itemClass, rowid: existing.rowid, resealed) == .written else { throw duplicate(old) }

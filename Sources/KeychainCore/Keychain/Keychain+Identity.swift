@@ -73,7 +73,8 @@ extension Keychain {
         var pairs: [(identity: Item, certificate: FoundItem, key: FoundItem)] = []
         let limit = shape.limit.rowLimit
         search: for certificate in certificates {
-            for key in keysByLabel[certificate.item.attributes[Schema.publicKeyHash]] ?? [] where Self.completes(key.item, certificate.item) {
+            for key in keysByLabel[certificate.item.attributes[Schema.publicKeyHash]] ?? [] where Self.completes(key.item, certificate.item)
+            {
                 if let limit, pairs.count == limit { break search }
                 pairs.append((Self.identity(certificate: certificate.item, key: key.item), certificate, key))
             }
@@ -110,7 +111,8 @@ extension Keychain {
         keyHalf.persistentRef = nil
         var certificateHalf = request
         certificateHalf.itemClass = ItemClass.certificate.rawValue
-        certificateHalf.attributes = request.attributes.filter { identityCertificateAttributes.contains($0.code) } + [(Schema.synchronizable, "any")]
+        certificateHalf.attributes =
+            request.attributes.filter { identityCertificateAttributes.contains($0.code) } + [(Schema.synchronizable, "any")]
         certificateHalf.persistentRef = nil
         return (certificateHalf, keyHalf)
     }

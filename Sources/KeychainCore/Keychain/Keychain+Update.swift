@@ -27,7 +27,8 @@ extension Keychain {
         let query = try ItemQuery(request, defaultLimit: .all)
         let changes = try ItemChanges(changePairs, secret: secret, for: query.schema, accessControl: accessControl != nil)
         if accessControl != nil {
-            try AccessControlRequest.check(flags, givenAccessibility: changes.attributes[Schema.protection] != nil, itemClass: query.itemClass)
+            try AccessControlRequest.check(
+                flags, givenAccessibility: changes.attributes[Schema.protection] != nil, itemClass: query.itemClass)
         }
         let protection = try accessControl?.parsedProtection()
         if let group = changes.attributes[Schema.accessGroup]?.stringValue { try caller.check(group: group, writing: true) }
@@ -41,7 +42,8 @@ extension Keychain {
                 for (code, value) in changes.attributes { updated.attributes[code] = value }
                 if let protection { updated.attributes[Schema.protection] = .string(protection.rawValue) }
                 if accessControl != nil || changes.attributes[Schema.protection] != nil {
-                    updated.attributes[Schema.accessControl] = .string(try flags.map { try bind($0, to: updated).text } ?? updated.accessibility.rawValue)
+                    updated.attributes[Schema.accessControl] = .string(
+                        try flags.map { try bind($0, to: updated).text } ?? updated.accessibility.rawValue)
                 }
                 // The keychain sets both dates (SEMANTICS §1): a caller's cdat or mdat is overwritten.
                 updated.attributes[Schema.creationDate] = opened.item.attributes[Schema.creationDate]

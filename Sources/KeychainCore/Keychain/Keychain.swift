@@ -175,7 +175,9 @@ package final class Keychain {
     /// filter, the digests of matched attributes, and the persistent reference.
     func filter(for query: ItemQuery, caller: Caller, writing: Bool) -> RowFilter {
         let groups: [String]? =
-            if let explicit = query.attributes[Schema.accessGroup]?.stringValue { [explicit] } else if caller.groups.grantsEveryGroup { nil } else {
+            if let explicit = query.attributes[Schema.accessGroup]?.stringValue { [explicit] } else if caller.groups.grantsEveryGroup {
+                nil
+            } else {
                 writing ? caller.groups.writable : caller.groups.readable
             }
         var filter = RowFilter(

@@ -365,7 +365,8 @@ final class SyncSession {
         var attributes = opened.item.attributes
         attributes[Schema.tombstone] = nil
         return CloudRecord(
-            uuid: uuid, tag: Self.newTag(after: state.entries[uuid]?.tag), itemClass: opened.item.itemClass, attributes: attributes, secret: opened.secret,
+            uuid: uuid, tag: Self.newTag(after: state.entries[uuid]?.tag), itemClass: opened.item.itemClass, attributes: attributes,
+            secret: opened.secret,
             origin: state.deviceID, originRow: row.uuid)
     }
 

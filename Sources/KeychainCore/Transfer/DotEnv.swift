@@ -84,7 +84,8 @@ package enum DotEnv {
             // Neither message quotes the line: a bare token, or the second line of an unquoted
             // multi-line value (a pasted key), is a secret.
             guard let first = name.utf8.first, Self.isNameStart(first), name.utf8.allSatisfy(Self.isNameByte) else {
-                throw fail("expected NAME=value, and the line does not start with a variable name ([A-Za-z_][A-Za-z0-9_.-]*)" + continuation)
+                throw fail(
+                    "expected NAME=value, and the line does not start with a variable name ([A-Za-z_][A-Za-z0-9_.-]*)" + continuation)
             }
             skip { $0 == 0x20 || $0 == 0x09 }
             guard !atEnd, current == UInt8(ascii: "=") else { throw fail("expected NAME=value, and the line has no '='" + continuation) }

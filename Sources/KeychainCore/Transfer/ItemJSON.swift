@@ -49,7 +49,8 @@ package enum ItemJSON {
             case (Schema.accessControl, .string(let range)):
                 accessControl = JSONReader.text(range, in: data)
             case (_, .null): continue
-            case (Schema.synchronizable, .bool(let flag)): request.attributes.append((code: Schema.synchronizable, value: flag ? "yes" : "no"))
+            case (Schema.synchronizable, .bool(let flag)):
+                request.attributes.append((code: Schema.synchronizable, value: flag ? "yes" : "no"))
             case (_, .bool(let flag)): request.attributes.append((code: key, value: flag ? "1" : "0"))
             case (_, .number(let number)): request.attributes.append((code: key, value: number))
             case (_, .string(let range)):
