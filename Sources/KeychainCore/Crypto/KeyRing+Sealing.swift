@@ -44,7 +44,7 @@ extension KeyRing {
     package func seal(_ item: Item, secret: SecretBytes?, keepingSecretOf previous: OpenedRow? = nil)
         throws(KeychainError) -> SealedItem
     {
-        let schema = Schema.of(item.itemClass)!
+        let schema = Schema.of(stored: item.itemClass)
         let accessibility = item.accessibility
         var plaintext: [String: AttributeValue] = [:]
         for attribute in schema.plaintextAttributes { plaintext[attribute.code] = item.attributes[attribute.code] }
@@ -94,7 +94,7 @@ extension KeyRing {
     /// Opens the attributes of a row of class `itemClass`; errSecDecode names the item when any
     /// column of the row is not what was sealed.
     package func openRow(_ sealed: SealedItem, itemClass: ItemClass) throws(KeychainError) -> OpenedRow {
-        let opened = try openMetadata(sealed, schema: Schema.of(itemClass)!)
+        let opened = try openMetadata(sealed, schema: Schema.of(stored: itemClass))
         return OpenedRow(row: sealed, item: opened.item, tamperCheck: opened.tamperCheck)
     }
 
@@ -127,7 +127,7 @@ extension KeyRing {
 
     /// The secret of an opened row read with its secret columns; `nil` for a tombstone.
     package func openSecret(of opened: OpenedRow) throws(KeychainError) -> SecretBytes? {
-        try openSecret(opened.row, schema: Schema.of(opened.item.itemClass)!, tamperCheck: opened.tamperCheck)
+        try openSecret(opened.row, schema: Schema.of(stored: opened.item.itemClass), tamperCheck: opened.tamperCheck)
     }
 
     /// Opens a row's attributes and, with `withSecret`, its secret (`nil` for a tombstone), opening
@@ -171,7 +171,7 @@ extension KeyRing {
     /// Whether this call's application password opens `opened`'s item key (read with its secret
     /// columns); errSecDecode when the row itself was altered.
     package func opensWithApplicationPassword(_ opened: OpenedRow) throws(KeychainError) -> Bool {
-        let schema = Schema.of(opened.item.itemClass)!
+        let schema = Schema.of(stored: opened.item.itemClass)
         guard let wrapped = opened.row.wrappedItemKey, let accessibility = Accessibility(rawValue: opened.row.accessibility) else {
             throw DamagedRow.Reason.missingSecret.error(schema.itemClass, uuid: opened.row.uuid)
         }

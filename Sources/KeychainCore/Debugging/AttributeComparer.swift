@@ -19,7 +19,7 @@ struct AttributeComparer {
 
     /// Digests are keyed per class: computes the query's once for the class about to be scanned.
     mutating func prepare(for itemClass: ItemClass, keys: KeyRing) {
-        let schema = Schema.of(itemClass)!
+        let schema = Schema.of(stored: itemClass)
         digests = [:]
         for (code, value) in values where code != Schema.protection && schema.attribute(code) != nil {
             digests[code] = keys.digests.digest(itemClass, code: code, value: value.canonicalBytes)

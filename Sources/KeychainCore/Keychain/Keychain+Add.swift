@@ -156,7 +156,7 @@ extension Keychain {
 
     /// errSecDuplicateItem naming the item's primary key (never its secret).
     func duplicate(_ item: Item) -> KeychainError {
-        let schema = Schema.of(item.itemClass)!
+        let schema = Schema.of(stored: item.itemClass)
         let key = schema.primaryKey.compactMap { code -> String? in
             guard code != Schema.synchronizable, let value = item.attributes[code] else { return nil }
             return "\(code)=\(value.displayText)"

@@ -70,7 +70,7 @@ extension Keychain {
         var request = migration.request
         request.itemClass = itemClass.rawValue
         request.attributes.append((code: Schema.accessGroup, value: migration.from))
-        let schema = Schema.of(itemClass)!
+        let schema = Schema.of(stored: itemClass)
         let lacksAFilter = request.attributes.contains { schema.attribute($0.code) == nil && Schema.attribute($0.code) != nil }
         if allClasses, lacksAFilter { return nil }
         return try ItemQuery(request, defaultLimit: .all)

@@ -94,7 +94,7 @@ extension Keychain {
     }
 
     func primaryKeyChanged(from old: Item, to new: Item) -> Bool {
-        Schema.of(old.itemClass)!.primaryKey.contains { old.attributes[$0] != new.attributes[$0] }
+        Schema.of(stored: old.itemClass).primaryKey.contains { old.attributes[$0] != new.attributes[$0] }
     }
 
     /// Runs `body` in a write transaction, or with `dryRun` runs it and rolls it back, returning

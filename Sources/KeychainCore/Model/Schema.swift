@@ -137,6 +137,13 @@ package enum Schema {
         key: ["kcls", "klbl", "atag", "crtr", "type", "bsiz", "esiz", "sdat", "edat", "agrp", "sync"],
         indexed: ["klbl", "labl"], overriding: [AttributeDescriptor("type", "key type", .string)])
 
+    /// The schema of a class that has a table. An identity has none: its queries are routed to
+    /// certificates and keys before anything asks, so reaching here with one is a bug.
+    package static func of(stored itemClass: ItemClass) -> ClassSchema {
+        guard let schema = of(itemClass) else { preconditionFailure("an identity has no table; route it to its two halves first") }
+        return schema
+    }
+
     /// The schema of a stored class (identity has none of its own).
     package static func of(_ itemClass: ItemClass) -> ClassSchema? {
         switch itemClass {

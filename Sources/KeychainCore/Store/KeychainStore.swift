@@ -126,5 +126,5 @@ package final class KeychainStore {
     func table(_ itemClass: ItemClass) -> ItemTable { Self.table(itemClass) }
 
     /// The table of a stored class, for tests and tools that walk every column.
-    package static func table(_ itemClass: ItemClass) -> ItemTable { ItemTable(Schema.of(itemClass)!) }
+    package static func table(_ itemClass: ItemClass) -> ItemTable { ItemTable(Schema.of(stored: itemClass)) }
 }
