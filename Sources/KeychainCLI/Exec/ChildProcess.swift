@@ -185,8 +185,8 @@ enum ChildProcess {
         var exitedAt: Int64?
         while true {
             if ending != nil, streams.allSatisfy({ $0.closed }) { break }
-            // After the command exits, a background process still holding a pipe gets 200 ms.
-            if let exitedAt, monotonicMilliseconds() - exitedAt > 200 { break }
+            // After the command exits, a background process still holding a pipe gets a short grace.
+            if let exitedAt, monotonicMilliseconds() - exitedAt > exitGraceMilliseconds { break }
             var fds = [pollfd(fd: signals, events: Int16(POLLIN), revents: 0)]
             for stream in streams where !stream.closed { fds.append(pollfd(fd: stream.read, events: Int16(POLLIN), revents: 0)) }
             let holding = streams.contains { !$0.closed && $0.masker.holding }
@@ -307,7 +307,11 @@ enum ChildProcess {
         }
     }
 
-    private static func monotonicMilliseconds() -> Int64 {
+    /// How long a started program's output is still read once it has exited: a background job it
+    /// left holding the pipe (a hook's, a daemon's) must not hold keychainctl.
+    static let exitGraceMilliseconds: Int64 = 200
+
+    static func monotonicMilliseconds() -> Int64 {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000

@@ -77,17 +77,6 @@ struct GitWorkingCopy {
 
     private struct Rejected: Error { let output: String }
 
-    private static func now() -> timespec {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return now
-    }
-
-    private static func secondsSince(_ start: timespec) -> Double {
-        let now = now()
-        return Double(now.tv_sec - start.tv_sec) + Double(now.tv_nsec - start.tv_nsec) / 1e9
-    }
-
     private func run(_ arguments: [String], what: String) throws {
         let result = try git(arguments)
         guard result.status == 0 else { throw StoreError("cannot \(what) in \(path) (git \(arguments[0])): \(result.firstLine)") }
@@ -125,7 +114,7 @@ struct GitWorkingCopy {
         var buffer = [UInt8](repeating: 0, count: 4096)
         let deadline = time(nil) + Self.timeoutSeconds
         var status: Int32 = 0
-        var exitedAt: timespec?
+        var exitedAt: Int64?
         while true {
             var fd = pollfd(fd: ends[0], events: Int16(POLLIN), revents: 0)
             let ready = poll(&fd, 1, 200)
@@ -138,9 +127,9 @@ struct GitWorkingCopy {
                 // A background job a hook started may hold git's output open: once git itself has
                 // exited, what it printed gets a short grace and then the read stops.
                 if let exitedAt {
-                    if Self.secondsSince(exitedAt) > 0.2 { break }
+                    if ChildProcess.monotonicMilliseconds() - exitedAt > ChildProcess.exitGraceMilliseconds { break }
                 } else if waitpid(child, &status, WNOHANG) == child {
-                    exitedAt = Self.now()
+                    exitedAt = ChildProcess.monotonicMilliseconds()
                 }
                 continue
             }
