@@ -138,11 +138,9 @@ struct ExecPlan {
         for offset in envFrom.indices {
             for item in found[envs.count + files.count + offset] {
                 let name = try variableName(for: item.item)
-                if ReservedVariables.contains(name) {
-                    let refusal =
-                        "--env-from: item ref=\(item.item.persistentRef.base64) would set \(name), which changes how programs load or run code"
-                    if strict { throw KeychainError(.param, hint: refusal + "; nothing was run.") }
-                    result.warnings.append(refusal + "; it was left out (set it with --env \(name)=… if you mean it).")
+                if let reserved = ReservedVariables.refusal(name, reference: item.item.persistentRef.base64) {
+                    if strict { throw KeychainError(.param, hint: "--env-from: " + reserved + "; nothing was run.") }
+                    result.warnings.append("--env-from: " + reserved + "; it was left out (set it with --env \(name)=… if you mean it).")
                     continue
                 }
                 guard !fromEnvFrom.contains(where: { $0.name == name }) else {

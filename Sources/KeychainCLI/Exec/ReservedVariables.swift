@@ -32,7 +32,13 @@ enum ReservedVariables {
 
     /// Whether `name` is reserved.
     static func contains(_ name: String) -> Bool {
-        let upper = String(decoding: name.utf8.map { $0 >= 0x61 && $0 <= 0x7A ? $0 - 0x20 : $0 }, as: UTF8.self)
+        let upper = VariableNaming.asciiUppercased(name)
         return names.contains(upper) || prefixes.contains { upper.hasPrefix($0) }
+    }
+
+    /// Why the item `reference` may not name the variable `name` (the start of a warning or an
+    /// error); `nil` when the name is not reserved.
+    static func refusal(_ name: String, reference: String) -> String? {
+        contains(name) ? "item ref=\(reference) would set \(name), which changes how programs load or run code" : nil
     }
 }

@@ -28,7 +28,12 @@ struct VariableNaming {
     /// The name `item` gives (which `isValid` may still refuse).
     func name(for item: Item) -> String {
         let name = prefix + (item.attributes[code]?.stringValue ?? "")
-        return upper ? String(decoding: name.utf8.map { $0 >= 0x61 && $0 <= 0x7A ? $0 - 0x20 : $0 }, as: UTF8.self) : name
+        return upper ? Self.asciiUppercased(name) : name
+    }
+
+    /// `name` with its ASCII letters upper-cased (variable names are ASCII; nothing else changes).
+    static func asciiUppercased(_ name: String) -> String {
+        String(decoding: name.utf8.map { $0 >= 0x61 && $0 <= 0x7A ? $0 - 0x20 : $0 }, as: UTF8.self)
     }
 
     /// Whether `name` is an environment variable name: `[A-Za-z_][A-Za-z0-9_]*`.

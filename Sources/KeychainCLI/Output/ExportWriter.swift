@@ -58,10 +58,9 @@ final class ExportWriter {
                 .param,
                 hint: "item ref=\(reference) is named '\(String(name.prefix(40)).terminalSafe)', not a variable name; use --name-from.")
         }
-        if ReservedVariables.contains(name) {
-            let refusal = "item ref=\(reference) would set \(name), which changes how programs load or run code"
-            if strict { throw KeychainError(.param, hint: refusal + "; nothing was written.") }
-            warnings.append(refusal + "; it was left out.")
+        if let reserved = ReservedVariables.refusal(name, reference: reference) {
+            if strict { throw KeychainError(.param, hint: reserved + "; nothing was written.") }
+            warnings.append(reserved + "; it was left out.")
             return nil
         }
         if let earlier = names[name] {
