@@ -110,13 +110,11 @@ package final class SecretBytes: @unchecked Sendable, CustomStringConvertible {
         var range = 0..<count
         if strict {
             let valid = withUnsafeBytes { bytes -> Bool in
-                let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A }
-                guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) }) else {
-                    return false
-                }
-                range = first..<(last + 1)
+                let trimmed = bytes.trimmingASCIIWhitespace()
+                guard !trimmed.isEmpty else { return false }
+                range = trimmed.startIndex..<trimmed.endIndex
                 var padding = false
-                for byte in bytes[range] {
+                for byte in trimmed {
                     let alphabet =
                         (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39)
                         || byte == 0x2B || byte == 0x2F

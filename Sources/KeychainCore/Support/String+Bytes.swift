@@ -85,3 +85,15 @@ extension String {
         return result + rest
     }
 }
+
+extension BidirectionalCollection where Element == UInt8 {
+    /// The bytes without the ASCII spaces, tabs, carriage returns and newlines around them (empty
+    /// when there is nothing else).
+    package func trimmingASCIIWhitespace() -> SubSequence {
+        let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
+        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else {
+            return self[endIndex...]
+        }
+        return self[first...last]
+    }
+}

@@ -127,11 +127,11 @@ package final class SecretMasker {
     /// columns (PEM, `base64`), hex (both cases), URL- and JSON-escaped.
     static func forms(of value: UnsafeRawBufferPointer) -> [[UInt8]] {
         let bytes = Array(value)
-        let trimmed = Array(trimmingWhitespace(bytes[...]))
+        let trimmed = Array(bytes.trimmingASCIIWhitespace())
         var forms = trimmed.isEmpty ? [bytes] : [trimmed]
         let lines = bytes.split(omittingEmptySubsequences: true) { $0 == 0x0A || $0 == 0x0D }
         for line in lines {
-            let line = Array(trimmingWhitespace(line))
+            let line = Array(line.trimmingASCIIWhitespace())
             if !line.isEmpty, line != forms[0] { forms.append(line) }
         }
         for base in trimmed.isEmpty || trimmed == bytes ? [bytes] : [bytes, trimmed] {
@@ -148,15 +148,6 @@ package final class SecretMasker {
             forms.append(jsonEscaped(base))
         }
         return forms
-    }
-
-    /// `bytes` without the spaces, tabs, carriage returns and newlines around it.
-    private static func trimmingWhitespace(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
-        let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
-        guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) }) else {
-            return []
-        }
-        return bytes[first...last]
     }
 
     /// The lines of `bytes`' base64 wrapped at `width` columns when it starts `offset` bytes into
