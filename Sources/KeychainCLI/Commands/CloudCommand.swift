@@ -43,14 +43,13 @@ struct CloudCommand: Subcommand {
     }
 
     func run() throws {
-        try SyncCommand.checkKeyOutside(
-            store: directory, keyFile: generateKeyFile ?? accountKeyFile ?? Environment.value("KEYCHAINCTL_ACCOUNT_KEY_FILE"))
         let key: SecretBytes
         if let generateKeyFile {
+            try SyncCommand.checkKeyOutside(store: directory, keyFile: generateKeyFile)
             guard case .key(let generated) = try InitCommand.writeNewKey(to: generateKeyFile) else { return }
             key = generated
         } else {
-            key = try SyncCommand.accountKey(accountKeyFile)
+            key = try SyncCommand.accountKey(accountKeyFile, store: directory)
         }
         do {
             try CloudStore.create(at: directory, accountKey: key)

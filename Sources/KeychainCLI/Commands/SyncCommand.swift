@@ -52,8 +52,7 @@ struct SyncCommand: Subcommand {
     }
 
     func run() throws {
-        try Self.checkKeyOutside(store: cloudPath, keyFile: accountKeyFile ?? Environment.value("KEYCHAINCTL_ACCOUNT_KEY_FILE"))
-        let key = try Self.accountKey(accountKeyFile)
+        let key = try Self.accountKey(accountKeyFile, store: cloudPath)
         let report: SyncReport
         if git {
             let workingCopy = try GitWorkingCopy(path: cloudPath)
@@ -79,8 +78,7 @@ struct SyncCommand: Subcommand {
 
     /// Refuses an account key file inside the store's folder (exit 78): whatever carries the store
     /// (git, a shared folder) would carry the key that opens every record with it.
-    static func checkKeyOutside(store: String, keyFile: String?) throws {
-        guard let keyFile else { return }
+    static func checkKeyOutside(store: String, keyFile: String) throws {
         let folder = Folders.absolute(store)
         let key = Folders.absolute(keyFile)
         guard key.hasPrefix(folder == "/" ? "/" : folder + "/") else { return }
@@ -89,11 +87,13 @@ struct SyncCommand: Subcommand {
                 + "(and to a git remote's history); keep it outside the store's folder. Nothing was done.")
     }
 
-    /// The account key from `path` or KEYCHAINCTL_ACCOUNT_KEY_FILE.
-    static func accountKey(_ path: String?) throws -> SecretBytes {
+    /// The account key of the store at `store`, from `path` or KEYCHAINCTL_ACCOUNT_KEY_FILE, a file
+    /// outside that store.
+    static func accountKey(_ path: String?, store: String) throws -> SecretBytes {
         guard let path = path ?? Environment.value("KEYCHAINCTL_ACCOUNT_KEY_FILE") else {
             throw ConfigurationError("no account key: pass --account-key-file PATH or set KEYCHAINCTL_ACCOUNT_KEY_FILE.")
         }
+        try checkKeyOutside(store: store, keyFile: path)
         let text: SecretBytes
         do { text = try SecretReader.readKeyFile(path) } catch let error as InputError {
             throw ConfigurationError("cannot read the account key file: \(error.description)")
