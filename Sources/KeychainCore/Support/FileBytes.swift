@@ -2,10 +2,9 @@ import Glibc
 
 /// Small POSIX file reads and writes, without pulling in Foundation's file machinery.
 package enum FileBytes {
-    /// Reads at most `limit` bytes of the file at `path` (not through a final symbolic link with
-    /// `noFollow`); `nil` on error (see `errno`).
-    package static func read(path: String, limit: Int, noFollow: Bool = false) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | (noFollow ? O_NOFOLLOW : 0))
+    /// Reads at most `limit` bytes of the file at `path`; `nil` on error (see `errno`).
+    package static func read(path: String, limit: Int) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         return readAll(fd, limit: limit)
