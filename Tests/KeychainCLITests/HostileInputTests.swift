@@ -352,6 +352,18 @@ import Testing
         #expect(sandbox.run(["find", "-s", "svc", "-w"], environment: ["KEYCHAINCTL_KEY_FILE": spaced]).stdout == "s")
     }
 
+    /// A FIFO named as the key file (or the account key file) is refused at once, never waited on.
+    @Test func aKeyFileThatIsAFIFOIsRefusedWithoutWaiting() throws {
+        let sandbox = try Sandbox()
+        sandbox.add(["-s", "svc"], secret: "s")
+        let fifo = sandbox.folder + "/fifo.key"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let started = Date()
+        let run = sandbox.run(["find", "-s", "svc", "-w"], environment: ["KEYCHAINCTL_KEY_FILE": fifo], timeout: 20)
+        #expect(run.status == 78 && run.stderr.contains("not a regular file"), "\(run.status) \(run.stderr)")
+        #expect(Date().timeIntervalSince(started) < 10)
+    }
+
     /// With almost no file descriptors, find and add fail with a message and exit 74, never a trap.
     @Test func tooFewFileDescriptorsIsExit74() throws {
         let sandbox = try Sandbox()

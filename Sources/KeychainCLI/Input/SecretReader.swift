@@ -46,10 +46,11 @@ enum SecretReader {
 
     /// Reads a key file, refusing one that others could read or replace, as ssh refuses such a
     /// private key: it must be a regular file owned by this user (or root) with no group or other
-    /// permission bits, reached through no symbolic link another user owns.
+    /// permission bits, reached through no symbolic link another user owns. Opened non-blocking, so
+    /// a FIFO in its place is refused at once rather than waited on (as the cloud store's files are).
     static func readKeyFile(_ path: String) throws -> SecretBytes {
         try FileSafety.checkLinks(path, what: "key file")
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
         guard fd >= 0 else { throw InputError("cannot open \(path): \(String(cString: strerror(errno))).") }
         defer { close(fd) }
         var status = stat()
