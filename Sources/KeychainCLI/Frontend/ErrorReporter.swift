@@ -1,13 +1,5 @@
 import KeychainCore
 
-extension String {
-    /// Each line made terminal-safe, the line breaks kept.
-    var linesTerminalSafe: String {
-        guard containsControlCharacters else { return self }
-        return split(separator: "\n", omittingEmptySubsequences: false).map { String($0).terminalSafe }.joined(separator: "\n")
-    }
-}
-
 /// The one place that turns a failure into stderr text and an exit status (CLI.md, Exit status).
 enum ErrorReporter {
     /// Reports `error` on stderr in `format` and returns the exit status.

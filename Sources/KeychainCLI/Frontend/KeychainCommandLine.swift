@@ -107,7 +107,7 @@ public enum KeychainCommandLine {
     /// Indices (in the arguments after the program name) of the words that are not valid UTF-8.
     private static func invalidUTF8Arguments() -> Set<Int> {
         var invalid: Set<Int> = []
-        for index in 1..<max(1, Int(CommandLine.argc)) {
+        for index in 1..<Int(CommandLine.argc) {
             guard let word = CommandLine.unsafeArgv[index] else { continue }
             let bytes = UnsafeRawBufferPointer(start: word, count: strlen(word))
             if String(validating: bytes.bindMemory(to: UInt8.self), as: UTF8.self) == nil { invalid.insert(index - 1) }

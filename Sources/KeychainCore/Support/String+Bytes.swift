@@ -29,6 +29,13 @@ extension String {
         return out
     }
 
+    /// Each line made terminal-safe (`terminalSafe`), the line breaks kept: for messages of several
+    /// lines that quote strings from files.
+    package var linesTerminalSafe: String {
+        guard containsControlCharacters else { return self }
+        return split(separator: "\n", omittingEmptySubsequences: false).map { String($0).terminalSafe }.joined(separator: "\n")
+    }
+
     /// Whether the string holds a C0 or C1 control character or DEL.
     /// Scanned as UTF-8: C0 and DEL are single bytes, C1 is 0xC2 followed by 0x80-0x9F.
     package var containsControlCharacters: Bool {
