@@ -212,8 +212,8 @@ import Testing
         let sandbox = try Self.sandbox()
         let dry = Self.exec(sandbox, ["--dry-run", "--env", "T=service=registry,account=ci", "--file", "K=service=pem"], script: "exit 9")
         #expect(dry.status == 0 && !dry.stdout.contains("SECRET"), "\(dry.stdout)")
-        #expect(dry.stdout.contains("T ← genp svce=registry acct=ci agrp=SKMME9E2Y8.com.example.app ref="))
-        #expect(dry.stdout.contains("file K ← genp svce=pem"))
+        #expect(dry.stdout.contains("T ← genp acct=ci svce=registry agrp=SKMME9E2Y8.com.example.app ref="))
+        #expect(dry.stdout.contains("file K ← genp acct=tls svce=pem"))
         let json = sandbox.run(
             [
                 "exec", "--dry-run", "--format", "json", "--env", "T=service=registry,account=ci", "--profile",

@@ -82,7 +82,7 @@ struct VerifyCommand: Subcommand {
             .array(
                 list.map {
                     .object([
-                        "v_PersistentRef": .string($0.ref.base64), "class": .string($0.ref.itemClass.rawValue),
+                        ItemJSON.persistentRefKey: .string($0.ref.base64), ItemJSON.classKey: .string($0.ref.itemClass.rawValue),
                         "reason": .string($0.reason.rawValue),
                     ])
                 })

@@ -11,7 +11,7 @@ enum ExecReport {
             var out = ""
             for (variable, isFile) in given {
                 guard let item = variable.item else { continue }
-                out += "\(isFile ? "file " : "")\(variable.name) ← \(describe(item))\n"
+                out += "\(isFile ? "file " : "")\(variable.name) ← \(item.summary(showing: Schema.naming + [Schema.accessGroup]))\n"
             }
             for (variable, _) in given where variable.item == nil { out += "\(variable.name)\n" }
             out += "would run: \(command.map(\.terminalSafe).joined(separator: " "))\n"
@@ -20,7 +20,7 @@ enum ExecReport {
             let variables: [JSON.Value] = given.compactMap { variable, isFile in
                 guard let item = variable.item else { return nil }
                 return .object([
-                    "name": .string(variable.name), "file": .bool(isFile), "class": .string(item.itemClass.rawValue),
+                    "name": .string(variable.name), "file": .bool(isFile), ItemJSON.classKey: .string(item.itemClass.rawValue),
                     Schema.service: item.attributes[Schema.service]?.stringValue.map(JSON.Value.string) ?? .null,
                     Schema.account: item.attributes[Schema.account]?.stringValue.map(JSON.Value.string) ?? .null,
                     Schema.accessGroup: .string(item.accessGroup), "ref": .string(item.persistentRef.base64),
@@ -28,15 +28,6 @@ enum ExecReport {
             }
             return JSON.render(.object(["variables": .array(variables), "command": .array(command.map(JSON.Value.string))])) + "\n"
         }
-    }
-
-    private static func describe(_ item: Item) -> String {
-        var parts = [item.itemClass.rawValue]
-        for code in [Schema.service, Schema.server, Schema.account, Schema.accessGroup] {
-            if let value = item.attributes[code]?.stringValue, !value.isEmpty { parts.append("\(code)=\(value.terminalSafe)") }
-        }
-        parts.append("ref=\(item.persistentRef.base64)")
-        return parts.joined(separator: " ")
     }
 
     /// `::add-mask::LINE` for every line of every secret: GitHub Actions then masks them in the

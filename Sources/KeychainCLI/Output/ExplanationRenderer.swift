@@ -21,7 +21,7 @@ struct ExplanationRenderer {
     private static func word(_ verdict: Explanation.Verdict) -> String { verdictWords.first { $0.0 == verdict }!.1 }
 
     /// The codes the item line shows, in this order, when present.
-    private static let shownCodes = [Schema.account, Schema.service, Schema.server, Schema.label, Schema.accessGroup, Schema.protection]
+    private static let shownCodes = Schema.naming + [Schema.label, Schema.accessGroup, Schema.protection]
 
     private var predictedName: (status: Int32, name: String) {
         explanation.predicted.map { ($0.status.rawValue, $0.status.name) } ?? (0, "errSecSuccess")
@@ -111,7 +111,7 @@ struct ExplanationRenderer {
                 "notes": .array(candidate.notes.map { .string($0.rawValue) }), "fixes": .array(candidate.fixes.map { .string($0) }),
             ])
         }
-        var query: [String: JSON.Value] = ["class": .string(request.itemClass ?? "genp")]
+        var query: [String: JSON.Value] = [ItemJSON.classKey: .string(request.itemClass ?? "genp")]
         for (code, value) in request.attributes { query[code] = .string(value) }
         let predicted = predictedName
         var predictedObject: [String: JSON.Value] = ["status": .number(Int64(predicted.status)), "name": .string(predicted.name)]

@@ -88,12 +88,12 @@ enum ItemRenderer {
         }
         var members: [String: JSON.Value] = [:]
         if returns.contains(.attributes) {
-            members["class"] = .string(entry.item.itemClass.rawValue)
+            members[ItemJSON.classKey] = .string(entry.item.itemClass.rawValue)
             for (code, value) in entry.item.attributes { members[code] = json(value) }
         }
-        if returns.contains(.data) { members["v_Data"] = .secret(base64(entry.secret)) }
-        if returns.contains(.persistentRef) { members["v_PersistentRef"] = .string(entry.item.persistentRef.base64) }
-        if returns.contains(.reference) { members["v_Ref"] = .secret(escapedLines(entry.reference)) }
+        if returns.contains(.data) { members[ItemJSON.dataKey] = .secret(base64(entry.secret)) }
+        if returns.contains(.persistentRef) { members[ItemJSON.persistentRefKey] = .string(entry.item.persistentRef.base64) }
+        if returns.contains(.reference) { members[ItemJSON.referenceKey] = .secret(escapedLines(entry.reference)) }
         return .object(members)
     }
 
@@ -124,16 +124,16 @@ enum ItemRenderer {
             }
         }
         if returns.contains(.persistentRef) {
-            lines.append("v_PersistentRef (persistent reference): \(entry.item.persistentRef.base64)")
+            lines.append("\(ItemJSON.persistentRefKey) (persistent reference): \(entry.item.persistentRef.base64)")
         }
         var out = Output(lines.map { $0 + "\n" }.joined())
         if returns.contains(.data) {
-            out.append("v_Data (data): ")
+            out.append("\(ItemJSON.dataKey) (data): ")
             out.append(secret: base64(entry.secret))
             out.append("\n")
         }
         if returns.contains(.reference) {
-            out.append("v_Ref (reference):\n")
+            out.append("\(ItemJSON.referenceKey) (reference):\n")
             out.append(secret: entry.reference ?? SecretBytes(count: 0))
         }
         return out

@@ -25,7 +25,7 @@ struct MatrixRenderer {
     private static let valueWidth = 32
 
     /// The codes an item label shows, in this order, when present.
-    private static let shownCodes = [Schema.account, Schema.service, Schema.server, Schema.label, Schema.accessGroup]
+    private static let shownCodes = Schema.naming + [Schema.label, Schema.accessGroup]
 
     /// "RW", "R", "—G", "RW(S)".
     static func text(_ cell: AccessMatrix.Cell) -> String {
@@ -171,7 +171,7 @@ struct MatrixRenderer {
                 "hiddenFrom": .array(landing.hiddenFrom.map { .string(names[$0]) }),
             ])
         }
-        var query: [String: JSON.Value] = ["class": .string(request.itemClass ?? "genp")]
+        var query: [String: JSON.Value] = [ItemJSON.classKey: .string(request.itemClass ?? "genp")]
         for (code, value) in request.attributes { query[code] = .string(value) }
         return .object([
             "by": .string(byGroup ? "group" : "item"), "profiles": .array(targets), "rows": .array(rows), "defaults": .array(landings),

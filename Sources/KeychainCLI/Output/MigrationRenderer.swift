@@ -14,7 +14,7 @@ enum MigrationRenderer {
             members["conflicts"] = .array(report.conflicts.map(json))
             members["dryRun"] = .bool(report.dryRun)
             members["damaged"] = .array(
-                report.damaged.map { .object(["v_PersistentRef": .string($0.ref.base64), "reason": .string($0.reason.rawValue)]) })
+                report.damaged.map { .object([ItemJSON.persistentRefKey: .string($0.ref.base64), "reason": .string($0.reason.rawValue)]) })
             return JSON.render(.object(members)) + "\n"
         case .text:
             var out = ""

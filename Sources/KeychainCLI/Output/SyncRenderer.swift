@@ -42,9 +42,9 @@ enum SyncRenderer {
 
     private static func json(_ entry: SyncReport.Entry) -> JSON.Value {
         var members: [String: JSON.Value] = ["action": .string(entry.action.rawValue), "reason": .string(entry.reason)]
-        if let itemClass = entry.itemClass { members["class"] = .string(itemClass.rawValue) }
+        if let itemClass = entry.itemClass { members[ItemJSON.classKey] = .string(itemClass.rawValue) }
         if let uuid = entry.cloudUUID { members["record"] = .string(SyncReport.uuidText(uuid)) }
-        if let ref = entry.ref { members["v_PersistentRef"] = .string(ref.base64) }
+        if let ref = entry.ref { members[ItemJSON.persistentRefKey] = .string(ref.base64) }
         if !entry.attributes.isEmpty {
             members["attributes"] = .object(entry.attributes.mapValues(ItemRenderer.json))
             if let group = entry.attributes[Schema.accessGroup]?.stringValue { members["view"] = .string(SyncView.of(group: group)) }

@@ -56,7 +56,8 @@ package struct Certificate: Sendable {
         summary = SubjectSummary.of(x509)
     }
 
-    /// The attributes `SecItemAdd` derives from the certificate, label included when it has one.
+    /// The attributes `SecItemAdd` derives from the certificate, label included when it has one
+    /// (codes literal, as in Apple's certificate attribute dictionary).
     package var attributes: [String: AttributeValue] {
         var attributes: [String: AttributeValue] = [
             "ctyp": .number(version), "cenc": .number(3), "subj": .data(normalizedSubject),

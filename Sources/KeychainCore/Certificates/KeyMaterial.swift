@@ -178,7 +178,8 @@ package struct KeyMaterial: Sendable {
         applicationLabel = publicBytes.withUnsafeBytes { OpenSSL.sha1($0) }
     }
 
-    /// The attributes `SecItemAdd` derives from the key (research §4.2's table).
+    /// The attributes `SecItemAdd` derives from the key, as Apple's key attribute dictionary
+    /// spells them: the codes stay literal here so the table reads like Apple's.
     package var attributes: [String: AttributeValue] {
         [
             "kcls": .number(isPrivate ? 1 : 0), "type": .string(algorithm.keyType),

@@ -53,7 +53,7 @@ package enum ObjectReference {
     private static func keyPEM(of item: Item, secret: SecretBytes, exportPrivate: Bool, undecodable: KeychainError) throws(KeychainError)
         -> SecretBytes
     {
-        guard case .string(let keyType)? = item.attributes["type"], case .number(let bits)? = item.attributes["bsiz"],
+        guard case .string(let keyType)? = item.attributes[Schema.keyType], case .number(let bits)? = item.attributes[Schema.keySizeInBits],
             case .number(let keyClass)? = item.attributes[Schema.keyClass]
         else { throw undecodable }
         let isPrivate = keyClass == 1

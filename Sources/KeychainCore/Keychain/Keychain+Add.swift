@@ -145,7 +145,7 @@ extension Keychain {
         throws -> Item
     {
         var old = existing.opened.item
-        for (code, value) in given where ![Schema.accessGroup, Schema.creationDate, Schema.modificationDate].contains(code) {
+        for (code, value) in given where code != Schema.accessGroup && !Schema.setByKeychain.contains(code) {
             old.attributes[code] = value
         }
         old.attributes[Schema.modificationDate] = .date(Self.modificationDate(now: now, after: existing.opened.item))

@@ -57,7 +57,7 @@ package enum FourCharCode {
     ]
 
     /// A code of one to four printable ASCII characters (padded with spaces to four, as `ftp `),
-    /// or a friendly name for `ptcl` / `atyp`; `nil` otherwise.
+    /// or a friendly name for `ptcl` / `atyp` (the two codes named here only); `nil` otherwise.
     static func parse(_ text: String, for code: String) -> String? {
         let names = code == "ptcl" ? protocols : code == "atyp" ? authTypes : [:]
         if let mapped = names[text.lowercased()] { return mapped }

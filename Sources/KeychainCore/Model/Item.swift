@@ -43,9 +43,13 @@ package struct Item: Sendable {
 
     /// A one-line description for reports and hints: class, account, service or server, and the
     /// persistent reference. Never secret bytes.
-    package var summary: String {
+    package var summary: String { summary(showing: Schema.naming) }
+
+    /// The class, then `code=value` for each of `codes` the item has (escaped for a terminal),
+    /// then the persistent reference.
+    package func summary(showing codes: [String]) -> String {
         var parts = [itemClass.rawValue]
-        for code in [Schema.account, Schema.service, Schema.server] {
+        for code in codes {
             if let value = attributes[code]?.stringValue, !value.isEmpty { parts.append("\(code)=\(value.terminalSafe)") }
         }
         parts.append("ref=\(persistentRef.base64)")

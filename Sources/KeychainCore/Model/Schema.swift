@@ -26,6 +26,14 @@ package enum Schema {
     package static let isPrivate = "priv"
     package static let applicationLabel = "klbl"
     package static let isExtractable = "extr"
+    package static let keyType = "type"
+    package static let keySizeInBits = "bsiz"
+
+    /// The attributes a person names an item by, in the order every report and hint shows them;
+    /// reports that say more append the label, the group or the protection after these.
+    package static let naming = [account, service, server]
+    /// The attributes the keychain sets itself on every write: a caller's value is ignored.
+    package static let setByKeychain = [creationDate, modificationDate]
 
     private static let all: [String: AttributeDescriptor] = Dictionary(
         uniqueKeysWithValues: [

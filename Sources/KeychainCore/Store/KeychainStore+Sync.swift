@@ -25,7 +25,8 @@ extension KeychainStore {
         -> (notSynchronizable: Int, tombstones: Int)
     {
         let table = table(itemClass).schema.table
-        let statement = try connection.prepare("SELECT rowid, uuid, pdmn, accc, metadata, sync, tomb FROM \(table)")
+        let columns = [Schema.protection, Schema.accessControl, "metadata", Schema.synchronizable, Schema.tombstone]
+        let statement = try connection.prepare("SELECT rowid, uuid, \(columns.joined(separator: ", ")) FROM \(table)")
         var counts = (notSynchronizable: 0, tombstones: 0)
         while try statement.step() {
             let (sync, tomb) = (statement.integer(5) != 0, statement.integer(6) != 0)
@@ -59,7 +60,7 @@ extension KeychainStore {
     /// returns how many there were.
     package func purgeTombstones(_ itemClass: ItemClass) throws -> Int {
         let table = table(itemClass).schema.table
-        try connection.execute("DELETE FROM \(table) WHERE tomb = 1 AND sync = 1")
+        try connection.execute("DELETE FROM \(table) WHERE \(Schema.tombstone) = 1 AND \(Schema.synchronizable) = 1")
         return connection.changes
     }
 }

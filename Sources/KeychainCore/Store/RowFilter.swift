@@ -38,22 +38,23 @@ package struct RowFilter: Sendable {
             && (accessibility.map { $0.sameBytes(as: item.accessibility.rawValue) } ?? true) && (uuid.map { $0 == item.uuid } ?? true)
     }
 
-    /// The WHERE clause and its bound values.
+    /// The WHERE clause and its bound values. The four filtered attributes are plaintext
+    /// columns, so their column names are their codes.
     var clause: (sql: String, values: [SQLiteStatement.Value]) {
         var terms: [String] = []
         var values: [SQLiteStatement.Value] = []
         if let tombstone {
-            terms.append("tomb = \(tombstone ? 1 : 0)")
+            terms.append("\(Schema.tombstone) = \(tombstone ? 1 : 0)")
         }
         if let sync {
-            terms.append("sync = \(sync ? 1 : 0)")
+            terms.append("\(Schema.synchronizable) = \(sync ? 1 : 0)")
         }
         if let groups {
-            terms.append("agrp IN (\(Array(repeating: "?", count: groups.count).joined(separator: ", ")))")
+            terms.append("\(Schema.accessGroup) IN (\(Array(repeating: "?", count: groups.count).joined(separator: ", ")))")
             values += groups.map { .text($0) }
         }
         if let accessibility {
-            terms.append("pdmn = ?")
+            terms.append("\(Schema.protection) = ?")
             values.append(.text(accessibility))
         }
         for (column, digest) in digests {
@@ -69,7 +70,7 @@ package struct RowFilter: Sendable {
             values.append(.integer(rowid))
         }
         if let accessControlContaining {
-            terms.append("instr(accc, ?) > 0")
+            terms.append("instr(\(Schema.accessControl), ?) > 0")
             values.append(.text(accessControlContaining))
         }
         return (terms.isEmpty ? "1" : terms.joined(separator: " AND "), values)

@@ -6,6 +6,13 @@ package enum ItemJSON {
     package static let documentFormat = "keychainctl-items"
     package static let documentVersion = 1
 
+    // The keys beside the attribute codes, spelled once for both directions (Apple's
+    // kSecClass, kSecValueData, kSecValuePersistentRef, kSecValueRef).
+    package static let classKey = "class"
+    package static let dataKey = "v_Data"
+    package static let persistentRefKey = "v_PersistentRef"
+    package static let referenceKey = "v_Ref"
+
     /// The import item a JSON object describes; errSecParam naming `origin` and the field, never
     /// a value, when it describes none. `data` is the input the object's strings point into.
     package static func importItem(_ object: JSONReader.Value, in data: UnsafeRawBufferPointer, origin: String) throws(KeychainError)
@@ -18,7 +25,7 @@ package enum ItemJSON {
         var created: Int64?
         var modified: Int64?
         var accessControl: String?
-        if case .string(let range)? = members.first(where: { $0.key == "class" })?.value {
+        if case .string(let range)? = members.first(where: { $0.key == classKey })?.value {
             request.itemClass = JSONReader.text(range, in: data)
         }
         let schema = ItemClass(parsing: request.itemClass ?? "genp").flatMap(Schema.of)
@@ -27,14 +34,14 @@ package enum ItemJSON {
             guard !seen.contains(key) else { throw bad(origin, "gives \(key.terminalSafe) twice") }
             seen.append(key)
             switch (key, value) {
-            case ("class", _): continue
-            case ("v_Data", .string(let range)):
+            case (classKey, _): continue
+            case (dataKey, .string(let range)):
                 let text = SecretBytes(count: 0)
                 guard JSONReader.unescape(range, in: data, into: text), let decoded = text.base64Decoded() else {
                     throw bad(origin, "v_Data is not base64")
                 }
                 secret = decoded
-            case ("v_PersistentRef", .string(let range)):
+            case (persistentRefKey, .string(let range)):
                 guard let text = JSONReader.text(range, in: data), let bytes = Base64.decode(text),
                     let reference = PersistentRef(bytes: bytes)
                 else { throw bad(origin, "v_PersistentRef is not a persistent reference") }

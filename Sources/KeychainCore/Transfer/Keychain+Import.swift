@@ -137,7 +137,7 @@ extension Keychain {
     /// Whether the stored item already has `secret` and every `given` attribute (dates aside).
     private func isUnchanged(_ existing: MatchedRow, given: [String: AttributeValue], secret: SecretBytes) throws -> Bool {
         let stored = existing.opened.item
-        for (code, value) in given where ![Schema.creationDate, Schema.modificationDate].contains(code) {
+        for (code, value) in given where !Schema.setByKeychain.contains(code) {
             guard stored.attributes[code]?.canonicalBytes == value.canonicalBytes else { return false }
         }
         guard let current = try keys.openSecret(of: existing.opened) else { return false }
