@@ -3,6 +3,9 @@ import KeychainCore
 
 /// `keychainctl cloud init DIR`: a new cloud store for an account's devices to sync through.
 struct CloudCommand: Subcommand {
+    static let generateAccountKeyFile = Option.path(
+        "generate-account-key-file", "Write a new random account key (base64, mode 0600) to this file.")
+
     static let spec = CommandSpec(
         name: "cloud",
         abstract: "Create a cloud store: the directory an account's keychains sync through (see sync).",
@@ -14,29 +17,22 @@ struct CloudCommand: Subcommand {
             temporary files out of git (sync --git). An existing store is never overwritten (exit 74).
             """,
         sections: [
-            (
-                "options",
-                [
-                    .value("generate-account-key-file", nil, "path", "Write a new random account key (base64, mode 0600) to this file."),
-                    SyncCommand.accountKeyOption,
-                ]
-            ),
-            ("global options", GlobalOptions.specs),
+            ("options", [Self.generateAccountKeyFile.spec, SyncCommand.accountKeyFile.spec]), ("global options", GlobalOptions.specs),
         ],
         actions: [("init", "Create the store at DIR.")],
         operand: ("DIR", "The cloud store's directory."))
 
-    let globals: GlobalOptions
+    let context: CommandContext
     let directory: String
     let generateKeyFile: String?
     let accountKeyFile: String?
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
-        globals = try GlobalOptions(arguments)
+        context = try CommandContext(arguments)
+        generateKeyFile = try arguments.value(Self.generateAccountKeyFile)
+        accountKeyFile = try arguments.value(SyncCommand.accountKeyFile)
         guard let directory = arguments.operand else { throw UsageError("cloud init needs the store's directory: cloud init DIR.") }
         self.directory = directory
-        generateKeyFile = arguments.value("generate-account-key-file")
-        accountKeyFile = arguments.value("account-key-file")
         if generateKeyFile != nil, accountKeyFile != nil {
             throw UsageError("give one of --generate-account-key-file (a new account) and --account-key-file (an existing key).")
         }
@@ -57,7 +53,7 @@ struct CloudCommand: Subcommand {
             if let generateKeyFile { unlink(generateKeyFile) }
             throw error
         }
-        switch globals.resolvedFormat {
+        switch context.resolvedFormat {
         case .text: StandardStreams.out("created cloud store \(directory.terminalSafe)\n")
         case .json: StandardStreams.out(JSON.render(.object(["cloud": .string(directory)])) + "\n")
         }

@@ -11,11 +11,11 @@ struct CompletionCommand: Subcommand {
         sections: [("global options", GlobalOptions.specs)],
         operand: ("SHELL", "bash, zsh or fish."))
 
-    let globals: GlobalOptions
+    let context: CommandContext
     let shell: String
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
-        globals = try GlobalOptions(arguments)
+        context = try CommandContext(arguments)
         guard let shell = arguments.operand, ShellCompletion.shells.contains(shell) else {
             throw UsageError("completion takes a shell: bash, zsh or fish.")
         }
@@ -37,9 +37,9 @@ struct ManPageCommand: Subcommand {
         discussion: "man <(keychainctl manpage) shows it; 'make install' installs it.",
         sections: [("global options", GlobalOptions.specs)])
 
-    let globals: GlobalOptions
+    let context: CommandContext
 
-    init(_ arguments: ParsedArguments) throws(UsageError) { globals = try GlobalOptions(arguments) }
+    init(_ arguments: ParsedArguments) throws(UsageError) { context = try CommandContext(arguments) }
 
     func run() throws {
         StandardStreams.out(ManPage.render(KeychainCommandLine.commands.map { $0.spec }, version: KeychainCommandLine.version))

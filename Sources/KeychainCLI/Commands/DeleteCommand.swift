@@ -2,26 +2,22 @@ import KeychainCore
 
 /// `keychainctl delete`: SecItemDelete.
 struct DeleteCommand: Subcommand {
+    static let limit = Option.text("limit", nil, "one|all|n", "How many to delete: all (default), one, or a number.")
+    static let persistentRef = Option.text("persistent-ref", nil, "base64", "Delete one item by its persistent reference.")
+    static let dryRun = Flag("dry-run", "List what would be deleted, change nothing.")
+
     static let spec = CommandSpec(
         name: "delete",
         abstract: "Delete every matching item (SecItemDelete).",
         discussion:
             "Synchronizable items leave a tombstone (no secret) so that the deletion can sync. --dry-run lists the matches. A damaged item is removed by its --persistent-ref without being opened.",
         sections: [
-            (
-                "options",
-                [
-                    .value("limit", nil, "one|all|n", "How many to delete: all (default), one, or a number."),
-                    .value("persistent-ref", nil, "base64", "Delete one item by its persistent reference."),
-                    .flag("dry-run", "List what would be deleted, change nothing."),
-                    DamagedRows.option,
-                ]
-            ),
+            ("options", [Self.limit.spec, Self.persistentRef.spec, Self.dryRun.spec, DamagedRows.option.spec]),
             ("item attributes", ItemOptions.specs),
             ("global options", GlobalOptions.specs),
         ])
 
-    let globals: GlobalOptions
+    let context: CommandContext
     let item: ItemOptions
     let limit: String?
     let persistentRef: String?
@@ -29,21 +25,21 @@ struct DeleteCommand: Subcommand {
     let skipDamaged: Bool
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
-        globals = try GlobalOptions(arguments)
+        context = try CommandContext(arguments)
         item = try ItemOptions(arguments)
-        limit = arguments.value("limit")
-        persistentRef = arguments.value("persistent-ref")
-        dryRun = arguments.flag("dry-run")
-        skipDamaged = arguments.flag("skip-damaged")
+        limit = try arguments.value(Self.limit)
+        persistentRef = try arguments.value(Self.persistentRef)
+        dryRun = arguments.flag(Self.dryRun)
+        skipDamaged = arguments.flag(DamagedRows.option)
     }
 
     func run() throws {
-        let caller = try globals.caller()
-        let keychain = try globals.openKeychain()
+        let caller = try context.caller()
+        let keychain = try context.openKeychain()
         let deleted = try keychain.delete(
             item.request(limit: limit, persistentRef: persistentRef), caller: caller, dryRun: dryRun, skipDamaged: skipDamaged)
         if dryRun, !deleted.items.isEmpty {
-            StandardStreams.out(ItemRenderer.listing(deleted.items, format: globals.resolvedFormat))
+            StandardStreams.out(ItemRenderer.listing(deleted.items, format: context.resolvedFormat))
         }
         DamagedRows.removed(deleted.removedDamaged)
         try DamagedRows.finish(deleted.skipped, skip: skipDamaged)

@@ -2,6 +2,8 @@ import KeychainCore
 
 /// `keychainctl device`: the keychain's simulated device (lock state and passcode).
 struct DeviceCommand: Subcommand {
+    static let yes = Flag("yes", "Do not ask before deleting the items a change makes unreadable.")
+
     static let spec = CommandSpec(
         name: "device",
         abstract: "Show or change the simulated device: locked, unlocked, rebooted, its passcode and biometry.",
@@ -15,10 +17,7 @@ struct DeviceCommand: Subcommand {
             other command in a state without storing it (status then shows that state; the changes ignore \
             KEYCHAINCTL_DEVICE_STATE and refuse --device-state).
             """,
-        sections: [
-            ("options", [.flag("yes", "Do not ask before deleting the items a change makes unreadable.")]),
-            ("global options", GlobalOptions.specs),
-        ],
+        sections: [("options", [Self.yes.spec]), ("global options", GlobalOptions.specs)],
         actions: [
             ("status", "Print the state, the passcode and the biometry (the default)."),
             ("lock", "Lock the device: the when-unlocked classes become unavailable."),
@@ -34,15 +33,15 @@ struct DeviceCommand: Subcommand {
             ),
         ])
 
-    let globals: GlobalOptions
+    let context: CommandContext
     let action: Keychain.DeviceAction?
     let yes: Bool
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
-        globals = try GlobalOptions(arguments)
+        context = try CommandContext(arguments)
         action = arguments.action.flatMap(Keychain.DeviceAction.init(rawValue:))
-        yes = arguments.flag("yes")
-        if action != nil, globals.deviceState != nil {
+        yes = arguments.flag(Self.yes)
+        if action != nil, context.options.deviceState != nil {
             throw UsageError(
                 "--device-state runs one call in a state without storing it; 'device \(arguments.action!)' changes the stored state. Give one or the other."
             )
@@ -50,10 +49,10 @@ struct DeviceCommand: Subcommand {
     }
 
     func run() throws {
-        let keychain = try globals.openKeychain()
+        let keychain = try context.openKeychain()
         guard let action else {
-            var out = Self.render(keychain.device, format: globals.resolvedFormat, invalidated: nil)
-            if globals.resolvedFormat == .text, try globals.resolvedDeviceState() != nil {
+            var out = Self.render(keychain.device, format: context.resolvedFormat, invalidated: nil)
+            if context.resolvedFormat == .text, try context.resolvedDeviceState() != nil {
                 out +=
                     "(this call's state, from --device-state or KEYCHAINCTL_DEVICE_STATE; stored: \(try keychain.storedDevice().lock.rawValue))\n"
             }
@@ -72,7 +71,7 @@ struct DeviceCommand: Subcommand {
         let change = try keychain.changeDevice(action)
         StandardStreams.out(
             Self.render(
-                change.state, format: globals.resolvedFormat,
+                change.state, format: context.resolvedFormat,
                 invalidated: action.invalidatesItems ? (change.invalidated, Self.invalidatedKind(action)) : nil))
     }
 

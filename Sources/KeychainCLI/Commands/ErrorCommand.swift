@@ -3,6 +3,13 @@ import KeychainCore
 /// `keychainctl error`: a status by number or name, as `security error` prints it, with what
 /// usually causes it in keychainctl; `--list` prints the whole table.
 struct ErrorCommand: Subcommand {
+    static let list = Flag("list", "Print every exit status with its meaning.")
+    static let exit = Option<Int32>(
+        "exit", nil, "n", expected: "an exit status from 0 to 255", "Look up the status behind this exit status."
+    ) {
+        Int32($0).flatMap { (0...255).contains($0) ? $0 : nil }
+    }
+
     static let spec = CommandSpec(
         name: "error",
         abstract: "Explain a keychain status: its name, Apple's message, the exit status and what usually causes it.",
@@ -11,30 +18,19 @@ struct ErrorCommand: Subcommand {
             without its errSec prefix (errSecItemNotFound, ItemNotFound). --exit N looks a status up by the \
             exit status a command ended with. --list prints every exit status keychainctl can end with.
             """,
-        sections: [
-            (
-                "options",
-                [
-                    .flag("list", "Print every exit status with its meaning."),
-                    .value("exit", nil, "n", "Look up the status behind this exit status."),
-                    .value("format", nil, "text|json", "Output format (env KEYCHAINCTL_FORMAT; default text)."),
-                ]
-            )
-        ],
+        sections: [("options", [Self.list.spec, Self.exit.spec, GlobalOptions.format.spec])],
         operand: ("STATUS", "An OSStatus, in decimal or hex, or its name."))
 
-    let globals: GlobalOptions
+    let context: CommandContext
     let query: String?
     let exit: Int32?
     let list: Bool
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
-        globals = try GlobalOptions(arguments)
+        context = try CommandContext(arguments)
         query = arguments.operand
-        exit = try arguments.value("exit", choices: "an exit status from 0 to 255") {
-            Int32($0).flatMap { (0...255).contains($0) ? $0 : nil }
-        }
-        list = arguments.flag("list")
+        exit = try arguments.value(Self.exit)
+        list = arguments.flag(Self.list)
         if [query != nil, exit != nil, list].filter({ $0 }).count != 1 {
             throw UsageError("error takes one of: a STATUS, --exit N, or --list.")
         }
@@ -56,7 +52,7 @@ struct ErrorCommand: Subcommand {
             }
             rows = ExitStatusTable.rows.filter { $0.status == status }
         }
-        switch globals.resolvedFormat {
+        switch context.resolvedFormat {
         case .json:
             let objects = rows.map(Self.json)
             StandardStreams.out(JSON.render(list || objects.count != 1 ? .array(objects) : objects[0]) + "\n")

@@ -5,6 +5,16 @@ import KeychainCore
 /// every reference resolved before it starts, the keychain's own credentials never passed on, and
 /// its output masked (research `ci-anchors.md` §5.3).
 struct ExecCommand: Subcommand {
+    static let keepFD = Option.text(
+        "keep-fd", nil, "N", repeatable: true, "Leave descriptor N (3 or more) open in CMD; every other one is closed.")
+    static let allowKeyring = Flag(
+        "allow-keyring", "Let CMD use the kernel keyring (add_key, keyctl, request_key); it still starts in a new, empty session keyring.")
+    static let mask = Option.choice(
+        "mask", nil, "auto|always|never", "Replace secrets in CMD's output (auto: streams that are not a terminal).",
+        MaskMode.init(rawValue:))
+    static let ciMask = Flag("ci-mask", "In GitHub Actions, also print ::add-mask:: for every line of every secret first.")
+    static let dryRun = Flag("dry-run", "Resolve everything and print what CMD would get (never values); do not run CMD.")
+
     static let spec = CommandSpec(
         name: "exec",
         abstract: "Run a command with secrets in its environment or in files, resolved all or nothing first.",
@@ -21,54 +31,10 @@ struct ExecCommand: Subcommand {
             signal) is passed through; 127: CMD not found, 126: not executable.
             """,
         sections: [
-            (
-                "secrets",
-                [
-                    .value("env", nil, "NAME=QUERY", repeatable: true, "Set NAME to the secret of the one item QUERY matches."),
-                    .value("env-from", nil, "QUERY", repeatable: true, "Set a variable for every generic password QUERY matches."),
-                    .value("name-from", nil, "acct|labl|svce", "--env-from: the attribute that names each variable (default acct)."),
-                    .value("prefix", nil, "P", "--env-from: put P before each variable's name."),
-                    .flag("upper", "--env-from: upper-case each variable's name."),
-                    .value(
-                        "env-file", nil, "FILE", repeatable: true, "Read NAME=VALUE lines (dotenv); keychain:QUERY values are resolved."),
-                    .value(
-                        "file", nil, "NAME=QUERY", repeatable: true, "Write the secret to a private file (0400) and set NAME to its path."),
-                    .value("base64", nil, "NAME", repeatable: true, "Give NAME's secret base64-encoded (for binary secrets)."),
-                    .value(
-                        "group", nil, "G", repeatable: true, "Resolve only in these access groups (each must be one the profile may read)."),
-                ]
-            ),
-            (
-                "the command's environment",
-                [
-                    .flag("pristine", "Start from an empty environment (plus --keep) instead of keychainctl's."),
-                    .value(
-                        "keep", nil, "VAR,…", repeatable: true,
-                        "Keep these variables (with --pristine; KEYCHAINCTL_KEY_FILE otherwise removed)."),
-                    .flag("no-override", "Keep an inherited variable's value over an injected one."),
-                    .flag(
-                        "strict",
-                        "Refuse any variable left holding a keychain: value that is not a query, and --env-from items named after a reserved variable."
-                    ),
-                ]
-            ),
-            (
-                "what CMD can reach",
-                [
-                    .value("keep-fd", nil, "N", repeatable: true, "Leave descriptor N (3 or more) open in CMD; every other one is closed."),
-                    .flag(
-                        "allow-keyring",
-                        "Let CMD use the kernel keyring (add_key, keyctl, request_key); it still starts in a new, empty session keyring."),
-                ]
-            ),
-            (
-                "output",
-                [
-                    .value("mask", nil, "auto|always|never", "Replace secrets in CMD's output (auto: streams that are not a terminal)."),
-                    .flag("ci-mask", "In GitHub Actions, also print ::add-mask:: for every line of every secret first."),
-                    .flag("dry-run", "Resolve everything and print what CMD would get (never values); do not run CMD."),
-                ]
-            ),
+            ("secrets", ExecPlan.secretSpecs),
+            ("the command's environment", ExecPlan.environmentSpecs),
+            ("what CMD can reach", [Self.keepFD.spec, Self.allowKeyring.spec]),
+            ("output", [Self.mask.spec, Self.ciMask.spec, Self.dryRun.spec]),
             ("global options", GlobalOptions.specs),
         ],
         trailingCommand: ("CMD [ARG…]", "The command to run, after --."))
@@ -76,7 +42,7 @@ struct ExecCommand: Subcommand {
     /// How `--mask` decides.
     enum MaskMode: String { case auto, always, never }
 
-    let globals: GlobalOptions
+    let context: CommandContext
     let plan: ExecPlan
     let mask: MaskMode
     let ciMask: Bool
@@ -85,31 +51,31 @@ struct ExecCommand: Subcommand {
     let isolation: ChildProcess.Isolation
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
-        globals = try GlobalOptions(arguments)
-        guard let trailing = arguments.trailing, let first = trailing.first, !first.isEmpty else {
-            throw UsageError("exec runs a command: give it after '--' (keychainctl exec --env NAME=QUERY -- CMD ARG…).")
-        }
-        command = trailing
-        mask = try arguments.value("mask", choices: "auto, always or never", MaskMode.init(rawValue:)) ?? .auto
-        ciMask = arguments.flag("ci-mask")
-        dryRun = arguments.flag("dry-run")
+        context = try CommandContext(arguments)
+        mask = try arguments.value(Self.mask) ?? .auto
+        ciMask = arguments.flag(Self.ciMask)
+        dryRun = arguments.flag(Self.dryRun)
         plan = try ExecPlan(arguments)
         var isolation = ChildProcess.Isolation()
-        isolation.allowKeyring = arguments.flag("allow-keyring")
-        for word in arguments.all("keep-fd") {
+        isolation.allowKeyring = arguments.flag(Self.allowKeyring)
+        for word in try arguments.values(Self.keepFD) {
             guard let fd = Int32(word), fd >= 3 else { throw UsageError("--keep-fd takes a descriptor number of 3 or more.") }
             // Checked now, before keychainctl opens descriptors of its own that could take the number.
             guard fcntl(fd, F_GETFD) >= 0 else { throw UsageError("--keep-fd \(fd): no such open descriptor.") }
             isolation.keep.append(fd)
         }
         self.isolation = isolation
+        guard let trailing = arguments.trailing, let first = trailing.first, !first.isEmpty else {
+            throw UsageError("exec runs a command: give it after '--' (keychainctl exec --env NAME=QUERY -- CMD ARG…).")
+        }
+        command = trailing
     }
 
     func run() throws {
-        let caller = try globals.caller()
+        let caller = try context.caller()
         let resolved: ExecPlan.Resolved
         do {
-            let keychain = try globals.openKeychain()
+            let keychain = try context.openKeychain()
             resolved = try plan.resolve(keychain: keychain, caller: caller)
             if keychain.cachedKeyRing == .user {
                 StandardStreams.warn(
@@ -119,7 +85,7 @@ struct ExecCommand: Subcommand {
             }
         }
         for warning in resolved.warnings { StandardStreams.warn(warning) }
-        if dryRun { return StandardStreams.out(ExecReport.dryRun(resolved, command: command, format: globals.resolvedFormat)) }
+        if dryRun { return StandardStreams.out(ExecReport.dryRun(resolved, command: command, format: context.resolvedFormat)) }
 
         let executable: String
         switch ChildProcess.resolve(command[0], path: resolved.path) {

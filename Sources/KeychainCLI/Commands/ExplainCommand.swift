@@ -3,6 +3,17 @@ import KeychainCore
 /// `keychainctl explain`: the status a call would return for this profile, platform and device
 /// state, and why each item that nearly matches is or is not included.
 struct ExplainCommand: Subcommand {
+    static let operation = Option.choice(
+        "operation", nil, "find|add|update|delete", "The call to explain (default find).", Explanation.Operation.init(rawValue:))
+    static let limit = Option.text(
+        "limit", nil, "one|all|n", "The call's match limit, as find takes it (default: one for find, all otherwise).")
+    static let candidates = Option<Int>(
+        "candidates", nil, "n", expected: "a number from 1 to 10000", "List at most this many items (default 20); the rest are counted."
+    ) { Int($0).flatMap { (1...10_000).contains($0) ? $0 : nil } }
+    static let strict = Flag("strict", "Exit with the predicted status's exit status (0 when the call would succeed).")
+    static let teamChange = TeamChangeOption.option(
+        "Explain the call as a build of the new team would make it, and say which groups' items it loses.")
+
     static let spec = CommandSpec(
         name: "explain",
         abstract: "Say what a find, add, update or delete would return, and why each nearly matching item is (not) included.",
@@ -15,22 +26,12 @@ struct ExplainCommand: Subcommand {
             explanation was produced; --strict exits with the predicted status instead.
             """,
         sections: [
-            (
-                "options",
-                [
-                    .value("operation", nil, "find|add|update|delete", "The call to explain (default find)."),
-                    .value("limit", nil, "one|all|n", "The call's match limit, as find takes it (default: one for find, all otherwise)."),
-                    .value("candidates", nil, "n", "List at most this many items (default 20); the rest are counted."),
-                    .flag("strict", "Exit with the predicted status's exit status (0 when the call would succeed)."),
-                    TeamChangeOption.spec(
-                        "Explain the call as a build of the new team would make it, and say which groups' items it loses."),
-                ]
-            ),
+            ("options", [Self.operation.spec, Self.limit.spec, Self.candidates.spec, Self.strict.spec, Self.teamChange.spec]),
             ("item attributes", ItemOptions.specs),
             ("global options", GlobalOptions.specs),
         ])
 
-    let globals: GlobalOptions
+    let context: CommandContext
     let item: ItemOptions
     let operation: Explanation.Operation
     let limit: String?
@@ -39,21 +40,18 @@ struct ExplainCommand: Subcommand {
     let teamChange: String?
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
-        globals = try GlobalOptions(arguments)
+        context = try CommandContext(arguments)
         item = try ItemOptions(arguments)
-        operation = try arguments.value("operation", choices: "find, add, update or delete", Explanation.Operation.init(rawValue:)) ?? .find
-        limit = arguments.value("limit")
-        candidates =
-            try arguments.value("candidates", choices: "a number from 1 to 10000") {
-                Int($0).flatMap { (1...10_000).contains($0) ? $0 : nil }
-            } ?? 20
-        strict = arguments.flag("strict")
-        teamChange = try TeamChangeOption.parse(arguments)
+        operation = try arguments.value(Self.operation) ?? .find
+        limit = try arguments.value(Self.limit)
+        candidates = try arguments.value(Self.candidates) ?? 20
+        strict = arguments.flag(Self.strict)
+        teamChange = try arguments.value(Self.teamChange)
     }
 
     func run() throws {
-        let profile = try globals.loadProfile()
-        let keychain = try globals.openKeychain()
+        let profile = try context.loadProfile()
+        let keychain = try context.openKeychain()
         let request = item.request(limit: limit)
         var caller = Caller(profile)
         var report: TeamChangeReport? = nil
@@ -66,7 +64,7 @@ struct ExplainCommand: Subcommand {
         let renderer = ExplanationRenderer(
             explanation: explanation, profile: profile, groups: caller.groups, teamChange: report, request: request, device: keychain.device
         )
-        switch globals.resolvedFormat {
+        switch context.resolvedFormat {
         case .json: StandardStreams.out(JSON.render(renderer.json) + "\n")
         case .text: StandardStreams.out(renderer.text)
         }

@@ -4,6 +4,23 @@ import KeychainCore
 /// `keychainctl export`: the items the profile can read, attributes only unless --with-secrets, in
 /// the formats `import`, dotenv loaders, shells and GitHub Actions read (research `ci-anchors.md` §5.5).
 struct ExportCommand: Subcommand {
+    static let format = Option.choice(
+        "format", nil, "json|jsonl|dotenv|shell|github-env", "What to write (default json).", Format.init(rawValue:))
+    static let withSecrets = Flag("with-secrets", "Include each item's secret (v_Data in json and jsonl; the value in the others).")
+    static let allowPrivateKeyExport = Flag(
+        "allow-private-key-export",
+        "With --with-secrets: let private keys' bytes out too (only extractable ones); without it a private key refuses the export.")
+    static let output = Option.path("output", short: "o", "Write to this new file (mode 0600) instead of stdout.")
+    static let force = Flag("force", "With --output: replace an existing file (atomically).")
+    static let appendTo = Option.path("append-to", "Append to this file (such as $GITHUB_ENV).")
+    static let nameFrom = VariableNaming.nameFrom("dotenv, shell, github-env: the attribute naming each variable (default acct).")
+    static let upper = Flag("upper", "dotenv, shell, github-env: upper-case the names.")
+    static let skipBinary = Flag("skip-binary", "dotenv, shell, github-env: leave out (with a warning) secrets that are not text.")
+    static let strict = Flag(
+        "strict",
+        "dotenv, shell, github-env: refuse an item whose name would set a reserved variable (PATH, LD_*, BASH_ENV, …) instead of leaving it out."
+    )
+
     static let spec = CommandSpec(
         name: "export",
         abstract: "Write items out: attributes only, or with their secrets for import, dotenv, a shell or $GITHUB_ENV.",
@@ -18,32 +35,18 @@ struct ExportCommand: Subcommand {
             (
                 "options",
                 [
-                    .value("format", nil, "json|jsonl|dotenv|shell|github-env", "What to write (default json)."),
-                    .flag("with-secrets", "Include each item's secret (v_Data in json and jsonl; the value in the others)."),
-                    .flag(
-                        "allow-private-key-export",
-                        "With --with-secrets: let private keys' bytes out too (only extractable ones); without it a private key refuses the export."
-                    ),
-                    .value("output", "o", "path", "Write to this new file (mode 0600) instead of stdout."),
-                    .flag("force", "With --output: replace an existing file (atomically)."),
-                    .value("append-to", nil, "path", "Append to this file (such as $GITHUB_ENV)."),
-                    .value(
-                        "name-from", nil, "acct|labl|svce", "dotenv, shell, github-env: the attribute naming each variable (default acct)."),
-                    .flag("upper", "dotenv, shell, github-env: upper-case the names."),
-                    .flag("skip-binary", "dotenv, shell, github-env: leave out (with a warning) secrets that are not text."),
-                    .flag(
-                        "strict",
-                        "dotenv, shell, github-env: refuse an item whose name would set a reserved variable (PATH, LD_*, BASH_ENV, …) instead of leaving it out."
-                    ),
+                    Self.format.spec, Self.withSecrets.spec, Self.allowPrivateKeyExport.spec, Self.output.spec, Self.force.spec,
+                    Self.appendTo.spec,
+                    Self.nameFrom.spec, Self.upper.spec, Self.skipBinary.spec, Self.strict.spec,
                 ]
             ),
             ("item attributes", ItemOptions.specs),
-            ("global options", GlobalOptions.specs.filter { $0.long != "format" }),
+            ("global options", GlobalOptions.specsWithoutFormat),
         ])
 
     enum Format: String { case json, jsonl, dotenv, shell, githubEnv = "github-env" }
 
-    let globals: GlobalOptions
+    let context: CommandContext
     let item: ItemOptions
     let format: Format
     let withSecrets: Bool
@@ -56,17 +59,17 @@ struct ExportCommand: Subcommand {
     let strict: Bool
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
-        globals = try GlobalOptions(arguments)
+        context = try CommandContext(arguments, ownFormat: true)
         item = try ItemOptions(arguments)
-        format = try arguments.value("format", choices: "json, jsonl, dotenv, shell or github-env", Format.init(rawValue:)) ?? .json
-        withSecrets = arguments.flag("with-secrets")
-        output = arguments.value("output")
-        force = arguments.flag("force")
-        appendTo = arguments.value("append-to")
-        naming = try VariableNaming(arguments)
-        skipBinary = arguments.flag("skip-binary")
-        allowPrivateKeyExport = arguments.flag("allow-private-key-export")
-        strict = arguments.flag("strict")
+        format = try arguments.value(Self.format) ?? .json
+        withSecrets = arguments.flag(Self.withSecrets)
+        output = try arguments.value(Self.output)
+        force = arguments.flag(Self.force)
+        appendTo = try arguments.value(Self.appendTo)
+        naming = try VariableNaming(arguments, nameFrom: Self.nameFrom, upper: Self.upper)
+        skipBinary = arguments.flag(Self.skipBinary)
+        allowPrivateKeyExport = arguments.flag(Self.allowPrivateKeyExport)
+        strict = arguments.flag(Self.strict)
         if output != nil, appendTo != nil { throw UsageError("give --output or --append-to, not both.") }
         if force, output == nil { throw UsageError("--force replaces the --output file; give --output.") }
         if [.dotenv, .shell, .githubEnv].contains(format), !withSecrets {
@@ -78,8 +81,8 @@ struct ExportCommand: Subcommand {
         if withSecrets, output == nil, appendTo == nil, StandardStreams.isTerminal(1) {
             throw UsageError("refusing to print secrets to a terminal; use --output FILE, or pipe the output.")
         }
-        let caller = try globals.caller()
-        let keychain = try globals.openKeychain()
+        let caller = try context.caller()
+        let keychain = try context.openKeychain()
         // Every class, or those whose schema has every attribute given (-s selects generic passwords).
         let classes: [String?] =
             item.itemClass == "all" || item.itemClass == nil

@@ -2,6 +2,15 @@ import KeychainCore
 
 /// `keychainctl find`: SecItemCopyMatching.
 struct FindCommand: Subcommand {
+    static let limit = Option.text("limit", "one|all|n", "How many: one (default), all, or a number.")
+    static let returns = ReturnWords.option(
+        "attributes (default), data, persistent-ref, ref (a certificate or public key as PEM); comma-separated.")
+    static let allowPrivateKeyExport = Flag(
+        "allow-private-key-export",
+        "Let a private key's bytes be printed (its data, or its ref as a private key), and only if its extr is true.")
+    static let persistentRef = Option.text("persistent-ref", "base64", "Find one item by its persistent reference.")
+    static let passwordOnly = Flag("password-only", "w", "Print only the secret's bytes (a newline is added only on a terminal).")
+
     static let spec = CommandSpec(
         name: "find",
         abstract: "Find items (SecItemCopyMatching).",
@@ -13,23 +22,15 @@ struct FindCommand: Subcommand {
             (
                 "options",
                 [
-                    .value("limit", nil, "one|all|n", "How many: one (default), all, or a number."),
-                    .value(
-                        "return", nil, "what", repeatable: true,
-                        "attributes (default), data, persistent-ref, ref (a certificate or public key as PEM); comma-separated."),
-                    .flag(
-                        "allow-private-key-export",
-                        "Let a private key's bytes be printed (its data, or its ref as a private key), and only if its extr is true."),
-                    .value("persistent-ref", nil, "base64", "Find one item by its persistent reference."),
-                    .flag("password-only", "w", "Print only the secret's bytes (a newline is added only on a terminal)."),
-                    DamagedRows.option,
+                    Self.limit.spec, Self.returns.spec, Self.allowPrivateKeyExport.spec, Self.persistentRef.spec, Self.passwordOnly.spec,
+                    DamagedRows.option.spec,
                 ]
             ),
             ("item attributes", ItemOptions.specs),
             ("global options", GlobalOptions.specs),
         ])
 
-    let globals: GlobalOptions
+    let context: CommandContext
     let item: ItemOptions
     let limit: String?
     let returns: [String]
@@ -39,22 +40,22 @@ struct FindCommand: Subcommand {
     let allowPrivateKeyExport: Bool
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
-        globals = try GlobalOptions(arguments)
+        context = try CommandContext(arguments)
         item = try ItemOptions(arguments)
-        limit = arguments.value("limit")
-        returns = ReturnWords.split(arguments.all("return"))
-        persistentRef = arguments.value("persistent-ref")
-        passwordOnly = arguments.flag("password-only")
-        skipDamaged = arguments.flag("skip-damaged")
-        allowPrivateKeyExport = arguments.flag("allow-private-key-export")
-    }
-
-    func run() throws {
+        limit = try arguments.value(Self.limit)
+        returns = ReturnWords.split(try arguments.values(Self.returns))
+        persistentRef = try arguments.value(Self.persistentRef)
+        passwordOnly = arguments.flag(Self.passwordOnly)
+        skipDamaged = arguments.flag(DamagedRows.option)
+        allowPrivateKeyExport = arguments.flag(Self.allowPrivateKeyExport)
         if passwordOnly, !returns.isEmpty || (limit != nil && limit != "one" && limit != "1") {
             throw UsageError("-w prints one item's secret; it takes no --return and no --limit other than one.")
         }
-        let caller = try globals.caller()
-        let keychain = try globals.openKeychain()
+    }
+
+    func run() throws {
+        let caller = try context.caller()
+        let keychain = try context.openKeychain()
         var request = item.request(limit: limit, returns: passwordOnly ? ["data"] : returns, persistentRef: persistentRef)
         request.allowPrivateKeyExport = allowPrivateKeyExport
         if passwordOnly {
@@ -71,7 +72,7 @@ struct FindCommand: Subcommand {
         let result = try keychain.find(request, caller: caller, skipDamaged: skipDamaged) { query, found in
             if stream == nil {
                 stream = ItemRenderer.Stream(
-                    returns: query.returns, single: query.limit == .one, format: globals.resolvedFormat, sink: StandardStreams.out)
+                    returns: query.returns, single: query.limit == .one, format: context.resolvedFormat, sink: StandardStreams.out)
             }
             stream?.write(.init(item: found.item, secret: found.secret, reference: found.reference))
         }

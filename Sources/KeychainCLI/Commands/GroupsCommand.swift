@@ -9,15 +9,15 @@ struct GroupsCommand: Subcommand {
             "When the keychain exists and a key file or KEYCHAINCTL_KEY opens it, the simulated device's state is shown too, with the classes it makes unavailable.",
         sections: [("global options", GlobalOptions.specs)])
 
-    let globals: GlobalOptions
+    let context: CommandContext
 
-    init(_ arguments: ParsedArguments) throws(UsageError) { globals = try GlobalOptions(arguments) }
+    init(_ arguments: ParsedArguments) throws(UsageError) { context = try CommandContext(arguments) }
 
     func run() throws {
-        let profile = try globals.loadProfile()
-        let device = try globals.keychainIfKeyAtHand()?.device
+        let profile = try context.loadProfile()
+        let device = try context.keychainIfKeyAtHand()?.device
         let renderer = ProfileRenderer(profile: profile)
-        switch globals.resolvedFormat {
+        switch context.resolvedFormat {
         case .json:
             var object = renderer.json
             if let device {

@@ -4,6 +4,22 @@ import KeychainCore
 /// `keychainctl import`: items from json, jsonl, dotenv or the environment, added in one
 /// transaction with conflicts handled by one policy (research `ci-anchors.md` §5.4).
 struct ImportCommand: Subcommand {
+    static let inputFormat = Option.choice(
+        "input-format", nil, "json|jsonl|dotenv|pkcs12", "The input's format (default: from the file name, else sniffed).",
+        InputFormat.init(rawValue:))
+    static let p12PassphraseFD = Option.descriptor("p12-passphrase-fd", "pkcs12: read the file's passphrase from this file descriptor.")
+    static let fromEnv = Option.text(
+        "from-env", nil, "NAME,…", repeatable: true, "Import these variables of keychainctl's own environment.")
+    static let service = Option.text("service", nil, "service", "dotenv and --from-env: the items' service (svce); required for them.")
+    static let group = Option.text(
+        "group", nil, "group", "dotenv, pkcs12 and --from-env: the items' access group (default: the profile's).")
+    static let label = Option.text("label", nil, "label", "dotenv, pkcs12 and --from-env: the items' label (labl).")
+    static let accessible = Option.text("accessible", nil, "class", "dotenv, pkcs12 and --from-env: the items' accessibility (pdmn).")
+    static let onConflict = Option.choice(
+        "on-conflict", nil, "fail|skip|replace|update", "What to do with an item already stored (default fail).",
+        Keychain.ImportPolicy.init(rawValue:))
+    static let dryRun = Flag("dry-run", "Do everything and report it, then roll it back.")
+
     static let spec = CommandSpec(
         name: "import",
         abstract: "Add items from json, jsonl, dotenv, a PKCS#12 file or the environment, all or nothing.",
@@ -23,16 +39,9 @@ struct ImportCommand: Subcommand {
             (
                 "options",
                 [
-                    .value(
-                        "input-format", nil, "json|jsonl|dotenv|pkcs12", "The input's format (default: from the file name, else sniffed)."),
-                    .value("p12-passphrase-fd", nil, "n", "pkcs12: read the file's passphrase from this file descriptor."),
-                    .value("from-env", nil, "NAME,…", repeatable: true, "Import these variables of keychainctl's own environment."),
-                    .value("service", nil, "service", "dotenv and --from-env: the items' service (svce); required for them."),
-                    .value("group", nil, "group", "dotenv, pkcs12 and --from-env: the items' access group (default: the profile's)."),
-                    .value("label", nil, "label", "dotenv, pkcs12 and --from-env: the items' label (labl)."),
-                    .value("accessible", nil, "class", "dotenv, pkcs12 and --from-env: the items' accessibility (pdmn)."),
-                    .value("on-conflict", nil, "fail|skip|replace|update", "What to do with an item already stored (default fail)."),
-                    .flag("dry-run", "Do everything and report it, then roll it back."),
+                    Self.inputFormat.spec, Self.p12PassphraseFD.spec, Self.fromEnv.spec, Self.service.spec, Self.group.spec,
+                    Self.label.spec, Self.accessible.spec,
+                    Self.onConflict.spec, Self.dryRun.spec,
                 ]
             ),
             ("global options", GlobalOptions.specs),
@@ -41,7 +50,7 @@ struct ImportCommand: Subcommand {
 
     enum InputFormat: String { case json, jsonl, dotenv, pkcs12 }
 
-    let globals: GlobalOptions
+    let context: CommandContext
     let file: String?
     let inputFormat: InputFormat?
     let fromEnv: [String]
@@ -54,18 +63,17 @@ struct ImportCommand: Subcommand {
     let p12PassphraseFD: Int32?
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
-        globals = try GlobalOptions(arguments)
+        context = try CommandContext(arguments)
         file = arguments.operand
-        inputFormat = try arguments.value("input-format", choices: "json, jsonl, dotenv or pkcs12", InputFormat.init(rawValue:))
-        p12PassphraseFD = try arguments.value("p12-passphrase-fd", choices: "a file descriptor number") { Int32($0) }
-        fromEnv = arguments.all("from-env").flatMap { $0.split(separator: ",").map(String.init) }
-        service = arguments.value("service")
-        group = arguments.value("group")
-        label = arguments.value("label")
-        accessible = arguments.value("accessible")
-        policy =
-            try arguments.value("on-conflict", choices: "fail, skip, replace or update", Keychain.ImportPolicy.init(rawValue:)) ?? .fail
-        dryRun = arguments.flag("dry-run")
+        inputFormat = try arguments.value(Self.inputFormat)
+        p12PassphraseFD = try arguments.value(Self.p12PassphraseFD)
+        fromEnv = try arguments.values(Self.fromEnv).flatMap { $0.split(separator: ",").map(String.init) }
+        service = try arguments.value(Self.service)
+        group = try arguments.value(Self.group)
+        label = try arguments.value(Self.label)
+        accessible = try arguments.value(Self.accessible)
+        policy = try arguments.value(Self.onConflict) ?? .fail
+        dryRun = arguments.flag(Self.dryRun)
         if !fromEnv.isEmpty, file != nil { throw UsageError("import reads a FILE or --from-env, not both.") }
         if p12PassphraseFD != nil, !isPKCS12 { throw UsageError("--p12-passphrase-fd is for a PKCS#12 file (--input-format pkcs12).") }
         if isPKCS12, file == nil || file == "-" { throw UsageError("a PKCS#12 import reads a FILE, not standard input.") }
@@ -81,13 +89,13 @@ struct ImportCommand: Subcommand {
 
     func run() throws {
         if isPKCS12, let file { return try importPKCS12(file) }
-        let caller = try globals.caller()
+        let caller = try context.caller()
         let source = try ImportSource(self)
-        let keychain = try globals.openKeychain()
+        let keychain = try context.openKeychain()
         let report = try keychain.importItems(
-            caller: caller, policy: policy, dryRun: dryRun, keepingItems: globals.resolvedFormat == .json, next: source.next)
+            caller: caller, policy: policy, dryRun: dryRun, keepingItems: context.resolvedFormat == .json, next: source.next)
         for warning in source.warnings { StandardStreams.warn(warning) }
-        StandardStreams.out(ImportReportRenderer.render(report, format: globals.resolvedFormat))
+        StandardStreams.out(ImportReportRenderer.render(report, format: context.resolvedFormat))
     }
 
     /// The request for a dotenv or environment variable `name`.
@@ -106,7 +114,7 @@ struct ImportCommand: Subcommand {
     /// A PKCS#12 file's identities and certificates (`SecPKCS12Import`).
     private func importPKCS12(_ path: String) throws {
         let passphrase =
-            try p12PassphraseFD.map { try GlobalOptions.passphrase(fromFD: $0, what: "the PKCS#12 passphrase") } ?? SecretBytes(count: 0)
+            try p12PassphraseFD.map { try CommandContext.passphrase(fromFD: $0, what: "the PKCS#12 passphrase") } ?? SecretBytes(count: 0)
         let contents = try SecretReader.readFile(path, limit: InputLimits.objectFileBytes)
         let archive: PKCS12Archive
         do {
@@ -114,9 +122,9 @@ struct ImportCommand: Subcommand {
         } catch {
             throw KeychainError(error.status, hint: "\(path.terminalSafe): \(error.hint)")
         }
-        let caller = try globals.caller()
-        let report = try globals.openKeychain().importPKCS12(
+        let caller = try context.caller()
+        let report = try context.openKeychain().importPKCS12(
             archive, request: ItemRequest(attributes: givenAttributes), caller: caller, dryRun: dryRun)
-        StandardStreams.out(PKCS12ReportRenderer.render(report, format: globals.resolvedFormat))
+        StandardStreams.out(PKCS12ReportRenderer.render(report, format: context.resolvedFormat))
     }
 }

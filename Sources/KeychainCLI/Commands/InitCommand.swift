@@ -3,44 +3,37 @@ import KeychainCore
 
 /// `keychainctl init`: creates a keychain.
 struct InitCommand: Subcommand {
+    static let generateKeyFile = Option.path(
+        "generate-key-file", "Write a new random key (base64, mode 0600) to this file and use it.")
+    static let kdf = Option.choice(
+        "kdf", nil, "interactive|moderate|sensitive",
+        "Argon2id cost for a passphrase: 64 MiB, 256 MiB (default) or 1 GiB of memory per unlock.", PassphraseKDF.Preset.init(rawValue:))
+
     static let spec = CommandSpec(
         name: "init",
         abstract: "Create a keychain, unlocked by a new random key file or by a passphrase.",
         discussion: "Never overwrites an existing keychain (exit 48) or key file. Folders it creates are mode 0700, files 0600.",
-        sections: [
-            (
-                "options",
-                [
-                    .value("generate-key-file", nil, "path", "Write a new random key (base64, mode 0600) to this file and use it."),
-                    .value(
-                        "kdf", nil, "interactive|moderate|sensitive",
-                        "Argon2id cost for a passphrase: 64 MiB, 256 MiB (default) or 1 GiB of memory per unlock."),
-                ]
-            ),
-            ("global options", GlobalOptions.specs),
-        ])
+        sections: [("options", [Self.generateKeyFile.spec, Self.kdf.spec]), ("global options", GlobalOptions.specs)])
 
-    let globals: GlobalOptions
+    let context: CommandContext
     let generateKeyFile: String?
     let kdf: PassphraseKDF.Preset
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
-        globals = try GlobalOptions(arguments)
-        generateKeyFile = arguments.value("generate-key-file")
-        kdf =
-            try arguments.value("kdf", choices: "interactive, moderate or sensitive", PassphraseKDF.Preset.init(rawValue:))
-            ?? .moderate
+        context = try CommandContext(arguments)
+        generateKeyFile = try arguments.value(Self.generateKeyFile)
+        kdf = try arguments.value(Self.kdf) ?? .moderate
     }
 
     func run() throws {
-        let path = globals.keychainPath
+        let path = context.keychainPath
         let credential: KeychainCredential
         var createdKeyFile: String?
         if let keyPath = generateKeyFile {
             credential = try Self.writeNewKey(to: keyPath)
             createdKeyFile = keyPath
         } else {
-            credential = try globals.creatingCredential()
+            credential = try context.creatingCredential()
             if case .passphrase(let passphrase) = credential, passphrase.count > 0, passphrase.count < 12 {
                 StandardStreams.warn(
                     "a passphrase of fewer than 12 bytes is weak against an offline guess; a key file is stronger for automation.")
@@ -53,7 +46,7 @@ struct InitCommand: Subcommand {
             throw error
         }
         let unlock = createdKeyFile.map { "key file \($0)" } ?? (credential.isPassphrase ? "passphrase" : "key")
-        switch globals.resolvedFormat {
+        switch context.resolvedFormat {
         case .text: StandardStreams.out("created keychain \(path) (unlocked by \(unlock))\n")
         case .json:
             StandardStreams.out(JSON.render(.object(["keychain": .string(path), "unlock": .string(unlock)])) + "\n")

@@ -4,6 +4,22 @@ import KeychainCore
 /// `keychainctl lint`: checks entitlement and provisioning files, before anything is built or
 /// shipped, for the mistakes that make keychain sharing fail (research `debugging-anchors.md` §3).
 struct LintCommand: Subcommand {
+    static let target = Option.text(
+        "target", nil, "name=path", repeatable: true, "One target: its name and claimed entitlements (repeat per target).")
+    static let provisioning = Option.text(
+        "provisioning", nil, "name=path", repeatable: true, "The provisioning profile that signs the target NAME.")
+    static let source = Option.text(
+        "source", nil, "name=path", repeatable: true, "The source .entitlements of the target NAME, to compare with what was signed.")
+    static let codeGroup = Option.text(
+        "code-group", nil, "group", repeatable: true, "An access group the code passes as kSecAttrAccessGroup (repeat).")
+    static let teamChange = TeamChangeOption.option("Also say which groups stop matching if the app moves to this team (KC016).")
+    static let now = Option(
+        "now", nil, "iso-8601", expected: "an ISO-8601 UTC time such as 2026-11-24T00:00:00Z",
+        "The time expiry is judged at (default: now), as 2026-11-24T00:00:00Z.", parse: ISO8601.parse)
+    static let format = Option.choice(
+        "format", nil, "text|json|sarif", environment: GlobalOptions.format.spec.environment,
+        "Output format (the variable gives text or json; default text).", Format.init(rawValue:))
+
     static let spec = CommandSpec(
         name: "lint",
         abstract: "Check targets' entitlements and provisioning profiles for keychain-sharing mistakes, like a compiler.",
@@ -18,23 +34,11 @@ struct LintCommand: Subcommand {
             (
                 "options",
                 [
-                    .value(
-                        "target", nil, "name=path", repeatable: true, "One target: its name and claimed entitlements (repeat per target)."),
-                    .value("provisioning", nil, "name=path", repeatable: true, "The provisioning profile that signs the target NAME."),
-                    .value(
-                        "source", nil, "name=path", repeatable: true,
-                        "The source .entitlements of the target NAME, to compare with what was signed."),
-                    .value(
-                        "code-group", nil, "group", repeatable: true, "An access group the code passes as kSecAttrAccessGroup (repeat)."),
-                    TeamChangeOption.spec("Also say which groups stop matching if the app moves to this team (KC016)."),
-                    .value("now", nil, "iso-8601", "The time expiry is judged at (default: now), as 2026-11-24T00:00:00Z."),
-                    .value("format", nil, "text|json|sarif", "Output format (env KEYCHAINCTL_FORMAT for text or json; default text)."),
+                    Self.target.spec, Self.provisioning.spec, Self.source.spec, Self.codeGroup.spec, Self.teamChange.spec, Self.now.spec,
+                    Self.format.spec,
                 ]
             ),
-            (
-                "global options",
-                GlobalOptions.specs.filter { ["platform", "team-id"].contains($0.long) }
-            ),
+            ("global options", [GlobalOptions.platform.spec, GlobalOptions.teamID.spec]),
         ])
 
     /// Report formats.
@@ -42,7 +46,7 @@ struct LintCommand: Subcommand {
         case text, json, sarif
     }
 
-    var globals: GlobalOptions
+    var context: CommandContext
     let targets: [NamedPath]
     let provisioning: [String: String]
     let sources: [String: String]
@@ -52,17 +56,17 @@ struct LintCommand: Subcommand {
     let format: Format?
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
-        globals = try GlobalOptions(arguments)
-        targets = try NamedPath.parse(arguments.all("target"), option: "target")
+        context = try CommandContext(arguments, ownFormat: true)
+        targets = try NamedPath.parse(try arguments.values(Self.target), option: Self.target.spec.long)
+        provisioning = try NamedPath.attach(try arguments.values(Self.provisioning), option: Self.provisioning.spec.long, to: targets)
+        sources = try NamedPath.attach(try arguments.values(Self.source), option: Self.source.spec.long, to: targets)
+        codeGroups = try arguments.values(Self.codeGroup)
+        teamChange = try arguments.value(Self.teamChange)
+        now = try arguments.value(Self.now)
+        format = try arguments.value(Self.format)
         guard !targets.isEmpty else { throw UsageError("lint needs a --target NAME=PATH for each target to check.") }
-        provisioning = try NamedPath.attach(arguments.all("provisioning"), option: "provisioning", to: targets)
-        sources = try NamedPath.attach(arguments.all("source"), option: "source", to: targets)
-        codeGroups = arguments.all("code-group")
-        teamChange = try TeamChangeOption.parse(arguments)
-        now = try arguments.value("now", choices: "an ISO-8601 UTC time such as 2026-11-24T00:00:00Z", ISO8601.parse)
-        format = try arguments.value("format", choices: "text, json or sarif", Format.init(rawValue:))
         // Errors (exit 78) are reported as JSON when the report would be JSON or SARIF.
-        globals.format = format.map { $0 == .text ? .text : .json }
+        context.options.format = format.map { $0 == .text ? .text : .json }
     }
 
     func run() throws {
@@ -78,13 +82,13 @@ struct LintCommand: Subcommand {
         }
         var linter = Linter(targets: lintTargets, now: now ?? Int64(time(nil)) * 1000)
         linter.codeGroups = codeGroups
-        linter.platform = globals.platform ?? Environment.value("KEYCHAINCTL_PLATFORM").flatMap(Platform.init(rawValue:))
-        linter.teamID = globals.teamID ?? Environment.value("KEYCHAINCTL_TEAM_ID")
+        linter.platform = context.options.platform ?? GlobalOptions.platform.environmentValue.flatMap(Platform.init(rawValue:))
+        linter.teamID = context.options.teamID ?? GlobalOptions.teamID.environmentValue
         linter.teamChange = teamChange
         let findings = linter.run()
         let files = Set(lintTargets.flatMap { [$0.claimsPath, $0.provisioning?.path, $0.sourcePath].compactMap { $0 } }).count
         let renderer = LintRenderer(findings: findings, files: files)
-        switch format ?? Environment.value("KEYCHAINCTL_FORMAT").flatMap(Format.init(rawValue:)) ?? .text {
+        switch format ?? Self.format.environmentValue.flatMap(Format.init(rawValue:)) ?? .text {
         case .text: StandardStreams.out(renderer.text)
         case .json: StandardStreams.out(JSON.render(renderer.json) + "\n")
         case .sarif: StandardStreams.out(JSON.render(renderer.sarif) + "\n")

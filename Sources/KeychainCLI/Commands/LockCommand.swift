@@ -2,6 +2,10 @@ import KeychainCore
 
 /// `keychainctl lock`: forgets the key `unlock` cached (research `ci-anchors.md` §5.2).
 struct LockCommand: Subcommand {
+    static let all = Flag("all", "Remove the cached key of every keychain, not only this one's.")
+    static let keyring = Option.choice(
+        "keyring", nil, "session|user", "With --all: sweep only this keyring (default both).", KernelKeyring.Ring.init(rawValue:))
+
     static let spec = CommandSpec(
         name: "lock",
         abstract: "Remove the keychain's cached key from the kernel keyring (--all: every keychain's).",
@@ -11,30 +15,21 @@ struct LockCommand: Subcommand {
             When the keychain file is gone or unreadable (so its key cannot be named), every cached \
             keychainctl key is removed, as with --all, and a warning says so: a cleanup step never fails open.
             """,
-        sections: [
-            (
-                "options",
-                [
-                    .flag("all", "Remove the cached key of every keychain, not only this one's."),
-                    .value("keyring", nil, "session|user", "With --all: sweep only this keyring (default both)."),
-                ]
-            ),
-            ("global options", GlobalOptions.specs),
-        ])
+        sections: [("options", [Self.all.spec, Self.keyring.spec]), ("global options", GlobalOptions.specs)])
 
-    let globals: GlobalOptions
+    let context: CommandContext
     let all: Bool
     let ring: KernelKeyring.Ring?
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
-        globals = try GlobalOptions(arguments)
-        all = arguments.flag("all")
-        ring = try arguments.value("keyring", choices: "session or user", KernelKeyring.Ring.init(rawValue:))
+        context = try CommandContext(arguments)
+        all = arguments.flag(Self.all)
+        ring = try arguments.value(Self.keyring)
         if ring != nil, !all { throw UsageError("--keyring chooses the keyring --all sweeps; give --all.") }
     }
 
     func run() throws {
-        let path = globals.keychainPath
+        let path = context.keychainPath
         let removed: Int
         if all {
             removed = KeyCache.invalidateAll(in: ring.map { [$0] } ?? KernelKeyring.Ring.allCases)
@@ -58,7 +53,7 @@ struct LockCommand: Subcommand {
     }
 
     private func report(_ removed: Int, path: String) {
-        switch globals.resolvedFormat {
+        switch context.resolvedFormat {
         case .text:
             if all {
                 StandardStreams.err("locked: \(removed) cached key\(removed == 1 ? "" : "s") removed\n")

@@ -3,6 +3,16 @@ import KeychainCore
 /// `keychainctl matrix`: items (or groups) × targets, who may read and write what, and where each
 /// target's adds without a group land.
 struct MatrixCommand: Subcommand {
+    static let profile = Option.text(
+        "profile", nil, "name=path", repeatable: true, "One target: its name and entitlements file (repeat per target).")
+    static let provisioning = Option.text(
+        "provisioning", nil, "name=path", repeatable: true, "The provisioning profile that signs the target NAME (repeat per target).")
+    static let by = Option.choice("by", nil, "item|group", "One row per item (default) or per access group.") {
+        ["item": false, "group": true][$0]
+    }
+    static let teamChange = TeamChangeOption.option(
+        "Add a column per target for its build signed by this team, and say which groups' items each loses.")
+
     static let spec = CommandSpec(
         name: "matrix",
         abstract: "Show which targets (app, extensions) may read and write each item, and where each one's adds land.",
@@ -13,24 +23,12 @@ struct MatrixCommand: Subcommand {
             read-only, — hidden, each with a letter saying why. Nothing is written and no secret is read.
             """,
         sections: [
-            (
-                "options",
-                [
-                    .value(
-                        "profile", nil, "name=path", repeatable: true, "One target: its name and entitlements file (repeat per target)."),
-                    .value(
-                        "provisioning", nil, "name=path", repeatable: true,
-                        "The provisioning profile that signs the target NAME (repeat per target)."),
-                    .value("by", nil, "item|group", "One row per item (default) or per access group."),
-                    TeamChangeOption.spec(
-                        "Add a column per target for its build signed by this team, and say which groups' items each loses."),
-                ]
-            ),
+            ("options", [Self.profile.spec, Self.provisioning.spec, Self.by.spec, Self.teamChange.spec]),
             ("item attributes", ItemOptions.specs),
-            ("global options", GlobalOptions.specs.filter { $0.long != "profile" && $0.long != "provisioning" }),
+            ("global options", GlobalOptions.specs.filter { $0.long != Self.profile.spec.long && $0.long != Self.provisioning.spec.long }),
         ])
 
-    let globals: GlobalOptions
+    let context: CommandContext
     let item: ItemOptions
     let targets: [NamedPath]
     let provisioning: [String: String]
@@ -38,18 +36,18 @@ struct MatrixCommand: Subcommand {
     let teamChange: String?
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
-        globals = try GlobalOptions(arguments)
+        context = try CommandContext(arguments)
         item = try ItemOptions(arguments)
-        targets = try NamedPath.parse(arguments.all("profile"), option: "profile")
+        targets = try NamedPath.parse(try arguments.values(Self.profile), option: Self.profile.spec.long)
+        provisioning = try NamedPath.attach(try arguments.values(Self.provisioning), option: Self.provisioning.spec.long, to: targets)
+        byGroup = try arguments.value(Self.by) ?? false
+        teamChange = try arguments.value(Self.teamChange)
         guard !targets.isEmpty else { throw UsageError("matrix needs a --profile NAME=PATH for each target to compare.") }
-        provisioning = try NamedPath.attach(arguments.all("provisioning"), option: "provisioning", to: targets)
-        byGroup = try arguments.value("by", choices: "item or group") { ["item": false, "group": true][$0] } ?? false
-        teamChange = try TeamChangeOption.parse(arguments)
     }
 
     func run() throws {
-        let profiles = try targets.map { try globals.loadProfile(path: $0.path, provisioning: provisioning[$0.name]) }
-        let keychain = try globals.openKeychain()
+        let profiles = try targets.map { try context.loadProfile(path: $0.path, provisioning: provisioning[$0.name]) }
+        let keychain = try context.openKeychain()
         let request = item.request()
         var callers = zip(targets, profiles).map { Caller(name: $0.name, groups: $1.accessGroups) }
         var columns = profiles
@@ -66,7 +64,7 @@ struct MatrixCommand: Subcommand {
         let matrix = try keychain.matrix(request, targets: callers)
         let renderer = MatrixRenderer(
             matrix: matrix, profiles: columns, teamChanges: reports, request: request, device: keychain.device, byGroup: byGroup)
-        switch globals.resolvedFormat {
+        switch context.resolvedFormat {
         case .json: StandardStreams.out(JSON.render(renderer.json) + "\n")
         case .text: StandardStreams.out(renderer.text)
         }

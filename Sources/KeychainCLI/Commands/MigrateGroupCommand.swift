@@ -2,6 +2,14 @@ import KeychainCore
 
 /// `keychainctl migrate-group`: move or copy a family of items between access groups, all or nothing.
 struct MigrateGroupCommand: Subcommand {
+    static let from = Option.text("from", nil, "group", "The source access group.")
+    static let to = Option.text("to", nil, "group", "The target access group.")
+    static let copy = Flag("copy", "Copy instead of moving: the source items stay.")
+    static let onConflict = Option.choice(
+        "on-conflict", nil, "fail|skip|replace", "What to do with items the target already has (default fail).",
+        ConflictPolicy.init(rawValue:))
+    static let dryRun = Flag("dry-run", "Print the plan and change nothing.")
+
     static let spec = CommandSpec(
         name: "migrate-group",
         abstract: "Move (or copy) the items of one access group into another, all or nothing.",
@@ -13,22 +21,12 @@ struct MigrateGroupCommand: Subcommand {
             tombstone. Queries default to non-synchronizable items: add --sync any to move those too.
             """,
         sections: [
-            (
-                "options",
-                [
-                    .value("from", nil, "group", "The source access group."),
-                    .value("to", nil, "group", "The target access group."),
-                    .flag("copy", "Copy instead of moving: the source items stay."),
-                    .value("on-conflict", nil, "fail|skip|replace", "What to do with items the target already has (default fail)."),
-                    .flag("dry-run", "Print the plan and change nothing."),
-                    DamagedRows.option,
-                ]
-            ),
+            ("options", [Self.from.spec, Self.to.spec, Self.copy.spec, Self.onConflict.spec, Self.dryRun.spec, DamagedRows.option.spec]),
             ("filters", ItemOptions.specs),
             ("global options", GlobalOptions.specs),
         ])
 
-    let globals: GlobalOptions
+    let context: CommandContext
     let item: ItemOptions
     let from: String
     let to: String
@@ -38,22 +36,22 @@ struct MigrateGroupCommand: Subcommand {
     let skipDamaged: Bool
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
-        globals = try GlobalOptions(arguments)
+        context = try CommandContext(arguments)
         item = try ItemOptions(arguments)
-        guard let from = arguments.value("from"), let to = arguments.value("to") else {
-            throw UsageError("migrate-group needs --from GROUP and --to GROUP.")
-        }
+        let from = try arguments.value(Self.from)
+        let to = try arguments.value(Self.to)
+        copy = arguments.flag(Self.copy)
+        onConflict = try arguments.value(Self.onConflict) ?? .fail
+        dryRun = arguments.flag(Self.dryRun)
+        skipDamaged = arguments.flag(DamagedRows.option)
+        guard let from, let to else { throw UsageError("migrate-group needs --from GROUP and --to GROUP.") }
         self.from = from
         self.to = to
-        copy = arguments.flag("copy")
-        onConflict = try arguments.value("on-conflict", choices: "fail, skip or replace", ConflictPolicy.init(rawValue:)) ?? .fail
-        dryRun = arguments.flag("dry-run")
-        skipDamaged = arguments.flag("skip-damaged")
     }
 
     func run() throws {
-        let caller = try globals.caller()
-        let keychain = try globals.openKeychain()
+        let caller = try context.caller()
+        let keychain = try context.openKeychain()
         var migration = Keychain.Migration(from: from, to: to, request: item.request())
         migration.copy = copy
         migration.onConflict = onConflict
@@ -61,7 +59,7 @@ struct MigrateGroupCommand: Subcommand {
         migration.skipDamaged = skipDamaged
         do {
             let report = try keychain.migrateGroup(migration, caller: caller)
-            StandardStreams.out(MigrationRenderer.render(report, format: globals.resolvedFormat))
+            StandardStreams.out(MigrationRenderer.render(report, format: context.resolvedFormat))
             if report.unselectedSynchronizable > 0 {
                 StandardStreams.warn(
                     "\(report.unselectedSynchronizable) synchronizable item(s) of \(from) were not selected; add --sync any to include them."
@@ -69,7 +67,7 @@ struct MigrateGroupCommand: Subcommand {
             }
             try DamagedRows.finish(report.damaged, skip: skipDamaged)
         } catch let refused as MigrationConflictError {
-            StandardStreams.out(MigrationRenderer.render(refused.report, format: globals.resolvedFormat))
+            StandardStreams.out(MigrationRenderer.render(refused.report, format: context.resolvedFormat))
             throw refused.error
         }
     }

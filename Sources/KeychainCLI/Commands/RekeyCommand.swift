@@ -3,6 +3,18 @@ import KeychainCore
 
 /// `keychainctl rekey`: a new key or passphrase for the whole keychain (research `ci-anchors.md` §5.6).
 struct RekeyCommand: Subcommand {
+    static let generateKeyFile = Option.path(
+        "generate-key-file", "Generate a new random key into this file (refused if it exists, unless --force).")
+    static let newKeyFile = Option.path("new-key-file", "Use the key in this existing key file.")
+    static let newPassphraseFD = Option.descriptor("new-passphrase-fd", "Read the new passphrase from this file descriptor.")
+    static let newPassphraseEnv = Option.text("new-passphrase-env", nil, "VAR", "Take the new passphrase from this environment variable.")
+    static let newPassphrasePrompt = Flag("new-passphrase-prompt", "Ask for the new passphrase on the terminal (twice).")
+    static let kdf = Option.choice(
+        "kdf", nil, "interactive|moderate|sensitive", "Argon2id cost for a new passphrase (default moderate).",
+        PassphraseKDF.Preset.init(rawValue:))
+    static let force = Flag("force", "With --generate-key-file: replace an existing file (such as the current key file).")
+    static let dryRun = Flag("dry-run", "Check both credentials and open every item; change nothing.")
+
     static let spec = CommandSpec(
         name: "rekey",
         abstract: "Give the keychain a new key or passphrase; afterwards the old one opens nothing in it.",
@@ -17,27 +29,15 @@ struct RekeyCommand: Subcommand {
             (
                 "the new credential (one of)",
                 [
-                    .value(
-                        "generate-key-file", nil, "path", "Generate a new random key into this file (refused if it exists, unless --force)."
-                    ),
-                    .value("new-key-file", nil, "path", "Use the key in this existing key file."),
-                    .value("new-passphrase-fd", nil, "n", "Read the new passphrase from this file descriptor."),
-                    .value("new-passphrase-env", nil, "VAR", "Take the new passphrase from this environment variable."),
-                    .flag("new-passphrase-prompt", "Ask for the new passphrase on the terminal (twice)."),
+                    Self.generateKeyFile.spec, Self.newKeyFile.spec, Self.newPassphraseFD.spec, Self.newPassphraseEnv.spec,
+                    Self.newPassphrasePrompt.spec,
                 ]
             ),
-            (
-                "options",
-                [
-                    .value("kdf", nil, "interactive|moderate|sensitive", "Argon2id cost for a new passphrase (default moderate)."),
-                    .flag("force", "With --generate-key-file: replace an existing file (such as the current key file)."),
-                    .flag("dry-run", "Check both credentials and open every item; change nothing."),
-                ]
-            ),
+            ("options", [Self.kdf.spec, Self.force.spec, Self.dryRun.spec]),
             ("global options", GlobalOptions.specs),
         ])
 
-    let globals: GlobalOptions
+    let context: CommandContext
     let generateKeyFile: String?
     let newKeyFile: String?
     let newPassphraseFD: Int32?
@@ -48,15 +48,15 @@ struct RekeyCommand: Subcommand {
     let dryRun: Bool
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
-        globals = try GlobalOptions(arguments)
-        generateKeyFile = arguments.value("generate-key-file")
-        newKeyFile = arguments.value("new-key-file")
-        newPassphraseFD = try arguments.value("new-passphrase-fd", choices: "a file descriptor number") { Int32($0) }
-        newPassphraseEnv = arguments.value("new-passphrase-env")
-        prompt = arguments.flag("new-passphrase-prompt")
-        kdf = try arguments.value("kdf", choices: "interactive, moderate or sensitive", PassphraseKDF.Preset.init(rawValue:)) ?? .moderate
-        force = arguments.flag("force")
-        dryRun = arguments.flag("dry-run")
+        context = try CommandContext(arguments)
+        generateKeyFile = try arguments.value(Self.generateKeyFile)
+        newKeyFile = try arguments.value(Self.newKeyFile)
+        newPassphraseFD = try arguments.value(Self.newPassphraseFD)
+        newPassphraseEnv = try arguments.value(Self.newPassphraseEnv)
+        prompt = arguments.flag(Self.newPassphrasePrompt)
+        kdf = try arguments.value(Self.kdf) ?? .moderate
+        force = arguments.flag(Self.force)
+        dryRun = arguments.flag(Self.dryRun)
         let given = [generateKeyFile != nil, newKeyFile != nil, newPassphraseFD != nil, newPassphraseEnv != nil, prompt].filter { $0 }.count
         guard given == 1 else {
             throw UsageError(
@@ -67,8 +67,8 @@ struct RekeyCommand: Subcommand {
     }
 
     func run() throws {
-        let path = globals.keychainPath
-        let keychain = try globals.openKeychain()
+        let path = context.keychainPath
+        let keychain = try context.openKeychain()
         let started = Stopwatch()
         var pendingKeyFile: String?
         let credential: KeychainCredential
@@ -100,7 +100,7 @@ struct RekeyCommand: Subcommand {
         }
         let centiseconds = Int(started.elapsedNanoseconds / 10_000_000)
         let time = "\(centiseconds / 100).\(centiseconds % 100 < 10 ? "0" : "")\(centiseconds % 100) s"
-        switch globals.resolvedFormat {
+        switch context.resolvedFormat {
         case .text:
             StandardStreams.out(
                 dryRun
@@ -118,14 +118,14 @@ struct RekeyCommand: Subcommand {
             let text = try SecretReader.readKeyFile(newKeyFile)
             return try KeychainCredential.key(base64: text, source: "key file \(newKeyFile)")
         }
-        if let fd = newPassphraseFD { return .passphrase(try GlobalOptions.passphrase(fromFD: fd, what: "the new passphrase")) }
+        if let fd = newPassphraseFD { return .passphrase(try CommandContext.passphrase(fromFD: fd, what: "the new passphrase")) }
         if let variable = newPassphraseEnv {
             guard let secret = Environment.takeSecret(variable) else {
                 throw ConfigurationError("\(variable.terminalSafe) is not set (or empty); nothing was changed.")
             }
-            return .passphrase(try GlobalOptions.capped(secret, source: variable.terminalSafe))
+            return .passphrase(try CommandContext.capped(secret, source: variable.terminalSafe))
         }
-        guard let typed = try GlobalOptions.prompted("New keychain passphrase: ", confirming: "changed") else {
+        guard let typed = try CommandContext.prompted("New keychain passphrase: ", confirming: "changed") else {
             throw ConfigurationError("--new-passphrase-prompt needs a terminal; use --new-passphrase-fd or --new-passphrase-env.")
         }
         return .passphrase(typed)

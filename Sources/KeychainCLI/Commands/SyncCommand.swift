@@ -4,8 +4,13 @@ import KeychainCore
 /// `keychainctl sync --cloud DIR`: this keychain as one device of an account, in step with the
 /// account's other devices through a cloud store, by CKKS's rules (README "Sync between devices").
 struct SyncCommand: Subcommand {
-    static let accountKeyOption = OptionSpec.value(
-        "account-key-file", nil, "path", "File holding the account key, base64 (env KEYCHAINCTL_ACCOUNT_KEY_FILE).")
+    /// The account key file, which cloud init also takes.
+    static let accountKeyFile = Option.path(
+        "account-key-file", environment: "KEYCHAINCTL_ACCOUNT_KEY_FILE", "File holding the account key, base64.")
+
+    static let cloud = Option.path("cloud", "The cloud store's directory (made by 'keychainctl cloud init').")
+    static let dryRun = Flag("dry-run", "Report what would happen; write nothing here or in the cloud.")
+    static let git = Flag("git", "DIR is a git working copy: pull the remote state first, push the changes after.")
 
     static let spec = CommandSpec(
         name: "sync",
@@ -24,31 +29,24 @@ struct SyncCommand: Subcommand {
             keychain's changes are rolled back and the sync runs again on the new remote state.
             """,
         sections: [
-            (
-                "options",
-                [
-                    .value("cloud", nil, "path", "The cloud store's directory (made by 'keychainctl cloud init')."),
-                    accountKeyOption,
-                    .flag("dry-run", "Report what would happen; write nothing here or in the cloud."),
-                    .flag("git", "DIR is a git working copy: pull the remote state first, push the changes after."),
-                ]
-            ),
+            ("options", [Self.cloud.spec, Self.accountKeyFile.spec, Self.dryRun.spec, Self.git.spec]),
             ("global options", GlobalOptions.specs),
         ])
 
-    let globals: GlobalOptions
+    let context: CommandContext
     let cloudPath: String
     let accountKeyFile: String?
     let dryRun: Bool
     let git: Bool
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
-        globals = try GlobalOptions(arguments)
-        guard let cloudPath = arguments.value("cloud") else { throw UsageError("sync needs --cloud DIR (a store made by 'cloud init').") }
+        context = try CommandContext(arguments)
+        let cloudPath = try arguments.value(Self.cloud)
+        accountKeyFile = try arguments.value(Self.accountKeyFile)
+        dryRun = arguments.flag(Self.dryRun)
+        git = arguments.flag(Self.git)
+        guard let cloudPath else { throw UsageError("sync needs --cloud DIR (a store made by 'cloud init').") }
         self.cloudPath = cloudPath
-        accountKeyFile = arguments.value("account-key-file")
-        dryRun = arguments.flag("dry-run")
-        git = arguments.flag("git")
     }
 
     func run() throws {
@@ -57,15 +55,15 @@ struct SyncCommand: Subcommand {
         if git {
             let workingCopy = try GitWorkingCopy(path: cloudPath)
             // Opened once: a retried attempt must not derive a passphrase's key again.
-            let keychain = try globals.openKeychain()
+            let keychain = try context.openKeychain()
             report = try workingCopy.sync(accountKey: key, dryRun: dryRun) { cloud, publish in
                 try keychain.sync(with: cloud, dryRun: dryRun, publish: publish)
             }
         } else {
             let cloud = try CloudStore(path: cloudPath, accountKey: key)
-            report = try globals.openKeychain().sync(with: cloud, dryRun: dryRun)
+            report = try context.openKeychain().sync(with: cloud, dryRun: dryRun)
         }
-        StandardStreams.out(SyncRenderer.render(report, keychain: globals.keychainPath, cloud: cloudPath, format: globals.resolvedFormat))
+        StandardStreams.out(SyncRenderer.render(report, keychain: context.keychainPath, cloud: cloudPath, format: context.resolvedFormat))
         switch report.failure {
         case .decode?:
             throw KeychainError(
@@ -90,7 +88,7 @@ struct SyncCommand: Subcommand {
     /// The account key of the store at `store`, from `path` or KEYCHAINCTL_ACCOUNT_KEY_FILE, a file
     /// outside that store.
     static func accountKey(_ path: String?, store: String) throws -> SecretBytes {
-        guard let path = path ?? Environment.value("KEYCHAINCTL_ACCOUNT_KEY_FILE") else {
+        guard let path = path ?? accountKeyFile.environmentValue else {
             throw ConfigurationError("no account key: pass --account-key-file PATH or set KEYCHAINCTL_ACCOUNT_KEY_FILE.")
         }
         try checkKeyOutside(store: store, keyFile: path)

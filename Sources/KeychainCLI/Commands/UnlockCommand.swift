@@ -4,6 +4,17 @@ import KeychainCore
 /// (later CI steps, a shell's commands) open a passphrase keychain without Argon2id, and need no
 /// credential in their environment (research `ci-anchors.md` §5.1).
 struct UnlockCommand: Subcommand {
+    static let timeout = Option.text(
+        "timeout", "duration", "How long the key stays cached (15m, 2h, 1d; default 15m; 0 until lock).")
+    static let idle = Option.text(
+        "idle", "duration", "Also forget it after this long unused (re-armed on each use, never past --timeout).")
+    static let keyring = Option.choice(
+        "keyring", nil, "auto|session|user",
+        "Where to cache it (default auto: the session keyring if this process has one, else the user keyring).",
+        KeyCache.RingChoice.init(rawValue:))
+    static let shareUID = Flag("share-uid", "Let every process of this user read it, also those in a private session keyring.")
+    static let status = Flag("status", "Say whether a key that opens the keychain is cached, and until when; cache nothing.")
+
     static let spec = CommandSpec(
         name: "unlock",
         abstract: "Cache the keychain's key in the kernel keyring for later calls, for a limited time.",
@@ -16,22 +27,11 @@ struct UnlockCommand: Subcommand {
             opens the keychain is cached, 36 when none is.
             """,
         sections: [
-            (
-                "options",
-                [
-                    .value("timeout", nil, "duration", "How long the key stays cached (15m, 2h, 1d; default 15m; 0 until lock)."),
-                    .value("idle", nil, "duration", "Also forget it after this long unused (re-armed on each use, never past --timeout)."),
-                    .value(
-                        "keyring", nil, "auto|session|user",
-                        "Where to cache it (default auto: the session keyring if this process has one, else the user keyring)."),
-                    .flag("share-uid", "Let every process of this user read it, also those in a private session keyring."),
-                    .flag("status", "Say whether a key that opens the keychain is cached, and until when; cache nothing."),
-                ]
-            ),
+            ("options", [Self.timeout.spec, Self.idle.spec, Self.keyring.spec, Self.shareUID.spec, Self.status.spec]),
             ("global options", GlobalOptions.specs),
         ])
 
-    let globals: GlobalOptions
+    let context: CommandContext
     let timeout: String?
     let idle: String?
     let ring: KeyCache.RingChoice
@@ -39,23 +39,24 @@ struct UnlockCommand: Subcommand {
     let status: Bool
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
-        globals = try GlobalOptions(arguments)
-        timeout = arguments.value("timeout")
-        idle = arguments.value("idle")
-        ring = try arguments.value("keyring", choices: "auto, session or user", KeyCache.RingChoice.init(rawValue:)) ?? .auto
-        shareUID = arguments.flag("share-uid")
-        status = arguments.flag("status")
-        if status, timeout != nil || idle != nil || arguments.value("keyring") != nil || shareUID {
+        context = try CommandContext(arguments)
+        timeout = try arguments.value(Self.timeout)
+        idle = try arguments.value(Self.idle)
+        let ring = try arguments.value(Self.keyring)
+        self.ring = ring ?? .auto
+        shareUID = arguments.flag(Self.shareUID)
+        status = arguments.flag(Self.status)
+        if status, timeout != nil || idle != nil || ring != nil || shareUID {
             throw UsageError("--status only reports; give --timeout, --idle, --keyring and --share-uid without it.")
         }
     }
 
     func run() throws {
-        let path = globals.keychainPath
+        let path = context.keychainPath
         try KeychainStore.checkExists(path)
         if status { return try report(path) }
-        let timeoutSeconds = try DurationText.seconds(timeout ?? "15m", option: "timeout")
-        let idleSeconds = try idle.map { try DurationText.seconds($0, option: "idle") }.flatMap { $0 == 0 ? nil : $0 }
+        let timeoutSeconds = try DurationText.seconds(timeout ?? "15m", option: Self.timeout.spec.long)
+        let idleSeconds = try idle.map { try DurationText.seconds($0, option: Self.idle.spec.long) }.flatMap { $0 == 0 ? nil : $0 }
         if let idleSeconds, timeoutSeconds > 0, idleSeconds > timeoutSeconds {
             throw KeychainError(
                 .param,
@@ -64,7 +65,7 @@ struct UnlockCommand: Subcommand {
         if timeoutSeconds == 0 {
             StandardStreams.warn("--timeout 0 caches the key until 'keychainctl lock' or the end of the login session.")
         }
-        var source = try globals.credentialSource()
+        var source = try context.credentialSource()
         source.useCache = false
         let keychain = try Keychain(Keychain.opening(path: path, source: source))
         guard let id = keychain.identity else { throw StoreError("\(path) has no identity to cache its key under") }
@@ -75,7 +76,7 @@ struct UnlockCommand: Subcommand {
                 shareUID: shareUID)
         } catch { throw ConfigurationError("cannot cache the key: \(error.description)") }
         let cached = Self.describe(ring: placement.ring, serial: placement.serial, expires: placement.expires, idle: idleSeconds)
-        switch globals.resolvedFormat {
+        switch context.resolvedFormat {
         case .text: StandardStreams.err("unlocked \(path.terminalSafe): \(cached.text)\n")
         case .json: StandardStreams.out(JSON.render(.object(cached.fields.merging(["keychain": .string(path)]) { $1 })) + "\n")
         }
@@ -87,7 +88,7 @@ struct UnlockCommand: Subcommand {
             throw KeychainError(.interactionNotAllowed, hint: "no key that opens \(path.terminalSafe) is cached; run 'keychainctl unlock'.")
         }
         let cached = Self.describe(ring: entry.ring, serial: entry.serial, expires: entry.expires, idle: entry.idle)
-        switch globals.resolvedFormat {
+        switch context.resolvedFormat {
         case .text: StandardStreams.out("unlocked: \(cached.text)\n")
         case .json:
             StandardStreams.out(

@@ -3,14 +3,24 @@ import KeychainCore
 /// `keychainctl update`: SecItemUpdate.
 struct UpdateCommand: Subcommand {
     /// Each `--set-…` option and the attribute code it changes.
-    static let changeOptions: [(spec: OptionSpec, code: String)] = [
-        (.value("set-account", nil, "account", "New account (acct)."), "acct"),
-        (.value("set-service", nil, "service", "New service (svce)."), "svce"),
-        (.value("set-group", nil, "group", "Move to this access group (must be writable)."), "agrp"),
-        (.value("set-label", nil, "label", "New label (labl)."), "labl"),
-        (.value("set-accessible", nil, "class", "New accessibility (pdmn)."), "pdmn"),
-        (.value("set-sync", nil, "yes|no", "Make the item synchronizable or not."), "sync"),
+    static let changeOptions: [(option: Option<String>, code: String)] = [
+        (.text("set-account", nil, "account", "New account (acct)."), "acct"),
+        (.text("set-service", nil, "service", "New service (svce)."), "svce"),
+        (.text("set-group", nil, "group", "Move to this access group (must be writable)."), "agrp"),
+        (.text("set-label", nil, "label", "New label (labl)."), "labl"),
+        (.text("set-accessible", nil, "class", "New accessibility (pdmn)."), "pdmn"),
+        (.choice("set-sync", nil, "yes|no", "Make the item synchronizable or not.") { $0 }, "sync"),
     ]
+    static let setAttr = Option.text("set-attr", nil, "code=value", repeatable: true, "Set any attribute by its code.")
+    static let setDataFile = Option.path("set-data-file", "New secret from this file.")
+    static let setDataStdin = Flag("set-data-stdin", "New secret from standard input.")
+    static let setPassword = Option.text("set-password", nil, "secret", "New secret itself (visible in the process list).")
+    static let stripNewline = Flag("strip-newline", "Drop one trailing newline from the new secret.")
+    static let setAccessControl = Option.text(
+        "set-access-control", nil, "flags|none",
+        "New access control (flags as add's --access-control; none: the protection alone), protection from --set-accessible.")
+    static let limit = Option.text("limit", nil, "one|all|n", "How many to update: all (default), one, or a number.")
+    static let dryRun = Flag("dry-run", "Check everything, list the matches, change nothing.")
 
     static let spec = CommandSpec(
         name: "update",
@@ -19,31 +29,17 @@ struct UpdateCommand: Subcommand {
         sections: [
             (
                 "changes",
-                changeOptions.map(\.spec) + [
-                    .value("set-attr", nil, "code=value", repeatable: true, "Set any attribute by its code."),
-                    .value("set-data-file", nil, "path", "New secret from this file."),
-                    .flag("set-data-stdin", "New secret from standard input."),
-                    .value("set-password", nil, "secret", "New secret itself (visible in the process list)."),
-                    .flag("strip-newline", "Drop one trailing newline from the new secret."),
-                    .value(
-                        "set-access-control", nil, "flags|none",
-                        "New access control (flags as add's --access-control; none: the protection alone), protection from --set-accessible."
-                    ),
+                Self.changeOptions.map(\.option.spec) + [
+                    Self.setAttr.spec, Self.setDataFile.spec, Self.setDataStdin.spec, Self.setPassword.spec, Self.stripNewline.spec,
+                    Self.setAccessControl.spec,
                 ]
             ),
-            (
-                "options",
-                [
-                    .value("limit", nil, "one|all|n", "How many to update: all (default), one, or a number."),
-                    .flag("dry-run", "Check everything, list the matches, change nothing."),
-                    DamagedRows.option,
-                ]
-            ),
+            ("options", [Self.limit.spec, Self.dryRun.spec, DamagedRows.option.spec]),
             ("query attributes", ItemOptions.specs),
             ("global options", GlobalOptions.specs),
         ])
 
-    let globals: GlobalOptions
+    let context: CommandContext
     let item: ItemOptions
     let changes: [(code: String, value: String)]
     let setDataFile: String?
@@ -56,42 +52,43 @@ struct UpdateCommand: Subcommand {
     let accessControl: AccessControlRequest?
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
-        globals = try GlobalOptions(arguments)
+        context = try CommandContext(arguments)
         item = try ItemOptions(arguments)
-        accessControl = arguments.value("set-access-control").map {
-            AccessControlRequest(flags: $0, protection: arguments.value("set-accessible"))
+        let changes = arguments.attributes(from: Self.changeOptions)
+        let accessControl = try arguments.value(Self.setAccessControl).map {
+            AccessControlRequest(flags: $0, protection: changes.last { $0.code == Schema.protection }?.value)
         }
-        let options = accessControl == nil ? Self.changeOptions : Self.changeOptions.filter { $0.code != Schema.protection }
-        changes =
-            arguments.attributes(from: options)
-            + (try ItemOptions.parseAssignments(arguments.all("set-attr"), option: "--set-attr"))
-        setDataFile = arguments.value("set-data-file")
-        setDataStdin = arguments.flag("set-data-stdin")
-        setPassword = arguments.value("set-password")
-        stripNewline = arguments.flag("strip-newline")
-        limit = arguments.value("limit")
-        dryRun = arguments.flag("dry-run")
-        skipDamaged = arguments.flag("skip-damaged")
+        self.accessControl = accessControl
+        self.changes =
+            changes.filter { accessControl == nil || $0.code != Schema.protection }
+            + (try ItemOptions.parseAssignments(try arguments.values(Self.setAttr), option: "--set-attr"))
+        setDataFile = try arguments.value(Self.setDataFile)
+        setDataStdin = arguments.flag(Self.setDataStdin)
+        setPassword = try arguments.value(Self.setPassword)
+        stripNewline = arguments.flag(Self.stripNewline)
+        limit = try arguments.value(Self.limit)
+        dryRun = arguments.flag(Self.dryRun)
+        skipDamaged = arguments.flag(DamagedRows.option)
     }
 
     func run() throws {
-        let caller = try globals.caller()
-        let credential = try globals.openingCredential()
+        let caller = try context.caller()
+        let credential = try context.openingCredential()
         var secret: SecretBytes?
         if setDataFile != nil || setDataStdin || setPassword != nil {
             if setDataStdin, setDataFile != nil || setPassword != nil {
                 throw UsageError("give the new secret once: --set-data-file, --set-data-stdin or --set-password.")
             }
             secret = try SecretInput(
-                file: setDataFile, argument: setPassword, stripNewline: stripNewline, passphraseFD: globals.passphraseFD
+                file: setDataFile, argument: setPassword, stripNewline: stripNewline, passphraseFD: context.options.passphraseFD
             ).read(prompt: "New secret: ")
         }
-        let keychain = try globals.openKeychain(with: credential)
+        let keychain = try context.openKeychain(with: credential)
         let matched = try keychain.update(
             item.request(limit: limit), changes: changes, secret: secret, caller: caller, dryRun: dryRun,
             skipDamaged: skipDamaged, accessControl: accessControl)
         if dryRun {
-            StandardStreams.out(ItemRenderer.listing(matched.items, format: globals.resolvedFormat))
+            StandardStreams.out(ItemRenderer.listing(matched.items, format: context.resolvedFormat))
         }
         try DamagedRows.finish(matched.skipped, skip: skipDamaged)
     }

@@ -3,6 +3,9 @@ import KeychainCore
 /// `keychainctl verify`: opens the key hierarchy and every row, runs SQLite's integrity check, and
 /// names every damaged row; `--repair` deletes those rows.
 struct VerifyCommand: Subcommand {
+    static let repair = Flag("repair", "Delete every damaged item.")
+    static let yes = Flag("yes", "Do not ask before deleting.")
+
     static let spec = CommandSpec(
         name: "verify",
         abstract: "Check the whole keychain with its key: structure, class keys, every item; --repair removes damaged items.",
@@ -12,33 +15,24 @@ struct VerifyCommand: Subcommand {
             --repair deletes the damaged items after confirmation on a terminal (--yes otherwise; without a
             terminal and --yes it is exit 36). A damaged item leaves no tombstone: its attributes are unknown.
             """,
-        sections: [
-            (
-                "options",
-                [
-                    .flag("repair", "Delete every damaged item."),
-                    .flag("yes", "Do not ask before deleting."),
-                ]
-            ),
-            ("global options", GlobalOptions.specs),
-        ])
+        sections: [("options", [Self.repair.spec, Self.yes.spec]), ("global options", GlobalOptions.specs)])
 
-    let globals: GlobalOptions
+    let context: CommandContext
     let repair: Bool
     let yes: Bool
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
-        globals = try GlobalOptions(arguments)
-        repair = arguments.flag("repair")
-        yes = arguments.flag("yes")
+        context = try CommandContext(arguments)
+        repair = arguments.flag(Self.repair)
+        yes = arguments.flag(Self.yes)
     }
 
     func run() throws {
-        let keychain = try globals.openKeychain()
+        let keychain = try context.openKeychain()
         var report = try keychain.verify()
-        let format = globals.resolvedFormat
+        let format = context.resolvedFormat
         if repair, !report.damaged.isEmpty {
-            if format == .text { StandardStreams.out(Self.text(report, path: globals.keychainPath)) }
+            if format == .text { StandardStreams.out(Self.text(report, path: context.keychainPath)) }
             let go =
                 try yes || Confirmation.ask("Delete \(report.damaged.count) damaged item\(report.damaged.count == 1 ? "" : "s")? [y/N] ")
             guard go else { throw KeychainError(.decode, hint: "nothing was deleted.", damaged: report.damaged) }
@@ -47,12 +41,12 @@ struct VerifyCommand: Subcommand {
                 StandardStreams.out("removed \(report.removed.count) damaged item\(report.removed.count == 1 ? "" : "s")\n")
             }
         } else if format == .text {
-            StandardStreams.out(Self.text(report, path: globals.keychainPath))
+            StandardStreams.out(Self.text(report, path: context.keychainPath))
         }
-        if format == .json { StandardStreams.out(JSON.render(Self.json(report, path: globals.keychainPath)) + "\n") }
+        if format == .json { StandardStreams.out(JSON.render(Self.json(report, path: context.keychainPath)) + "\n") }
         guard report.integrity.isEmpty else {
             throw StoreError(
-                "SQLite's integrity check of \(globals.keychainPath) failed: \(report.integrity.prefix(3).joined(separator: "; "))")
+                "SQLite's integrity check of \(context.keychainPath) failed: \(report.integrity.prefix(3).joined(separator: "; "))")
         }
         if !report.classKeys.isEmpty {
             throw KeychainError(

@@ -9,6 +9,34 @@ struct ExecPlan {
         case inherited, envFile, envFrom, env, file
     }
 
+    static let env = Option.text("env", nil, "NAME=QUERY", repeatable: true, "Set NAME to the secret of the one item QUERY matches.")
+    static let envFrom = Option.text(
+        "env-from", nil, "QUERY", repeatable: true, "Set a variable for every generic password QUERY matches.")
+    static let nameFrom = VariableNaming.nameFrom("--env-from: the attribute that names each variable (default acct).")
+    static let prefix = Option.text("prefix", nil, "P", "--env-from: put P before each variable's name.")
+    static let upper = Flag("upper", "--env-from: upper-case each variable's name.")
+    static let envFile = Option.path(
+        "env-file", valueName: "FILE", repeatable: true, "Read NAME=VALUE lines (dotenv); keychain:QUERY values are resolved.")
+    static let file = Option.text(
+        "file", nil, "NAME=QUERY", repeatable: true, "Write the secret to a private file (0400) and set NAME to its path.")
+    static let base64 = Option.text("base64", nil, "NAME", repeatable: true, "Give NAME's secret base64-encoded (for binary secrets).")
+    static let group = Option.text(
+        "group", nil, "G", repeatable: true, "Resolve only in these access groups (each must be one the profile may read).")
+    static let pristine = Flag("pristine", "Start from an empty environment (plus --keep) instead of keychainctl's.")
+    static let keep = Option.text(
+        "keep", nil, "VAR,…", repeatable: true, "Keep these variables (with --pristine; KEYCHAINCTL_KEY_FILE otherwise removed).")
+    static let noOverride = Flag("no-override", "Keep an inherited variable's value over an injected one.")
+    static let strict = Flag(
+        "strict",
+        "Refuse any variable left holding a keychain: value that is not a query, and --env-from items named after a reserved variable.")
+
+    /// The options the plan reads: exec's "secrets" section, then its "the command's environment".
+    static let secretSpecs = [
+        Self.env.spec, Self.envFrom.spec, Self.nameFrom.spec, Self.prefix.spec, Self.upper.spec, Self.envFile.spec, Self.file.spec,
+        Self.base64.spec, Self.group.spec,
+    ]
+    static let environmentSpecs = [Self.pristine.spec, Self.keep.spec, Self.noOverride.spec, Self.strict.spec]
+
     let envs: [(name: String, query: String)]
     let files: [(name: String, query: String)]
     let envFrom: [String]
@@ -22,23 +50,23 @@ struct ExecPlan {
     let strict: Bool
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
-        envs = try Self.assignments(arguments.all("env"), option: "--env")
-        files = try Self.assignments(arguments.all("file"), option: "--file")
+        envs = try Self.assignments(try arguments.values(Self.env), option: "--env")
+        files = try Self.assignments(try arguments.values(Self.file), option: "--file")
         var named: [String] = []
         for name in envs.map(\.name) + files.map(\.name) {
             guard !named.contains(name) else { throw UsageError("\(name) is given twice among --env and --file.") }
             named.append(name)
         }
-        envFrom = arguments.all("env-from")
-        naming = try VariableNaming(arguments)
-        envFiles = arguments.all("env-file")
-        base64 = Set(arguments.all("base64"))
-        let groupList = arguments.all("group").flatMap { $0.split(separator: ",").map(String.init) }
+        envFrom = try arguments.values(Self.envFrom)
+        naming = try VariableNaming(arguments, nameFrom: Self.nameFrom, prefix: Self.prefix, upper: Self.upper)
+        envFiles = try arguments.values(Self.envFile)
+        base64 = Set(try arguments.values(Self.base64))
+        let groupList = try arguments.values(Self.group).flatMap { $0.split(separator: ",").map(String.init) }
         groups = groupList.isEmpty ? nil : groupList
-        pristine = arguments.flag("pristine")
-        keep = arguments.all("keep").flatMap { $0.split(separator: ",").map(String.init) }
-        noOverride = arguments.flag("no-override")
-        strict = arguments.flag("strict")
+        pristine = arguments.flag(Self.pristine)
+        keep = try arguments.values(Self.keep).flatMap { $0.split(separator: ",").map(String.init) }
+        noOverride = arguments.flag(Self.noOverride)
+        strict = arguments.flag(Self.strict)
     }
 
     /// `NAME=QUERY` words; NAME must be a variable name.

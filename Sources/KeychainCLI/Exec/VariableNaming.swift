@@ -8,19 +8,23 @@ struct VariableNaming {
     let prefix: String
     let upper: Bool
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        let word = arguments.value("name-from") ?? "acct"
-        // The words --name-from takes (a code or its long name), and the attribute each names.
-        let words = [
-            "acct": Schema.account, "account": Schema.account, "labl": Schema.label, "label": Schema.label, "svce": Schema.service,
-            "service": Schema.service,
-        ]
-        guard let code = words[word]
-        else { throw UsageError("'\(word.terminalSafe)' is not valid for --name-from; use acct, labl or svce.") }
-        self.code = code
-        prefix = arguments.value("prefix") ?? ""
-        upper = arguments.flag("upper")
-        if !prefix.isEmpty, !prefix.utf8.allSatisfy(Self.isNameByte) {
+    /// The words `--name-from` takes (a code or its long name), and the attribute each names.
+    private static let words = [
+        "acct": Schema.account, "account": Schema.account, "labl": Schema.label, "label": Schema.label, "svce": Schema.service,
+        "service": Schema.service,
+    ]
+
+    /// A `--name-from` option with `help`: its value is the attribute code.
+    static func nameFrom(_ help: String) -> Option<String> {
+        .choice("name-from", nil, "acct|labl|svce", help) { words[$0] }
+    }
+
+    /// The naming `arguments` gives through the command's own options (`prefix`: exec only).
+    init(_ arguments: ParsedArguments, nameFrom: Option<String>, prefix: Option<String>? = nil, upper: Flag) throws(UsageError) {
+        code = try arguments.value(nameFrom) ?? Schema.account
+        self.prefix = try prefix.flatMap { option throws(UsageError) in try arguments.value(option) } ?? ""
+        self.upper = arguments.flag(upper)
+        if !self.prefix.isEmpty, !self.prefix.utf8.allSatisfy(Self.isNameByte) {
             throw UsageError("--prefix must be letters, digits and underscores.")
         }
     }

@@ -1,32 +1,39 @@
-/// One command-line option, declared once: parsing, usage errors and `--help` all derive from it.
+/// What an option's value is. It decides the help placeholder's meaning, shell completion, and
+/// whether the value may hold bytes that are not UTF-8.
+enum OptionKind: Sendable, Equatable {
+    /// No value: the option's presence is the value.
+    case flag
+    /// Text, which must be valid UTF-8 (an attribute, a query, a duration, a number).
+    case text
+    /// A file path: any bytes, completed as a file.
+    case path
+    /// One of a few words.
+    case choices([String])
+}
+
+/// One command-line option as help, the man page, completion and the parser see it. Commands
+/// declare options as typed `Option` and `Flag` constants, which carry one of these.
 struct OptionSpec: Sendable {
     /// The long name without dashes (`service`).
     let long: String
     /// The short name (`s` for `-s`), if any.
     let short: Character?
-    /// The value's placeholder in help; `nil` for a flag that takes no value.
+    /// The value's placeholder in help (`duration`, `auto|session|user`); `nil` for a flag.
     let valueName: String?
+    /// What the value is.
+    let kind: OptionKind
     /// Whether the option may be given more than once (its values accumulate).
     let repeatable: Bool
     /// One line of help.
     let help: String
+    /// The environment variable that stands in for the option when it is not given.
+    let environment: String?
 
-    /// An option taking a value.
-    static func value(_ long: String, _ short: Character? = nil, _ valueName: String, repeatable: Bool = false, _ help: String)
-        -> OptionSpec
-    {
-        OptionSpec(long: long, short: short, valueName: valueName, repeatable: repeatable, help: help)
-    }
+    /// Whether the option takes no value.
+    var isFlag: Bool { kind == .flag }
 
-    /// A flag with a short name.
-    static func flag(_ long: String, _ short: Character, _ help: String) -> OptionSpec {
-        OptionSpec(long: long, short: short, valueName: nil, repeatable: false, help: help)
-    }
-
-    /// A flag.
-    static func flag(_ long: String, _ help: String) -> OptionSpec {
-        OptionSpec(long: long, short: nil, valueName: nil, repeatable: false, help: help)
-    }
+    /// The help line with the environment variable, as help and the man page show it.
+    var helpWithEnvironment: String { environment.map { "\(help) [env: \($0)]" } ?? help }
 }
 
 /// One subcommand's name, help and options.

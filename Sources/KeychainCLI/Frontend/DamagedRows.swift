@@ -5,7 +5,7 @@ import KeychainCore
 /// with errSecDecode (exit 93) after doing what it safely could.
 enum DamagedRows {
     /// The option find, update, delete and migrate-group take.
-    static let option = OptionSpec.flag(
+    static let option = Flag(
         "skip-damaged", "Leave damaged items out, each named on stderr, instead of ending with errSecDecode (exit 93).")
 
     /// Names `rows` on stderr as skipped, or (without `skip`) throws errSecDecode naming them.

@@ -11,6 +11,13 @@ enum ExitStatusTable {
         let status: KeychainStatus?
         /// What it means and what usually causes it.
         let meaning: String
+
+        /// The meaning up to its first explanation, for a one-line list (root help).
+        var summary: String {
+            var text = meaning.prefix { $0 != "(" && $0 != ":" && $0 != ";" }
+            while text.last == " " { text.removeLast() }
+            return String(text)
+        }
     }
 
     static let success: Int32 = 0

@@ -27,7 +27,7 @@ enum HelpText {
                 let padded =
                     names.count < 34
                     ? names + String(repeating: " ", count: 34 - names.count) : names + "\n" + String(repeating: " ", count: 36)
-                out += "  \(padded)\(option.help)\(option.repeatable ? " (repeatable)" : "")\n"
+                out += "  \(padded)\(option.helpWithEnvironment)\(option.repeatable ? " (repeatable)" : "")\n"
             }
         }
         out += "  -h, --help                        Show this help.\n"
@@ -41,14 +41,23 @@ enum HelpText {
             + spec.actions.map { "  " + $0.words + String(repeating: " ", count: max(1, 34 - $0.words.count)) + $0.help + "\n" }.joined()
     }
 
+    /// What keychainctl is, in one line (root help's overview, the man page's NAME).
+    static let title = "Apple's data-protection keychain semantics on an encrypted SQLite file"
+
+    /// What an invocation is (root help and the man page's DESCRIPTION).
+    static let overview = """
+        Each invocation acts as one app or extension whose entitlements come from --profile: its access \
+        groups decide what it may read and write, as SecItemAdd, SecItemCopyMatching, SecItemUpdate and \
+        SecItemDelete decide on iOS and macOS. Secrets are read from standard input, files or descriptors, \
+        never from the command line unless the user insists.
+        """
+
     /// Help for `keychainctl` itself.
     static func root(_ commands: [CommandSpec]) -> String {
         var out = """
-            OVERVIEW: Apple's data-protection keychain semantics on an encrypted SQLite file.
+            OVERVIEW: \(title).
 
-            Each invocation acts as one app or extension whose entitlements come from --profile: its access
-            groups decide what it may read and write, as SecItemAdd, SecItemCopyMatching, SecItemUpdate and
-            SecItemDelete decide on iOS and macOS.
+            \(overview)
 
             USAGE: keychainctl <subcommand> [options]
 
@@ -58,13 +67,13 @@ enum HelpText {
         for command in commands {
             out += "  " + command.name + String(repeating: " ", count: max(1, 16 - command.name.count)) + command.abstract + "\n"
         }
+        out += "\nEXIT STATUS:\n"
+        for row in ExitStatusTable.rows {
+            let meaning = row.status.map { "\($0.name) (\($0.rawValue))" } ?? row.summary
+            out += "  " + String(row.exit) + String(repeating: " ", count: max(1, 6 - String(row.exit).count)) + meaning + "\n"
+        }
         out += """
-
-            EXIT STATUS: 0 success; a keychain status's low byte (44 not found, 45 duplicate, 30 missing
-            entitlement, 36 interaction not allowed, 51 wrong key or passphrase, 93 damaged item, 206 bad
-            parameter, 41 no such attribute, 38 no such class, 53 no keychain); 64 usage; 78 unusable
-            profile or configuration; 74 keychain file or input unreadable; 1 a bug. 'keychainctl error
-            --list' prints them all, 'keychainctl error STATUS' explains one.
+            'keychainctl error STATUS' explains one, with what usually causes it.
 
               -h, --help        Show help (also 'keychainctl <subcommand> --help').
               --version         Show the version.

@@ -1,38 +1,41 @@
 import KeychainCore
 
-/// The item attribute options shared by add, find, update, delete and migrate-group (CLI.md),
+/// The item attribute options shared by add, find, update, delete, migrate-group and export,
 /// declared once as a table of option → attribute code.
 struct ItemOptions {
-    /// Each attribute option and the code it sets; `--class` and `--attr` are handled apart.
-    static let attributeOptions: [(spec: OptionSpec, code: String)] = [
-        (.value("service", "s", "service", "Service (svce)."), "svce"),
-        (.value("account", "a", "account", "Account (acct)."), "acct"),
-        (.value("group", "g", "group", "Access group (agrp), Team ID prefix included."), "agrp"),
-        (.value("label", "l", "label", "Label (labl)."), "labl"),
-        (.value("description", "D", "text", "Description, 'kind' in security (desc)."), "desc"),
-        (.value("comment", "j", "text", "Comment (icmt)."), "icmt"),
-        (.value("generic", "G", "text", "Generic attribute (gena)."), "gena"),
-        (.value("creator", "c", "code", "Creator, a four-character code (crtr)."), "crtr"),
-        (.value("type", "C", "code", "Type, a four-character code (type)."), "type"),
-        (.value("server", nil, "host", "Server (srvr), inet."), "srvr"),
-        (.value("security-domain", nil, "domain", "Security domain (sdmn), inet."), "sdmn"),
-        (.value("protocol", nil, "protocol", "Protocol (ptcl), inet: https, ftp, … or a code such as htps."), "ptcl"),
-        (.value("auth-type", nil, "type", "Authentication type (atyp), inet: default, html-form, … or a code."), "atyp"),
-        (.value("port", nil, "port", "Port (port), inet."), "port"),
-        (.value("path", nil, "path", "Path (path), inet."), "path"),
+    /// Each attribute option and the code it sets; `--class` and `--attr` are handled apart. A
+    /// value is checked by the keychain (errSecParam), as SecItem checks its dictionary, so even
+    /// `--sync`, completed from its choices, takes any text here.
+    /// The codes are literal so the table reads as the option reference it is.
+    static let attributeOptions: [(option: Option<String>, code: String)] = [
+        (.text("service", "s", "service", "Service (svce)."), "svce"),
+        (.text("account", "a", "account", "Account (acct)."), "acct"),
+        (.text("group", "g", "group", "Access group (agrp), Team ID prefix included."), "agrp"),
+        (.text("label", "l", "label", "Label (labl)."), "labl"),
+        (.text("description", "D", "text", "Description, 'kind' in security (desc)."), "desc"),
+        (.text("comment", "j", "text", "Comment (icmt)."), "icmt"),
+        (.text("generic", "G", "text", "Generic attribute (gena)."), "gena"),
+        (.text("creator", "c", "code", "Creator, a four-character code (crtr)."), "crtr"),
+        (.text("type", "C", "code", "Type, a four-character code (type)."), "type"),
+        (.text("server", nil, "host", "Server (srvr), inet."), "srvr"),
+        (.text("security-domain", nil, "domain", "Security domain (sdmn), inet."), "sdmn"),
+        (.text("protocol", nil, "protocol", "Protocol (ptcl), inet: https, ftp, … or a code such as htps."), "ptcl"),
+        (.text("auth-type", nil, "type", "Authentication type (atyp), inet: default, html-form, … or a code."), "atyp"),
+        (.text("port", nil, "port", "Port (port), inet."), "port"),
+        (.text("path", nil, "path", "Path (path), inet."), "path"),
         (
-            .value(
+            .text(
                 "accessible", nil, "class",
                 "Accessibility (pdmn): when-unlocked, after-first-unlock, always, … or ak ck dk akpu aku cku dku."), "pdmn"
         ),
-        (.value("sync", nil, "yes|no|any", "Synchronizable (sync); queries default to no."), "sync"),
+        (.choice("sync", nil, "yes|no|any", "Synchronizable (sync); queries default to no.") { $0 }, "sync"),
     ]
+    static let itemClass = Option.text("class", nil, "class", "genp (default), inet, cert, keys, idnt, or their long names.")
+    static let attr = Option.text(
+        "attr", nil, "code=value", repeatable: true, "Any attribute by its four-character code; data may be given as base64:….")
 
     /// The options, for command specs.
-    static let specs: [OptionSpec] =
-        [.value("class", nil, "class", "genp (default), inet, cert, keys, idnt, or their long names.")]
-        + attributeOptions.map(\.spec)
-        + [.value("attr", nil, "code=value", repeatable: true, "Any attribute by its four-character code; data may be given as base64:….")]
+    static let specs: [OptionSpec] = [Self.itemClass.spec] + attributeOptions.map(\.option.spec) + [Self.attr.spec]
 
     let itemClass: String?
     let attributes: [(code: String, value: String)]
@@ -40,13 +43,17 @@ struct ItemOptions {
     /// rather than an attribute, and `--attr pdmn` beside it is refused (errSecParam).
     let accessControl: AccessControlRequest?
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        itemClass = arguments.value("class")
-        accessControl = arguments.value("access-control").map { AccessControlRequest(flags: $0, protection: arguments.value("accessible")) }
-        let options = accessControl == nil ? Self.attributeOptions : Self.attributeOptions.filter { $0.code != Schema.protection }
+    /// The item `arguments` describes; `accessControl` is add's `--access-control`, when given.
+    init(_ arguments: ParsedArguments, accessControl flags: String? = nil) throws(UsageError) {
+        itemClass = try arguments.value(Self.itemClass)
+        let given = arguments.attributes(from: Self.attributeOptions)
+        let accessControl = flags.map { flags in
+            AccessControlRequest(flags: flags, protection: given.last { $0.code == Schema.protection }?.value)
+        }
+        self.accessControl = accessControl
         attributes =
-            arguments.attributes(from: options)
-            + (try Self.parseAssignments(arguments.all("attr"), option: "--attr"))
+            given.filter { accessControl == nil || $0.code != Schema.protection }
+            + (try Self.parseAssignments(try arguments.values(Self.attr), option: "--attr"))
     }
 
     /// `CODE=VALUE` words split at the first `=`; anything else is a usage error (exit 64).

@@ -48,14 +48,14 @@ public enum KeychainCommandLine {
                     .param,
                     hint: "the value of --\(option) is not valid UTF-8; attribute text must be UTF-8 "
                         + "(give the bytes of a data attribute as base64:...). Nothing was done.")
-                return ErrorReporter.report(error, format: parsed.value("format") == "json" ? .json : .text)
+                return ErrorReporter.report(error, format: parsed.rawValue(of: GlobalOptions.format.spec) == "json" ? .json : .text)
             }
             command = try type.init(parsed)
         } catch {
             return usage(error.description, command: type.spec.name)
         }
         do {
-            if let text = Environment.value("KEYCHAINCTL_FORMAT"), OutputFormat(rawValue: text) == nil {
+            if let text = GlobalOptions.format.environmentValue, OutputFormat(rawValue: text) == nil {
                 throw ConfigurationError("KEYCHAINCTL_FORMAT is '\(text.terminalSafe)'; use text or json.")
             }
             try command.run()
@@ -63,7 +63,7 @@ public enum KeychainCommandLine {
         } catch let error as UsageError {
             return usage(error.description, command: type.spec.name)
         } catch {
-            return ErrorReporter.report(error, format: command.globals.resolvedFormat)
+            return ErrorReporter.report(error, format: command.context.resolvedFormat)
         }
     }
 
@@ -85,6 +85,20 @@ public enum KeychainCommandLine {
             _ = error.description
             return ExitStatusTable.usage
         }
+    }
+
+    /// The options each command declares but does not read when built from an empty command line
+    /// (for the test that every declared option is read: a declared option nothing reads would be
+    /// accepted and silently ignored).
+    package static func optionsNotRead() -> [String: [String]] {
+        var unread: [String: [String]] = [:]
+        for type in commands {
+            guard let parsed = try? ParsedArguments([], spec: type.spec) else { continue }
+            _ = try? type.init(parsed)
+            let missing = type.spec.options.map(\.long).filter { !parsed.readOptions.contains($0) }
+            if !missing.isEmpty { unread[type.spec.name] = missing }
+        }
+        return unread
     }
 
     /// Runs the process's command line and exits. Before anything is read, the process is made
@@ -126,6 +140,6 @@ public enum KeychainCommandLine {
 protocol Subcommand {
     static var spec: CommandSpec { get }
     init(_ arguments: ParsedArguments) throws(UsageError)
-    var globals: GlobalOptions { get }
+    var context: CommandContext { get }
     func run() throws
 }

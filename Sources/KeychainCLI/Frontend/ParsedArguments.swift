@@ -8,6 +8,7 @@
 struct ParsedArguments {
     private var values: [String: [String]] = [:]
     private var flags: Set<String> = []
+    private let reads = ReadLog()
     /// The action the leading words named (the spec's first when none was given); `nil` for a
     /// command without actions.
     private(set) var action: String?
@@ -93,7 +94,7 @@ struct ParsedArguments {
             guard let option else {
                 throw UsageError("unknown option '\(shown.terminalSafe)' for \(spec.name)." + Self.suggestion(for: shown, in: spec))
             }
-            if option.valueName == nil {
+            if option.isFlag {
                 guard inlineValue == nil else { throw UsageError("--\(option.long) takes no value.") }
                 flags.insert(option.long)
                 continue
@@ -111,7 +112,7 @@ struct ParsedArguments {
                 valueIndex = index
                 index += 1
             }
-            if invalidUTF8.contains(valueIndex), option.valueName != "path", invalidUTF8Option == nil {
+            if invalidUTF8.contains(valueIndex), option.kind != .path, invalidUTF8Option == nil {
                 invalidUTF8Option = option.long
             }
             if !option.repeatable, values[option.long] != nil {
@@ -150,28 +151,53 @@ struct ParsedArguments {
         return previous[b.count]
     }
 
-    /// The value of a single-valued option.
-    func value(_ long: String) -> String? { values[long]?.last }
-
-    /// Every value of a repeatable option, in order.
-    func all(_ long: String) -> [String] { values[long] ?? [] }
-
-    /// Whether a flag was given.
-    func flag(_ long: String) -> Bool { flags.contains(long) }
-
-    /// (code, value) for each option of `table` that was given, in the table's order.
-    func attributes(from table: [(spec: OptionSpec, code: String)]) -> [(code: String, value: String)] {
-        table.compactMap { option, code in value(option.long).map { (code, $0) } }
+    /// The value of `option`, parsed; `nil` when not given, a usage error when it does not parse.
+    func value<Value>(_ option: Option<Value>) throws(UsageError) -> Value? {
+        try values(option).last
     }
 
-    /// A value parsed by `transform`; a value it rejects is a usage error naming the choices.
-    /// (`choices` is built only for the error: listing an enum's cases costs a start-up its
-    /// metadata instantiation.)
-    func value<T>(_ long: String, choices: @autoclosure () -> String, _ transform: (String) -> T?) throws(UsageError) -> T? {
-        guard let text = value(long) else { return nil }
-        guard let parsed = transform(text) else {
-            throw UsageError("'\(text.terminalSafe)' is not valid for --\(long); use \(choices()).")
+    /// Every value of a repeatable `option`, in order, each parsed.
+    func values<Value>(_ option: Option<Value>) throws(UsageError) -> [Value] {
+        reads.note(option.spec.long)
+        var parsed: [Value] = []
+        for text in values[option.spec.long] ?? [] {
+            guard let value = option.parse(text) else {
+                throw UsageError("'\(text.terminalSafe)' is not valid for --\(option.spec.long); use \(option.expected).")
+            }
+            parsed.append(value)
         }
         return parsed
     }
+
+    /// Whether `flag` was given.
+    func flag(_ flag: Flag) -> Bool {
+        reads.note(flag.spec.long)
+        return flags.contains(flag.spec.long)
+    }
+
+    /// The text given for `option`, unparsed: for reporting an error in the format asked for
+    /// before the command's own options are read.
+    func rawValue(of option: OptionSpec) -> String? { values[option.long]?.last }
+
+    /// Whether `option` was given at all (for checks of options given together).
+    func given<Value>(_ option: Option<Value>) -> Bool { values[option.spec.long] != nil }
+
+    /// (code, value) for each option of `table` that was given, in the table's order.
+    func attributes(from table: [(option: Option<String>, code: String)]) -> [(code: String, value: String)] {
+        table.compactMap { option, code in
+            reads.note(option.spec.long)
+            return values[option.spec.long]?.last.map { (code, $0) }
+        }
+    }
+
+    /// The long names of the options read so far, for the test that every declared option is
+    /// read by its command.
+    var readOptions: [String] { reads.names }
+}
+
+/// The options a command read: a reference, so that the copies a command's parts make of the
+/// parsed arguments all record into one log.
+private final class ReadLog {
+    private(set) var names: [String] = []
+    func note(_ name: String) { names.append(name) }
 }

@@ -21,10 +21,12 @@ enum ShellCompletion {
     }
 
     static func values(of option: OptionSpec) -> Values {
-        guard let name = option.valueName else { return .none }
-        if name.contains("|") { return .choices(name.split(separator: "|").map(String.init)) }
-        if ["path", "FILE"].contains(name) { return .path }
-        return .any
+        switch option.kind {
+        case .flag: .none
+        case .choices(let words): .choices(words)
+        case .path: .path
+        case .text: .any
+        }
     }
 
     /// Single-quoted for any of the three shells ('…' with ' written as '\'' ).

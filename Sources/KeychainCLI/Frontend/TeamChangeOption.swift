@@ -2,13 +2,11 @@ import KeychainCore
 
 /// `--team-change TEAMID` of explain, matrix and lint: the option, and how its report reads.
 enum TeamChangeOption {
-    static func spec(_ help: String) -> OptionSpec { .value("team-change", nil, "teamid", help) }
-
-    /// The new Team ID, when given; anything but ten upper-case letters or digits is a usage error.
-    static func parse(_ arguments: ParsedArguments) throws(UsageError) -> String? {
-        try arguments.value("team-change", choices: "a Team ID: ten upper-case letters or digits, such as ZZZZZ99999") {
-            TeamChange.isTeamID($0) ? $0 : nil
-        }
+    /// The option with `help`: ten upper-case letters or digits, anything else a usage error.
+    static func option(_ help: String) -> Option<String> {
+        Option(
+            "team-change", nil, "teamid", expected: "a Team ID: ten upper-case letters or digits, such as ZZZZZ99999", help
+        ) { TeamChange.isTeamID($0) ? $0 : nil }
     }
 
     private static func list(_ groups: [TeamChangeReport.Group]) -> String {

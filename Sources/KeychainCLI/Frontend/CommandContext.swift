@@ -1,0 +1,249 @@
+import Glibc
+import KeychainCore
+
+/// What one invocation's global options mean together: the keychain file, the credential that
+/// opens it, the calling app's profile, how authentication is answered and the output format,
+/// each from its option, else its environment variable, else the default.
+struct CommandContext {
+    var options: GlobalOptions
+    /// The command being run (`--auth-ui skip` belongs to find alone).
+    let command: String
+
+    /// The context `arguments` gives; a command that owns `--format` passes `ownFormat`.
+    init(_ arguments: ParsedArguments, ownFormat: Bool = false) throws(UsageError) {
+        options = try GlobalOptions(arguments, ownFormat: ownFormat)
+        command = arguments.command
+    }
+
+    /// The device state this call runs as: the option, else KEYCHAINCTL_DEVICE_STATE (an unknown
+    /// word there is unusable configuration, exit 78), else the stored one (`nil`).
+    func resolvedDeviceState() throws -> DeviceState.Lock? {
+        if let state = options.deviceState { return state }
+        guard let text = GlobalOptions.deviceState.environmentValue else { return nil }
+        guard let state = DeviceState.Lock(rawValue: text) else {
+            throw ConfigurationError("KEYCHAINCTL_DEVICE_STATE is not a device state; use one of \(DeviceState.Lock.allNames).")
+        }
+        return state
+    }
+
+    /// The format in force: the option, the environment, else text.
+    var resolvedFormat: OutputFormat {
+        options.format ?? GlobalOptions.format.environmentValue.flatMap(OutputFormat.init(rawValue:)) ?? .text
+    }
+
+    /// The keychain path in force.
+    var keychainPath: String {
+        if let keychain = options.keychain ?? GlobalOptions.keychain.environmentValue { return keychain }
+        let dataHome = Environment.value("XDG_DATA_HOME") ?? ((Environment.value("HOME") ?? ".") + "/.local/share")
+        return dataHome + "/keychainctl/keychain.db"
+    }
+
+    /// Loads the profile; required by item commands.
+    func loadProfile() throws -> Profile {
+        guard let path = options.profile ?? GlobalOptions.profile.environmentValue else {
+            throw ConfigurationError(
+                "no profile: pass --profile PATH (or set KEYCHAINCTL_PROFILE) naming the app's entitlements plist or provisioning profile.")
+        }
+        return try loadProfile(path: path, provisioning: options.provisioning ?? GlobalOptions.provisioning.environmentValue)
+    }
+
+    /// Loads the claims at `path`, signed by the provisioning profile at `provisioning`, under
+    /// this invocation's team ID, platform and wildcard options.
+    func loadProfile(path: String, provisioning: String?) throws -> Profile {
+        let platformText = GlobalOptions.platform.environmentValue
+        let envPlatform = platformText.flatMap(Platform.init(rawValue:))
+        if let platformText, envPlatform == nil {
+            throw ConfigurationError("KEYCHAINCTL_PLATFORM is '\(platformText.terminalSafe)'; use ios or macos.")
+        }
+        let loaded = try Profile.load(
+            path: path, provisioning: provisioning, teamID: options.teamID ?? GlobalOptions.teamID.environmentValue,
+            platform: options.platform ?? envPlatform, allowWildcard: options.allowAnyGroup)
+        for warning in loaded.warnings { StandardStreams.warn(warning) }
+        return loaded
+    }
+
+    /// The caller for item commands.
+    func caller() throws -> Caller { Caller(try loadProfile()) }
+
+    /// Opens the keychain with the credential in force.
+    func openKeychain() throws -> Keychain { try openKeychain(with: try openingCredential()) }
+
+    /// The keychain file opened and its credential chosen (a cached key, else a source, else a
+    /// prompt), asked for only once the file is known to exist. A command that also prompts for a
+    /// secret asks for both before opening the keychain, so the slow key derivation never runs
+    /// between two prompts (where type-ahead would echo).
+    func openingCredential() throws -> Keychain.Opening {
+        try KeychainStore.checkExists(keychainPath)
+        return try Keychain.opening(path: keychainPath, source: credentialSource())
+    }
+
+    /// Opens the keychain `opening` chose a credential for, answering authentication as the options say.
+    func openKeychain(with opening: Keychain.Opening) throws -> Keychain {
+        let authentication = try authentication()
+        let keychain: Keychain
+        do { keychain = try Keychain(opening, deviceState: try resolvedDeviceState()) } catch let error as KeychainError
+            where error.status == .authFailed
+        {
+            // A rekey interrupted between its commit and its key file's rename left the new key
+            // beside the old one.
+            guard let path = options.keyFile ?? GlobalOptions.keyFile.environmentValue, access(path + ".new", F_OK) == 0 else {
+                throw error
+            }
+            throw KeychainError(
+                .authFailed,
+                hint: error.hint + " \(path).new exists: a rekey was interrupted after it changed the keychain; "
+                    + "if \(path).new opens it (KEYCHAINCTL_KEY_FILE=\(path).new), move it over \(path).")
+        }
+        keychain.authentication = authentication
+        return keychain
+    }
+
+    /// How this call answers a protected item (research §2.6): `--auth` or KEYCHAINCTL_AUTH (an
+    /// unknown word there is exit 78), else the user on the terminal, else nobody (-25308). The
+    /// application password comes from `--application-password-fd`, else a prompt on the terminal
+    /// (unless `--auth-ui fail`). `--auth-ui skip` outside find is errSecParam, before anything else.
+    func authentication() throws -> Authentication {
+        let ui = options.authUI ?? .allow
+        try Authentication(ui: ui).checkSkip(allowed: command == FindCommand.spec.name, operation: command)
+        var answerText = options.auth?.rawValue
+        if answerText == nil, let text = GlobalOptions.auth.environmentValue {
+            guard Authentication.Answer(rawValue: text) != nil else {
+                throw ConfigurationError("KEYCHAINCTL_AUTH is not an answer; use one of \(Authentication.Answer.allNames).")
+            }
+            answerText = text
+        }
+        let onTerminal = StandardStreams.isTerminal(0) || StandardStreams.isTerminal(2)
+        var authentication = Authentication(ui: ui)
+        if let given = answerText.flatMap(Authentication.Answer.init(rawValue:)) {
+            authentication.answer = { _ in given }
+        } else if onTerminal {
+            authentication.answer = { prompt in try Confirmation.authenticate(prompt) }
+        }
+        if let fd = options.applicationPasswordFD {
+            authentication.applicationPassword = { _ in try Self.passphrase(fromFD: fd, what: "the application password") }
+        } else if onTerminal, ui == .allow {
+            authentication.applicationPassword = { item in
+                try SecretReader.prompt("Application password for \(item.summary): ", limit: InputLimits.passphraseBytes)
+            }
+        }
+        return authentication
+    }
+
+    /// The keychain, when it exists and a key (not a passphrase, whose derivation is slow, nor a
+    /// prompt) opens it: a key source, or a key cached by `unlock`. For commands that only mention
+    /// the keychain, such as `groups` showing the device.
+    func keychainIfKeyAtHand() throws -> Keychain? {
+        guard options.passphraseFD == nil, (try? KeychainStore.checkExists(keychainPath)) != nil else { return nil }
+        if options.keyFile != nil || GlobalOptions.keyFile.environmentValue != nil || Environment.value(Self.keyVariable) != nil {
+            return try openKeychain(with: Keychain.opening(path: keychainPath, source: credentialSource()))
+        }
+        guard !noCache else { return nil }
+        do {
+            return try openKeychain(
+                with: Keychain.opening(path: keychainPath, source: CredentialSource(useCache: true) { _ in throw NoKeyAtHand() }))
+        } catch is NoKeyAtHand { return nil }
+    }
+
+    /// Whether a key cached by `unlock` may be used: not with `--no-cache` or KEYCHAINCTL_NO_CACHE=1.
+    private var noCache: Bool { options.noCache || GlobalOptions.noCache.environmentValue == "1" }
+
+    /// The secret variables, taken (and wiped) whichever source wins. Only their names are here:
+    /// no option carries these values.
+    static let keyVariable = "KEYCHAINCTL_KEY"
+    static let passphraseVariable = "KEYCHAINCTL_PASSPHRASE"
+
+    /// `keychainIfKeyAtHand` found no cached key.
+    private struct NoKeyAtHand: Error {}
+
+    /// Where the key that opens an existing keychain comes from, in CLI.md's order: `--key-file`,
+    /// `--passphrase-fd`, KEYCHAINCTL_KEY_FILE, KEYCHAINCTL_KEY (explicit sources: a stale cache
+    /// never shadows them), then the key `unlock` cached (unless `--no-cache`), then
+    /// KEYCHAINCTL_PASSPHRASE, then a no-echo prompt on a terminal. With none of them: the
+    /// keychain is locked to this process, errSecInteractionNotAllowed (exit 36).
+    func credentialSource() throws -> CredentialSource {
+        // Both secret variables are taken (and wiped) whichever source wins.
+        let environmentKey = Environment.takeSecret(Self.keyVariable)
+        let environmentPassphrase = Environment.takeSecret(Self.passphraseVariable)
+        if let explicit = try explicitCredential(environmentKey: environmentKey) {
+            return CredentialSource(useCache: false) { _ in explicit }
+        }
+        return CredentialSource(useCache: !noCache) { passphraseKeychain in
+            if let environmentPassphrase { return .passphrase(try Self.capped(environmentPassphrase, source: Self.passphraseVariable)) }
+            if let prompted = try Self.prompted("Keychain passphrase: ") { return .passphrase(prompted) }
+            throw KeychainError(
+                .interactionNotAllowed,
+                hint: passphraseKeychain
+                    ? "the keychain is locked: no key is cached for it and there is no terminal to ask on. Run 'keychainctl unlock' "
+                        + "once (with KEYCHAINCTL_PASSPHRASE or --passphrase-fd), or set KEYCHAINCTL_PASSPHRASE."
+                    : "no key available: pass --key-file PATH, set KEYCHAINCTL_KEY_FILE or KEYCHAINCTL_KEY, or run 'keychainctl unlock' once with one of them."
+            )
+        }
+    }
+
+    /// The credential for a new keychain (`init`): an explicit source, KEYCHAINCTL_PASSPHRASE, or
+    /// a passphrase typed twice. With none of them and no terminal: exit 78.
+    func creatingCredential() throws -> KeychainCredential {
+        let environmentKey = Environment.takeSecret(Self.keyVariable)
+        let environmentPassphrase = Environment.takeSecret(Self.passphraseVariable)
+        if let explicit = try explicitCredential(environmentKey: environmentKey) { return explicit }
+        if let environmentPassphrase { return .passphrase(try Self.capped(environmentPassphrase, source: Self.passphraseVariable)) }
+        if let prompted = try Self.prompted("New keychain passphrase: ", confirming: "created") { return .passphrase(prompted) }
+        throw ConfigurationError(
+            "no key available: pass --key-file PATH or --passphrase-fd N, or set KEYCHAINCTL_KEY_FILE, KEYCHAINCTL_KEY or KEYCHAINCTL_PASSPHRASE."
+        )
+    }
+
+    /// The sources that name their key outright: `--key-file`, `--passphrase-fd`,
+    /// KEYCHAINCTL_KEY_FILE, KEYCHAINCTL_KEY.
+    private func explicitCredential(environmentKey: SecretBytes?) throws -> KeychainCredential? {
+        if let keyFile = options.keyFile { return try Self.key(fromFile: keyFile) }
+        if let fd = options.passphraseFD { return .passphrase(try Self.passphrase(fromFD: fd, what: "the passphrase")) }
+        if let keyFile = GlobalOptions.keyFile.environmentValue { return try Self.key(fromFile: keyFile) }
+        if let environmentKey { return try KeychainCredential.key(base64: environmentKey, source: Self.keyVariable) }
+        return nil
+    }
+
+    /// A passphrase typed on the terminal after `prompt`; typed twice when `confirming` names
+    /// what a mismatch leaves undone ("created", "changed"). `nil` without a terminal.
+    static func prompted(_ prompt: String, confirming undone: String? = nil) throws -> SecretBytes? {
+        guard StandardStreams.isTerminal(0) || StandardStreams.isTerminal(2) else { return nil }
+        let limit = InputLimits.passphraseBytes
+        let passphrase = try SecretReader.prompt(prompt, limit: limit)
+        if let undone {
+            let again = try SecretReader.prompt("Repeat the passphrase: ", limit: limit)
+            guard passphrase.equals(again) else { throw ConfigurationError("the passphrases differ; nothing was \(undone).") }
+        }
+        return passphrase
+    }
+
+    private static func key(fromFile path: String) throws -> KeychainCredential {
+        let text: SecretBytes
+        do { text = try SecretReader.readKeyFile(path) } catch let error as InputError {
+            throw ConfigurationError("cannot read the key file: \(error.description)")
+        } catch is InputTooLarge {
+            throw ConfigurationError(
+                "\(path) is not a key file: longer than \(InputLimits.keyFileBytes) bytes (a key is 44 base64 characters).")
+        }
+        return try KeychainCredential.key(base64: text, source: "key file \(path)")
+    }
+
+    /// A passphrase (or application password) read whole from descriptor `fd`, less one trailing
+    /// newline (as `echo` adds), within `InputLimits.passphraseBytes`. The descriptor is closed
+    /// once read (made close-on-exec when it is 0, 1 or 2): nothing keychainctl starts later (exec's
+    /// command, git) can reopen it through /proc/self/fd and read the passphrase again.
+    static func passphrase(fromFD fd: Int32, what: String) throws -> SecretBytes {
+        defer { SecretReader.retire(fd: fd) }
+        let secret = try SecretReader.readAll(fd: fd, source: "file descriptor \(fd)", limit: InputLimits.passphraseBytes + 2)
+        secret.stripTrailingNewline()
+        return try capped(secret, source: what)
+    }
+
+    /// `passphrase` when it is within `InputLimits.passphraseBytes` (a prompt line is capped as
+    /// it is read).
+    static func capped(_ passphrase: SecretBytes, source: String) throws -> SecretBytes {
+        guard passphrase.count <= InputLimits.passphraseBytes else {
+            throw InputTooLarge(source: source, limit: InputLimits.passphraseBytes)
+        }
+        return passphrase
+    }
+}

@@ -1,0 +1,93 @@
+/// An option that takes a value, declared once as a constant of its command: its spelling, help
+/// and environment variable (`spec`), and how its text becomes a `Value`. Commands read it as
+/// `try arguments.value(Self.timeout)`, never by name, so a read cannot name an option the
+/// command does not declare.
+///
+/// A generic struct holding a closure, not a protocol: nothing is looked up at start-up.
+struct Option<Value>: Sendable {
+    let spec: OptionSpec
+    /// The value `text` spells, or `nil` when it spells none (a usage error naming `expected`).
+    let parse: @Sendable (String) -> Value?
+    /// What a valid value looks like, for the usage error ("auto, session or user").
+    let expected: String
+
+    init(
+        _ long: String, _ short: Character? = nil, _ valueName: String, kind: OptionKind = .text, repeatable: Bool = false,
+        environment: String? = nil, expected: String = "", _ help: String, parse: @escaping @Sendable (String) -> Value?
+    ) {
+        spec = OptionSpec(
+            long: long, short: short, valueName: valueName, kind: kind, repeatable: repeatable, help: help, environment: environment)
+        self.parse = parse
+        self.expected = expected
+    }
+}
+
+extension Option where Value == String {
+    /// Text taken as given.
+    static func text(_ long: String, _ valueName: String, repeatable: Bool = false, environment: String? = nil, _ help: String) -> Option {
+        text(long, nil, valueName, repeatable: repeatable, environment: environment, help)
+    }
+
+    /// Text taken as given, with a short name (or `nil`).
+    static func text(
+        _ long: String, _ short: Character?, _ valueName: String, repeatable: Bool = false, environment: String? = nil, _ help: String
+    ) -> Option {
+        Option(long, short, valueName, repeatable: repeatable, environment: environment, help) { $0 }
+    }
+
+    /// A file path taken as given (its bytes need not be UTF-8).
+    static func path(
+        _ long: String, short: Character? = nil, valueName: String = "path", repeatable: Bool = false, environment: String? = nil,
+        _ help: String
+    ) -> Option {
+        Option(long, short, valueName, kind: .path, repeatable: repeatable, environment: environment, help) { $0 }
+    }
+}
+
+extension Option where Value == Int32 {
+    /// A file descriptor number.
+    static func descriptor(_ long: String, environment: String? = nil, _ help: String) -> Option {
+        Option(long, nil, "n", environment: environment, expected: "a file descriptor number", help) { Int32($0) }
+    }
+}
+
+extension Option {
+    /// One of the words `valueName` lists (`auto|session|user`), parsed by `parse`.
+    static func choice(
+        _ long: String, _ short: Character? = nil, _ valueName: String, environment: String? = nil, _ help: String,
+        _ parse: @escaping @Sendable (String) -> Value?
+    ) -> Option {
+        let words = valueName.split(separator: "|").map(String.init)
+        let expected = words.count > 1 ? words.dropLast().joined(separator: ", ") + " or " + words.last! : valueName
+        return Option(
+            long, short, valueName, kind: .choices(words), environment: environment, expected: expected, help, parse: parse)
+    }
+}
+
+/// An option that takes no value, declared once as a constant of its command.
+struct Flag: Sendable {
+    let spec: OptionSpec
+
+    init(_ long: String, environment: String? = nil, _ help: String) {
+        spec = OptionSpec(long: long, short: nil, valueName: nil, kind: .flag, repeatable: false, help: help, environment: environment)
+    }
+
+    init(_ long: String, _ short: Character, _ help: String) {
+        spec = OptionSpec(long: long, short: short, valueName: nil, kind: .flag, repeatable: false, help: help, environment: nil)
+    }
+}
+
+extension Option {
+    /// The value of the option's environment variable (see `OptionSpec.environmentValue`).
+    var environmentValue: String? { spec.environmentValue }
+}
+
+extension Flag {
+    /// The value of the flag's environment variable (see `OptionSpec.environmentValue`).
+    var environmentValue: String? { spec.environmentValue }
+}
+
+extension OptionSpec {
+    /// The value of the option's environment variable, when it has one and it is set and not empty.
+    var environmentValue: String? { environment.flatMap(Environment.value) }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+
+@testable import KeychainCLI
+
+/// Options are declared once, as typed constants: every one is read by its command, parsed
+/// values are checked before the command runs, and the help, the man page's ENVIRONMENT, FILES
+/// and EXIT STATUS sections and root help's exit list all come from the same tables.
+@Suite struct OptionTableTests {
+    static let specs = KeychainCommandLine.commands.map { $0.spec }
+
+    /// A declared option that no code reads would be accepted and silently ignored.
+    @Test func everyDeclaredOptionIsReadByItsCommand() {
+        #expect(KeychainCommandLine.optionsNotRead().isEmpty, "\(KeychainCommandLine.optionsNotRead())")
+    }
+
+    /// The check itself can fail: a spec with an option its reader never reads is caught.
+    @Test func anUnreadOptionIsNoticed() throws {
+        let read = Flag("read", "Read.")
+        let ignored = Flag("ignored", "Never read.")
+        let spec = CommandSpec(name: "probe", abstract: "", discussion: "", sections: [("options", [read.spec, ignored.spec])])
+        let parsed = try ParsedArguments([], spec: spec)
+        _ = parsed.flag(read)
+        #expect(parsed.readOptions == ["read"])
+    }
+
+    @Test func noCommandDeclaresAnOptionTwice() {
+        for spec in Self.specs {
+            let names = spec.options.map(\.long)
+            #expect(Set(names).count == names.count, "\(spec.name): \(names)")
+            let shorts = spec.options.compactMap(\.short)
+            #expect(Set(shorts).count == shorts.count, "\(spec.name): \(shorts)")
+        }
+    }
+
+    /// A value that does not parse is a usage error naming what is expected, before anything runs.
+    @Test func aBadValueIsAUsageErrorBeforeTheCommandRuns() {
+        let unlock = KeychainCommandLine.parseOnly(["unlock", "--keyring", "bogus"])
+        #expect(unlock == ExitStatusTable.usage)
+        let explain = KeychainCommandLine.parseOnly(["explain", "--candidates", "0"])
+        #expect(explain == ExitStatusTable.usage)
+        #expect(KeychainCommandLine.parseOnly(["unlock", "--keyring", "user"]) == 0)
+    }
+
+    @Test func theManPageListsEveryVariableTheFilesAndEveryExitStatus() {
+        let page = ManPage.render(Self.specs, version: KeychainCommandLine.version)
+        let variables = Self.specs.flatMap(\.options).compactMap(\.environment) + GlobalOptions.specs.compactMap(\.environment)
+        #expect(variables.contains("KEYCHAINCTL_ACCOUNT_KEY_FILE"))
+        let environment = page.components(separatedBy: ".SH ENVIRONMENT\n").last?.components(separatedBy: ".SH FILES").first ?? ""
+        for name in variables + [CommandContext.keyVariable, CommandContext.passphraseVariable] {
+            #expect(environment.contains(".B \(ManPage.roff(name))\n"), "ENVIRONMENT lacks \(name)")
+        }
+        #expect(page.contains(".SH FILES\n") && page.contains("keychain.db"))
+        for row in ExitStatusTable.rows { #expect(page.contains(".B \(row.exit)\n")) }
+    }
+
+    @Test func rootHelpListsEveryExitStatusFromTheTable() {
+        let help = HelpText.root(Self.specs)
+        for row in ExitStatusTable.rows {
+            let line = "  \(row.exit)" + String(repeating: " ", count: max(1, 6 - String(row.exit).count))
+            #expect(help.contains(line), "root help lacks exit \(row.exit)")
+        }
+    }
+
+    /// The variable an option declares is read where the option is not given.
+    @Test func anOptionsVariableStandsInForIt() throws {
+        let sandbox = try Sandbox()
+        let run = sandbox.run(["find", "-s", "nothing-here"], environment: ["KEYCHAINCTL_FORMAT": "json"])
+        #expect(run.status == 44 && run.stderr.contains("\"status\""), "\(run.stderr)")
+    }
+}
