@@ -17,8 +17,10 @@ struct AddCommand: Subcommand {
         "Protect the item (SecAccessControl): a comma list of user-presence, biometry-any, biometry-current-set, "
             + "device-passcode, application-password, private-key-usage, or, and; its protection is --accessible.")
 
+    static let name = "add"
+
     static let spec = CommandSpec(
-        name: "add",
+        name: name,
         abstract: "Add an item (SecItemAdd). The secret comes from standard input, --data-file, a prompt, or -w.",
         discussion:
             "Silent on success unless --return is given. An item with the same primary key fails with errSecDuplicateItem (exit 45) unless -U.",

@@ -6,8 +6,10 @@ struct CloudCommand: Subcommand {
     static let generateAccountKeyFile = Option.path(
         "generate-account-key-file", "Write a new random account key (base64, mode 0600) to this file.")
 
+    static let name = "cloud"
+
     static let spec = CommandSpec(
-        name: "cloud",
+        name: name,
         abstract: "Create a cloud store: the directory an account's keychains sync through (see sync).",
         discussion: """
             Makes DIR (new or empty) a cloud store sealed under an account key: a random key written to a new \

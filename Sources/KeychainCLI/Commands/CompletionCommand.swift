@@ -1,7 +1,9 @@
 /// `keychainctl completion bash|zsh|fish`: a completion script, generated from the option tables.
 struct CompletionCommand: Subcommand {
+    static let name = "completion"
+
     static let spec = CommandSpec(
-        name: "completion",
+        name: name,
         abstract: "Print a shell completion script (bash, zsh or fish).",
         discussion: """
             bash: source <(keychainctl completion bash), or install it as \
@@ -31,8 +33,10 @@ struct CompletionCommand: Subcommand {
 
 /// `keychainctl manpage`: the roff source of keychainctl(1), generated from the option tables.
 struct ManPageCommand: Subcommand {
+    static let name = "manpage"
+
     static let spec = CommandSpec(
-        name: "manpage",
+        name: name,
         abstract: "Print the keychainctl(1) man page (roff), generated from the same tables as --help.",
         discussion: "man <(keychainctl manpage) shows it; 'make install' installs it.",
         sections: [("global options", GlobalOptions.specs)])

@@ -6,8 +6,10 @@ struct DeleteCommand: Subcommand {
     static let persistentRef = Option.text("persistent-ref", nil, "base64", "Delete one item by its persistent reference.")
     static let dryRun = Flag("dry-run", "List what would be deleted, change nothing.")
 
+    static let name = "delete"
+
     static let spec = CommandSpec(
-        name: "delete",
+        name: name,
         abstract: "Delete every matching item (SecItemDelete).",
         discussion:
             "Synchronizable items leave a tombstone (no secret) so that the deletion can sync. --dry-run lists the matches. A damaged item is removed by its --persistent-ref without being opened.",

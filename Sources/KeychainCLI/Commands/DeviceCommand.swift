@@ -4,8 +4,10 @@ import KeychainCore
 struct DeviceCommand: Subcommand {
     static let yes = Flag("yes", "Do not ask before deleting the items a change makes unreadable.")
 
+    static let name = "device"
+
     static let spec = CommandSpec(
-        name: "device",
+        name: name,
         abstract: "Show or change the simulated device: locked, unlocked, rebooted, its passcode and biometry.",
         discussion: """
             The state lives in the keychain file. Locked: items of the when-unlocked classes (ak, aku, akpu) \

@@ -10,8 +10,10 @@ struct ErrorCommand: Subcommand {
         Int32($0).flatMap { (0...255).contains($0) ? $0 : nil }
     }
 
+    static let name = "error"
+
     static let spec = CommandSpec(
-        name: "error",
+        name: name,
         abstract: "Explain a keychain status: its name, Apple's message, the exit status and what usually causes it.",
         discussion: """
             STATUS is an OSStatus (-25300), the same in hex (0xFFFF9D2C), or Apple's constant name, with or \

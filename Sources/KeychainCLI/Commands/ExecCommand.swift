@@ -15,8 +15,10 @@ struct ExecCommand: Subcommand {
     static let ciMask = Flag("ci-mask", "In GitHub Actions, also print ::add-mask:: for every line of every secret first.")
     static let dryRun = Flag("dry-run", "Resolve everything and print what CMD would get (never values); do not run CMD.")
 
+    static let name = "exec"
+
     static let spec = CommandSpec(
-        name: "exec",
+        name: name,
         abstract: "Run a command with secrets in its environment or in files, resolved all or nothing first.",
         discussion: """
             QUERY is comma-separated name=value pairs: attribute option names (service, account, group, \

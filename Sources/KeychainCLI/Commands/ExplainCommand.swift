@@ -14,8 +14,10 @@ struct ExplainCommand: Subcommand {
     static let teamChange = TeamChangeOption.option(
         "Explain the call as a build of the new team would make it, and say which groups' items it loses.")
 
+    static let name = "explain"
+
     static let spec = CommandSpec(
-        name: "explain",
+        name: name,
         abstract: "Say what a find, add, update or delete would return, and why each nearly matching item is (not) included.",
         discussion: """
             Compares every item of the keychain with the query one dimension at a time, in securityd's order: \

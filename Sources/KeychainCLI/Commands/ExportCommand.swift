@@ -21,8 +21,10 @@ struct ExportCommand: Subcommand {
         "dotenv, shell, github-env: refuse an item whose name would set a reserved variable (PATH, LD_*, BASH_ENV, …) instead of leaving it out."
     )
 
+    static let name = "export"
+
     static let spec = CommandSpec(
-        name: "export",
+        name: name,
         abstract: "Write items out: attributes only, or with their secrets for import, dotenv, a shell or $GITHUB_ENV.",
         discussion: """
             Selects with the attribute options (default: every item of every class the profile can read; \

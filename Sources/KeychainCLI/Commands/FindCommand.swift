@@ -11,8 +11,10 @@ struct FindCommand: Subcommand {
     static let persistentRef = Option.text("persistent-ref", "base64", "Find one item by its persistent reference.")
     static let passwordOnly = Flag("password-only", "w", "Print only the secret's bytes (a newline is added only on a terminal).")
 
+    static let name = "find"
+
     static let spec = CommandSpec(
-        name: "find",
+        name: name,
         abstract: "Find items (SecItemCopyMatching).",
         discussion: """
             A limit of one prints one value, any other limit an array. Synchronizable items are found only with

@@ -2,8 +2,10 @@ import KeychainCore
 
 /// `keychainctl groups`: the profile's access-group list.
 struct GroupsCommand: Subcommand {
+    static let name = "groups"
+
     static let spec = CommandSpec(
-        name: "groups",
+        name: name,
         abstract: "Print the profile's access groups in Apple's order, with sources, default and writability.",
         discussion:
             "When the keychain exists and a key file or KEYCHAINCTL_KEY opens it, the simulated device's state is shown too, with the classes it makes unavailable.",

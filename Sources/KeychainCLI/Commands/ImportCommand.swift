@@ -20,8 +20,10 @@ struct ImportCommand: Subcommand {
         Keychain.ImportPolicy.init(rawValue:))
     static let dryRun = Flag("dry-run", "Do everything and report it, then roll it back.")
 
+    static let name = "import"
+
     static let spec = CommandSpec(
-        name: "import",
+        name: name,
         abstract: "Add items from json, jsonl, dotenv, a PKCS#12 file or the environment, all or nothing.",
         discussion: """
             FILE (default: standard input, '-') holds what export writes: json ({"format":"keychainctl-items","version":1,"items":[…]} \

@@ -9,8 +9,10 @@ struct InitCommand: Subcommand {
         "kdf", nil, "interactive|moderate|sensitive",
         "Argon2id cost for a passphrase: 64 MiB, 256 MiB (default) or 1 GiB of memory per unlock.", PassphraseKDF.Preset.init(rawValue:))
 
+    static let name = "init"
+
     static let spec = CommandSpec(
-        name: "init",
+        name: name,
         abstract: "Create a keychain, unlocked by a new random key file or by a passphrase.",
         discussion: "Never overwrites an existing keychain (exit 48) or key file. Folders it creates are mode 0700, files 0600.",
         sections: [("options", [Self.generateKeyFile.spec, Self.kdf.spec]), ("global options", GlobalOptions.specs)])

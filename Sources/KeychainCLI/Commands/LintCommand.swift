@@ -20,8 +20,10 @@ struct LintCommand: Subcommand {
         "format", nil, "text|json|sarif", environment: GlobalOptions.format.spec.environment,
         "Output format (the variable gives text or json; default text).", Format.init(rawValue:))
 
+    static let name = "lint"
+
     static let spec = CommandSpec(
-        name: "lint",
+        name: name,
         abstract: "Check targets' entitlements and provisioning profiles for keychain-sharing mistakes, like a compiler.",
         discussion: """
             Give each target as --target NAME=PATH (its signed entitlements: codesign output, an .xcent, or the \

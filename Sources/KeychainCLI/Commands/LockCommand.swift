@@ -6,8 +6,10 @@ struct LockCommand: Subcommand {
     static let keyring = Option.choice(
         "keyring", nil, "session|user", "With --all: sweep only this keyring (default both).", KernelKeyring.Ring.init(rawValue:))
 
+    static let name = "lock"
+
     static let spec = CommandSpec(
-        name: "lock",
+        name: name,
         abstract: "Remove the keychain's cached key from the kernel keyring (--all: every keychain's).",
         discussion: """
             The key is invalidated, not just unlinked: it is gone from every keyring at once. Exit 0 \

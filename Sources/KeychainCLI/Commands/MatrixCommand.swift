@@ -13,8 +13,10 @@ struct MatrixCommand: Subcommand {
     static let teamChange = TeamChangeOption.option(
         "Add a column per target for its build signed by this team, and say which groups' items each loses.")
 
+    static let name = "matrix"
+
     static let spec = CommandSpec(
-        name: "matrix",
+        name: name,
         abstract: "Show which targets (app, extensions) may read and write each item, and where each one's adds land.",
         discussion: """
             Give each target as --profile NAME=PATH (its entitlements), with --provisioning NAME=PATH for the \

@@ -10,8 +10,10 @@ struct MigrateGroupCommand: Subcommand {
         ConflictPolicy.init(rawValue:))
     static let dryRun = Flag("dry-run", "Print the plan and change nothing.")
 
+    static let name = "migrate-group"
+
     static let spec = CommandSpec(
-        name: "migrate-group",
+        name: name,
         abstract: "Move (or copy) the items of one access group into another, all or nothing.",
         discussion: """
             Both groups must be writable by the profile. Every conflict (an item whose primary key already

@@ -15,8 +15,10 @@ struct RekeyCommand: Subcommand {
     static let force = Flag("force", "With --generate-key-file: replace an existing file (such as the current key file).")
     static let dryRun = Flag("dry-run", "Check both credentials and open every item; change nothing.")
 
+    static let name = "rekey"
+
     static let spec = CommandSpec(
-        name: "rekey",
+        name: name,
         abstract: "Give the keychain a new key or passphrase; afterwards the old one opens nothing in it.",
         discussion: """
             Opens the keychain with the current credential (usual order; wrong: exit 51, nothing changed), \

@@ -12,8 +12,10 @@ struct SyncCommand: Subcommand {
     static let dryRun = Flag("dry-run", "Report what would happen; write nothing here or in the cloud.")
     static let git = Flag("git", "DIR is a git working copy: pull the remote state first, push the changes after.")
 
+    static let name = "sync"
+
     static let spec = CommandSpec(
-        name: "sync",
+        name: name,
         abstract: "Sync this keychain with the other devices of its account through a cloud store (iCloud Keychain's rules).",
         discussion: """
             Pull, then push, holding the store's lock: records changed elsewhere are applied here by UUID; items \

@@ -15,8 +15,10 @@ struct UnlockCommand: Subcommand {
     static let shareUID = Flag("share-uid", "Let every process of this user read it, also those in a private session keyring.")
     static let status = Flag("status", "Say whether a key that opens the keychain is cached, and until when; cache nothing.")
 
+    static let name = "unlock"
+
     static let spec = CommandSpec(
-        name: "unlock",
+        name: name,
         abstract: "Cache the keychain's key in the kernel keyring for later calls, for a limited time.",
         discussion: """
             The key comes from the usual sources (never from the cache itself, so a timeout cannot be \

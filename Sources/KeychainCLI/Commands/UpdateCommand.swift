@@ -22,8 +22,10 @@ struct UpdateCommand: Subcommand {
     static let limit = Option.text("limit", nil, "one|all|n", "How many to update: all (default), one, or a number.")
     static let dryRun = Flag("dry-run", "Check everything, list the matches, change nothing.")
 
+    static let name = "update"
+
     static let spec = CommandSpec(
-        name: "update",
+        name: name,
         abstract: "Update every matching item (SecItemUpdate), all or nothing.",
         discussion: "A change that makes two items collide changes nothing (exit 45). --dry-run checks everything and lists the matches.",
         sections: [

@@ -6,8 +6,10 @@ struct VerifyCommand: Subcommand {
     static let repair = Flag("repair", "Delete every damaged item.")
     static let yes = Flag("yes", "Do not ask before deleting.")
 
+    static let name = "verify"
+
     static let spec = CommandSpec(
-        name: "verify",
+        name: name,
         abstract: "Check the whole keychain with its key: structure, class keys, every item; --repair removes damaged items.",
         discussion: """
             Needs the key, not a profile: it reads every access group. Exit 0 when everything opens, 93

@@ -104,7 +104,7 @@ struct CommandContext {
     /// (unless `--auth-ui fail`). `--auth-ui skip` outside find is errSecParam, before anything else.
     func authentication() throws -> Authentication {
         let ui = options.authUI ?? .allow
-        try Authentication(ui: ui).checkSkip(allowed: command == FindCommand.spec.name, operation: command)
+        try Authentication(ui: ui).checkSkip(allowed: command == FindCommand.name, operation: command)
         var answerText = options.auth?.rawValue
         if answerText == nil, let text = GlobalOptions.auth.environmentValue {
             guard Authentication.Answer(rawValue: text) != nil else {

@@ -7,8 +7,8 @@ enum OptionKind: Sendable, Equatable {
     case text
     /// A file path: any bytes, completed as a file.
     case path
-    /// One of a few words.
-    case choices([String])
+    /// One of the few words its placeholder lists (`auto|session|user`).
+    case choices
 }
 
 /// One command-line option as help, the man page, completion and the parser see it. Commands
@@ -28,6 +28,10 @@ struct OptionSpec: Sendable {
     let help: String
     /// The environment variable that stands in for the option when it is not given.
     let environment: String?
+
+    /// The words a `.choices` option takes, from its placeholder (split only when asked: at
+    /// start-up every command's options are declared, and few are ever completed or refused).
+    var choices: [String] { kind == .choices ? (valueName ?? "").split(separator: "|").map(String.init) : [] }
 
     /// Whether the option takes no value.
     var isFlag: Bool { kind == .flag }

@@ -33,7 +33,7 @@ public enum KeychainCommandLine {
             StandardStreams.out(version + "\n")
             return 0
         }
-        guard let type = commands.first(where: { $0.spec.name == name }) else {
+        guard let type = commands.first(where: { $0.name == name }) else {
             return usage("unknown subcommand '\(name)'; run 'keychainctl --help' for the list.", command: nil)
         }
         let command: any Subcommand
@@ -52,7 +52,7 @@ public enum KeychainCommandLine {
             }
             command = try type.init(parsed)
         } catch {
-            return usage(error.description, command: type.spec.name)
+            return usage(error.description, command: type.name)
         }
         do {
             if let text = GlobalOptions.format.environmentValue, OutputFormat(rawValue: text) == nil {
@@ -61,14 +61,14 @@ public enum KeychainCommandLine {
             try command.run()
             return 0
         } catch let error as UsageError {
-            return usage(error.description, command: type.spec.name)
+            return usage(error.description, command: type.name)
         } catch {
             return ErrorReporter.report(error, format: command.context.resolvedFormat)
         }
     }
 
     /// Every subcommand's name, in help order (for the argument fuzzer).
-    package static var commandNames: [String] { commands.map { $0.spec.name } }
+    package static var commandNames: [String] { commands.map { $0.name } }
 
     /// Parses an `exec` QUERY as `exec` does; whether it is one (for the argument fuzzer).
     package static func parsesAsQuery(_ text: String) -> Bool { (try? SecretQuery.parse(text, name: "fuzz")) != nil }
@@ -76,7 +76,7 @@ public enum KeychainCommandLine {
     /// Parses `arguments` as `run` does and builds the command, without running it: what the
     /// argument fuzzer drives. Returns 0, or 64 for a usage error.
     package static func parseOnly(_ arguments: [String]) -> Int32 {
-        guard let name = arguments.first, let type = commands.first(where: { $0.spec.name == name }) else { return 64 }
+        guard let name = arguments.first, let type = commands.first(where: { $0.name == name }) else { return 64 }
         do {
             let parsed = try ParsedArguments(arguments.dropFirst(), spec: type.spec)
             if !parsed.helpRequested { _ = try type.init(parsed) }
@@ -96,7 +96,7 @@ public enum KeychainCommandLine {
             guard let parsed = try? ParsedArguments([], spec: type.spec) else { continue }
             _ = try? type.init(parsed)
             let missing = type.spec.options.map(\.long).filter { !parsed.readOptions.contains($0) }
-            if !missing.isEmpty { unread[type.spec.name] = missing }
+            if !missing.isEmpty { unread[type.name] = missing }
         }
         return unread
     }
@@ -138,6 +138,8 @@ public enum KeychainCommandLine {
 
 /// A subcommand: its spec, how it is built from parsed options, and what it does.
 protocol Subcommand {
+    /// The command's name: found by it without building every command's spec.
+    static var name: String { get }
     static var spec: CommandSpec { get }
     init(_ arguments: ParsedArguments) throws(UsageError)
     var context: CommandContext { get }

@@ -8,8 +8,16 @@ struct Option<Value>: Sendable {
     let spec: OptionSpec
     /// The value `text` spells, or `nil` when it spells none (a usage error naming `expected`).
     let parse: @Sendable (String) -> Value?
+    /// What a valid value looks like, for the usage error ("a file descriptor number"); a
+    /// `.choices` option lists its words instead.
+    private let expectedText: String
+
     /// What a valid value looks like, for the usage error ("auto, session or user").
-    let expected: String
+    var expected: String {
+        let words = spec.choices
+        guard let last = words.last, words.count > 1 else { return words.first ?? expectedText }
+        return words.dropLast().joined(separator: ", ") + " or " + last
+    }
 
     init(
         _ long: String, _ short: Character? = nil, _ valueName: String, kind: OptionKind = .text, repeatable: Bool = false,
@@ -18,7 +26,7 @@ struct Option<Value>: Sendable {
         spec = OptionSpec(
             long: long, short: short, valueName: valueName, kind: kind, repeatable: repeatable, help: help, environment: environment)
         self.parse = parse
-        self.expected = expected
+        self.expectedText = expected
     }
 }
 
@@ -57,10 +65,7 @@ extension Option {
         _ long: String, _ short: Character? = nil, _ valueName: String, environment: String? = nil, _ help: String,
         _ parse: @escaping @Sendable (String) -> Value?
     ) -> Option {
-        let words = valueName.split(separator: "|").map(String.init)
-        let expected = words.count > 1 ? words.dropLast().joined(separator: ", ") + " or " + words.last! : valueName
-        return Option(
-            long, short, valueName, kind: .choices(words), environment: environment, expected: expected, help, parse: parse)
+        Option(long, short, valueName, kind: .choices, environment: environment, help, parse: parse)
     }
 }
 

@@ -23,7 +23,7 @@ enum ShellCompletion {
     static func values(of option: OptionSpec) -> Values {
         switch option.kind {
         case .flag: .none
-        case .choices(let words): .choices(words)
+        case .choices: .choices(option.choices)
         case .path: .path
         case .text: .any
         }
