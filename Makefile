@@ -1,4 +1,4 @@
-# keychainctl — see README.md. Every target that builds installs what is missing first.
+# keychainctl — see README.md and CONTRIBUTING.md. Every target that builds installs what is missing first.
 PREFIX ?= /usr/local
 SWIFT ?= swift
 APT_PACKAGES := libsodium-dev libsqlite3-dev libssl-dev pkg-config
@@ -15,7 +15,7 @@ FUZZ_SECONDS ?= 120
 FUZZ_BUILD := KEYCHAINCTL_FUZZ=1 $(SWIFT) build --build-path .build/fuzz -c release \
 	-Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library
 
-.PHONY: all deps bench-deps build release test demo bench lint install clean fuzz
+.PHONY: all deps bench-deps build release check test demo bench lint install clean fuzz
 
 all: build
 
@@ -41,12 +41,14 @@ build: deps
 release: deps
 	$(SWIFT) build $(RELEASE_FLAGS)
 
-# Swift Testing and XCTest, serially (no --parallel: its summary line disappears), then every
-# fuzzer for 30 s.
-test: deps
+# The edit loop: every test (no --parallel: its summary line disappears), without the fuzzers.
+check: deps
 	$(call install-missing,$(TEST_PACKAGES))
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
+
+# What CI runs: every test, then every fuzzer for 30 s.
+test: check
 	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=30
 
 # Each fuzzer for FUZZ_SECONDS from the seeds in Fixtures/Fuzz (new inputs go to a scratch folder).

@@ -2,10 +2,10 @@ import Foundation
 import KeychainCore
 import Testing
 
-/// README's GitHub Actions job, step by step: each step a separate process with only its own
+/// The CI guide's GitHub Actions job, step by step: each step a separate process with only its own
 /// environment, as a runner starts them. Only the provisioning step sees a credential or a secret.
 @Suite struct CIJobTests {
-    /// The job's commands, as README shows them (the test checks README still does).
+    /// The job's commands, as docs/CI.md shows them (the test checks it still does).
     static let provision = [
         "keychainctl init",
         "keychainctl import --from-env NPM_TOKEN,DEPLOY_KEY --service ci --group SKMME9E2Y8.com.example.shared --profile Fixtures/Profiles/app.plist",
@@ -19,10 +19,10 @@ import Testing
     /// this one (or other jobs of a shared runner) cached.
     static let lock = "keychainctl lock"
 
-    @Test func readmeShowsTheseSteps() throws {
-        let readme = try String(contentsOfFile: Sandbox.packageRoot + "/README.md", encoding: .utf8)
+    @Test func theGuideShowsTheseSteps() throws {
+        let guide = try String(contentsOfFile: Sandbox.packageRoot + "/docs/CI.md", encoding: .utf8)
         for command in Self.provision + [Self.publish, Self.deploy, Self.lock] {
-            #expect(readme.contains(command), "README lost: \(command)")
+            #expect(guide.contains(command), "docs/CI.md lost: \(command)")
         }
     }
 

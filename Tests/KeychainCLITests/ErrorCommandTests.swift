@@ -56,12 +56,18 @@ import Testing
         #expect(!run.stderr.contains("\u{1b}"))
     }
 
-    /// README's exit-status table is the code's table, row for row.
-    @Test func readmeExitTableIsTheCodesTable() throws {
-        let readme = try String(contentsOfFile: Sandbox.packageRoot + "/README.md", encoding: .utf8)
-        let section = try #require(readme.range(of: "## Exit status\n\n"))
-        let table = readme[section.upperBound...]
-        let rendered = ExitStatusTable.markdown
-        #expect(table.hasPrefix(rendered), "README's table differs from ExitStatusTable.markdown:\n\(rendered)")
+    /// The command reference in docs/ is what `manpage --markdown` prints: the option tables, the
+    /// environment and the exit-status table, row for row (KEYCHAINCTL_RECORD=1 rewrites it).
+    @Test func theReferenceIsGeneratedFromTheTables() throws {
+        let path = Sandbox.packageRoot + "/docs/REFERENCE.md"
+        let rendered = ReferencePage.markdown(KeychainCommandLine.commands.map { $0.spec }, version: KeychainCommandLine.version)
+        if ProcessInfo.processInfo.environment["KEYCHAINCTL_RECORD"] == "1" {
+            try rendered.write(toFile: path, atomically: true, encoding: .utf8)
+        }
+        let reference = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(reference == rendered, "docs/REFERENCE.md differs from 'keychainctl manpage --markdown'; regenerate it")
+        #expect(reference.contains(ExitStatusTable.markdown))
+        let run = try Sandbox(initialize: false).run(["manpage", "--markdown"], profile: nil)
+        #expect(run.status == 0 && run.stdout == rendered)
     }
 }

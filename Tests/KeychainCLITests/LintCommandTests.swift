@@ -91,9 +91,9 @@ import Testing
 }
 
 extension LintCommandTests {
-    /// README's rule table is the code's.
-    @Test func readmeRuleTableIsTheRuleTable() throws {
-        let readme = try String(contentsOfFile: Sandbox.packageRoot + "/README.md", encoding: .utf8)
+    /// The debugging guide's rule table is the code's.
+    @Test func theGuidesRuleTableIsTheRuleTable() throws {
+        let readme = try String(contentsOfFile: Sandbox.packageRoot + "/docs/DEBUGGING.md", encoding: .utf8)
         let sandbox = try Sandbox(initialize: false)
         let run = sandbox.run(Self.broken + ["--format", "sarif"], profile: nil)
         let runs = try #require((try run.json() as? [String: Any])?["runs"] as? [[String: Any]])
@@ -102,7 +102,7 @@ extension LintCommandTests {
             let id = try #require(rule["id"] as? String)
             let level = (rule["defaultConfiguration"] as? [String: Any])?["level"] as? String
             let row = "| \(id) | \(level == "note" ? "info" : level ?? "") | \(rule["name"] as? String ?? "") |"
-            #expect(readme.contains(row), "README lacks \(row)")
+            #expect(readme.contains(row), "docs/DEBUGGING.md lacks \(row)")
         }
         #expect(readme.components(separatedBy: "\n").filter { $0.hasPrefix("| KC0") }.count == rules.count)
     }
