@@ -38,7 +38,7 @@ let package = Package(
             linkerSettings: [
                 // Release binaries link SQLite and libsodium statically (and `make release` links the
                 // whole executable statically): every call is a new process, and the dynamic loader's
-                // relocations were a third of a find's instructions (README, Speed).
+                // relocations were a third of a find's instructions (CHANGELOG.md).
                 .linkedLibrary("sqlite3", .when(configuration: .debug)),
                 .linkedLibrary("sodium", .when(configuration: .debug)),
                 .linkedLibrary("crypto", .when(configuration: .debug)),

@@ -1,7 +1,7 @@
 // OpenSSL's libcrypto (Debian libssl-dev): CMS for signed provisioning profiles; X.509
 // certificates, keys in every format and PKCS#12 for the cert, keys and idnt classes. A C library
 // has no Swift conformance records, so linking it costs a find nothing (Foundation-based Swift
-// packages cost 7%: README, Speed).
+// packages cost 7%: CHANGELOG.md).
 //
 // RC2 (legacy PKCS#12 files) lives only in the low-level API, which OpenSSL 3 marks deprecated:
 // its providers moved it to the loadable legacy module, which a static executable cannot load.

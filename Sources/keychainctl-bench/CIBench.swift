@@ -1,7 +1,7 @@
 import Glibc
 import KeychainCore
 
-/// Issue 10's figures: a passphrase keychain after `unlock` against a key-file one, `exec`'s
+/// The CI commands' figures: a passphrase keychain after `unlock` against a key-file one, `exec`'s
 /// overhead over `find -w`, jsonl import throughput and memory, masking throughput, and rekey.
 enum CIBench {
     static func run(binary: String, workdir: String, runs: Int, profilePath: String) throws -> [String] {

@@ -1,7 +1,7 @@
 import Glibc
 import KeychainCore
 
-/// Issue 11's figures: a sync that pushes 10,000 changed items, the sync that pulls them on a
+/// Sync's figures: a sync that pushes 10,000 changed items, the sync that pulls them on a
 /// second device, and a sync with nothing to do on a keychain of 100,000 synchronizable items.
 enum SyncBench {
     static func run(binary: String, workdir: String, runs: Int, profilePath: String) -> [String] {

@@ -1,8 +1,7 @@
 import Foundation
 import Testing
 
-/// Access control and simulated authentication through the real binary (issue 8, research
-/// `apple-next-semantics.md` §2).
+/// Access control and simulated authentication through the real binary.
 @Suite struct AccessControlCommandTests {
     /// A keychain with a plain item (`svce=api acct=plain`) and one protected by `flags`
     /// (`acct=guarded`, secret `face-only`).

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue 9 part 8: every case of `Fixtures/Cases` run through its own `run.sh`, as a developer
+/// Every case of `Fixtures/Cases` run through its own `run.sh`, as a developer
 /// runs it, against its golden transcript (`KEYCHAINCTL_RECORD=1` re-records them).
 @Suite struct CaseLibraryTests {
     static let folder = Sandbox.packageRoot + "/Fixtures/Cases"

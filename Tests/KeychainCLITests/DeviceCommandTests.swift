@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// `keychainctl device` and `--device-state` through the real binary (issue 8, §1 of the research).
+/// `keychainctl device` and `--device-state` through the real binary (docs/FIDELITY.md).
 @Suite struct DeviceCommandTests {
     /// A keychain holding a when-unlocked item (`widget-token`) and an after-first-unlock one.
     static func sandbox() throws -> Sandbox {

@@ -167,6 +167,34 @@ import Testing
         #expect(run.stdout.contains("hunter2") && run.stderr.isEmpty, "\(run.stderr)")
     }
 
+    /// The repository stands alone: no page, comment or test points at a specification or research
+    /// notes outside it, and every relative link in the documentation names a file that exists.
+    @Test func nothingPointsOutsideTheRepository() throws {
+        let root = Sandbox.packageRoot
+        // Spelled in pieces, so that this file does not match itself.
+        let forbidden = ["../" + "shared", "SEMANTICS" + " §", "research" + " §", "research" + " `", "CLI" + ".md", "-anchors" + ".md"]
+        let enumerator = try #require(FileManager.default.enumerator(atPath: root))
+        var offenders: [String] = []
+        while let path = enumerator.nextObject() as? String {
+            if path.hasPrefix(".build") || path.hasPrefix(".git") { enumerator.skipDescendants() }
+            guard path.hasSuffix(".swift") || path.hasSuffix(".md") || path.hasSuffix(".sh") || path == "Makefile" else { continue }
+            guard let text = try? String(contentsOfFile: root + "/" + path, encoding: .utf8) else { continue }
+            offenders += forbidden.filter { text.contains($0) }.map { "\(path): \($0)" }
+        }
+        #expect(offenders.isEmpty, "\(offenders)")
+        for file in Self.files + ["CHANGELOG.md"] {
+            let text = try String(contentsOfFile: root + "/" + file, encoding: .utf8)
+            let folder = URL(fileURLWithPath: root + "/" + file).deletingLastPathComponent()
+            for link in text.components(separatedBy: "](").dropFirst().compactMap({ $0.split(separator: ")").first }) {
+                let target = String(link.split(separator: "#", omittingEmptySubsequences: false).first ?? "")
+                guard !target.isEmpty, !target.contains("://") else { continue }
+                #expect(
+                    FileManager.default.fileExists(atPath: folder.appendingPathComponent(target).path),
+                    "\(file) links to \(target), which is not in the repository")
+            }
+        }
+    }
+
     /// The runner itself: a wrong transcript fails, a marked variable part does not.
     @Test func aWrongTranscriptFails() throws {
         let steps = Self.steps("```console\n$ echo one; echo two\none\nthree\n$ echo ref=Z2Vu\nref=[...]\n```\n")

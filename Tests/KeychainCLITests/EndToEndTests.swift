@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// The command-line contract (CLI.md) through the real binary: exit statuses, stdout, stderr.
+/// The command-line contract (docs/REFERENCE.md) through the real binary: exit statuses, stdout, stderr.
 @Suite struct EndToEndTests {
     static let shared = "SKMME9E2Y8.com.example.shared"
 

@@ -4,7 +4,7 @@ import Testing
 @testable import KeychainCLI
 @testable import KeychainCore
 
-/// Issue 9 part 7: `keychainctl error`, and the one status table behind it and README.
+/// `keychainctl error`, and the one status table behind it and docs/REFERENCE.md.
 @Suite struct ErrorCommandTests {
     @Test(arguments: ["-25300", "0xFFFF9D2C", "0xffff9d2c", "errSecItemNotFound", "ItemNotFound", "errsecitemnotfound"])
     func everySpellingOfAStatusFindsIt(_ spelling: String) throws {

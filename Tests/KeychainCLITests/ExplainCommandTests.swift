@@ -1,9 +1,9 @@
 import Foundation
 import Testing
 
-/// Issue 9 part 3 through the binary: `explain` text and JSON, --strict, and no secret in sight.
+/// Through the binary: `explain` text and JSON, --strict, and no secret in sight.
 @Suite struct ExplainCommandTests {
-    /// The research's worked case 1 (KeychainAccess PR#459): the app stored the token under its
+    /// The worked case of KeychainAccess PR#459: the app stored the token under its
     /// own bundle identifier as the service; the extension asks with its own.
     static func workedCase() throws -> Sandbox {
         let sandbox = try Sandbox()

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue 7 through the real binary: careless and hostile input gets a documented exit status, no
+/// Through the real binary: careless and hostile input gets a documented exit status, no
 /// crash, no hang, and never an echo of a secret.
 @Suite struct HostileInputTests {
     /// A secret typed into a misspelled or misplaced option never reaches stderr or stdout, in text

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue 9 part 5 through the binary: lint's reports, exit statuses and hostile inputs.
+/// Through the binary: lint's reports, exit statuses and hostile inputs.
 @Suite struct LintCommandTests {
     static let p = Sandbox.profiles
     static let seed = [

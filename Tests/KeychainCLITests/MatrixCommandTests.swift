@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue 9 part 4 through the binary: `matrix` text and JSON, its usage errors, no secret in sight.
+/// Through the binary: `matrix` text and JSON, its usage errors, no secret in sight.
 @Suite struct MatrixCommandTests {
     /// The seeds' test matrix: the app, its share extension and its widget, each adding one item
     /// without a group, plus a synchronizable item in the app group and an item left in the old

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue 9 parts 1 and 2 through the binary: `--provisioning` and the macOS platform rules.
+/// Through the binary: `--provisioning` and the macOS platform rules.
 @Suite struct PlatformRulesTests {
     @Test func aClaimTheProvisioningProfileDoesNotAllowIsExit78() throws {
         let sandbox = try Sandbox()

@@ -2,7 +2,7 @@ import Foundation
 import KeychainCore
 import Testing
 
-/// The security claims of README tried as an attacker would, through the real binary: hostile
+/// The security claims of docs/SECURITY.md tried as an attacker would, through the real binary: hostile
 /// profiles, damaged rows among good ones, hostile KDF parameters and schemas, and the upgrade.
 @Suite struct SecurityTests {
     static let victimGroup = "SKMME9E2Y8.com.example.app"

@@ -1,8 +1,7 @@
 import Foundation
 import Testing
 
-/// `cloud init` and `sync`: devices of one account kept in step by CKKS's rules (research
-/// `apple-next-semantics.md` §3), through the real binary.
+/// `cloud init` and `sync`: devices of one account kept in step by CKKS's rules (docs/FIDELITY.md), through the real binary.
 @Suite struct SyncCommandTests {
     @Test func anItemAddedOnOneDeviceReachesTheOthersWithItsOwnPersistentReference() throws {
         let account = try SyncAccount(devices: 3)

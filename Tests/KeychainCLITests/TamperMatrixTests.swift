@@ -2,7 +2,7 @@ import Foundation
 import KeychainCore
 import Testing
 
-/// An attacker who can write the keychain file but has no key, column by column (SEMANTICS §6):
+/// An attacker who can write the keychain file but has no key, column by column (docs/SECURITY.md):
 /// every column of every table the file has is flipped, swapped between two rows, set to NULL,
 /// given another type, and copied from a keychain made with the same key. Each case ends with a
 /// documented status, never hands out another item's secret, is reported by `verify`, and

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue 9 part 6 through the binary: `--team-change` on explain and matrix (lint's KC016 is in
+/// Through the binary: `--team-change` on explain and matrix (lint's KC016 is in
 /// LintCommandTests): the prediction is what the new team's build gets, and the plan it prints
 /// keeps the items.
 @Suite struct TeamChangeCommandTests {

@@ -3,7 +3,7 @@ import Testing
 
 @testable import KeychainCore
 
-/// SecAccessControl as keychainctl simulates it (research `apple-next-semantics.md` §2).
+/// SecAccessControl as keychainctl simulates it (docs/FIDELITY.md).
 @Suite struct AccessControlTests {
     static let app = try! Fixtures.caller("app.plist")
 

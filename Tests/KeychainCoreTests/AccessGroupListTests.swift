@@ -2,7 +2,7 @@ import Testing
 
 @testable import KeychainCore
 
-/// SEMANTICS §2: the access-group list, built as SecTaskCopyAccessGroups builds it.
+/// The access-group list, built as SecTaskCopyAccessGroups builds it.
 @Suite struct AccessGroupListTests {
     struct Case: CustomTestStringConvertible, Sendable {
         let profile: String

@@ -2,7 +2,7 @@ import Testing
 
 @testable import KeychainCore
 
-/// The access-group check table of SEMANTICS §2, in the manner of Apple's KeychainEntitlementsTest:
+/// The access-group check table of docs/FIDELITY.md, in the manner of Apple's KeychainEntitlementsTest:
 /// each profile × operation × group argument gives one status.
 @Suite struct AccessMatrixTests {
     enum Operation: String, Sendable { case add, find, update, delete }
@@ -106,7 +106,7 @@ import Testing
         }
     }
 
-    /// The wrong prefix forms of research G11, G12 and G17 each get the group meant and why.
+    /// The wrong prefix forms of cases G11, G12 and G17 each get the group meant and why.
     @Test(arguments: [
         ("SKMME9E2Y8.group.com.example", "Did you mean 'group.com.example'? App groups carry no Team ID prefix on iOS."),
         ("SKMME9E2Y8.SKMME9E2Y8.com.example.shared", "Did you mean 'SKMME9E2Y8.com.example.shared'? The App ID prefix is written twice."),

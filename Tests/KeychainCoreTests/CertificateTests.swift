@@ -3,7 +3,7 @@ import Testing
 @testable import KeychainCore
 
 /// Certificates and keys read as Apple's SecCertificate and SecKey read them, with the attributes
-/// SecItemAdd derives (research §4.1, §4.2). Expected values were computed with openssl.
+/// SecItemAdd derives (docs/FIDELITY.md). Expected values were computed with openssl.
 @Suite struct CertificateTests {
     static func hex(_ bytes: [UInt8]) -> String { bytes.map { String($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined() }
 

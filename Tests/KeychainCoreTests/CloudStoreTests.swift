@@ -3,7 +3,7 @@ import Testing
 
 @testable import KeychainCore
 
-/// The cloud store under issue 11's sync: sealed records keyed by UUID, nothing readable without
+/// The cloud store that sync uses: sealed records keyed by UUID, nothing readable without
 /// the account key, and every hostile file a named refusal.
 @Suite struct CloudStoreTests {
     final class Folder {

@@ -3,7 +3,7 @@ import Testing
 
 @testable import KeychainCore
 
-/// Lock states and the passcode (SEMANTICS §4; research `apple-next-semantics.md` §1.2-1.4).
+/// Lock states and the passcode (docs/FIDELITY.md).
 @Suite struct DeviceStateTests {
     static let classes: [Accessibility] = Accessibility.allCases
     static let app = try! Fixtures.caller("app.plist")
@@ -18,7 +18,7 @@ import Testing
         return (keychain, try Keychain(path: keychain.path, credential: .key(keychain.key), deviceState: state))
     }
 
-    /// Which classes each state leaves readable: research §1.2's table.
+    /// Which classes each state leaves readable: the table in docs/GUIDE.md.
     static func readable(_ accessibility: Accessibility, in state: DeviceState.Lock) -> Bool {
         switch state {
         case .unlocked: true
@@ -72,7 +72,7 @@ import Testing
         #expect(found.items.map { $0.item.attributes["acct"] } == [.string("ck")])
     }
 
-    /// The checks before the database win over the lock (§1.4): another app's locked item is
+    /// The checks before the database win over the lock (docs/FIDELITY.md): another app's locked item is
     /// -25300 to a widget that cannot see its group, an explicit unentitled group -34018, a
     /// malformed accessibility -50.
     @Test func checksBeforeTheDatabaseWinOverTheLock() throws {

@@ -3,7 +3,7 @@ import Testing
 
 @testable import KeychainCore
 
-/// The dotenv reader (research `ci-anchors.md` §5.4): quoting, escapes, multi-line values, no
+/// The dotenv reader (docs/CI.md): quoting, escapes, multi-line values, no
 /// expansion, and errors that name the line but never the value.
 @Suite struct DotEnvTests {
     func parse(_ text: String) throws -> DotEnv.Parsed { try Self.parse(Array(text.utf8)) }

@@ -2,7 +2,7 @@ import Testing
 
 @testable import KeychainCore
 
-/// Issue 9 part 3: `explain` predicts what the call returns and says why each item is (not) seen.
+/// `explain` predicts what the call returns and says why each item is (not) seen.
 @Suite struct ExplainTests {
     /// Apple's entitlement matrix: for every case, explain predicts the status the call returns.
     @Test(arguments: AccessMatrixTests.cases)

@@ -3,7 +3,7 @@ import Testing
 
 @testable import KeychainCore
 
-/// The store and crypto layers in-process, tried with hostile values (SEMANTICS §6).
+/// The store and crypto layers in-process, tried with hostile values (docs/SECURITY.md).
 @Suite struct HardeningTests {
     @Test func textWithANulIsBoundAndReadWhole() throws {
         let keychain = try TemporaryKeychain()
@@ -133,7 +133,7 @@ import Testing
         #expect(ISO8601.parse("2024-02-29T23:59:59.999Z").map(ISO8601.format) == "2024-02-29T23:59:59.999Z")
     }
 
-    /// The keychain sets both dates (SEMANTICS §1): an update or an add -U cannot move them.
+    /// The keychain sets both dates (docs/FIDELITY.md): an update or an add -U cannot move them.
     @Test func updateAndAddUpdateKeepTheCreationDate() throws {
         let keychain = try TemporaryKeychain()
         let app = try Fixtures.caller("app.plist")

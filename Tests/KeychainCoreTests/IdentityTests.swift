@@ -3,7 +3,7 @@ import Testing
 
 @testable import KeychainCore
 
-/// Identities in-process (research §4.3): the join and its routing, explode_identity's duplicate
+/// Identities in-process (docs/FIDELITY.md): the join and its routing, explode_identity's duplicate
 /// tolerance, and the class-wide delete and update run as one transaction.
 @Suite struct IdentityTests {
     static func reference(_ names: String...) throws -> ItemReference {

@@ -2,7 +2,7 @@ import Testing
 
 @testable import KeychainCore
 
-/// SEMANTICS §1 and §3 for generic and internet passwords, row by row.
+/// docs/FIDELITY.md for generic and internet passwords, row by row.
 @Suite struct ItemSemanticsTests {
     let app: Caller
     let keychain: TemporaryKeychain

@@ -2,7 +2,7 @@ import Testing
 
 @testable import KeychainCore
 
-/// Issue 9 part 5: each lint rule fires on the mistake it names, and not on correct files.
+/// Each lint rule fires on the mistake it names, and not on correct files.
 @Suite struct LintTests {
     /// An XML entitlements document from `(key, value)` pairs; a value is a String, a [String], a
     /// Bool or any other text (put in verbatim, for non-strings).

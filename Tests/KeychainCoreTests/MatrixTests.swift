@@ -2,7 +2,7 @@ import Testing
 
 @testable import KeychainCore
 
-/// Issue 9 part 4: `matrix`'s cells are what each target's real calls do.
+/// `matrix`'s cells are what each target's real calls do.
 @Suite struct MatrixTests {
     /// Items in the groups of Fixtures' three targets, a synchronizable one and a tombstone.
     private static func crowded() throws -> TemporaryKeychain {

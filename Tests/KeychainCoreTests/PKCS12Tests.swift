@@ -3,7 +3,7 @@ import Testing
 
 @testable import KeychainCore
 
-/// PKCS#12 files read as SecPKCS12Import reads them (research §4.4), modern and legacy, and every
+/// PKCS#12 files read as SecPKCS12Import reads them (docs/FIDELITY.md), modern and legacy, and every
 /// hostile variation refused with errSecDecode or errSecAuthFailed, never a crash or a hang.
 @Suite struct PKCS12Tests {
     static let passphrase = SecretBytes(copying: Array("fixture".utf8))

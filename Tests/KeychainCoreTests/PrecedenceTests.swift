@@ -2,7 +2,7 @@ import Testing
 
 @testable import KeychainCore
 
-/// SEMANTICS §3, precedence: when several things are wrong, the status SecItemServer.c checks first.
+/// docs/FIDELITY.md, precedence: when several things are wrong, the status SecItemServer.c checks first.
 @Suite struct PrecedenceTests {
     struct Case: CustomTestStringConvertible, Sendable {
         let name: String
@@ -87,7 +87,7 @@ import Testing
         Case(
             name: "delete: none", profile: "app.plist", operation: .delete, itemClass: nil, attributes: [("svce", "nothing")],
             expected: -25300),
-        // The lock (research §1.4): everything decided before the database wins over it; then the
+        // The lock (docs/FIDELITY.md): everything decided before the database wins over it; then the
         // lock beats a duplicate; a delete of a locked row succeeds.
         Case(
             name: "locked add: foreign group beats the lock", profile: "app.plist", operation: .add, itemClass: nil,
@@ -122,7 +122,7 @@ import Testing
         Case(
             name: "locked delete: succeeds", profile: "app.plist", operation: .delete, itemClass: nil, attributes: [("svce", "api")],
             device: .locked, expected: 0),
-        // Access control (research §2.9): the client-side checks beat everything; a protected item
+        // Access control (docs/FIDELITY.md): the client-side checks beat everything; a protected item
         // (`svce=guarded`, biometry-any, when-unlocked) asks on every read and change, never on delete.
         Case(
             name: "add: a bad access-control word beats no group", profile: "no-entitlements.plist", operation: .add, itemClass: "bogus",

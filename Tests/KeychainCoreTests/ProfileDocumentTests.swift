@@ -3,7 +3,7 @@ import Testing
 
 @testable import KeychainCore
 
-/// CLI.md, Profiles: every form, and untrusted input refused with a clear message.
+/// The profile forms: every form, and untrusted input refused with a clear message.
 @Suite struct ProfileDocumentTests {
     @Test func xmlAndBinaryPlistsAgree() throws {
         let xml = try Fixtures.profile("app.plist")

@@ -3,7 +3,7 @@ import Testing
 
 @testable import KeychainCore
 
-/// Issue 9 part 1: a target is what its signature claims plus what its provisioning profile allows.
+/// A target is what its signature claims plus what its provisioning profile allows.
 @Suite struct ProvisioningTests {
     @Test(arguments: [
         ("SKMME9E2Y8.*", "SKMME9E2Y8.com.example.app", true),

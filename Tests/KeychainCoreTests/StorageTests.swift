@@ -3,7 +3,7 @@ import Testing
 
 @testable import KeychainCore
 
-/// SEMANTICS §6: what the file reveals, what the key protects, and tampering.
+/// docs/SECURITY.md: what the file reveals, what the key protects, and tampering.
 @Suite struct StorageTests {
     @Test func fileAndWALRevealNoAccountServiceLabelServerOrSecret() throws {
         let keychain = try TemporaryKeychain()

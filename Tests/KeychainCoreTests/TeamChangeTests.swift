@@ -2,7 +2,7 @@ import Testing
 
 @testable import KeychainCore
 
-/// Issue 9 part 6 in-process: what an app transfer does to a target's groups and items.
+/// In-process: what an app transfer does to a target's groups and items.
 @Suite struct TeamChangeTests {
     @Test func theOldPrefixMovesAndAppGroupsKeepTheirNames() throws {
         let groups = try Fixtures.profile("app.plist").accessGroups

@@ -3,7 +3,7 @@ import KeychainCore
 
 /// `keychainctl exec … -- CMD`: runs a command with secrets in its environment or in files,
 /// every reference resolved before it starts, the keychain's own credentials never passed on, and
-/// its output masked (research `ci-anchors.md` §5.3).
+/// its output masked (docs/CI.md).
 struct ExecCommand: Subcommand {
     static let keepFD = Option.text(
         "keep-fd", nil, "N", repeatable: true, "Leave descriptor N (3 or more) open in CMD; every other one is closed.")

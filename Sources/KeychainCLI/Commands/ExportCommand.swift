@@ -2,7 +2,7 @@ import Glibc
 import KeychainCore
 
 /// `keychainctl export`: the items the profile can read, attributes only unless --with-secrets, in
-/// the formats `import`, dotenv loaders, shells and GitHub Actions read (research `ci-anchors.md` §5.5).
+/// the formats `import`, dotenv loaders, shells and GitHub Actions read (docs/CI.md).
 struct ExportCommand: Subcommand {
     static let format = Option.choice(
         "format", nil, "json|jsonl|dotenv|shell|github-env", "What to write (default json).", Format.init(rawValue:))

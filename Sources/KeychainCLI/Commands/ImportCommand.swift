@@ -2,7 +2,7 @@ import Glibc
 import KeychainCore
 
 /// `keychainctl import`: items from json, jsonl, dotenv or the environment, added in one
-/// transaction with conflicts handled by one policy (research `ci-anchors.md` §5.4).
+/// transaction with conflicts handled by one policy (docs/CI.md).
 struct ImportCommand: Subcommand {
     static let inputFormat = Option.choice(
         "input-format", nil, "json|jsonl|dotenv|pkcs12", "The input's format (default: from the file name, else sniffed).",

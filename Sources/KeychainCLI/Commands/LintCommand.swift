@@ -2,7 +2,7 @@ import Glibc
 import KeychainCore
 
 /// `keychainctl lint`: checks entitlement and provisioning files, before anything is built or
-/// shipped, for the mistakes that make keychain sharing fail (research `debugging-anchors.md` §3).
+/// shipped, for the mistakes that make keychain sharing fail (docs/DEBUGGING.md).
 struct LintCommand: Subcommand {
     static let target = Option.text(
         "target", nil, "name=path", repeatable: true, "One target: its name and claimed entitlements (repeat per target).")

@@ -1,6 +1,6 @@
 import KeychainCore
 
-/// `keychainctl lock`: forgets the key `unlock` cached (research `ci-anchors.md` §5.2).
+/// `keychainctl lock`: forgets the key `unlock` cached (docs/CI.md).
 struct LockCommand: Subcommand {
     static let all = Flag("all", "Remove the cached key of every keychain, not only this one's.")
     static let keyring = Option.choice(

@@ -1,7 +1,7 @@
 import Glibc
 import KeychainCore
 
-/// `keychainctl rekey`: a new key or passphrase for the whole keychain (research `ci-anchors.md` §5.6).
+/// `keychainctl rekey`: a new key or passphrase for the whole keychain (docs/CI.md).
 struct RekeyCommand: Subcommand {
     static let generateKeyFile = Option.path(
         "generate-key-file", "Generate a new random key into this file (refused if it exists, unless --force).")

@@ -2,7 +2,7 @@ import Glibc
 import KeychainCore
 
 /// `keychainctl sync --cloud DIR`: this keychain as one device of an account, in step with the
-/// account's other devices through a cloud store, by CKKS's rules (README "Sync between devices").
+/// account's other devices through a cloud store, by CKKS's rules (docs/SYNC.md).
 struct SyncCommand: Subcommand {
     /// The account key file, which cloud init also takes.
     static let accountKeyFile = Option.path(

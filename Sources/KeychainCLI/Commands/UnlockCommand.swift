@@ -2,7 +2,7 @@ import KeychainCore
 
 /// `keychainctl unlock`: caches the keychain's key in the kernel keyring, so that later calls
 /// (later CI steps, a shell's commands) open a passphrase keychain without Argon2id, and need no
-/// credential in their environment (research `ci-anchors.md` §5.1).
+/// credential in their environment (docs/CI.md).
 struct UnlockCommand: Subcommand {
     static let timeout = Option.text(
         "timeout", "duration", "How long the key stays cached (15m, 2h, 1d; default 15m; 0 until lock).")

@@ -3,7 +3,7 @@ import CSpawn
 import Glibc
 import KeychainCore
 
-/// Running `exec`'s command (research `ci-anchors.md` §5.3, process model).
+/// Running `exec`'s command (docs/GUIDE.md, `exec`).
 ///
 /// The command gets nothing of keychainctl's process but what it was given: it starts in a new,
 /// empty session keyring (a key `unlock` cached there is not its to read), the kernel keyring calls

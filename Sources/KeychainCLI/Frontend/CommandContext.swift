@@ -98,7 +98,7 @@ struct CommandContext {
         return keychain
     }
 
-    /// How this call answers a protected item (research §2.6): `--auth` or KEYCHAINCTL_AUTH (an
+    /// How this call answers a protected item (docs/FIDELITY.md): `--auth` or KEYCHAINCTL_AUTH (an
     /// unknown word there is exit 78), else the user on the terminal, else nobody (-25308). The
     /// application password comes from `--application-password-fd`, else a prompt on the terminal
     /// (unless `--auth-ui fail`). `--auth-ui skip` outside find is errSecParam, before anything else.
@@ -155,7 +155,7 @@ struct CommandContext {
     /// `keychainIfKeyAtHand` found no cached key.
     private struct NoKeyAtHand: Error {}
 
-    /// Where the key that opens an existing keychain comes from, in CLI.md's order: `--key-file`,
+    /// Where the key that opens an existing keychain comes from, in this order: `--key-file`,
     /// `--passphrase-fd`, KEYCHAINCTL_KEY_FILE, KEYCHAINCTL_KEY (explicit sources: a stale cache
     /// never shadows them), then the key `unlock` cached (unless `--no-cache`), then
     /// KEYCHAINCTL_PASSPHRASE, then a no-echo prompt on a terminal. With none of them: the

@@ -1,6 +1,6 @@
 import KeychainCore
 
-/// How commands that read or write many items report damaged rows (SEMANTICS §6): never a whole
+/// How commands that read or write many items report damaged rows (docs/SECURITY.md): never a whole
 /// failure, never silence. Each damaged row is named; without `--skip-damaged` the command ends
 /// with errSecDecode (exit 93) after doing what it safely could.
 enum DamagedRows {

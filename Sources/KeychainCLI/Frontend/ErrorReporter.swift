@@ -1,6 +1,6 @@
 import KeychainCore
 
-/// The one place that turns a failure into stderr text and an exit status (CLI.md, Exit status).
+/// The one place that turns a failure into stderr text and an exit status (docs/REFERENCE.md).
 enum ErrorReporter {
     /// Reports `error` on stderr in `format` and returns the exit status.
     static func report(_ error: any Error, format: OutputFormat) -> Int32 {

@@ -2,7 +2,7 @@ import KeychainCore
 
 /// Every exit status keychainctl ends with: each keychain status's low byte (as macOS `security`
 /// exits), then keychainctl's own. The one table behind `keychainctl error`, error reports and
-/// README's exit-status table (a test keeps README equal to `markdown`).
+/// the reference's exit-status table (docs/REFERENCE.md, generated from `markdown`).
 enum ExitStatusTable {
     /// One exit status.
     struct Row {
@@ -27,7 +27,7 @@ enum ExitStatusTable {
     static let unusableConfiguration: Int32 = 78
     static let bug: Int32 = 1
 
-    /// keychainctl's own exits, in README's order around the keychain statuses.
+    /// keychainctl's own exits, in the reference's order around the keychain statuses.
     private static let own: [Row] = [
         Row(
             exit: usage, status: nil,
@@ -56,7 +56,7 @@ enum ExitStatusTable {
             + KeychainStatus.allCases.map { Row(exit: $0.exitStatus, status: $0, meaning: $0.row.causes) } + own
     }
 
-    /// README's table.
+    /// The reference's table.
     static var markdown: String {
         var out = "| status | meaning |\n|---|---|\n"
         for row in rows {

@@ -44,7 +44,7 @@ enum ManPage {
         }
         out += """
             .SH SEE ALSO
-            \\fBsecurity\\fR(1) on macOS; 'keychainctl error \\-\\-list'; README.md of the keychainctl source.
+            \\fBsecurity\\fR(1) on macOS; 'keychainctl error \\-\\-list'; README.md and docs/ of the keychainctl source.
 
             """
         return out

@@ -1,6 +1,6 @@
 import KeychainCore
 
-/// Where a command's secret comes from (CLI.md, add): a file, `-w`, standard input, or a prompt.
+/// Where a command's secret comes from (docs/REFERENCE.md): a file, `-w`, standard input, or a prompt.
 struct SecretInput {
     let file: String?
     let argument: String?

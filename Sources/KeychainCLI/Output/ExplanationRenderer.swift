@@ -1,6 +1,6 @@
 import KeychainCore
 
-/// `explain`'s output: text for people, stable sorted JSON for programs (CLI.md, explain).
+/// `explain`'s output: text for people, stable sorted JSON for programs (docs/REFERENCE.md).
 struct ExplanationRenderer {
     let explanation: Explanation
     let profile: Profile

@@ -1,6 +1,6 @@
 import KeychainCore
 
-/// Renders items the way SecItemCopyMatching shapes them (CLI.md, Output): one value for a limit of
+/// Renders items the way SecItemCopyMatching shapes them (docs/REFERENCE.md): one value for a limit of
 /// one, else an array; a dictionary, except when exactly one of data or persistent reference is
 /// asked for, when the value is that alone (base64).
 enum ItemRenderer {
@@ -23,7 +23,7 @@ enum ItemRenderer {
     }
 
     /// Output made one entry at a time and handed to `sink` as it is made, so that a find over
-    /// many items holds one item's secret at a time, never all of them (issue 7: 100,000 secrets
+    /// many items holds one item's secret at a time, never all of them (100,000 secrets
     /// took 310 MB).
     struct Stream {
         let returns: ReturnOptions

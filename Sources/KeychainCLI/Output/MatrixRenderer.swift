@@ -1,6 +1,6 @@
 import KeychainCore
 
-/// `matrix`'s output: a grid for people, stable sorted JSON for programs (CLI.md, matrix).
+/// `matrix`'s output: a grid for people, stable sorted JSON for programs (docs/REFERENCE.md).
 struct MatrixRenderer {
     let matrix: AccessMatrix
     /// The profile behind each column (a team change's columns repeat the targets' profiles).

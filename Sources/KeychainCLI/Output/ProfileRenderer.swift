@@ -59,7 +59,7 @@ struct ProfileRenderer {
         return out
     }
 
-    /// The JSON object: `default` and `groups` (CLI.md) with each group's provenance.
+    /// The JSON object: `default` and `groups` (docs/REFERENCE.md) with each group's provenance.
     var json: [String: JSON.Value] {
         let list = profile.accessGroups
         func entryJSON(_ entry: AccessGroupList.Entry) -> [String: JSON.Value] {

@@ -3,7 +3,7 @@ import Glibc
 
 /// The Linux kernel keyring, as far as the key cache needs it: "user" keys in the session or the
 /// user keyring, found by description. No daemon: the kernel holds the payload, forgets it at its
-/// expiry, and destroys it when invalidated (research `ci-anchors.md` §4).
+/// expiry, and destroys it when invalidated (docs/CI.md).
 package enum KernelKeyring {
     /// Where a cached key lives.
     /// Searched in this order: the user keyring first, because without a session keyring of its

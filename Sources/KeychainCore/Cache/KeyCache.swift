@@ -1,7 +1,7 @@
 import Glibc
 
 /// A keychain's key cached in the kernel keyring by `unlock`, so that a passphrase keychain costs
-/// later calls one keyring read instead of an Argon2id derivation (research `ci-anchors.md` §5.0–5.2).
+/// later calls one keyring read instead of an Argon2id derivation (docs/CI.md).
 ///
 /// One "user" key per keychain, named `keychainctl:v1:<hex of the file's identity>` (the random id
 /// `init` stores: a moved file keeps its cache, a rekeyed one's key check refuses the stale key).

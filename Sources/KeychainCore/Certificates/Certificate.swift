@@ -2,7 +2,7 @@ import CCrypto
 
 /// An X.509 certificate as `SecCertificateCreateWithData` reads it, and the attributes
 /// `SecItemAdd` derives from it (`SecCertificateCopyAttributeDictionary`, `SecCertificate.c:
-/// 6111-6175`; research §4.1). Parsed by OpenSSL; nothing of it is secret.
+/// 6111-6175`). Parsed by OpenSSL; nothing of it is secret.
 package struct Certificate: Sendable {
     /// The DER encoding, exactly as given (`v_Data`).
     package let der: [UInt8]

@@ -1,8 +1,8 @@
 import CCrypto
 
 /// A key as `SecKeyCreateWithData` holds it, and the attributes `SecItemAdd` derives from it
-/// (`SecKeyCopyAttributeDictionary`, `SecKey.m:109-157`, with the RSA and EC overrides; research
-/// §4.2; `SecKeyCurve25519.m:154-411` for Ed25519 and X25519). Read by OpenSSL from PKCS#8, SEC1,
+/// (`SecKeyCopyAttributeDictionary`, `SecKey.m:109-157`, with the RSA and EC overrides;
+/// `SecKeyCurve25519.m:154-411` for Ed25519 and X25519). Read by OpenSSL from PKCS#8, SEC1,
 /// PKCS#1 or SubjectPublicKeyInfo; RSA of 1024 to 4096 bits, the NIST curves P-256, P-384 and
 /// P-521, Ed25519 and X25519: the types Apple's SecKey stores.
 package struct KeyMaterial: Sendable {

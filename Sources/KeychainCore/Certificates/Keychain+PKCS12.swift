@@ -1,5 +1,5 @@
 /// `import --input-format pkcs12`: `SecPKCS12Import` with `kSecUseDataProtectionKeychain`
-/// (research §4.4, `SecImportExport.c:176-270`): each identity added as an identity and every other
+/// (`SecImportExport.c:176-270`): each identity added as an identity and every other
 /// certificate as a certificate, an item already stored counting as success.
 extension Keychain {
     /// What a PKCS#12 import added and found already stored.

@@ -1,5 +1,5 @@
 /// `kSecReturnRef` on a command line: the object a certificate, key or identity item holds, as PEM
-/// (research §4.3: a SecCertificate, a SecKey rebuilt from `v_Data` and the attributes, a
+/// (a SecCertificate, a SecKey rebuilt from `v_Data` and the attributes, a
 /// SecIdentity carrying both). A private key's bytes leave the keychain only when its `extr` is
 /// true and the caller asked with `--allow-private-key-export`.
 package enum ObjectReference {

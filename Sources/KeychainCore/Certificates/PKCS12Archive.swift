@@ -1,6 +1,6 @@
 import CCrypto
 
-/// A PKCS#12 file read as `SecPKCS12Import` reads it (research §4.4, `SecImportExport.c:251-338`):
+/// A PKCS#12 file read as `SecPKCS12Import` reads it (`SecImportExport.c:251-338`):
 /// its MAC checked with the passphrase, its safes and bags decrypted (modern PBES2 and the legacy
 /// 3DES and RC2 schemes that exports from older Keychain Access and Windows still use), and each
 /// private key paired with the certificate holding its public key. Only RSA and EC keys are taken,

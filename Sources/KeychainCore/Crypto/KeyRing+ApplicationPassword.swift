@@ -1,6 +1,6 @@
 import CSodium
 
-/// The application password (`kSecAccessControlApplicationPassword`, research §2.8): "not a
+/// The application password (`kSecAccessControlApplicationPassword`): "not a
 /// constraint but additional item encryption". An item created with one has its per-item key
 /// wrapped under a key derived from the password, inside the usual wrapping by its class: without
 /// the password the secret cannot be opened, whatever else an attacker holds.

@@ -1,4 +1,4 @@
-/// Re-sealing a row for a new keychain key (`rekey`, research `ci-anchors.md` §5.6): the per-item
+/// Re-sealing a row for a new keychain key (`rekey`): the per-item
 /// key is unwrapped with the old ring and wrapped with this one, the metadata sealed under this
 /// ring's metadata key, and the keyed digests recomputed with its digest key. The secret's own
 /// box is kept: its key is unchanged and its authenticated data (the file's identity, the row's

@@ -1,4 +1,4 @@
-/// Sealing and opening items (SEMANTICS §6).
+/// Sealing and opening items (docs/SECURITY.md).
 extension KeyRing {
     /// What binds the sealed halves of a row to that row: the file's identity (v2), the class, the
     /// persistent reference, and every plaintext column the schema declares. Built once per row;

@@ -1,6 +1,6 @@
 import CSodium
 
-/// The key hierarchy of one open keychain (SEMANTICS §6).
+/// The key hierarchy of one open keychain (docs/SECURITY.md).
 ///
 /// keychain key ─┬─ digest key (derived): keyed digests of matchable attributes
 ///               ├─ wrap key (derived, v2): wraps the class keys, seals the key check

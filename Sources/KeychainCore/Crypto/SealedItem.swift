@@ -1,5 +1,5 @@
 /// An item as it lies in its row: plaintext columns, keyed digests, and the two sealed halves
-/// (SEMANTICS §6). Every column is authenticated: the plaintext columns and the persistent reference
+/// (docs/SECURITY.md). Every column is authenticated: the plaintext columns and the persistent reference
 /// are bound into both halves' authenticated data, the digests must equal those recomputed from the
 /// opened metadata, a row holds a secret exactly when it is not a tombstone, and a tamper-check
 /// value shared by the halves stops an old secret being paired with newer metadata.

@@ -1,8 +1,8 @@
 /// What `matrix` found: for each item (or access group) and each target, whether the target may
-/// read and write it, and why not (research `debugging-anchors.md` §4.2).
+/// read and write it, and why not (docs/DEBUGGING.md).
 package struct AccessMatrix: Sendable {
     /// Why a target does not see an item, or sees it only under a condition: the closed set of
-    /// one-letter marks README documents, in the order they are shown.
+    /// one-letter marks docs/DEBUGGING.md documents, in the order they are shown.
     package enum Mark: String, Sendable, CaseIterable {
         /// The target is not entitled to the item's group.
         case group = "G"

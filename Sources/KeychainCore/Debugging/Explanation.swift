@@ -1,5 +1,5 @@
 /// What `explain` found: the status a call would return and, for every item that nearly matches,
-/// why it is or is not included (research `debugging-anchors.md` §4.1).
+/// why it is or is not included (docs/DEBUGGING.md).
 package struct Explanation: Sendable {
     /// The SecItem call explained.
     package enum Operation: String, Sendable {
@@ -23,7 +23,7 @@ package struct Explanation: Sendable {
         case readOnly = "read-only"
     }
 
-    /// Why an item is left out: the closed set README documents.
+    /// Why an item is left out: the closed set docs/DEBUGGING.md documents.
     package enum Code: String, Sendable {
         case classMismatch = "class-mismatch"
         case attributeMismatch = "attribute-mismatch"

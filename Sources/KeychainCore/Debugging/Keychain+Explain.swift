@@ -1,5 +1,5 @@
 /// `explain`: the status a SecItem call would return for this caller, and every item that nearly
-/// matches with each reason it is or is not included (research `debugging-anchors.md` §4.1).
+/// matches with each reason it is or is not included (docs/DEBUGGING.md).
 ///
 /// Nothing is written and no secret is read. Items are compared by their plaintext columns and
 /// keyed digests, so locked classes are compared too; only the listed candidates are opened, to

@@ -1,5 +1,5 @@
 /// `matrix`: which targets may read and write each item the query selects, and where each target's
-/// adds without a group land (research `debugging-anchors.md` §4.2).
+/// adds without a group land (docs/DEBUGGING.md).
 ///
 /// The query's own attributes select the rows (compared unopened, as `explain` compares them); its
 /// access group, when given, is one of them. The targets' groups, the sync filter, tombstones and

@@ -1,4 +1,4 @@
-/// The simulated device a keychain file belongs to (research `apple-next-semantics.md` §1): its
+/// The simulated device a keychain file belongs to (docs/FIDELITY.md): its
 /// lock state, whether it has a passcode, and its enrolled biometry. Which class keys exist follows
 /// from it, as Apple's keybag decides:
 ///

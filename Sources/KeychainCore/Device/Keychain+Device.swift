@@ -1,5 +1,5 @@
-/// The simulated device the keychain belongs to (SEMANTICS §4; research `apple-next-semantics.md`
-/// §1): locking it, rebooting it, its passcode. The state is sealed in the file (schema version 3)
+/// The simulated device the keychain belongs to (docs/FIDELITY.md): locking it, rebooting it, its
+/// passcode. The state is sealed in the file (schema version 3)
 /// and decides which class keys the key ring will unwrap.
 extension Keychain {
     /// The device as this call sees it (`--device-state` applied).

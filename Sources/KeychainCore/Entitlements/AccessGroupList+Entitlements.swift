@@ -1,4 +1,4 @@
-/// Building the list from a profile's entitlements (SEMANTICS §2).
+/// Building the list from a profile's entitlements (docs/FIDELITY.md).
 extension AccessGroupList {
     /// The entitlement keys that matter, in the order Apple reads them.
     package enum Key {

@@ -1,5 +1,5 @@
 /// `$(AppIdentifierPrefix)` and `$(TeamIdentifierPrefix)` in an entitlements source file, resolved
-/// the way Xcode does at signing time (SEMANTICS §2): the prefix with its trailing dot.
+/// the way Xcode does at signing time (docs/FIDELITY.md): the prefix with its trailing dot.
 struct BuildVariables {
     static let appIdentifierPrefix = "$(AppIdentifierPrefix)"
     static let teamIdentifierPrefix = "$(TeamIdentifierPrefix)"

@@ -1,6 +1,6 @@
 /// A profile file read into its entitlements and, for a provisioning profile, its envelope.
 ///
-/// Forms (CLI.md, Profiles): an entitlements plist (XML or binary, an `.xcent`, a source
+/// Forms (docs/REFERENCE.md): an entitlements plist (XML or binary, an `.xcent`, a source
 /// `.entitlements`), `codesign -d --entitlements` output (XML, with or without its `Executable=`
 /// line, or the older form headed by the entitlements blob's magic and length), a decoded
 /// provisioning profile, or a signed `.mobileprovision` / `.provisionprofile` (CMS).

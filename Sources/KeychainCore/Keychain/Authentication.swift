@@ -1,5 +1,5 @@
-/// How one call answers the authentication a protected item asks for (research
-/// `apple-next-semantics.md` §2.5–§2.6): kSecUseAuthenticationUI, the user's answer, and the
+/// How one call answers the authentication a protected item asks for (docs/FIDELITY.md):
+/// kSecUseAuthenticationUI, the user's answer, and the
 /// application password.
 package struct Authentication {
     /// kSecUseAuthenticationUI.

@@ -42,7 +42,7 @@ extension Keychain {
     }
 
     /// Every check before the write, in Apple's order, and the sealing. The client-side checks
-    /// come first (research §2.9): the access control's flags, an access control with sync, UI skip.
+    /// come first (docs/FIDELITY.md): the access control's flags, an access control with sync, UI skip.
     /// `import` gives the item's own UUID (when free) and dates (`preserving`).
     func prepareAdd(_ request: ItemRequest, secret: SecretBytes, caller: Caller, preserving kept: KeptIdentity? = nil) throws
         -> PreparedAdd
@@ -168,7 +168,7 @@ extension Keychain {
         )
     }
 
-    /// `mdat` for a change now: now, and always strictly later than before (SEMANTICS §1).
+    /// `mdat` for a change now: now, and always strictly later than before (docs/FIDELITY.md).
     static func modificationDate(now: Int64, after item: Item) -> Int64 {
         guard case .date(let previous) = item.attributes[Schema.modificationDate] else { return now }
         return max(now, previous + 1)

@@ -1,4 +1,4 @@
-/// Access control on the rows a call reaches (research `apple-next-semantics.md` §2.5–§2.7): a
+/// Access control on the rows a call reaches (docs/FIDELITY.md): a
 /// protected item asks for authentication on every read and every change (existence checks and
 /// attribute-only finds included), never on delete.
 extension Keychain {
@@ -24,7 +24,7 @@ extension Keychain {
 
     /// Whether `opened` (row `rowid`) may be used for `access`, asking as `authentication` says:
     /// `false` leaves the row out (kSecUseAuthenticationUISkip, or a biometry-current-set item
-    /// whose biometry is gone, which Apple drops: research §2.7). Each item is asked about once per
+    /// whose biometry is gone, which Apple drops). Each item is asked about once per
     /// call. Throws errSecInteractionNotAllowed (no one to ask, or UI fail), errSecUserCanceled,
     /// errSecAuthFailed (failed, not satisfiable on this device, or a wrong application password).
     func authorize(_ opened: OpenedRow, rowid: Int64, access: Access) throws -> Bool {
@@ -79,7 +79,7 @@ extension Keychain {
 
     /// errSecAuthFailed unless this device can satisfy `control` at all: biometry enrolled (the same
     /// set, for biometry-current-set), a passcode for device-passcode, either for user presence.
-    /// An add binds its access control so, without asking anyone (research §2.5, §2.7).
+    /// An add binds its access control so, without asking anyone (docs/FIDELITY.md).
     func checkSatisfiable(_ control: AccessControl, item: Item) throws(KeychainError) {
         let device = keys.device
         var missing: [String] = []

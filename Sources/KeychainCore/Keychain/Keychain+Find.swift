@@ -9,7 +9,7 @@ extension Keychain {
     }
 
     /// What a find returns: the items, the query that shapes how they are shown, and the damaged
-    /// rows it met and left out (the caller reports them; SEMANTICS §6).
+    /// rows it met and left out (the caller reports them; docs/SECURITY.md).
     package struct FindResult: Sendable {
         package let query: ItemQuery
         package let items: [FoundItem]
@@ -35,7 +35,8 @@ extension Keychain {
     }
 
     /// `find`, handing each item (with the parsed query, which says how it is shown) to `each` as
-    /// soon as it is opened and checked, so that only one item's secret is in memory at a time. Nothing is handed over before the query is checked;
+    /// soon as it is opened and checked, so that only one item's secret is in memory at a time. Nothing
+    /// is handed over before the query is checked;
     /// errSecItemNotFound and errSecDecode come after the search, when nothing was handed over.
     package func find(
         _ request: ItemRequest, caller: Caller, skipDamaged: Bool = false, each: (ItemQuery, FoundItem) throws -> Void
@@ -107,7 +108,7 @@ extension Keychain {
         return found
     }
 
-    /// A persistent reference together with any other attribute is errSecParam (SEMANTICS §3).
+    /// A persistent reference together with any other attribute is errSecParam (docs/FIDELITY.md).
     static func checkPersistentRefStandsAlone(_ query: ItemQuery) throws(KeychainError) {
         if query.persistentRef != nil, query.hasMatchAttributes { throw persistentRefNotAlone }
     }

@@ -1,5 +1,5 @@
 /// Identities (`kSecClassIdentity`): not a table but a certificate joined with the private key whose
-/// application label (`klbl`) is the certificate's public key hash (`pkhh`), research §4.3.
+/// application label (`klbl`) is the certificate's public key hash (`pkhh`).
 extension Keychain {
     /// The attributes an identity query sends to its certificate half (`SecItemDb.c:845-878`); every
     /// other attribute is the key's, `agrp`, `pdmn` and `sync` included. Apple's list also routes
@@ -204,7 +204,7 @@ extension Keychain {
         _ request: ItemRequest, changes: [(code: String, value: String)], caller: Caller, dryRun: Bool, skipDamaged: Bool
     ) throws -> ChangeResult {
         guard request.persistentRef == nil else {
-            // Apple's update by an identity's reference fails inside securityd (errSecInternal, research §4.3).
+            // Apple's update by an identity's reference fails inside securityd (errSecInternal).
             throw KeychainError(
                 .param,
                 hint: "an identity's persistent reference cannot be updated (Apple fails it); update its certificate and key by theirs.")

@@ -100,7 +100,7 @@ extension Keychain {
 
     /// Before `sealed` is written into `group` (an add, or row `rowid` rewritten): a verified
     /// tombstone holding the same primary key is replaced silently, as Apple replaces it
-    /// (SEMANTICS §3). A live holder is left for the UNIQUE constraint to report, and returned.
+    /// (docs/FIDELITY.md). A live holder is left for the UNIQUE constraint to report, and returned.
     @discardableResult
     func clearTombstone(for sealed: SealedItem, _ itemClass: ItemClass, inGroup group: String, except rowid: Int64? = nil) throws
         -> MatchedRow?

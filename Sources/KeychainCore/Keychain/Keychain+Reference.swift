@@ -1,5 +1,5 @@
 /// SecItemAdd with `kSecValueRef`: a certificate, key or identity whose attributes are derived from
-/// it (research §4.1–§4.3), the caller's attributes taking precedence.
+/// it (docs/FIDELITY.md), the caller's attributes taking precedence.
 extension Keychain {
     /// Adds `reference` as an item of the request's class: `cert` takes one certificate, `keys` one
     /// key, `idnt` a certificate and the private key whose application label is its public key

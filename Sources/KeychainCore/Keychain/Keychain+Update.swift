@@ -8,8 +8,8 @@ extension Keychain {
     ///
     /// `accessControl` (`--set-access-control`) replaces each item's access control, bound to this
     /// device as an add binds it; `none` leaves the protection alone. Its flags and its pairing
-    /// with a synchronizable change are checked before anything else (research §2.9). A new
-    /// accessibility without one drops the item's access control, as Apple's update does (§2.3).
+    /// with a synchronizable change are checked before anything else (docs/FIDELITY.md). A new
+    /// accessibility without one drops the item's access control, as Apple's update does (docs/FIDELITY.md).
     package func update(
         _ request: ItemRequest, changes changePairs: [(code: String, value: String)], secret: SecretBytes?,
         caller: Caller, dryRun: Bool = false, skipDamaged: Bool = false, accessControl: AccessControlRequest? = nil
@@ -45,7 +45,7 @@ extension Keychain {
                     updated.attributes[Schema.accessControl] = .string(
                         try flags.map { try bind($0, to: updated).text } ?? updated.accessibility.rawValue)
                 }
-                // The keychain sets both dates (SEMANTICS §1): a caller's cdat or mdat is overwritten.
+                // The keychain sets both dates (docs/FIDELITY.md): a caller's cdat or mdat is overwritten.
                 updated.attributes[Schema.creationDate] = opened.item.attributes[Schema.creationDate]
                 updated.attributes[Schema.modificationDate] = .date(Self.modificationDate(now: now, after: opened.item))
                 try rewrite(rowid: rowid, opened, to: updated, newSecret: changes.secret, now: now)
@@ -77,7 +77,7 @@ extension Keychain {
         _ = try store.insert(old.itemClass, tombstone)
     }
 
-    /// `item` as a tombstone (SEMANTICS §3): its attributes, `tomb = 1`, `mdat` now; sealed with no
+    /// `item` as a tombstone (docs/FIDELITY.md): its attributes, `tomb = 1`, `mdat` now; sealed with no
     /// secret, invisible to every query.
     static func tombstone(of item: Item, uuid: [UInt8], now: Int64) -> Item {
         var tombstone = Item(itemClass: item.itemClass, uuid: uuid, attributes: item.attributes)

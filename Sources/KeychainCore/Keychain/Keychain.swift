@@ -197,7 +197,7 @@ package final class Keychain {
 
     /// Opens a row the SQL selected for `query` and checks that it is what the query asked for:
     /// the filter's groups, sync, tombstone, accessibility and persistent reference, and every
-    /// matched attribute's exact bytes. A row that fails is errSecDecode naming it (SEMANTICS §6).
+    /// matched attribute's exact bytes. A row that fails is errSecDecode naming it (docs/SECURITY.md).
     func open(_ row: SealedItem, for query: ItemQuery, filter: RowFilter, withSecret: Bool) throws(KeychainError)
         -> (opened: OpenedRow, secret: SecretBytes?)
     {

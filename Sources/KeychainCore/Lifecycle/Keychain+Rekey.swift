@@ -1,5 +1,5 @@
-/// `rekey`: a new keychain key for the whole file, in one transaction (research `ci-anchors.md`
-/// §5.6). Fresh class keys are wrapped under the new key; every row's item key is re-wrapped, its
+/// `rekey`: a new keychain key for the whole file, in one transaction (docs/GUIDE.md). Fresh class keys
+/// are wrapped under the new key; every row's item key is re-wrapped, its
 /// metadata re-sealed and its keyed digests recomputed (the digest key derives from the keychain
 /// key); the key check, passphrase record and device state are replaced. Afterwards the old key
 /// opens nothing in this file. A row that does not open stops it all (errSecDecode naming it).

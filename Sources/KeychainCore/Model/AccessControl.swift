@@ -1,4 +1,4 @@
-/// A SecAccessControl as keychainctl simulates it (research `apple-next-semantics.md` §2): the
+/// A SecAccessControl as keychainctl simulates it (docs/FIDELITY.md): the
 /// protection class and what reading the item requires. Every item has one; an item added with
 /// only an accessibility has the protection alone. The `accc` column holds it in the text form of
 /// Apple's `security` tool (`ak;od(cbio(pbioh(…)));odel(true);oe(true)`), bound into the row's

@@ -1,4 +1,4 @@
-/// Accessibility classes (`kSecAttrAccessible`, attribute `pdmn`), SEMANTICS §4.
+/// Accessibility classes (`kSecAttrAccessible`, attribute `pdmn`).
 package enum Accessibility: String, Sendable, CaseIterable {
     case whenUnlocked = "ak"
     case afterFirstUnlock = "ck"
@@ -35,7 +35,7 @@ package enum Accessibility: String, Sendable, CaseIterable {
     /// Whether the class never leaves the device.
     package var isThisDeviceOnly: Bool { rawValue.hasSuffix("u") }
 
-    /// The default when an add names none: `dk` for certificates, `ak` otherwise (SEMANTICS §1).
+    /// The default when an add names none: `dk` for certificates, `ak` otherwise (docs/FIDELITY.md).
     package static func defaultFor(_ itemClass: ItemClass) -> Accessibility {
         itemClass == .certificate ? .always : .whenUnlocked
     }

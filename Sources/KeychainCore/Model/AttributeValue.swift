@@ -10,7 +10,7 @@ package enum AttributeValue: Sendable, Hashable {
     case fourCharCode(String)
 
     /// The bytes that equality (and the keyed digest) is defined on. A string and the same bytes as
-    /// data are equal, as in Apple's keychain (SEMANTICS §1).
+    /// data are equal, as in Apple's keychain (docs/FIDELITY.md).
     package var canonicalBytes: [UInt8] {
         switch self {
         case .string(let text), .fourCharCode(let text): Array(text.utf8)

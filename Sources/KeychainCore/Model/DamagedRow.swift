@@ -1,5 +1,5 @@
 /// A row that is not what was sealed: an edit, a swap, a blob from another row or keychain, or
-/// damage. It is reported by persistent reference and never returned as an item (SEMANTICS §6).
+/// damage. It is reported by persistent reference and never returned as an item (docs/SECURITY.md).
 package struct DamagedRow: Sendable, Equatable {
     /// Why a row is damaged. No reason carries a value from the row.
     package enum Reason: String, Sendable {

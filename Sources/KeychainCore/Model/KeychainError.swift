@@ -1,4 +1,4 @@
-/// The keychain status codes keychainctl returns (SEMANTICS §5), with Apple's messages.
+/// The keychain status codes keychainctl returns (docs/FIDELITY.md), with Apple's messages.
 package enum KeychainStatus: Int32, Sendable, CaseIterable {
     case param = -50
     case userCanceled = -128
@@ -15,7 +15,7 @@ package enum KeychainStatus: Int32, Sendable, CaseIterable {
 
     /// One row of the status table: Apple's constant name and message (`SecCopyErrorMessageString`),
     /// and what usually causes the status in keychainctl. The one table behind error reports,
-    /// `keychainctl error` and README's exit-status table.
+    /// `keychainctl error` and the reference's exit-status table.
     package struct Description: Sendable {
         package let name: String
         package let message: String

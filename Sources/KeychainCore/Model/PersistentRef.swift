@@ -1,5 +1,5 @@
 /// A persistent reference: the class code's four bytes followed by the item's 16-byte UUID
-/// (SEMANTICS §3). Assigned on add and kept for the item's life.
+/// (docs/FIDELITY.md). Assigned on add and kept for the item's life.
 package struct PersistentRef: Sendable, Hashable {
     /// The item's class.
     package let itemClass: ItemClass

@@ -164,7 +164,7 @@ package enum Schema {
     }
 
     /// The attributes an item of the class shows, in order: an identity shows its key's and then
-    /// the certificate's own (the join overlays the certificate's on the key's, research §4.3).
+    /// the certificate's own (the join overlays the certificate's on the key's).
     package static func shown(_ itemClass: ItemClass) -> [AttributeDescriptor] {
         guard itemClass == .identity else { return of(itemClass)?.attributes ?? [] }
         let keyAttributes = key.attributes

@@ -1,4 +1,4 @@
-/// Which synchronizable state a query selects (`kSecAttrSynchronizable`), SEMANTICS §3.
+/// Which synchronizable state a query selects (`kSecAttrSynchronizable`).
 package enum SyncFilter: Sendable, Equatable {
     /// `sync = 0`: the default of every query that does not mention `sync`.
     case no

@@ -1,4 +1,4 @@
-/// A validated query: what to match, how many, and what to return (SEMANTICS §3).
+/// A validated query: what to match, how many, and what to return (docs/FIDELITY.md).
 package struct ItemQuery: Sendable {
     /// The class searched.
     package let itemClass: ItemClass

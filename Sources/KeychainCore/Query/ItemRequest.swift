@@ -1,7 +1,7 @@
 /// A request as the caller wrote it, before any validation: the command line's words.
 ///
 /// Validation happens inside each operation, at the point Apple's `SecItemServer.c` checks it, so
-/// that the status precedence (SEMANTICS §3) comes out right.
+/// that the status precedence (docs/FIDELITY.md) comes out right.
 package struct ItemRequest: Sendable {
     /// `--class`, or `nil` for the default (`genp`).
     package var itemClass: String?
@@ -19,7 +19,7 @@ package struct ItemRequest: Sendable {
     /// `--access-control` (add) or `--set-access-control` (update).
     package var accessControl: AccessControlRequest?
     /// Attributes an add derives from the item's reference (`--ref-file`: a certificate's or key's
-    /// own), given way to by the caller's attributes as `SecItemAdd` gives way (research §4.1).
+    /// own), given way to by the caller's attributes as `SecItemAdd` gives way (docs/FIDELITY.md).
     package var derived: [String: AttributeValue] = [:]
 
     package init(
@@ -48,7 +48,7 @@ package struct AccessControlRequest: Sendable {
         self.protection = protection
     }
 
-    /// The client-side checks, before anything else (research §2.9): the flags parsed and their
+    /// The client-side checks, before anything else (docs/FIDELITY.md): the flags parsed and their
     /// combination checked (errSecParam naming the word or rule), then an access control written
     /// with `sync=yes` among `written` (only the dictionary being written: on update, the changes).
     /// Returns the flags, `nil` for `none`.

@@ -8,7 +8,7 @@ package struct ReturnOptions: OptionSet, Sendable {
     package static let attributes = ReturnOptions(rawValue: 2)
     package static let persistentRef = ReturnOptions(rawValue: 4)
     /// The item as an object (`kSecReturnRef`): a certificate or public key as PEM. A password has
-    /// none, and Apple returns nothing for it (research §4.3).
+    /// none, and Apple returns nothing for it (docs/FIDELITY.md).
     package static let reference = ReturnOptions(rawValue: 8)
 
     /// Parses the CLI words.
@@ -27,7 +27,7 @@ package struct ReturnOptions: OptionSet, Sendable {
     }
 
     /// Whether the result is one bare value rather than a dictionary: exactly one of data,
-    /// persistent reference or reference (SEMANTICS §3).
+    /// persistent reference or reference (docs/FIDELITY.md).
     package var isBareValue: Bool { self == .data || self == .persistentRef || self == .reference }
 
     /// Whether the item's secret must be opened: for its data, or to build its reference.

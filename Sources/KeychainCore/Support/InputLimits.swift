@@ -1,4 +1,4 @@
-/// The cap on every input keychainctl reads, in one table (README, "Limits"). Reading stops at
+/// The cap on every input keychainctl reads, in one table (docs/SECURITY.md, "Limits"). Reading stops at
 /// the cap, so an endless input (`/dev/zero`) costs at most the cap in memory.
 package enum InputLimits {
     /// An item's secret (`kSecValueData`): stdin, `--data-file`, `-w` or a prompt. Over it is

@@ -1,4 +1,4 @@
-/// One item as the cloud store holds it (issue 11; research `apple-next-semantics.md` §3): keyed by
+/// One item as the cloud store holds it (docs/SYNC.md): keyed by
 /// a UUID every device of the account shares (CloudKit's record name), with a change tag bumped on
 /// every write, its class, every synced attribute and its secret. Sealed whole under the account key,
 /// with the UUID bound into the authenticated data: a record renamed to another UUID, moved from

@@ -1,7 +1,7 @@
 import CFileSync
 import Glibc
 
-/// The cloud store several keychain files (devices of one account) sync through (issue 11): a
+/// The cloud store several keychain files (devices of one account) sync through (docs/SYNC.md): a
 /// directory holding a sealed marker and one file per record, `records/<uuid hex>`, each sealed
 /// under the account key. Nothing in it is plaintext but the record names (UUIDs) and sizes. Plain
 /// files, so that an engine the user already runs (a shared folder, git) can carry it.

@@ -1,5 +1,5 @@
 /// `sync`: this keychain as one device of an account, in step with the account's cloud store
-/// (issue 11; research `apple-next-semantics.md` §3). See `SyncSession` for the rules.
+/// (docs/SYNC.md). See `SyncSession` for the rules.
 extension Keychain {
     /// Pulls then pushes, holding the cloud store's lock and one write transaction of this file.
     /// `publish` runs after the cloud's files are written and before the keychain commits (with

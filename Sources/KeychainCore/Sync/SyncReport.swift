@@ -78,7 +78,7 @@ package struct SyncReport: Sendable {
     }
 }
 
-/// CKKS's views (research §3.2): which zone an item travels in, decided by its access group. The
+/// CKKS's views (docs/FIDELITY.md): which zone an item travels in, decided by its access group. The
 /// view decides routing, not eligibility; the report names it.
 package enum SyncView {
     /// The view of an item in `group`.

@@ -1,4 +1,4 @@
-/// One sync of one keychain with the cloud store (issue 11; research `apple-next-semantics.md` §3),
+/// One sync of one keychain with the cloud store (docs/SYNC.md),
 /// run inside the store's lock and the keychain's write transaction. `pull` applies what other
 /// devices changed, by record UUID, resolving same-primary-key collisions as CKKS does; `push`
 /// uploads what changed here. Cloud writes and deletions are collected and made by `commitCloud`
@@ -188,7 +188,7 @@ final class SyncSession {
     }
 
     /// A record this device has never held: added here, unless an item here holds its primary key,
-    /// when CKKS's rules decide (research §3.4).
+    /// when CKKS's rules decide (docs/FIDELITY.md).
     private func incomingNew(_ record: CloudRecord, stamp: CloudStore.Stamp) throws {
         settled.insert(record.uuid)
         if waits(record, orRow: nil) { return }

@@ -1,4 +1,4 @@
-/// What one device remembers between syncs (issue 11), CKKS's "mirror": for each cloud record it
+/// What one device remembers between syncs (docs/SYNC.md), CKKS's "mirror": for each cloud record it
 /// took part in, the local row it maps to and what both looked like when they last agreed. Kept in
 /// `keychain_meta` as `sync_state`, sealed under the keychain key (schema version 5): an edit of it
 /// without the key is refused, so nobody can make a sync delete records by forging entries.

@@ -1,6 +1,6 @@
 /// `import`: many items added in one transaction, with conflicts (an item already holding the
 /// same primary key) handled by one policy, and a re-run that changes nothing reported as
-/// unchanged (research `ci-anchors.md` §5.4).
+/// unchanged (docs/CI.md).
 extension Keychain {
     /// One item to import: what `add` would be given, plus the UUID (persistent reference) and
     /// dates it had where it came from, kept when free; `origin` names it in messages ("line 3").

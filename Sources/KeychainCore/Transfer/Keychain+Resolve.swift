@@ -1,5 +1,5 @@
 /// Resolving `exec`'s secret references: every one before the command starts, in one read, each
-/// naming exactly one item (research `ci-anchors.md` §5.3).
+/// naming exactly one item (docs/CI.md).
 extension Keychain {
     /// One reference: what it is for (a variable or file name, shown in errors), the query, and
     /// whether it takes every item it matches (`--env-from`) rather than exactly one.

@@ -1,5 +1,5 @@
-/// The lint rules (research `debugging-anchors.md` §3): one table, behind the checks, the text and
-/// JSON reports, SARIF's rule list and README's table.
+/// The lint rules (docs/DEBUGGING.md): one table, behind the checks, the text and
+/// JSON reports, SARIF's rule list and the table in docs/DEBUGGING.md.
 package struct LintRule: Sendable {
     /// How bad a finding is.
     package enum Severity: String, Sendable, Comparable {

@@ -1,4 +1,4 @@
-/// Platform rules (KC013, KC014, KC015, KC017): SEMANTICS §2.9, research `apple-next-semantics.md` §5.
+/// Platform rules (KC013, KC014, KC015, KC017): the macOS rules of docs/FIDELITY.md.
 extension Linter {
     func platformFindings(_ fact: TargetFacts) -> [LintFinding] {
         let target = fact.target

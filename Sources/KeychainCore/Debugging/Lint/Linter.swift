@@ -1,4 +1,4 @@
-/// `lint`: the rules of research `debugging-anchors.md` §3 run over each target's claims, its
+/// `lint`: the rules of `LintRule.all` run over each target's claims, its
 /// provisioning profile and source, across the targets, and over the groups code passes.
 package struct Linter {
     package let targets: [LintTarget]
