@@ -54,12 +54,15 @@ let package = Package(
             dependencies: ["KeychainCore", "CProcess", "CTerminal", "CSpawn"]),
         .executableTarget(name: "keychainctl", dependencies: ["KeychainCLI"]),
         .executableTarget(name: "keychainctl-bench", dependencies: ["KeychainCore"]),
-        .testTarget(name: "KeychainCoreTests", dependencies: ["KeychainCore"]),
+        // What the test targets and the fuzzers share: the package's paths, the kill-midway step,
+        // waiting with a deadline, the masker fed in chunks.
+        .target(name: "KeychainTestSupport", dependencies: ["KeychainCore"], path: "Tests/Support"),
+        .testTarget(name: "KeychainCoreTests", dependencies: ["KeychainCore", "KeychainTestSupport"]),
         // Test support: runs a command where a seccomp filter blocks the kernel keyring.
         .executableTarget(name: "deny-keyring", path: "Tests/DenyKeyring"),
         .testTarget(
             name: "KeychainCLITests",
-            dependencies: ["KeychainCLI", "KeychainCore", "keychainctl", "deny-keyring"],
+            dependencies: ["KeychainCLI", "KeychainCore", "KeychainTestSupport", "keychainctl", "deny-keyring"],
             // Golden outputs are read by path, not bundled.
             exclude: ["Golden"]),
     ],
@@ -74,7 +77,8 @@ if ProcessInfo.processInfo.environment["KEYCHAINCTL_FUZZ"] != nil {
         .executableTarget(name: "fuzz-profile", dependencies: ["KeychainCore", "FuzzSupport"], path: "Fuzz/profile"),
         .executableTarget(name: "fuzz-arguments", dependencies: ["KeychainCLI", "FuzzSupport"], path: "Fuzz/arguments"),
         .executableTarget(name: "fuzz-values", dependencies: ["KeychainCore", "FuzzSupport"], path: "Fuzz/values"),
-        .executableTarget(name: "fuzz-formats", dependencies: ["KeychainCore", "FuzzSupport"], path: "Fuzz/formats"),
+        .executableTarget(
+            name: "fuzz-formats", dependencies: ["KeychainCore", "FuzzSupport", "KeychainTestSupport"], path: "Fuzz/formats"),
         .executableTarget(name: "fuzz-objects", dependencies: ["KeychainCore", "FuzzSupport"], path: "Fuzz/objects"),
     ]
 }

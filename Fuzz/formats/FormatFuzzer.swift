@@ -1,5 +1,6 @@
 import FuzzSupport
 import KeychainCore
+import KeychainTestSupport
 
 /// libFuzzer target for what `import` and `exec` read: the first byte picks a dotenv file, a JSON
 /// document whose items are mapped as import maps them, or output through the secret masker (cut
@@ -24,18 +25,7 @@ public func fuzzFormats(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
         // A secret without a line break: a form holding one may be cut at a newline, as documented.
         let secret = SecretBytes(copying: rest.prefix(5).map { $0 == 0x0A || $0 == 0x0D ? 0x78 : $0 })
         let output = Array(rest.dropFirst(5))
-        func masked(chunk: Int) -> [UInt8] {
-            let masker = SecretMasker([("S", secret)])
-            var out: [UInt8] = []
-            var index = 0
-            while index < output.count {
-                let end = min(output.count, index + chunk)
-                Array(output[index..<end]).withUnsafeBytes { masker.process($0) { out += $0 } }
-                index = end
-            }
-            masker.flush { out += $0 }
-            return out
-        }
+        func masked(chunk: Int) -> [UInt8] { SecretMasker([("S", secret)]).masked(output, chunk: chunk) }
         // Chunking never changes the result: the masker holds back whatever a form could still match.
         let whole = masked(chunk: max(1, output.count))
         precondition(masked(chunk: 1 + Int(selector % 7)) == whole, "chunking changed the masked output")

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainTestSupport
 import Testing
 
 /// `keychainctl device` and `--device-state` through the real binary (docs/FIDELITY.md).
@@ -125,22 +126,12 @@ import Testing
         for attempt in 0..<12 {
             if attempt == 0 || count == 0 {
                 #expect(sandbox.run(["device", "passcode", "set"], profile: nil).status == 0)
-                try MigrateGroupTests.fill(
-                    sandbox, count: total, group: "SKMME9E2Y8.com.example.app", accessibility: accessibility, accessControl: accessControl)
+                try sandbox.fill(
+                    count: total, group: "SKMME9E2Y8.com.example.app", accessibility: accessibility, accessControl: accessControl)
             }
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: Sandbox.binary)
-            process.arguments = change
-            process.environment = sandbox.baseEnvironment
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
             // Spread log-uniformly from 1 ms to 400 ms: a quiet machine finishes a change in tens
             // of milliseconds, a loaded one in hundreds, and either must see some kills land mid-way.
-            usleep(UInt32(exp(Double.random(in: log(1_000.0)...log(400_000.0)))))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            if process.terminationReason == .uncaughtSignal { interrupted += 1 }
+            if try sandbox.killMidway(change, after: KillMidway.logUniform(1_000.0, 400_000.0)) { interrupted += 1 }
             let found = sandbox.run(["find", "-g", "SKMME9E2Y8.com.example.app", "--limit", "all", "--auth", "approve", "--format", "json"])
             count = (try? found.json() as? [Any])?.count ?? 0
             #expect(count == total || (count == 0 && found.status == 44), "attempt \(attempt): \(count) \(found.stderr)")

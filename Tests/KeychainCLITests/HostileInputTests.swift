@@ -275,7 +275,7 @@ import Testing
     /// every secret comes back, in text and JSON.
     @Test func twentyThousandSecretsStreamInLittleMemory() throws {
         let sandbox = try Sandbox()
-        try MigrateGroupTests.fill(sandbox, count: 20_000, group: "SKMME9E2Y8.com.example.app")
+        try sandbox.fill(count: 20_000, group: "SKMME9E2Y8.com.example.app")
         let json = sandbox.run(["find", "--limit", "all", "--return", "data", "--format", "json"], timeout: 300, memoryLimitKB: 60_000)
         #expect(json.status == 0, "\(json.status) \(json.stderr)")
         let secrets = try json.json() as? [String]
@@ -290,7 +290,7 @@ import Testing
     /// the address space the streaming find fits in (holding every opened row, they did not).
     @Test func twentyThousandItemsChangeInLittleMemory() throws {
         let sandbox = try Sandbox()
-        try MigrateGroupTests.fill(sandbox, count: 20_000, group: "SKMME9E2Y8.com.example.app")
+        try sandbox.fill(count: 20_000, group: "SKMME9E2Y8.com.example.app")
         let update = sandbox.run(["update", "--set-label", "renamed"], timeout: 300, memoryLimitKB: 60_000)
         #expect(update.status == 0, "\(update.status) \(update.stderr)")
         let labels = sandbox.run(["find", "-l", "renamed", "--limit", "all", "--format", "json"], timeout: 300)

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainTestSupport
 import Testing
 
 /// `import` and `export`: one transaction, conflicts by policy, a re-import that changes nothing,
@@ -182,17 +183,12 @@ import Testing
         chmod(file, 0o600)
         var interrupted = 0
         for attempt in 0..<8 {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: Sandbox.binary)
-            process.arguments = ["import", file, "--on-conflict", "skip", "--profile", Sandbox.profiles + "/app.plist"]
-            process.environment = sandbox.baseEnvironment
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            usleep(UInt32(exp(Double.random(in: log(2_000.0)...log(800_000.0)))))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            if process.terminationReason == .uncaughtSignal { interrupted += 1 }
+            if try sandbox.killMidway(
+                ["import", file, "--on-conflict", "skip", "--profile", Sandbox.profiles + "/app.plist"],
+                after: KillMidway.logUniform(2_000.0, 800_000.0))
+            {
+                interrupted += 1
+            }
             let found = sandbox.run(["find", "-s", "killed", "--limit", "all", "--format", "json"])
             let count = (try? found.json() as? [Any])?.count ?? 0
             #expect(count == 0 || count == total, "attempt \(attempt): \(count) items")

@@ -45,24 +45,6 @@ import Testing
         #expect(sandbox.run(["migrate-group", "--from", "group.com.example", "--to", Self.shared]).status == 44)
     }
 
-    /// Fills a sandbox's keychain with `count` items in `group` through KeychainCore.
-    static func fill(_ sandbox: Sandbox, count: Int, group: String, accessibility: String? = nil, accessControl: String? = nil) throws {
-        let text = try String(contentsOfFile: sandbox.keyFile, encoding: .utf8)
-        guard case .key(let key) = try KeychainCredential.key(base64: SecretBytes(copying: Array(text.utf8)), source: "test") else {
-            return
-        }
-        let keychain = try Keychain(path: sandbox.keychain, credential: .key(key))
-        let caller = Caller(try Profile.load(path: Sandbox.profiles + "/app.plist", teamID: nil, platform: nil, allowWildcard: false))
-        try keychain.addAll(
-            (0..<count).map { i in
-                var request = ItemRequest(
-                    attributes: [("svce", "svc-\(i)"), ("acct", "acct-\(i)"), ("agrp", group)]
-                        + (accessibility.map { [("pdmn", $0)] } ?? []))
-                request.accessControl = accessControl.map { AccessControlRequest(flags: $0) }
-                return (request, SecretBytes(copying: Array("secret-\(i)".utf8)))
-            }, caller: caller)
-    }
-
     /// How many items each group holds, checking that every secret opens and is the right one.
     static func census(_ sandbox: Sandbox) throws -> [String: Int] {
         var counts: [String: Int] = [:]
@@ -87,7 +69,7 @@ import Testing
     @Test func killedMigrationsLeaveAllOrNothing() throws {
         let sandbox = try Sandbox()
         let total = 5_000
-        try Self.fill(sandbox, count: total, group: Self.app)
+        try sandbox.fill(count: total, group: Self.app)
         var source = Self.app
         var target = Self.shared
         // One uninterrupted run sets the window the kills are spread over.
@@ -99,17 +81,8 @@ import Testing
         let window = full.components.seconds * 1_000_000 + full.components.attoseconds / 1_000_000_000_000
         var interrupted = 0
         for attempt in 0..<20 {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: Sandbox.binary)
-            process.arguments = ["migrate-group", "--from", source, "--to", target, "--profile", Sandbox.profiles + "/app.plist"]
-            process.environment = sandbox.baseEnvironment
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            usleep(UInt32.random(in: 0...UInt32(max(1, window * 11 / 10))))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            if process.terminationReason == .uncaughtSignal { interrupted += 1 }
+            let arguments = ["migrate-group", "--from", source, "--to", target, "--profile", Sandbox.profiles + "/app.plist"]
+            if try sandbox.killMidway(arguments, after: UInt32.random(in: 0...UInt32(max(1, window * 11 / 10)))) { interrupted += 1 }
             let counts = try Self.census(sandbox)
             #expect(
                 counts == [source: total, target: 0] || counts == [source: 0, target: total],

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainTestSupport
 import Testing
 
 /// `rekey`: after it, the new credential opens everything and the old one nothing; a damaged item
@@ -82,24 +83,19 @@ import Testing
     @Test func killedRekeysLeaveOneKeyOpeningEverything() throws {
         let sandbox = try Sandbox()
         let total = 5_000
-        try MigrateGroupTests.fill(sandbox, count: total, group: "SKMME9E2Y8.com.example.app")
+        try sandbox.fill(count: total, group: "SKMME9E2Y8.com.example.app")
         let keys = [sandbox.keyFile, sandbox.folder + "/second.key"]
         #expect(
             sandbox.run(["init", "--generate-key-file", keys[1], "--keychain", sandbox.folder + "/scratch.db"], profile: nil).status == 0)
         var current = 0
         var interrupted = 0
         for attempt in 0..<10 {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: Sandbox.binary)
-            process.arguments = ["rekey", "--new-key-file", keys[1 - current]]
-            process.environment = sandbox.baseEnvironment.merging(["KEYCHAINCTL_KEY_FILE": keys[current]]) { $1 }
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            usleep(UInt32(exp(Double.random(in: log(2_000.0)...log(1_500_000.0)))))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            if process.terminationReason == .uncaughtSignal { interrupted += 1 }
+            if try sandbox.killMidway(
+                ["rekey", "--new-key-file", keys[1 - current]], environment: ["KEYCHAINCTL_KEY_FILE": keys[current]],
+                after: KillMidway.logUniform(2_000.0, 1_500_000.0))
+            {
+                interrupted += 1
+            }
             var opening: [Int] = []
             for (index, key) in keys.enumerated() {
                 let found = sandbox.run(

@@ -1,4 +1,6 @@
 import Foundation
+import KeychainCore
+import KeychainTestSupport
 import Testing
 
 /// Runs the real `keychainctl` binary in a throwaway folder, as a user's shell would.
@@ -23,20 +25,39 @@ final class Sandbox {
         if let path = ProcessInfo.processInfo.environment["KEYCHAINCTL_BIN"] { return path }
         let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("keychainctl").path
         if FileManager.default.isExecutableFile(atPath: beside) { return beside }
-        var root = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { root.deleteLastPathComponent() }
-        return root.appendingPathComponent(".build/debug/keychainctl").path
+        return PackagePaths.root + "/.build/debug/keychainctl"
     }()
 
     /// Set once: writes to a closed pipe fail with EPIPE rather than raise SIGPIPE.
     static let ignoreBrokenPipe: Void = { signal(SIGPIPE, SIG_IGN) }()
 
+    /// Fills the keychain with `count` items in `group` through KeychainCore.
+    func fill(count: Int, group: String, accessibility: String? = nil, accessControl: String? = nil) throws {
+        let text = try String(contentsOfFile: keyFile, encoding: .utf8)
+        guard case .key(let key) = try KeychainCredential.key(base64: SecretBytes(copying: Array(text.utf8)), source: "test") else {
+            return
+        }
+        let opened = try Keychain(path: self.keychain, credential: .key(key))
+        let caller = Caller(try Profile.load(path: Sandbox.profiles + "/app.plist", teamID: nil, platform: nil, allowWildcard: false))
+        try opened.addAll(
+            (0..<count).map { i in
+                var request = ItemRequest(
+                    attributes: [(Schema.service, "svc-\(i)"), (Schema.account, "acct-\(i)"), (Schema.accessGroup, group)]
+                        + (accessibility.map { [(Schema.protection, $0)] } ?? []))
+                request.accessControl = accessControl.map { AccessControlRequest(flags: $0) }
+                return (request, SecretBytes(copying: Array("secret-\(i)".utf8)))
+            }, caller: caller)
+    }
+
+    /// Runs `keychainctl arguments` in this sandbox and kills it with SIGKILL after `delay`
+    /// microseconds; whether the kill landed before it finished.
+    @discardableResult
+    func killMidway(_ arguments: [String], environment: [String: String] = [:], after delay: UInt32) throws -> Bool {
+        try KillMidway.run(Self.binary, arguments, environment: baseEnvironment.merging(environment) { $1 }, after: delay)
+    }
+
     /// The package's folder.
-    static let packageRoot: String = {
-        var root = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { root.deleteLastPathComponent() }
-        return root.path
-    }()
+    static let packageRoot = PackagePaths.root
 
     /// `Fixtures/Profiles`.
     static let profiles = packageRoot + "/Fixtures/Profiles"

@@ -1,14 +1,11 @@
 import Foundation
 import KeychainCore
+import KeychainTestSupport
 import Testing
 
 /// Keychains written by earlier schema versions open, read and write with the current binary.
 @Suite struct SchemaFixtureTests {
-    static let fixtures: String = {
-        var root = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { root.deleteLastPathComponent() }
-        return root.appendingPathComponent("Fixtures/Keychains").path
-    }()
+    static let fixtures = PackagePaths.fixtures + "/Keychains"
 
     /// A copy of `schema-vN.db` in `sandbox`, and the environment that opens it with its key.
     static func copy(version: Int, into sandbox: Sandbox) throws -> (path: String, environment: [String: String]) {

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainTestSupport
 import Testing
 
 /// Devices syncing at the same time, and syncs killed part way: nothing is lost, everything
@@ -60,16 +61,9 @@ import Testing
         for attempt in 0..<6 {
             // Each round changes a few items and kills the sync after a random delay.
             account.devices[0].run(["update", "-s", "bulk", "-a", "\(attempt)", "--sync", "yes", "--set-password", "changed-\(attempt)"])
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: Sandbox.binary)
-            process.arguments = ["sync", "--cloud", account.cloud]
-            process.environment = account.devices[0].baseEnvironment.merging(["KEYCHAINCTL_ACCOUNT_KEY_FILE": account.accountKey]) { $1 }
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            usleep(UInt32.random(in: 1_000...120_000))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            try account.devices[0].killMidway(
+                ["sync", "--cloud", account.cloud], environment: ["KEYCHAINCTL_ACCOUNT_KEY_FILE": account.accountKey],
+                after: UInt32.random(in: 1_000...120_000))
         }
         #expect(account.sync(0).status == 0)
         #expect(account.devices[0].run(["verify"], profile: nil).status == 0)

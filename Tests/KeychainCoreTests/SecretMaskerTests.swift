@@ -1,4 +1,5 @@
 import Foundation
+import KeychainTestSupport
 import Testing
 
 @testable import KeychainCore
@@ -6,16 +7,7 @@ import Testing
 /// The streaming masker: every form, across any chunking, and plain output untouched.
 @Suite struct SecretMaskerTests {
     func masked(_ secrets: [(String, String)], _ output: [UInt8], chunk: Int) -> [UInt8] {
-        let masker = SecretMasker(secrets.map { ($0.0, SecretBytes(copying: Array($0.1.utf8))) })
-        var out: [UInt8] = []
-        var index = 0
-        while index < output.count {
-            let end = min(output.count, index + chunk)
-            Array(output[index..<end]).withUnsafeBytes { masker.process($0) { out += $0 } }
-            index = end
-        }
-        masker.flush { out += $0 }
-        return out
+        SecretMasker(secrets.map { ($0.0, SecretBytes(copying: Array($0.1.utf8))) }).masked(output, chunk: chunk)
     }
 
     @Test func masksAcrossEveryChunkSize() {

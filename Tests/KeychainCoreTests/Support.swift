@@ -1,4 +1,5 @@
 import Foundation
+import KeychainTestSupport
 import Testing
 
 @testable import KeychainCore
@@ -6,11 +7,7 @@ import Testing
 /// Fixture profiles and throwaway keychains for in-process tests.
 enum Fixtures {
     /// `Fixtures/Profiles` in the package.
-    static let profiles: String = {
-        var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { url.deleteLastPathComponent() }
-        return url.appendingPathComponent("Fixtures/Profiles").path
-    }()
+    static let profiles = PackagePaths.fixtures + "/Profiles"
 
     /// A file of `Fixtures/Certificates`, read whole.
     static func certificateFile(_ name: String) throws -> [UInt8] {
