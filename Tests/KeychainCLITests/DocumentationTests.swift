@@ -195,6 +195,21 @@ import Testing
         }
     }
 
+    /// CONTRIBUTING.md's map names every folder of the sources and the tests, so it cannot fall
+    /// behind the layout.
+    @Test func theArchitectureMapNamesEveryFolder() throws {
+        let map = try String(contentsOfFile: Sandbox.packageRoot + "/CONTRIBUTING.md", encoding: .utf8)
+        for parent in ["Sources", "Sources/KeychainCLI", "Sources/KeychainCore", "Tests"] {
+            for folder in try FileManager.default.contentsOfDirectory(atPath: Sandbox.packageRoot + "/" + parent) {
+                var isFolder: ObjCBool = false
+                guard FileManager.default.fileExists(atPath: Sandbox.packageRoot + "/\(parent)/\(folder)", isDirectory: &isFolder),
+                    isFolder.boolValue
+                else { continue }
+                #expect(map.contains(folder), "CONTRIBUTING.md's map lacks \(parent)/\(folder)")
+            }
+        }
+    }
+
     /// The runner itself: a wrong transcript fails, a marked variable part does not.
     @Test func aWrongTranscriptFails() throws {
         let steps = Self.steps("```console\n$ echo one; echo two\none\nthree\n$ echo ref=Z2Vu\nref=[...]\n```\n")
