@@ -3,13 +3,13 @@ import KeychainCore
 /// `keychainctl update`: SecItemUpdate.
 struct UpdateCommand: Subcommand {
     /// Each `--set-…` option and the attribute code it changes.
-    static let changeOptions: [(option: Option<String>, code: String)] = [
-        (.text("set-account", nil, "account", "New account (acct)."), "acct"),
-        (.text("set-service", nil, "service", "New service (svce)."), "svce"),
-        (.text("set-group", nil, "group", "Move to this access group (must be writable)."), "agrp"),
-        (.text("set-label", nil, "label", "New label (labl)."), "labl"),
-        (.text("set-accessible", nil, "class", "New accessibility (pdmn)."), "pdmn"),
-        (.choice("set-sync", nil, "yes|no", "Make the item synchronizable or not.") { $0 }, "sync"),
+    static let changeOptions: [(spec: OptionSpec, code: String)] = [
+        (.attribute("set-account", nil, "account", "New account (acct)."), "acct"),
+        (.attribute("set-service", nil, "service", "New service (svce)."), "svce"),
+        (.attribute("set-group", nil, "group", "Move to this access group (must be writable)."), "agrp"),
+        (.attribute("set-label", nil, "label", "New label (labl)."), "labl"),
+        (.attribute("set-accessible", nil, "class", "New accessibility (pdmn)."), "pdmn"),
+        (.attribute("set-sync", nil, "yes|no", kind: .choices, "Make the item synchronizable or not."), "sync"),
     ]
     static let setAttr = Option.text("set-attr", nil, "code=value", repeatable: true, "Set any attribute by its code.")
     static let setDataFile = Option.path("set-data-file", "New secret from this file.")
@@ -31,7 +31,7 @@ struct UpdateCommand: Subcommand {
         sections: [
             (
                 "changes",
-                Self.changeOptions.map(\.option.spec) + [
+                Self.changeOptions.map(\.spec) + [
                     Self.setAttr.spec, Self.setDataFile.spec, Self.setDataStdin.spec, Self.setPassword.spec, Self.stripNewline.spec,
                     Self.setAccessControl.spec,
                 ]

@@ -54,7 +54,7 @@ enum SecretQuery {
                 request.persistentRef = value
             default:
                 let code =
-                    ItemOptions.attributeOptions.first { $0.option.spec.long == key }?.code
+                    ItemOptions.attributeOptions.first { $0.spec.long == key }?.code
                     ?? (key.utf8.count == 4 && key.utf8.allSatisfy { $0 >= 0x21 && $0 < 0x7F } ? key : nil)
                 guard let code else { throw bad("unknown attribute '\(String(key.prefix(30)).terminalSafe)'") }
                 guard !request.attributes.contains(where: { $0.code == code }) else { throw bad("\(code) given twice") }

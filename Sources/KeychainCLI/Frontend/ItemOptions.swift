@@ -7,35 +7,35 @@ struct ItemOptions {
     /// value is checked by the keychain (errSecParam), as SecItem checks its dictionary, so even
     /// `--sync`, completed from its choices, takes any text here.
     /// The codes are literal so the table reads as the option reference it is.
-    static let attributeOptions: [(option: Option<String>, code: String)] = [
-        (.text("service", "s", "service", "Service (svce)."), "svce"),
-        (.text("account", "a", "account", "Account (acct)."), "acct"),
-        (.text("group", "g", "group", "Access group (agrp), Team ID prefix included."), "agrp"),
-        (.text("label", "l", "label", "Label (labl)."), "labl"),
-        (.text("description", "D", "text", "Description, 'kind' in security (desc)."), "desc"),
-        (.text("comment", "j", "text", "Comment (icmt)."), "icmt"),
-        (.text("generic", "G", "text", "Generic attribute (gena)."), "gena"),
-        (.text("creator", "c", "code", "Creator, a four-character code (crtr)."), "crtr"),
-        (.text("type", "C", "code", "Type, a four-character code (type)."), "type"),
-        (.text("server", nil, "host", "Server (srvr), inet."), "srvr"),
-        (.text("security-domain", nil, "domain", "Security domain (sdmn), inet."), "sdmn"),
-        (.text("protocol", nil, "protocol", "Protocol (ptcl), inet: https, ftp, … or a code such as htps."), "ptcl"),
-        (.text("auth-type", nil, "type", "Authentication type (atyp), inet: default, html-form, … or a code."), "atyp"),
-        (.text("port", nil, "port", "Port (port), inet."), "port"),
-        (.text("path", nil, "path", "Path (path), inet."), "path"),
+    static let attributeOptions: [(spec: OptionSpec, code: String)] = [
+        (.attribute("service", "s", "service", "Service (svce)."), "svce"),
+        (.attribute("account", "a", "account", "Account (acct)."), "acct"),
+        (.attribute("group", "g", "group", "Access group (agrp), Team ID prefix included."), "agrp"),
+        (.attribute("label", "l", "label", "Label (labl)."), "labl"),
+        (.attribute("description", "D", "text", "Description, 'kind' in security (desc)."), "desc"),
+        (.attribute("comment", "j", "text", "Comment (icmt)."), "icmt"),
+        (.attribute("generic", "G", "text", "Generic attribute (gena)."), "gena"),
+        (.attribute("creator", "c", "code", "Creator, a four-character code (crtr)."), "crtr"),
+        (.attribute("type", "C", "code", "Type, a four-character code (type)."), "type"),
+        (.attribute("server", nil, "host", "Server (srvr), inet."), "srvr"),
+        (.attribute("security-domain", nil, "domain", "Security domain (sdmn), inet."), "sdmn"),
+        (.attribute("protocol", nil, "protocol", "Protocol (ptcl), inet: https, ftp, … or a code such as htps."), "ptcl"),
+        (.attribute("auth-type", nil, "type", "Authentication type (atyp), inet: default, html-form, … or a code."), "atyp"),
+        (.attribute("port", nil, "port", "Port (port), inet."), "port"),
+        (.attribute("path", nil, "path", "Path (path), inet."), "path"),
         (
-            .text(
+            .attribute(
                 "accessible", nil, "class",
                 "Accessibility (pdmn): when-unlocked, after-first-unlock, always, … or ak ck dk akpu aku cku dku."), "pdmn"
         ),
-        (.choice("sync", nil, "yes|no|any", "Synchronizable (sync); queries default to no.") { $0 }, "sync"),
+        (.attribute("sync", nil, "yes|no|any", kind: .choices, "Synchronizable (sync); queries default to no."), "sync"),
     ]
     static let itemClass = Option.text("class", nil, "class", "genp (default), inet, cert, keys, idnt, or their long names.")
     static let attr = Option.text(
         "attr", nil, "code=value", repeatable: true, "Any attribute by its four-character code; data may be given as base64:….")
 
     /// The options, for command specs.
-    static let specs: [OptionSpec] = [Self.itemClass.spec] + attributeOptions.map(\.option.spec) + [Self.attr.spec]
+    static let specs: [OptionSpec] = [Self.itemClass.spec] + attributeOptions.map(\.spec) + [Self.attr.spec]
 
     let itemClass: String?
     let attributes: [(code: String, value: String)]

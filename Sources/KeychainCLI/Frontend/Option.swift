@@ -93,6 +93,14 @@ extension Flag {
 }
 
 extension OptionSpec {
+    /// An attribute option of the `(option, code)` tables of add, find and update: text read as
+    /// given (the keychain checks it), so a plain spec with no parser, which is cheaper to declare
+    /// at start-up than a typed `Option`.
+    static func attribute(_ long: String, _ short: Character?, _ valueName: String, kind: OptionKind = .text, _ help: String) -> OptionSpec
+    {
+        OptionSpec(long: long, short: short, valueName: valueName, kind: kind, repeatable: false, help: help, environment: nil)
+    }
+
     /// The value of the option's environment variable, when it has one and it is set and not empty.
     var environmentValue: String? { environment.flatMap(Environment.value) }
 }

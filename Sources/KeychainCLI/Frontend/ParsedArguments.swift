@@ -183,10 +183,10 @@ struct ParsedArguments {
     func given<Value>(_ option: Option<Value>) -> Bool { values[option.spec.long] != nil }
 
     /// (code, value) for each option of `table` that was given, in the table's order.
-    func attributes(from table: [(option: Option<String>, code: String)]) -> [(code: String, value: String)] {
-        table.compactMap { option, code in
-            reads.note(option.spec.long)
-            return values[option.spec.long]?.last.map { (code, $0) }
+    func attributes(from table: [(spec: OptionSpec, code: String)]) -> [(code: String, value: String)] {
+        table.compactMap { spec, code in
+            reads.note(spec.long)
+            return values[spec.long]?.last.map { (code, $0) }
         }
     }
 
