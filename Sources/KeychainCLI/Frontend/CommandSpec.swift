@@ -59,6 +59,17 @@ struct CommandSpec: Sendable {
 
     /// Every option the command accepts.
     var options: [OptionSpec] { sections.flatMap(\.options) }
+
+    /// `keychainctl NAME [action] [OPERAND] [options] -- CMD`, as the man page and the reference
+    /// show it.
+    var synopsis: String {
+        var text = "keychainctl \(name)"
+        if !actions.isEmpty { text += " [action]" }
+        if let operand { text += " [\(operand.name)]" }
+        text += " [options]"
+        if let trailingCommand { text += " -- \(trailingCommand.name)" }
+        return text
+    }
 }
 
 /// A command-line mistake: exit 64 with the message and a pointer to `--help`.

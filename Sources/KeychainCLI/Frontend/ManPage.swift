@@ -17,7 +17,7 @@ enum ManPage {
 
             """
         for command in commands {
-            out += ".SS \"\(roff(synopsis(command)))\"\n\(roff(command.abstract))\n"
+            out += ".SS \"\(roff(command.synopsis))\"\n\(roff(command.abstract))\n"
             if !command.discussion.isEmpty { out += ".PP\n\(roff(command.discussion))\n" }
             for (title, options) in command.sections where !options.isEmpty && title != "global options" {
                 out += ".PP\n\\fI\(roff(title))\\fR\n"
@@ -48,15 +48,6 @@ enum ManPage {
 
             """
         return out
-    }
-
-    private static func synopsis(_ command: CommandSpec) -> String {
-        var text = "keychainctl \(command.name)"
-        if !command.actions.isEmpty { text += " [action]" }
-        if let operand = command.operand { text += " [\(operand.name)]" }
-        text += " [options]"
-        if let trailing = command.trailingCommand { text += " -- \(trailing.name)" }
-        return text
     }
 
     private static func item(_ option: OptionSpec) -> String {

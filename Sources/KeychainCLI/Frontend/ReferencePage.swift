@@ -15,7 +15,7 @@ enum ReferencePage {
 
             """
         for command in commands {
-            out += "\n## \(command.name)\n\n```\n\(synopsis(command))\n```\n\n\(escaped(command.abstract))\n"
+            out += "\n## \(command.name)\n\n```\n\(command.synopsis)\n```\n\n\(escaped(command.abstract))\n"
             if !command.discussion.isEmpty { out += "\n" + escaped(command.discussion) + "\n" }
             if let operand = command.operand { out += "\n`\(operand.name)`: \(escaped(operand.help))\n" }
             if let trailing = command.trailingCommand { out += "\n`\(trailing.name)`: \(escaped(trailing.help))\n" }
@@ -46,15 +46,6 @@ enum ReferencePage {
             \(ExitStatusTable.markdown)
             """
         return out
-    }
-
-    private static func synopsis(_ command: CommandSpec) -> String {
-        var text = "keychainctl \(command.name)"
-        if !command.actions.isEmpty { text += " [action]" }
-        if let operand = command.operand { text += " [\(operand.name)]" }
-        text += " [options]"
-        if let trailing = command.trailingCommand { text += " -- \(trailing.name)" }
-        return text
     }
 
     private static func table(_ options: [OptionSpec]) -> String {
