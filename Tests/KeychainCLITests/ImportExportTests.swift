@@ -197,3 +197,28 @@ import Testing
         #expect(interrupted > 0, "no import was interrupted")
     }
 }
+
+extension ImportExportTests {
+    /// `--group` is the group of every json or jsonl item that names none; an item naming its own
+    /// keeps it; a group the profile cannot write is -34018 with nothing imported.
+    @Test func groupAppliesToJSONItemsThatNameNone() throws {
+        let sandbox = try Sandbox()
+        let lines = """
+            {"svce":"grouped","acct":"plain","v_Data":"\(Data("one".utf8).base64EncodedString())"}
+            {"svce":"grouped","acct":"own","agrp":"SKMME9E2Y8.com.example.app","v_Data":"\(Data("two".utf8).base64EncodedString())"}
+
+            """
+        let file = sandbox.folder + "/items.jsonl"
+        try lines.write(toFile: file, atomically: true, encoding: .utf8)
+        chmod(file, 0o600)
+        let refused = sandbox.run(["import", file, "--group", "SKMME9E2Y8.com.example.other"])
+        #expect(refused.status == 30, "\(refused.stderr)")
+        #expect(sandbox.run(["find", "-s", "grouped"]).status == 44, "a refused import left items behind")
+        #expect(sandbox.run(["import", file, "--group", "SKMME9E2Y8.com.example.shared"]).status == 0)
+        let found = sandbox.run(["find", "-s", "grouped", "--limit", "all", "--format", "json"])
+        let groups = ((try? found.json() as? [[String: Any]]) ?? []).reduce(into: [String: String]()) {
+            $0[$1["acct"] as? String ?? ""] = $1["agrp"] as? String
+        }
+        #expect(groups == ["plain": "SKMME9E2Y8.com.example.shared", "own": "SKMME9E2Y8.com.example.app"], "\(groups)")
+    }
+}

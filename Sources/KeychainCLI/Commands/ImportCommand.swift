@@ -12,7 +12,7 @@ struct ImportCommand: Subcommand {
         "from-env", nil, "NAME,…", repeatable: true, "Import these variables of keychainctl's own environment.")
     static let service = Option.text("service", nil, "service", "dotenv and --from-env: the items' service (svce); required for them.")
     static let group = Option.text(
-        "group", nil, "group", "dotenv, pkcs12 and --from-env: the items' access group (default: the profile's).")
+        "group", nil, "group", "The items' access group; for json and jsonl, of the items that name none (default: the profile's).")
     static let label = Option.text("label", nil, "label", "dotenv, pkcs12 and --from-env: the items' label (labl).")
     static let accessible = Option.text("accessible", nil, "class", "dotenv, pkcs12 and --from-env: the items' accessibility (pdmn).")
     static let onConflict = Option.choice(
@@ -103,6 +103,14 @@ struct ImportCommand: Subcommand {
     /// The request for a dotenv or environment variable `name`.
     func request(name: String) -> ItemRequest {
         ItemRequest(attributes: [(Schema.service, service ?? ""), (Schema.account, name)] + givenAttributes)
+    }
+
+    /// A json or jsonl `item` in --group when it names no group of its own.
+    func inDefaultGroup(_ item: Keychain.ImportItem) -> Keychain.ImportItem {
+        guard let group, item.request.explicitGroup == nil else { return item }
+        var grouped = item
+        grouped.request.attributes.append((Schema.accessGroup, group))
+        return grouped
     }
 
     /// The attributes --group, --label and --accessible give every item of a dotenv, environment

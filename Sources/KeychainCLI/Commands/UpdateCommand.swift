@@ -20,6 +20,7 @@ struct UpdateCommand: Subcommand {
         "set-access-control", nil, "flags|none",
         "New access control (flags as add's --access-control; none: the protection alone), protection from --set-accessible.")
     static let limit = Option.text("limit", nil, "one|all|n", "How many to update: all (default), one, or a number.")
+    static let persistentRef = Option.text("persistent-ref", nil, "base64", "Update one item by its persistent reference.")
     static let dryRun = Flag("dry-run", "Check everything, list the matches, change nothing.")
 
     static let name = "update"
@@ -36,7 +37,7 @@ struct UpdateCommand: Subcommand {
                     Self.setAccessControl.spec,
                 ]
             ),
-            ("options", [Self.limit.spec, Self.dryRun.spec, DamagedRows.option.spec]),
+            ("options", [Self.limit.spec, Self.persistentRef.spec, Self.dryRun.spec, DamagedRows.option.spec]),
             ("query attributes", ItemOptions.specs),
             ("global options", GlobalOptions.specs),
         ])
@@ -49,6 +50,7 @@ struct UpdateCommand: Subcommand {
     let setPassword: String?
     let stripNewline: Bool
     let limit: String?
+    let persistentRef: String?
     let dryRun: Bool
     let skipDamaged: Bool
     let accessControl: AccessControlRequest?
@@ -69,6 +71,7 @@ struct UpdateCommand: Subcommand {
         setPassword = try arguments.value(Self.setPassword)
         stripNewline = arguments.flag(Self.stripNewline)
         limit = try arguments.value(Self.limit)
+        persistentRef = try arguments.value(Self.persistentRef)
         dryRun = arguments.flag(Self.dryRun)
         skipDamaged = arguments.flag(DamagedRows.option)
     }
@@ -87,7 +90,7 @@ struct UpdateCommand: Subcommand {
         }
         let keychain = try context.openKeychain(with: credential)
         let matched = try keychain.update(
-            item.request(limit: limit), changes: changes, secret: secret, caller: caller, dryRun: dryRun,
+            item.request(limit: limit, persistentRef: persistentRef), changes: changes, secret: secret, caller: caller, dryRun: dryRun,
             skipDamaged: skipDamaged, accessControl: accessControl)
         if dryRun {
             StandardStreams.out(ItemRenderer.listing(matched.items, format: context.resolvedFormat))

@@ -117,7 +117,7 @@ final class ImportSource {
                 throw KeychainError(
                     .param, hint: "\(origin) is not JSON (\(error.what) at byte \(error.offset + 1)). Nothing was imported.")
             }
-            pending.append(try ItemJSON.importItem(value, in: bytes, origin: origin))
+            pending.append(command.inDefaultGroup(try ItemJSON.importItem(value, in: bytes, origin: origin)))
         }
     }
 
@@ -147,7 +147,7 @@ final class ImportSource {
             default: throw KeychainError(.param, hint: "\(name) holds neither an array nor a keychainctl-items document.")
             }
             for (index, element) in items.enumerated() {
-                pending.append(try ItemJSON.importItem(element, in: bytes, origin: "\(name), item \(index + 1)"))
+                pending.append(command.inDefaultGroup(try ItemJSON.importItem(element, in: bytes, origin: "\(name), item \(index + 1)")))
             }
         }
     }

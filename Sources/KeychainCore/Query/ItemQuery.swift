@@ -6,7 +6,9 @@ package struct ItemQuery: Sendable {
     package let schema: ClassSchema
     /// Attributes to match exactly (including `agrp` and `pdmn` when given).
     package let attributes: [String: AttributeValue]
-    /// The sync filter: `no` unless the request mentioned `sync`.
+    /// The sync filter: `no` unless the request mentioned `sync` or gave a persistent reference,
+    /// which finds its item whatever its sync state (`SecDbQuery.c`, `query_create_with_limit`
+    /// adds the implicit `sync = 0` only when the query names neither).
     package let sync: SyncFilter
     /// Whether `sync` was mentioned at all (an add stores `sync=any` as not synchronizable).
     package let mentionsSync: Bool
@@ -51,7 +53,7 @@ package struct ItemQuery: Sendable {
         self.itemClass = itemClass
         self.schema = schema
         self.attributes = parsed.values
-        self.sync = parsed.sync ?? .no
+        self.sync = parsed.sync ?? (reference == nil ? .no : .any)
         self.mentionsSync = parsed.sync != nil
         self.limit = limit
         self.returns = returns

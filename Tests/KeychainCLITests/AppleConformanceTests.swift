@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+
+/// Behaviours Apple's own regression tests check, through the real binary. Each test names the
+/// Apple file (Security-61901) the behaviour and its assertions come from.
+@Suite struct AppleConformanceTests {
+    /// `keychain/securityd/SecDbQuery.c`, `query_create_with_limit`: the implicit `sync = 0` filter
+    /// is added only when the query names neither `sync` nor a persistent reference, so an item is
+    /// found, updated and deleted by its reference whatever its sync state
+    /// (`tests/secdxctests/KeychainAPITests.m`, the persistent-reference tests of synchronizable items).
+    @Test func aSynchronizableItemIsReachedByItsPersistentReference() throws {
+        let sandbox = try Sandbox()
+        let added = sandbox.run(
+            ["add", "-s", "cloud", "-a", "alice", "--sync", "yes", "--return", "persistent-ref"], stdin: Data("SECRET-sync".utf8))
+        #expect(added.status == 0, "\(added.stderr)")
+        let ref = added.stdout.trimmingCharacters(in: .newlines)
+        // Without the reference, the implicit filter hides it.
+        #expect(sandbox.run(["find", "-s", "cloud", "-a", "alice", "-w"]).status == 44)
+        let found = sandbox.run(["find", "--persistent-ref", ref, "-w"])
+        #expect(found.status == 0 && found.stdout == "SECRET-sync", "\(found.stderr)")
+        #expect(sandbox.run(["update", "--persistent-ref", ref, "--set-label", "renamed"]).status == 0)
+        let label = sandbox.run(["find", "-s", "cloud", "--sync", "yes", "--format", "json"])
+        #expect((try? label.json() as? [String: Any])?["labl"] as? String == "renamed", "\(label.stdout)")
+        #expect(sandbox.run(["delete", "--persistent-ref", ref]).status == 0)
+        #expect(sandbox.run(["find", "--persistent-ref", ref]).status == 44)
+        // A reference with any other attribute is still errSecParam, sync included.
+        #expect(sandbox.run(["find", "--persistent-ref", ref, "--sync", "yes"]).status == 206)
+    }
+
+    /// `OSX/sec/Security/Regressions/secitem/si-43-persistent.c` and `secitemfunctionality.m`:
+    /// SecItemUpdate takes a persistent reference as its query, and changes that item alone.
+    @Test func updateTakesAPersistentReference() throws {
+        let sandbox = try Sandbox()
+        let first = sandbox.run(["add", "-s", "svc", "-a", "one", "--return", "persistent-ref"], stdin: Data("1".utf8))
+        #expect(sandbox.run(["add", "-s", "svc", "-a", "two"], stdin: Data("2".utf8)).status == 0)
+        let ref = first.stdout.trimmingCharacters(in: .newlines)
+        #expect(sandbox.run(["update", "--persistent-ref", ref, "--set-password", "changed"]).status == 0)
+        #expect(sandbox.run(["find", "-s", "svc", "-a", "one", "-w"]).stdout == "changed")
+        #expect(sandbox.run(["find", "-s", "svc", "-a", "two", "-w"]).stdout == "2")
+        #expect(sandbox.run(["update", "--persistent-ref", ref, "-s", "svc", "--set-label", "x"]).status == 206)
+    }
+}
+
+extension AppleConformanceTests {
+    /// `keychain/securityd/SecItemServer.c`: `kSecAttrAppClipItem` (`clip`) is the keychain's to
+    /// set; a caller who gives it gets errSecParam (-50, exit 206), not errSecNoSuchAttr.
+    @Test func theAppClipMarkIsNotTheCallersToSet() throws {
+        let sandbox = try Sandbox()
+        #expect(sandbox.run(["add", "-s", "svc", "--attr", "clip=1"], stdin: Data("x".utf8)).status == 206)
+        #expect(sandbox.run(["find", "-s", "svc", "--attr", "clip=1"]).status == 206)
+        #expect(sandbox.run(["add", "-s", "svc", "--attr", "zzzz=1"], stdin: Data("x".utf8)).status == 41)
+    }
+}
