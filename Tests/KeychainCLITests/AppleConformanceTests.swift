@@ -51,3 +51,40 @@ extension AppleConformanceTests {
         #expect(sandbox.run(["add", "-s", "svc", "--attr", "zzzz=1"], stdin: Data("x".utf8)).status == 41)
     }
 }
+
+extension AppleConformanceTests {
+    static let certificates = Sandbox.packageRoot + "/Fixtures/Certificates"
+
+    /// `OSX/sec/Security/Regressions/secitem/si-05-add.c`: SecItemAdd with a return option hands
+    /// back the new item's data or reference, as a find by it would.
+    @Test func anAddReturnsWhatItWasAskedFor() throws {
+        let sandbox = try Sandbox()
+        let pem = Self.certificates + "/leaf-ec.pem"
+        let added = sandbox.run(["add", "--class", "cert", "--ref-file", pem, "--return", "data"])
+        let found = sandbox.run(["find", "--class", "cert", "--return", "data"])
+        #expect(added.status == 0 && !added.stdout.isEmpty && added.stdout == found.stdout, "\(added.stdout) \(added.stderr)")
+        let reference = sandbox.run(["add", "--class", "cert", "--ref-file", Self.certificates + "/root.pem", "--return", "ref"])
+        #expect(reference.status == 0 && reference.stdout.hasPrefix("-----BEGIN CERTIFICATE-----"), "\(reference.stderr)")
+        let password = sandbox.run(["add", "-s", "svc", "-a", "a", "--return", "data"], stdin: Data("SECRET-x".utf8))
+        #expect(password.status == 0 && password.stdout.trimmingCharacters(in: .newlines) == Data("SECRET-x".utf8).base64EncodedString())
+        // A private key's bytes are not handed back by an add: refused before anything is written.
+        let key = sandbox.run(["add", "--class", "keys", "--ref-file", Self.certificates + "/leaf-ec.key", "--return", "data"])
+        #expect(key.status == 206, "\(key.stderr)")
+        #expect(sandbox.run(["find", "--class", "keys"]).status == 44)
+    }
+
+    /// `OSX/sec/Security/Regressions/secitem/si-42-identity.c` and `secitemfunctionality.m`: an
+    /// identity add returns the identity's persistent reference, and the same add again is
+    /// errSecDuplicateItem (-25299), not errSecParam.
+    @Test func anIdentityAddReturnsItsReference() throws {
+        let sandbox = try Sandbox()
+        let files = ["--ref-file", Self.certificates + "/leaf-ec.pem", "--ref-file", Self.certificates + "/leaf-ec.key"]
+        let added = sandbox.run(["add", "--class", "idnt"] + files + ["--return", "persistent-ref"])
+        #expect(added.status == 0, "\(added.stderr)")
+        let ref = added.stdout.trimmingCharacters(in: .newlines)
+        #expect(Data(base64Encoded: ref).map { Array($0.prefix(4)) } == Array("idnt".utf8), "\(ref)")
+        #expect(sandbox.run(["find", "--persistent-ref", ref, "--return", "attributes"]).status == 0)
+        let again = sandbox.run(["add", "--class", "idnt"] + files + ["--return", "persistent-ref"])
+        #expect(again.status == 45, "\(again.stderr)")
+    }
+}

@@ -59,26 +59,39 @@ struct AddCommand: Subcommand {
         let credential = try context.openingCredential()
         let request = item.request(returns: returns)
         let result: Keychain.AddResult
+        let keychain: Keychain
         if referenceFiles.isEmpty {
-            result = try add(request, caller: caller, credential: credential)
+            // The secret is read (perhaps prompted for) before the keychain opens.
+            let secret = try SecretInput(
+                file: dataFile, argument: password, stripNewline: stripNewline, passphraseFD: context.options.passphraseFD
+            ).read(prompt: "Secret for the new item: ")
+            keychain = try context.openKeychain(with: credential)
+            result = try keychain.add(request, secret: secret, caller: caller, updateExisting: updateExisting)
         } else {
             let files = try referenceFiles.map { (path: $0, contents: try SecretReader.readFile($0, limit: InputLimits.objectFileBytes)) }
             let reference = try ItemReference(files: files)
-            result = try context.openKeychain(with: credential).add(
-                request, reference: reference, caller: caller, updateExisting: updateExisting)
+            keychain = try context.openKeychain(with: credential)
+            result = try keychain.add(request, reference: reference, caller: caller, updateExisting: updateExisting)
         }
         for warning in result.warnings { StandardStreams.warn(warning) }
-        StandardStreams.out(
-            ItemRenderer.render(
-                [.init(item: result.item, secret: nil)], returns: result.returns.subtracting([.data, .reference]), single: true,
-                format: context.resolvedFormat))
-    }
-
-    /// An add whose secret is data: stdin, a file, a prompt or -w.
-    private func add(_ request: ItemRequest, caller: Caller, credential: Keychain.Opening) throws -> Keychain.AddResult {
-        let secret = try SecretInput(
-            file: dataFile, argument: password, stripNewline: stripNewline, passphraseFD: context.options.passphraseFD
-        ).read(prompt: "Secret for the new item: ")
-        return try context.openKeychain(with: credential).add(request, secret: secret, caller: caller, updateExisting: updateExisting)
+        let isIdentity = ItemClass(parsing: item.itemClass ?? "") == .identity
+        guard !returns.isEmpty, isIdentity || !result.returns.isDisjoint(with: [.data, .reference]) else {
+            return StandardStreams.out(
+                ItemRenderer.render(
+                    [.init(item: result.item, secret: nil)], returns: result.returns, single: true, format: context.resolvedFormat))
+        }
+        // SecItemAdd hands back what a find by the new item's reference returns (an identity's
+        // reference is `idnt` and its certificate's UUID): so it is printed by that find.
+        let reference = isIdentity ? PersistentRef(itemClass: .identity, uuid: result.item.uuid) : result.item.persistentRef
+        let found = ItemRequest(itemClass: nil, returns: returns, persistentRef: reference.base64)
+        var stream: ItemRenderer.Stream?
+        _ = try keychain.find(found, caller: caller) { query, entry in
+            if stream == nil {
+                stream = ItemRenderer.Stream(
+                    returns: query.returns, single: true, format: context.resolvedFormat, sink: StandardStreams.out)
+            }
+            stream?.write(.init(item: entry.item, secret: entry.secret, reference: entry.reference))
+        }
+        stream?.finish()
     }
 }

@@ -11,6 +11,15 @@ extension Keychain {
         func refuse(_ wanted: String) -> KeychainError {
             KeychainError(.param, hint: "--class \(itemClass.rawValue) by reference takes \(wanted); the files hold \(reference.contents).")
         }
+        // A private key's bytes leave the keychain only through find --allow-private-key-export:
+        // refused here before anything is written, rather than after.
+        if ReturnOptions(parsing: request.returns)?.contains(.data) == true, reference.keys.contains(where: \.isPrivate) {
+            throw KeychainError(
+                .param,
+                hint:
+                    "an add does not return a private key's bytes; find --return data --allow-private-key-export does, for an extractable key."
+            )
+        }
         var derived = request
         switch itemClass {
         case .certificate:
@@ -52,9 +61,6 @@ extension Keychain {
                 hint: key.isPrivate
                     ? "the key is not the certificate's: its public key differs from the one the certificate holds."
                     : "an identity needs the certificate's private key; the file holds a public key.")
-        }
-        guard request.returns.isEmpty else {
-            throw KeychainError(.param, hint: "an identity add returns nothing here; find it with find --class idnt.")
         }
         var (certificateRequest, keyRequest) = Self.classHalves(request)
         certificateRequest.derived = certificate.attributes
