@@ -88,3 +88,43 @@ extension AppleConformanceTests {
         #expect(again.status == 45, "\(again.stderr)")
     }
 }
+
+extension AppleConformanceTests {
+    /// The DER of `pem`'s issuer Name, as a CA wrote it (SEQUENCE header, case and spacing kept).
+    static func rawIssuer(ofPEM pem: String) throws -> [UInt8] {
+        let text = try String(contentsOfFile: pem, encoding: .utf8)
+        let body = text.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()
+        let der = try #require(Data(base64Encoded: body).map(Array.init))
+        /// The (header length, content length) of the element at `offset`.
+        func element(_ offset: Int) -> (header: Int, length: Int) {
+            let first = Int(der[offset + 1])
+            guard first & 0x80 != 0 else { return (2, first) }
+            let count = first & 0x7F
+            return (2 + count, (0..<count).reduce(0) { $0 << 8 | Int(der[offset + 2 + $1]) })
+        }
+        let certificate = element(0)
+        var offset = certificate.header + element(certificate.header).header  // inside tbsCertificate
+        if der[offset] == 0xA0 { offset += element(offset).header + element(offset).length }  // [0] version
+        for _ in 0..<2 { offset += element(offset).header + element(offset).length }  // serial, signature
+        let issuer = element(offset)
+        return Array(der[offset..<(offset + issuer.header + issuer.length)])
+    }
+
+    /// `OSX/sec/Security/SecItem.m` normalises a query's issuer client-side, so a certificate is
+    /// found by the issuer Name as its CA wrote it (a whole DER Name, another case or spacing of a
+    /// PrintableString), for `cert` and `idnt` queries alike.
+    @Test func anIssuerMatchesHoweverItIsWritten() throws {
+        let sandbox = try Sandbox()
+        let pem = Self.certificates + "/root.pem"
+        #expect(sandbox.run(["add", "--class", "cert", "--ref-file", pem]).status == 0)
+        let raw = try Self.rawIssuer(ofPEM: pem)
+        let stored = sandbox.run(["find", "--class", "cert", "--format", "json"])
+        let normalized = try #require((try stored.json() as? [String: Any])?["issr"] as? String)
+        #expect(normalized != Data(raw).base64EncodedString(), "the fixture's issuer should need normalising")
+        for issuer in [Data(raw).base64EncodedString(), Data(raw.dropFirst(2)).base64EncodedString(), normalized] {
+            let found = sandbox.run(["find", "--class", "cert", "--attr", "issr=base64:" + issuer])
+            #expect(found.status == 0, "issuer \(issuer): \(found.stderr)")
+        }
+        #expect(sandbox.run(["find", "--class", "cert", "--attr", "issr=base64:AAAA"]).status == 44)
+    }
+}

@@ -21,6 +21,13 @@ package enum DistinguishedName {
         }
     }
 
+    /// The normalised form of `content`, a Name without its SEQUENCE header (what `issr` and
+    /// `subj` hold, normalised or not); `nil` when it is not one.
+    package static func normalizedContent(ofContent content: [UInt8]) -> [UInt8]? {
+        guard !content.isEmpty else { return nil }
+        return content.withUnsafeBufferPointer { normalize(content: $0, 0..<$0.count) }
+    }
+
     /// The normalised content of a Name whose content is `bytes[range]`.
     static func normalize(content bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> [UInt8]? {
         var result: [UInt8] = []

@@ -52,12 +52,24 @@ package struct ItemQuery: Sendable {
         if !itemClass.hasReference { returns.remove(.reference) }
         self.itemClass = itemClass
         self.schema = schema
-        self.attributes = parsed.values
+        self.attributes = Self.normalizingIssuer(parsed.values, of: itemClass)
         self.sync = parsed.sync ?? (reference == nil ? .no : .any)
         self.mentionsSync = parsed.sync != nil
         self.limit = limit
         self.returns = returns
         self.persistentRef = reference
+    }
+
+    /// A certificate query's issuer, normalised as the stored one is (`SecItem.m` normalises it
+    /// client-side): given as a whole DER Name or as its content, in any case and spacing a CA
+    /// wrote, it matches the certificate. A value that is not a Name is left as given.
+    static func normalizingIssuer(_ values: [String: AttributeValue], of itemClass: ItemClass) -> [String: AttributeValue] {
+        guard itemClass == .certificate, case .data(let issuer)? = values[Schema.issuer],
+            let normalized = DistinguishedName.normalizedContent(of: issuer) ?? DistinguishedName.normalizedContent(ofContent: issuer)
+        else { return values }
+        var normalizedValues = values
+        normalizedValues[Schema.issuer] = .data(normalized)
+        return normalizedValues
     }
 
     /// A class code or long name; unknown is errSecNoSuchClass. Identity (a join, with no schema
