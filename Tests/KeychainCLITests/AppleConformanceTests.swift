@@ -128,3 +128,21 @@ extension AppleConformanceTests {
         #expect(sandbox.run(["find", "--class", "cert", "--attr", "issr=base64:AAAA"]).status == 44)
     }
 }
+
+extension AppleConformanceTests {
+    /// `keychain/securityd/SecDbItem.c`, `copyNumber`: a number attribute given text that is not
+    /// exactly an integer keeps the text, and an integer string is the number
+    /// (`OSX/sec/Security/Regressions/secitem/si-12-item-stress.c` and the common wrappers add
+    /// `kSecAttrCreator` as a string).
+    @Test func numberAttributesKeepTextThatIsNotANumber() throws {
+        let sandbox = try Sandbox()
+        #expect(sandbox.run(["add", "-s", "svc", "-a", "a", "--attr", "crtr=Creator Test"], stdin: Data("x".utf8)).status == 0)
+        let found = sandbox.run(["find", "-s", "svc", "--attr", "crtr=Creator Test", "--format", "json"])
+        #expect((try? found.json() as? [String: Any])?["crtr"] as? String == "Creator Test", "\(found.stdout) \(found.stderr)")
+        let web = ["--class", "inet", "--server", "example.com", "-a", "a"]
+        #expect(sandbox.run(["add"] + web + ["--port", "443"], stdin: Data("x".utf8)).status == 0)
+        let port = sandbox.run(["find"] + web + ["--attr", "port=443", "--format", "json"])
+        #expect((try? port.json() as? [String: Any])?["port"] as? Int == 443, "\(port.stdout) \(port.stderr)")
+        #expect(sandbox.run(["find"] + web + ["--port", "eighty"]).status == 44)
+    }
+}

@@ -84,7 +84,10 @@ import Testing
         )
         #expect(status { try keychain.add([("svce", "c"), ("pdmn", "sometimes")], as: app) } == -50)
         #expect(status { try keychain.add([("svce", "c"), ("port", "eighty")], as: app) } == -25303)
-        #expect(status { try keychain.add([("srvr", "c"), ("port", "eighty")], class: "inet", as: app) } == -50)
+        #expect(status { try keychain.add([("srvr", "c"), ("invi", "maybe")], class: "inet", as: app) } == -50)
+        // A number attribute keeps text that is not an integer as text (SecDbItem.c, copyNumber).
+        #expect(try keychain.add([("srvr", "c"), ("port", "eighty")], class: "inet", as: app).attributes["port"] == .string("eighty"))
+        #expect(try keychain.add([("srvr", "d"), ("port", "443")], class: "inet", as: app).attributes["port"] == .number(443))
         #expect(status { try keychain.add([("svce", "c")], class: "nope", as: app) } == -25306)
     }
 

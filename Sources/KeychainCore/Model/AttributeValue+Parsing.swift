@@ -1,7 +1,9 @@
 /// Parsing command-line text into a typed value for an attribute.
 extension AttributeValue {
     /// Parses `text` as a value of `attribute`. A malformed value is errSecParam (-50), as SecItem
-    /// answers a value of the wrong type.
+    /// answers a value of the wrong type, except for number attributes: Apple's `copyNumber`
+    /// (`SecDbItem.c`) keeps a string that is not exactly an integer as the string, so text that is
+    /// not a number (or a four-character code) is stored and matched as text.
     package static func parse(_ text: String, for attribute: AttributeDescriptor) throws(KeychainError)
         -> AttributeValue
     {
@@ -25,8 +27,7 @@ extension AttributeValue {
             }
             return .data(Array(text.utf8))
         case .number:
-            guard let value = Int64(text) else { throw invalid }
-            return .number(value)
+            return Int64(text).map(AttributeValue.number) ?? .string(text)
         case .bool:
             switch text.lowercased() {
             case "1", "yes", "true": return .bool(true)
@@ -37,8 +38,7 @@ extension AttributeValue {
             guard let milliseconds = ISO8601.parse(text) else { throw invalid }
             return .date(milliseconds)
         case .fourCharCode:
-            guard let code = FourCharCode.parse(text, for: attribute.code) else { throw invalid }
-            return .fourCharCode(code)
+            return FourCharCode.parse(text, for: attribute.code).map(AttributeValue.fourCharCode) ?? .string(text)
         }
     }
 }
