@@ -80,3 +80,19 @@ import Testing
         #expect(sandbox.run(["explain"] + arguments).status == 64)
     }
 }
+
+extension ExplainCommandTests {
+    /// A query that names the item's group without its Team ID prefix gets the reason that says
+    /// so, and the fix that adds it.
+    @Test func aGroupWithoutItsPrefixIsNamedAsSuch() throws {
+        let sandbox = try Sandbox()
+        #expect(sandbox.run(["add", "-s", "api", "-a", "a", "-g", "SKMME9E2Y8.com.example.shared"], stdin: Data("x".utf8)).status == 0)
+        let run = sandbox.run(["explain", "-s", "api", "-g", "com.example.shared", "--format", "json"])
+        #expect(run.status == 0 && run.stdout.contains("\"code\":\"group-missing-prefix\""), "\(run.stdout)")
+        let text = sandbox.run(["explain", "-s", "api", "-g", "com.example.shared"])
+        #expect(text.stdout.contains("fix: query with agrp=\"SKMME9E2Y8.com.example.shared\""))
+        // Another group entirely is an attribute mismatch, not a missing prefix.
+        let other = sandbox.run(["explain", "-s", "api", "-g", "group.com.example", "--format", "json"])
+        #expect(!other.stdout.contains("group-missing-prefix"))
+    }
+}

@@ -29,6 +29,9 @@ package struct Explanation: Sendable {
         case attributeMismatch = "attribute-mismatch"
         case groupNotEntitled = "group-not-entitled"
         case groupOtherTeam = "group-other-team"
+        /// The query names the item's group without its Team ID prefix (`com.example.shared` for
+        /// `SKMME9E2Y8.com.example.shared`), which no entitlement grants.
+        case groupMissingPrefix = "group-missing-prefix"
         case appGroupIgnoredPlatform = "app-group-ignored-platform"
         case syncFilter = "sync-filter"
         case tombstone

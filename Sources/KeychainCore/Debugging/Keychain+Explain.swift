@@ -244,6 +244,17 @@ extension Keychain {
                 has.map { "item \"\($0)\", query \"\(wanted)\"" }
                 ?? "query \"\(wanted)\"; the item's value cannot be read: \(unreadable ?? "")"
             if code == Schema.service { text += " (wrappers default the service to the bundle identifier, which differs per target)" }
+            // The item's group is the queried one with a Team ID prefix: the prefix was left out.
+            if code == Schema.accessGroup, let has, has.count == wanted.count + 11, has.hasSuffix("." + wanted),
+                TeamChange.isTeamID(String(has.prefix(10)))
+            {
+                return (
+                    .init(
+                        code: .groupMissingPrefix, attribute: code, itemValue: has, queryValue: wanted,
+                        text: text + " (the query leaves out the Team ID prefix, which access groups carry)"),
+                    "query with agrp=\"\(has)\""
+                )
+            }
             let fix = has.map {
                 code == Schema.accessGroup
                     ? "query with agrp=\"\($0)\"" : "query with \(code)=\"\($0)\", or give every target the same \(name)"
