@@ -130,3 +130,28 @@ import Testing
         #expect(Date().timeIntervalSince(started) < 10, "the sync waited for the hook's job")
     }
 }
+
+extension SyncGitTests {
+    /// git keeps no empty folder, so a fresh clone of a store that holds no record yet has no
+    /// `records/`: the first sync there makes it and goes on, instead of calling the folder "not a
+    /// cloud store".
+    @Test func aFreshCloneOfAStoreWithNoRecordsSyncs() throws {
+        let account = try SyncAccount(devices: 2)
+        let home = account.home
+        let remote = home.folder + "/remote.git"
+        let seed = home.folder + "/seed"
+        let fresh = home.folder + "/fresh"
+        #expect(Self.git(["init", "--quiet", "--bare", remote], in: home.folder, sandbox: home).status == 0)
+        #expect(Self.git(["clone", "--quiet", remote, seed], in: home.folder, sandbox: home).status == 0)
+        #expect(home.run(["cloud", "init", seed, "--account-key-file", account.accountKey], profile: nil).status == 0)
+        #expect(Self.git(["add", "-A"], in: seed, sandbox: home).status == 0)
+        #expect(Self.git(["commit", "--quiet", "-m", "store"], in: seed, sandbox: home).status == 0)
+        #expect(Self.git(["push", "--quiet", "origin", "HEAD"], in: seed, sandbox: home).status == 0)
+        #expect(Self.git(["clone", "--quiet", remote, fresh], in: home.folder, sandbox: home).status == 0)
+        #expect(!FileManager.default.fileExists(atPath: fresh + "/records"))
+        account.add(1, service: "ci", secret: "token-1")
+        let synced = account.sync(1, ["--git"], cloud: fresh)
+        #expect(synced.status == 0, "\(synced.stderr)")
+        #expect(SyncAccount.items(synced, "pushed").count == 1)
+    }
+}

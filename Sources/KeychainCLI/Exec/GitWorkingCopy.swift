@@ -25,7 +25,7 @@ struct GitWorkingCopy {
     func sync(accountKey: SecretBytes, dryRun: Bool, _ body: (CloudStore, (Bool) throws -> Void) throws -> SyncReport) throws
         -> SyncReport
     {
-        let cloud = try CloudStore(path: path, accountKey: accountKey)
+        let cloud = try CloudStore(path: path, accountKey: accountKey, gitCheckout: true)
         return try cloud.withLock {
             var lastRejection = ""
             for _ in 0..<Self.attempts {

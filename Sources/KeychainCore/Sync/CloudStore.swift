@@ -39,8 +39,9 @@ package final class CloudStore {
     }
 
     /// Opens the store at `path`: a directory that is not one is a StoreError (exit 74); the
-    /// wrong account key is errSecAuthFailed (exit 51) and nothing is read.
-    package init(path: String, accountKey: SecretBytes) throws {
+    /// wrong account key is errSecAuthFailed (exit 51) and nothing is read. `gitCheckout` says the
+    /// folder is a git working copy, where a missing `records/` is an empty one (below).
+    package init(path: String, accountKey: SecretBytes, gitCheckout: Bool = false) throws {
         self.path = path
         self.accountKey = accountKey
         // The records folder is listed and written: a symbolic link there would send both elsewhere.
@@ -54,6 +55,13 @@ package final class CloudStore {
         }
         guard AEAD.openPublic(sealed, key: accountKey, associatedData: Self.markerData) == Self.markerText else {
             throw KeychainError(.authFailed, hint: "the account key does not open the cloud store \(path); nothing was read or changed.")
+        }
+        // git keeps no empty folder: a clone of a store that holds no record yet has none, and the
+        // remote is the truth. The marker opened with this account's key, so the folder is made,
+        // empty (a link or file there was refused above). A plain folder that lost its records
+        // folder stays an error: that is a store someone damaged, not an empty one.
+        if gitCheckout, mkdir(recordsPath, 0o700) != 0, errno != EEXIST {
+            throw StoreError("cannot create \(recordsPath): \(String(cString: strerror(errno)))")
         }
     }
 
