@@ -41,6 +41,12 @@ xml("app-clip.plist", {
     "com.apple.developer.on-demand-install-capable": True,
     "com.apple.security.application-groups": ["group.com.example"],
 })
+# An App Clip that also claims a keychain group: Apple restricts its keychain calls (-34020).
+xml("app-clip-shared.plist", {
+    "application-identifier": f"{TEAM}.com.example.app.Clip",
+    "com.apple.developer.on-demand-install-capable": True,
+    "keychain-access-groups": [f"{TEAM}.com.example.shared"],
+})
 xml("associated-app-id.plist", {
     "application-identifier": f"{TEAM}.com.example.app.watchkitapp",
     "com.apple.developer.associated-application-identifier": [f"{TEAM}.com.example.app"],

@@ -146,3 +146,29 @@ extension AppleConformanceTests {
         #expect(sandbox.run(["find"] + web + ["--port", "eighty"]).status == 44)
     }
 }
+
+extension AppleConformanceTests {
+    /// `keychain/securityd/SecItemServer.c`, `appClipHasAcceptableAccessGroups` and its callers
+    /// (`tests/secdxctests/KeychainAppClipTests.m`): an App Clip whose access groups are more than
+    /// its application identifier gets errSecRestrictedAPI (-34020, exit 28) from every call; one
+    /// with its own group alone works, but may not add or update a synchronizable item.
+    @Test func appClipsAreRestricted() throws {
+        let sandbox = try Sandbox()
+        for call in [
+            ["add", "-s", "clip"], ["find", "-s", "clip"], ["update", "-s", "clip", "--set-label", "x"], ["delete", "-s", "clip"],
+        ] {
+            let run = sandbox.run(call, profile: "app-clip-shared.plist", stdin: Data("x".utf8))
+            #expect(run.status == 28 && run.stderr.contains("errSecRestrictedAPI -34020"), "\(call[0]): \(run.status) \(run.stderr)")
+        }
+        let explained = sandbox.run(["explain", "-s", "clip", "--strict"], profile: "app-clip-shared.plist")
+        #expect(explained.status == 28, "explain predicts \(explained.status)")
+        // Its own group alone is acceptable.
+        #expect(sandbox.run(["add", "-s", "clip", "-a", "a"], profile: "app-clip.plist", stdin: Data("x".utf8)).status == 0)
+        #expect(sandbox.run(["find", "-s", "clip", "-a", "a", "-w"], profile: "app-clip.plist").stdout == "x")
+        let synced = sandbox.run(["add", "-s", "clip", "-a", "b", "--sync", "yes"], profile: "app-clip.plist", stdin: Data("x".utf8))
+        #expect(synced.status == 28, "\(synced.stderr)")
+        let update = sandbox.run(["update", "-s", "clip", "-a", "a", "--set-sync", "yes"], profile: "app-clip.plist")
+        #expect(update.status == 28, "\(update.stderr)")
+        #expect(sandbox.run(["error", "-34020"], profile: nil).stdout.contains("errSecRestrictedAPI"))
+    }
+}

@@ -46,6 +46,8 @@ extension Keychain {
         var predicted: KeychainError? = nil
         if writes ? !groups.hasWritableGroup : !groups.hasReadableGroup {
             predicted = caller.noGroups(writing: writes)
+        } else if let restricted = Self.appClipRefusal(caller, adding: operation == .add && query.sync == .yes) {
+            predicted = restricted
         } else if let explicit, !caller.mayUse(explicit, writing: writes) {
             predicted = caller.refused(group: explicit, writing: writes)
         }
@@ -319,4 +321,10 @@ extension Keychain {
 
     /// "a generic password", "an internet password".
     private static func article(_ noun: String) -> String { ("aeiou".contains(noun.first ?? "x") ? "an " : "a ") + noun }
+
+    /// The App Clip refusal the call would get, if any (errSecRestrictedAPI, right after the groups).
+    static func appClipRefusal(_ caller: Caller, adding synchronizable: Bool) -> KeychainError? {
+        do { try caller.checkAppClip(makingSynchronizable: synchronizable) } catch { return error }
+        return nil
+    }
 }

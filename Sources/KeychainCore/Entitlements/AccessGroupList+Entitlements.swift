@@ -98,6 +98,8 @@ extension AccessGroupList {
                 )
             }
         }
-        return AccessGroupList(entries: entries, grantsEveryGroup: grantsEveryGroup, ignored: ignored, withholdsToken: withholdsToken)
+        return AccessGroupList(
+            entries: entries, grantsEveryGroup: grantsEveryGroup, ignored: ignored, withholdsToken: withholdsToken,
+            isAppClip: entitlements[Key.appClip]?.bool == true)
     }
 }

@@ -34,9 +34,14 @@ package struct AccessGroupList: Sendable, Equatable {
     /// application identifier was claimed but ignored, so the signing failure shows as -34018
     /// rather than -25300 (`SecTaskCopyAccessGroups`).
     package let withholdsToken: Bool
+    /// Set for an App Clip (`com.apple.developer.on-demand-install-capable`), whose keychain use
+    /// Apple restricts (`SecItemServer.c`, `appClipHasAcceptableAccessGroups`).
+    package let isAppClip: Bool
 
     /// A list from entries in order, as built from entitlements.
-    package init(entries: [Entry], grantsEveryGroup: Bool = false, ignored: [Entry] = [], withholdsToken: Bool = false) {
+    package init(
+        entries: [Entry], grantsEveryGroup: Bool = false, ignored: [Entry] = [], withholdsToken: Bool = false, isAppClip: Bool = false
+    ) {
         // Repeats are exact byte repeats: canonically equivalent spellings are two groups. Keyed by
         // String (which buckets equivalent spellings together), compared by bytes within a bucket.
         var seen: [String: [String]] = [:]
@@ -52,6 +57,16 @@ package struct AccessGroupList: Sendable, Equatable {
         self.grantsEveryGroup = grantsEveryGroup
         self.ignored = ignored
         self.withholdsToken = withholdsToken
+        self.isAppClip = isAppClip
+    }
+
+    /// Whether an App Clip's groups are what Apple lets one use: its application identifier alone,
+    /// with the token group at most. Always true for anything else.
+    package var appClipGroupsAcceptable: Bool {
+        guard isAppClip else { return true }
+        let own = entries.filter { !$0.group.sameBytes(as: Self.tokenGroup) }
+        return own.count == 1
+            && (own[0].source == AccessGroupList.Key.applicationIdentifier || own[0].source == AccessGroupList.Key.macApplicationIdentifier)
     }
 
     /// The claimed entry a platform rule ignored for `group`, if any.

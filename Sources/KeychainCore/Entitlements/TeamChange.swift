@@ -40,7 +40,7 @@ package struct TeamChange: Sendable, Equatable {
         }
         return AccessGroupList(
             entries: groups.entries.map(move), grantsEveryGroup: groups.grantsEveryGroup, ignored: groups.ignored.map(move),
-            withholdsToken: groups.withholdsToken)
+            withholdsToken: groups.withholdsToken, isAppClip: groups.isAppClip)
     }
 
     /// The app group a plan copies the lost items to: the first one the target has, else one named

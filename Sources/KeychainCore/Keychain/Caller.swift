@@ -16,6 +16,24 @@ package struct Caller: Sendable {
 
 /// The errSecMissingEntitlement answers, each with a hint that explains this case.
 extension Caller {
+    /// Apple's App Clip restrictions, checked right after the access groups exist
+    /// (`SecItemServer.c`, `appClipHasAcceptableAccessGroups` in add, copy-matching, update and
+    /// delete): an App Clip may use its application identifier's group alone (and read the token
+    /// group), and may not make an item synchronizable.
+    func checkAppClip(makingSynchronizable: Bool) throws(KeychainError) {
+        guard groups.isAppClip else { return }
+        guard groups.appClipGroupsAcceptable else {
+            throw KeychainError(
+                .restrictedAPI,
+                hint: "\(name) is an App Clip: its access groups may be its application identifier alone (and com.apple.token); "
+                    + "it has \(groups.readable.joined(separator: ", ")).")
+        }
+        if makingSynchronizable {
+            throw KeychainError(
+                .restrictedAPI, hint: "\(name) is an App Clip, and an App Clip's items never sync: add them with --sync no.")
+        }
+    }
+
     /// The process has no group it may write (or, reading, read).
     func noGroups(writing: Bool) -> KeychainError {
         if groups.withholdsToken,

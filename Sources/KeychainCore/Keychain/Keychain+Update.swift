@@ -24,6 +24,9 @@ extension Keychain {
         let flags = try accessControl?.clientChecks(writing: changePairs, allowNone: true)
         try beginCall("update")
         try checkWriteAccess(request, caller: caller)
+        if changePairs.contains(where: { $0.code == Schema.synchronizable && SyncFilter(parsing: $0.value) == .yes }) {
+            try caller.checkAppClip(makingSynchronizable: true)
+        }
         let query = try ItemQuery(request, defaultLimit: .all)
         let changes = try ItemChanges(changePairs, secret: secret, for: query.schema, accessControl: accessControl != nil)
         if accessControl != nil {
@@ -90,6 +93,7 @@ extension Keychain {
     /// at all, then the query's explicit group.
     func checkWriteAccess(_ request: ItemRequest, caller: Caller) throws(KeychainError) {
         guard caller.groups.hasWritableGroup else { throw caller.noGroups(writing: true) }
+        try caller.checkAppClip(makingSynchronizable: false)
         if let group = request.explicitGroup { try caller.check(group: group, writing: true) }
     }
 

@@ -12,6 +12,7 @@ package enum KeychainStatus: Int32, Sendable, CaseIterable {
     case interactionNotAllowed = -25308
     case decode = -26275
     case missingEntitlement = -34018
+    case restrictedAPI = -34020
 
     /// One row of the status table: Apple's constant name and message (`SecCopyErrorMessageString`),
     /// and what usually causes the status in keychainctl. The one table behind error reports,
@@ -88,6 +89,12 @@ package enum KeychainStatus: Int32, Sendable, CaseIterable {
                 name: "errSecMissingEntitlement", message: "A required entitlement isn't present.",
                 causes:
                     "the profile may not use that group: a group without its Team ID prefix, another target's group, no writable group at all, or on macOS an application identifier or app group that no provisioning profile validates"
+            )
+        case .restrictedAPI:
+            Description(
+                name: "errSecRestrictedAPI", message: "Operation is restricted.",
+                causes:
+                    "an App Clip (`com.apple.developer.on-demand-install-capable`) whose access groups are more than its application identifier, or that adds or updates a synchronizable item"
             )
         }
     }
