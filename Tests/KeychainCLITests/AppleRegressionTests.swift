@@ -11,7 +11,10 @@ import Testing
 /// - `si-10-find-internet.c:66-68` re-queries with the whole returned attribute dictionary,
 ///   `sha1` removed: the command line cannot pass a dictionary back (the same item is found by
 ///   its attributes and by its reference below);
-/// - `si-43-persistent.c:104` checks the reference's CFTypeID: the command line prints base64.
+/// - `si-43-persistent.c:104` and `si-05-add.c:205, 234, 253-255, 270` check CFTypeIDs: the
+///   command line prints base64, JSON objects and numbers, checked as such instead;
+/// - `si-05-add.c` adds its certificate by `kSecValueRef` and deletes by the same dictionary: here
+///   the certificate is a fixture file (`--ref-file`) and the delete names the class, the only item.
 @Suite struct AppleRegressionTests {
     /// Runs `arguments` with `stdin`, expecting `status` (the exit status of an OSStatus, or 0),
     /// and names the Apple assertion when it differs.
@@ -106,5 +109,46 @@ import Testing
         Self.expect(sandbox, ["find", "--persistent-ref", first], status: 44, "\(file):130")
         Self.expect(sandbox, ["find", "--persistent-ref", second], "\(file):133")
         Self.expect(sandbox, ["delete", "--persistent-ref", second], "\(file):136")
+    }
+
+    /// `si-05-add.c`: a certificate added by reference, with every kind of return.
+    @Test func si05Add() throws {
+        let sandbox = try Sandbox()
+        let pem = Sandbox.packageRoot + "/Fixtures/Certificates/root.pem"
+        let add = ["add", "--class", "cert", "--ref-file", pem]
+        let delete = ["delete", "--class", "cert"]
+        let file = "si-05-add.c"
+        let der = Self.expect(sandbox, add + ["--return", "data"], "\(file):223").stdout
+        Self.expect(sandbox, delete, "\(file):228")
+        #expect(!der.isEmpty)
+        Self.expect(sandbox, add, "\(file):186")
+        Self.expect(sandbox, add, status: 45, "\(file):190")
+        Self.expect(sandbox, delete, "\(file):192")
+        let quiet = Self.expect(sandbox, add, "\(file):194")
+        #expect(quiet.stdout.isEmpty, "\(file):197: nothing returned")
+        Self.expect(sandbox, delete, "\(file):199")
+        let persist = Self.expect(sandbox, add + ["--return", "persistent-ref"], "\(file):203").stdout.trimmingCharacters(in: .newlines)
+        let byReference = Self.expect(sandbox, ["find", "--persistent-ref", persist, "--return", "data"], "\(file):163")
+        #expect(byReference.stdout == der, "\(file):164: the persistent reference yields the certificate's data")
+        Self.expect(sandbox, delete, "\(file):210")
+        let reference = Self.expect(sandbox, add + ["--return", "ref"], "\(file):214")
+        #expect(reference.stdout == (try String(contentsOfFile: pem, encoding: .utf8)), "\(file):216: certificate ref matches")
+        Self.expect(sandbox, delete, "\(file):219")
+        let attributes = Self.expect(sandbox, add + ["--return", "attributes", "--format", "json"], "\(file):232")
+        let dictionary = try #require(try attributes.json() as? [String: Any], "\(file):234: result is a dict")
+        #expect(dictionary["v_Data"] == nil && dictionary["v_Ref"] == nil && dictionary["v_PersistentRef"] == nil, "\(file):235-239")
+        #expect(dictionary["ctyp"] is Int && dictionary["cenc"] is Int, "\(file):253-255: type and encoding are numbers")
+        Self.expect(sandbox, delete, "\(file):259")
+        let everything = Self.expect(
+            sandbox, add + ["--return", "data,attributes,ref,persistent-ref", "--format", "json"], "\(file):267")
+        let all = try #require(try everything.json() as? [String: Any], "\(file):270: result is a dict")
+        #expect(all["v_Data"] as? String == der.trimmingCharacters(in: .newlines), "\(file):271: certificate data in dict matches")
+        #expect((all["v_Ref"] as? String)?.hasPrefix("-----BEGIN CERTIFICATE-----") == true, "\(file):273")
+        #expect(all["class"] as? String == "cert" && all["ctyp"] is Int, "\(file):278-283")
+        Self.expect(sandbox, delete, "\(file):290")
+        Self.expect(sandbox, add + ["--attr", "atag=funnytag"], status: 41, "\(file):296")
+        Self.expect(sandbox, delete + ["--attr", "atag=funnytag"], status: 41, "\(file):299")
+        Self.expect(sandbox, add + ["--sync", "yes"], "\(file):306")
+        Self.expect(sandbox, delete + ["--sync", "yes"], "\(file):309")
     }
 }
