@@ -21,8 +21,8 @@ import Testing
 ///   identity add and duplicate are in `AppleConformanceTests`), `si-80-empty-data.c` (an item
 ///   without data: no command adds one yet), the key and trust tests (`si-40`…`si-41`, `si-2x`:
 ///   key operations and trust evaluation are not modelled), and `KeychainAPITests.m`,
-///   `KeychainEntitlementsTest`, `KeychainAppClipTests` and `secitemfunctionality.m`, of which only
-///   the assertions behind `AppleConformanceTests` are translated so far.
+///   `KeychainEntitlementsTest` and `secitemfunctionality.m`, of which only the assertions behind
+///   `AppleConformanceTests` are translated so far (`KeychainAppClipTests.m` is, below).
 @Suite struct AppleRegressionTests {
     /// Runs `arguments` with `stdin`, expecting `status` (the exit status of an OSStatus, or 0),
     /// and names the Apple assertion when it differs.
@@ -158,5 +158,66 @@ import Testing
         Self.expect(sandbox, delete + ["--attr", "atag=funnytag"], status: 41, "\(file):299")
         Self.expect(sandbox, add + ["--sync", "yes"], "\(file):306")
         Self.expect(sandbox, delete + ["--sync", "yes"], "\(file):309")
+    }
+
+    /// Runs `arguments` as `profile` (a fixture), expecting `status`, naming the Apple assertion.
+    @discardableResult
+    static func expect(
+        _ sandbox: Sandbox, as profile: String, _ arguments: [String], stdin: String? = nil, status: Int32 = 0, _ source: String
+    ) -> Sandbox.Run {
+        let run = sandbox.run(arguments, profile: profile, stdin: stdin.map { Data($0.utf8) })
+        #expect(run.status == status, "\(source): \(arguments.joined(separator: " ")) as \(profile) exited \(run.status): \(run.stderr)")
+        return run
+    }
+
+    /// `secdxctests/KeychainAppClipTests.m`: an App Clip entitled to its application identifier
+    /// alone (`app-clip.plist`) may use it; one with the default set of groups
+    /// (`app-clip-shared.plist`) is restricted; a regular app (`app.plist`) is not. The deletion
+    /// and promotion calls (`SecItemDeleteKeychainItemsForAppClip`, `…PromoteAppClipItems…`) and
+    /// `SecItemUpdateTokenItemsForAccessGroups` are private calls with no command.
+    @Test func keychainAppClipTests() throws {
+        let sandbox = try Sandbox()
+        let file = "KeychainAppClipTests.m"
+        let (clip, restricted, regular) = ("app-clip.plist", "app-clip-shared.plist", "app.plist")
+        let item = ["-s", "AppClipTestService"]
+        // testAppclipCanAddItem
+        Self.expect(sandbox, as: clip, ["add"] + item, stdin: "password", "\(file):68")
+        Self.expect(sandbox, as: clip, ["find"] + item, "\(file):69")
+        Self.expect(sandbox, as: clip, ["delete"] + item, "cleanup")
+        // testAppClipAddNoSyncAllowed
+        Self.expect(sandbox, as: clip, ["add"] + item + ["--sync", "yes"], stdin: "password", status: 28, "\(file):82")
+        Self.expect(sandbox, as: clip, ["find"] + item + ["--sync", "yes"], status: 44, "\(file):83")
+        // testAppClipAddNoAgrpAllowed
+        Self.expect(sandbox, as: restricted, ["add"] + item, stdin: "password", status: 28, "\(file):95")
+        Self.expect(sandbox, as: regular, ["find"] + item, status: 44, "\(file):98")
+        // testAppClipCanUpdateItem
+        Self.expect(sandbox, as: clip, ["add"] + item, stdin: "password", "setup")
+        Self.expect(
+            sandbox, as: clip, ["update"] + item + ["--set-password", "different", "--set-service", "DifferentAppClipTestService"],
+            "\(file):119")
+        Self.expect(sandbox, as: clip, ["find", "-s", "DifferentAppClipTestService"], "\(file):121")
+        Self.expect(sandbox, as: clip, ["delete", "-s", "DifferentAppClipTestService"], "cleanup")
+        // testAppClipUpdateNoSyncAllowed
+        Self.expect(sandbox, as: clip, ["add"] + item, stdin: "password", "setup")
+        Self.expect(sandbox, as: clip, ["update"] + item + ["--set-password", "different", "--set-sync", "yes"], status: 28, "\(file):140")
+        Self.expect(sandbox, as: clip, ["find"] + item + ["--sync", "yes"], status: 44, "\(file):142")
+        // testAppClipUpdateNoAgrpAllowed
+        Self.expect(
+            sandbox, as: clip, ["update"] + item + ["--set-password", "different", "--set-group", "someotheraccessgroup"], status: 30,
+            "\(file):161")
+        Self.expect(sandbox, as: clip, ["find"] + item + ["-g", "someotheraccessgroup"], status: 30, "\(file):163")
+        Self.expect(sandbox, as: clip, ["delete"] + item, "cleanup")
+        // testAppClipCopyMatchingNoAgrpsAllowed
+        Self.expect(sandbox, as: restricted, ["find"] + item + ["--return", "attributes"], status: 28, "\(file):179")
+        Self.expect(sandbox, as: clip, ["find"] + item + ["--return", "attributes"], status: 44, "\(file):181")
+        // testAppClipDeleteNoAgrpsAllowed
+        Self.expect(sandbox, as: regular, ["delete"] + item, status: 44, "\(file):193")
+        Self.expect(sandbox, as: restricted, ["delete"] + item, status: 28, "\(file):195")
+        // testAppClipCanPassAppIDAccessGroup
+        let own = item + ["-g", "SKMME9E2Y8.com.example.app.Clip"]
+        Self.expect(sandbox, as: clip, ["add"] + own + ["--return", "attributes"], stdin: "password", "\(file):228")
+        Self.expect(sandbox, as: clip, ["find"] + own + ["--return", "attributes"], "\(file):230")
+        Self.expect(sandbox, as: clip, ["update"] + own + ["--set-password", "betterpassword"], "\(file):232")
+        Self.expect(sandbox, as: clip, ["delete"] + own, "\(file):233")
     }
 }
