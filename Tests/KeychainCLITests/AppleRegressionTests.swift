@@ -21,8 +21,8 @@ import Testing
 ///   identity add and duplicate are in `AppleConformanceTests`), `si-80-empty-data.c` (an item
 ///   without data: no command adds one yet), the key and trust tests (`si-40`…`si-41`, `si-2x`:
 ///   key operations and trust evaluation are not modelled), and `KeychainAPITests.m`,
-///   `KeychainEntitlementsTest` and `secitemfunctionality.m`, of which only the assertions behind
-///   `AppleConformanceTests` are translated so far (`KeychainAppClipTests.m` is, below).
+///   `secitemfunctionality.m`, of which only the assertions behind `AppleConformanceTests` are
+///   translated so far (`KeychainAppClipTests.m` and most of `KeychainEntitlementsTest.m` are, below).
 @Suite struct AppleRegressionTests {
     /// Runs `arguments` with `stdin`, expecting `status` (the exit status of an OSStatus, or 0),
     /// and names the Apple assertion when it differs.
@@ -219,5 +219,99 @@ import Testing
         Self.expect(sandbox, as: clip, ["find"] + own + ["--return", "attributes"], "\(file):230")
         Self.expect(sandbox, as: clip, ["update"] + own + ["--set-password", "betterpassword"], "\(file):232")
         Self.expect(sandbox, as: clip, ["delete"] + own, "\(file):233")
+    }
+
+    /// A profile holding `entitlements` for KeychainEntitlementsTest's `setEntitlements:validated:`:
+    /// on macOS a validated one is a provisioning profile whose allowlist stands in for the claims
+    /// (what `SecTaskEntitlementsValidated` reports for a profile-backed app); elsewhere the
+    /// entitlements alone. Returns the options that load it.
+    static func entitlements(_ entitlements: [String: Any], validated: Bool, macOS: Bool, in sandbox: Sandbox) throws -> [String] {
+        let path = sandbox.folder + "/entitlements-\(UUID().uuidString).plist"
+        let document: [String: Any] =
+            macOS && validated
+            ? [
+                "Entitlements": entitlements, "Platform": ["OSX"], "TeamIdentifier": ["SKMME9E2Y8"],
+                "ApplicationIdentifierPrefix": ["SKMME9E2Y8"],
+            ]
+            : entitlements
+        let data = try PropertyListSerialization.data(fromPropertyList: document, format: .xml, options: 0)
+        try data.write(to: URL(fileURLWithPath: path))
+        return ["--profile", path, "--platform", macOS ? "macos" : "ios"]
+    }
+
+    /// Runs `arguments` with the entitlements `profile` gave, expecting `status`.
+    static func expect(_ sandbox: Sandbox, with profile: [String], _ arguments: [String], status: Int32 = 0, _ source: String) {
+        let run = sandbox.run(arguments + profile, profile: nil, stdin: arguments.first == "add" ? Data("x".utf8) : nil)
+        #expect(run.status == status, "\(source): \(arguments.joined(separator: " ")) exited \(run.status): \(run.stderr)")
+    }
+
+    /// `secdxctests/KeychainEntitlementsTest.m`: which entitlements open the keychain, on iOS and
+    /// on macOS, validated by a provisioning profile or not (tokens enabled: `com.apple.token` is
+    /// readable). The token-item calls (`SecItemUpdateTokenItemsForAccessGroups`) have no command.
+    @Test func keychainEntitlementsTest() throws {
+        let sandbox = try Sandbox()
+        let file = "KeychainEntitlementsTest.m"
+        let label = ["-l", "label"]
+        let token = "com.apple.token"
+        // testNoEntitlements
+        for macOS in [false, true] {
+            let none = try Self.entitlements([:], validated: false, macOS: macOS, in: sandbox)
+            Self.expect(sandbox, with: none, ["find"] + label, status: macOS ? 44 : 30, "\(file):\(macOS ? 45 : 49)")
+            Self.expect(sandbox, with: none, ["add"] + label, status: 30, "\(file):57")
+            Self.expect(sandbox, with: none, ["delete"] + label, status: 30, "\(file):58")
+        }
+        // testInvalidEntitlementsAppID (macOS)
+        let appIDOnly = try Self.entitlements(
+            ["com.apple.application-identifier": "com.apple.test-app-identifier"], validated: false, macOS: true, in: sandbox)
+        Self.expect(sandbox, with: appIDOnly, ["find"] + label, status: 30, "\(file):70")
+        Self.expect(sandbox, with: appIDOnly, ["add"] + label, status: 30, "\(file):71")
+        Self.expect(sandbox, with: appIDOnly, ["delete"] + label, status: 30, "\(file):72")
+        let groupsOnly = try Self.entitlements(
+            ["keychain-access-groups": ["com.apple.test-app-identifier"]], validated: false, macOS: true, in: sandbox)
+        Self.expect(sandbox, with: groupsOnly, ["find"] + label, status: 44, "\(file):79")
+        Self.expect(sandbox, with: groupsOnly, ["add"] + label, "\(file):80")
+        Self.expect(sandbox, with: groupsOnly, ["delete"] + label, "\(file):81")
+        // testValidEntitlementsAppID
+        for macOS in [false, true] {
+            let key = macOS ? "com.apple.application-identifier" : "application-identifier"
+            let valid = try Self.entitlements([key: "com.apple.test-app-identifier"], validated: true, macOS: macOS, in: sandbox)
+            let query = label + ["-g", "com.apple.test-app-identifier"]
+            Self.expect(sandbox, with: valid, ["find"] + query, status: 44, "\(file):96")
+            Self.expect(sandbox, with: valid, ["add"] + query, "\(file):97")
+            Self.expect(sandbox, with: valid, ["delete"] + query, "\(file):98")
+        }
+        // testEntitlementsAssociatedAppID
+        for macOS in [false, true] {
+            let key = macOS ? "com.apple.application-identifier" : "application-identifier"
+            let associated = try Self.entitlements(
+                [
+                    key: "com.apple.test-app-identifier",
+                    "com.apple.developer.associated-application-identifier": ["com.apple.test-associated-app-identifier"],
+                ],
+                validated: true, macOS: macOS, in: sandbox)
+            Self.expect(sandbox, with: associated, ["find"] + label, status: 44, "\(file):115")
+            Self.expect(sandbox, with: associated, ["add"] + label, "\(file):118")
+            let found = sandbox.run(["find"] + label + ["--format", "json"] + associated, profile: nil)
+            #expect(
+                (try? found.json() as? [String: Any])?["agrp"] as? String == "com.apple.test-associated-app-identifier",
+                "\(file):122: \(found.stdout) \(found.stderr)")
+            Self.expect(sandbox, with: associated, ["delete"] + label, "\(file):124")
+        }
+        // testDisallowTokenGroupWrite
+        let tokenReader = try Self.entitlements(["keychain-access-groups": [token]], validated: true, macOS: false, in: sandbox)
+        Self.expect(sandbox, with: tokenReader, ["find"] + label + ["-g", token], status: 44, "\(file):137")
+        Self.expect(sandbox, with: tokenReader, ["add"] + label + ["-g", token], status: 30, "\(file):141")
+        Self.expect(sandbox, with: tokenReader, ["delete"] + label + ["-g", token], status: 30, "\(file):142")
+        // testInvalidAppGroups (macOS)
+        let appGroups = try Self.entitlements(
+            ["com.apple.security.application-groups": ["com.apple.test-app-groups"]], validated: false, macOS: true, in: sandbox)
+        Self.expect(sandbox, with: appGroups, ["find"] + label, status: 44, "\(file):155")
+        Self.expect(sandbox, with: appGroups, ["add"] + label, status: 30, "\(file):161")
+        Self.expect(sandbox, with: appGroups, ["delete"] + label, status: 30, "\(file):162")
+        let named = label + ["-g", "com.apple.test-app-groups"]
+        Self.expect(sandbox, with: appGroups, ["find"] + named, status: 30, "\(file):169")
+        Self.expect(sandbox, with: appGroups, ["add"] + named, status: 30, "\(file):170")
+        Self.expect(sandbox, with: appGroups, ["delete"] + named, status: 30, "\(file):171")
+        Self.expect(sandbox, with: appGroups, ["find"] + label + ["-g", token], status: 44, "\(file):178")
     }
 }
