@@ -22,7 +22,8 @@ import Testing
 ///   without data: no command adds one yet), the key and trust tests (`si-40`…`si-41`, `si-2x`:
 ///   key operations and trust evaluation are not modelled), and `KeychainAPITests.m`,
 ///   `secitemfunctionality.m`, of which only the assertions behind `AppleConformanceTests` are
-///   translated so far (`KeychainAppClipTests.m` and most of `KeychainEntitlementsTest.m` are, below).
+///   translated so far (`KeychainAppClipTests.m` and `KeychainEntitlementsTest.m`, but for its
+///   token-item calls, are, below).
 @Suite struct AppleRegressionTests {
     /// Runs `arguments` with `stdin`, expecting `status` (the exit status of an OSStatus, or 0),
     /// and names the Apple assertion when it differs.
@@ -313,5 +314,44 @@ import Testing
         Self.expect(sandbox, with: appGroups, ["add"] + named, status: 30, "\(file):170")
         Self.expect(sandbox, with: appGroups, ["delete"] + named, status: 30, "\(file):171")
         Self.expect(sandbox, with: appGroups, ["find"] + label + ["-g", token], status: 44, "\(file):178")
+    }
+
+    /// `KeychainEntitlementsTest.m`, `testEntitlementForExplicitAccessGroupLacking` and
+    /// `testEntitlementForImplicitAccessGroupLacking`: an item in a group the caller lost is
+    /// -34018 when named and invisible when not, and reachable again once the group is back.
+    @Test func keychainEntitlementsTestLostGroups() throws {
+        let sandbox = try Sandbox()
+        let file = "KeychainEntitlementsTest.m"
+        let appID = [
+            "com.apple.application-identifier": "com.apple.test-app-identifier", "application-identifier": "com.apple.test-app-identifier",
+        ]
+        var withGroup: [String: Any] = appID
+        withGroup["keychain-access-groups"] = ["com.apple.test.myaccessgroup"]
+        let without = try Self.entitlements(appID, validated: true, macOS: false, in: sandbox)
+        let with = try Self.entitlements(withGroup, validated: true, macOS: false, in: sandbox)
+        let appIDAlone = try Self.entitlements(
+            ["com.apple.application-identifier": "com.apple.test-app-identifier"], validated: true, macOS: false, in: sandbox)
+        let item = ["-a", "TestAccount", "-l", "TestLabel"]
+        let named = item + ["-g", "com.apple.test.myaccessgroup"]
+        // Explicit group lacking.
+        Self.expect(sandbox, with: without, ["add"] + named, status: 30, "\(file):247")
+        Self.expect(sandbox, with: without, ["find"] + named, status: 30, "\(file):249")
+        Self.expect(sandbox, with: without, ["update"] + named + ["--set-label", "NewLabel"], status: 30, "\(file):250")
+        Self.expect(sandbox, with: without, ["delete"] + named, status: 30, "\(file):251")
+        Self.expect(sandbox, with: with, ["add"] + named, "\(file):255")
+        Self.expect(sandbox, with: with, ["find"] + named, "\(file):258")
+        Self.expect(sandbox, with: appIDAlone, ["find"] + named, status: 30, "\(file):260")
+        Self.expect(
+            sandbox, with: appIDAlone, ["update"] + item + ["--set-label", "NewLabel", "--set-group", "com.apple.test.myotheraccessgroup"],
+            status: 30, "\(file):264")
+        Self.expect(sandbox, with: with, ["delete"] + named, "\(file):268")
+        // Implicit group lacking.
+        Self.expect(sandbox, with: with, ["add"] + named, "\(file):283")
+        Self.expect(sandbox, with: without, ["find"] + item, status: 44, "\(file):289")
+        Self.expect(sandbox, with: without, ["update"] + item + ["--set-label", "NewLabel"], status: 44, "\(file):290")
+        Self.expect(sandbox, with: without, ["delete"] + item, status: 44, "\(file):291")
+        Self.expect(sandbox, with: with, ["update"] + item + ["--set-label", "NewLabel"], "\(file):294")
+        Self.expect(sandbox, with: with, ["find", "-a", "TestAccount", "-l", "NewLabel"], "\(file):297")
+        Self.expect(sandbox, with: with, ["delete", "-a", "TestAccount", "-l", "NewLabel"], "\(file):298")
     }
 }
