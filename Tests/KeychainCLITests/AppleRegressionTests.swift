@@ -1,9 +1,11 @@
 import Foundation
 import Testing
 
-/// Apple's SecItem regression tests (`OSX/sec/Security/Regressions/secitem/`, Security-61901),
-/// translated assertion by assertion into command lines and run through the binary. Each check
-/// names the file and line of the assertion it translates.
+/// Apple's keychain regression tests (Security-61901), translated assertion by assertion into
+/// command lines and run through the binary. Each check names the file and line of the assertion
+/// it translates. Translated: `si-00`, `si-05`, `si-10`, `si-11` and `si-43` of
+/// `OSX/sec/Security/Regressions/secitem/`, `secdxctests/KeychainAppClipTests.m`,
+/// `secdxctests/KeychainEntitlementsTest.m`, and the group move of `secitemfunctionality.m`.
 ///
 /// Not translated, with the reason (the one list of them):
 /// - `si-11-update-data.c:54` (update to NULL data) and `:60` (data given as a CFString): the
@@ -15,15 +17,17 @@ import Testing
 ///   command line prints base64, JSON objects and numbers, checked as such instead;
 /// - `si-05-add.c` adds its certificate by `kSecValueRef` and deletes by the same dictionary: here
 ///   the certificate is a fixture file (`--ref-file`) and the delete names the class, the only item;
+/// - the App Clip and token-item calls with no command (`SecItemDeleteKeychainItemsForAppClip`,
+///   `SecItemPromoteAppClipItemsToParentApp`, `SecItemUpdateTokenItemsForAccessGroups`);
 /// - not yet translated: `si-12-item-stress.c` (threads adding and deleting: `ConcurrencyTests`
-///   covers racing processes), `si-14-dateparse.c` (an internal date parser), `si-15-delete-access-group.m`
-///   (`SecItemDeleteAllWithAccessGroups`, a private call with no command), `si-42-identity.m` (its
-///   identity add and duplicate are in `AppleConformanceTests`), `si-80-empty-data.c` (an item
-///   without data: no command adds one yet), the key and trust tests (`si-40`…`si-41`, `si-2x`:
-///   key operations and trust evaluation are not modelled), and `KeychainAPITests.m`,
-///   `secitemfunctionality.m`, of which only the assertions behind `AppleConformanceTests` are
-///   translated so far (`KeychainAppClipTests.m` and `KeychainEntitlementsTest.m`, but for its
-///   token-item calls, are, below).
+///   covers racing processes), `si-14-dateparse.c` (an internal date parser),
+///   `si-15-delete-access-group.m` (`SecItemDeleteAllWithAccessGroups`, a private call with no
+///   command), `si-42-identity.m` (its identity add and duplicate are in `AppleConformanceTests`),
+///   `si-80-empty-data.c` and `secitemfunctionality.m`'s no-data adds (an item without data: no
+///   command adds one yet), the key and trust tests (`si-40`, `si-41`, `si-2x`: key operations and
+///   trust evaluation are not modelled), `secitemfunctionality.m`'s identity checks, and
+///   `tests/secdxctests/KeychainAPITests.m`, of which only the assertions behind
+///   `AppleConformanceTests` are translated so far.
 @Suite struct AppleRegressionTests {
     /// Runs `arguments` with `stdin`, expecting `status` (the exit status of an OSStatus, or 0),
     /// and names the Apple assertion when it differs.
@@ -353,5 +357,20 @@ import Testing
         Self.expect(sandbox, with: with, ["update"] + item + ["--set-label", "NewLabel"], "\(file):294")
         Self.expect(sandbox, with: with, ["find", "-a", "TestAccount", "-l", "NewLabel"], "\(file):297")
         Self.expect(sandbox, with: with, ["delete", "-a", "TestAccount", "-l", "NewLabel"], "\(file):298")
+    }
+
+    /// `RegressionTests/secitemfunctionality/secitemfunctionality.m`, `CheckItemUpdateAccessGroupGENP`:
+    /// an update moves a generic password between two groups the caller holds. (Apple adds it
+    /// without data; the command line always adds data, so it adds one byte.)
+    @Test func secitemfunctionalityUpdateAccessGroup() throws {
+        let sandbox = try Sandbox()
+        let groups = ["keychain-test-secitemfunctionality-1", "keychain-test-secitemfunctionality-2"]
+        let profile = try Self.entitlements(["keychain-access-groups": groups], validated: true, macOS: false, in: sandbox)
+        let file = "secitemfunctionality.m"
+        let item = ["-a", "item-delete-me"]
+        Self.expect(sandbox, with: profile, ["add"] + item + ["-g", groups[0], "--accessible", "after-first-unlock"], "\(file):150")
+        Self.expect(sandbox, with: profile, ["update"] + item + ["-g", groups[0], "--set-group", groups[1]], "\(file):167")
+        Self.expect(sandbox, with: profile, ["find"] + item + ["-g", groups[0]], status: 44, "\(file):180")
+        Self.expect(sandbox, with: profile, ["find"] + item + ["-g", groups[1]], "\(file):191")
     }
 }
