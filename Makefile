@@ -51,19 +51,23 @@ check: deps
 test: check
 	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=30
 
-# Each fuzzer for FUZZ_SECONDS from the seeds in Fixtures/Fuzz (new inputs go to a scratch folder).
-# A crash, a leak, an input taking over 5 s or 2 GB fails the target; its input is left in
-# .build/fuzz/ and the log's tail is printed.
+# Each fuzzer for FUZZ_SECONDS from the seeds in Fixtures/Fuzz (new inputs go to a scratch folder),
+# FUZZ_JOBS of them at a time (libFuzzer runs on one core). A crash, a leak, an input taking over
+# 5 s or 2 GB fails the target; its input is left in .build/fuzz/ and the log's tail is printed.
+FUZZ_JOBS ?= 2
 fuzz: deps
 	@for t in $(FUZZ_TARGETS); do $(FUZZ_BUILD) --product fuzz-$$t >/dev/null || exit 1; done
-	@for t in $(FUZZ_TARGETS); do \
-		work="$$(mktemp -d)"; log=".build/fuzz/$$t.log"; \
-		.build/fuzz/release/fuzz-$$t -max_total_time=$(FUZZ_SECONDS) -timeout=5 -rss_limit_mb=2048 \
-			-artifact_prefix=.build/fuzz/$$t- "$$work" Fixtures/Fuzz/$$t > "$$log" 2>&1; status=$$?; \
-		rm -rf "$$work"; \
+	@rm -f .build/fuzz/*.status
+	@printf '%s\n' $(FUZZ_TARGETS) | xargs -P $(FUZZ_JOBS) -I{} sh -c '\
+		work="$$(mktemp -d)"; \
+		.build/fuzz/release/fuzz-{} -max_total_time=$(FUZZ_SECONDS) -timeout=5 -rss_limit_mb=2048 \
+			-artifact_prefix=.build/fuzz/{}- "$$work" Fixtures/Fuzz/{} > .build/fuzz/{}.log 2>&1; status=$$?; \
+		rm -rf "$$work"; echo $$status > .build/fuzz/{}.status'
+	@failed=0; for t in $(FUZZ_TARGETS); do \
+		log=".build/fuzz/$$t.log"; status="$$(cat .build/fuzz/$$t.status)"; \
 		echo "fuzz-$$t: $$(grep -E '^Done' "$$log" | tail -n 1)"; \
-		if [ $$status -ne 0 ]; then tail -n 40 "$$log"; exit $$status; fi; \
-	done
+		if [ "$$status" -ne 0 ]; then tail -n 40 "$$log"; failed=$$status; fi; \
+	done; exit $$failed
 
 demo: build
 	@bash Scripts/demo.sh "$$($(SWIFT) build --show-bin-path)/keychainctl"
