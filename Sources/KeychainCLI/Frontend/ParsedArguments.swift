@@ -179,9 +179,6 @@ struct ParsedArguments {
     /// before the command's own options are read.
     func rawValue(of option: OptionSpec) -> String? { values[option.long]?.last }
 
-    /// Whether `option` was given at all (for checks of options given together).
-    func given<Value>(_ option: Option<Value>) -> Bool { values[option.spec.long] != nil }
-
     /// (code, value) for each option of `table` that was given, in the table's order.
     func attributes(from table: [(spec: OptionSpec, code: String)]) -> [(code: String, value: String)] {
         table.compactMap { spec, code in

@@ -46,7 +46,7 @@ extension Keychain {
         var predicted: KeychainError? = nil
         if writes ? !groups.hasWritableGroup : !groups.hasReadableGroup {
             predicted = caller.noGroups(writing: writes)
-        } else if let restricted = Self.appClipRefusal(caller, adding: operation == .add && query.sync == .yes) {
+        } else if let restricted = Self.appClipRefusal(caller, writing: operation == .add ? request.attributes : []) {
             predicted = restricted
         } else if let explicit, !caller.mayUse(explicit, writing: writes) {
             predicted = caller.refused(group: explicit, writing: writes)
@@ -323,8 +323,8 @@ extension Keychain {
     private static func article(_ noun: String) -> String { ("aeiou".contains(noun.first ?? "x") ? "an " : "a ") + noun }
 
     /// The App Clip refusal the call would get, if any (errSecRestrictedAPI, right after the groups).
-    static func appClipRefusal(_ caller: Caller, adding synchronizable: Bool) -> KeychainError? {
-        do { try caller.checkAppClip(makingSynchronizable: synchronizable) } catch { return error }
+    static func appClipRefusal(_ caller: Caller, writing attributes: [(code: String, value: String)]) -> KeychainError? {
+        do { try caller.checkAppClip(writing: attributes) } catch { return error }
         return nil
     }
 }

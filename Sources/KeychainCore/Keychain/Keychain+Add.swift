@@ -50,8 +50,7 @@ extension Keychain {
         let flags = try request.accessControl?.clientChecks(writing: request.attributes, allowNone: false)
         try beginCall("add")
         guard caller.groups.hasWritableGroup else { throw caller.noGroups(writing: true) }
-        try caller.checkAppClip(
-            makingSynchronizable: request.attributes.contains { $0.code == Schema.synchronizable && SyncFilter(parsing: $0.value) == .yes })
+        try caller.checkAppClip(writing: request.attributes)
         let query = try ItemQuery(request, defaultLimit: .one)
         guard query.persistentRef == nil else {
             throw KeychainError(.param, hint: "an add cannot name a persistent reference; the keychain assigns one.")

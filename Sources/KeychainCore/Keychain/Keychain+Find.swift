@@ -54,7 +54,7 @@ extension Keychain {
         }
         try beginCall("find")
         guard caller.groups.hasReadableGroup else { throw caller.noGroups(writing: false) }
-        try caller.checkAppClip(makingSynchronizable: false)
+        try caller.checkAppClip()
         let query = try ItemQuery(request, defaultLimit: .one, defaultReturns: [.attributes])
         if let group = query.attributes[Schema.accessGroup]?.stringValue { try caller.check(group: group, writing: false) }
         try Self.checkPersistentRefStandsAlone(query)

@@ -28,7 +28,7 @@ extension Keychain {
     package func migrateGroup(_ migration: Migration, caller: Caller) throws -> MigrationReport {
         try beginCall("migrate-group")
         guard caller.groups.hasWritableGroup else { throw caller.noGroups(writing: true) }
-        try caller.checkAppClip(makingSynchronizable: false)
+        try caller.checkAppClip()
         try caller.check(group: migration.from, writing: true)
         try caller.check(group: migration.to, writing: true)
         guard !migration.from.sameBytes(as: migration.to) else {

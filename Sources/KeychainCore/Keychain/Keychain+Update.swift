@@ -24,9 +24,7 @@ extension Keychain {
         let flags = try accessControl?.clientChecks(writing: changePairs, allowNone: true)
         try beginCall("update")
         try checkWriteAccess(request, caller: caller)
-        if changePairs.contains(where: { $0.code == Schema.synchronizable && SyncFilter(parsing: $0.value) == .yes }) {
-            try caller.checkAppClip(makingSynchronizable: true)
-        }
+        try caller.checkAppClip(writing: changePairs)
         let query = try ItemQuery(request, defaultLimit: .all)
         let changes = try ItemChanges(changePairs, secret: secret, for: query.schema, accessControl: accessControl != nil)
         if accessControl != nil {
@@ -93,7 +91,7 @@ extension Keychain {
     /// at all, then the query's explicit group.
     func checkWriteAccess(_ request: ItemRequest, caller: Caller) throws(KeychainError) {
         guard caller.groups.hasWritableGroup else { throw caller.noGroups(writing: true) }
-        try caller.checkAppClip(makingSynchronizable: false)
+        try caller.checkAppClip()
         if let group = request.explicitGroup { try caller.check(group: group, writing: true) }
     }
 
