@@ -29,13 +29,16 @@ import Testing
 ///   `tests/secdxctests/KeychainAPITests.m`, of which only the assertions behind
 ///   `AppleConformanceTests` are translated so far.
 @Suite struct AppleRegressionTests {
-    /// Runs `arguments` with `stdin`, expecting `status` (the exit status of an OSStatus, or 0),
-    /// and names the Apple assertion when it differs.
+    /// Runs `arguments` as a target, expecting `status` (the exit status of an OSStatus, or 0), and
+    /// names the Apple assertion when it differs. The target is the fixture profile `profile`, or
+    /// the options `with` gives (an `entitlements` file); an add without `stdin` adds one byte.
     @discardableResult
     static func expect(
-        _ sandbox: Sandbox, _ arguments: [String], stdin: String? = nil, status: Int32 = 0, _ source: String
+        _ sandbox: Sandbox, as profile: String = "app.plist", with options: [String] = [], _ arguments: [String],
+        stdin: String? = nil, status: Int32 = 0, _ source: String
     ) -> Sandbox.Run {
-        let run = sandbox.run(arguments, stdin: stdin.map { Data($0.utf8) })
+        let input = stdin ?? (arguments.first == "add" ? "x" : nil)
+        let run = sandbox.run(arguments + options, profile: options.isEmpty ? profile : nil, stdin: input.map { Data($0.utf8) })
         #expect(run.status == status, "\(source): \(arguments.joined(separator: " ")) exited \(run.status): \(run.stderr)")
         return run
     }
@@ -165,16 +168,6 @@ import Testing
         Self.expect(sandbox, delete + ["--sync", "yes"], "\(file):309")
     }
 
-    /// Runs `arguments` as `profile` (a fixture), expecting `status`, naming the Apple assertion.
-    @discardableResult
-    static func expect(
-        _ sandbox: Sandbox, as profile: String, _ arguments: [String], stdin: String? = nil, status: Int32 = 0, _ source: String
-    ) -> Sandbox.Run {
-        let run = sandbox.run(arguments, profile: profile, stdin: stdin.map { Data($0.utf8) })
-        #expect(run.status == status, "\(source): \(arguments.joined(separator: " ")) as \(profile) exited \(run.status): \(run.stderr)")
-        return run
-    }
-
     /// `secdxctests/KeychainAppClipTests.m`: an App Clip entitled to its application identifier
     /// alone (`app-clip.plist`) may use it; one with the default set of groups
     /// (`app-clip-shared.plist`) is restricted; a regular app (`app.plist`) is not. The deletion
@@ -242,12 +235,6 @@ import Testing
         let data = try PropertyListSerialization.data(fromPropertyList: document, format: .xml, options: 0)
         try data.write(to: URL(fileURLWithPath: path))
         return ["--profile", path, "--platform", macOS ? "macos" : "ios"]
-    }
-
-    /// Runs `arguments` with the entitlements `profile` gave, expecting `status`.
-    static func expect(_ sandbox: Sandbox, with profile: [String], _ arguments: [String], status: Int32 = 0, _ source: String) {
-        let run = sandbox.run(arguments + profile, profile: nil, stdin: arguments.first == "add" ? Data("x".utf8) : nil)
-        #expect(run.status == status, "\(source): \(arguments.joined(separator: " ")) exited \(run.status): \(run.stderr)")
     }
 
     /// `secdxctests/KeychainEntitlementsTest.m`: which entitlements open the keychain, on iOS and

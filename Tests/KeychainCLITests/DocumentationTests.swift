@@ -108,9 +108,8 @@ import Testing
         let environment = ["HOME": sandbox.folder, "PATH": "\(binaries):/usr/bin:/bin", "TMPDIR": sandbox.folder, "LANG": "C.UTF-8"]
         // In a session keyring of its own: a key the guide caches with `unlock` is the guide's,
         // out of reach of the suites running beside it (and of their `lock --all`).
-        let helper = URL(fileURLWithPath: Sandbox.binary).deletingLastPathComponent().appendingPathComponent("deny-keyring").path
         let run = sandbox.run(
-            ["SESSION", "/bin/bash", "-c", script], profile: nil, environment: environment, timeout: 600, executable: helper)
+            ["SESSION", "/bin/bash", "-c", script], profile: nil, environment: environment, timeout: 600, executable: Sandbox.denyKeyring)
         let chunks = run.stdout.components(separatedBy: "\n\(marker)\n").dropFirst()
         return chunks.map { chunk in
             var lines = chunk.components(separatedBy: "\n")
@@ -156,11 +155,10 @@ import Testing
         let expected = try #require(blocks.dropFirst(3).first).split(separator: "\n").map(String.init)
         let sandbox = try Sandbox(initialize: false)
         let binaries = URL(fileURLWithPath: Sandbox.binary).deletingLastPathComponent().path
-        let helper = URL(fileURLWithPath: binaries).appendingPathComponent("deny-keyring").path
         let run = sandbox.run(
             ["SESSION", "/bin/bash", "-e", "-c", "unset KEYCHAINCTL_KEYCHAIN KEYCHAINCTL_KEY_FILE\n" + script], profile: nil,
             environment: ["HOME": sandbox.folder, "PATH": "\(binaries):/usr/bin:/bin", "TMPDIR": sandbox.folder], timeout: 120,
-            executable: helper)
+            executable: Sandbox.denyKeyring)
         #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")
         let lines = run.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).dropLast()
         #expect(Self.matches(lines.suffix(expected.count), expected[...]), "printed:\n\(run.stdout)")

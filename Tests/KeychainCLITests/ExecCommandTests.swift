@@ -1,4 +1,5 @@
 import Foundation
+import KeychainTestSupport
 import Testing
 
 /// `exec`: secrets resolved all or nothing before the command starts, the keychain's credentials
@@ -148,18 +149,14 @@ import Testing
         process.executableURL = URL(fileURLWithPath: Sandbox.binary)
         process.arguments = [
             "exec", "--profile", Sandbox.profiles + "/app.plist", "--file", "KEY=service=registry,account=ci", "--", "/bin/sh", "-c",
-            "echo \"$KEY\" > '\(pathFile)'; trap 'echo TERM > \(trapped); exit 0' TERM; while :; do sleep 0.05; done",
+            "trap 'echo TERM > \(trapped); exit 0' TERM; echo \"$KEY\" > '\(pathFile)'; while :; do sleep 0.05; done",
         ]
         process.environment = sandbox.baseEnvironment
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        var waited = 0
-        while !FileManager.default.fileExists(atPath: pathFile), waited < 200 {
-            usleep(50_000)
-            waited += 1
-        }
-        usleep(100_000)
+        // The trap is set before the path is written, so once the file exists TERM is handled.
+        #expect(Deadline.waitUntil(10) { FileManager.default.fileExists(atPath: pathFile) }, "the command never started")
         kill(process.processIdentifier, SIGTERM)
         let watchdog = DispatchWorkItem { kill(process.processIdentifier, SIGKILL) }
         DispatchQueue.global().asyncAfter(deadline: .now() + 30, execute: watchdog)

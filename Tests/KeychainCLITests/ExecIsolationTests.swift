@@ -1,5 +1,6 @@
 import Foundation
 import KeychainCore
+import KeychainTestSupport
 import Testing
 
 /// What a command run by `exec` can reach besides what it was given, tried as the command would:
@@ -25,10 +26,6 @@ import Testing
             stdoutPath: stdoutPath)
     }
 
-    static func helper() -> String {
-        URL(fileURLWithPath: Sandbox.binary).deletingLastPathComponent().appendingPathComponent("deny-keyring").path
-    }
-
     /// The review's first finding: inside `exec`, `keychainctl find` read every item through the
     /// key `unlock` cached in the session. Now the command is in a new session keyring and its
     /// keyring calls are denied; with --allow-keyring they work, but the key is still not its own.
@@ -46,7 +43,8 @@ import Testing
             """
         let run = sandbox.run(
             ["SESSION", "/bin/sh", "-c", script, Sandbox.binary, Self.keyringProbe], profile: nil,
-            environment: withPassphrase.merging(["KEYCHAINCTL_PROFILE": Sandbox.profiles + "/app.plist"]) { $1 }, executable: Self.helper())
+            environment: withPassphrase.merging(["KEYCHAINCTL_PROFILE": Sandbox.profiles + "/app.plist"]) { $1 },
+            executable: Sandbox.denyKeyring)
         #expect(run.status == 0, "\(run.status): \(run.stderr)")
         #expect(!run.stdout.contains("OTHER-SECRET"), "\(run.stdout)")
         #expect(run.stdout.contains("inner=36") && run.stdout.contains("allowed=36"), "\(run.stdout)")
@@ -218,9 +216,9 @@ import Testing
         DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: watchdog)
         defer { watchdog.cancel() }
         var path = ""
-        for _ in 0..<200 where path.isEmpty {
-            usleep(50_000)
+        _ = Deadline.waitUntil(10) {
             path = (try? String(contentsOfFile: output, encoding: .utf8))?.trimmingCharacters(in: .newlines) ?? ""
+            return !path.isEmpty
         }
         #expect(path.hasPrefix(sandbox.folder + "/keychainctl-exec."), "\(path)")
         #expect(FileManager.default.fileExists(atPath: path))

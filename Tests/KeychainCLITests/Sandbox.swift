@@ -28,6 +28,12 @@ final class Sandbox {
         return PackagePaths.root + "/.build/debug/keychainctl"
     }()
 
+    /// The `deny-keyring` test helper, built beside the binary: runs a command in a session keyring
+    /// of its own (`SESSION`) or with the keyring calls denied.
+    static var denyKeyring: String {
+        URL(fileURLWithPath: binary).deletingLastPathComponent().appendingPathComponent("deny-keyring").path
+    }
+
     /// Set once: writes to a closed pipe fail with EPIPE rather than raise SIGPIPE.
     static let ignoreBrokenPipe: Void = { signal(SIGPIPE, SIG_IGN) }()
 

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainCore
+import KeychainTestSupport
 import Testing
 
 /// The security claims of docs/SECURITY.md tried as an attacker would, through the real binary: hostile
@@ -257,13 +258,8 @@ import Testing
             timeout: 60
         ) { pid in
             // Wait (at most 30 s) until the child is blocked in read(0, ...): the key is taken by then.
-            let deadline = Date().addingTimeInterval(30)
-            while Date() < deadline {
-                if let syscall = try? String(contentsOfFile: "/proc/\(pid)/syscall", encoding: .utf8), syscall.hasPrefix("0 0x0 ") {
-                    blockedOnStdin = true
-                    break
-                }
-                usleep(10_000)
+            blockedOnStdin = Deadline.waitUntil(30, interval: 0.01) {
+                (try? String(contentsOfFile: "/proc/\(pid)/syscall", encoding: .utf8))?.hasPrefix("0 0x0 ") == true
             }
             limits = (try? String(contentsOfFile: "/proc/\(pid)/limits", encoding: .utf8)) ?? ""
             environ = FileManager.default.contents(atPath: "/proc/\(pid)/environ")

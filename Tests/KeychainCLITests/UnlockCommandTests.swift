@@ -101,7 +101,7 @@ import Testing
         let run = sandbox.run(
             ["SESSION", "/bin/sh", "-c", "set -u\n" + script, Sandbox.binary], profile: nil,
             environment: environment.merging(["KEYCHAINCTL_PROFILE": Sandbox.profiles + "/app.plist"]) { $1 }, timeout: 60,
-            executable: ExecIsolationTests.helper())
+            executable: Sandbox.denyKeyring)
         #expect(run.status == 0, "\(run.status): \(run.stdout) \(run.stderr)")
         return run.status == 0 ? run.stdout : nil
     }
@@ -179,16 +179,17 @@ import Testing
     /// (exit 78); every other command falls through to its next source without a word.
     @Test func blockedKeyringIsClearForUnlockAndSilentForTheRest() throws {
         let (sandbox, _, withPassphrase) = try Self.passphraseKeychain()
-        let denier = URL(fileURLWithPath: Sandbox.binary).deletingLastPathComponent().appendingPathComponent("deny-keyring").path
         for errno in ["EPERM", "ENOSYS"] {
-            let unlock = sandbox.run([errno, Sandbox.binary, "unlock"], profile: nil, environment: withPassphrase, executable: denier)
+            let unlock = sandbox.run(
+                [errno, Sandbox.binary, "unlock"], profile: nil, environment: withPassphrase, executable: Sandbox.denyKeyring)
             #expect(unlock.status == 78, "\(errno): \(unlock.stderr)")
             #expect(unlock.stderr.contains("kernel keyring is not available"))
             let find = sandbox.run(
                 [errno, Sandbox.binary, "find", "-s", "api", "-w", "--profile", Sandbox.profiles + "/app.plist"], profile: nil,
-                environment: withPassphrase, executable: denier)
+                environment: withPassphrase, executable: Sandbox.denyKeyring)
             #expect(find.status == 0 && find.stdout == "SECRET-cached" && find.stderr.isEmpty, "\(errno): \(find.stderr)")
-            let lock = sandbox.run([errno, Sandbox.binary, "lock"], profile: nil, environment: withPassphrase, executable: denier)
+            let lock = sandbox.run(
+                [errno, Sandbox.binary, "lock"], profile: nil, environment: withPassphrase, executable: Sandbox.denyKeyring)
             #expect(lock.status == 0, "\(errno): \(lock.stderr)")
         }
     }
@@ -210,10 +211,9 @@ import Testing
             KEYCHAINCTL_KEYCHAIN="$2" "$0" unlock --status 2>/dev/null && exit 93
             exit 0
             """
-        let helper = URL(fileURLWithPath: Sandbox.binary).deletingLastPathComponent().appendingPathComponent("deny-keyring").path
         let run = first.sandbox.run(
             ["SESSION", "/bin/sh", "-c", script, Sandbox.binary, first.sandbox.keychain, second.sandbox.keychain], profile: nil,
-            environment: first.withPassphrase, executable: helper)
+            environment: first.withPassphrase, executable: Sandbox.denyKeyring)
         #expect(run.status == 0, "\(run.status): \(run.stdout) \(run.stderr)")
         #expect(run.stdout.contains("2 cached keys removed"), "\(run.stdout)")
         #expect(first.sandbox.run(["lock", "--keyring", "user"], profile: nil).status == 64)
@@ -256,7 +256,7 @@ import Testing
             """
         let run = sandbox.run(
             ["SESSION", "/bin/sh", "-c", script, Sandbox.binary], profile: nil, environment: withPassphrase,
-            executable: ExecIsolationTests.helper())
+            executable: Sandbox.denyKeyring)
         #expect(run.status == 0, "\(run.status): \(run.stderr)")
         #expect(run.stderr.contains("removed every cached keychainctl key instead"), "\(run.stderr)")
     }
