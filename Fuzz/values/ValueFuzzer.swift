@@ -2,8 +2,9 @@ import FuzzSupport
 import KeychainCore
 
 /// libFuzzer target: the first byte picks what the rest is: a persistent reference (raw bytes,
-/// then as base64 text), a value for each attribute of the schema, a whole query, or an access
-/// control (as flag words, and as a stored `accc` value, which must round-trip).
+/// then as base64 text, and as an issuer Name to normalise), a value for each attribute of the
+/// schema, a whole query, or an access control (as flag words, and as a stored `accc` value, which
+/// must round-trip).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzValues(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: count))
@@ -14,6 +15,11 @@ public func fuzzValues(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     case 0:
         if let reference = PersistentRef(bytes: rest) { precondition(PersistentRef(bytes: reference.bytes) == reference) }
         if let decoded = Base64.decode(text) { _ = PersistentRef(bytes: decoded) }
+        // The same bytes as an issuer a query names (whole DER Name or its content): normalising
+        // never crashes, and what it gives is already normal.
+        for normalized in [DistinguishedName.normalizedContent(of: rest), DistinguishedName.normalizedContent(ofContent: rest)] {
+            if let normalized { precondition(DistinguishedName.normalizedContent(ofContent: normalized) == normalized) }
+        }
     case 1:
         for attribute in Schema.classes.values.flatMap(\.attributes) {
             if let value = try? AttributeValue.parse(text, for: attribute) { _ = value.displayText + value.canonicalBytes.description }

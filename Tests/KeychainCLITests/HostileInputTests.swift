@@ -406,3 +406,21 @@ import Testing
         #expect(run.stderr.contains("\\x1B]0;PWNED"), "\(run.stderr)")
     }
 }
+
+extension HostileInputTests {
+    /// A query's issuer is parsed as a DER Name to be normalised: a truncated one, one declaring a
+    /// huge length, one nested ten thousand deep, one with control characters in a
+    /// PrintableString, each finds nothing (44) without a crash or a hang, and nothing else matches.
+    @Test func hostileIssuersInAQueryFindNothing() throws {
+        let sandbox = try Sandbox()
+        #expect(sandbox.run(["add", "--class", "cert", "--ref-file", Sandbox.packageRoot + "/Fixtures/Certificates/root.pem"]).status == 0)
+        let nested = Array(repeating: [UInt8]([0x31, 0x80]), count: 10_000).flatMap { $0 }
+        let control: [UInt8] = [0x30, 0x0F, 0x31, 0x0D, 0x30, 0x0B, 0x06, 0x03, 0x55, 0x04, 0x03, 0x13, 0x04, 0x1B, 0x5B, 0x32, 0x4A]
+        let hostile: [[UInt8]] = [[0x30], [0x30, 0x84, 0xFF, 0xFF, 0xFF, 0xFF], [0x30, 0x82, 0x4E, 0x20] + nested, control, []]
+        for issuer in hostile {
+            let run = sandbox.run(["find", "--class", "cert", "--attr", "issr=base64:" + Data(issuer).base64EncodedString()], timeout: 30)
+            #expect(run.status == 44 && run.stdout.isEmpty, "\(issuer.prefix(8)): \(run.status) \(run.stderr)")
+            #expect(!run.stderr.contains("\u{1b}"))
+        }
+    }
+}
