@@ -2,7 +2,7 @@ import FuzzSupport
 import KeychainCore
 
 /// libFuzzer target: the first byte picks what the rest is: a persistent reference (raw bytes,
-/// then as base64 text, and as an issuer Name to normalise), a value for each attribute of the
+/// then as base64 text, as an issuer Name to normalise, and as a sealed secret's envelope), a value for each attribute of the
 /// schema, a whole query, or an access control (as flag words, and as a stored `accc` value, which
 /// must round-trip).
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -19,6 +19,12 @@ public func fuzzValues(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
         // never crashes, and what it gives is already normal.
         for normalized in [DistinguishedName.normalizedContent(of: rest), DistinguishedName.normalizedContent(ofContent: rest)] {
             if let normalized { precondition(DistinguishedName.normalizedContent(ofContent: normalized) == normalized) }
+        }
+        // And as a sealed secret's envelope (data and data fields): what opens seals back to the
+        // same bytes.
+        if let secret = ItemSecret.opening(envelope: SecretBytes(copying: rest), itemClass: .internetPassword) {
+            let resealed = secret.sealedForm()
+            precondition(secret.isBare ? resealed.equals(secret.data!) : resealed.equals(SecretBytes(copying: rest)))
         }
     case 1:
         for attribute in Schema.classes.values.flatMap(\.attributes) {

@@ -3,9 +3,11 @@ import Testing
 
 /// Apple's keychain regression tests (Security-61901), translated assertion by assertion into
 /// command lines and run through the binary. Each check names the file and line of the assertion
-/// it translates. Translated: `si-00`, `si-05`, `si-10`, `si-11` and `si-43` of
-/// `OSX/sec/Security/Regressions/secitem/`, `secdxctests/KeychainAppClipTests.m`,
-/// `secdxctests/KeychainEntitlementsTest.m`, and the group move of `secitemfunctionality.m`.
+/// it translates. Translated: `si-00`, `si-05`, `si-10`, `si-11`, `si-42`, `si-43` and `si-80` of
+/// `OSX/sec/Security/Regressions/secitem/` (here and in `+Identity`, `+KeychainAPI`),
+/// `secdxctests/KeychainAppClipTests.m` (here and in `+AppClip`), `secdxctests/KeychainEntitlementsTest.m`,
+/// the SecItem tests of `secdxctests/KeychainAPITests.m` (`+KeychainAPI`), and the group moves,
+/// identities and no-data adds of `RegressionTests/secitemfunctionality/secitemfunctionality.m`.
 ///
 /// Not translated, with the reason (the one list of them):
 /// - `si-11-update-data.c:54` (update to NULL data) and `:60` (data given as a CFString): the
@@ -13,21 +15,28 @@ import Testing
 /// - `si-10-find-internet.c:66-68` re-queries with the whole returned attribute dictionary,
 ///   `sha1` removed: the command line cannot pass a dictionary back (the same item is found by
 ///   its attributes and by its reference below);
-/// - `si-43-persistent.c:104` and `si-05-add.c:205, 234, 253-255, 270` check CFTypeIDs: the
-///   command line prints base64, JSON objects and numbers, checked as such instead;
-/// - `si-05-add.c` adds its certificate by `kSecValueRef` and deletes by the same dictionary: here
-///   the certificate is a fixture file (`--ref-file`) and the delete names the class, the only item;
-/// - the App Clip and token-item calls with no command (`SecItemDeleteKeychainItemsForAppClip`,
-///   `SecItemPromoteAppClipItemsToParentApp`, `SecItemUpdateTokenItemsForAccessGroups`);
-/// - not yet translated: `si-12-item-stress.c` (threads adding and deleting: `ConcurrencyTests`
-///   covers racing processes), `si-14-dateparse.c` (an internal date parser),
-///   `si-15-delete-access-group.m` (`SecItemDeleteAllWithAccessGroups`, a private call with no
-///   command), `si-42-identity.m` (its identity add and duplicate are in `AppleConformanceTests`),
-///   `si-80-empty-data.c` and `secitemfunctionality.m`'s no-data adds (an item without data: no
-///   command adds one yet), the key and trust tests (`si-40`, `si-41`, `si-2x`: key operations and
-///   trust evaluation are not modelled), `secitemfunctionality.m`'s identity checks, and
-///   `tests/secdxctests/KeychainAPITests.m`, of which only the assertions behind
-///   `AppleConformanceTests` are translated so far.
+/// - `si-43-persistent.c:104`, `si-05-add.c:205, 234, 253-255, 270` and `si-42-identity.m`'s retain
+///   counts and `CFEqual` of object references check CFTypeIDs and objects: the command line prints
+///   base64, PEM, JSON objects and numbers, checked as such instead;
+/// - `si-05-add.c` and `si-42-identity.m` add and delete by `kSecValueRef`: here the certificate and
+///   key are fixture files (`--ref-file`), and a delete by reference is a delete by the attributes or
+///   persistent reference naming the same item; `si-42-identity.m`'s `test_no_identity_for_mismatch_keys`
+///   makes a SecIdentity in memory, which no command does;
+/// - `SecItemUpdateTokenItemsForAccessGroups` (token items are not modelled), and the private
+///   entitlement the App Clip deletion and promotion calls need (the command acts as the system);
+/// - `KeychainAPITests.m`: `testReturnValuesInSecItemUpdate`'s updates with return options (`update`
+///   takes none) and `testServerUsingDataType` (a server given as data: the command line passes
+///   text); `testSecItemCopyMatchingHostorSubdomain` (`kSecMatchHostOrSubdomainOfHost` is not
+///   modelled); the corruption, date-encoding, rate-limit, upgrade, batching, digest, merge and
+///   sign-out tests exercise securityd internals with no command; `testSecItemUUIDPersistentRef`
+///   tests private parsing calls (the reference format is checked through `find` instead);
+/// - `secitemfunctionality.m`: its update of an identity by persistent reference, which Apple fails
+///   with errSecInternal (keychainctl: -50, docs/FIDELITY.md), its macOS legacy-keychain checks
+///   (not the data-protection keychain), and its timing benchmark;
+/// - `si-12-item-stress.c` (threads adding and deleting: `ConcurrencyTests` covers racing
+///   processes), `si-14-dateparse.c` (an internal date parser), `si-15-delete-access-group.m`
+///   (`SecItemDeleteAllWithAccessGroups`, a private call with no command), and the key and trust
+///   tests (`si-40`, `si-41`, `si-2x`: key operations and trust evaluation are not modelled).
 @Suite struct AppleRegressionTests {
     /// Runs `arguments` as a target, expecting `status` (the exit status of an OSStatus, or 0), and
     /// names the Apple assertion when it differs. The target is the fixture profile `profile`, or
@@ -171,8 +180,7 @@ import Testing
     /// `secdxctests/KeychainAppClipTests.m`: an App Clip entitled to its application identifier
     /// alone (`app-clip.plist`) may use it; one with the default set of groups
     /// (`app-clip-shared.plist`) is restricted; a regular app (`app.plist`) is not. The deletion
-    /// and promotion calls (`SecItemDeleteKeychainItemsForAppClip`, `…PromoteAppClipItems…`) and
-    /// `SecItemUpdateTokenItemsForAccessGroups` are private calls with no command.
+    /// and promotion calls are in `+AppClip`.
     @Test func keychainAppClipTests() throws {
         let sandbox = try Sandbox()
         let file = "KeychainAppClipTests.m"

@@ -221,4 +221,29 @@ extension ImportExportTests {
         }
         #expect(groups == ["plain": "SKMME9E2Y8.com.example.shared", "own": "SKMME9E2Y8.com.example.app"], "\(groups)")
     }
+
+    /// An item without data and an internet password's data fields survive export and import:
+    /// `v_Data` is `null` for the first (a missing one is an export without secrets, refused), and
+    /// the fields travel beside the data.
+    @Test func itemsWithoutDataAndDataFieldsRoundTrip() throws {
+        let sandbox = try Sandbox()
+        #expect(sandbox.run(["add", "--no-data", "-s", "empty"]).status == 0)
+        let notes = sandbox.folder + "/notes"
+        try Data("SECRET-notes".utf8).write(to: URL(fileURLWithPath: notes))
+        #expect(
+            sandbox.add(["--class", "inet", "--server", "db.example.com", "--data-field", "binn=" + notes], secret: "SECRET-db").status == 0
+        )
+        let exported = sandbox.run(["export", "--with-secrets", "--format", "jsonl"])
+        #expect(exported.status == 0 && exported.stdout.contains("\"v_Data\":null"), "\(exported.stdout)")
+        #expect(exported.stdout.contains("\"binn\":\"\(Data("SECRET-notes".utf8).base64EncodedString())\""))
+        let other = try Sandbox()
+        let imported = other.run(["import", "-"], stdin: exported.stdoutData)
+        #expect(imported.status == 0 && imported.stdout.hasPrefix("2 added"), "\(imported.stderr)")
+        #expect(other.run(["export", "--with-secrets", "--format", "jsonl"]).stdout == exported.stdout)
+        // Without secrets there is no v_Data at all: importing that is refused, nothing added.
+        let bare = sandbox.run(["export", "--format", "jsonl", "-s", "empty"])
+        let third = try Sandbox()
+        let refused = third.run(["import", "-"], stdin: bare.stdoutData)
+        #expect(refused.status == 206 && refused.stderr.contains("null for an item without data"), "\(refused.stderr)")
+    }
 }

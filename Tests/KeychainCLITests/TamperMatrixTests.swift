@@ -16,8 +16,8 @@ import Testing
         case flip, swap, null, retype, transplant
     }
 
-    /// A keychain with alice and bob as generic and internet passwords, and a synchronizable item
-    /// deleted into a tombstone; `other` is the same made with the same key and other secrets.
+    /// A keychain with alice and bob as generic and internet passwords (bob's internet password
+    /// with a data field), and a synchronizable item deleted into a tombstone; `other` is the same made with the same key and other secrets.
     final class Pristine {
         let sandbox: Sandbox
         let other: String
@@ -30,12 +30,18 @@ import Testing
             ] {
                 let environment = ["KEYCHAINCTL_KEYCHAIN": name]
                 if name == other { #expect(sandbox.run(["init"], profile: nil, environment: environment).status == 0) }
+                // Bob's internet password also has a data field: its row's secret is an envelope,
+                // so swaps and transplants mix the two sealed forms.
+                let notes = sandbox.folder + "/notes"
+                try Data("bob-notes".utf8).write(to: URL(fileURLWithPath: notes))
                 for account in ["alice", "bob"] {
                     let secret = Data(made[account]!.utf8)
+                    let field = account == "bob" ? ["--data-field", "binn=" + notes] : []
                     #expect(sandbox.run(["add", "-s", "svc", "-a", account], stdin: secret, environment: environment).status == 0)
                     #expect(
                         sandbox.run(
-                            ["add", "--class", "inet", "--server", "example.com", "-a", account], stdin: secret, environment: environment
+                            ["add", "--class", "inet", "--server", "example.com", "-a", account] + field, stdin: secret,
+                            environment: environment
                         )
                         .status == 0)
                 }

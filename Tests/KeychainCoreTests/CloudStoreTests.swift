@@ -18,7 +18,36 @@ import Testing
                 "svce": .string("api"), "acct": .string("ci"), "agrp": .string("SKMME9E2Y8.com.example.shared"),
                 "pdmn": .string("ak"), "sync": .bool(true), "port": .number(443), "gena": .data([0, 1, 2]),
                 "cdat": .date(1_700_000_000_000),
-            ], secret: SecretBytes(copying: Array(secret.utf8)))
+            ], secret: ItemSecret(data: SecretBytes(copying: Array(secret.utf8))))
+    }
+
+    /// A record whose item has data fields, or no data, is a `kcr2` record: its envelope comes
+    /// back whole, and an unchanged item keeps the content digest a bare record had.
+    @Test func aRecordCarriesDataFieldsAndItemsWithoutData() throws {
+        let folder = Folder()
+        let key = SecretBytes.random(count: 32)
+        try CloudStore.create(at: folder.path, accountKey: key)
+        let store = try CloudStore(path: folder.path, accountKey: key)
+        let uuid = Bytes16((0..<16).map { UInt8($0 + 1) })!
+        var record = Self.record(uuid)
+        record.itemClass = .internetPassword
+        record.attributes = ["srvr": .string("example.com"), "sync": .bool(true), "pdmn": .string("ak"), "agrp": .string("g")]
+        record.secret = ItemSecret(data: nil, fields: ["binn": SecretBytes(copying: Array("NOTES-field".utf8))])
+        _ = try store.write(record)
+        let read = try #require(try store.record(uuid))
+        #expect(
+            read.secret.data == nil
+                && read.secret.fields["binn"].map { String(decoding: $0.withUnsafeBytes { Array($0) }, as: UTF8.self) } == "NOTES-field")
+        #expect(read.contentDigest == record.contentDigest)
+        let bare = Self.record(uuid)
+        var same = bare
+        same.secret = ItemSecret(data: bare.secret.data)
+        #expect(same.contentDigest == bare.contentDigest)
+        var emptyData = bare
+        emptyData.secret = ItemSecret(data: SecretBytes(count: 0))
+        var noData = bare
+        noData.secret = ItemSecret(data: nil)
+        #expect(emptyData.contentDigest != noData.contentDigest, "no data and empty data are two contents")
     }
 
     @Test func recordsRoundTripAndRevealNothing() throws {
@@ -33,7 +62,7 @@ import Testing
         let read = try #require(try store.record(uuid))
         #expect(read.tag == 7 && read.itemClass == .genericPassword)
         #expect(read.attributes == Self.record(uuid).attributes)
-        #expect(read.secret.equals(SecretBytes(copying: Array("SECRET-cloud\u{0}bytes".utf8))))
+        #expect(read.secret.data?.equals(SecretBytes(copying: Array("SECRET-cloud\u{0}bytes".utf8))) == true)
         // Nothing but the name is readable on disk.
         for file in try FileManager.default.subpathsOfDirectory(atPath: folder.path) {
             let data = try? Data(contentsOf: URL(fileURLWithPath: folder.path + "/" + file))

@@ -44,12 +44,6 @@ import Testing
         #expect(status { _ = try Keychain(path: "/nonexistent/k.db", credential: .key(SecretBytes.random(count: 32))) } == -25291)
     }
 
-    /// Runs SQL against the file directly, as an attacker with the file but not the key would.
-    func tamper(_ path: String, _ sql: String) throws {
-        let connection = try SQLiteConnection(path: path, create: false)
-        try connection.execute(sql)
-    }
-
     @Test func aFlippedByteIsDecodeErrorNamingTheItemAndTheRowIsKept() throws {
         let keychain = try TemporaryKeychain()
         let app = try Fixtures.caller("app.plist")

@@ -65,6 +65,12 @@ final class TemporaryKeychain {
     }
 }
 
+/// Runs SQL against the file directly, as an attacker with the file but not the key would.
+func tamper(_ path: String, _ sql: String) throws {
+    let connection = try SQLiteConnection(path: path, create: false)
+    try connection.execute(sql)
+}
+
 /// The status a throwing call ended with: 0 for success, the OSStatus for a KeychainError.
 func status(_ body: () throws -> Void) -> Int32 {
     do {

@@ -10,6 +10,11 @@ struct AddCommand: Subcommand {
         "ref-file", repeatable: true,
         "A certificate or key (PEM or DER; PKCS#8, SEC1, PKCS#1, SubjectPublicKeyInfo) added by reference, its attributes derived as Apple derives them; --class idnt takes the certificate and its private key (one file or two)."
     )
+    static let noData = Flag(
+        "no-data", "Store the item without data (SecItemAdd without kSecValueData): a find for its data returns none.")
+    static let dataField = Option.text(
+        "data-field", "code=path", repeatable: true,
+        "A data field sealed with the secret and returned only with it (an internet password's binn, bini, bin0-bin3), read from a file.")
     static let update = Flag("update", "U", "Update an existing item with the same primary key instead of failing.")
     static let returns = ReturnWords.option("Print the new item: attributes, persistent-ref (comma-separated).")
     static let accessControl = Option.text(
@@ -25,7 +30,10 @@ struct AddCommand: Subcommand {
         discussion:
             "Silent on success unless --return is given. An item with the same primary key fails with errSecDuplicateItem (exit 45) unless -U.",
         sections: [
-            ("secret", [Self.dataFile.spec, Self.stripNewline.spec, Self.password.spec, Self.refFile.spec]),
+            (
+                "secret",
+                [Self.dataFile.spec, Self.stripNewline.spec, Self.password.spec, Self.refFile.spec, Self.noData.spec, Self.dataField.spec]
+            ),
             ("options", [Self.update.spec, Self.returns.spec, Self.accessControl.spec]),
             ("item attributes", ItemOptions.specs),
             ("global options", GlobalOptions.specs),
@@ -39,6 +47,8 @@ struct AddCommand: Subcommand {
     let updateExisting: Bool
     let returns: [String]
     let referenceFiles: [String]
+    let noData: Bool
+    let dataFields: [String]
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         context = try CommandContext(arguments)
@@ -49,6 +59,11 @@ struct AddCommand: Subcommand {
         updateExisting = arguments.flag(Self.update)
         returns = ReturnWords.split(try arguments.values(Self.returns))
         referenceFiles = try arguments.values(Self.refFile)
+        noData = arguments.flag(Self.noData)
+        dataFields = try arguments.values(Self.dataField)
+        if noData, dataFile != nil || password != nil || stripNewline || !referenceFiles.isEmpty {
+            throw UsageError("--no-data stores no secret; it takes no --data-file, -w, --strip-newline or --ref-file.")
+        }
         if !referenceFiles.isEmpty, dataFile != nil || password != nil || stripNewline {
             throw UsageError("--ref-file is the item's value; it takes no --data-file, -w or --strip-newline.")
         }
@@ -57,14 +72,18 @@ struct AddCommand: Subcommand {
     func run() throws {
         let caller = try context.caller()
         let credential = try context.openingCredential()
-        let request = item.request(returns: returns)
+        var request = item.request(returns: returns)
+        request.attributes += try DataFieldFiles.read(dataFields, option: "--\(Self.dataField.spec.long)")
         let result: Keychain.AddResult
         let keychain: Keychain
         if referenceFiles.isEmpty {
             // The secret is read (perhaps prompted for) before the keychain opens.
-            let secret = try SecretInput(
-                file: dataFile, argument: password, stripNewline: stripNewline, passphraseFD: context.options.passphraseFD
-            ).read(prompt: "Secret for the new item: ")
+            let secret =
+                noData
+                ? nil
+                : try SecretInput(
+                    file: dataFile, argument: password, stripNewline: stripNewline, passphraseFD: context.options.passphraseFD
+                ).read(prompt: "Secret for the new item: ")
             keychain = try context.openKeychain(with: credential)
             result = try keychain.add(request, secret: secret, caller: caller, updateExisting: updateExisting)
         } else {
@@ -90,7 +109,7 @@ struct AddCommand: Subcommand {
                 stream = ItemRenderer.Stream(
                     returns: query.returns, single: true, format: context.resolvedFormat, sink: StandardStreams.out)
             }
-            stream?.write(.init(item: entry.item, secret: entry.secret, reference: entry.reference))
+            stream?.write(.init(item: entry.item, secret: entry.secret, reference: entry.reference, dataFields: entry.dataFields))
         }
         stream?.finish()
     }

@@ -3,6 +3,14 @@ import KeychainCore
 /// `keychainctl device`: the keychain's simulated device (lock state and passcode).
 struct DeviceCommand: Subcommand {
     static let yes = Flag("yes", "Do not ask before deleting the items a change makes unreadable.")
+    static let appID = Option.text(
+        "app-id", "identifier", "app-clip actions: the App Clip's application identifier (default: the --profile's).")
+    static let parent = Option.text(
+        "parent", "identifier", "app-clip promote: the full app's application identifier, the group the App Clip's items move to.")
+
+    /// The App Clip actions: they act for the App Clip that --profile names, not on the state.
+    static let appClipRemove = "app-clip remove"
+    static let appClipPromote = "app-clip promote"
 
     static let name = "device"
 
@@ -19,7 +27,7 @@ struct DeviceCommand: Subcommand {
             other command in a state without storing it (status then shows that state; the changes ignore \
             KEYCHAINCTL_DEVICE_STATE and refuse --device-state).
             """,
-        sections: [("options", [Self.yes.spec]), ("global options", GlobalOptions.specs)],
+        sections: [("options", [Self.yes.spec, Self.appID.spec, Self.parent.spec]), ("global options", GlobalOptions.specs)],
         actions: [
             ("status", "Print the state, the passcode and the biometry (the default)."),
             ("lock", "Lock the device: the when-unlocked classes become unavailable."),
@@ -33,16 +41,34 @@ struct DeviceCommand: Subcommand {
                 "biometry remove",
                 "Remove biometry: biometry-current-set items are lost; biometry-any items fail (exit 51) until enrolled again."
             ),
+            (appClipRemove, "Uninstall an App Clip: every item it added is deleted (items others put in its group stay)."),
+            (
+                appClipPromote,
+                "Install the App Clip's full app (--parent): the clip's items move to the app's application identifier, then the clip goes."
+            ),
         ])
 
     let context: CommandContext
     let action: Keychain.DeviceAction?
+    /// `app-clip remove` or `app-clip promote`, when one was given.
+    let appClipAction: String?
+    let appID: String?
+    let parent: String?
     let yes: Bool
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         context = try CommandContext(arguments)
         action = arguments.action.flatMap(Keychain.DeviceAction.init(rawValue:))
+        appClipAction = [Self.appClipRemove, Self.appClipPromote].first { $0 == arguments.action }
+        parent = try arguments.value(Self.parent)
+        appID = try arguments.value(Self.appID)
+        if appClipAction == nil, appID != nil {
+            throw UsageError("--app-id goes with 'device app-clip remove' and 'device app-clip promote'.")
+        }
         yes = arguments.flag(Self.yes)
+        if (appClipAction == Self.appClipPromote) != (parent != nil) {
+            throw UsageError("--parent PATH (the full app's profile) goes with 'device app-clip promote', and only with it.")
+        }
         if action != nil, context.options.deviceState != nil {
             throw UsageError(
                 "--device-state runs one call in a state without storing it; 'device \(arguments.action!)' changes the stored state. Give one or the other."
@@ -51,6 +77,7 @@ struct DeviceCommand: Subcommand {
     }
 
     func run() throws {
+        if let appClipAction { return try runAppClip(appClipAction) }
         let keychain = try context.openKeychain()
         guard let action else {
             var out = Self.render(keychain.device, format: context.resolvedFormat, invalidated: nil)
@@ -75,6 +102,33 @@ struct DeviceCommand: Subcommand {
             Self.render(
                 change.state, format: context.resolvedFormat,
                 invalidated: action.invalidatesItems ? (change.invalidated, Self.invalidatedKind(action)) : nil))
+    }
+
+    /// Removes or promotes the App Clip's items, and says how many.
+    private func runAppClip(_ appClipAction: String) throws {
+        guard let clip = try appID ?? context.loadProfile().accessGroups.applicationIdentifier else {
+            throw UsageError("name the App Clip: --app-id IDENTIFIER, or a --profile that claims an application identifier.")
+        }
+        let keychain = try context.openKeychain()
+        var counts: [(String, Int)]
+        if let parent {
+            let promotion = try keychain.promoteAppClip(clip, to: parent)
+            counts = [("promoted", promotion.promoted), ("replaced", promotion.replaced), ("deleted", promotion.lost)]
+        } else {
+            counts = [("deleted", try keychain.removeAppClip(clip))]
+        }
+        switch context.resolvedFormat {
+        case .json:
+            StandardStreams.out(JSON.render(.object(Dictionary(uniqueKeysWithValues: counts.map { ($0, .number(Int64($1))) }))) + "\n")
+        case .text:
+            let explained = [
+                "promoted": "moved to \((parent ?? "").terminalSafe)",
+                "replaced": "of the app's own, replaced by the clip's with the same primary key",
+                "deleted": parent == nil ? "the App Clip added" : "left behind (protected by an access control)",
+            ]
+            StandardStreams.out(
+                counts.map { "\($0): \($1) item\($1 == 1 ? "" : "s") \(explained[$0]!)\n" }.joined())
+        }
     }
 
     /// Which items `action` makes unreadable, for messages.

@@ -76,7 +76,7 @@ struct FindCommand: Subcommand {
                 stream = ItemRenderer.Stream(
                     returns: query.returns, single: query.limit == .one, format: context.resolvedFormat, sink: StandardStreams.out)
             }
-            stream?.write(.init(item: found.item, secret: found.secret, reference: found.reference))
+            stream?.write(.init(item: found.item, secret: found.secret, reference: found.reference, dataFields: found.dataFields))
         }
         stream?.finish()
         try DamagedRows.finish(result.damaged, skip: skipDamaged)

@@ -16,6 +16,9 @@ struct UpdateCommand: Subcommand {
     static let setDataStdin = Flag("set-data-stdin", "New secret from standard input.")
     static let setPassword = Option.text("set-password", nil, "secret", "New secret itself (visible in the process list).")
     static let stripNewline = Flag("strip-newline", "Drop one trailing newline from the new secret.")
+    static let setDataField = Option.text(
+        "set-data-field", "code=path", repeatable: true,
+        "Replace one data field (an internet password's binn, bini, bin0-bin3) with a file's bytes; the data and other fields stay.")
     static let setAccessControl = Option.text(
         "set-access-control", nil, "flags|none",
         "New access control (flags as add's --access-control; none: the protection alone), protection from --set-accessible.")
@@ -34,7 +37,7 @@ struct UpdateCommand: Subcommand {
                 "changes",
                 Self.changeOptions.map(\.spec) + [
                     Self.setAttr.spec, Self.setDataFile.spec, Self.setDataStdin.spec, Self.setPassword.spec, Self.stripNewline.spec,
-                    Self.setAccessControl.spec,
+                    Self.setDataField.spec, Self.setAccessControl.spec,
                 ]
             ),
             ("options", [Self.limit.spec, Self.persistentRef.spec, Self.dryRun.spec, DamagedRows.option.spec]),
@@ -45,6 +48,7 @@ struct UpdateCommand: Subcommand {
     let context: CommandContext
     let item: ItemOptions
     let changes: [(code: String, value: String)]
+    let dataFields: [String]
     let setDataFile: String?
     let setDataStdin: Bool
     let setPassword: String?
@@ -66,6 +70,7 @@ struct UpdateCommand: Subcommand {
         self.changes =
             changes.filter { accessControl == nil || $0.code != Schema.protection }
             + (try ItemOptions.parseAssignments(try arguments.values(Self.setAttr), option: "--set-attr"))
+        dataFields = try arguments.values(Self.setDataField)
         setDataFile = try arguments.value(Self.setDataFile)
         setDataStdin = arguments.flag(Self.setDataStdin)
         setPassword = try arguments.value(Self.setPassword)
@@ -90,7 +95,9 @@ struct UpdateCommand: Subcommand {
         }
         let keychain = try context.openKeychain(with: credential)
         let matched = try keychain.update(
-            item.request(limit: limit, persistentRef: persistentRef), changes: changes, secret: secret, caller: caller, dryRun: dryRun,
+            item.request(limit: limit, persistentRef: persistentRef),
+            changes: changes + (try DataFieldFiles.read(dataFields, option: "--\(Self.setDataField.spec.long)")), secret: secret,
+            caller: caller, dryRun: dryRun,
             skipDamaged: skipDamaged, accessControl: accessControl)
         if dryRun {
             StandardStreams.out(ItemRenderer.listing(matched.items, format: context.resolvedFormat))

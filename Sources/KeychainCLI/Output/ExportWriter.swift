@@ -26,14 +26,21 @@ final class ExportWriter {
     }
 
     func add(_ found: Keychain.FoundItem) throws {
-        let entry = ItemRenderer.Entry(item: found.item, secret: found.secret)
+        let entry = ItemRenderer.Entry(item: found.item, secret: found.secret, dataFields: found.dataFields)
         let returns: ReturnOptions = withSecrets ? [.attributes, .persistentRef, .data] : [.attributes, .persistentRef]
+        var object = ItemRenderer.json(entry, returns: returns)
+        // An item without data says so (`null`), so that import restores it as it was: a missing
+        // v_Data is an export without secrets, which import refuses.
+        if withSecrets, found.secret == nil, case .object(var members) = object {
+            members[ItemJSON.dataKey] = .null
+            object = .object(members)
+        }
         switch format {
         case .json:
             if count > 0 { out.append(",") }
-            out.append(JSON.output(ItemRenderer.json(entry, returns: returns)))
+            out.append(JSON.output(object))
         case .jsonl:
-            out.append(JSON.output(ItemRenderer.json(entry, returns: returns)))
+            out.append(JSON.output(object))
             out.append("\n")
         case .dotenv, .shell, .githubEnv:
             guard let (name, secret) = try named(found) else { return }

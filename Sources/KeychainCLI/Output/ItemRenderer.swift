@@ -7,9 +7,12 @@ enum ItemRenderer {
     /// One item with what was asked of it.
     struct Entry {
         let item: Item
+        /// The data; `nil` when not asked for or when the item has none (then no `v_Data` is shown).
         let secret: SecretBytes?
         /// The object as PEM (`--return ref`).
         var reference: SecretBytes? = nil
+        /// The data fields sealed with the data (`binn`…), shown with it.
+        var dataFields: [String: SecretBytes] = [:]
     }
 
     /// The whole output for `entries` (with a trailing newline), or nothing when nothing is
@@ -89,9 +92,14 @@ enum ItemRenderer {
         var members: [String: JSON.Value] = [:]
         if returns.contains(.attributes) {
             members[ItemJSON.classKey] = .string(entry.item.itemClass.rawValue)
-            for (code, value) in entry.item.attributes { members[code] = json(value) }
+            for (code, value) in entry.item.attributes where Schema.attribute(code)?.isReturnedAsAttribute ?? true {
+                members[code] = json(value)
+            }
         }
-        if returns.contains(.data) { members[ItemJSON.dataKey] = .secret(base64(entry.secret)) }
+        if returns.contains(.data) {
+            if entry.secret != nil { members[ItemJSON.dataKey] = .secret(base64(entry.secret)) }
+            for (code, value) in entry.dataFields { members[code] = .secret(value.base64()) }
+        }
         if returns.contains(.persistentRef) { members[ItemJSON.persistentRefKey] = .string(entry.item.persistentRef.base64) }
         if returns.contains(.reference) { members[ItemJSON.referenceKey] = .secret(escapedLines(entry.reference)) }
         return .object(members)
@@ -114,7 +122,7 @@ enum ItemRenderer {
         if returns.contains(.attributes) {
             let item = entry.item
             lines.append("class: \(item.itemClass.rawValue) (\(item.itemClass.longName))")
-            for attribute in Schema.shown(item.itemClass) {
+            for attribute in Schema.shown(item.itemClass) where attribute.isReturnedAsAttribute {
                 guard let value = item.attributes[attribute.code] else { continue }
                 var shown = value.displayText
                 if attribute.code == Schema.protection, let accessibility = Accessibility(rawValue: shown) {
@@ -128,9 +136,15 @@ enum ItemRenderer {
         }
         var out = Output(lines.map { $0 + "\n" }.joined())
         if returns.contains(.data) {
-            out.append("\(ItemJSON.dataKey) (data): ")
-            out.append(secret: base64(entry.secret))
-            out.append("\n")
+            var parts = entry.secret.map { [(ItemJSON.dataKey, "data", $0)] } ?? []
+            for field in Schema.of(entry.item.itemClass)?.dataFields ?? [] {
+                if let value = entry.dataFields[field.code] { parts.append((field.code, field.name, value)) }
+            }
+            for (code, name, value) in parts {
+                out.append("\(code) (\(name)): ")
+                out.append(secret: value.base64())
+                out.append("\n")
+            }
         }
         if returns.contains(.reference) {
             out.append("\(ItemJSON.referenceKey) (reference):\n")

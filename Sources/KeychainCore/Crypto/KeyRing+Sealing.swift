@@ -41,7 +41,7 @@ extension KeyRing {
     /// reused when the identity bound into the authenticated data is unchanged (an attribute-only
     /// change), and it is opened and sealed anew when the identity changed (a group, sync or
     /// accessibility move, or a copy).
-    package func seal(_ item: Item, secret: SecretBytes?, keepingSecretOf previous: OpenedRow? = nil)
+    package func seal(_ item: Item, secret: ItemSecret?, keepingSecretOf previous: OpenedRow? = nil)
         throws(KeychainError) -> SealedItem
     {
         let schema = Schema.of(stored: item.itemClass)
@@ -78,8 +78,8 @@ extension KeyRing {
                 ? try wrapUnderApplicationPassword(itemKey, associatedData: binding.associatedData("application password"))
                     .withUnsafeBytes(wrap)
                 : itemKey.withUnsafeBytes(wrap)
-            sealed.secret = secret.withUnsafeBytes {
-                AEAD.seal($0, key: itemKey, associatedData: binding.associatedData("secret") + check)
+            sealed.secret = secret.sealedForm().withUnsafeBytes {
+                AEAD.seal($0, key: itemKey, associatedData: binding.associatedData(Self.secretPurpose(bare: secret.isBare)) + check)
             }
         }
         sealed.secretPresent = sealed.secret != nil
@@ -125,15 +125,19 @@ extension KeyRing {
         return items
     }
 
+    /// The authenticated purpose of a sealed secret: the data's bytes alone, or an envelope of
+    /// data and fields (`ItemSecret`). Which one a row holds is known only by which one opens it.
+    private static func secretPurpose(bare: Bool) -> String { bare ? "secret" : "secret envelope" }
+
     /// The secret of an opened row read with its secret columns; `nil` for a tombstone.
-    package func openSecret(of opened: OpenedRow) throws(KeychainError) -> SecretBytes? {
+    package func openSecret(of opened: OpenedRow) throws(KeychainError) -> ItemSecret? {
         try openSecret(opened.row, schema: Schema.of(stored: opened.item.itemClass), tamperCheck: opened.tamperCheck)
     }
 
     /// Opens a row's attributes and, with `withSecret`, its secret (`nil` for a tombstone), opening
     /// the metadata once for both.
     package func open(_ sealed: SealedItem, itemClass: ItemClass, withSecret: Bool) throws(KeychainError)
-        -> (opened: OpenedRow, secret: SecretBytes?)
+        -> (opened: OpenedRow, secret: ItemSecret?)
     {
         let opened = try openRow(sealed, itemClass: itemClass)
         return (opened, withSecret ? try openSecret(of: opened) : nil)
@@ -141,7 +145,7 @@ extension KeyRing {
 
     /// Opens the secret of a row whose metadata gave `tamperCheck`; `nil` for a tombstone.
     private func openSecret(_ sealed: SealedItem, schema: ClassSchema, tamperCheck: [UInt8]) throws(KeychainError)
-        -> SecretBytes?
+        -> ItemSecret?
     {
         guard let wrapped = sealed.wrappedItemKey, let box = sealed.secret else {
             if sealed.tombstone { return nil }
@@ -149,8 +153,15 @@ extension KeyRing {
         }
         let binding = Binding(format, schema, sealed)
         guard let accessibility = Accessibility(rawValue: sealed.accessibility),
-            try unwrapItemKey(wrapped, of: sealed, binding: binding, wrapKey: try itemWrapKey(accessibility)),
-            let secret = AEAD.open(box, key: itemKey, associatedData: binding.associatedData("secret") + tamperCheck)
+            try unwrapItemKey(wrapped, of: sealed, binding: binding, wrapKey: try itemWrapKey(accessibility))
+        else { throw DamagedRow.Reason.sealedDataAltered.error(schema.itemClass, uuid: sealed.uuid) }
+        if let data = AEAD.open(box, key: itemKey, associatedData: binding.associatedData(Self.secretPurpose(bare: true)) + tamperCheck) {
+            return ItemSecret(data: data)
+        }
+        guard
+            let envelope = AEAD.open(
+                box, key: itemKey, associatedData: binding.associatedData(Self.secretPurpose(bare: false)) + tamperCheck),
+            let secret = ItemSecret.opening(envelope: envelope, itemClass: schema.itemClass)
         else { throw DamagedRow.Reason.sealedDataAltered.error(schema.itemClass, uuid: sealed.uuid) }
         return secret
     }

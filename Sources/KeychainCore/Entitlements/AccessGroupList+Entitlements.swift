@@ -100,6 +100,6 @@ extension AccessGroupList {
         }
         return AccessGroupList(
             entries: entries, grantsEveryGroup: grantsEveryGroup, ignored: ignored, withholdsToken: withholdsToken,
-            isAppClip: entitlements[Key.appClip]?.bool == true)
+            isAppClip: entitlements[Key.appClip]?.bool == true, applicationIdentifier: honoursAppIdentity ? appID : nil)
     }
 }

@@ -37,10 +37,15 @@ package struct AccessGroupList: Sendable, Equatable {
     /// Set for an App Clip (`com.apple.developer.on-demand-install-capable`), whose keychain use
     /// Apple restricts (`SecItemServer.c`, `appClipHasAcceptableAccessGroups`).
     package let isAppClip: Bool
+    /// The honoured application identifier (iOS's `application-identifier`, macOS's
+    /// `com.apple.application-identifier`), one of the groups; `nil` when none is claimed or a
+    /// platform rule ignores it.
+    package let applicationIdentifier: String?
 
     /// A list from entries in order, as built from entitlements.
     package init(
-        entries: [Entry], grantsEveryGroup: Bool = false, ignored: [Entry] = [], withholdsToken: Bool = false, isAppClip: Bool = false
+        entries: [Entry], grantsEveryGroup: Bool = false, ignored: [Entry] = [], withholdsToken: Bool = false, isAppClip: Bool = false,
+        applicationIdentifier: String? = nil
     ) {
         // Repeats are exact byte repeats: canonically equivalent spellings are two groups. Keyed by
         // String (which buckets equivalent spellings together), compared by bytes within a bucket.
@@ -58,15 +63,16 @@ package struct AccessGroupList: Sendable, Equatable {
         self.ignored = ignored
         self.withholdsToken = withholdsToken
         self.isAppClip = isAppClip
+        self.applicationIdentifier = applicationIdentifier
     }
 
     /// Whether an App Clip's groups are what Apple lets one use: its application identifier alone,
-    /// with the token group at most. Always true for anything else.
+    /// with the token group at most (compared as strings, as `appClipHasAcceptableAccessGroups`
+    /// does, whichever entitlement listed it first). Always true for anything else.
     package var appClipGroupsAcceptable: Bool {
         guard isAppClip else { return true }
         let own = entries.filter { !$0.group.sameBytes(as: Self.tokenGroup) }
-        return own.count == 1
-            && (own[0].source == AccessGroupList.Key.applicationIdentifier || own[0].source == AccessGroupList.Key.macApplicationIdentifier)
+        return own.count == 1 && applicationIdentifier.map(own[0].group.sameBytes) == true
     }
 
     /// The claimed entry a platform rule ignored for `group`, if any.

@@ -40,7 +40,8 @@ package struct TeamChange: Sendable, Equatable {
         }
         return AccessGroupList(
             entries: groups.entries.map(move), grantsEveryGroup: groups.grantsEveryGroup, ignored: groups.ignored.map(move),
-            withholdsToken: groups.withholdsToken, isAppClip: groups.isAppClip)
+            withholdsToken: groups.withholdsToken, isAppClip: groups.isAppClip,
+            applicationIdentifier: groups.applicationIdentifier.map { move(AccessGroupList.Entry(group: $0, source: "")).group })
     }
 
     /// The app group a plan copies the lost items to: the first one the target has, else one named

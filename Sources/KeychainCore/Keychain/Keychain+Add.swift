@@ -12,15 +12,16 @@ extension Keychain {
         package let returns: ReturnOptions
     }
 
-    /// Adds an item with `secret`. Check order: no writable group (-34018) → bad request (-50,
+    /// Adds an item with `secret` (`nil`: an item without data, as Apple stores one added with no
+    /// kSecValueData) and the request's data fields. Check order: no writable group (-34018) → bad request (-50,
     /// -25303, -25306) → explicit group (-34018) → duplicate (-25299). With `updateExisting`, an
     /// item with the same primary key takes the new secret and the given attributes instead, in the
     /// same transaction.
-    package func add(_ request: ItemRequest, secret: SecretBytes, caller: Caller, updateExisting: Bool = false)
+    package func add(_ request: ItemRequest, secret: SecretBytes?, caller: Caller, updateExisting: Bool = false)
         throws -> AddResult
     {
         let prepared = try prepareAdd(request, secret: secret, caller: caller)
-        return try store.write { try insert(prepared, secret: secret, updateExisting: updateExisting) }
+        return try store.write { try insert(prepared, updateExisting: updateExisting) }
     }
 
     /// Adds many items in one transaction (filling a keychain for tests and benchmarks): the same
@@ -28,7 +29,7 @@ extension Keychain {
     package func addAll(_ requests: [(ItemRequest, SecretBytes)], caller: Caller) throws {
         try store.write {
             for (request, secret) in requests {
-                _ = try insert(try prepareAdd(request, secret: secret, caller: caller), secret: secret, updateExisting: false)
+                _ = try insert(try prepareAdd(request, secret: secret, caller: caller), updateExisting: false)
             }
         }
     }
@@ -38,20 +39,22 @@ extension Keychain {
         let query: ItemQuery
         let item: Item
         let sealed: SealedItem
+        /// What was sealed: the data and the request's data fields.
+        let secret: ItemSecret
         let warnings: [String]
     }
 
     /// Every check before the write, in Apple's order, and the sealing. The client-side checks
     /// come first (docs/FIDELITY.md): the access control's flags, an access control with sync, UI skip.
     /// `import` gives the item's own UUID (when free) and dates (`preserving`).
-    func prepareAdd(_ request: ItemRequest, secret: SecretBytes, caller: Caller, preserving kept: KeptIdentity? = nil) throws
+    func prepareAdd(_ request: ItemRequest, secret data: SecretBytes?, caller: Caller, preserving kept: KeptIdentity? = nil) throws
         -> PreparedAdd
     {
         let flags = try request.accessControl?.clientChecks(writing: request.attributes, allowNone: false)
         try beginCall("add")
         guard caller.groups.hasWritableGroup else { throw caller.noGroups(writing: true) }
         try caller.checkAppClip(writing: request.attributes)
-        let query = try ItemQuery(request, defaultLimit: .one)
+        let query = try ItemQuery(request, defaultLimit: .one, storing: true)
         guard query.persistentRef == nil else {
             throw KeychainError(.param, hint: "an add cannot name a persistent reference; the keychain assigns one.")
         }
@@ -78,6 +81,8 @@ extension Keychain {
         attributes[Schema.tombstone] = .bool(false)
         attributes[Schema.creationDate] = .date(kept?.created ?? now)
         attributes[Schema.modificationDate] = .date(kept?.modified ?? kept?.created ?? now)
+        // What an App Clip adds goes when the clip goes (`SecDbQuery.c`, `query_create`).
+        if caller.groups.isAppClip { attributes[Schema.appClipItem] = .bool(true) }
         var item = Item(itemClass: query.itemClass, uuid: kept?.uuid ?? Sodium.randomBytes(16), attributes: attributes)
         if let flags { item.attributes[Schema.accessControl] = .string(try bind(flags, to: item).text) }
         var warnings: [String] = []
@@ -86,7 +91,8 @@ extension Keychain {
                 "a synchronizable item with accessibility \(item.accessibility.longName) is stored, as Apple stores it, but it never syncs; Apple's headers say the combination is not allowed."
             )
         }
-        return PreparedAdd(query: query, item: item, sealed: try keys.seal(item, secret: secret), warnings: warnings)
+        let secret = ItemSecret(data: data, fields: query.dataFields.mapValues { SecretBytes(copying: $0) })
+        return PreparedAdd(query: query, item: item, sealed: try keys.seal(item, secret: secret), secret: secret, warnings: warnings)
     }
 
     /// What an imported item keeps of its origin: its UUID (its persistent reference) and dates.
@@ -98,7 +104,7 @@ extension Keychain {
 
     /// Writes a prepared add inside the caller's transaction. A verified tombstone holding the same
     /// primary key is replaced; a damaged row holding it is errSecDecode, never overwritten.
-    func insert(_ prepared: PreparedAdd, secret: SecretBytes, updateExisting: Bool) throws -> AddResult {
+    func insert(_ prepared: PreparedAdd, updateExisting: Bool) throws -> AddResult {
         let itemClass = prepared.query.itemClass
         let group = prepared.sealed.accessGroup
         // A live holder of a class the device has locked: Apple's INSERT meets the UNIQUE
@@ -123,7 +129,7 @@ extension Keychain {
                 given[Schema.protection] = prepared.item.attributes[Schema.protection]
                 given[Schema.accessControl] = prepared.item.attributes[Schema.accessControl]
             }
-            let updated = try replaceExisting(existing, with: given, secret: secret, now: Self.now())
+            let updated = try replaceExisting(existing, with: given, secret: prepared.secret, now: Self.now())
             return AddResult(item: updated, updatedExisting: true, warnings: prepared.warnings, returns: prepared.query.returns)
         }
     }
@@ -141,8 +147,9 @@ extension Keychain {
     }
 
     /// `add -U`: the live item holding the new item's primary key takes `given` attributes and
-    /// `secret`; its UUID (persistent reference) and creation date stay.
-    func replaceExisting(_ existing: MatchedRow, with given: [String: AttributeValue], secret: SecretBytes, now: Int64)
+    /// `secret` (its data, or none, and its data fields); its UUID (persistent reference) and
+    /// creation date stay.
+    func replaceExisting(_ existing: MatchedRow, with given: [String: AttributeValue], secret: ItemSecret, now: Int64)
         throws -> Item
     {
         var old = existing.opened.item
@@ -150,7 +157,8 @@ extension Keychain {
             old.attributes[code] = value
         }
         old.attributes[Schema.modificationDate] = .date(Self.modificationDate(now: now, after: existing.opened.item))
-        let resealed = try keys.seal(old, secret: secret)
+        let changed = try changedSecret(of: existing.opened, data: secret.data, fields: secret.fields)
+        let resealed = try keys.seal(old, secret: changed, keepingSecretOf: existing.opened)
         guard try store.update(old.itemClass, rowid: existing.rowid, resealed) == .written else { throw duplicate(old) }
         return old
     }

@@ -3,7 +3,10 @@ extension Keychain {
     /// One matched item, with its secret when data was asked for.
     package struct FoundItem: Sendable {
         package let item: Item
+        /// The data when data was asked for; `nil` also for an item that has none.
         package let secret: SecretBytes?
+        /// The data fields sealed with the data (`binn`…), when data was asked for.
+        package var dataFields: [String: SecretBytes] = [:]
         /// The object as PEM, when `ref` was asked for (`ObjectReference`).
         package var reference: SecretBytes? = nil
     }
@@ -98,11 +101,13 @@ extension Keychain {
 
     /// A matched item as it is handed over: its secret when data was asked for, its PEM when its
     /// reference was.
-    static func found(_ item: Item, secret: SecretBytes?, certificate: [UInt8]?, query: ItemQuery, request: ItemRequest) throws
+    static func found(_ item: Item, secret opened: ItemSecret?, certificate: [UInt8]?, query: ItemQuery, request: ItemRequest) throws
         -> FoundItem
     {
-        var found = FoundItem(item: item, secret: query.returns.contains(.data) ? secret : nil)
-        if query.returns.contains(.reference), let secret {
+        let wantsData = query.returns.contains(.data)
+        var found = FoundItem(item: item, secret: wantsData ? opened?.data : nil)
+        if wantsData { found.dataFields = opened?.fields ?? [:] }
+        if query.returns.contains(.reference), let secret = opened?.data {
             found.reference = try ObjectReference.pem(
                 of: item, secret: secret, certificate: certificate, exportPrivate: request.allowPrivateKeyExport)
         }

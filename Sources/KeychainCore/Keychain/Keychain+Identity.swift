@@ -27,7 +27,8 @@ extension Keychain {
             try each(
                 join.shape,
                 try Self.found(
-                    match.identity, secret: match.key.secret, certificate: match.certificate.secret?.withUnsafeBytes { Array($0) },
+                    match.identity, secret: match.key.secret.map { ItemSecret(data: $0) },
+                    certificate: match.certificate.secret?.withUnsafeBytes { Array($0) },
                     query: join.shape, request: request))
         }
         return FindSummary(query: join.shape, count: join.pairs.count, damaged: join.damaged)

@@ -31,7 +31,7 @@ extension Keychain {
     /// not count toward the limit.
     func forEachMatch(
         _ query: ItemQuery, filter: RowFilter, withSecret: Bool, openSecret: Bool, access: Access,
-        _ body: (MatchedRow, SecretBytes?) throws -> Void
+        _ body: (MatchedRow, ItemSecret?) throws -> Void
     ) throws -> [DamagedRow] {
         let limit = query.limit.rowLimit
         var count = 0

@@ -73,10 +73,10 @@ extension Keychain {
         return try store.write {
             var result: AddResult?
             do {
-                result = try insert(certificateAdd, secret: certificateSecret, updateExisting: updateExisting)
+                result = try insert(certificateAdd, updateExisting: updateExisting)
             } catch let error as KeychainError where error.status == .duplicateItem {}
             do {
-                _ = try insert(keyAdd, secret: key.external, updateExisting: updateExisting)
+                _ = try insert(keyAdd, updateExisting: updateExisting)
             } catch let error as KeychainError where error.status == .duplicateItem {
                 if result == nil {
                     throw KeychainError(

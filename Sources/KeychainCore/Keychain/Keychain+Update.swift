@@ -49,7 +49,8 @@ extension Keychain {
                 // The keychain sets both dates (docs/FIDELITY.md): a caller's cdat or mdat is overwritten.
                 updated.attributes[Schema.creationDate] = opened.item.attributes[Schema.creationDate]
                 updated.attributes[Schema.modificationDate] = .date(Self.modificationDate(now: now, after: opened.item))
-                try rewrite(rowid: rowid, opened, to: updated, newSecret: changes.secret, now: now)
+                let newSecret = try changedSecret(of: opened, data: changes.secret, fields: changes.dataFields)
+                try rewrite(rowid: rowid, opened, to: updated, newSecret: newSecret, now: now)
             }
         }
     }
@@ -59,7 +60,7 @@ extension Keychain {
     /// when a synchronizable item's primary key changes. A verified tombstone at the new primary
     /// key is replaced, unless the caller already removed it (`tombstoneCleared`).
     func rewrite(
-        rowid: Int64, _ opened: OpenedRow, to updated: Item, newSecret: SecretBytes?, now: Int64, tombstoneCleared: Bool = false
+        rowid: Int64, _ opened: OpenedRow, to updated: Item, newSecret: ItemSecret?, now: Int64, tombstoneCleared: Bool = false
     ) throws {
         let old = opened.item
         let sealed = try keys.seal(updated, secret: newSecret, keepingSecretOf: opened)
@@ -69,6 +70,17 @@ extension Keychain {
         if old.isSynchronizable, primaryKeyChanged(from: old, to: updated) {
             try leaveTombstone(of: old, now: now)
         }
+    }
+
+    /// The secret a change leaves in row `opened` (read with its secret columns): `nil` when
+    /// neither `data` nor `fields` is given (the row keeps its own). New data replaces the data and
+    /// each given field that field; the fields not given stay, as Apple's update keeps every
+    /// attribute it is not given. Only a class with data fields has its old secret opened to merge.
+    func changedSecret(of opened: OpenedRow, data: SecretBytes?, fields: [String: SecretBytes]) throws -> ItemSecret? {
+        guard data != nil || !fields.isEmpty else { return nil }
+        if fields.isEmpty, let data, Schema.of(stored: opened.item.itemClass).dataFields.isEmpty { return ItemSecret(data: data) }
+        guard let old = try keys.openSecret(of: opened) else { return ItemSecret(data: data, fields: fields) }
+        return old.merging(data: data, fields: fields)
     }
 
     /// A tombstone in `old`'s place: its attributes, no secret, a new UUID, `tomb = 1`.

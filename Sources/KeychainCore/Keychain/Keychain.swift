@@ -199,7 +199,7 @@ package final class Keychain {
     /// the filter's groups, sync, tombstone, accessibility and persistent reference, and every
     /// matched attribute's exact bytes. A row that fails is errSecDecode naming it (docs/SECURITY.md).
     func open(_ row: SealedItem, for query: ItemQuery, filter: RowFilter, withSecret: Bool) throws(KeychainError)
-        -> (opened: OpenedRow, secret: SecretBytes?)
+        -> (opened: OpenedRow, secret: ItemSecret?)
     {
         let opened = try keys.open(row, itemClass: query.itemClass, withSecret: withSecret)
         let item = opened.opened.item

@@ -12,6 +12,8 @@ package struct ClassSchema: Sendable {
     package let plaintextAttributes: [AttributeDescriptor]
     /// Attributes kept as digests and inside the sealed metadata, in declaration order.
     package let digestAttributes: [AttributeDescriptor]
+    /// Attributes sealed with the data (`ItemSecret`), in declaration order: no column at all.
+    package let dataFields: [AttributeDescriptor]
 
     private let byCode: [String: AttributeDescriptor]
 
@@ -21,7 +23,8 @@ package struct ClassSchema: Sendable {
         self.primaryKey = primaryKey
         self.indexed = indexed
         self.plaintextAttributes = attributes.filter(\.isPlaintextColumn)
-        self.digestAttributes = attributes.filter { !$0.isPlaintextColumn }
+        self.digestAttributes = attributes.filter { $0.storage == .digest }
+        self.dataFields = attributes.filter(\.isDataField)
         self.byCode = Dictionary(uniqueKeysWithValues: attributes.map { ($0.code, $0) })
     }
 

@@ -1,4 +1,4 @@
-/// The metadata blob's plaintext: every attribute that is not a plaintext column, as
+/// The metadata blob's plaintext: every attribute kept as a digest or as a keychain mark, as
 /// `code(4) kind(1) length(4, little-endian) bytes`, sorted by code, plus the tamper-check value.
 extension Item {
     /// The code under which the tamper-check value travels inside the metadata.
@@ -6,7 +6,7 @@ extension Item {
 
     /// Encodes the digest-kept attributes and `tamperCheck`.
     package func encodedMetadata(tamperCheck: [UInt8]) -> [UInt8] {
-        Self.encode(attributes, tamperCheck: tamperCheck) { !(Schema.attribute($0)?.isPlaintextColumn ?? true) }
+        Self.encode(attributes, tamperCheck: tamperCheck) { [.digest, .keychainMark].contains(Schema.attribute($0)?.storage) }
     }
 
     /// Encodes the attributes `including` admits, and `tamperCheck`, in the metadata's field

@@ -11,6 +11,8 @@ package enum Schema {
     package static let synchronizable = "sync"
     package static let tombstone = "tomb"
     package static let accessControl = "accc"
+    /// kSecAttrAppClipItem: set by the keychain on what an App Clip adds, never by a caller.
+    package static let appClipItem = "clip"
     package static let creationDate = "cdat"
     package static let modificationDate = "mdat"
     package static let label = "labl"
@@ -48,6 +50,9 @@ package enum Schema {
             // Kept by the keychain from --access-control (or the protection alone); bound into the
             // authenticated data whenever it says more than `pdmn`.
             AttributeDescriptor(accessControl, "access control", .string, plaintext: true),
+            // Marks what an App Clip added, so that its items go with it (`SecItemDb.c`,
+            // `SecServerDeleteForAppClipApplicationIdentifier`); Apple never returns it.
+            AttributeDescriptor(appClipItem, "App Clip item", .bool, storage: .keychainMark),
             // Passwords.
             AttributeDescriptor("desc", "description", .string),
             AttributeDescriptor("icmt", "comment", .string),
@@ -68,6 +73,13 @@ package enum Schema {
             AttributeDescriptor("atyp", "authentication type", .fourCharCode),
             AttributeDescriptor("port", "port", .number),
             AttributeDescriptor("path", "path", .string),
+            // Internet passwords' data fields (kSecDataInetExtra…): sealed with the data.
+            AttributeDescriptor("binn", "notes", .data, storage: .withData),
+            AttributeDescriptor("bini", "history", .data, storage: .withData),
+            AttributeDescriptor("bin0", "client data 0", .data, storage: .withData),
+            AttributeDescriptor("bin1", "client data 1", .data, storage: .withData),
+            AttributeDescriptor("bin2", "client data 2", .data, storage: .withData),
+            AttributeDescriptor("bin3", "client data 3", .data, storage: .withData),
             // Certificates.
             AttributeDescriptor("ctyp", "certificate type", .number),
             AttributeDescriptor("cenc", "certificate encoding", .number),
@@ -102,7 +114,9 @@ package enum Schema {
             AttributeDescriptor("unwp", "can unwrap", .bool),
         ].map { ($0.code, $0) })
 
-    private static let common = [creationDate, modificationDate, label, accessGroup, protection, synchronizable, tombstone, accessControl]
+    private static let common = [
+        creationDate, modificationDate, label, accessGroup, protection, synchronizable, tombstone, accessControl, appClipItem,
+    ]
     private static let passwordCommon = [
         "desc", "icmt", "crtr", "type", "scrp", "alis", "invi", "nega", "cusi", "prot", "acct",
     ]
@@ -125,7 +139,8 @@ package enum Schema {
         key: ["acct", "svce", "agrp", "sync"], indexed: ["svce", "labl"])
 
     private static let internetPassword = declare(
-        .internetPassword, passwordCommon + ["sdmn", "srvr", "ptcl", "atyp", "port", "path"],
+        .internetPassword,
+        passwordCommon + ["sdmn", "srvr", "ptcl", "atyp", "port", "path", "binn", "bini", "bin0", "bin1", "bin2", "bin3"],
         key: ["acct", "sdmn", "srvr", "ptcl", "atyp", "port", "path", "agrp", "sync"],
         indexed: ["srvr", "labl"])
 

@@ -6,9 +6,6 @@ package struct AttributeSet: Sendable {
     /// `sync` as given (`yes`, `no`, `any`), or `nil` when not mentioned.
     package private(set) var sync: SyncFilter?
 
-    /// `kSecAttrAppClipItem`'s code: not a stored attribute here, and refused as Apple refuses it.
-    static let appClipItem = "clip"
-
     /// Parses `pairs` for `schema`. `allowSyncAny` is false for changes (an item is synchronizable
     /// or not). `tomb` belongs to the keychain and is refused.
     init(parsing pairs: [(code: String, value: String)], for schema: ClassSchema, allowSyncAny: Bool)
@@ -17,7 +14,7 @@ package struct AttributeSet: Sendable {
         for (code, text) in pairs {
             // Apple's keychain marks an App Clip's items itself (`kSecAttrAppClipItem`); a caller
             // that sets it is a bad request, not an unknown attribute (`SecItemServer.c`).
-            if code == Self.appClipItem {
+            if code == Schema.appClipItem {
                 throw KeychainError(.param, hint: "clip (App Clip item) is set by the keychain, never by the caller.")
             }
             guard let attribute = schema.attribute(code) else {

@@ -4,6 +4,8 @@ package struct ItemChanges: Sendable {
     package let attributes: [String: AttributeValue]
     /// The new secret, if any.
     package let secret: SecretBytes?
+    /// New data fields (`binn`…), sealed with the data: each replaces that field, the rest stay.
+    package let dataFields: [String: SecretBytes]
 
     /// Parses changes for `schema`. Nothing to change, or data updated to nothing, is errSecParam.
     /// `accessControl` says a new access control is among the changes.
@@ -18,6 +20,11 @@ package struct ItemChanges: Sendable {
             throw KeychainError(.param, hint: "the new secret is empty; updating data to nothing is not allowed.")
         }
         var values = parsed.values
+        var dataFields: [String: SecretBytes] = [:]
+        for field in schema.dataFields {
+            if case .data(let bytes)? = values.removeValue(forKey: field.code) { dataFields[field.code] = SecretBytes(copying: bytes) }
+        }
+        self.dataFields = dataFields
         if let sync = parsed.sync { values[Schema.synchronizable] = .bool(sync == .yes) }
         self.attributes = values
         self.secret = secret

@@ -18,10 +18,14 @@ package struct ItemQuery: Sendable {
     package let returns: ReturnOptions
     /// One item by persistent reference.
     package let persistentRef: PersistentRef?
+    /// Data fields an add stores with the data (`ItemSecret`); never matched.
+    package let dataFields: [String: [UInt8]]
 
     /// Parses a request. `defaultLimit` is one for find, all for update and delete;
-    /// `defaultReturns` is what comes back when `--return` is absent.
-    package init(_ request: ItemRequest, defaultLimit: MatchLimit, defaultReturns: ReturnOptions = [])
+    /// `defaultReturns` is what comes back when `--return` is absent. Only an add (`storing`) may
+    /// give data fields: they are sealed with the data and no query can match them (Apple's query
+    /// names them as columns its tables do not have).
+    package init(_ request: ItemRequest, defaultLimit: MatchLimit, defaultReturns: ReturnOptions = [], storing: Bool = false)
         throws(KeychainError)
     {
         var classText = request.itemClass
@@ -52,7 +56,21 @@ package struct ItemQuery: Sendable {
         if !itemClass.hasReference { returns.remove(.reference) }
         self.itemClass = itemClass
         self.schema = schema
-        self.attributes = Self.normalizingIssuer(parsed.values, of: itemClass)
+        var values = parsed.values
+        var dataFields: [String: [UInt8]] = [:]
+        for field in schema.dataFields {
+            guard case .data(let bytes)? = values.removeValue(forKey: field.code) else { continue }
+            guard storing else {
+                throw KeychainError(
+                    .param,
+                    hint:
+                        "\(field.code) (\(field.name)) is sealed with the item's data and cannot be matched; find the item by its other attributes and ask for --return data."
+                )
+            }
+            dataFields[field.code] = bytes
+        }
+        self.dataFields = dataFields
+        self.attributes = Self.normalizingIssuer(values, of: itemClass)
         self.sync = parsed.sync ?? (reference == nil ? .no : .any)
         self.mentionsSync = parsed.sync != nil
         self.limit = limit

@@ -1,6 +1,7 @@
 /// One item as the cloud store holds it (docs/SYNC.md): keyed by
 /// a UUID every device of the account shares (CloudKit's record name), with a change tag bumped on
-/// every write, its class, every synced attribute and its secret. Sealed whole under the account key,
+/// every write, its class, every synced attribute and its secret (the data alone in a `kcr1`
+/// record, data and data fields in a `kcr2`). Sealed whole under the account key,
 /// with the UUID bound into the authenticated data: a record renamed to another UUID, moved from
 /// another account or altered does not open.
 package struct CloudRecord {
@@ -8,7 +9,7 @@ package struct CloudRecord {
     package var tag: UInt64
     package var itemClass: ItemClass
     package var attributes: [String: AttributeValue]
-    package var secret: SecretBytes
+    package var secret: ItemSecret
     /// The device that wrote this version (its sync state's identity) and the row it came from
     /// there: a device finding its own upload that it never recorded (its sync was killed between
     /// writing the record and committing) adopts it instead of taking it for another device's.
@@ -16,7 +17,7 @@ package struct CloudRecord {
     package var originRow: Bytes16
 
     package init(
-        uuid: Bytes16, tag: UInt64, itemClass: ItemClass, attributes: [String: AttributeValue], secret: SecretBytes,
+        uuid: Bytes16, tag: UInt64, itemClass: ItemClass, attributes: [String: AttributeValue], secret: ItemSecret,
         origin: Bytes16 = .zero, originRow: Bytes16 = .zero
     ) {
         self.uuid = uuid
@@ -28,7 +29,8 @@ package struct CloudRecord {
         self.secret = secret
     }
 
-    private static let magic = Array("kcr1".utf8)
+    private static let bareMagic = Array("kcr1".utf8)
+    private static let envelopeMagic = Array("kcr2".utf8)
 
     /// The authenticated data of record `uuid`.
     static func associatedData(_ uuid: Bytes16) -> [UInt8] { SealFormat.lengthPrefixed([Array("kcc1 record".utf8), uuid.bytes]) }
@@ -37,13 +39,13 @@ package struct CloudRecord {
     func sealed(under accountKey: SecretBytes) -> [UInt8] {
         let attributeBytes = Item.encode(attributes, tamperCheck: [], including: { _ in true })
         let plain = SecretBytes(count: 0)
-        Self.magic.withUnsafeBytes { plain.append($0) }
+        (secret.isBare ? Self.bareMagic : Self.envelopeMagic).withUnsafeBytes { plain.append($0) }
         withUnsafeBytes(of: tag.bigEndian) { plain.append($0) }
         (origin.bytes + originRow.bytes).withUnsafeBytes { plain.append($0) }
         Array(itemClass.rawValue.utf8).withUnsafeBytes { plain.append($0) }
         withUnsafeBytes(of: UInt32(attributeBytes.count).bigEndian) { plain.append($0) }
         attributeBytes.withUnsafeBytes { plain.append($0) }
-        secret.withUnsafeBytes { plain.append($0) }
+        secret.sealedForm().withUnsafeBytes { plain.append($0) }
         return plain.withUnsafeBytes { AEAD.seal($0, key: accountKey, associatedData: Self.associatedData(uuid)) }
     }
 
@@ -53,7 +55,7 @@ package struct CloudRecord {
         guard let plain = AEAD.open(sealed, key: accountKey, associatedData: associatedData(uuid)) else { return nil }
         return plain.withUnsafeBytes { bytes -> CloudRecord? in
             // magic 4, tag 8, origin 16, origin row 16, class 4, attribute length 4.
-            guard bytes.count >= 52, Array(bytes.prefix(4)) == magic else { return nil }
+            guard bytes.count >= 52, [bareMagic, envelopeMagic].contains(Array(bytes.prefix(4))) else { return nil }
             var tag: UInt64 = 0
             for byte in bytes[4..<12] { tag = tag << 8 | UInt64(byte) }
             guard let origin = Bytes16(UnsafeRawBufferPointer(rebasing: bytes[12..<28])),
@@ -66,7 +68,11 @@ package struct CloudRecord {
             guard length <= bytes.count - 52,
                 let decoded = Item.decodeMetadata(UnsafeRawBufferPointer(rebasing: bytes[52..<(52 + length)]))
             else { return nil }
-            let secret = SecretBytes(copying: UnsafeRawBufferPointer(rebasing: bytes[(52 + length)...]))
+            let sealedSecret = SecretBytes(copying: UnsafeRawBufferPointer(rebasing: bytes[(52 + length)...]))
+            guard
+                let secret = Array(bytes.prefix(4)) == bareMagic
+                    ? ItemSecret(data: sealedSecret) : ItemSecret.opening(envelope: sealedSecret, itemClass: itemClass)
+            else { return nil }
             return CloudRecord(
                 uuid: uuid, tag: tag, itemClass: itemClass, attributes: decoded.attributes, secret: secret, origin: origin,
                 originRow: originRow)

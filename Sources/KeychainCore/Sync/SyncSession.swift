@@ -361,7 +361,7 @@ final class SyncSession {
     /// Queues `opened` (row `row`) for upload as record `uuid` with a new change tag.
     /// The record `opened` (row `row`) would be uploaded as, under `uuid` with a new change tag:
     /// every attribute but `tomb`, and the secret.
-    private func outgoing(_ opened: (item: Item, secret: SecretBytes), row: KeychainStore.SyncRow, as uuid: Bytes16) -> CloudRecord {
+    private func outgoing(_ opened: (item: Item, secret: ItemSecret), row: KeychainStore.SyncRow, as uuid: Bytes16) -> CloudRecord {
         var attributes = opened.item.attributes
         attributes[Schema.tombstone] = nil
         return CloudRecord(
@@ -480,7 +480,7 @@ final class SyncSession {
     }
 
     /// Opens a live row with its secret; `nil` (reported) when it is damaged.
-    private func openLocal(_ itemClass: ItemClass, _ row: KeychainStore.SyncRow) throws -> (item: Item, secret: SecretBytes)? {
+    private func openLocal(_ itemClass: ItemClass, _ row: KeychainStore.SyncRow) throws -> (item: Item, secret: ItemSecret)? {
         guard let sealed = try store.row(itemClass, rowid: row.rowid) else { return nil }
         do {
             let opened = try keys.open(sealed, itemClass: itemClass, withSecret: true)
@@ -613,7 +613,9 @@ extension CloudRecord {
         return Sodium.pieceDigest { (feed) throws(Never) in
             Array(itemClass.rawValue.utf8).withUnsafeBytes(feed)
             encoded.withUnsafeBytes(feed)
-            secret.withUnsafeBytes(feed)
+            // A bare secret is fed as it always was, so an unchanged item keeps its digest.
+            if !secret.isBare { Array("envelope".utf8).withUnsafeBytes(feed) }
+            secret.sealedForm().withUnsafeBytes(feed)
         }
     }
 }

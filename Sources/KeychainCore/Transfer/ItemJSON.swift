@@ -1,6 +1,6 @@
 /// One item as `export` writes it and `import` reads it: the keys of `find --format json` (Apple's
 /// attribute codes, `class`, `v_PersistentRef`) and `v_Data`, the secret's exact bytes in base64
-/// (Apple's kSecValueData key).
+/// (Apple's kSecValueData key), `null` for an item without data.
 package enum ItemJSON {
     /// The document `export --format json` writes and `import` reads (a bare array is read too).
     package static let documentFormat = "keychainctl-items"
@@ -21,6 +21,7 @@ package enum ItemJSON {
         guard case .object(let members) = object else { throw bad(origin, "is not an object") }
         var request = ItemRequest()
         var secret: SecretBytes?
+        var withoutData = false
         var uuid: [UInt8]?
         var created: Int64?
         var modified: Int64?
@@ -55,6 +56,7 @@ package enum ItemJSON {
                 guard !flag else { throw bad(origin, "is a tombstone (a deletion), not an item") }
             case (Schema.accessControl, .string(let range)):
                 accessControl = JSONReader.text(range, in: data)
+            case (dataKey, .null): withoutData = true
             case (_, .null): continue
             case (Schema.synchronizable, .bool(let flag)):
                 request.attributes.append((code: Schema.synchronizable, value: flag ? "yes" : "no"))
@@ -71,7 +73,9 @@ package enum ItemJSON {
             default: throw bad(origin, "\(key.terminalSafe) has a value of the wrong type")
             }
         }
-        guard let secret else { throw bad(origin, "has no v_Data (the secret, base64)") }
+        guard secret != nil || withoutData else {
+            throw bad(origin, "has no v_Data (the secret, base64; null for an item without data)")
+        }
         // An access control that is its protection alone (what every item without one stores) is
         // the accessibility already given; a real one (biometry, passcode) is not imported.
         if let accessControl {

@@ -6,13 +6,13 @@ extension Keychain {
     /// dates it had where it came from, kept when free; `origin` names it in messages ("line 3").
     package struct ImportItem {
         package var request: ItemRequest
-        package var secret: SecretBytes
+        package var secret: SecretBytes?
         package var uuid: [UInt8]?
         package var created: Int64?
         package var modified: Int64?
         package var origin: String
 
-        package init(request: ItemRequest, secret: SecretBytes, origin: String) {
+        package init(request: ItemRequest, secret: SecretBytes?, origin: String) {
             self.request = request
             self.secret = secret
             self.origin = origin
@@ -113,10 +113,10 @@ extension Keychain {
                 guard try store.insert(itemClass, prepared.sealed) == .written else { throw duplicate(prepared.item) }
                 report.record(.replaced, prepared.item)
             case .update:
-                if try isUnchanged(existing, given: prepared.query.attributes, secret: item.secret) {
+                if try isUnchanged(existing, given: prepared.query.attributes, secret: prepared.secret) {
                     report.record(.unchanged, existing.opened.item)
                 } else {
-                    let updated = try replaceExisting(existing, with: prepared.query.attributes, secret: item.secret, now: Self.now())
+                    let updated = try replaceExisting(existing, with: prepared.query.attributes, secret: prepared.secret, now: Self.now())
                     report.record(.updated, updated)
                 }
             }
@@ -134,13 +134,15 @@ extension Keychain {
         return false
     }
 
-    /// Whether the stored item already has `secret` and every `given` attribute (dates aside).
-    private func isUnchanged(_ existing: MatchedRow, given: [String: AttributeValue], secret: SecretBytes) throws -> Bool {
+    /// Whether the stored item already has `secret` (its data and each of its fields) and every
+    /// `given` attribute (dates aside).
+    private func isUnchanged(_ existing: MatchedRow, given: [String: AttributeValue], secret: ItemSecret) throws -> Bool {
         let stored = existing.opened.item
         for (code, value) in given where !Schema.setByKeychain.contains(code) {
             guard stored.attributes[code]?.canonicalBytes == value.canonicalBytes else { return false }
         }
         guard let current = try keys.openSecret(of: existing.opened) else { return false }
-        return current.equals(secret)
+        guard let changed = try changedSecret(of: existing.opened, data: secret.data, fields: secret.fields) else { return true }
+        return changed.equals(current)
     }
 }
