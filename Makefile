@@ -4,8 +4,8 @@ SWIFT ?= swift
 APT_PACKAGES := libsodium-dev libsqlite3-dev libssl-dev pkg-config
 BENCH_PACKAGES := sqlite3 valgrind
 # Tests drive a pseudo-terminal and edit keychain files as an attacker would, with Python; the
-# sync tests share a cloud store through a git remote.
-TEST_PACKAGES := python3 git
+# sync tests share a cloud store through a git remote; the completion tests run zsh and fish.
+TEST_PACKAGES := python3 git zsh fish
 # A fully static executable: no dynamic loader at start-up (find: 3.3 ms → 2.3 ms).
 RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -static-executable
 BENCH_RUNS ?= 41

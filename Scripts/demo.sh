@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The main job on a throwaway keychain: an app stores a token, its share extension reads it, the
+# The main job on a throwaway keychain: a script stores and reads its secrets with no Apple file;
+# an app stores a token, its share extension reads it, the
 # widget that lacks Keychain Sharing cannot, a group without its Team ID prefix is refused with a
 # hint, a synchronizable item is invisible to a plain query, and a CI step gets the token through
 # exec, masked in its output; a signing identity comes from a PKCS#12, and only targets reading both its
@@ -9,7 +10,7 @@ KC="${1:?usage: demo.sh PATH-TO-keychainctl}"
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
-export KEYCHAINCTL_KEYCHAIN="$WORK/keychain.db" KEYCHAINCTL_KEY_FILE="$WORK/keychain.key"
+export KEYCHAINCTL_KEYCHAIN="$WORK/keychain.db" KEYCHAINCTL_KEY_FILE="$WORK/keychain.key" XDG_CONFIG_HOME="$WORK/config"
 P="$ROOT/Fixtures/Profiles"
 
 step() { printf '\n\033[1m# %s\033[0m\n' "$1"; }
@@ -22,6 +23,18 @@ show() {
 
 step "A throwaway keychain with a random key file"
 show "$KC" init --generate-key-file "$WORK/keychain.key"
+
+step "A script's secrets, with no Apple file: set, get, ls, rm (the built-in profile)"
+printf '$ echo "ghp_example" | keychainctl set github\n'
+echo "ghp_example" | "$KC" set github
+printf '(exit %s)\n' "$?"
+printf '$ TOKEN=$(keychainctl get github)\n'
+TOKEN=$("$KC" get github)
+printf '(exit %s; %s bytes, no trailing newline)\n' "$?" "${#TOKEN}"
+show "$KC" set deploy --generate
+show "$KC" ls
+show "$KC" rm deploy
+show "$KC" backup "$WORK/backup.db"
 
 step "The app's access groups (entitlements from its plist)"
 show "$KC" groups --profile "$P/app.plist"

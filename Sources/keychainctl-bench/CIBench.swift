@@ -2,7 +2,7 @@ import Glibc
 import KeychainCore
 
 /// The CI commands' figures: a passphrase keychain after `unlock` against a key-file one, `exec`'s
-/// overhead over `find -w`, jsonl import throughput and memory, masking throughput, and rekey.
+/// overhead over `find -w`, `get` against `find -w`, jsonl import throughput and memory, masking throughput, and rekey.
 enum CIBench {
     static func run(binary: String, workdir: String, runs: Int, profilePath: String) throws -> [String] {
         var lines: [String] = []
@@ -44,6 +44,13 @@ enum CIBench {
         lines.append(
             "exec --env T=… -- true (execve): \(Bench.milliseconds(exec)) against find -w's \(Bench.milliseconds(find)) "
                 + "(+\(Bench.milliseconds(exec - find)), run alternately); target ≤ find -w + 1 ms.")
+
+        let (get, findW) = ProcessRunner.alternatingMedians(
+            runs: runs, (keyFileEnvironment, { _ in [binary, "get", "api", "ci"] }),
+            (keyFileEnvironment, { _ in [binary, "find", "-s", "api", "-a", "ci", "-w"] }))
+        lines.append(
+            "get api ci: \(Bench.milliseconds(get)) against find -w's \(Bench.milliseconds(findW)) (\(ratio(get, findW)), run alternately); "
+                + "target within 2%.")
 
         // Masking: 128 MiB of text through exec --mask always -- cat.
         let big = "\(folder)/big.txt"

@@ -71,7 +71,7 @@ extension AppleRegressionTests {
             #expect(found.stdout == zomg.stdout, "\(file):\(line + 1): the same identity")
         }
         Self.expect(sandbox, ["delete", "--class", "idnt", "-l", "zzzomg"], "\(file):736")
-        Self.expect(sandbox, ["delete", "--class", "cert"], "\(file):739: the other certificate, the only one left")
+        Self.expect(sandbox, ["delete", "--class", "cert", "--all"], "\(file):739: the other certificate, the only one left")
     }
 
     /// `secitemfunctionality.m`, `CheckItemUpdateAccessGroupIdentity` and

@@ -20,7 +20,8 @@ import Testing
 ///   base64, PEM, JSON objects and numbers, checked as such instead;
 /// - `si-05-add.c` and `si-42-identity.m` add and delete by `kSecValueRef`: here the certificate and
 ///   key are fixture files (`--ref-file`), and a delete by reference is a delete by the attributes or
-///   persistent reference naming the same item; `si-42-identity.m`'s `test_no_identity_for_mismatch_keys`
+///   persistent reference naming the same item (a delete naming only its class passes `--all`, which
+///   the command line asks for where SecItemDelete asks nothing); `si-42-identity.m`'s `test_no_identity_for_mismatch_keys`
 ///   makes a SecIdentity in memory, which no command does;
 /// - `SecItemUpdateTokenItemsForAccessGroups` (token items are not modelled), and the private
 ///   entitlement the App Clip deletion and promotion calls need (the command acts as the system);
@@ -141,7 +142,8 @@ import Testing
         let sandbox = try Sandbox()
         let pem = Sandbox.packageRoot + "/Fixtures/Certificates/root.pem"
         let add = ["add", "--class", "cert", "--ref-file", pem]
-        let delete = ["delete", "--class", "cert"]
+        // SecItemDelete by class alone deletes every item of it; the command line asks for --all.
+        let delete = ["delete", "--class", "cert", "--all"]
         let file = "si-05-add.c"
         let der = Self.expect(sandbox, add + ["--return", "data"], "\(file):223").stdout
         Self.expect(sandbox, delete, "\(file):228")

@@ -288,7 +288,11 @@ import Testing
         let dry = sandbox.run(["delete", "--class", "idnt", "--dry-run", "--format", "json"])
         #expect(dry.status == 0 && ((try? dry.json() as? [Any])?.count ?? 0) == 5, "\(dry.stdout)")
         #expect(Self.count(sandbox, "cert") == 3)
-        let all = sandbox.run(["delete", "--class", "idnt"])
+        // Selecting by class alone needs --all on the command line (no terminal to confirm on).
+        let unmeant = sandbox.run(["delete", "--class", "idnt"])
+        #expect(unmeant.status == 64 && unmeant.stderr.contains("--all"), "\(unmeant.stderr)")
+        #expect(Self.count(sandbox, "cert") == 3)
+        let all = sandbox.run(["delete", "--class", "idnt", "--all"])
         #expect(all.status == 0, "\(all.stderr)")
         #expect(Self.count(sandbox, "cert") == 0 && Self.count(sandbox, "keys") == 0)
 
@@ -311,16 +315,16 @@ import Testing
     @Test func updatingIdentitiesUpdatesBothHalvesOrNeither() throws {
         let sandbox = try Self.identities()
         // Moving every certificate and key to another group, as Apple's own test moves an identity.
-        let moved = sandbox.run(["update", "--class", "idnt", "--set-group", "SKMME9E2Y8.com.example.shared"])
+        let moved = sandbox.run(["update", "--class", "idnt", "--all", "--set-group", "SKMME9E2Y8.com.example.shared"])
         #expect(moved.status == 0, "\(moved.stderr)")
         let identity = try Self.item(sandbox, ["--class", "idnt", "-g", "SKMME9E2Y8.com.example.shared"])
         #expect(identity["labl"] as? String == "ci signing")
         // A change the key half refuses changes no certificate either.
-        let refused = sandbox.run(["update", "--class", "idnt", "--set-attr", "pkhh=base64:AA=="])
+        let refused = sandbox.run(["update", "--class", "idnt", "--all", "--set-attr", "pkhh=base64:AA=="])
         #expect(refused.status == 41 && refused.stderr.contains("nothing was changed"), "\(refused.stderr)")
         #expect(try Self.item(sandbox, ["--class", "cert", "-l", "ci signing"])["pkhh"] as? String == "24BGL3pUEakqie9A6TMCCu94EBg=")
         // An identity's update has no secret.
-        let secret = sandbox.run(["update", "--class", "idnt", "--set-data-stdin"], stdin: Data("x".utf8))
+        let secret = sandbox.run(["update", "--class", "idnt", "--all", "--set-data-stdin"], stdin: Data("x".utf8))
         #expect(secret.status == 206, "\(secret.stderr)")
     }
 

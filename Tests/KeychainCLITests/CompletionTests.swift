@@ -30,6 +30,22 @@ import Testing
         #expect(try bashCompletions(["keychainctl", "find", "--format", "j"]) == ["json"])
     }
 
+    /// Enumerated values of text options, nested actions word by word, and known operands.
+    @Test func bashCompletesValuesAndNestedActions() throws {
+        #expect(try Set(bashCompletions(["keychainctl", "find", "--class", ""])).isSuperset(of: ["genp", "inet", "cert", "keys", "idnt"]))
+        #expect(
+            try bashCompletions(["keychainctl", "add", "--accessible", "after-first-unlock-t"]) == ["after-first-unlock-this-device-only"])
+        #expect(try bashCompletions(["keychainctl", "add", "--protocol", "htt"]) == ["http", "https"])
+        #expect(try bashCompletions(["keychainctl", "add", "--access-control", "bio"]) == ["biometry-any", "biometry-current-set"])
+        #expect(try bashCompletions(["keychainctl", "find", "--return", "persis"]) == ["persistent-ref"])
+        let second = try bashCompletions(["keychainctl", "device", "passcode", ""])
+        #expect(second.contains("set") && second.contains("remove") && !second.contains("lock"), "\(second)")
+        #expect(try bashCompletions(["keychainctl", "device", "app-clip", "p"]) == ["promote"])
+        #expect(try !bashCompletions(["keychainctl", "device", "lock", ""]).contains("passcode"), "no action after a complete one")
+        #expect(try bashCompletions(["keychainctl", "completion", ""]).prefix(3) == ["bash", "zsh", "fish"])
+        #expect(try bashCompletions(["keychainctl", "profile", "p"]) == ["path"])
+    }
+
     @Test func everyCommandAndOptionIsInEveryScriptAndThePage() throws {
         let page = ManPage.render(Self.specs, version: KeychainCommandLine.version)
         for shell in ShellCompletion.shells {
@@ -76,6 +92,27 @@ import Testing
             let completed = sandbox.run(
                 ["-c", "source $argv[1]; complete -C 'keychainctl unlock --keyring '", file], profile: nil, executable: "/usr/bin/fish")
             #expect(completed.stdout.split(separator: "\n").map { String($0.prefix { $0 != "\t" }) } == ["auto", "session", "user"])
+            func fish(_ line: String) -> [String] {
+                let run = sandbox.run(
+                    ["-c", "source $argv[1]; complete -C $argv[2]", file, line], profile: nil, executable: "/usr/bin/fish")
+                return run.stdout.split(separator: "\n").map { String($0.prefix { $0 != "\t" }) }
+            }
+            #expect(fish("keychainctl device passcode ") == ["remove", "set"], "nested actions")
+            #expect(Set(fish("keychainctl find --class ")).isSuperset(of: ["genp", "inet", "idnt"]), "a text option's values")
+            #expect(fish("keychainctl device ").contains("biometry"))
+        }
+        if shell == "zsh" {
+            // zsh loads the function and completes action words by position (through compadd).
+            let probe = """
+                compadd() { shift; print -l -- "$@"; }
+                _arguments() { :; }
+                source $1
+                words=(keychainctl device passcode ''); CURRENT=4; _keychainctl
+                words=(keychainctl device ''); CURRENT=3; _keychainctl
+                """
+            let run = sandbox.run(["-c", probe, "zsh", file], profile: nil, executable: "/usr/bin/zsh")
+            let lines = run.stdout.split(separator: "\n").map(String.init)
+            #expect(lines.prefix(2) == ["set", "remove"] && lines.contains("biometry"), "\(run.stdout) \(run.stderr)")
         }
     }
 

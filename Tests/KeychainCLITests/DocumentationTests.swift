@@ -165,6 +165,19 @@ import Testing
         #expect(run.stdout.contains("hunter2") && run.stderr.isEmpty, "\(run.stderr)")
     }
 
+    /// `make demo`'s script runs to its end on a fresh machine (no profile of the user's), each step
+    /// ending as it says.
+    @Test func theDemoRuns() throws {
+        let sandbox = try Sandbox(initialize: false)
+        let run = sandbox.run(
+            [Sandbox.packageRoot + "/Scripts/demo.sh", Sandbox.binary], profile: nil,
+            environment: ["HOME": sandbox.folder, "TMPDIR": sandbox.folder], timeout: 300, executable: "/bin/bash")
+        #expect(run.status == 0, "\(run.stderr)")
+        for line in ["(exit 0; 11 bytes, no trailing newline)", "backed up 1 item to", "token: [keychainctl:API_TOKEN]"] {
+            #expect(run.stdout.contains(line), "the demo did not print \(line)")
+        }
+    }
+
     /// The repository stands alone: no page, comment or test points at a specification or research
     /// notes outside it, and every relative link in the documentation names a file that exists.
     @Test func nothingPointsOutsideTheRepository() throws {

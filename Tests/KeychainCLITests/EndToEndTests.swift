@@ -169,7 +169,12 @@ import Testing
 
     @Test func missingProfileAndUnreadableKeychainFiles() throws {
         let sandbox = try Sandbox()
-        #expect(sandbox.run(["find", "-s", "x"], profile: nil).status == 78)
+        // No profile anywhere: the built-in one, whose group holds nothing yet.
+        let builtIn = sandbox.run(["find", "-s", "x"], profile: nil)
+        #expect(builtIn.status == 44 && builtIn.stderr.contains("keychainctl.default"), "\(builtIn.stderr)")
+        #expect(
+            sandbox.run(["find", "-s", "x"], profile: nil, environment: ["KEYCHAINCTL_PROFILE": sandbox.folder + "/none.plist"]).status
+                == 78)
         let noFile = sandbox.run(["find", "-s", "x"], environment: ["KEYCHAINCTL_KEYCHAIN": sandbox.folder + "/none.db"])
         #expect(noFile.status == 53)
         #expect(noFile.stderr.contains("keychainctl init"))

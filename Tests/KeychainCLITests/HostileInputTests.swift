@@ -291,7 +291,7 @@ import Testing
     @Test func twentyThousandItemsChangeInLittleMemory() throws {
         let sandbox = try Sandbox()
         try sandbox.fill(count: 20_000, group: "SKMME9E2Y8.com.example.app")
-        let update = sandbox.run(["update", "--set-label", "renamed"], timeout: 300, memoryLimitKB: 60_000)
+        let update = sandbox.run(["update", "--all", "--set-label", "renamed"], timeout: 300, memoryLimitKB: 60_000)
         #expect(update.status == 0, "\(update.status) \(update.stderr)")
         let labels = sandbox.run(["find", "-l", "renamed", "--limit", "all", "--format", "json"], timeout: 300)
         #expect((try labels.json() as? [Any])?.count == 20_000)

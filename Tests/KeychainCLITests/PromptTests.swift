@@ -180,4 +180,35 @@ import Testing
             environment: environment)
         #expect(masked.status == 0 && masked.shown.contains("[keychainctl:T]") && !masked.shown.contains("SECRET"), "\(masked.shown)")
     }
+
+    /// The everyday verbs on a terminal: `set` prompts without echo, `ls` aligns its columns under
+    /// a header, a `delete` that selects everything asks first (no keeps everything), and `import`
+    /// and `rekey` show their progress on a line they clear.
+    @Test func everydayVerbsOnATerminal() throws {
+        let sandbox = try Sandbox()
+        var environment = sandbox.baseEnvironment
+        environment["KEYCHAINCTL_PROFILE"] = nil
+        let set = try onTerminal(
+            ["set", "tty-service", "me"], steps: [.init(expect: "Secret for service 'tty-service'", send: "typed-secret\n")],
+            environment: environment)
+        #expect(set.status == 0 && !set.shown.contains("typed-secret") && set.echoOnAfter, "\(set.shown)")
+        #expect(sandbox.run(["get", "tty-service", "me"], profile: nil).stdout == "typed-secret")
+        let listed = try onTerminal(["ls"], steps: [], environment: environment)
+        #expect(listed.shown.contains("SERVICE      ACCOUNT  GROUP                LABEL  MODIFIED"), "\(listed.shown)")
+        #expect(listed.shown.contains("tty-service  me       keychainctl.default         "), "\(listed.shown)")
+        let declined = try onTerminal(["delete"], steps: [.init(expect: "[y/N]", send: "n\n")], environment: environment)
+        #expect(declined.status == 128 && declined.shown.contains("(1 item)"), "\(declined.shown)")
+        #expect(sandbox.run(["get", "tty-service"], profile: nil).status == 0, "a no deleted nothing")
+        let imported = try onTerminal(
+            ["import", "--from-env", "A,B", "-s", "tty-import"], steps: [], environment: environment.merging(["A": "1", "B": "2"]) { $1 })
+        #expect(
+            imported.status == 0 && imported.shown.contains("importing: 1 item") && imported.shown.contains("\u{1B}[K"), "\(imported.shown)"
+        )
+        let rekeyed = try onTerminal(
+            ["rekey", "--generate-key-file", sandbox.folder + "/new.key"], steps: [], environment: environment)
+        #expect(rekeyed.status == 0 && rekeyed.shown.contains("rekeying: 1 item"), "\(rekeyed.shown)")
+        let confirmed = try onTerminal(
+            ["delete", "--key-file", sandbox.folder + "/new.key"], steps: [.init(expect: "[y/N]", send: "y\n")], environment: environment)
+        #expect(confirmed.status == 0 && confirmed.shown.contains("(3 items)"), "\(confirmed.shown)")
+    }
 }

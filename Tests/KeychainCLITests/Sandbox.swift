@@ -38,13 +38,16 @@ final class Sandbox {
     static let ignoreBrokenPipe: Void = { signal(SIGPIPE, SIG_IGN) }()
 
     /// Fills the keychain with `count` items in `group` through KeychainCore.
-    func fill(count: Int, group: String, accessibility: String? = nil, accessControl: String? = nil) throws {
+    func fill(count: Int, group: String, accessibility: String? = nil, accessControl: String? = nil, profile: String? = "app.plist") throws
+    {
         let text = try String(contentsOfFile: keyFile, encoding: .utf8)
         guard case .key(let key) = try KeychainCredential.key(base64: SecretBytes(copying: Array(text.utf8)), source: "test") else {
             return
         }
         let opened = try Keychain(path: self.keychain, credential: .key(key))
-        let caller = Caller(try Profile.load(path: Sandbox.profiles + "/app.plist", teamID: nil, platform: nil, allowWildcard: false))
+        let caller = Caller(
+            try profile.map { try Profile.load(path: Sandbox.profiles + "/" + $0, teamID: nil, platform: nil, allowWildcard: false) }
+                ?? BuiltInProfile.load(platform: nil))
         try opened.addAll(
             (0..<count).map { i in
                 var request = ItemRequest(

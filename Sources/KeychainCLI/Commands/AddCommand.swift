@@ -20,7 +20,8 @@ struct AddCommand: Subcommand {
     static let accessControl = Option.text(
         "access-control", "flags",
         "Protect the item (SecAccessControl): a comma list of user-presence, biometry-any, biometry-current-set, "
-            + "device-passcode, application-password, private-key-usage, or, and; its protection is --accessible.")
+            + "device-passcode, application-password, private-key-usage, or, and; its protection is --accessible."
+    ).suggesting { AccessControl.Flags.words.map(\.word) }
 
     static let name = "add"
 
@@ -37,6 +38,16 @@ struct AddCommand: Subcommand {
             ("options", [Self.update.spec, Self.returns.spec, Self.accessControl.spec]),
             ("item attributes", ItemOptions.specs),
             ("global options", GlobalOptions.specs),
+        ],
+        examples: [
+            (
+                "printf %s 'hunter2' | keychainctl add -s api.example.com -a alice -l 'API token'",
+                "Add a generic password, the secret on standard input."
+            ),
+            (
+                "printf %s 'session' | keychainctl add --profile app.plist -s com.example.api -a session",
+                "Add an item as the app whose entitlements are in app.plist (into its default group)."
+            ),
         ])
 
     let context: CommandContext
@@ -84,6 +95,13 @@ struct AddCommand: Subcommand {
                 : try SecretInput(
                     file: dataFile, argument: password, stripNewline: stripNewline, passphraseFD: context.options.passphraseFD
                 ).read(prompt: "Secret for the new item: ")
+            if let secret, dataFile == nil, password == nil, !stripNewline, !StandardStreams.isTerminal(0),
+                secret.withUnsafeBytes({ $0.last == 0x0A })
+            {
+                StandardStreams.warn(
+                    "the secret from standard input ends in a newline, which is stored with it (echo adds one); "
+                        + "--strip-newline drops it, and 'keychainctl set' drops it by default.")
+            }
             keychain = try context.openKeychain(with: credential)
             result = try keychain.add(request, secret: secret, caller: caller, updateExisting: updateExisting)
         } else {

@@ -11,7 +11,10 @@ struct CompletionCommand: Subcommand {
             ~/.config/fish/completions/keychainctl.fish. 'make install' installs all three and the man page.
             """,
         sections: [("global options", GlobalOptions.specs)],
-        operand: ("SHELL", "bash, zsh or fish."))
+        operands: [("SHELL", "bash, zsh or fish.")], operandWords: ShellCompletion.shells,
+        examples: [
+            ("source <(keychainctl completion bash)", "Complete commands, options and their values in this bash session.")
+        ])
 
     let context: CommandContext
     let shell: String
@@ -28,33 +31,5 @@ struct CompletionCommand: Subcommand {
         if let script = ShellCompletion.script(for: shell, commands: KeychainCommandLine.commands.map { $0.spec }) {
             StandardStreams.out(script)
         }
-    }
-}
-
-/// `keychainctl manpage`: the roff source of keychainctl(1), generated from the option tables.
-struct ManPageCommand: Subcommand {
-    static let name = "manpage"
-    static let markdown = Flag("markdown", "Print the same reference as Markdown (docs/REFERENCE.md is this output).")
-
-    static let spec = CommandSpec(
-        name: name,
-        abstract: "Print the keychainctl(1) man page (roff), generated from the same tables as --help.",
-        discussion: "man <(keychainctl manpage) shows it; 'make install' installs it.",
-        sections: [("options", [Self.markdown.spec]), ("global options", GlobalOptions.specs)])
-
-    let context: CommandContext
-    let asMarkdown: Bool
-
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        context = try CommandContext(arguments)
-        asMarkdown = arguments.flag(Self.markdown)
-    }
-
-    func run() throws {
-        let commands = KeychainCommandLine.commands.map { $0.spec }
-        StandardStreams.out(
-            asMarkdown
-                ? ReferencePage.markdown(commands, version: KeychainCommandLine.version)
-                : ManPage.render(commands, version: KeychainCommandLine.version))
     }
 }

@@ -2,7 +2,9 @@ import KeychainCore
 
 /// `keychainctl delete`: SecItemDelete.
 struct DeleteCommand: Subcommand {
-    static let limit = Option.text("limit", nil, "one|all|n", "How many to delete: all (default), one, or a number.")
+    static let limit = Option.text("limit", nil, "one|all|n", "How many to delete: all (default), one, or a number.").suggesting {
+        ["all", "one"]
+    }
     static let persistentRef = Option.text("persistent-ref", nil, "base64", "Delete one item by its persistent reference.")
     static let dryRun = Flag("dry-run", "List what would be deleted, change nothing.")
 
@@ -12,11 +14,15 @@ struct DeleteCommand: Subcommand {
         name: name,
         abstract: "Delete every matching item (SecItemDelete).",
         discussion:
-            "Synchronizable items leave a tombstone (no secret) so that the deletion can sync. --dry-run lists the matches. A damaged item is removed by its --persistent-ref without being opened.",
+            "Synchronizable items leave a tombstone (no secret) so that the deletion can sync. --dry-run lists the matches. A damaged item is removed by its --persistent-ref without being opened. With no attribute, reference or group to select by, it needs --all (or a yes on a terminal): it would delete every item of the class.",
         sections: [
-            ("options", [Self.limit.spec, Self.persistentRef.spec, Self.dryRun.spec, DamagedRows.option.spec]),
+            ("options", [Self.limit.spec, Self.persistentRef.spec, Self.dryRun.spec, EverythingGuard.all.spec, DamagedRows.option.spec]),
             ("item attributes", ItemOptions.specs),
             ("global options", GlobalOptions.specs),
+        ],
+        examples: [
+            ("keychainctl delete -s api.example.com -a alice", "Delete the matching items."),
+            ("keychainctl delete --all --dry-run", "List every generic password a delete without a selector would remove."),
         ])
 
     let context: CommandContext
@@ -25,6 +31,7 @@ struct DeleteCommand: Subcommand {
     let persistentRef: String?
     let dryRun: Bool
     let skipDamaged: Bool
+    let all: Bool
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         context = try CommandContext(arguments)
@@ -33,13 +40,17 @@ struct DeleteCommand: Subcommand {
         persistentRef = try arguments.value(Self.persistentRef)
         dryRun = arguments.flag(Self.dryRun)
         skipDamaged = arguments.flag(DamagedRows.option)
+        all = arguments.flag(EverythingGuard.all)
     }
 
     func run() throws {
         let caller = try context.caller()
         let keychain = try context.openKeychain()
-        let deleted = try keychain.delete(
-            item.request(limit: limit, persistentRef: persistentRef), caller: caller, dryRun: dryRun, skipDamaged: skipDamaged)
+        let request = item.request(limit: limit, persistentRef: persistentRef)
+        try EverythingGuard.check(request, all: all, dryRun: dryRun, verb: "delete") {
+            try keychain.delete(request, caller: caller, dryRun: true, skipDamaged: true).count
+        }
+        let deleted = try keychain.delete(request, caller: caller, dryRun: dryRun, skipDamaged: skipDamaged)
         if dryRun, !deleted.items.isEmpty {
             StandardStreams.out(ItemRenderer.listing(deleted.items, format: context.resolvedFormat))
         }

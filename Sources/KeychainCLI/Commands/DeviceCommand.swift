@@ -46,6 +46,16 @@ struct DeviceCommand: Subcommand {
                 appClipPromote,
                 "Install the App Clip's full app (--parent): the clip's items move to the app's application identifier, then the clip goes."
             ),
+        ],
+        examples: [
+            (
+                "keychainctl device lock && keychainctl device unlock",
+                "Lock the simulated device (when-unlocked items become unreadable), then unlock it."
+            ),
+            (
+                "keychainctl get db admin --device-state before-first-unlock || echo \"not before the first unlock\"",
+                "Try one call as a widget would run right after a reboot."
+            ),
         ])
 
     let context: CommandContext
@@ -102,6 +112,11 @@ struct DeviceCommand: Subcommand {
             Self.render(
                 change.state, format: context.resolvedFormat,
                 invalidated: action.invalidatesItems ? (change.invalidated, Self.invalidatedKind(action)) : nil))
+        if action == .lock, context.resolvedFormat == .text {
+            StandardStreams.err(
+                "(this is the simulated device's lock state; the key cached by 'keychainctl unlock' is untouched: 'keychainctl lock' removes it)\n"
+            )
+        }
     }
 
     /// Removes or promotes the App Clip's items, and says how many.

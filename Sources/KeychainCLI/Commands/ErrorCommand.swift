@@ -21,7 +21,11 @@ struct ErrorCommand: Subcommand {
             exit status a command ended with. --list prints every exit status keychainctl can end with.
             """,
         sections: [("options", [Self.list.spec, Self.exit.spec, GlobalOptions.format.spec])],
-        operand: ("STATUS", "An OSStatus, in decimal or hex, or its name."))
+        operands: [("STATUS", "An OSStatus, in decimal or hex, or its name.")],
+        examples: [
+            ("keychainctl error -34018", "What errSecMissingEntitlement means and what usually causes it."),
+            ("keychainctl error --exit 44", "The status behind exit status 44."),
+        ])
 
     let context: CommandContext
     let query: String?
@@ -79,9 +83,10 @@ struct ErrorCommand: Subcommand {
 
     private static func text(_ row: ExitStatusTable.Row) -> String {
         guard let status = row.status else { return "exit \(row.exit): \(row.meaning)\n" }
+        let apple = status.appleMessage == status.message ? "" : "  Apple's message: \(status.appleMessage)\n"
         return """
             \(status.name) (\(status.rawValue), \(hex(status))): \(status.message)
-              exit status: \(row.exit)
+            \(apple)  exit status: \(row.exit)
               usually: \(row.meaning)
 
             """
@@ -92,6 +97,7 @@ struct ErrorCommand: Subcommand {
         object["status"] = row.status.map { .number(Int64($0.rawValue)) } ?? .null
         object["name"] = row.status.map { .string($0.name) } ?? .null
         object["message"] = row.status.map { .string($0.message) } ?? .null
+        object["appleMessage"] = row.status.map { .string($0.appleMessage) } ?? .null
         return .object(object)
     }
 }

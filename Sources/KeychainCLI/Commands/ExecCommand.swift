@@ -39,7 +39,13 @@ struct ExecCommand: Subcommand {
             ("output", [Self.mask.spec, Self.ciMask.spec, Self.dryRun.spec]),
             ("global options", GlobalOptions.specs),
         ],
-        trailingCommand: ("CMD [ARG…]", "The command to run, after --."))
+        trailingCommand: ("CMD [ARG…]", "The command to run, after --."),
+        examples: [
+            (
+                "keychainctl exec --env NPM_TOKEN=service=ci,account=NPM_TOKEN -- sh -c 'echo \"token: $NPM_TOKEN\"'",
+                "Run a command with one secret in its environment, masked in what it prints."
+            )
+        ])
 
     /// How `--mask` decides.
     enum MaskMode: String { case auto, always, never }
@@ -96,7 +102,15 @@ struct ExecCommand: Subcommand {
         case .notExecutable(let path):
             throw SilentExitWithMessage(code: 126, message: "\(path.terminalSafe): not an executable file; nothing was run.")
         }
-        if ciMask, Environment.value("GITHUB_ACTIONS") == "true" { ExecReport.addMaskLines(resolved.secrets) }
+        if ciMask {
+            if Environment.value("GITHUB_ACTIONS") == "true" {
+                ExecReport.addMaskLines(resolved.secrets)
+            } else {
+                StandardStreams.warn(
+                    "--ci-mask does nothing outside GitHub Actions (GITHUB_ACTIONS is not true): no other CI reads ::add-mask:: lines. "
+                        + "exec's own masking of the command's output (--mask) still applies.")
+            }
+        }
         let maskStdout = mask == .always || (mask == .auto && !StandardStreams.isTerminal(1))
         let maskStderr = mask == .always || (mask == .auto && !StandardStreams.isTerminal(2))
         // One masker per stream: each holds back its own stream's undecided bytes.

@@ -2,7 +2,7 @@ import KeychainCore
 
 /// `keychainctl find`: SecItemCopyMatching.
 struct FindCommand: Subcommand {
-    static let limit = Option.text("limit", "one|all|n", "How many: one (default), all, or a number.")
+    static let limit = Option.text("limit", "one|all|n", "How many: one (default), all, or a number.").suggesting { ["one", "all"] }
     static let returns = ReturnWords.option(
         "attributes (default), data, persistent-ref, ref (a certificate or public key as PEM); comma-separated.")
     static let allowPrivateKeyExport = Flag(
@@ -30,6 +30,13 @@ struct FindCommand: Subcommand {
             ),
             ("item attributes", ItemOptions.specs),
             ("global options", GlobalOptions.specs),
+        ],
+        examples: [
+            ("keychainctl find -s api.example.com -a alice -w", "Print the secret alone."),
+            (
+                "keychainctl find --limit all --sync any --format json",
+                "Every generic password the profile reads, synchronizable or not, as JSON."
+            ),
         ])
 
     let context: CommandContext
@@ -67,6 +74,12 @@ struct FindCommand: Subcommand {
                 if StandardStreams.isTerminal(1) { StandardStreams.out("\n") }
             }
             try DamagedRows.finish(result.damaged, skip: skipDamaged)
+            if result.moreMatched {
+                let count = try keychain.matchCount(request, caller: caller)
+                StandardStreams.warn(
+                    "\(count) items match; this is the first, as SecItem returns it. Name one: add -a ACCOUNT or -g GROUP, "
+                        + "or its --persistent-ref (--limit all --return attributes,persistent-ref lists them).")
+            }
             return
         }
         // Items are written as they are found: one secret in memory at a time.

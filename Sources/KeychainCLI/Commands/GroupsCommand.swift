@@ -9,7 +9,11 @@ struct GroupsCommand: Subcommand {
         abstract: "Print the profile's access groups in Apple's order, with sources, default and writability.",
         discussion:
             "When the keychain exists and a key file or KEYCHAINCTL_KEY opens it, the simulated device's state is shown too, with the classes it makes unavailable.",
-        sections: [("global options", GlobalOptions.specs)])
+        sections: [("global options", GlobalOptions.specs)],
+        examples: [
+            ("keychainctl groups", "The access groups of the profile in force, and where it came from."),
+            ("keychainctl groups --profile share-extension.plist --format json", "An extension's groups, as JSON."),
+        ])
 
     let context: CommandContext
 
@@ -18,7 +22,7 @@ struct GroupsCommand: Subcommand {
     func run() throws {
         let profile = try context.loadProfile()
         let device = try context.keychainIfKeyAtHand()?.device
-        let renderer = ProfileRenderer(profile: profile)
+        let renderer = ProfileRenderer(profile: profile, source: context.profileSource)
         switch context.resolvedFormat {
         case .json:
             var object = renderer.json

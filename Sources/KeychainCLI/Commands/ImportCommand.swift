@@ -10,11 +10,12 @@ struct ImportCommand: Subcommand {
     static let p12PassphraseFD = Option.descriptor("p12-passphrase-fd", "pkcs12: read the file's passphrase from this file descriptor.")
     static let fromEnv = Option.text(
         "from-env", nil, "NAME,…", repeatable: true, "Import these variables of keychainctl's own environment.")
-    static let service = Option.text("service", nil, "service", "dotenv and --from-env: the items' service (svce); required for them.")
+    static let service = Option.text("service", "s", "service", "dotenv and --from-env: the items' service (svce); required for them.")
     static let group = Option.text(
-        "group", nil, "group", "The items' access group; for json and jsonl, of the items that name none (default: the profile's).")
-    static let label = Option.text("label", nil, "label", "dotenv, pkcs12 and --from-env: the items' label (labl).")
+        "group", "g", "group", "The items' access group; for json and jsonl, of the items that name none (default: the profile's).")
+    static let label = Option.text("label", "l", "label", "dotenv, pkcs12 and --from-env: the items' label (labl).")
     static let accessible = Option.text("accessible", nil, "class", "dotenv, pkcs12 and --from-env: the items' accessibility (pdmn).")
+        .suggesting { Accessibility.spellings }
     static let onConflict = Option.choice(
         "on-conflict", nil, "fail|skip|replace|update", "What to do with an item already stored (default fail).",
         Keychain.ImportPolicy.init(rawValue:))
@@ -48,7 +49,13 @@ struct ImportCommand: Subcommand {
             ),
             ("global options", GlobalOptions.specs),
         ],
-        operand: ("FILE", "The input (default '-', standard input)."))
+        operands: [("FILE", "The input (default '-', standard input).")],
+        examples: [
+            (
+                "NPM_TOKEN=npm_example keychainctl import --from-env NPM_TOKEN -s ci",
+                "Store a CI variable as the item service ci, account NPM_TOKEN."
+            )
+        ])
 
     enum InputFormat: String { case json, jsonl, dotenv, pkcs12 }
 
@@ -94,8 +101,15 @@ struct ImportCommand: Subcommand {
         let caller = try context.caller()
         let source = try ImportSource(self)
         let keychain = try context.openKeychain()
-        let report = try keychain.importItems(
-            caller: caller, policy: policy, dryRun: dryRun, keepingItems: context.resolvedFormat == .json, next: source.next)
+        let progress = ProgressLine("importing")
+        defer { progress.finish() }
+        let report = try keychain.importItems(caller: caller, policy: policy, dryRun: dryRun, keepingItems: context.resolvedFormat == .json)
+        {
+            let item = try source.next()
+            if item != nil { progress.advance() }
+            return item
+        }
+        progress.finish()
         for warning in source.warnings { StandardStreams.warn(warning) }
         StandardStreams.out(ImportReportRenderer.render(report, format: context.resolvedFormat))
     }

@@ -17,7 +17,10 @@ struct LockCommand: Subcommand {
             When the keychain file is gone or unreadable (so its key cannot be named), every cached \
             keychainctl key is removed, as with --all, and a warning says so: a cleanup step never fails open.
             """,
-        sections: [("options", [Self.all.spec, Self.keyring.spec]), ("global options", GlobalOptions.specs)])
+        sections: [("options", [Self.all.spec, Self.keyring.spec]), ("global options", GlobalOptions.specs)],
+        examples: [
+            ("keychainctl lock", "Forget the cached key now.")
+        ])
 
     let context: CommandContext
     let all: Bool
@@ -61,6 +64,9 @@ struct LockCommand: Subcommand {
                 StandardStreams.err("locked: \(removed) cached key\(removed == 1 ? "" : "s") removed\n")
             } else {
                 StandardStreams.err(removed > 0 ? "locked \(path.terminalSafe)\n" : "\(path.terminalSafe) was not unlocked\n")
+                StandardStreams.err(
+                    "(the key cached by 'keychainctl unlock' is what this removes; the simulated device's lock is 'keychainctl device lock', untouched)\n"
+                )
             }
         case .json:
             StandardStreams.out(JSON.render(.object(["keychain": all ? .null : .string(path), "removed": .number(Int64(removed))])) + "\n")

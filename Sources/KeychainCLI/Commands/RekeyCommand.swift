@@ -37,6 +37,12 @@ struct RekeyCommand: Subcommand {
             ),
             ("options", [Self.kdf.spec, Self.force.spec, Self.dryRun.spec]),
             ("global options", GlobalOptions.specs),
+        ],
+        examples: [
+            (
+                "keychainctl rekey --generate-key-file new.key && mv new.key ~/.config/keychainctl/keychain.key",
+                "Re-encrypt everything under a new random key, then put it where the old one was."
+            )
         ])
 
     let context: CommandContext
@@ -86,8 +92,10 @@ struct RekeyCommand: Subcommand {
             credential = try newCredential()
         }
         let count: Int
+        let progress = ProgressLine("rekeying")
         do {
-            count = try keychain.rekey(to: credential, preset: kdf, dryRun: dryRun)
+            defer { progress.finish() }
+            count = try keychain.rekey(to: credential, preset: kdf, dryRun: dryRun, progress: progress.advance)
         } catch {
             if let pendingKeyFile { unlink(pendingKeyFile) }
             throw error

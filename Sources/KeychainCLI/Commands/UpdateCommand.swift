@@ -8,7 +8,7 @@ struct UpdateCommand: Subcommand {
         (.attribute("set-service", nil, "service", "New service (svce)."), "svce"),
         (.attribute("set-group", nil, "group", "Move to this access group (must be writable)."), "agrp"),
         (.attribute("set-label", nil, "label", "New label (labl)."), "labl"),
-        (.attribute("set-accessible", nil, "class", "New accessibility (pdmn)."), "pdmn"),
+        (.attribute("set-accessible", nil, "class", "New accessibility (pdmn).").suggesting { Accessibility.spellings }, "pdmn"),
         (.attribute("set-sync", nil, "yes|no", kind: .choices, "Make the item synchronizable or not."), "sync"),
     ]
     static let setAttr = Option.text("set-attr", nil, "code=value", repeatable: true, "Set any attribute by its code.")
@@ -21,8 +21,11 @@ struct UpdateCommand: Subcommand {
         "Replace one data field (an internet password's binn, bini, bin0-bin3) with a file's bytes; the data and other fields stay.")
     static let setAccessControl = Option.text(
         "set-access-control", nil, "flags|none",
-        "New access control (flags as add's --access-control; none: the protection alone), protection from --set-accessible.")
-    static let limit = Option.text("limit", nil, "one|all|n", "How many to update: all (default), one, or a number.")
+        "New access control (flags as add's --access-control; none: the protection alone), protection from --set-accessible."
+    ).suggesting { ["none"] + AccessControl.Flags.words.map(\.word) }
+    static let limit = Option.text("limit", nil, "one|all|n", "How many to update: all (default), one, or a number.").suggesting {
+        ["all", "one"]
+    }
     static let persistentRef = Option.text("persistent-ref", nil, "base64", "Update one item by its persistent reference.")
     static let dryRun = Flag("dry-run", "Check everything, list the matches, change nothing.")
 
@@ -31,7 +34,8 @@ struct UpdateCommand: Subcommand {
     static let spec = CommandSpec(
         name: name,
         abstract: "Update every matching item (SecItemUpdate), all or nothing.",
-        discussion: "A change that makes two items collide changes nothing (exit 45). --dry-run checks everything and lists the matches.",
+        discussion:
+            "A change that makes two items collide changes nothing (exit 45). --dry-run checks everything and lists the matches. With no attribute, reference or group to select by, it needs --all (or a yes on a terminal): it would change every item of the class.",
         sections: [
             (
                 "changes",
@@ -40,9 +44,13 @@ struct UpdateCommand: Subcommand {
                     Self.setDataField.spec, Self.setAccessControl.spec,
                 ]
             ),
-            ("options", [Self.limit.spec, Self.persistentRef.spec, Self.dryRun.spec, DamagedRows.option.spec]),
+            ("options", [Self.limit.spec, Self.persistentRef.spec, Self.dryRun.spec, EverythingGuard.all.spec, DamagedRows.option.spec]),
             ("query attributes", ItemOptions.specs),
             ("global options", GlobalOptions.specs),
+        ],
+        examples: [
+            ("printf %s 'rotated' | keychainctl update -s api.example.com -a alice --set-data-stdin", "Replace a secret."),
+            ("keychainctl update -s api.example.com --set-label 'Rotated' --dry-run", "Show what a change would touch, changing nothing."),
         ])
 
     let context: CommandContext
@@ -57,6 +65,7 @@ struct UpdateCommand: Subcommand {
     let persistentRef: String?
     let dryRun: Bool
     let skipDamaged: Bool
+    let all: Bool
     let accessControl: AccessControlRequest?
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
@@ -79,6 +88,7 @@ struct UpdateCommand: Subcommand {
         persistentRef = try arguments.value(Self.persistentRef)
         dryRun = arguments.flag(Self.dryRun)
         skipDamaged = arguments.flag(DamagedRows.option)
+        all = arguments.flag(EverythingGuard.all)
     }
 
     func run() throws {
@@ -94,11 +104,16 @@ struct UpdateCommand: Subcommand {
             ).read(prompt: "New secret: ")
         }
         let keychain = try context.openKeychain(with: credential)
+        let request = item.request(limit: limit, persistentRef: persistentRef)
+        let allChanges = changes + (try DataFieldFiles.read(dataFields, option: "--\(Self.setDataField.spec.long)"))
+        try EverythingGuard.check(request, all: all, dryRun: dryRun, verb: "update") {
+            try keychain.update(
+                request, changes: allChanges, secret: secret, caller: caller, dryRun: true, skipDamaged: true, accessControl: accessControl
+            ).count
+        }
         let matched = try keychain.update(
-            item.request(limit: limit, persistentRef: persistentRef),
-            changes: changes + (try DataFieldFiles.read(dataFields, option: "--\(Self.setDataField.spec.long)")), secret: secret,
-            caller: caller, dryRun: dryRun,
-            skipDamaged: skipDamaged, accessControl: accessControl)
+            request, changes: allChanges, secret: secret, caller: caller, dryRun: dryRun, skipDamaged: skipDamaged,
+            accessControl: accessControl)
         if dryRun {
             StandardStreams.out(ItemRenderer.listing(matched.items, format: context.resolvedFormat))
         }

@@ -38,26 +38,43 @@ struct CommandContext {
         return dataHome + "/keychainctl/keychain.db"
     }
 
-    /// Loads the profile; required by item commands.
+    /// Where this invocation's profile comes from (`ProfileSource`).
+    var profileSource: ProfileSource {
+        if let path = options.profile { return .option(path) }
+        if let path = GlobalOptions.profile.environmentValue { return .environment(path) }
+        let user = ProfileSource.userDefaultPath
+        return access(user, F_OK) == 0 ? .userDefault(user) : .builtIn
+    }
+
+    /// Loads the profile of `profileSource`. The built-in one takes no provisioning profile.
     func loadProfile() throws -> Profile {
-        guard let path = options.profile ?? GlobalOptions.profile.environmentValue else {
-            throw ConfigurationError(
-                "no profile: pass --profile PATH (or set KEYCHAINCTL_PROFILE) naming the app's entitlements plist or provisioning profile.")
+        let provisioning = options.provisioning ?? GlobalOptions.provisioning.environmentValue
+        guard let path = profileSource.path else {
+            if provisioning != nil {
+                throw ConfigurationError(
+                    "--provisioning checks a profile's claims, and none was given: pass the app's entitlements as --profile too.")
+            }
+            return try BuiltInProfile.load(platform: try resolvedPlatform())
         }
-        return try loadProfile(path: path, provisioning: options.provisioning ?? GlobalOptions.provisioning.environmentValue)
+        return try loadProfile(path: path, provisioning: provisioning)
+    }
+
+    /// The platform option, else KEYCHAINCTL_PLATFORM (an unknown word there is exit 78), else `nil`.
+    private func resolvedPlatform() throws -> Platform? {
+        if let platform = options.platform { return platform }
+        guard let text = GlobalOptions.platform.environmentValue else { return nil }
+        guard let platform = Platform(rawValue: text) else {
+            throw ConfigurationError("KEYCHAINCTL_PLATFORM is '\(text.terminalSafe)'; use ios or macos.")
+        }
+        return platform
     }
 
     /// Loads the claims at `path`, signed by the provisioning profile at `provisioning`, under
     /// this invocation's team ID, platform and wildcard options.
     func loadProfile(path: String, provisioning: String?) throws -> Profile {
-        let platformText = GlobalOptions.platform.environmentValue
-        let envPlatform = platformText.flatMap(Platform.init(rawValue:))
-        if let platformText, envPlatform == nil {
-            throw ConfigurationError("KEYCHAINCTL_PLATFORM is '\(platformText.terminalSafe)'; use ios or macos.")
-        }
         let loaded = try Profile.load(
             path: path, provisioning: provisioning, teamID: options.teamID ?? GlobalOptions.teamID.environmentValue,
-            platform: options.platform ?? envPlatform, allowWildcard: options.allowAnyGroup)
+            platform: try resolvedPlatform(), allowWildcard: options.allowAnyGroup)
         for warning in loaded.warnings { StandardStreams.warn(warning) }
         return loaded
     }

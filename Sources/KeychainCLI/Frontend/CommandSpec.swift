@@ -28,6 +28,16 @@ struct OptionSpec: Sendable {
     let help: String
     /// The environment variable that stands in for the option when it is not given.
     let environment: String?
+    /// The words completion offers for a text option that takes any text but knows its usual
+    /// values (`--class genp`, `--accessible after-first-unlock`); computed only when completing.
+    var suggestions: (@Sendable () -> [String])? = nil
+
+    /// This option with `words` offered by completion.
+    func suggesting(_ words: @escaping @Sendable () -> [String]) -> OptionSpec {
+        var copy = self
+        copy.suggestions = words
+        return copy
+    }
 
     /// The words a `.choices` option takes, from its placeholder (split only when asked: at
     /// start-up every command's options are declared, and few are ever completed or refused).
@@ -50,22 +60,43 @@ struct CommandSpec: Sendable {
     /// The actions a command takes as leading words (`device passcode set`), each with one line of
     /// help; the first is what no word means. Empty for the commands that take options only.
     var actions: [(words: String, help: String)] = []
-    /// The one word a command takes besides options (`error STATUS`), with its help; `nil` for the
-    /// commands that take options only. A negative number is an operand, never an option.
-    var operand: (name: String, help: String)? = nil
+    /// The words a command takes besides options, in order (`error STATUS`, `set NAME ACCOUNT`),
+    /// each with its help; empty for the commands that take options only. Each may be left out
+    /// (the command says which it needs). A negative number is an operand, never an option.
+    var operands: [(name: String, help: String)] = []
+    /// The words completion offers for the first operand, when it has a known set (`completion bash`).
+    var operandWords: [String] = []
     /// The command a command runs, given after `--` (`exec -- CMD ARG…`), with its help; `nil`
     /// for the commands that run none.
     var trailingCommand: (name: String, help: String)? = nil
+    /// Command lines that show the command at work, each with what it does: the EXAMPLES of help,
+    /// the man page and the reference. The test suite runs them all, in help order, on a fresh
+    /// keychain (`ExampleTests`), so each must succeed after the ones before it.
+    var examples: [(command: String, does: String)] = []
 
     /// Every option the command accepts.
     var options: [OptionSpec] { sections.flatMap(\.options) }
+
+    /// The words that may come first after the command (an action's first word, or a known
+    /// operand), and for each action's first word the words that may follow it (`passcode`: `set`,
+    /// `remove`): what completion offers word by word.
+    var leadingWords: (first: [String], second: [String: [String]]) {
+        var first: [String] = []
+        var second: [String: [String]] = [:]
+        for action in actions {
+            let words = action.words.split(separator: " ").map(String.init)
+            if !first.contains(words[0]) { first.append(words[0]) }
+            if words.count > 1 { second[words[0], default: []].append(words[1]) }
+        }
+        return (first + operandWords, second)
+    }
 
     /// `keychainctl NAME [action] [OPERAND] [options] -- CMD`, as the man page and the reference
     /// show it.
     var synopsis: String {
         var text = "keychainctl \(name)"
         if !actions.isEmpty { text += " [action]" }
-        if let operand { text += " [\(operand.name)]" }
+        for operand in operands { text += " [\(operand.name)]" }
         text += " [options]"
         if let trailingCommand { text += " -- \(trailingCommand.name)" }
         return text

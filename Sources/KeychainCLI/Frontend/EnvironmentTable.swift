@@ -16,6 +16,7 @@ enum EnvironmentTable {
             name: CommandContext.passphraseVariable,
             meaning: "The keychain passphrase itself. Read once and wiped from the process; never passed to exec's command."),
         Row(name: "XDG_DATA_HOME", meaning: "Where the default keychain lives (default $HOME/.local/share)."),
+        Row(name: "XDG_CONFIG_HOME", meaning: "Where the user's default profile lives (default $HOME/.config)."),
     ]
 
     /// One row per variable, in the order the commands declare them.

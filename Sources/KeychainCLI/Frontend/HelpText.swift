@@ -4,12 +4,14 @@ enum HelpText {
     static func render(_ spec: CommandSpec) -> String {
         var out = "OVERVIEW: \(spec.abstract)\n\n"
         if !spec.discussion.isEmpty { out += spec.discussion + "\n\n" }
-        if let operand = spec.operand {
+        if !spec.operands.isEmpty {
             let action = spec.actions.isEmpty ? "" : "[action] "
-            out += "USAGE: keychainctl \(spec.name) \(action)[\(operand.name)] [options]\n"
+            out += "USAGE: keychainctl \(spec.name) \(action)\(spec.operands.map { "[\($0.name)] " }.joined())[options]\n"
             out += actionList(spec)
             out += "\nARGUMENTS:\n"
-            out += "  " + operand.name + String(repeating: " ", count: max(1, 34 - operand.name.count)) + operand.help + "\n"
+            for operand in spec.operands {
+                out += "  " + operand.name + String(repeating: " ", count: max(1, 34 - operand.name.count)) + operand.help + "\n"
+            }
         } else if let trailing = spec.trailingCommand {
             out += "USAGE: keychainctl \(spec.name) [options] -- \(trailing.name)\n\nARGUMENTS:\n"
             out += "  " + trailing.name + String(repeating: " ", count: max(1, 34 - trailing.name.count)) + trailing.help + "\n"
@@ -31,6 +33,9 @@ enum HelpText {
             }
         }
         out += "  -h, --help                        Show this help.\n"
+        if !spec.examples.isEmpty {
+            out += "\nEXAMPLES:\n" + spec.examples.map { "  \($0.command)\n      \($0.does)\n" }.joined()
+        }
         return out
     }
 
@@ -46,10 +51,10 @@ enum HelpText {
 
     /// What an invocation is (root help and the man page's DESCRIPTION).
     static let overview = """
-        Each invocation acts as one app or extension whose entitlements come from --profile: its access \
-        groups decide what it may read and write, as SecItemAdd, SecItemCopyMatching, SecItemUpdate and \
-        SecItemDelete decide on iOS and macOS. Secrets are read from standard input, files or descriptors, \
-        never from the command line unless the user insists.
+        Each invocation acts as one app or extension whose entitlements come from --profile (else the \
+        user's default profile, else the built-in one): its access groups decide what it may read and write, \
+        as SecItemAdd, SecItemCopyMatching, SecItemUpdate and SecItemDelete decide on iOS and macOS. Secrets \
+        are read from standard input, files or descriptors, never from the command line unless the user insists.
         """
 
     /// Help for `keychainctl` itself.

@@ -11,9 +11,11 @@ public enum KeychainCommandLine {
     /// The subcommands, in help order (metatypes are not Sendable, so no stored global).
     static var commands: [any Subcommand.Type] {
         [
-            InitCommand.self, UnlockCommand.self, LockCommand.self, AddCommand.self, FindCommand.self, UpdateCommand.self,
-            DeleteCommand.self, MigrateGroupCommand.self, ImportCommand.self, ExportCommand.self, ExecCommand.self,
-            RekeyCommand.self, CloudCommand.self, SyncCommand.self, GroupsCommand.self, VerifyCommand.self, DeviceCommand.self,
+            InitCommand.self, UnlockCommand.self, LockCommand.self, SetCommand.self, GetCommand.self, ListCommand.self,
+            RemoveCommand.self, AddCommand.self, FindCommand.self, UpdateCommand.self,
+            DeleteCommand.self, MigrateGroupCommand.self, ImportCommand.self, ExportCommand.self, BackupCommand.self, ExecCommand.self,
+            RekeyCommand.self, CloudCommand.self, SyncCommand.self, GroupsCommand.self, ProfileCommand.self, VerifyCommand.self,
+            DeviceCommand.self,
             ExplainCommand.self,
             MatrixCommand.self, LintCommand.self, ErrorCommand.self, CompletionCommand.self, ManPageCommand.self,
         ]

@@ -35,12 +35,22 @@ enum ManPage {
             The keychain used when neither \\fB\\-\\-keychain\\fR nor KEYCHAINCTL_KEYCHAIN names one
             ($HOME/.local/share/keychainctl/keychain.db when XDG_DATA_HOME is unset). Created by
             \\fBkeychainctl init\\fR with mode 0600 in folders of mode 0700.
+            .TP
+            .I $XDG_CONFIG_HOME/keychainctl/profile.plist
+            The profile used when neither \\fB\\-\\-profile\\fR nor KEYCHAINCTL_PROFILE names one
+            ($HOME/.config/keychainctl/profile.plist when XDG_CONFIG_HOME is unset); without it, the
+            built-in profile that \\fBkeychainctl profile show\\fR prints.
 
             """
         out += ".SH EXIT STATUS\n"
         for row in ExitStatusTable.rows {
             let meaning = row.status.map { "\($0.name) (\($0.rawValue)): \(row.meaning)" } ?? row.meaning
             out += ".TP\n.B \(row.exit)\n\(roff(meaning))\n"
+        }
+        out += ".SH EXAMPLES\n"
+        for command in commands where !command.examples.isEmpty {
+            out += ".SS \(roff(command.name))\n"
+            for example in command.examples { out += ".TP\n.B \(roff(example.command))\n\(roff(example.does))\n" }
         }
         out += """
             .SH SEE ALSO

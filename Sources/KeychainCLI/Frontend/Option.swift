@@ -5,7 +5,7 @@
 ///
 /// A generic struct holding a closure, not a protocol: nothing is looked up at start-up.
 struct Option<Value>: Sendable {
-    let spec: OptionSpec
+    private(set) var spec: OptionSpec
     /// The value `text` spells, or `nil` when it spells none (a usage error naming `expected`).
     let parse: @Sendable (String) -> Value?
     /// What a valid value looks like, for the usage error ("a file descriptor number"); a
@@ -27,6 +27,15 @@ struct Option<Value>: Sendable {
             long: long, short: short, valueName: valueName, kind: kind, repeatable: repeatable, help: help, environment: environment)
         self.parse = parse
         self.expectedText = expected
+    }
+}
+
+extension Option {
+    /// This option with `words` offered by completion (the parser still takes any text).
+    func suggesting(_ words: @escaping @Sendable () -> [String]) -> Option {
+        var copy = self
+        copy.spec = spec.suggesting(words)
+        return copy
     }
 }
 

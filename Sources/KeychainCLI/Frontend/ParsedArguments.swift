@@ -12,8 +12,10 @@ struct ParsedArguments {
     /// The action the leading words named (the spec's first when none was given); `nil` for a
     /// command without actions.
     private(set) var action: String?
-    /// The operand of a command that takes one (`error -25300`).
-    private(set) var operand: String?
+    /// The operands given, in order, at most as many as the command takes (`error -25300`).
+    private(set) var operands: [String] = []
+    /// The first operand (`error -25300`).
+    var operand: String? { operands.first }
     /// Whether `-h` or `--help` stood in option position (parsing stopped there).
     private(set) var helpRequested = false
     /// The first option (other than a path) whose value was not valid UTF-8 on the command line:
@@ -38,7 +40,7 @@ struct ParsedArguments {
             // set`); a command with an operand takes the next word as it (`cloud init DIR`).
             while index < arguments.endIndex, words.count < 2, !arguments[index].hasPrefix("-") {
                 let longer = (words + [arguments[index]]).joined(separator: " ")
-                if spec.operand != nil, !words.isEmpty,
+                if !spec.operands.isEmpty, !words.isEmpty,
                     !spec.actions.contains(where: { $0.words == longer || $0.words.hasPrefix(longer + " ") })
                 {
                     break
@@ -72,8 +74,8 @@ struct ParsedArguments {
                 helpRequested = true
                 return
             }
-            if spec.operand != nil, operand == nil, !word.hasPrefix("-") || word.dropFirst().allSatisfy(\.isNumber) {
-                operand = word
+            if operands.count < spec.operands.count, !word.hasPrefix("-") || word.dropFirst().allSatisfy(\.isNumber) {
+                operands.append(word)
                 continue
             }
             var option: OptionSpec?
@@ -88,8 +90,13 @@ struct ParsedArguments {
             } else if word.hasPrefix("-"), word.count == 2, let short = word.last {
                 option = options.first { $0.short == short }
                 shown = word
+            } else if spec.trailingCommand != nil {
+                throw UsageError(
+                    "unexpected argument (word \(position), not shown): put -- before the command, as in keychainctl \(spec.name) [options] -- CMD [ARG…]."
+                )
             } else {
-                throw UsageError("unexpected argument (word \(position), not shown); \(spec.name) takes options only.")
+                let takes = spec.operands.isEmpty ? "options only" : "options and " + spec.operands.map(\.name).joined(separator: " ")
+                throw UsageError("unexpected argument (word \(position), not shown); \(spec.name) takes \(takes).")
             }
             guard let option else {
                 throw UsageError("unknown option '\(shown.terminalSafe)' for \(spec.name)." + Self.suggestion(for: shown, in: spec))

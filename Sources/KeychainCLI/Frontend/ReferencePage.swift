@@ -17,7 +17,7 @@ enum ReferencePage {
         for command in commands {
             out += "\n## \(command.name)\n\n```\n\(command.synopsis)\n```\n\n\(escaped(command.abstract))\n"
             if !command.discussion.isEmpty { out += "\n" + escaped(command.discussion) + "\n" }
-            if let operand = command.operand { out += "\n`\(operand.name)`: \(escaped(operand.help))\n" }
+            for operand in command.operands { out += "\n`\(operand.name)`: \(escaped(operand.help))\n" }
             if let trailing = command.trailingCommand { out += "\n`\(trailing.name)`: \(escaped(trailing.help))\n" }
             if !command.actions.isEmpty {
                 out += "\n| action | |\n|---|---|\n"
@@ -25,6 +25,9 @@ enum ReferencePage {
             }
             for (title, options) in command.sections where !options.isEmpty && title != "global options" {
                 out += "\n\(title.prefix(1).uppercased() + title.dropFirst()):\n\n" + table(options)
+            }
+            if !command.examples.isEmpty {
+                out += "\nExamples:\n\n```sh\n" + command.examples.map { "# \($0.does)\n\($0.command)\n" }.joined(separator: "") + "```\n"
             }
         }
         out += "\n## Global options\n\nEvery command accepts these (`lint` and `matrix` a part of them).\n\n" + table(GlobalOptions.specs)
@@ -37,6 +40,10 @@ enum ReferencePage {
             `$XDG_DATA_HOME/keychainctl/keychain.db` (`$HOME/.local/share/keychainctl/keychain.db` when \
             XDG_DATA_HOME is unset): the keychain used when neither `--keychain` nor KEYCHAINCTL_KEYCHAIN \
             names one. `init` creates it with mode 0600, in folders of mode 0700.
+
+            `$XDG_CONFIG_HOME/keychainctl/profile.plist` (`$HOME/.config/keychainctl/profile.plist` when \
+            XDG_CONFIG_HOME is unset): the profile used when neither `--profile` nor KEYCHAINCTL_PROFILE names \
+            one; without it, the built-in profile `keychainctl profile show` prints.
 
             ## Exit status
 

@@ -25,7 +25,7 @@ enum ShellCompletion {
         case .flag: .none
         case .choices: .choices(option.choices)
         case .path: .path
-        case .text: .any
+        case .text: option.suggestions.map { .choices($0()) } ?? .any
         }
     }
 
@@ -61,10 +61,24 @@ enum ShellCompletion {
                 case .none: break
                 }
             }
-            let words =
-                command.options.map { "--" + $0.long } + ["--help"]
-                + command.actions.flatMap { $0.words.split(separator: " ").map(String.init) }
-            out += "            esac\n            opts=\(quoted(words.joined(separator: " ")))\n            ;;\n"
+            let options = command.options.map { "--" + $0.long } + ["--help"]
+            let leading = command.leadingWords
+            out += "            esac\n            opts=\(quoted(options.joined(separator: " ")))\n"
+            if !leading.first.isEmpty {
+                // The action's (or operand's) words where they may stand: the first after the
+                // command, the second after a first word that takes one (`device passcode set`).
+                out += "            if [ \"$COMP_CWORD\" -eq 2 ]; then opts=\(quoted((leading.first + options).joined(separator: " ")))\n"
+                if !leading.second.isEmpty {
+                    out += "            elif [ \"$COMP_CWORD\" -eq 3 ]; then\n                case \"${COMP_WORDS[2]}\" in\n"
+                    for first in leading.first where leading.second[first] != nil {
+                        out +=
+                            "                    \(first)) opts=\(quoted((leading.second[first]! + options).joined(separator: " "))) ;;\n"
+                    }
+                    out += "                esac\n"
+                }
+                out += "            fi\n"
+            }
+            out += "            ;;\n"
         }
         out += """
                 *) opts="--help" ;;
@@ -100,7 +114,18 @@ enum ShellCompletion {
 
             """
         for command in commands {
-            out += "        \(command.name))\n            _arguments \\\n"
+            out += "        \(command.name))\n"
+            let leading = command.leadingWords
+            if !leading.first.isEmpty {
+                // Action words (and known operands) by position, before the options.
+                out +=
+                    "            if (( CURRENT == 3 )) && [[ $words[3] != -* ]]; then compadd -- \(leading.first.joined(separator: " ")); return; fi\n"
+                for first in leading.first where leading.second[first] != nil {
+                    out +=
+                        "            if (( CURRENT == 4 )) && [[ $words[3] == \(first) ]]; then compadd -- \(leading.second[first]!.joined(separator: " ")); return; fi\n"
+                }
+            }
+            out += "            _arguments \\\n"
             for option in command.options {
                 var action = ""
                 switch values(of: option) {
@@ -113,7 +138,7 @@ enum ShellCompletion {
                 out += "                '\(many)--\(option.long)[\(escaped(option.help))]\(action)' \\\n"
                 if let short = option.short { out += "                '\(many)-\(short)[\(escaped(option.help))]\(action)' \\\n" }
             }
-            out += "                '--help[Show help]'\n            ;;\n"
+            out += "                '--help[Show help]' \\\n                '*: :'\n            ;;\n"
         }
         out += "    esac\n}\n_keychainctl \"$@\"\n"
         return out
@@ -125,7 +150,18 @@ enum ShellCompletion {
             out += "complete -c keychainctl -n __fish_use_subcommand -a \(command.name) -d \(quoted(command.abstract))\n"
         }
         for command in commands {
-            let condition = "'__fish_seen_subcommand_from \(command.name)'"
+            let leading = command.leadingWords
+            let seen = "__fish_seen_subcommand_from \(command.name)"
+            if !leading.first.isEmpty {
+                let firsts = leading.first.joined(separator: " ")
+                out += "complete -c keychainctl -n '\(seen); and not __fish_seen_subcommand_from \(firsts)' -a \(quoted(firsts))\n"
+                for first in leading.first where leading.second[first] != nil {
+                    let seconds = leading.second[first]!.joined(separator: " ")
+                    out +=
+                        "complete -c keychainctl -n '\(seen); and __fish_seen_subcommand_from \(first); and not __fish_seen_subcommand_from \(seconds)' -a \(quoted(seconds))\n"
+                }
+            }
+            let condition = "'\(seen)'"
             for option in command.options {
                 var line = "complete -c keychainctl -n \(condition) -l \(option.long)"
                 if let short = option.short { line += " -s \(short)" }

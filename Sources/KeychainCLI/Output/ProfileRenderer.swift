@@ -4,6 +4,8 @@ import KeychainCore
 /// allows it, and what a platform rule left out. Shared by `groups` and the debugging commands.
 struct ProfileRenderer {
     let profile: Profile
+    /// Where the profile came from, when the report says so (`groups`).
+    var source: ProfileSource? = nil
 
     /// The claims file's last path component, for text lines.
     private var claimsFile: String { String(profile.path.split(separator: "/").last ?? Substring(profile.path)) }
@@ -37,7 +39,7 @@ struct ProfileRenderer {
     /// The text block: claims, default, the numbered list, ignored claims.
     var text: String {
         let list = profile.accessGroups
-        var out = "profile: \(profile.path) (\(profile.platform.rawValue))\n\(claimsLine)\n"
+        var out = "profile: \(profile.path) (\(profile.platform.rawValue))\(source.map { ", \($0.origin)" } ?? "")\n\(claimsLine)\n"
         out += "default: \(list.defaultGroup ?? "(none: this profile cannot write)")\n"
         if list.grantsEveryGroup { out += "grants every group (\"*\", --allow-any-group)\n" }
         for (index, entry) in list.entries.enumerated() {
@@ -95,6 +97,7 @@ struct ProfileRenderer {
                 "form": .string(profile.claimsAreAllowlist ? "allowlist-as-claims" : "entitlements"),
             ]),
             "provisioning": provisioning,
+            "source": source.map { .string($0.word) } ?? .null,
         ]
     }
 }

@@ -35,6 +35,8 @@ extension Keychain {
         package let query: ItemQuery
         package let count: Int
         package let damaged: [DamagedRow]
+        /// Whether the query selects more rows than its limit let through (`find -w` warns).
+        package var moreMatched = false
     }
 
     /// `find`, handing each item (with the parsed query, which says how it is shown) to `each` as
@@ -64,6 +66,7 @@ extension Keychain {
         let filter = filter(for: query, caller: caller, writing: false)
         let wantsData = query.returns.needsSecret
         var count = 0
+        var moreMatched = false
         let damaged = try store.read {
             // While some class is locked, or some match is protected by an access control, one
             // row can fail the whole call (-25308, -128, -25293) with no partial result: a first
@@ -87,7 +90,9 @@ extension Keychain {
                     }
                 }
             }
-            return try forEachMatch(query, filter: filter, withSecret: wantsData, openSecret: wantsData, access: .read) { match, secret in
+            return try forEachMatch(
+                query, filter: filter, withSecret: wantsData, openSecret: wantsData, access: .read, beyondLimit: { moreMatched = true }
+            ) { match, secret in
                 count += 1
                 try each(query, try Self.found(match.opened.item, secret: secret, certificate: nil, query: query, request: request))
             }
@@ -96,7 +101,18 @@ extension Keychain {
             if !damaged.isEmpty, !skipDamaged { throw DamagedRow.refusal(damaged, changedNothing: false) }
             throw caller.notFound(notFound(query, filter: filter, skipped: damaged))
         }
-        return FindSummary(query: query, count: count, damaged: damaged)
+        var summary = FindSummary(query: query, count: count, damaged: damaged)
+        summary.moreMatched = moreMatched
+        return summary
+    }
+
+    /// How many items the SQL selects for `request` (the caller's groups, the sync filter and the
+    /// matched attributes' digests), counted without opening any: the figure `find -w`'s warning
+    /// gives when more than one item matched.
+    package func matchCount(_ request: ItemRequest, caller: Caller) throws -> Int {
+        let query = try ItemQuery(request, defaultLimit: .all)
+        let filter = filter(for: query, caller: caller, writing: false)
+        return try store.read { try store.count(query.itemClass, filter: filter) }
     }
 
     /// A matched item as it is handed over: its secret when data was asked for, its PEM when its

@@ -28,15 +28,20 @@ extension Keychain {
     /// when `body` returns); a damaged row never stops it, and those met are returned at the end.
     /// `withSecret` reads the sealed secret columns; `openSecret` also opens the secret. A protected
     /// item is authorized for `access` once its attributes open (`authorize`): one left out does
-    /// not count toward the limit.
+    /// not count toward the limit. With `beyondLimit`, the row the SQL selects after the limit is
+    /// reached, if any, is handed to it unopened (a find saying more items matched).
     func forEachMatch(
         _ query: ItemQuery, filter: RowFilter, withSecret: Bool, openSecret: Bool, access: Access,
-        _ body: (MatchedRow, ItemSecret?) throws -> Void
+        beyondLimit: (() -> Void)? = nil, _ body: (MatchedRow, ItemSecret?) throws -> Void
     ) throws -> [DamagedRow] {
         let limit = query.limit.rowLimit
         var count = 0
         var damaged: [DamagedRow] = []
         try store.forEachRow(query.itemClass, filter: filter, withSecret: withSecret) { rowid, row in
+            if let limit, count >= limit {
+                beyondLimit?()
+                return false
+            }
             let metadataOnly = row.hasAccessControl && access != .delete
             if let opened = try containingDamage(
                 &damaged, { try open(row, for: query, filter: filter, withSecret: openSecret && !metadataOnly) }),
@@ -46,7 +51,7 @@ extension Keychain {
                 let secret = openSecret && metadataOnly ? try keys.openSecret(of: opened.opened) : opened.secret
                 try body((rowid, opened.opened), secret)
             }
-            return limit.map { count < $0 } ?? true
+            return limit.map { count < $0 || beyondLimit != nil } ?? true
         }
         return damaged
     }

@@ -6,7 +6,9 @@
 extension Keychain {
     /// Rekeys the file to `newCredential` (a passphrase is stretched at `preset`'s cost with a new
     /// salt); returns how many rows were re-sealed. `dryRun` opens every row and writes nothing.
-    package func rekey(to newCredential: KeychainCredential, preset: PassphraseKDF.Preset, dryRun: Bool) throws -> Int {
+    package func rekey(
+        to newCredential: KeychainCredential, preset: PassphraseKDF.Preset, dryRun: Bool, progress: () -> Void = {}
+    ) throws -> Int {
         guard case .v2 = keys.format else { throw StoreError("a version-1 keychain is upgraded when first opened; open it once first") }
         let (newKey, kdf) = try Self.newKey(from: newCredential, preset: preset, forWhat: "changed")
         // The simulated device's lock is iOS's business, not the file's: every class is re-keyed.
@@ -27,6 +29,7 @@ extension Keychain {
                             throw DamagedRow.Reason.malformedColumn.error(itemClass, uuid: row.uuid)
                         }
                         count += 1
+                        progress()
                         return true
                     }
                 }

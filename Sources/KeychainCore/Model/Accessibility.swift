@@ -40,6 +40,9 @@ package enum Accessibility: String, Sendable, CaseIterable {
         itemClass == .certificate ? .always : .whenUnlocked
     }
 
+    /// Every accepted spelling, long names first (for completion).
+    package static var spellings: [String] { allCases.map(\.longName) + allCases.map(\.rawValue) }
+
     /// Every accepted spelling, for error hints.
     package static var allNames: String {
         allCases.map { "\($0.longName) (\($0.rawValue))" }.joined(separator: ", ")

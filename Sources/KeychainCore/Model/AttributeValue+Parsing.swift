@@ -56,6 +56,11 @@ package enum FourCharCode {
         "http-basic": "http", "http-digest": "httd", "html-form": "form",
     ]
 
+    /// The friendly names `--protocol` (`ptcl`) or `--auth-type` (`atyp`) accept, sorted (for completion).
+    package static func names(for code: String) -> [String] {
+        (code == "ptcl" ? protocols : code == "atyp" ? authTypes : [:]).keys.sorted()
+    }
+
     /// A code of one to four printable ASCII characters (padded with spaces to four, as `ftp `),
     /// or a friendly name for `ptcl` / `atyp` (the two codes named here only); `nil` otherwise.
     static func parse(_ text: String, for code: String) -> String? {

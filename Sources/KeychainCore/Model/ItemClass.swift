@@ -12,6 +12,11 @@ package enum ItemClass: String, Sendable, CaseIterable, Comparable {
     case identity = "idnt"
 
     /// Parses a class code or its long name; `nil` for anything else (errSecNoSuchClass).
+    /// Every spelling `init(parsing:)` accepts, codes first (for completion).
+    package static let spellings = [
+        "genp", "inet", "cert", "keys", "idnt", "generic-password", "internet-password", "certificate", "key", "identity",
+    ]
+
     package init?(parsing text: String) {
         switch text {
         case "genp", "generic-password": self = .genericPassword

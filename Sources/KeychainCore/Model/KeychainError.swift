@@ -19,8 +19,12 @@ package enum KeychainStatus: Int32, Sendable, CaseIterable {
     /// `keychainctl error` and the reference's exit-status table.
     package struct Description: Sendable {
         package let name: String
+        /// Apple's message (`SecCopyErrorMessageString`).
         package let message: String
         package let causes: String
+        /// What keychainctl says instead where Apple's words mislead on Linux (no computer to
+        /// restart, no user name); `nil` where Apple's are right.
+        var ownMessage: String? = nil
     }
 
     /// This status's row.
@@ -40,18 +44,21 @@ package enum KeychainStatus: Int32, Sendable, CaseIterable {
             Description(
                 name: "errSecAuthFailed", message: "The user name or passphrase you entered is not correct.",
                 causes:
-                    "wrong key or passphrase; authentication failed, or asked of a device that cannot give it (no biometry, no passcode); a wrong application password; an `akpu` add without a passcode; a wrong PKCS#12 passphrase. Nothing was read or changed"
+                    "wrong key or passphrase; authentication failed, or asked of a device that cannot give it (no biometry, no passcode); a wrong application password; an `akpu` add without a passcode; a wrong PKCS#12 passphrase. Nothing was read or changed",
+                ownMessage: "The key, passphrase or password given is not correct, or authentication failed."
             )
         case .notAvailable:
             Description(
                 name: "errSecNotAvailable", message: "No keychain is available. You may need to restart your computer.",
                 causes:
-                    "no keychain at that path (run `init`). On iOS: a keyboard extension without Full Access (kishikawakatsumi/KeychainAccess#470)"
+                    "no keychain at that path (run `init`). On iOS: a keyboard extension without Full Access (kishikawakatsumi/KeychainAccess#470)",
+                ownMessage: "No keychain is available at that path."
             )
         case .duplicateKeychain:
             Description(
                 name: "errSecDuplicateKeychain", message: "A keychain with the same name already exists.",
-                causes: "`init` on an existing keychain")
+                causes: "`init` on an existing keychain; `backup` to a file that exists",
+                ownMessage: "The file already exists.")
         case .duplicateItem:
             Description(
                 name: "errSecDuplicateItem", message: "The specified item already exists in the keychain.",
@@ -103,7 +110,10 @@ package enum KeychainStatus: Int32, Sendable, CaseIterable {
     package var name: String { row.name }
 
     /// Apple's message (`SecCopyErrorMessageString`).
-    package var message: String { row.message }
+    package var appleMessage: String { row.message }
+
+    /// The message errors show: Apple's, or keychainctl's own where Apple's misleads on Linux.
+    package var message: String { row.ownMessage ?? row.message }
 
     /// The status called `name`: Apple's constant (`errSecItemNotFound`), with or without its
     /// `errSec` prefix, in any case.

@@ -9,18 +9,11 @@ extension KeychainStore {
         at path: String, keychainID: [UInt8], keyCheck: [UInt8], passphrase: PassphraseKDF?, wrappedClassKeys: [String: [UInt8]],
         deviceRecord: [UInt8]
     ) throws {
-        try FileSafety.checkLinks(path, what: "keychain")
-        try Folders.makeParents(of: path)
-        let temporary = "\(path).creating-\(getpid())-\(Base64.encode(Sodium.randomBytes(6)).replacingBytes("/", with: "_"))"
-        let fd = open(temporary, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw StoreError("cannot create \(temporary): \(FileBytes.lastErrorDescription())") }
-        close(fd)
-        defer {
-            unlink(temporary)
-            unlink(temporary + "-wal")
-            unlink(temporary + "-shm")
-        }
-        do {
+        try publish(
+            at: path, what: "keychain",
+            existing: KeychainError(
+                .duplicateKeychain, hint: "a keychain already exists at \(path); keychainctl init never overwrites one.")
+        ) { temporary in
             let connection = try SQLiteConnection(path: temporary, create: false)
             try connection.execute("PRAGMA journal_mode = WAL")
             try connection.writeTransaction {
@@ -32,11 +25,27 @@ extension KeychainStore {
                 try writeClassKeys(connection, wrappedClassKeys)
             }
         }
+    }
+
+    /// Makes a new file at `path` as `build` fills it: under a private temporary name (mode 0600),
+    /// then hard-linked into place, so no process ever sees it half-made, of several makers exactly
+    /// one wins, and an existing file is never overwritten (`existing` is thrown). The parent
+    /// folders are made (mode 0700); a link in the way is refused (`what` names the file).
+    static func publish(at path: String, what: String, existing: KeychainError, _ build: (String) throws -> Void) throws {
+        try FileSafety.checkLinks(path, what: what)
+        try Folders.makeParents(of: path)
+        let temporary = "\(path).creating-\(getpid())-\(Base64.encode(Sodium.randomBytes(6)).replacingBytes("/", with: "_"))"
+        let fd = open(temporary, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw StoreError("cannot create \(temporary): \(FileBytes.lastErrorDescription())") }
+        close(fd)
+        defer {
+            unlink(temporary)
+            unlink(temporary + "-wal")
+            unlink(temporary + "-shm")
+        }
+        try build(temporary)
         guard link(temporary, path) == 0 else {
-            if errno == EEXIST {
-                throw KeychainError(
-                    .duplicateKeychain, hint: "a keychain already exists at \(path); keychainctl init never overwrites one.")
-            }
+            if errno == EEXIST { throw existing }
             throw StoreError("cannot create \(path): \(FileBytes.lastErrorDescription())")
         }
         Folders.syncParent(of: path)

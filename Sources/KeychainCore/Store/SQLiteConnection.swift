@@ -42,6 +42,23 @@ package final class SQLiteConnection {
 
     deinit { sqlite3_close_v2(handle) }
 
+    /// Copies this database, as one consistent snapshot, into `destination` (SQLite's online
+    /// backup, all pages in one step: other processes may go on writing meanwhile).
+    package func backup(into destination: SQLiteConnection) throws(StoreError) {
+        guard let backup = sqlite3_backup_init(destination.handle, "main", handle, "main") else {
+            throw destination.error(sqlite3_errcode(destination.handle), doing: "start a backup")
+        }
+        var status = sqlite3_backup_step(backup, -1)
+        while status == SQLITE_BUSY || status == SQLITE_LOCKED {
+            sqlite3_sleep(20)
+            status = sqlite3_backup_step(backup, -1)
+        }
+        let finished = sqlite3_backup_finish(backup)
+        guard status == SQLITE_DONE, finished == SQLITE_OK else {
+            throw destination.error(status == SQLITE_DONE ? finished : status, doing: "copy the keychain")
+        }
+    }
+
     /// Runs SQL that binds nothing and returns no rows.
     package func execute(_ sql: String) throws(StoreError) {
         let status = sqlite3_exec(handle, sql, nil, nil, nil)

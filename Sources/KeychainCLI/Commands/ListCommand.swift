@@ -1,0 +1,98 @@
+import Glibc
+import KeychainCore
+
+/// `keychainctl ls [PATTERN]`: one line per stored secret.
+struct ListCommand: Subcommand {
+    static let name = "ls"
+
+    static let spec = CommandSpec(
+        name: name,
+        abstract: "List the secrets: one line per generic password (service, account, group, label, modified).",
+        discussion: """
+            PATTERN is a shell glob on the service (quote it: 'api.*'). On a terminal the columns are aligned \
+            under a header; otherwise each line is tab-separated, without one. --format json gives an array of \
+            objects with readable keys (service, account, group, label, modified, synchronizable, ref) beside \
+            Apple's codes (svce, acct, agrp, labl, mdat, sync, v_PersistentRef). Items of every sync state \
+            are listed. Nothing to list prints nothing and exits 0. A shorthand for keychainctl find --limit all \
+            --sync any.
+            """,
+        sections: [("options", [NamedItem.group.spec]), ("global options", GlobalOptions.specs)],
+        operands: [("PATTERN", "A glob the service must match (default: every service).")],
+        examples: [
+            ("keychainctl ls", "List every secret: service, account, group, label, modified."),
+            ("keychainctl ls 'git*' --format json", "The secrets whose service starts with git, as JSON."),
+        ])
+
+    /// The columns: header, readable JSON key, Apple's code.
+    static let columns: [(header: String, key: String, code: String)] = [
+        ("SERVICE", "service", Schema.service), ("ACCOUNT", "account", Schema.account), ("GROUP", "group", Schema.accessGroup),
+        ("LABEL", "label", Schema.label), ("MODIFIED", "modified", Schema.modificationDate),
+    ]
+
+    let context: CommandContext
+    let pattern: String?
+    let group: String?
+
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        context = try CommandContext(arguments)
+        pattern = arguments.operand
+        group = try arguments.value(NamedItem.group)
+    }
+
+    func run() throws {
+        let caller = try context.caller()
+        let keychain = try context.openKeychain()
+        var attributes: [(code: String, value: String)] = [(Schema.synchronizable, "any")]
+        if let group { attributes.append((Schema.accessGroup, group)) }
+        let request = ItemRequest(
+            itemClass: ItemClass.genericPassword.rawValue, attributes: attributes, limit: "all", returns: ["attributes"])
+        var items: [Item] = []
+        do {
+            let result = try keychain.find(request, caller: caller)
+            try DamagedRows.finish(result.damaged, skip: true)
+            items = result.items.map(\.item)
+        } catch let error as KeychainError where error.status == .itemNotFound {}
+        if let pattern {
+            items = items.filter { fnmatch(pattern, $0.attributes[Schema.service]?.stringValue ?? "", 0) == 0 }
+        }
+        items.sort { Self.sortKey($0).lexicographicallyPrecedes(Self.sortKey($1)) }
+        StandardStreams.out(render(items))
+    }
+
+    static func sortKey(_ item: Item) -> [String] { [Schema.service, Schema.account, Schema.accessGroup].map { value(item, $0) } }
+
+    /// An attribute as the listing shows it: text, the date in ISO 8601, empty when absent.
+    static func value(_ item: Item, _ code: String) -> String {
+        guard let value = item.attributes[code] else { return "" }
+        if case .date(let milliseconds) = value { return ISO8601.format(milliseconds) }
+        return value.displayText
+    }
+
+    private func render(_ items: [Item]) -> String {
+        switch context.resolvedFormat {
+        case .json:
+            let objects: [JSON.Value] = items.map { item in
+                var object: [String: JSON.Value] = [
+                    "synchronizable": .bool(item.isSynchronizable), Schema.synchronizable: .bool(item.isSynchronizable),
+                    "ref": .string(item.persistentRef.base64), ItemJSON.persistentRefKey: .string(item.persistentRef.base64),
+                ]
+                for column in Self.columns {
+                    object[column.key] = .string(Self.value(item, column.code))
+                    object[column.code] = .string(Self.value(item, column.code))
+                }
+                return .object(object)
+            }
+            return JSON.render(.array(objects)) + "\n"
+        case .text:
+            let rows = items.map { item in Self.columns.map { Self.value(item, $0.code).terminalSafe } }
+            guard StandardStreams.isTerminal(1) else { return rows.map { $0.joined(separator: "\t") + "\n" }.joined() }
+            let table = [Self.columns.map(\.header)] + rows
+            let widths = Self.columns.indices.map { column in table.map { $0[column].count }.max() ?? 0 }
+            return table.map { row in
+                zip(row, widths).enumerated().map { index, cell in
+                    index == row.count - 1 ? cell.0 : cell.0 + String(repeating: " ", count: cell.1 - cell.0.count + 2)
+                }.joined() + "\n"
+            }.joined()
+        }
+    }
+}

@@ -1,0 +1,32 @@
+import KeychainCore
+
+/// `keychainctl manpage`: the roff source of keychainctl(1), generated from the option tables.
+struct ManPageCommand: Subcommand {
+    static let name = "manpage"
+    static let markdown = Flag("markdown", "Print the same reference as Markdown (docs/REFERENCE.md is this output).")
+
+    static let spec = CommandSpec(
+        name: name,
+        abstract: "Print the keychainctl(1) man page (roff), generated from the same tables as --help.",
+        discussion: "man <(keychainctl manpage) shows it; 'make install' installs it.",
+        sections: [("options", [Self.markdown.spec]), ("global options", GlobalOptions.specs)],
+        examples: [
+            ("keychainctl manpage > keychainctl.1", "Write the man page (man ./keychainctl.1 reads it).")
+        ])
+
+    let context: CommandContext
+    let asMarkdown: Bool
+
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        context = try CommandContext(arguments)
+        asMarkdown = arguments.flag(Self.markdown)
+    }
+
+    func run() throws {
+        let commands = KeychainCommandLine.commands.map { $0.spec }
+        StandardStreams.out(
+            asMarkdown
+                ? ReferencePage.markdown(commands, version: KeychainCommandLine.version)
+                : ManPage.render(commands, version: KeychainCommandLine.version))
+    }
+}

@@ -1,0 +1,97 @@
+import KeychainCore
+
+/// `keychainctl set NAME [ACCOUNT]`: store or replace a secret, the way `pass insert` does.
+struct SetCommand: Subcommand {
+    static let dataFile = Option.path("data-file", "Read the secret from this file, bytes kept exactly.")
+    static let keepNewline = Flag("keep-newline", "Keep the trailing newline of a secret read from standard input.")
+    static let generate = Flag("generate", "Store a new random password (letters and digits) instead of reading one.")
+    static let length = Option<Int>(
+        "length", nil, "n", expected: "a length from \(PasswordGenerator.lengths.lowerBound) to \(PasswordGenerator.lengths.upperBound)",
+        "With --generate: the password's length (default \(PasswordGenerator.defaultLength))."
+    ) { Int($0).flatMap { PasswordGenerator.lengths.contains($0) ? $0 : nil } }
+    static let print = Flag("print", "With --generate: print the new password (a newline only on a terminal).")
+    static let label = Option.text("label", "l", "label", "The item's label (labl).")
+
+    static let name = "set"
+
+    static let spec = CommandSpec(
+        name: name,
+        abstract: "Store the secret for NAME (and ACCOUNT), replacing the one already there.",
+        discussion: """
+            The secret comes from a no-echo prompt on a terminal, else from standard input with one trailing \
+            newline removed (--keep-newline keeps it), or from --data-file byte for byte; --generate makes a \
+            random one and prints nothing unless --print. An existing item with that name (in any group the \
+            profile reads, of any sync state) keeps its place and persistent reference and takes the new \
+            secret (without ACCOUNT: the one item of that service, whatever its account); otherwise the item \
+            is added to the default group (or -g), with ACCOUNT or an empty account. A shorthand for generic \
+            passwords: printf %s SECRET | keychainctl add -U -s NAME -a ACCOUNT, or keychainctl update \
+            -s NAME -a ACCOUNT --set-data-stdin for an item elsewhere. Two items with the name is exit 206.
+            """,
+        sections: [
+            ("secret", [Self.dataFile.spec, Self.keepNewline.spec, Self.generate.spec, Self.length.spec, Self.print.spec]),
+            ("options", [Self.label.spec, NamedItem.group.spec]),
+            ("global options", GlobalOptions.specs),
+        ],
+        operands: NamedItem.operands,
+        examples: [
+            ("printf %s 'ghp_example' | keychainctl set github", "Store a token under the name github (replacing the one there)."),
+            (
+                "keychainctl set db admin --generate --length 40",
+                "Store a new random 40-character password for account admin of db, printing nothing."
+            ),
+        ])
+
+    let context: CommandContext
+    let named: NamedItem
+    let dataFile: String?
+    let keepNewline: Bool
+    let generate: Bool
+    let length: Int?
+    let printGenerated: Bool
+    let label: String?
+
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        context = try CommandContext(arguments)
+        dataFile = try arguments.value(Self.dataFile)
+        keepNewline = arguments.flag(Self.keepNewline)
+        generate = arguments.flag(Self.generate)
+        length = try arguments.value(Self.length)
+        printGenerated = arguments.flag(Self.print)
+        label = try arguments.value(Self.label)
+        named = try NamedItem(arguments)
+        if generate, dataFile != nil || keepNewline {
+            throw UsageError("--generate makes the secret; it takes no --data-file or --keep-newline.")
+        }
+        if !generate, length != nil || printGenerated { throw UsageError("--length and --print go with --generate.") }
+    }
+
+    func run() throws {
+        let caller = try context.caller()
+        let credential = try context.openingCredential()
+        // The secret is read (perhaps prompted for) before the keychain opens, as add does.
+        let secret =
+            generate
+            ? PasswordGenerator.make(length: length ?? PasswordGenerator.defaultLength)
+            : try SecretInput(
+                file: dataFile, argument: nil, stripNewline: dataFile == nil && !keepNewline,
+                passphraseFD: context.options.passphraseFD
+            ).read(prompt: "Secret for \(named.described): ")
+        let keychain = try context.openKeychain(with: credential)
+        var existing: Item?
+        do {
+            existing = try named.theOne(keychain, caller: caller, command: Self.name, withData: false).item
+        } catch let error as KeychainError where error.status == .itemNotFound {}
+        let labelChange = label.map { [(code: Schema.label, value: $0)] } ?? []
+        if let item = existing {
+            _ = try keychain.update(
+                ItemRequest(persistentRef: item.persistentRef.base64), changes: labelChange, secret: secret, caller: caller)
+        } else {
+            var request = named.request(storing: true)
+            request.attributes += labelChange
+            _ = try keychain.add(request, secret: secret, caller: caller, updateExisting: true)
+        }
+        guard generate, printGenerated else { return }
+        StandardStreams.out(secret: secret)
+        if StandardStreams.isTerminal(1) { StandardStreams.out("\n") }
+    }
+}

@@ -1,0 +1,70 @@
+import KeychainCore
+
+/// The generic password a script names by service and account (`set`, `get`, `rm`): NAME is the
+/// service, ACCOUNT the account (any account when left out, except for `set`, which stores an
+/// empty one, as SecItemAdd defaults it). Items of every sync state count, so an item that came
+/// from another device is found without `--sync any`.
+struct NamedItem {
+    static let group = Option.text(
+        "group", "g", "group", "Only this access group (default: every group the profile reads; set: the default group).")
+    static let operands: [(name: String, help: String)] = [
+        ("NAME", "The service (svce) the secret is stored under."),
+        ("ACCOUNT", "The account (acct); leave it out when the service has one account."),
+    ]
+
+    let service: String
+    let account: String?
+    let group: String?
+
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        group = try arguments.value(Self.group)
+        guard let service = arguments.operands.first else {
+            throw UsageError("\(arguments.command) needs the secret's NAME (its service): keychainctl \(arguments.command) NAME [ACCOUNT].")
+        }
+        self.service = service
+        account = arguments.operands.dropFirst().first
+    }
+
+    /// The request selecting the item: a generic password of any sync state.
+    func request(returns: [String] = [], limit: String? = nil, storing: Bool = false) -> ItemRequest {
+        var attributes: [(code: String, value: String)] = [(Schema.service, service)]
+        if let account { attributes.append((Schema.account, account)) } else if storing { attributes.append((Schema.account, "")) }
+        if let group { attributes.append((Schema.accessGroup, group)) }
+        if !storing { attributes.append((Schema.synchronizable, "any")) }
+        return ItemRequest(itemClass: ItemClass.genericPassword.rawValue, attributes: attributes, limit: limit, returns: returns)
+    }
+
+    /// How the item is named in messages.
+    var described: String {
+        "service '\(service.terminalSafe)'" + (account.map { ", account '\($0.terminalSafe)'" } ?? "")
+            + (group.map { " in group \($0.terminalSafe)" } ?? "")
+    }
+
+    /// The one item the name selects, with its data when `withData`: errSecItemNotFound for none,
+    /// errSecParam naming them for several (two are asked for: the second only says the name is
+    /// ambiguous), and a damaged row among the matches refuses the call (it may be the one meant).
+    func theOne(_ keychain: Keychain, caller: Caller, command: String, withData: Bool) throws -> Keychain.FoundItem {
+        var found: [Keychain.FoundItem] = []
+        let result = try keychain.find(request(returns: [withData ? "data" : "attributes"], limit: "2"), caller: caller) { _, match in
+            found.append(match)
+        }
+        if found.count > 1 { throw try ambiguity(keychain, caller: caller, command: command) }
+        try DamagedRows.finish(result.damaged, skip: false)
+        return found[0]
+    }
+
+    /// errSecParam for a name that matches several items, naming each by account and group, never
+    /// picking one.
+    private func ambiguity(_ keychain: Keychain, caller: Caller, command: String) throws -> KeychainError {
+        let all = try keychain.find(request(returns: ["attributes"], limit: "all"), caller: caller, skipDamaged: true)
+        let names = all.items.map { found in
+            let item = found.item
+            let account = item.attributes[Schema.account]?.stringValue ?? ""
+            return "'\(account.terminalSafe)' in \(item.accessGroup.terminalSafe)\(item.isSynchronizable ? " (synchronizable)" : "")"
+        }
+        return KeychainError(
+            .param,
+            hint: "\(names.count) items match \(described): \(names.joined(separator: ", ")); "
+                + "name one: keychainctl \(command) NAME ACCOUNT (and -g GROUP when one account is in two groups).")
+    }
+}
