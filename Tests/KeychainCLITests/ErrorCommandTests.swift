@@ -60,7 +60,8 @@ import Testing
     /// environment and the exit-status table, row for row (KEYCHAINCTL_RECORD=1 rewrites it).
     @Test func theReferenceIsGeneratedFromTheTables() throws {
         let path = Sandbox.packageRoot + "/docs/REFERENCE.md"
-        let rendered = ReferencePage.markdown(KeychainCommandLine.commands.map { $0.spec }, version: KeychainCommandLine.version)
+        let rendered = ReferencePage.markdown(
+            KeychainCommandLine.commands.map { $0.spec }, version: KeychainCommandLine.version, examples: KeychainCommandLine.examples)
         if ProcessInfo.processInfo.environment["KEYCHAINCTL_RECORD"] == "1" {
             try rendered.write(toFile: path, atomically: true, encoding: .utf8)
         }

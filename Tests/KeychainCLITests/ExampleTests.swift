@@ -22,6 +22,26 @@ import Testing
         return found
     }
 
+    /// Every command has examples, and its help and the man page end with them.
+    @Test func helpAndTheManPageEndWithExamples() throws {
+        let examples = try Self.examples()
+        let sandbox = try Sandbox(initialize: false)
+        for command in Set(examples.map(\.command)).sorted() {
+            let help = sandbox.run([command, "--help"], profile: nil).stdout
+            let tail = try #require(help.components(separatedBy: "\nEXAMPLES:\n").dropFirst().first, "\(command): no EXAMPLES")
+            for line in examples where line.command == command { #expect(tail.contains(line.line), "\(command): \(line.line)") }
+        }
+        let listed = try String(contentsOfFile: Sandbox.packageRoot + "/docs/REFERENCE.md", encoding: .utf8)
+            .components(separatedBy: "\n## ").dropFirst().map { String($0.prefix { $0 != "\n" }) }
+        let commands = listed.filter { $0 != "Global options" && $0 != "Environment" && $0 != "Files" && $0 != "Exit status" }
+        #expect(
+            Set(examples.map(\.command)) == Set(commands),
+            "commands without examples: \(Set(commands).subtracting(examples.map(\.command)))")
+        let page = sandbox.run(["manpage"], profile: nil).stdout
+        let section = try #require(page.components(separatedBy: ".SH EXAMPLES\n").dropFirst().first)
+        #expect(section.contains(".SS set\n") && section.contains("keychainctl get db admin"))
+    }
+
     @Test func everyExampleRunsAsWritten() throws {
         let examples = try Self.examples()
         let commands = Set(examples.map(\.command))

@@ -18,10 +18,9 @@ struct AddCommand: Subcommand {
     static let update = Flag("update", "U", "Update an existing item with the same primary key instead of failing.")
     static let returns = ReturnWords.option("Print the new item: attributes, persistent-ref (comma-separated).")
     static let accessControl = Option.text(
-        "access-control", "flags",
+        "access-control", "flags", suggestions: .accessControlFlags,
         "Protect the item (SecAccessControl): a comma list of user-presence, biometry-any, biometry-current-set, "
-            + "device-passcode, application-password, private-key-usage, or, and; its protection is --accessible."
-    ).suggesting { AccessControl.Flags.words.map(\.word) }
+            + "device-passcode, application-password, private-key-usage, or, and; its protection is --accessible.")
 
     static let name = "add"
 
@@ -38,17 +37,18 @@ struct AddCommand: Subcommand {
             ("options", [Self.update.spec, Self.returns.spec, Self.accessControl.spec]),
             ("item attributes", ItemOptions.specs),
             ("global options", GlobalOptions.specs),
-        ],
-        examples: [
-            (
-                "printf %s 'hunter2' | keychainctl add -s api.example.com -a alice -l 'API token'",
-                "Add a generic password, the secret on standard input."
-            ),
-            (
-                "printf %s 'session' | keychainctl add --profile app.plist -s com.example.api -a session",
-                "Add an item as the app whose entitlements are in app.plist (into its default group)."
-            ),
         ])
+
+    static let examples: [Example] = [
+        Example(
+            "printf %s 'hunter2' | keychainctl add -s api.example.com -a alice -l 'API token'",
+            "Add a generic password, the secret on standard input."
+        ),
+        Example(
+            "printf %s 'session' | keychainctl add --profile app.plist -s com.example.api -a session",
+            "Add an item as the app whose entitlements are in app.plist (into its default group)."
+        ),
+    ]
 
     let context: CommandContext
     let item: ItemOptions

@@ -15,10 +15,11 @@ struct BackupCommand: Subcommand {
             other process using it), or point KEYCHAINCTL_KEYCHAIN at it.
             """,
         sections: [("global options", GlobalOptions.specs)],
-        operands: [("DEST", "The new file to write.")],
-        examples: [
-            ("keychainctl backup ~/keychain-backup.db", "Copy the keychain, still encrypted, while others may write to it.")
-        ])
+        operands: [("DEST", "The new file to write.")])
+
+    static let examples: [Example] = [
+        Example("keychainctl backup ~/keychain-backup.db", "Copy the keychain, still encrypted, while others may write to it.")
+    ]
 
     let context: CommandContext
     let destination: String

@@ -22,13 +22,14 @@ struct CloudCommand: Subcommand {
             ("options", [Self.generateAccountKeyFile.spec, SyncCommand.accountKeyFile.spec]), ("global options", GlobalOptions.specs),
         ],
         actions: [("init", "Create the store at DIR.")],
-        operands: [("DIR", "The cloud store's directory.")],
-        examples: [
-            (
-                "keychainctl cloud init ~/cloud --generate-account-key-file ~/account.key",
-                "Create a cloud store and the account key that seals it."
-            )
-        ])
+        operands: [("DIR", "The cloud store's directory.")])
+
+    static let examples: [Example] = [
+        Example(
+            "keychainctl cloud init ~/cloud --generate-account-key-file ~/account.key",
+            "Create a cloud store and the account key that seals it."
+        )
+    ]
 
     let context: CommandContext
     let directory: String

@@ -11,10 +11,11 @@ struct CompletionCommand: Subcommand {
             ~/.config/fish/completions/keychainctl.fish. 'make install' installs all three and the man page.
             """,
         sections: [("global options", GlobalOptions.specs)],
-        operands: [("SHELL", "bash, zsh or fish.")], operandWords: ShellCompletion.shells,
-        examples: [
-            ("source <(keychainctl completion bash)", "Complete commands, options and their values in this bash session.")
-        ])
+        operands: [("SHELL", "bash, zsh or fish.")], operandWords: ShellCompletion.shells)
+
+    static let examples: [Example] = [
+        Example("source <(keychainctl completion bash)", "Complete commands, options and their values in this bash session.")
+    ]
 
     let context: CommandContext
     let shell: String

@@ -2,9 +2,7 @@ import KeychainCore
 
 /// `keychainctl delete`: SecItemDelete.
 struct DeleteCommand: Subcommand {
-    static let limit = Option.text("limit", nil, "one|all|n", "How many to delete: all (default), one, or a number.").suggesting {
-        ["all", "one"]
-    }
+    static let limit = Option.text("limit", nil, "one|all|n", suggestions: .limits, "How many to delete: all (default), one, or a number.")
     static let persistentRef = Option.text("persistent-ref", nil, "base64", "Delete one item by its persistent reference.")
     static let dryRun = Flag("dry-run", "List what would be deleted, change nothing.")
 
@@ -19,11 +17,12 @@ struct DeleteCommand: Subcommand {
             ("options", [Self.limit.spec, Self.persistentRef.spec, Self.dryRun.spec, EverythingGuard.all.spec, DamagedRows.option.spec]),
             ("item attributes", ItemOptions.specs),
             ("global options", GlobalOptions.specs),
-        ],
-        examples: [
-            ("keychainctl delete -s api.example.com -a alice", "Delete the matching items."),
-            ("keychainctl delete --all --dry-run", "List every generic password a delete without a selector would remove."),
         ])
+
+    static let examples: [Example] = [
+        Example("keychainctl delete -s api.example.com -a alice", "Delete the matching items."),
+        Example("keychainctl delete --all --dry-run", "List every generic password a delete without a selector would remove."),
+    ]
 
     let context: CommandContext
     let item: ItemOptions

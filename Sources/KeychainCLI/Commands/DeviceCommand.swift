@@ -46,17 +46,18 @@ struct DeviceCommand: Subcommand {
                 appClipPromote,
                 "Install the App Clip's full app (--parent): the clip's items move to the app's application identifier, then the clip goes."
             ),
-        ],
-        examples: [
-            (
-                "keychainctl device lock && keychainctl device unlock",
-                "Lock the simulated device (when-unlocked items become unreadable), then unlock it."
-            ),
-            (
-                "keychainctl get db admin --device-state before-first-unlock || echo \"not before the first unlock\"",
-                "Try one call as a widget would run right after a reboot."
-            ),
         ])
+
+    static let examples: [Example] = [
+        Example(
+            "keychainctl device lock && keychainctl device unlock",
+            "Lock the simulated device (when-unlocked items become unreadable), then unlock it."
+        ),
+        Example(
+            "keychainctl get db admin --device-state before-first-unlock || echo \"not before the first unlock\"",
+            "Try one call as a widget would run right after a reboot."
+        ),
+    ]
 
     let context: CommandContext
     let action: Keychain.DeviceAction?

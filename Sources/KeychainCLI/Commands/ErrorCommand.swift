@@ -21,11 +21,12 @@ struct ErrorCommand: Subcommand {
             exit status a command ended with. --list prints every exit status keychainctl can end with.
             """,
         sections: [("options", [Self.list.spec, Self.exit.spec, GlobalOptions.format.spec])],
-        operands: [("STATUS", "An OSStatus, in decimal or hex, or its name.")],
-        examples: [
-            ("keychainctl error -34018", "What errSecMissingEntitlement means and what usually causes it."),
-            ("keychainctl error --exit 44", "The status behind exit status 44."),
-        ])
+        operands: [("STATUS", "An OSStatus, in decimal or hex, or its name.")])
+
+    static let examples: [Example] = [
+        Example("keychainctl error -34018", "What errSecMissingEntitlement means and what usually causes it."),
+        Example("keychainctl error --exit 44", "The status behind exit status 44."),
+    ]
 
     let context: CommandContext
     let query: String?

@@ -39,13 +39,14 @@ struct ExecCommand: Subcommand {
             ("output", [Self.mask.spec, Self.ciMask.spec, Self.dryRun.spec]),
             ("global options", GlobalOptions.specs),
         ],
-        trailingCommand: ("CMD [ARG…]", "The command to run, after --."),
-        examples: [
-            (
-                "keychainctl exec --env NPM_TOKEN=service=ci,account=NPM_TOKEN -- sh -c 'echo \"token: $NPM_TOKEN\"'",
-                "Run a command with one secret in its environment, masked in what it prints."
-            )
-        ])
+        trailingCommand: ("CMD [ARG…]", "The command to run, after --."))
+
+    static let examples: [Example] = [
+        Example(
+            "keychainctl exec --env NPM_TOKEN=service=ci,account=NPM_TOKEN -- sh -c 'echo \"token: $NPM_TOKEN\"'",
+            "Run a command with one secret in its environment, masked in what it prints."
+        )
+    ]
 
     /// How `--mask` decides.
     enum MaskMode: String { case auto, always, never }

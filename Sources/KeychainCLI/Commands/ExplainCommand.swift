@@ -6,8 +6,8 @@ struct ExplainCommand: Subcommand {
     static let operation = Option.choice(
         "operation", nil, "find|add|update|delete", "The call to explain (default find).", Explanation.Operation.init(rawValue:))
     static let limit = Option.text(
-        "limit", nil, "one|all|n", "The call's match limit, as find takes it (default: one for find, all otherwise)."
-    ).suggesting { ["one", "all"] }
+        "limit", nil, "one|all|n", suggestions: .limits,
+        "The call's match limit, as find takes it (default: one for find, all otherwise).")
     static let candidates = Option<Int>(
         "candidates", nil, "n", expected: "a number from 1 to 10000", "List at most this many items (default 20); the rest are counted."
     ) { Int($0).flatMap { (1...10_000).contains($0) ? $0 : nil } }
@@ -32,13 +32,14 @@ struct ExplainCommand: Subcommand {
             ("options", [Self.operation.spec, Self.limit.spec, Self.candidates.spec, Self.strict.spec, Self.teamChange.spec]),
             ("item attributes", ItemOptions.specs),
             ("global options", GlobalOptions.specs),
-        ],
-        examples: [
-            (
-                "keychainctl explain --profile share-extension.plist -s com.example.api -a session",
-                "Why the share extension does not find the app's item, item by item."
-            )
         ])
+
+    static let examples: [Example] = [
+        Example(
+            "keychainctl explain --profile share-extension.plist -s com.example.api -a session",
+            "Why the share extension does not find the app's item, item by item."
+        )
+    ]
 
     let context: CommandContext
     let item: ItemOptions

@@ -44,13 +44,14 @@ struct ExportCommand: Subcommand {
             ),
             ("item attributes", ItemOptions.specs),
             ("global options", GlobalOptions.specsWithoutFormat),
-        ],
-        examples: [
-            (
-                "keychainctl export -s ci --with-secrets --format dotenv --output ci.env",
-                "Write the service's secrets as a dotenv file (mode 0600)."
-            )
         ])
+
+    static let examples: [Example] = [
+        Example(
+            "keychainctl export -s ci --with-secrets --format dotenv --output ci.env",
+            "Write the service's secrets as a dotenv file (mode 0600)."
+        )
+    ]
 
     enum Format: String { case json, jsonl, dotenv, shell, githubEnv = "github-env" }
 

@@ -2,7 +2,7 @@ import KeychainCore
 
 /// `keychainctl find`: SecItemCopyMatching.
 struct FindCommand: Subcommand {
-    static let limit = Option.text("limit", "one|all|n", "How many: one (default), all, or a number.").suggesting { ["one", "all"] }
+    static let limit = Option.text("limit", "one|all|n", suggestions: .limits, "How many: one (default), all, or a number.")
     static let returns = ReturnWords.option(
         "attributes (default), data, persistent-ref, ref (a certificate or public key as PEM); comma-separated.")
     static let allowPrivateKeyExport = Flag(
@@ -30,14 +30,15 @@ struct FindCommand: Subcommand {
             ),
             ("item attributes", ItemOptions.specs),
             ("global options", GlobalOptions.specs),
-        ],
-        examples: [
-            ("keychainctl find -s api.example.com -a alice -w", "Print the secret alone."),
-            (
-                "keychainctl find --limit all --sync any --format json",
-                "Every generic password the profile reads, synchronizable or not, as JSON."
-            ),
         ])
+
+    static let examples: [Example] = [
+        Example("keychainctl find -s api.example.com -a alice -w", "Print the secret alone."),
+        Example(
+            "keychainctl find --limit all --sync any --format json",
+            "Every generic password the profile reads, synchronizable or not, as JSON."
+        ),
+    ]
 
     let context: CommandContext
     let item: ItemOptions

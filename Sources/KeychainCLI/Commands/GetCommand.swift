@@ -13,11 +13,12 @@ struct GetCommand: Subcommand {
             never the first one silently. Nothing matching is exit 44.
             """,
         sections: [("options", [NamedItem.group.spec]), ("global options", GlobalOptions.specs)],
-        operands: NamedItem.operands,
-        examples: [
-            ("TOKEN=$(keychainctl get github)", "Read the token into a variable, byte for byte."),
-            ("keychainctl get db admin | wc -c", "Pipe a secret on without a trailing newline."),
-        ])
+        operands: NamedItem.operands)
+
+    static let examples: [Example] = [
+        Example("TOKEN=$(keychainctl get github)", "Read the token into a variable, byte for byte."),
+        Example("keychainctl get db admin | wc -c", "Pipe a secret on without a trailing newline."),
+    ]
 
     let context: CommandContext
     let named: NamedItem

@@ -9,11 +9,12 @@ struct GroupsCommand: Subcommand {
         abstract: "Print the profile's access groups in Apple's order, with sources, default and writability.",
         discussion:
             "When the keychain exists and a key file or KEYCHAINCTL_KEY opens it, the simulated device's state is shown too, with the classes it makes unavailable.",
-        sections: [("global options", GlobalOptions.specs)],
-        examples: [
-            ("keychainctl groups", "The access groups of the profile in force, and where it came from."),
-            ("keychainctl groups --profile share-extension.plist --format json", "An extension's groups, as JSON."),
-        ])
+        sections: [("global options", GlobalOptions.specs)])
+
+    static let examples: [Example] = [
+        Example("keychainctl groups", "The access groups of the profile in force, and where it came from."),
+        Example("keychainctl groups --profile share-extension.plist --format json", "An extension's groups, as JSON."),
+    ]
 
     let context: CommandContext
 

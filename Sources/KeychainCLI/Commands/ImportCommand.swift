@@ -14,8 +14,8 @@ struct ImportCommand: Subcommand {
     static let group = Option.text(
         "group", "g", "group", "The items' access group; for json and jsonl, of the items that name none (default: the profile's).")
     static let label = Option.text("label", "l", "label", "dotenv, pkcs12 and --from-env: the items' label (labl).")
-    static let accessible = Option.text("accessible", nil, "class", "dotenv, pkcs12 and --from-env: the items' accessibility (pdmn).")
-        .suggesting { Accessibility.spellings }
+    static let accessible = Option.text(
+        "accessible", nil, "class", suggestions: .accessibilities, "dotenv, pkcs12 and --from-env: the items' accessibility (pdmn).")
     static let onConflict = Option.choice(
         "on-conflict", nil, "fail|skip|replace|update", "What to do with an item already stored (default fail).",
         Keychain.ImportPolicy.init(rawValue:))
@@ -49,13 +49,14 @@ struct ImportCommand: Subcommand {
             ),
             ("global options", GlobalOptions.specs),
         ],
-        operands: [("FILE", "The input (default '-', standard input).")],
-        examples: [
-            (
-                "NPM_TOKEN=npm_example keychainctl import --from-env NPM_TOKEN -s ci",
-                "Store a CI variable as the item service ci, account NPM_TOKEN."
-            )
-        ])
+        operands: [("FILE", "The input (default '-', standard input).")])
+
+    static let examples: [Example] = [
+        Example(
+            "NPM_TOKEN=npm_example keychainctl import --from-env NPM_TOKEN -s ci",
+            "Store a CI variable as the item service ci, account NPM_TOKEN."
+        )
+    ]
 
     enum InputFormat: String { case json, jsonl, dotenv, pkcs12 }
 

@@ -15,13 +15,14 @@ struct InitCommand: Subcommand {
         name: name,
         abstract: "Create a keychain, unlocked by a new random key file or by a passphrase.",
         discussion: "Never overwrites an existing keychain (exit 48) or key file. Folders it creates are mode 0700, files 0600.",
-        sections: [("options", [Self.generateKeyFile.spec, Self.kdf.spec]), ("global options", GlobalOptions.specs)],
-        examples: [
-            (
-                "keychainctl init --generate-key-file ~/.config/keychainctl/keychain.key",
-                "Create the default keychain, opened by a new random key file (mode 0600)."
-            )
-        ])
+        sections: [("options", [Self.generateKeyFile.spec, Self.kdf.spec]), ("global options", GlobalOptions.specs)])
+
+    static let examples: [Example] = [
+        Example(
+            "keychainctl init --generate-key-file ~/.config/keychainctl/keychain.key",
+            "Create the default keychain, opened by a new random key file (mode 0600)."
+        )
+    ]
 
     let context: CommandContext
     let generateKeyFile: String?

@@ -41,13 +41,14 @@ struct LintCommand: Subcommand {
                 ]
             ),
             ("global options", [GlobalOptions.platform.spec, GlobalOptions.teamID.spec]),
-        ],
-        examples: [
-            (
-                "keychainctl lint --target app=app.plist --target share=share-extension.plist",
-                "Entitlement mistakes across two targets, before anything is built."
-            )
         ])
+
+    static let examples: [Example] = [
+        Example(
+            "keychainctl lint --target app=app.plist --target share=share-extension.plist",
+            "Entitlement mistakes across two targets, before anything is built."
+        )
+    ]
 
     /// Report formats.
     enum Format: String {

@@ -17,11 +17,12 @@ struct ListCommand: Subcommand {
             --sync any.
             """,
         sections: [("options", [NamedItem.group.spec]), ("global options", GlobalOptions.specs)],
-        operands: [("PATTERN", "A glob the service must match (default: every service).")],
-        examples: [
-            ("keychainctl ls", "List every secret: service, account, group, label, modified."),
-            ("keychainctl ls 'git*' --format json", "The secrets whose service starts with git, as JSON."),
-        ])
+        operands: [("PATTERN", "A glob the service must match (default: every service).")])
+
+    static let examples: [Example] = [
+        Example("keychainctl ls", "List every secret: service, account, group, label, modified."),
+        Example("keychainctl ls 'git*' --format json", "The secrets whose service starts with git, as JSON."),
+    ]
 
     /// The columns: header, readable JSON key, Apple's code.
     static let columns: [(header: String, key: String, code: String)] = [

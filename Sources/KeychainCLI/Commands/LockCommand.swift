@@ -17,10 +17,11 @@ struct LockCommand: Subcommand {
             When the keychain file is gone or unreadable (so its key cannot be named), every cached \
             keychainctl key is removed, as with --all, and a warning says so: a cleanup step never fails open.
             """,
-        sections: [("options", [Self.all.spec, Self.keyring.spec]), ("global options", GlobalOptions.specs)],
-        examples: [
-            ("keychainctl lock", "Forget the cached key now.")
-        ])
+        sections: [("options", [Self.all.spec, Self.keyring.spec]), ("global options", GlobalOptions.specs)])
+
+    static let examples: [Example] = [
+        Example("keychainctl lock", "Forget the cached key now.")
+    ]
 
     let context: CommandContext
     let all: Bool

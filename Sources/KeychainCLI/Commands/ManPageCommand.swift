@@ -9,10 +9,11 @@ struct ManPageCommand: Subcommand {
         name: name,
         abstract: "Print the keychainctl(1) man page (roff), generated from the same tables as --help.",
         discussion: "man <(keychainctl manpage) shows it; 'make install' installs it.",
-        sections: [("options", [Self.markdown.spec]), ("global options", GlobalOptions.specs)],
-        examples: [
-            ("keychainctl manpage > keychainctl.1", "Write the man page (man ./keychainctl.1 reads it).")
-        ])
+        sections: [("options", [Self.markdown.spec]), ("global options", GlobalOptions.specs)])
+
+    static let examples: [Example] = [
+        Example("keychainctl manpage > keychainctl.1", "Write the man page (man ./keychainctl.1 reads it).")
+    ]
 
     let context: CommandContext
     let asMarkdown: Bool
@@ -26,7 +27,7 @@ struct ManPageCommand: Subcommand {
         let commands = KeychainCommandLine.commands.map { $0.spec }
         StandardStreams.out(
             asMarkdown
-                ? ReferencePage.markdown(commands, version: KeychainCommandLine.version)
-                : ManPage.render(commands, version: KeychainCommandLine.version))
+                ? ReferencePage.markdown(commands, version: KeychainCommandLine.version, examples: KeychainCommandLine.examples)
+                : ManPage.render(commands, version: KeychainCommandLine.version, examples: KeychainCommandLine.examples))
     }
 }

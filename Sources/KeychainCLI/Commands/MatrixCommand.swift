@@ -28,13 +28,14 @@ struct MatrixCommand: Subcommand {
             ("options", [Self.profile.spec, Self.provisioning.spec, Self.by.spec, Self.teamChange.spec]),
             ("item attributes", ItemOptions.specs),
             ("global options", GlobalOptions.specs.filter { $0.long != Self.profile.spec.long && $0.long != Self.provisioning.spec.long }),
-        ],
-        examples: [
-            (
-                "keychainctl matrix --profile app=app.plist --profile share=share-extension.plist --profile widget=widget.plist",
-                "Which target reads and writes each item, and where each one's adds land."
-            )
         ])
+
+    static let examples: [Example] = [
+        Example(
+            "keychainctl matrix --profile app=app.plist --profile share=share-extension.plist --profile widget=widget.plist",
+            "Which target reads and writes each item, and where each one's adds land."
+        )
+    ]
 
     let context: CommandContext
     let item: ItemOptions

@@ -26,13 +26,14 @@ struct MigrateGroupCommand: Subcommand {
             ("options", [Self.from.spec, Self.to.spec, Self.copy.spec, Self.onConflict.spec, Self.dryRun.spec, DamagedRows.option.spec]),
             ("filters", ItemOptions.specs),
             ("global options", GlobalOptions.specs),
-        ],
-        examples: [
-            (
-                "keychainctl migrate-group --profile app.plist --from SKMME9E2Y8.com.example.app --to SKMME9E2Y8.com.example.shared --dry-run",
-                "Plan moving the app's items to the group its extensions share."
-            )
         ])
+
+    static let examples: [Example] = [
+        Example(
+            "keychainctl migrate-group --profile app.plist --from SKMME9E2Y8.com.example.app --to SKMME9E2Y8.com.example.shared --dry-run",
+            "Plan moving the app's items to the group its extensions share."
+        )
+    ]
 
     let context: CommandContext
     let item: ItemOptions

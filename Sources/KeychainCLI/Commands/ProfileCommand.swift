@@ -19,10 +19,11 @@ struct ProfileCommand: Subcommand {
         actions: [
             ("show", "Print the built-in profile as an XML property list (the default)."),
             ("path", "Print the path of the user's default profile, and whether it exists (on stderr)."),
-        ],
-        examples: [
-            ("keychainctl profile show > my-profile.plist", "Start a profile of your own from the built-in one.")
         ])
+
+    static let examples: [Example] = [
+        Example("keychainctl profile show > my-profile.plist", "Start a profile of your own from the built-in one.")
+    ]
 
     let context: CommandContext
     let action: String

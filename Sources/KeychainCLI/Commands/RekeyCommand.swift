@@ -37,13 +37,14 @@ struct RekeyCommand: Subcommand {
             ),
             ("options", [Self.kdf.spec, Self.force.spec, Self.dryRun.spec]),
             ("global options", GlobalOptions.specs),
-        ],
-        examples: [
-            (
-                "keychainctl rekey --generate-key-file new.key && mv new.key ~/.config/keychainctl/keychain.key",
-                "Re-encrypt everything under a new random key, then put it where the old one was."
-            )
         ])
+
+    static let examples: [Example] = [
+        Example(
+            "keychainctl rekey --generate-key-file new.key && mv new.key ~/.config/keychainctl/keychain.key",
+            "Re-encrypt everything under a new random key, then put it where the old one was."
+        )
+    ]
 
     let context: CommandContext
     let generateKeyFile: String?

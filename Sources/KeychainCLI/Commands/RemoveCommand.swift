@@ -13,10 +13,11 @@ struct RemoveCommand: Subcommand {
             (exit 206), nothing deleted. Nothing matching is exit 44.
             """,
         sections: [("options", [NamedItem.group.spec]), ("global options", GlobalOptions.specs)],
-        operands: NamedItem.operands,
-        examples: [
-            ("keychainctl rm db admin", "Delete exactly that one item.")
-        ])
+        operands: NamedItem.operands)
+
+    static let examples: [Example] = [
+        Example("keychainctl rm db admin", "Delete exactly that one item.")
+    ]
 
     let context: CommandContext
     let named: NamedItem

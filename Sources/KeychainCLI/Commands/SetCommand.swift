@@ -32,14 +32,15 @@ struct SetCommand: Subcommand {
             ("options", [Self.label.spec, NamedItem.group.spec]),
             ("global options", GlobalOptions.specs),
         ],
-        operands: NamedItem.operands,
-        examples: [
-            ("printf %s 'ghp_example' | keychainctl set github", "Store a token under the name github (replacing the one there)."),
-            (
-                "keychainctl set db admin --generate --length 40",
-                "Store a new random 40-character password for account admin of db, printing nothing."
-            ),
-        ])
+        operands: NamedItem.operands)
+
+    static let examples: [Example] = [
+        Example("printf %s 'ghp_example' | keychainctl set github", "Store a token under the name github (replacing the one there)."),
+        Example(
+            "keychainctl set db admin --generate --length 40",
+            "Store a new random 40-character password for account admin of db, printing nothing."
+        ),
+    ]
 
     let context: CommandContext
     let named: NamedItem

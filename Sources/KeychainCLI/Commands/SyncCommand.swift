@@ -33,13 +33,14 @@ struct SyncCommand: Subcommand {
         sections: [
             ("options", [Self.cloud.spec, Self.accountKeyFile.spec, Self.dryRun.spec, Self.git.spec]),
             ("global options", GlobalOptions.specs),
-        ],
-        examples: [
-            (
-                "keychainctl sync --cloud ~/cloud --account-key-file ~/account.key",
-                "Push this keychain's synchronizable items and pull the other devices'."
-            )
         ])
+
+    static let examples: [Example] = [
+        Example(
+            "keychainctl sync --cloud ~/cloud --account-key-file ~/account.key",
+            "Push this keychain's synchronizable items and pull the other devices'."
+        )
+    ]
 
     let context: CommandContext
     let cloudPath: String

@@ -31,10 +31,11 @@ struct UnlockCommand: Subcommand {
         sections: [
             ("options", [Self.timeout.spec, Self.idle.spec, Self.keyring.spec, Self.shareUID.spec, Self.status.spec]),
             ("global options", GlobalOptions.specs),
-        ],
-        examples: [
-            ("keychainctl unlock --timeout 1h", "Cache the key in the kernel keyring for an hour: later calls need no credential.")
         ])
+
+    static let examples: [Example] = [
+        Example("keychainctl unlock --timeout 1h", "Cache the key in the kernel keyring for an hour: later calls need no credential.")
+    ]
 
     let context: CommandContext
     let timeout: String?

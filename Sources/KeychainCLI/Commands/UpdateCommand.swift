@@ -8,7 +8,7 @@ struct UpdateCommand: Subcommand {
         (.attribute("set-service", nil, "service", "New service (svce)."), "svce"),
         (.attribute("set-group", nil, "group", "Move to this access group (must be writable)."), "agrp"),
         (.attribute("set-label", nil, "label", "New label (labl)."), "labl"),
-        (.attribute("set-accessible", nil, "class", "New accessibility (pdmn).").suggesting { Accessibility.spellings }, "pdmn"),
+        (.attribute("set-accessible", nil, "class", suggestions: .accessibilities, "New accessibility (pdmn)."), "pdmn"),
         (.attribute("set-sync", nil, "yes|no", kind: .choices, "Make the item synchronizable or not."), "sync"),
     ]
     static let setAttr = Option.text("set-attr", nil, "code=value", repeatable: true, "Set any attribute by its code.")
@@ -20,12 +20,9 @@ struct UpdateCommand: Subcommand {
         "set-data-field", "code=path", repeatable: true,
         "Replace one data field (an internet password's binn, bini, bin0-bin3) with a file's bytes; the data and other fields stay.")
     static let setAccessControl = Option.text(
-        "set-access-control", nil, "flags|none",
-        "New access control (flags as add's --access-control; none: the protection alone), protection from --set-accessible."
-    ).suggesting { ["none"] + AccessControl.Flags.words.map(\.word) }
-    static let limit = Option.text("limit", nil, "one|all|n", "How many to update: all (default), one, or a number.").suggesting {
-        ["all", "one"]
-    }
+        "set-access-control", nil, "flags|none", suggestions: .accessControlOrNone,
+        "New access control (flags as add's --access-control; none: the protection alone), protection from --set-accessible.")
+    static let limit = Option.text("limit", nil, "one|all|n", suggestions: .limits, "How many to update: all (default), one, or a number.")
     static let persistentRef = Option.text("persistent-ref", nil, "base64", "Update one item by its persistent reference.")
     static let dryRun = Flag("dry-run", "Check everything, list the matches, change nothing.")
 
@@ -47,11 +44,14 @@ struct UpdateCommand: Subcommand {
             ("options", [Self.limit.spec, Self.persistentRef.spec, Self.dryRun.spec, EverythingGuard.all.spec, DamagedRows.option.spec]),
             ("query attributes", ItemOptions.specs),
             ("global options", GlobalOptions.specs),
-        ],
-        examples: [
-            ("printf %s 'rotated' | keychainctl update -s api.example.com -a alice --set-data-stdin", "Replace a secret."),
-            ("keychainctl update -s api.example.com --set-label 'Rotated' --dry-run", "Show what a change would touch, changing nothing."),
         ])
+
+    static let examples: [Example] = [
+        Example("printf %s 'rotated' | keychainctl update -s api.example.com -a alice --set-data-stdin", "Replace a secret."),
+        Example(
+            "keychainctl update -s api.example.com --set-label 'Rotated' --dry-run", "Show what a change would touch, changing nothing."
+        ),
+    ]
 
     let context: CommandContext
     let item: ItemOptions

@@ -29,15 +29,8 @@ struct OptionSpec: Sendable {
     /// The environment variable that stands in for the option when it is not given.
     let environment: String?
     /// The words completion offers for a text option that takes any text but knows its usual
-    /// values (`--class genp`, `--accessible after-first-unlock`); computed only when completing.
-    var suggestions: (@Sendable () -> [String])? = nil
-
-    /// This option with `words` offered by completion.
-    func suggesting(_ words: @escaping @Sendable () -> [String]) -> OptionSpec {
-        var copy = self
-        copy.suggestions = words
-        return copy
-    }
+    /// values (`--class genp`, `--accessible after-first-unlock`).
+    var suggestions: Suggestions = .none
 
     /// The words a `.choices` option takes, from its placeholder (split only when asked: at
     /// start-up every command's options are declared, and few are ever completed or refused).
@@ -69,10 +62,6 @@ struct CommandSpec: Sendable {
     /// The command a command runs, given after `--` (`exec -- CMD ARG…`), with its help; `nil`
     /// for the commands that run none.
     var trailingCommand: (name: String, help: String)? = nil
-    /// Command lines that show the command at work, each with what it does: the EXAMPLES of help,
-    /// the man page and the reference. The test suite runs them all, in help order, on a fresh
-    /// keychain (`ExampleTests`), so each must succeed after the ones before it.
-    var examples: [(command: String, does: String)] = []
 
     /// Every option the command accepts.
     var options: [OptionSpec] { sections.flatMap(\.options) }
@@ -100,6 +89,20 @@ struct CommandSpec: Sendable {
         text += " [options]"
         if let trailingCommand { text += " -- \(trailingCommand.name)" }
         return text
+    }
+}
+
+/// One command line that shows a command at work, and what it does: each command's `examples`,
+/// the EXAMPLES of its help, the man page and the reference. The test suite runs them all, in help
+/// order, on a fresh machine (`ExampleTests`), so each must succeed after the ones before it. They
+/// are a static of the command, not part of its spec, so that no run builds them but help's.
+struct Example: Sendable {
+    let command: String
+    let does: String
+
+    init(_ command: String, _ does: String) {
+        self.command = command
+        self.does = does
     }
 }
 

@@ -1,7 +1,7 @@
 /// `--help` text, derived from the command specs.
 enum HelpText {
     /// Help for one subcommand.
-    static func render(_ spec: CommandSpec) -> String {
+    static func render(_ spec: CommandSpec, examples: [Example] = []) -> String {
         var out = "OVERVIEW: \(spec.abstract)\n\n"
         if !spec.discussion.isEmpty { out += spec.discussion + "\n\n" }
         if !spec.operands.isEmpty {
@@ -33,8 +33,8 @@ enum HelpText {
             }
         }
         out += "  -h, --help                        Show this help.\n"
-        if !spec.examples.isEmpty {
-            out += "\nEXAMPLES:\n" + spec.examples.map { "  \($0.command)\n      \($0.does)\n" }.joined()
+        if !examples.isEmpty {
+            out += "\nEXAMPLES:\n" + examples.map { "  \($0.command)\n      \($0.does)\n" }.joined()
         }
         return out
     }

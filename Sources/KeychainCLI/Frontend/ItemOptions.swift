@@ -20,25 +20,26 @@ struct ItemOptions {
         (.attribute("server", nil, "host", "Server (srvr), inet."), "srvr"),
         (.attribute("security-domain", nil, "domain", "Security domain (sdmn), inet."), "sdmn"),
         (
-            .attribute("protocol", nil, "protocol", "Protocol (ptcl), inet: https, ftp, … or a code such as htps.")
-                .suggesting { FourCharCode.names(for: "ptcl") }, "ptcl"
+            .attribute(
+                "protocol", nil, "protocol", suggestions: .protocols, "Protocol (ptcl), inet: https, ftp, … or a code such as htps."),
+            "ptcl"
         ),
         (
-            .attribute("auth-type", nil, "type", "Authentication type (atyp), inet: default, html-form, … or a code.")
-                .suggesting { FourCharCode.names(for: "atyp") }, "atyp"
+            .attribute(
+                "auth-type", nil, "type", suggestions: .authTypes, "Authentication type (atyp), inet: default, html-form, … or a code."),
+            "atyp"
         ),
         (.attribute("port", nil, "port", "Port (port), inet."), "port"),
         (.attribute("path", nil, "path", "Path (path), inet."), "path"),
         (
             .attribute(
-                "accessible", nil, "class",
-                "Accessibility (pdmn): when-unlocked, after-first-unlock, always, … or ak ck dk akpu aku cku dku."
-            ).suggesting { Accessibility.spellings }, "pdmn"
+                "accessible", nil, "class", suggestions: .accessibilities,
+                "Accessibility (pdmn): when-unlocked, after-first-unlock, always, … or ak ck dk akpu aku cku dku."), "pdmn"
         ),
         (.attribute("sync", nil, "yes|no|any", kind: .choices, "Synchronizable (sync); queries default to no."), "sync"),
     ]
-    static let itemClass = Option.text("class", nil, "class", "genp (default), inet, cert, keys, idnt, or their long names.")
-        .suggesting { ItemClass.spellings }
+    static let itemClass = Option.text(
+        "class", nil, "class", suggestions: .itemClasses, "genp (default), inet, cert, keys, idnt, or their long names.")
     static let attr = Option.text(
         "attr", nil, "code=value", repeatable: true, "Any attribute by its four-character code; data may be given as base64:….")
 

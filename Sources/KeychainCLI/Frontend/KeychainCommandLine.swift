@@ -42,7 +42,7 @@ public enum KeychainCommandLine {
         do {
             let parsed = try ParsedArguments(arguments.dropFirst(), spec: type.spec, invalidUTF8: invalidUTF8)
             if parsed.helpRequested {
-                StandardStreams.out(HelpText.render(type.spec))
+                StandardStreams.out(HelpText.render(type.spec, examples: type.examples))
                 return 0
             }
             if let option = parsed.invalidUTF8Option {
@@ -68,6 +68,9 @@ public enum KeychainCommandLine {
             return ErrorReporter.report(error, format: command.context.resolvedFormat)
         }
     }
+
+    /// Each subcommand's examples, by name: for the man page and the reference.
+    static var examples: [String: [Example]] { Dictionary(uniqueKeysWithValues: commands.map { ($0.name, $0.examples) }) }
 
     /// Every subcommand's name, in help order (for the argument fuzzer).
     package static var commandNames: [String] { commands.map { $0.name } }
@@ -146,4 +149,10 @@ protocol Subcommand {
     init(_ arguments: ParsedArguments) throws(UsageError)
     var context: CommandContext { get }
     func run() throws
+    /// Command lines showing the command at work (`Example`).
+    static var examples: [Example] { get }
+}
+
+extension Subcommand {
+    static var examples: [Example] { [] }
 }

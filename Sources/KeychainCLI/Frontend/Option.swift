@@ -5,7 +5,7 @@
 ///
 /// A generic struct holding a closure, not a protocol: nothing is looked up at start-up.
 struct Option<Value>: Sendable {
-    private(set) var spec: OptionSpec
+    let spec: OptionSpec
     /// The value `text` spells, or `nil` when it spells none (a usage error naming `expected`).
     let parse: @Sendable (String) -> Value?
     /// What a valid value looks like, for the usage error ("a file descriptor number"); a
@@ -21,35 +21,32 @@ struct Option<Value>: Sendable {
 
     init(
         _ long: String, _ short: Character? = nil, _ valueName: String, kind: OptionKind = .text, repeatable: Bool = false,
-        environment: String? = nil, expected: String = "", _ help: String, parse: @escaping @Sendable (String) -> Value?
+        environment: String? = nil, suggestions: Suggestions = .none, expected: String = "", _ help: String,
+        parse: @escaping @Sendable (String) -> Value?
     ) {
         spec = OptionSpec(
-            long: long, short: short, valueName: valueName, kind: kind, repeatable: repeatable, help: help, environment: environment)
+            long: long, short: short, valueName: valueName, kind: kind, repeatable: repeatable, help: help, environment: environment,
+            suggestions: suggestions)
         self.parse = parse
         self.expectedText = expected
     }
 }
 
-extension Option {
-    /// This option with `words` offered by completion (the parser still takes any text).
-    func suggesting(_ words: @escaping @Sendable () -> [String]) -> Option {
-        var copy = self
-        copy.spec = spec.suggesting(words)
-        return copy
-    }
-}
-
 extension Option where Value == String {
     /// Text taken as given.
-    static func text(_ long: String, _ valueName: String, repeatable: Bool = false, environment: String? = nil, _ help: String) -> Option {
-        text(long, nil, valueName, repeatable: repeatable, environment: environment, help)
+    static func text(
+        _ long: String, _ valueName: String, repeatable: Bool = false, environment: String? = nil, suggestions: Suggestions = .none,
+        _ help: String
+    ) -> Option {
+        text(long, nil, valueName, repeatable: repeatable, environment: environment, suggestions: suggestions, help)
     }
 
     /// Text taken as given, with a short name (or `nil`).
     static func text(
-        _ long: String, _ short: Character?, _ valueName: String, repeatable: Bool = false, environment: String? = nil, _ help: String
+        _ long: String, _ short: Character?, _ valueName: String, repeatable: Bool = false, environment: String? = nil,
+        suggestions: Suggestions = .none, _ help: String
     ) -> Option {
-        Option(long, short, valueName, repeatable: repeatable, environment: environment, help) { $0 }
+        Option(long, short, valueName, repeatable: repeatable, environment: environment, suggestions: suggestions, help) { $0 }
     }
 
     /// A file path taken as given (its bytes need not be UTF-8).
@@ -105,9 +102,12 @@ extension OptionSpec {
     /// An attribute option of the `(option, code)` tables of add, find and update: text read as
     /// given (the keychain checks it), so a plain spec with no parser, which is cheaper to declare
     /// at start-up than a typed `Option`.
-    static func attribute(_ long: String, _ short: Character?, _ valueName: String, kind: OptionKind = .text, _ help: String) -> OptionSpec
-    {
-        OptionSpec(long: long, short: short, valueName: valueName, kind: kind, repeatable: false, help: help, environment: nil)
+    static func attribute(
+        _ long: String, _ short: Character?, _ valueName: String, kind: OptionKind = .text, suggestions: Suggestions = .none, _ help: String
+    ) -> OptionSpec {
+        OptionSpec(
+            long: long, short: short, valueName: valueName, kind: kind, repeatable: false, help: help, environment: nil,
+            suggestions: suggestions)
     }
 
     /// The value of the option's environment variable, when it has one and it is set and not empty.

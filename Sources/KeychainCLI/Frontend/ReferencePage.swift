@@ -1,7 +1,7 @@
 /// The command reference as Markdown (`keychainctl manpage --markdown`, kept as docs/REFERENCE.md):
 /// the man page's content, from the same tables, for reading on a code host.
 enum ReferencePage {
-    static func markdown(_ commands: [CommandSpec], version: String) -> String {
+    static func markdown(_ commands: [CommandSpec], version: String, examples: [String: [Example]] = [:]) -> String {
         var out = """
             # keychainctl command reference
 
@@ -26,8 +26,8 @@ enum ReferencePage {
             for (title, options) in command.sections where !options.isEmpty && title != "global options" {
                 out += "\n\(title.prefix(1).uppercased() + title.dropFirst()):\n\n" + table(options)
             }
-            if !command.examples.isEmpty {
-                out += "\nExamples:\n\n```sh\n" + command.examples.map { "# \($0.does)\n\($0.command)\n" }.joined(separator: "") + "```\n"
+            if let shown = examples[command.name], !shown.isEmpty {
+                out += "\nExamples:\n\n```sh\n" + shown.map { "# \($0.does)\n\($0.command)\n" }.joined(separator: "") + "```\n"
             }
         }
         out += "\n## Global options\n\nEvery command accepts these (`lint` and `matrix` a part of them).\n\n" + table(GlobalOptions.specs)

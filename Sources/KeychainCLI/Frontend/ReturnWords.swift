@@ -4,7 +4,7 @@ import KeychainCore
 enum ReturnWords {
     /// A repeatable `--return WHAT` with `help`.
     static func option(_ help: String) -> Option<String> {
-        Option.text("return", "what", repeatable: true, help).suggesting { ["attributes", "data", "persistent-ref", "ref"] }
+        .text("return", "what", repeatable: true, suggestions: .returnWords, help)
     }
 
     static func split(_ values: [String]) -> [String] {

@@ -25,7 +25,7 @@ enum ShellCompletion {
         case .flag: .none
         case .choices: .choices(option.choices)
         case .path: .path
-        case .text: option.suggestions.map { .choices($0()) } ?? .any
+        case .text: option.suggestions == .none ? .any : .choices(option.suggestions.words)
         }
     }
 

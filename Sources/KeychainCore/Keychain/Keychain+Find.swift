@@ -90,12 +90,13 @@ extension Keychain {
                     }
                 }
             }
-            return try forEachMatch(
-                query, filter: filter, withSecret: wantsData, openSecret: wantsData, access: .read, beyondLimit: { moreMatched = true }
-            ) { match, secret in
+            let pass = try forEachMatch(query, filter: filter, withSecret: wantsData, openSecret: wantsData, access: .read, peeking: true) {
+                match, secret in
                 count += 1
                 try each(query, try Self.found(match.opened.item, secret: secret, certificate: nil, query: query, request: request))
             }
+            moreMatched = pass.more
+            return pass.damaged
         }
         guard count > 0 else {
             if !damaged.isEmpty, !skipDamaged { throw DamagedRow.refusal(damaged, changedNothing: false) }

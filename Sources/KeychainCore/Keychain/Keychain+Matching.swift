@@ -28,18 +28,28 @@ extension Keychain {
     /// when `body` returns); a damaged row never stops it, and those met are returned at the end.
     /// `withSecret` reads the sealed secret columns; `openSecret` also opens the secret. A protected
     /// item is authorized for `access` once its attributes open (`authorize`): one left out does
-    /// not count toward the limit. With `beyondLimit`, the row the SQL selects after the limit is
-    /// reached, if any, is handed to it unopened (a find saying more items matched).
+    /// not count toward the limit.
     func forEachMatch(
         _ query: ItemQuery, filter: RowFilter, withSecret: Bool, openSecret: Bool, access: Access,
-        beyondLimit: (() -> Void)? = nil, _ body: (MatchedRow, ItemSecret?) throws -> Void
+        _ body: (MatchedRow, ItemSecret?) throws -> Void
     ) throws -> [DamagedRow] {
+        try forEachMatch(query, filter: filter, withSecret: withSecret, openSecret: openSecret, access: access, peeking: false, body)
+            .damaged
+    }
+
+    /// `forEachMatch`, and with `peeking`, whether the SQL selects another row once the limit is
+    /// reached (stepped to, never opened: what a find's "more items matched" rests on).
+    func forEachMatch(
+        _ query: ItemQuery, filter: RowFilter, withSecret: Bool, openSecret: Bool, access: Access, peeking: Bool,
+        _ body: (MatchedRow, ItemSecret?) throws -> Void
+    ) throws -> (damaged: [DamagedRow], more: Bool) {
         let limit = query.limit.rowLimit
         var count = 0
         var damaged: [DamagedRow] = []
+        var more = false
         try store.forEachRow(query.itemClass, filter: filter, withSecret: withSecret) { rowid, row in
             if let limit, count >= limit {
-                beyondLimit?()
+                more = true
                 return false
             }
             let metadataOnly = row.hasAccessControl && access != .delete
@@ -51,9 +61,9 @@ extension Keychain {
                 let secret = openSecret && metadataOnly ? try keys.openSecret(of: opened.opened) : opened.secret
                 try body((rowid, opened.opened), secret)
             }
-            return limit.map { count < $0 || beyondLimit != nil } ?? true
+            return limit.map { count < $0 || peeking } ?? true
         }
-        return damaged
+        return (damaged, more)
     }
 
     /// Hands each row a modifying call acts on to `body`, in two passes inside the caller's
