@@ -1,7 +1,8 @@
 import FuzzSupport
 import KeychainCore
 
-/// libFuzzer target: any bytes as a profile file (XML, binary or signed plist). Every input must
+/// libFuzzer target: any bytes as a profile file (XML, binary or signed plist, or a Mach-O executable,
+/// thin or universal, whose code signature or section carries them). Every input must
 /// end in a profile or a ProfileError: no crash, no hang, no runaway memory.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzProfile(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {

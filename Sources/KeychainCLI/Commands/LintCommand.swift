@@ -81,7 +81,8 @@ struct LintCommand: Subcommand {
     func run() throws {
         let lintTargets = try targets.map { named in
             let claims = try ProfileDocument.load(path: named.path)
-            let profile = try provisioning[named.name].map { path in
+            // A bundle brings its embedded provisioning profile, unless --provisioning names another.
+            let profile = try (provisioning[named.name] ?? claims.embeddedProvisioning).map { path in
                 try ProvisioningProfile(try ProfileDocument.load(path: path), path: path)
             }
             let sourcePath = sources[named.name]

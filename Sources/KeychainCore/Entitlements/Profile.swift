@@ -33,12 +33,13 @@ package struct Profile: Sendable {
     package static func load(
         path: String, provisioning provisioningPath: String? = nil, teamID: String?, platform: Platform?, allowWildcard: Bool
     ) throws(ProfileError) -> Profile {
-        let provisioning = try provisioningPath.map { path throws(ProfileError) in
+        let claims = try ProfileDocument.load(path: path)
+        // A bundle brings its embedded provisioning profile, unless another is given.
+        let provisioning = try (provisioningPath ?? claims.embeddedProvisioning).map { path throws(ProfileError) in
             try ProvisioningProfile(try ProfileDocument.load(path: path), path: path)
         }
         return try make(
-            from: try ProfileDocument.load(path: path), path: path, provisioning: provisioning, teamID: teamID,
-            platform: platform, allowWildcard: allowWildcard)
+            from: claims, path: path, provisioning: provisioning, teamID: teamID, platform: platform, allowWildcard: allowWildcard)
     }
 
     /// A profile from its bytes: what the profile fuzzer drives.

@@ -1,9 +1,13 @@
+import Glibc
+
 /// A profile file read into its entitlements and, for a provisioning profile, its envelope.
 ///
 /// Forms (docs/REFERENCE.md): an entitlements plist (XML or binary, an `.xcent`, a source
 /// `.entitlements`), `codesign -d --entitlements` output (XML, with or without its `Executable=`
 /// line, or the older form headed by the entitlements blob's magic and length), a decoded
-/// provisioning profile, or a signed `.mobileprovision` / `.provisionprofile` (CMS).
+/// provisioning profile, a signed `.mobileprovision` / `.provisionprofile` (CMS), a signed Mach-O
+/// executable (`MachOEntitlements`), or an app or extension bundle (`AppBundle`), whose executable's
+/// entitlements are its claims and whose embedded provisioning profile comes with them.
 package struct ProfileDocument: Sendable {
     /// The entitlements dictionary.
     package let entitlements: [String: PlistValue]
@@ -24,9 +28,14 @@ package struct ProfileDocument: Sendable {
     package var provisionedDevices: Int? = nil
     /// The executable codesign printed the entitlements of (its `Executable=` line), if it did.
     package var executable: String? = nil
+    /// The provisioning profile embedded in the bundle the entitlements were read from, if any.
+    package var embeddedProvisioning: String? = nil
+    /// The bundle the entitlements were read from, if they were.
+    package var bundle: AppBundle? = nil
 
     /// The platform a provisioning profile names, if it names one keychainctl models.
     package var platform: Platform? {
+        if bundle?.isMacOS == true { return .macos }
         if platforms.contains(where: { $0 == "OSX" || $0 == "macOS" }) { return .macos }
         if platforms.contains(where: { $0 == "iOS" || $0 == "xrOS" || $0 == "tvOS" || $0 == "watchOS" }) { return .ios }
         return nil
@@ -35,18 +44,33 @@ package struct ProfileDocument: Sendable {
     /// Larger files are refused before parsing: no real profile comes near it.
     package static let maximumSize = InputLimits.profileBytes
 
-    /// Reads and decodes the file at `path`.
+    /// Reads and decodes the file at `path`: a bundle's executable, a Mach-O's signature, else the file.
     package static func load(path: String) throws(ProfileError) -> ProfileDocument {
-        try decode(try readCapped(path), path: path)
+        // A folder is known by its read failing (no stat on the common path: every call loads a profile).
+        guard let bytes = FileBytes.read(path: path, limit: maximumSize + 1) else {
+            guard errno == EISDIR else { throw ProfileError("cannot read profile \(path): \(FileBytes.lastErrorDescription()).") }
+            let bundle = try AppBundle.open(path)
+            var document = try decode(try MachOEntitlements.read(path: bundle.executable), path: bundle.executable, inMachO: true)
+            document.embeddedProvisioning = bundle.provisioning
+            document.bundle = bundle
+            return document
+        }
+        if MachOEntitlements.isMachO(bytes) { return try decode(try MachOEntitlements.read(path: path), path: path, inMachO: true) }
+        return try decode(bytes, path: path)
     }
 
     /// Decodes a profile's bytes (`path` names it in errors): the whole of `load` but the read,
     /// and what the profile fuzzer drives.
-    package static func decode(_ bytes: [UInt8], path: String) throws(ProfileError) -> ProfileDocument {
+    /// `inMachO`: the bytes are the entitlements a Mach-O carried, which are never a Mach-O again.
+    package static func decode(_ bytes: [UInt8], path: String, inMachO: Bool = false) throws(ProfileError) -> ProfileDocument {
         guard bytes.count <= maximumSize else {
             throw ProfileError("profile \(path) is larger than \(maximumSize) bytes; refusing to parse it.")
         }
         guard !bytes.isEmpty else { throw ProfileError("profile \(path) is empty.") }
+        if MachOEntitlements.isMachO(bytes) {
+            guard !inMachO else { throw ProfileError("\(path): the entitlements a Mach-O carries are another Mach-O; refused.") }
+            return try decode(try MachOEntitlements.read(.bytes(bytes), path: path), path: path, inMachO: true)
+        }
         let plist = try plistBytes(of: bytes, path: path)
         let top: [String: PlistValue]
         do throws(PlistProblem) {
@@ -87,13 +111,6 @@ package struct ProfileDocument: Sendable {
         guard bytes.starts(with: prefix) else { return nil }
         let line = bytes.dropFirst(prefix.count).prefix { $0 != UInt8(ascii: "\n") && $0 != UInt8(ascii: "\r") }
         return String(validating: line, as: UTF8.self)
-    }
-
-    private static func readCapped(_ path: String) throws(ProfileError) -> [UInt8] {
-        guard let file = FileBytes.read(path: path, limit: maximumSize + 1) else {
-            throw ProfileError("cannot read profile \(path): \(FileBytes.lastErrorDescription()).")
-        }
-        return file
     }
 
     /// The plist inside the file: binary as is; a signed (CMS) profile's encapsulated content

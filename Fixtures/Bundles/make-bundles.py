@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""Writes the fixture bundles: an iOS app with a share extension and a widget, and a macOS app.
+
+Run it from this folder; the outputs are committed beside it (a test runs it into a scratch folder,
+given as its argument, and compares). Each executable is a minimal Mach-O
+shaped as Xcode and codesign leave it: a header, a __TEXT segment, and an LC_CODE_SIGNATURE whose
+super blob (0xfade0cc0) holds a code directory placeholder and the entitlements blob (0xfade7171);
+the app's is a universal binary (arm64 and x86_64 slices, signed alike). The macOS app is a
+simulator-style build: its entitlements sit in a __TEXT,__entitlements section, unsigned. Each
+bundle embeds the signed provisioning profile of its target from ../Profiles.
+"""
+import os
+import plistlib
+import shutil
+import struct
+import sys
+
+TEAM = "SKMME9E2Y8"
+PROFILES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Profiles")
+OUT = sys.argv[1] if len(sys.argv) > 1 else "."
+
+ARM64 = (0x0100000C, 0)
+X86_64 = (0x01000007, 3)
+
+
+def entitlements_xml(entitlements):
+    return plistlib.dumps(entitlements, fmt=plistlib.FMT_XML, sort_keys=True)
+
+
+def super_blob(entitlements):
+    """A code signature: a (placeholder) code directory in slot 0, the entitlements in slot 5."""
+    directory = struct.pack(">II", 0xFADE0C02, 8)
+    ents = entitlements_xml(entitlements)
+    ents_blob = struct.pack(">II", 0xFADE7171, 8 + len(ents)) + ents
+    count = 2
+    header = 12 + count * 8
+    offsets = [header, header + len(directory)]
+    index = struct.pack(">II", 0, offsets[0]) + struct.pack(">II", 5, offsets[1])
+    body = directory + ents_blob
+    return struct.pack(">III", 0xFADE0CC0, header + len(body), count) + index + body
+
+
+def thin(cpu, entitlements, signed=True):
+    """A 64-bit little-endian Mach-O: __TEXT (with __entitlements when unsigned) and the signature."""
+    ents = entitlements_xml(entitlements)
+    commands = []
+    header_size = 32
+    # __TEXT segment with one section: __text, or __entitlements for an unsigned simulator build.
+    section_name = b"__text" if signed else b"__entitlements"
+    segment_size = 72 + 80
+    signature = super_blob(entitlements) if signed else b""
+    code_signature_size = 16 if signed else 0
+    commands_size = segment_size + code_signature_size
+    payload_offset = header_size + commands_size
+    payload = b"\x00" * 16 if signed else ents
+    section = struct.pack("<16s16sQQIIIIIIII", section_name, b"__TEXT", 0x100000000, len(payload), payload_offset,
+                          0, 0, 0, 0, 0, 0, 0)
+    segment = struct.pack("<II16sQQQQiiII", 0x19, segment_size, b"__TEXT", 0x100000000, 0x4000, 0,
+                          payload_offset + len(payload), 5, 5, 1, 0) + section
+    commands.append(segment)
+    signature_offset = payload_offset + len(payload)
+    signature_offset += (-signature_offset) % 16
+    if signed:
+        commands.append(struct.pack("<IIII", 0x1D, 16, signature_offset, len(signature)))
+    header = struct.pack("<IiiIIIII", 0xFEEDFACF, cpu[0], cpu[1], 2, len(commands), commands_size, 0x00200085, 0)
+    body = header + b"".join(commands) + payload
+    body += b"\x00" * (signature_offset - len(body)) + signature
+    return body
+
+
+def universal(slices):
+    """A fat binary of `slices` (each a thin Mach-O), aligned at 16 KiB as lipo aligns arm64."""
+    count = len(slices)
+    offset = 0x4000
+    table = b""
+    data = b""
+    for cpu, body in slices:
+        table += struct.pack(">iiIII", cpu[0], cpu[1], offset + len(data), len(body), 14)
+        data += body + b"\x00" * ((-len(body)) % 0x4000)
+    head = struct.pack(">II", 0xCAFEBABE, count) + table
+    return head + b"\x00" * (offset - len(head)) + data
+
+
+def bundle(path, identifier, executable_name, executable, provisioning, macos=False):
+    path = os.path.join(OUT, path)
+    contents = os.path.join(path, "Contents") if macos else path
+    if os.path.exists(path):
+        shutil.rmtree(path)
+    os.makedirs(os.path.join(contents, "MacOS") if macos else contents)
+    info = {
+        "CFBundleIdentifier": identifier, "CFBundleExecutable": executable_name, "CFBundlePackageType": "APPL",
+        "CFBundleName": executable_name,
+    }
+    with open(os.path.join(contents, "Info.plist"), "wb") as f:
+        plistlib.dump(info, f, fmt=plistlib.FMT_BINARY if not macos else plistlib.FMT_XML)
+    target = os.path.join(contents, "MacOS", executable_name) if macos else os.path.join(contents, executable_name)
+    with open(target, "wb") as f:
+        f.write(executable)
+    os.chmod(target, 0o755)
+    if provisioning:
+        name = "embedded.provisionprofile" if macos else "embedded.mobileprovision"
+        shutil.copyfile(os.path.join(PROFILES, provisioning), os.path.join(contents, name))
+
+
+app = {
+    "application-identifier": f"{TEAM}.com.example.app",
+    "com.apple.developer.team-identifier": TEAM,
+    "keychain-access-groups": [f"{TEAM}.com.example.app", f"{TEAM}.com.example.shared"],
+    "com.apple.security.application-groups": ["group.com.example"],
+}
+share = {
+    "application-identifier": f"{TEAM}.com.example.app.share",
+    "com.apple.developer.team-identifier": TEAM,
+    "keychain-access-groups": [f"{TEAM}.com.example.shared"],
+    "com.apple.security.application-groups": ["group.com.example"],
+}
+widget = {
+    "application-identifier": f"{TEAM}.com.example.app.widget",
+    "com.apple.developer.team-identifier": TEAM,
+    "com.apple.security.application-groups": ["group.com.example"],
+}
+mac = {
+    "com.apple.application-identifier": f"{TEAM}.com.example.mac",
+    "keychain-access-groups": [f"{TEAM}.com.example.shared"],
+}
+
+bundle("Example.app", "com.example.app", "Example", universal([(ARM64, thin(ARM64, app)), (X86_64, thin(X86_64, app))]),
+       "dev-app.mobileprovision")
+bundle("Example.app/PlugIns/Share.appex", "com.example.app.share", "Share", thin(ARM64, share), "dev-share.mobileprovision")
+bundle("Example.app/PlugIns/Widget.appex", "com.example.app.widget", "Widget", thin(ARM64, widget),
+       "dev-widget.mobileprovision")
+bundle("ExampleMac.app", "com.example.mac", "ExampleMac", thin(X86_64, mac, signed=False), None, macos=True)

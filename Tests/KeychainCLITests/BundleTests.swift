@@ -1,0 +1,122 @@
+import Foundation
+import Testing
+
+/// Entitlements read from what Xcode builds (docs/DEBUGGING.md): an app or extension bundle, its
+/// signed executable (thin or universal), a macOS bundle, each with its embedded provisioning
+/// profile. The fixture bundles are written by `Fixtures/Bundles/make-bundles.py`.
+@Suite struct BundleTests {
+    static let bundles = Sandbox.packageRoot + "/Fixtures/Bundles"
+
+    static func groups(_ sandbox: Sandbox, _ path: String, _ extra: [String] = []) throws -> [String: Any] {
+        let run = sandbox.run(["groups", "--profile", path, "--format", "json"] + extra, profile: nil)
+        #expect(run.status == 0, "\(path): \(run.stderr)")
+        return try #require(try run.json() as? [String: Any])
+    }
+
+    static func groupNames(_ object: [String: Any]) -> [String] {
+        (object["groups"] as? [[String: Any]] ?? []).compactMap { $0["group"] as? String }
+    }
+
+    @Test func aBundleGivesItsExecutablesEntitlementsAndItsProvisioningProfile() throws {
+        let sandbox = try Sandbox()
+        let app = try Self.groups(sandbox, Self.bundles + "/Example.app")
+        #expect(app["default"] as? String == "SKMME9E2Y8.com.example.app")
+        #expect(Self.groupNames(app) == ["SKMME9E2Y8.com.example.app", "SKMME9E2Y8.com.example.shared", "group.com.example"])
+        #expect((app["provisioning"] as? [String: Any])?["file"] as? String == Self.bundles + "/Example.app/embedded.mobileprovision")
+        #expect(app["validated"] as? Bool == true)
+        // The universal executable alone: the same claims, no provisioning profile.
+        let executable = try Self.groups(sandbox, Self.bundles + "/Example.app/Example")
+        #expect(Self.groupNames(executable) == Self.groupNames(app) && executable["validated"] as? Bool == false)
+        let share = try Self.groups(sandbox, Self.bundles + "/Example.app/PlugIns/Share.appex")
+        #expect(share["default"] as? String == "SKMME9E2Y8.com.example.shared")
+        let widget = try Self.groups(sandbox, Self.bundles + "/Example.app/PlugIns/Widget.appex")
+        #expect(Self.groupNames(widget) == ["SKMME9E2Y8.com.example.app.widget", "group.com.example"])
+        // --provisioning replaces the embedded profile: here one of another team, which refuses the claims.
+        let refused = sandbox.run(
+            [
+                "groups", "--profile", Self.bundles + "/Example.app", "--provisioning",
+                Sandbox.profiles + "/other-team.mobileprovision.plist",
+            ],
+            profile: nil)
+        #expect(refused.status == 78, "\(refused.stderr)")
+    }
+
+    @Test func aMacOSBundleFollowsTheMacOSRules() throws {
+        let sandbox = try Sandbox()
+        let mac = try Self.groups(sandbox, Self.bundles + "/ExampleMac.app")
+        #expect(mac["platform"] as? String == "macos")
+        // Unvalidated on macOS: the application identifier is ignored, com.apple.token implicit.
+        #expect(Self.groupNames(mac) == ["SKMME9E2Y8.com.example.shared", "com.apple.token"])
+        #expect((mac["ignored"] as? [[String: Any]])?.first?["group"] as? String == "SKMME9E2Y8.com.example.mac")
+    }
+
+    @Test func theAppAndItsExtensionsShareWhatTheirEntitlementsSay() throws {
+        let sandbox = try Sandbox()
+        let app = Self.bundles + "/Example.app"
+        let share = app + "/PlugIns/Share.appex"
+        #expect(
+            sandbox.run(["add", "-s", "com.example.api", "-a", "session", "--profile", app], profile: nil, stdin: Data("tok".utf8)).status
+                == 0)
+        #expect(sandbox.run(["find", "-s", "com.example.api", "--profile", share], profile: nil).status == 44, "the app's default group")
+        #expect(
+            sandbox.run(
+                ["add", "-s", "shared", "-g", "SKMME9E2Y8.com.example.shared", "--profile", app], profile: nil, stdin: Data("t".utf8)
+            )
+            .status == 0)
+        #expect(sandbox.run(["get", "shared", "--profile", share], profile: nil).stdout == "t")
+        let lint = sandbox.run(
+            [
+                "lint", "--target", "app=" + app, "--target", "share=" + share, "--target", "widget=" + app + "/PlugIns/Widget.appex",
+                "--format", "json",
+            ],
+            profile: nil)
+        let findings = try #require((try lint.json() as? [String: Any])?["findings"] as? [[String: Any]], "\(lint.stderr)")
+        #expect(lint.status == 0 && findings.contains { $0["id"] as? String == "KC003" }, "\(lint.stdout)")
+        #expect(!findings.contains { $0["id"] as? String == "KC009" }, "the embedded profiles allow every claim")
+    }
+
+    /// The committed bundles are what the script writes.
+    @Test func theFixtureBundlesAreWhatTheScriptWrites() throws {
+        let sandbox = try Sandbox(initialize: false)
+        let run = sandbox.run(
+            [Self.bundles + "/make-bundles.py", sandbox.folder], profile: nil, timeout: 60, executable: "/usr/bin/python3")
+        #expect(run.status == 0, "\(run.stderr)")
+        let files = try #require(FileManager.default.enumerator(atPath: sandbox.folder + "/Example.app")?.allObjects as? [String])
+        #expect(files.count >= 9)
+        for file in files {
+            var isFolder: ObjCBool = false
+            FileManager.default.fileExists(atPath: sandbox.folder + "/Example.app/" + file, isDirectory: &isFolder)
+            guard !isFolder.boolValue else { continue }
+            let made = FileManager.default.contents(atPath: sandbox.folder + "/Example.app/" + file)
+            #expect(made == FileManager.default.contents(atPath: Self.bundles + "/Example.app/" + file), "\(file) differs")
+        }
+    }
+
+    /// A folder or Info.plist that lies never sends keychainctl elsewhere, and every broken bundle
+    /// is exit 78 naming what is wrong.
+    @Test func brokenBundlesAreRefusedByName() throws {
+        let sandbox = try Sandbox()
+        func bundle(_ name: String, info: [String: Any]?, executable: [UInt8]? = nil) throws -> String {
+            let path = sandbox.folder + "/" + name
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            if let info {
+                try PropertyListSerialization.data(fromPropertyList: info, format: .binary, options: 0).write(
+                    to: URL(fileURLWithPath: path + "/Info.plist"))
+            }
+            if let executable { try Data(executable).write(to: URL(fileURLWithPath: path + "/Exe")) }
+            return path
+        }
+        let cases: [(String, String)] = [
+            (try bundle("NoInfo.app", info: nil), "not an app or extension bundle"),
+            (try bundle("NoExecutable.app", info: ["CFBundleIdentifier": "x"]), "names no executable"),
+            (try bundle("Traversal.app", info: ["CFBundleExecutable": "../../../etc/passwd"]), "not a file name"),
+            (try bundle("Missing.app", info: ["CFBundleExecutable": "Exe"]), "cannot read"),
+            (try bundle("Text.app", info: ["CFBundleExecutable": "Exe"], executable: Array("#!/bin/sh\n".utf8)), "not a Mach-O"),
+            (try bundle("Truncated.app", info: ["CFBundleExecutable": "Exe"], executable: [0xCF, 0xFA, 0xED, 0xFE, 0x0C]), "Mach-O"),
+        ]
+        for (path, expected) in cases {
+            let run = sandbox.run(["groups", "--profile", path], profile: nil)
+            #expect(run.status == 78 && run.stderr.contains(expected), "\(path): \(run.status) \(run.stderr)")
+        }
+    }
+}
