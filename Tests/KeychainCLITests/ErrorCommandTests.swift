@@ -49,6 +49,27 @@ import Testing
         #expect(sandbox.run(arguments, profile: nil).status == 64)
     }
 
+    /// Every status of Apple's headers is explained, as a number (a positive one read as its
+    /// negative), in hex, by name, after `--`; those keychainctl never returns say so.
+    @Test func everyAppleStatusIsExplained() throws {
+        let sandbox = try Sandbox(initialize: false)
+        for (query, name) in [
+            (["--", "-26276"], "errSecInternal"), (["-2070"], "errSecInternalComponent"), (["-25243"], "errSecNoAccessForItem"),
+            (["--", "-67068"], "errSecCSStaticCodeNotFound"), (["0xFFFF9D65"], "errSecNoAccessForItem"),
+            (["InDarkWake"], "errSecInDarkWake"),
+        ] {
+            let run = sandbox.run(["error"] + query, profile: nil)
+            #expect(run.status == 0 && run.stdout.hasPrefix(name + " (") && run.stdout.contains("never returns"), "\(query): \(run.stdout)")
+        }
+        for query in [["--", "-34018"], ["34018"], ["0xFFFF7B1E"], ["MissingEntitlement"]] {
+            let run = sandbox.run(["error"] + query, profile: nil)
+            #expect(
+                run.stdout.hasPrefix("errSecMissingEntitlement (-34018, 0xFFFF7B1E)") && run.stdout.contains("exit status: 30"), "\(query)")
+        }
+        let json = try #require(try sandbox.run(["error", "-26276", "--format", "json"], profile: nil).json() as? [String: Any])
+        #expect(json["name"] as? String == "errSecInternal" && json["exit"] is NSNull)
+    }
+
     @Test func unknownStatusesAreNotEchoedRaw() throws {
         let sandbox = try Sandbox(initialize: false)
         let run = sandbox.run(["error", "errSec\u{1b}[31mred"], profile: nil)

@@ -34,7 +34,7 @@ import Testing
         let runs = try #require(sarif["runs"] as? [[String: Any]])
         let driver = try #require((runs[0]["tool"] as? [String: Any])?["driver"] as? [String: Any])
         let rules = try #require(driver["rules"] as? [[String: Any]])
-        #expect(rules.count == 17)
+        #expect(rules.count == 18)
         let results = try #require(runs[0]["results"] as? [[String: Any]])
         #expect(results.count == findings.count)
         for (result, finding) in zip(results, findings) {
@@ -92,6 +92,21 @@ import Testing
 
 extension LintCommandTests {
     /// The debugging guide's rule table is the code's.
+    /// A well-formed code group no target claims is KC021; --strict (or --warnings-as-errors) makes
+    /// warnings fail the run too.
+    @Test func codeGroupsNoTargetClaimsAndStrictness() throws {
+        let sandbox = try Sandbox(initialize: false)
+        let widget = ["lint", "--target", "widget=\(Self.p)/widget.plist"]
+        let unclaimed = sandbox.run(widget + ["--code-group", "SKMME9E2Y8.com.nothing"], profile: nil)
+        #expect(unclaimed.status == 65 && unclaimed.stdout.contains("error[KC021]"), "\(unclaimed.stdout)")
+        let claimed = sandbox.run(widget + ["--code-group", "group.com.example"], profile: nil)
+        #expect(claimed.status == 0 && !claimed.stdout.contains("KC021"), "\(claimed.stdout)")
+        let pair = ["lint", "--target", "app=\(Self.p)/app.plist", "--target", "share=\(Self.p)/share-extension.plist"]
+        #expect(sandbox.run(pair, profile: nil).status == 0, "warnings alone pass")
+        #expect(sandbox.run(pair + ["--strict"], profile: nil).status == 65)
+        #expect(sandbox.run(pair + ["--warnings-as-errors"], profile: nil).status == 65)
+    }
+
     @Test func theGuidesRuleTableIsTheRuleTable() throws {
         let readme = try String(contentsOfFile: Sandbox.packageRoot + "/docs/DEBUGGING.md", encoding: .utf8)
         let sandbox = try Sandbox(initialize: false)

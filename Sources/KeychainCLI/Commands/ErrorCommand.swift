@@ -52,12 +52,14 @@ struct ErrorCommand: Subcommand {
             guard !rows.isEmpty else {
                 throw UsageError("keychainctl never exits \(exit); 'keychainctl error --list' shows the exits it has.")
             }
-        } else {
-            guard let status = Self.status(query ?? "") else {
-                throw UsageError(
-                    "'\(query?.terminalSafe ?? "")' is not a status keychainctl returns; 'keychainctl error --list' shows those it does.")
-            }
+        } else if let status = Self.status(query ?? "") {
             rows = ExitStatusTable.rows.filter { $0.status == status }
+        } else if let apple = Self.appleStatus(query ?? "") {
+            return explainApple(apple)
+        } else {
+            throw UsageError(
+                "'\(query?.terminalSafe ?? "")' is no status of Apple's Security framework (SecBase.h); 'keychainctl error --list' shows those keychainctl returns."
+            )
         }
         switch context.resolvedFormat {
         case .json:
@@ -68,13 +70,42 @@ struct ErrorCommand: Subcommand {
         }
     }
 
-    /// The status `text` names: decimal, `0x` hex of the 32-bit value, or a constant name.
+    /// The number `text` spells: decimal (a positive one meaning its negative, as statuses are
+    /// negative: `34018` is -34018) or `0x` hex of the 32-bit value.
+    static func number(_ text: String) -> Int32? {
+        if let number = Int32(text) { return number > 0 ? -number : number }
+        if text.lowercased().hasPrefix("0x"), let bits = UInt32(text.dropFirst(2), radix: 16) { return Int32(bitPattern: bits) }
+        return nil
+    }
+
+    /// The status `text` names: a number (`number`) or a constant name, among keychainctl's own.
     static func status(_ text: String) -> KeychainStatus? {
-        if let number = Int32(text) { return KeychainStatus(rawValue: number) }
-        if text.lowercased().hasPrefix("0x"), let bits = UInt32(text.dropFirst(2), radix: 16) {
-            return KeychainStatus(rawValue: Int32(bitPattern: bits))
-        }
+        if let number = number(text) { return KeychainStatus(rawValue: number) }
         return KeychainStatus(name: text)
+    }
+
+    /// The status `text` names among all of Apple's (SecBase.h and its kin).
+    static func appleStatus(_ text: String) -> AppleStatuses.Row? {
+        if let number = number(text) { return AppleStatuses.rows.first { $0.status == number } }
+        let wanted = text.lowercased()
+        return AppleStatuses.rows.first { $0.name.lowercased() == wanted || $0.name.lowercased() == "errsec" + wanted }
+    }
+
+    /// A status of Apple's that keychainctl never returns: what it is, and that.
+    private func explainApple(_ row: AppleStatuses.Row) {
+        let note = "keychainctl never returns it: it comes from an Apple API or code path keychainctl does not model."
+        switch context.resolvedFormat {
+        case .json:
+            let object: [String: JSON.Value] = [
+                "status": .number(Int64(row.status)), "name": .string(row.name), "message": .string(row.message),
+                "appleMessage": .string(row.message), "exit": .null, "causes": .string(note),
+            ]
+            StandardStreams.out(JSON.render(.object(object)) + "\n")
+        case .text:
+            let digits = String(UInt32(bitPattern: row.status), radix: 16, uppercase: true)
+            let hex = "0x" + String(repeating: "0", count: max(0, 8 - digits.count)) + digits
+            StandardStreams.out("\(row.name) (\(row.status), \(hex)): \(row.message)\n  \(note)\n")
+        }
     }
 
     private static func hex(_ status: KeychainStatus) -> String {

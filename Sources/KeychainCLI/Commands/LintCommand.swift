@@ -20,6 +20,9 @@ struct LintCommand: Subcommand {
         "format", nil, "text|json|sarif", environment: GlobalOptions.format.spec.environment,
         "Output format (the variable gives text or json; default text).", Format.init(rawValue:))
 
+    static let strict = Flag("strict", "Exit 65 for warnings too, as for errors (what a CI gate wants).")
+    static let warningsAsErrors = Flag("warnings-as-errors", "The same as --strict.")
+
     static let name = "lint"
 
     static let spec = CommandSpec(
@@ -29,7 +32,8 @@ struct LintCommand: Subcommand {
             Give each target as --target NAME=PATH (its signed entitlements: codesign output, an .xcent, or the \
             source .entitlements), with --provisioning NAME=PATH for the profile that signs it and --source NAME=PATH \
             for its source .entitlements. Findings are printed most severe first, each with the runtime status it \
-            causes and the fix. Exit 0 without errors, 65 with at least one, 78 when a file cannot be read. Nothing \
+            causes and the fix. Exit 0 without errors, 65 with at least one (or, with --strict, one warning), 78 when \
+            a file cannot be read. A target may be a built app or extension bundle or its executable. Nothing \
             is opened but the files named: no keychain is needed.
             """,
         sections: [
@@ -37,7 +41,7 @@ struct LintCommand: Subcommand {
                 "options",
                 [
                     Self.target.spec, Self.provisioning.spec, Self.source.spec, Self.codeGroup.spec, Self.teamChange.spec, Self.now.spec,
-                    Self.format.spec,
+                    Self.format.spec, Self.strict.spec, Self.warningsAsErrors.spec,
                 ]
             ),
             ("global options", [GlobalOptions.platform.spec, GlobalOptions.teamID.spec]),
@@ -63,6 +67,7 @@ struct LintCommand: Subcommand {
     let teamChange: String?
     let now: Int64?
     let format: Format?
+    let strictness: Bool
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         context = try CommandContext(arguments, ownFormat: true)
@@ -73,6 +78,7 @@ struct LintCommand: Subcommand {
         teamChange = try arguments.value(Self.teamChange)
         now = try arguments.value(Self.now)
         format = try arguments.value(Self.format)
+        strictness = arguments.flag(Self.strict) || arguments.flag(Self.warningsAsErrors)
         guard !targets.isEmpty else { throw UsageError("lint needs a --target NAME=PATH for each target to check.") }
         // Errors (exit 78) are reported as JSON when the report would be JSON or SARIF.
         context.options.format = format.map { $0 == .text ? .text : .json }
@@ -103,6 +109,8 @@ struct LintCommand: Subcommand {
         case .json: StandardStreams.out(JSON.render(renderer.json) + "\n")
         case .sarif: StandardStreams.out(JSON.render(renderer.sarif) + "\n")
         }
-        if findings.contains(where: { $0.severity == .error }) { throw SilentExit(code: ExitStatusTable.lintErrors) }
+        if findings.contains(where: { $0.severity == .error || (strictness && $0.severity == .warning) }) {
+            throw SilentExit(code: ExitStatusTable.lintErrors)
+        }
     }
 }

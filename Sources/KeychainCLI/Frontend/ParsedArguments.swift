@@ -65,9 +65,12 @@ struct ParsedArguments {
                     trailing = Array(arguments[index...])
                     break
                 }
-                guard index == arguments.endIndex else {
+                // After `--`, words are operands even when they look like options (`error -- -34018`).
+                let rest = arguments[index...]
+                guard rest.count <= spec.operands.count - operands.count else {
                     throw UsageError("unexpected argument after '--' (word \(position + 1), not shown); \(spec.name) takes options only.")
                 }
+                operands += rest
                 break
             }
             if word == "-h" || word == "--help" {

@@ -54,6 +54,7 @@ package struct LintRule: Sendable {
         LintRule(id: "KC019", title: "build variables inside a provisioning profile", severity: .warning, sources: ["TN3125"]),
         LintRule(
             id: "KC020", title: "provisioning profile expired, expiring or for another platform", severity: .error, sources: ["TN3125"]),
+        LintRule(id: "KC021", title: "a code group no target may use", severity: .error, sources: ["SecItemServer.c"]),
     ]
 
     /// The rule `id` (a programming error if there is none).

@@ -33,7 +33,7 @@ package struct Linter {
             if let teamChange { findings += teamChangeFindings(fact, to: teamChange) }
         }
         findings += crossTargetFindings(facts)
-        findings += codeGroupFindings(team: facts.lazy.compactMap(\.team).first)
+        findings += codeGroupFindings(team: facts.lazy.compactMap(\.team).first, facts: facts)
         let files = targets.flatMap { [$0.claimsPath, $0.provisioning?.path, $0.sourcePath].compactMap { $0 } } + [Self.codeFile]
         // Most severe first, then by file and rule; within those, in the order the checks found them.
         func order(_ finding: LintFinding) -> (LintRule.Severity, Int, String) {
@@ -224,7 +224,7 @@ package struct Linter {
 
     // MARK: Groups code passes (--code-group)
 
-    private func codeGroupFindings(team: String?) -> [LintFinding] {
+    private func codeGroupFindings(team: String?, facts: [TargetFacts]) -> [LintFinding] {
         var findings: [LintFinding] = []
         for group in codeGroups {
             if group.containsBytes("$(") {
@@ -238,7 +238,19 @@ package struct Linter {
                         runtime: Self.missingEntitlement))
                 continue
             }
-            findings += groupFindings(group, file: Self.codeFile, target: nil, key: nil, index: nil, team: team)
+            let problems = groupFindings(group, file: Self.codeFile, target: nil, key: nil, index: nil, team: team)
+            findings += problems
+            // A well-formed group that none of the targets holds: every call naming it is -34018.
+            if problems.isEmpty, !facts.isEmpty, !facts.contains(where: { $0.groups.canWrite(group) || $0.groups.canRead(group) }) {
+                let claimed = facts.map { "\($0.target.name): \($0.groups.groups.joined(separator: ", "))" }.joined(separator: "; ")
+                findings.append(
+                    LintFinding(
+                        rule: "KC021", severity: .error, file: Self.codeFile, value: group,
+                        message:
+                            "is a group no target claims (\(claimed)): SecItem calls naming it fail with errSecMissingEntitlement (-34018).",
+                        fix: "pass a group a target claims, or add this one to the targets that use it (keychain-access-groups).",
+                        runtime: Self.missingEntitlement))
+            }
         }
         return findings
     }
