@@ -84,6 +84,17 @@ import Testing
         #expect(code.first { $0.rule == "KC002" }?.fix?.contains("SKMME9E2Y8.com.example.shared") == true)
     }
 
+    /// KC021: a well-formed group code passes that no target holds is -34018 for every one of them;
+    /// one any target holds (or a malformed one, which KC001 reports) is not KC021.
+    @Test func kc021ACodeGroupNoTargetClaims() throws {
+        let findings = Self.lint([try Self.target("widget", "widget.plist"), try Self.target("app", "app.plist")]) {
+            $0.codeGroups = ["SKMME9E2Y8.com.nothing", "SKMME9E2Y8.com.example.shared", "group.com.example", "com.example.shared"]
+        }
+        let kc021 = findings.filter { $0.rule == "KC021" }
+        #expect(kc021.map(\.value) == ["SKMME9E2Y8.com.nothing"])
+        #expect(kc021.first?.runtime?.status == -34018 && kc021.first?.severity == .error)
+    }
+
     @Test func kc003AndKC012SayWhereAddsLandAndWhoCannotSeeThem() throws {
         let findings = Self.lint([try Self.target("app", "app.plist"), try Self.target("widget", "widget.plist")])
         let kc003 = findings.filter { $0.rule == "KC003" }
@@ -245,9 +256,9 @@ import Testing
     @Test func everyRuleInTheTableHasATest() {
         let tested: Set<String> = [
             "KC001", "KC002", "KC003", "KC004", "KC007", "KC009", "KC010", "KC011", "KC012", "KC013", "KC014", "KC015", "KC016",
-            "KC017", "KC018", "KC019", "KC020",
+            "KC017", "KC018", "KC019", "KC020", "KC021",
         ]
         #expect(Set(LintRule.all.map(\.id)) == tested)
-        #expect(LintRule.all.count == 17)
+        #expect(LintRule.all.count == 18)
     }
 }

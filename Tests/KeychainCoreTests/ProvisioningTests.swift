@@ -58,7 +58,10 @@ import Testing
         let profile = try Fixtures.profile("dev-app.mobileprovision")
         #expect(profile.claimsAreAllowlist)
         #expect(profile.isValidated)
-        #expect(profile.accessGroups.groups.first == "SKMME9E2Y8.*")
+        // Its pattern is what it allows, never a group: the application identifier comes first.
+        #expect(profile.accessGroups.groups.first == "SKMME9E2Y8.com.example.app")
+        #expect(profile.accessGroups.patterns.map(\.group) == ["SKMME9E2Y8.*"])
+        #expect(profile.accessGroups.defaultGroup == "SKMME9E2Y8.com.example.app")
     }
 
     @Test func theSigningProfileResolvesBuildVariables() throws {

@@ -50,6 +50,9 @@ struct ProfileRenderer {
         for entry in list.ignored {
             out += "-  \(entry.group)  [\(origin(entry))]  ignored: \(Self.ignoredReason)\n"
         }
+        for entry in list.patterns {
+            out += "-  \(entry.group)  [\(origin(entry))]  a pattern the profile allows, not a group an app holds\n"
+        }
         if list.entries.isEmpty {
             out +=
                 list.withholdsToken
@@ -77,11 +80,17 @@ struct ProfileRenderer {
             if profile.provisioning != nil { object["allowedBy"] = profile.allowingPattern(entry).map { .string($0) } ?? .null }
             return .object(object)
         }
-        let ignored: [JSON.Value] = list.ignored.map { entry in
-            var object = entryJSON(entry)
-            object["reason"] = .string("app-group-ignored-platform")
-            return .object(object)
-        }
+        let ignored: [JSON.Value] =
+            list.ignored.map { entry in
+                var object = entryJSON(entry)
+                object["reason"] = .string("app-group-ignored-platform")
+                return .object(object)
+            }
+            + list.patterns.map { entry in
+                var object = entryJSON(entry)
+                object["reason"] = .string("provisioning-pattern")
+                return .object(object)
+            }
         var provisioning: JSON.Value = .null
         if let profileFile = profile.provisioning {
             provisioning = .object([

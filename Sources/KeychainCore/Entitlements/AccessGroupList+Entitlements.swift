@@ -50,15 +50,24 @@ extension AccessGroupList {
     /// the application identifier and app groups are ignored (`SecTaskCopyAccessGroups`). The
     /// implicit token group is withheld when an application identifier was claimed and the list is
     /// otherwise empty.
+    ///
+    /// With `allowlist` (a provisioning profile standing in for the claims), a string ending in `*`
+    /// is a signing pattern, not a group: it is kept apart (`patterns`), so that the default group
+    /// is the application identifier when that is concrete, and nothing is stored in `TEAM.*`.
     package static func from(
         entitlements: [String: PlistValue], platform: Platform, validated: Bool = true, allowWildcard: Bool,
-        warnings: inout [String]
+        allowlist: Bool = false, warnings: inout [String]
     ) -> AccessGroupList {
         var entries: [Entry] = []
         var ignored: [Entry] = []
+        var patterns: [Entry] = []
         let honoursAppIdentity = platform != .macos || validated
         func append(_ key: String, _ values: [String], indexed: Bool, honoured: Bool = true) {
-            let new = values.enumerated().map { Entry(group: $1, source: key, index: indexed ? $0 : nil) }
+            var new = values.enumerated().map { Entry(group: $1, source: key, index: indexed ? $0 : nil) }
+            if allowlist {
+                patterns += new.filter { $0.group.hasSuffix("*") }
+                new.removeAll { $0.group.hasSuffix("*") }
+            }
             if honoured { entries += new } else { ignored += new }
         }
         func appendArray(_ key: String, honoured: Bool = true) {
@@ -100,6 +109,7 @@ extension AccessGroupList {
         }
         return AccessGroupList(
             entries: entries, grantsEveryGroup: grantsEveryGroup, ignored: ignored, withholdsToken: withholdsToken,
-            isAppClip: entitlements[Key.appClip]?.bool == true, applicationIdentifier: honoursAppIdentity ? appID : nil)
+            isAppClip: entitlements[Key.appClip]?.bool == true,
+            applicationIdentifier: honoursAppIdentity && !(allowlist && appID?.hasSuffix("*") == true) ? appID : nil, patterns: patterns)
     }
 }

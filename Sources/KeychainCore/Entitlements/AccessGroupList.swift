@@ -37,6 +37,9 @@ package struct AccessGroupList: Sendable, Equatable {
     /// Set for an App Clip (`com.apple.developer.on-demand-install-capable`), whose keychain use
     /// Apple restricts (`SecItemServer.c`, `appClipHasAcceptableAccessGroups`).
     package let isAppClip: Bool
+    /// Patterns of a provisioning profile used as the claims (`SKMME9E2Y8.*`): what it allows, never
+    /// a group a running app holds, so they are left out of the list (and said to be).
+    package let patterns: [Entry]
     /// The honoured application identifier (iOS's `application-identifier`, macOS's
     /// `com.apple.application-identifier`), one of the groups; `nil` when none is claimed or a
     /// platform rule ignores it.
@@ -45,7 +48,7 @@ package struct AccessGroupList: Sendable, Equatable {
     /// A list from entries in order, as built from entitlements.
     package init(
         entries: [Entry], grantsEveryGroup: Bool = false, ignored: [Entry] = [], withholdsToken: Bool = false, isAppClip: Bool = false,
-        applicationIdentifier: String? = nil
+        applicationIdentifier: String? = nil, patterns: [Entry] = []
     ) {
         // Repeats are exact byte repeats: canonically equivalent spellings are two groups. Keyed by
         // String (which buckets equivalent spellings together), compared by bytes within a bucket.
@@ -64,6 +67,7 @@ package struct AccessGroupList: Sendable, Equatable {
         self.withholdsToken = withholdsToken
         self.isAppClip = isAppClip
         self.applicationIdentifier = applicationIdentifier
+        self.patterns = patterns
     }
 
     /// Whether an App Clip's groups are what Apple lets one use: its application identifier alone,

@@ -67,7 +67,7 @@ package struct Profile: Sendable {
         var warnings: [String] = []
         let groups = AccessGroupList.from(
             entitlements: entitlements, platform: resolvedPlatform, validated: provisioning != nil || claimsAreAllowlist,
-            allowWildcard: allowWildcard, warnings: &warnings)
+            allowWildcard: allowWildcard, allowlist: claimsAreAllowlist, warnings: &warnings)
         return Profile(
             path: path, provisioning: provisioning, claimsAreAllowlist: claimsAreAllowlist, platform: resolvedPlatform,
             accessGroups: groups, warnings: warnings)

@@ -49,6 +49,16 @@ extension Caller {
                     "profile \(name) (macOS) claims \(appID.source) \(appID.group), which is ignored because no provisioning profile validates it; with no other group Apple withholds even the implicit com.apple.token, so every call fails with -34018. Pass --provisioning PATH, or claim keychain-access-groups."
             )
         }
+        if !groups.patterns.isEmpty {
+            var unique: [String] = []
+            for entry in groups.patterns where !unique.contains(entry.group) { unique.append(entry.group) }
+            let patterns = unique.joined(separator: ", ")
+            return KeychainError(
+                .missingEntitlement,
+                hint:
+                    "profile \(name) is a provisioning profile used as the claims, and it allows only patterns (\(patterns)), which are no group an app holds: pass the app's entitlements as --profile (its bundle or executable will do) with this file as --provisioning."
+            )
+        }
         let what = writing ? "writable" : "readable"
         let has = groups.groups.isEmpty ? "no access groups at all" : "only \(groups.groups.joined(separator: ", "))"
         var hint =

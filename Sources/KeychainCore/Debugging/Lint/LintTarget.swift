@@ -66,7 +66,8 @@ struct TargetFacts {
         validated = target.provisioning != nil || document.isProvisioningProfile
         var warnings: [String] = []
         groups = AccessGroupList.from(
-            entitlements: modelled, platform: platform, validated: validated, allowWildcard: false, warnings: &warnings)
+            entitlements: modelled, platform: platform, validated: validated, allowWildcard: false,
+            allowlist: target.provisioning == nil && document.isProvisioningProfile, warnings: &warnings)
         let appID =
             resolved[AccessGroupList.Key.applicationIdentifier]?.string ?? resolved[AccessGroupList.Key.macApplicationIdentifier]?.string
         appIDPrefix = appID.flatMap { GroupPrefix.of($0).valid }
