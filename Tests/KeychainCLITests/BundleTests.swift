@@ -75,6 +75,59 @@ import Testing
         #expect(!findings.contains { $0["id"] as? String == "KC009" }, "the embedded profiles allow every claim")
     }
 
+    /// `--app`: the app and every target inside it, each named by its bundle identifier.
+    @Test func anAppIsEveryTargetInside() throws {
+        let sandbox = try Sandbox()
+        let app = Self.bundles + "/Example.app"
+        let groups = sandbox.run(["groups", "--app", app, "--format", "json"], profile: nil)
+        let targets = try #require(try groups.json() as? [[String: Any]], "\(groups.stderr)")
+        #expect(targets.compactMap { $0["target"] as? String } == ["com.example.app", "com.example.app.share", "com.example.app.widget"])
+        #expect(targets.allSatisfy { $0["validated"] as? Bool == true }, "each with its own embedded profile")
+        let lint = sandbox.run(["lint", "--app", app], profile: nil)
+        #expect(lint.status == 0 && lint.stdout.contains("com.example.app.widget cannot read"), "\(lint.stdout)")
+        #expect(sandbox.run(["lint", "--app", app, "--strict"], profile: nil).status == 65)
+        #expect(sandbox.run(["add", "-s", "api", "--profile", app], profile: nil, stdin: Data("t".utf8)).status == 0)
+        let matrix = sandbox.run(["matrix", "-s", "api", "--app", app], profile: nil)
+        #expect(matrix.status == 0 && matrix.stdout.contains("com.example.app.share"), "\(matrix.stdout)\(matrix.stderr)")
+        // matrix and lint name targets alike: --target, with --profile as matrix's older spelling.
+        let spelled = sandbox.run(
+            ["matrix", "-s", "api", "--target", "app=" + app, "--profile", "share=" + app + "/PlugIns/Share.appex"], profile: nil)
+        #expect(spelled.status == 0, "\(spelled.stderr)")
+    }
+
+    /// A bundle tree that loops, nests too deep or holds too many targets ends the walk: links are
+    /// not followed, depth is capped, and too many targets is exit 78.
+    @Test func hostileBundleTreesEndTheWalk() throws {
+        let sandbox = try Sandbox(initialize: false)
+        let share = Self.bundles + "/Example.app/PlugIns/Share.appex"
+        func copyBundle(to path: String) throws {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            for file in ["Info.plist", "Share", "embedded.mobileprovision"] {
+                try FileManager.default.copyItem(atPath: share + "/" + file, toPath: path + "/" + file)
+            }
+        }
+        let looped = sandbox.folder + "/Loop.app"
+        try copyBundle(to: looped)
+        try FileManager.default.createDirectory(atPath: looped + "/PlugIns", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: looped + "/PlugIns/Self.appex", withDestinationPath: looped)
+        let loop = sandbox.run(["groups", "--app", looped, "--format", "json"], profile: nil)
+        let loopTargets = try loop.json() as? [Any]
+        #expect(loop.status == 0 && loopTargets?.count == 1, "\(loop.stderr)")
+        var deep = sandbox.folder + "/Deep.app"
+        for _ in 0..<8 {
+            try copyBundle(to: deep)
+            deep += "/PlugIns/Inner.appex"
+        }
+        let nested = sandbox.run(["groups", "--app", sandbox.folder + "/Deep.app", "--format", "json"], profile: nil)
+        let nestedTargets = try nested.json() as? [Any]
+        #expect(nested.status == 0 && nestedTargets?.count == 5, "depth is capped at 4 below the app")
+        let wide = sandbox.folder + "/Wide.app"
+        try copyBundle(to: wide)
+        for index in 0..<70 { try copyBundle(to: wide + "/PlugIns/E\(index).appex") }
+        let many = sandbox.run(["groups", "--app", wide], profile: nil)
+        #expect(many.status == 78 && many.stderr.contains("more than 64 targets"), "\(many.stderr)")
+    }
+
     /// The committed bundles are what the script writes.
     @Test func theFixtureBundlesAreWhatTheScriptWrites() throws {
         let sandbox = try Sandbox(initialize: false)

@@ -9,7 +9,7 @@ struct GroupsCommand: Subcommand {
         abstract: "Print the profile's access groups in Apple's order, with sources, default and writability.",
         discussion:
             "When the keychain exists and a key file or KEYCHAINCTL_KEY opens it, the simulated device's state is shown too, with the classes it makes unavailable.",
-        sections: [("global options", GlobalOptions.specs)])
+        sections: [("options", [NamedPath.appOption.spec]), ("global options", GlobalOptions.specs)])
 
     static let examples: [Example] = [
         Example("keychainctl groups", "The access groups of the profile in force, and where it came from."),
@@ -18,9 +18,15 @@ struct GroupsCommand: Subcommand {
 
     let context: CommandContext
 
-    init(_ arguments: ParsedArguments) throws(UsageError) { context = try CommandContext(arguments) }
+    let app: String?
+
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        context = try CommandContext(arguments)
+        app = try arguments.value(NamedPath.appOption)
+    }
 
     func run() throws {
+        if let app { return try runApp(app) }
         let profile = try context.loadProfile()
         let device = try context.keychainIfKeyAtHand()?.device
         let renderer = ProfileRenderer(profile: profile, source: context.profileSource)
@@ -45,6 +51,27 @@ struct GroupsCommand: Subcommand {
                     : "; unavailable: \(unavailable.map { "\($0.longName) (\($0.rawValue))" }.joined(separator: ", ")) (exit 36)\n"
             }
             StandardStreams.out(out)
+        }
+    }
+
+    /// `--app`: each target of the built app, one block (or JSON object) per target.
+    private func runApp(_ app: String) throws {
+        let targets = try NamedPath.app(app)
+        let profiles = try targets.map { try context.loadProfile(path: $0.path, provisioning: nil) }
+        switch context.resolvedFormat {
+        case .json:
+            let objects: [JSON.Value] = zip(targets, profiles).map { target, profile in
+                var object = ProfileRenderer(profile: profile).json
+                object["target"] = .string(target.name)
+                return .object(object)
+            }
+            StandardStreams.out(JSON.render(.array(objects)) + "\n")
+        case .text:
+            StandardStreams.out(
+                zip(targets, profiles).map { target, profile in
+                    "target: \(target.name.terminalSafe)\n" + ProfileRenderer(profile: profile).text
+                }
+                .joined(separator: "\n"))
         }
     }
 }

@@ -8,6 +8,8 @@ struct LintCommand: Subcommand {
         "target", nil, "name=path", repeatable: true, "One target: its name and claimed entitlements (repeat per target).")
     static let provisioning = Option.text(
         "provisioning", nil, "name=path", repeatable: true, "The provisioning profile that signs the target NAME.")
+    /// The spelling matrix used before `--target`, accepted here too.
+    static let profile = Option.text("profile", nil, "name=path", repeatable: true, "The same as --target (matrix's older spelling).")
     static let source = Option.text(
         "source", nil, "name=path", repeatable: true, "The source .entitlements of the target NAME, to compare with what was signed.")
     static let codeGroup = Option.text(
@@ -40,8 +42,9 @@ struct LintCommand: Subcommand {
             (
                 "options",
                 [
-                    Self.target.spec, Self.provisioning.spec, Self.source.spec, Self.codeGroup.spec, Self.teamChange.spec, Self.now.spec,
-                    Self.format.spec, Self.strict.spec, Self.warningsAsErrors.spec,
+                    Self.target.spec, Self.profile.spec, Self.provisioning.spec, Self.source.spec, Self.codeGroup.spec,
+                    Self.teamChange.spec, Self.now.spec,
+                    Self.format.spec, Self.strict.spec, Self.warningsAsErrors.spec, NamedPath.appOption.spec,
                 ]
             ),
             ("global options", [GlobalOptions.platform.spec, GlobalOptions.teamID.spec]),
@@ -68,10 +71,11 @@ struct LintCommand: Subcommand {
     let now: Int64?
     let format: Format?
     let strictness: Bool
+    let app: String?
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         context = try CommandContext(arguments, ownFormat: true)
-        targets = try NamedPath.parse(try arguments.values(Self.target), option: Self.target.spec.long)
+        targets = try NamedPath.parse(try arguments.values(Self.target) + arguments.values(Self.profile), option: Self.target.spec.long)
         provisioning = try NamedPath.attach(try arguments.values(Self.provisioning), option: Self.provisioning.spec.long, to: targets)
         sources = try NamedPath.attach(try arguments.values(Self.source), option: Self.source.spec.long, to: targets)
         codeGroups = try arguments.values(Self.codeGroup)
@@ -79,13 +83,16 @@ struct LintCommand: Subcommand {
         now = try arguments.value(Self.now)
         format = try arguments.value(Self.format)
         strictness = arguments.flag(Self.strict) || arguments.flag(Self.warningsAsErrors)
-        guard !targets.isEmpty else { throw UsageError("lint needs a --target NAME=PATH for each target to check.") }
+        app = try arguments.value(NamedPath.appOption)
+        guard !targets.isEmpty || app != nil else {
+            throw UsageError("lint needs a --target NAME=PATH for each target to check, or --app PATH for a built app's.")
+        }
         // Errors (exit 78) are reported as JSON when the report would be JSON or SARIF.
         context.options.format = format.map { $0 == .text ? .text : .json }
     }
 
     func run() throws {
-        let lintTargets = try targets.map { named in
+        let lintTargets = try (targets + (try app.map(NamedPath.app) ?? [])).map { named in
             let claims = try ProfileDocument.load(path: named.path)
             // A bundle brings its embedded provisioning profile, unless --provisioning names another.
             let profile = try (provisioning[named.name] ?? claims.embeddedProvisioning).map { path in

@@ -3,8 +3,11 @@ import KeychainCore
 /// `keychainctl matrix`: items (or groups) × targets, who may read and write what, and where each
 /// target's adds without a group land.
 struct MatrixCommand: Subcommand {
-    static let profile = Option.text(
-        "profile", nil, "name=path", repeatable: true, "One target: its name and entitlements file (repeat per target).")
+    static let target = Option.text(
+        "target", nil, "name=path", repeatable: true,
+        "One target: its name and entitlements (a file, a built bundle or its executable; repeat per target), as lint takes it.")
+    /// The spelling matrix had before `--target`, kept as its alias.
+    static let profile = Option.text("profile", nil, "name=path", repeatable: true, "The same as --target (its older spelling).")
     static let provisioning = Option.text(
         "provisioning", nil, "name=path", repeatable: true, "The provisioning profile that signs the target NAME (repeat per target).")
     static let by = Option.choice("by", nil, "item|group", "One row per item (default) or per access group.") {
@@ -19,20 +22,24 @@ struct MatrixCommand: Subcommand {
         name: name,
         abstract: "Show which targets (app, extensions) may read and write each item, and where each one's adds land.",
         discussion: """
-            Give each target as --profile NAME=PATH (its entitlements), with --provisioning NAME=PATH for the \
-            profile that signs it. The item options select the rows (class, attributes, --group); every target's \
+            Give each target as --target NAME=PATH (its entitlements, a built bundle or its executable; \
+            --profile NAME=PATH is the same), with --provisioning NAME=PATH for the profile that signs it, or \
+            --app PATH for a built app and every target inside it. The item options select the rows (class, attributes, --group); every target's \
             access groups, the sync filter, tombstones and the device state make the cells: RW read-write, R \
             read-only, — hidden, each with a letter saying why. Nothing is written and no secret is read.
             """,
         sections: [
-            ("options", [Self.profile.spec, Self.provisioning.spec, Self.by.spec, Self.teamChange.spec]),
+            (
+                "options",
+                [Self.target.spec, Self.profile.spec, NamedPath.appOption.spec, Self.provisioning.spec, Self.by.spec, Self.teamChange.spec]
+            ),
             ("item attributes", ItemOptions.specs),
             ("global options", GlobalOptions.specs.filter { $0.long != Self.profile.spec.long && $0.long != Self.provisioning.spec.long }),
         ])
 
     static let examples: [Example] = [
         Example(
-            "keychainctl matrix --profile app=app.plist --profile share=share-extension.plist --profile widget=widget.plist",
+            "keychainctl matrix --target app=app.plist --target share=share-extension.plist --target widget=widget.plist",
             "Which target reads and writes each item, and where each one's adds land."
         )
     ]
@@ -43,18 +50,23 @@ struct MatrixCommand: Subcommand {
     let provisioning: [String: String]
     let byGroup: Bool
     let teamChange: String?
+    let app: String?
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         context = try CommandContext(arguments)
         item = try ItemOptions(arguments)
-        targets = try NamedPath.parse(try arguments.values(Self.profile), option: Self.profile.spec.long)
+        targets = try NamedPath.parse(try arguments.values(Self.target) + arguments.values(Self.profile), option: Self.target.spec.long)
+        app = try arguments.value(NamedPath.appOption)
         provisioning = try NamedPath.attach(try arguments.values(Self.provisioning), option: Self.provisioning.spec.long, to: targets)
         byGroup = try arguments.value(Self.by) ?? false
         teamChange = try arguments.value(Self.teamChange)
-        guard !targets.isEmpty else { throw UsageError("matrix needs a --profile NAME=PATH for each target to compare.") }
+        guard !targets.isEmpty || app != nil else {
+            throw UsageError("matrix needs a --target NAME=PATH for each target to compare, or --app PATH for a built app's.")
+        }
     }
 
     func run() throws {
+        let targets = targets + (try app.map(NamedPath.app) ?? [])
         let profiles = try targets.map { try context.loadProfile(path: $0.path, provisioning: provisioning[$0.name]) }
         let keychain = try context.openKeychain()
         let request = item.request()

@@ -1,3 +1,5 @@
+import KeychainCore
+
 /// A file given as `NAME=PATH` (or a bare `PATH`, named by its last component): how `matrix` and
 /// `lint` name the targets they compare.
 struct NamedPath: Equatable {
@@ -26,6 +28,19 @@ struct NamedPath: Equatable {
         }
         return parsed
     }
+
+    /// Every target of the built app at `path` (`--app`): the app and what it embeds, each named by
+    /// its bundle identifier (else its folder's name).
+    static func app(_ path: String) throws -> [NamedPath] {
+        try AppBundle.targets(in: path).map { bundle in
+            NamedPath(name: bundle.identifier ?? String(bundle.path.split(separator: "/").last ?? ""), path: bundle.path)
+        }
+    }
+
+    /// The option every command that takes a built app declares.
+    static let appOption = Option.path(
+        "app", valueName: "bundle",
+        "A built app (.app): it and every target inside it (PlugIns, Extensions, Watch, AppClips), each named by its bundle identifier.")
 
     /// The words of an option that attaches a file to targets already named (`--provisioning
     /// app=PATH`): each must be `NAME=PATH` with NAME one of `targets`' names, at most once each.

@@ -53,6 +53,51 @@ package struct AppBundle: Sendable {
             identifier: info["CFBundleIdentifier"]?.string, isMacOS: macOS)
     }
 
+    /// The folders inside a bundle where Apple puts the targets it embeds, for iOS and (under
+    /// `Contents/`) macOS: extensions, a watch app, App Clips.
+    static let embeddedFolders = ["PlugIns", "Extensions", "Watch", "AppClips", "Library/LoginItems"]
+    /// How deep targets nest (an app's watch app's extension is two levels down), and how many a
+    /// bundle may hold: a hostile folder tree ends the walk with an error, never a hang.
+    static let maximumDepth = 4
+    static let maximumTargets = 64
+
+    /// The bundle at `path` and every target embedded in it, in the order they are found (the app
+    /// first, then each folder's `.appex` and `.app` in name order, depth first).
+    package static func targets(in path: String) throws(ProfileError) -> [AppBundle] {
+        var found: [AppBundle] = []
+        try collect(path, depth: 0, into: &found)
+        return found
+    }
+
+    private static func collect(_ path: String, depth: Int, into found: inout [AppBundle]) throws(ProfileError) {
+        let bundle = try open(path)
+        guard found.count < maximumTargets else { throw ProfileError("\(path): more than \(maximumTargets) targets; refused.") }
+        found.append(bundle)
+        guard depth < maximumDepth else { return }
+        let contents = bundle.isMacOS ? path + "/Contents" : path
+        for folder in embeddedFolders {
+            for name in entries(of: contents + "/" + folder) where name.hasSuffix(".appex") || name.hasSuffix(".app") {
+                try collect(contents + "/" + folder + "/" + name, depth: depth + 1, into: &found)
+            }
+        }
+    }
+
+    /// The names in folder `path`, sorted; none when it is not a folder. Links are not followed
+    /// out of the bundle: an entry that is a symbolic link is skipped.
+    private static func entries(of path: String) -> [String] {
+        guard let directory = opendir(path) else { return [] }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard name != ".", name != ".." else { continue }
+            var info = stat()
+            guard lstat(path + "/" + name, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { continue }
+            names.append(name)
+        }
+        return names.sorted()
+    }
+
     private static func isFile(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
