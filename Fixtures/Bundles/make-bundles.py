@@ -5,7 +5,8 @@ Run it from this folder; the outputs are committed beside it (a test runs it int
 given as its argument, and compares). Each executable is a minimal Mach-O
 shaped as Xcode and codesign leave it: a header, a __TEXT segment, and an LC_CODE_SIGNATURE whose
 super blob (0xfade0cc0) holds a code directory placeholder and the entitlements blob (0xfade7171);
-the app's is a universal binary (arm64 and x86_64 slices, signed alike). The macOS app is a
+the app's is a universal binary (arm64 and x86_64 slices, signed alike), also kept in an Xcode
+archive (Example.xcarchive). The macOS app is a
 simulator-style build: its entitlements sit in a __TEXT,__entitlements section, unsigned. Each
 bundle embeds the signed provisioning profile of its target from ../Profiles.
 """
@@ -130,3 +131,13 @@ bundle("Example.app/PlugIns/Share.appex", "com.example.app.share", "Share", thin
 bundle("Example.app/PlugIns/Widget.appex", "com.example.app.widget", "Widget", thin(ARM64, widget),
        "dev-widget.mobileprovision")
 bundle("ExampleMac.app", "com.example.mac", "ExampleMac", thin(X86_64, mac, signed=False), None, macos=True)
+
+# An Xcode archive of the app, as Organizer keeps it.
+archive = os.path.join(OUT, "Example.xcarchive")
+if os.path.exists(archive):
+    shutil.rmtree(archive)
+shutil.copytree(os.path.join(OUT, "Example.app"), os.path.join(archive, "Products", "Applications", "Example.app"))
+with open(os.path.join(archive, "Info.plist"), "wb") as f:
+    plistlib.dump({"ArchiveVersion": 2, "Name": "Example", "SchemeName": "Example",
+                   "ApplicationProperties": {"ApplicationPath": "Applications/Example.app",
+                                             "CFBundleIdentifier": "com.example.app"}}, f, fmt=plistlib.FMT_XML)

@@ -89,6 +89,17 @@ import Testing
         #expect(sandbox.run(["add", "-s", "api", "--profile", app], profile: nil, stdin: Data("t".utf8)).status == 0)
         let matrix = sandbox.run(["matrix", "-s", "api", "--app", app], profile: nil)
         #expect(matrix.status == 0 && matrix.stdout.contains("com.example.app.share"), "\(matrix.stdout)\(matrix.stderr)")
+        // An Xcode archive stands for its app.
+        let archive = Self.bundles + "/Example.xcarchive"
+        let archived = try Self.groups(sandbox, archive)
+        #expect(archived["default"] as? String == "SKMME9E2Y8.com.example.app" && archived["validated"] as? Bool == true)
+        let archivedMatrix = sandbox.run(["matrix", "-s", "api", "--app", archive], profile: nil)
+        #expect(archivedMatrix.status == 0 && archivedMatrix.stdout.contains("com.example.app.widget"), "\(archivedMatrix.stderr)")
+        let twoApps = sandbox.folder + "/Two.xcarchive/Products/Applications"
+        try FileManager.default.createDirectory(atPath: twoApps + "/A.app", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: twoApps + "/B.app", withIntermediateDirectories: true)
+        let ambiguous = sandbox.run(["groups", "--profile", sandbox.folder + "/Two.xcarchive"], profile: nil)
+        #expect(ambiguous.status == 78 && ambiguous.stderr.contains("2 apps"), "\(ambiguous.stderr)")
         // matrix and lint name targets alike: --target, with --profile as matrix's older spelling.
         let spelled = sandbox.run(
             ["matrix", "-s", "api", "--target", "app=" + app, "--profile", "share=" + app + "/PlugIns/Share.appex"], profile: nil)
@@ -134,14 +145,16 @@ import Testing
         let run = sandbox.run(
             [Self.bundles + "/make-bundles.py", sandbox.folder], profile: nil, timeout: 60, executable: "/usr/bin/python3")
         #expect(run.status == 0, "\(run.stderr)")
-        let files = try #require(FileManager.default.enumerator(atPath: sandbox.folder + "/Example.app")?.allObjects as? [String])
-        #expect(files.count >= 9)
-        for file in files {
-            var isFolder: ObjCBool = false
-            FileManager.default.fileExists(atPath: sandbox.folder + "/Example.app/" + file, isDirectory: &isFolder)
-            guard !isFolder.boolValue else { continue }
-            let made = FileManager.default.contents(atPath: sandbox.folder + "/Example.app/" + file)
-            #expect(made == FileManager.default.contents(atPath: Self.bundles + "/Example.app/" + file), "\(file) differs")
+        for top in ["Example.app", "Example.xcarchive", "ExampleMac.app"] {
+            let files = try #require(FileManager.default.enumerator(atPath: sandbox.folder + "/" + top)?.allObjects as? [String])
+            #expect(files.count >= 2)
+            for file in files {
+                var isFolder: ObjCBool = false
+                FileManager.default.fileExists(atPath: sandbox.folder + "/\(top)/" + file, isDirectory: &isFolder)
+                guard !isFolder.boolValue else { continue }
+                let made = FileManager.default.contents(atPath: sandbox.folder + "/\(top)/" + file)
+                #expect(made == FileManager.default.contents(atPath: Self.bundles + "/\(top)/" + file), "\(top)/\(file) differs")
+            }
         }
     }
 

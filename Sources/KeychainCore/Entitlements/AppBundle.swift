@@ -18,8 +18,10 @@ package struct AppBundle: Sendable {
     package let isMacOS: Bool
 
     /// The bundle at `path`, which must be a folder holding an `Info.plist` (or `Contents/Info.plist`)
-    /// that names its executable by a plain file name.
+    /// that names its executable by a plain file name, or an Xcode archive (`.xcarchive`), whose
+    /// one app in `Products/Applications` it stands for.
     package static func open(_ path: String) throws(ProfileError) -> AppBundle {
+        if let app = try archivedApp(path) { return try open(app) }
         let macOS = isFile(path + "/Contents/Info.plist")
         let contents = macOS ? path + "/Contents" : path
         guard macOS || isFile(path + "/Info.plist") else {
@@ -53,6 +55,19 @@ package struct AppBundle: Sendable {
             identifier: info["CFBundleIdentifier"]?.string, isMacOS: macOS)
     }
 
+    /// The app an Xcode archive holds (`Products/Applications/NAME.app`); `nil` for a folder that
+    /// is no archive, an error for an archive with no app or several.
+    static func archivedApp(_ path: String) throws(ProfileError) -> String? {
+        let applications = path + "/Products/Applications"
+        var info = stat()
+        guard lstat(applications, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { return nil }
+        let apps = entries(of: applications).filter { $0.hasSuffix(".app") }
+        guard apps.count == 1 else {
+            throw ProfileError("\(path) is an Xcode archive with \(apps.count) apps in Products/Applications; give the one meant.")
+        }
+        return applications + "/" + apps[0]
+    }
+
     /// The folders inside a bundle where Apple puts the targets it embeds, for iOS and (under
     /// `Contents/`) macOS: extensions, a watch app, App Clips.
     static let embeddedFolders = ["PlugIns", "Extensions", "Watch", "AppClips", "Library/LoginItems"]
@@ -65,7 +80,7 @@ package struct AppBundle: Sendable {
     /// first, then each folder's `.appex` and `.app` in name order, depth first).
     package static func targets(in path: String) throws(ProfileError) -> [AppBundle] {
         var found: [AppBundle] = []
-        try collect(path, depth: 0, into: &found)
+        try collect(try archivedApp(path) ?? path, depth: 0, into: &found)
         return found
     }
 
