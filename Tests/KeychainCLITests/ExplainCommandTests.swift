@@ -74,6 +74,25 @@ import Testing
         #expect(sandbox.run(["explain", "--operation", "add", "-a", "new", "--strict"]).status == 36)
     }
 
+    /// A fix is checked against what the target may use: the share extension is never told to
+    /// query the app's own group (that query is -34018), and an add is never told to change its query.
+    @Test func fixesNeverNameAGroupTheTargetCannotUse() throws {
+        let sandbox = try Sandbox()
+        #expect(sandbox.add(["-a", "session", "-s", "com.example.api"], secret: "s3", profile: "app.plist").status == 0)
+        let share = sandbox.run(["explain", "-g", "com.example.shared"], profile: "share-extension.plist")
+        #expect(share.stdout.contains("NEAR MISS"))
+        #expect(!share.stdout.contains("query with agrp=\"SKMME9E2Y8.com.example.app\""))
+        #expect(share.stdout.contains("this target may not read SKMME9E2Y8.com.example.app"))
+        // Followed, the old advice fails as predicted: the check is about a real refusal.
+        #expect(sandbox.run(["find", "-g", "SKMME9E2Y8.com.example.app"], profile: "share-extension.plist").status == 30)
+        // The app itself may read its group: for it the query is the fix.
+        let app = sandbox.run(["explain", "-g", "com.example.app"], profile: "app.plist")
+        #expect(app.stdout.contains("query with agrp=\"SKMME9E2Y8.com.example.app\""))
+        let add = sandbox.run(
+            ["explain", "--operation", "add", "-a", "other", "-s", "com.example.api"], profile: "app.plist")
+        #expect(!add.stdout.contains("query with"))
+    }
+
     @Test(arguments: [["--operation", "move"], ["--candidates", "0"], ["--candidates", "many"]])
     func badWordsAreUsageErrors(_ arguments: [String]) throws {
         let sandbox = try Sandbox()

@@ -100,11 +100,24 @@ import Testing
         let kc003 = findings.filter { $0.rule == "KC003" }
         #expect(kc003.count == 2)
         #expect(kc003.allSatisfy { $0.severity == .warning && $0.runtime?.status == -25300 })
-        #expect(kc003[0].message.contains("\"SKMME9E2Y8.com.example.app.widget\""))
+        // Each finding is the writer's: its file, its target, its landing group.
+        let widget = try #require(kc003.first { $0.target == "widget" })
+        #expect(widget.file.hasSuffix("widget.plist"))
+        #expect(widget.message.contains("\"SKMME9E2Y8.com.example.app.widget\"; app cannot read"))
         #expect(Self.ids(findings).contains("KC012"))
-        // No group in common at all is an error.
+        // Three targets: one finding per writer, naming every reader it misses, never one per pair.
+        let three = Self.lint([
+            try Self.target("app", "app.plist"), try Self.target("share", "share-extension.plist"),
+            try Self.target("widget", "widget.plist"),
+        ]).filter { $0.rule == "KC003" }
+        #expect(three.map(\.target) == ["app", "share", "widget"])
+        let app = try #require(three.first)
+        #expect(app.file.hasSuffix("app.plist") && app.message.contains("share, widget cannot read"))
+        #expect(app.fix?.contains("(group.com.example)") == true)
+        // No group in common at all is an error; across teams the fix is not "share a group".
         let apart = Self.lint([try Self.target("app", "app.plist"), try Self.target("other", "other-team.plist")])
-        #expect(apart.contains { $0.rule == "KC003" && $0.severity == .error })
+        let error = try #require(apart.first { $0.rule == "KC003" && $0.severity == .error })
+        #expect(error.fix?.contains("no access group crosses teams") == true)
     }
 
     @Test(arguments: [

@@ -166,7 +166,8 @@ extension Keychain {
         for miss in scanned.misses {
             let (reason, fix) = explainMiss(miss, item: item, unreadable: unreadable, query: query, caller: caller, addGroup: addGroup)
             reasons.append(reason)
-            if let fix { fixes.append(fix) }
+            // An add queries nothing: a fix that changes the query does not apply to it.
+            if let fix, operation != .add || !fix.changesQuery { fixes.append(fix.text(for: caller, writing: operation.writes)) }
         }
         let readOnly = operation.writes && scanned.misses.isEmpty && !caller.groups.canWrite(row.accessGroup)
         let verdict: Explanation.Verdict
@@ -225,7 +226,7 @@ extension Keychain {
     /// The reason for one missed dimension, and its fix.
     private func explainMiss(
         _ miss: Miss, item: Item, unreadable: String?, query: ItemQuery, caller: Caller, addGroup: String?
-    ) -> (Explanation.Reason, String?) {
+    ) -> (Explanation.Reason, Fix?) {
         let groups = caller.groups
         switch miss {
         case .itemClass:
@@ -233,7 +234,7 @@ extension Keychain {
                 .init(
                     code: .classMismatch, itemValue: item.itemClass.rawValue, queryValue: query.itemClass.rawValue,
                     text: "is \(Self.article(item.itemClass.longName)), the query asks for \(Self.article(query.itemClass.longName))"),
-                "query with --class \(item.itemClass.rawValue)"
+                .query("--class \(item.itemClass.rawValue)")
             )
         case .attribute(let code):
             let name = query.schema.attribute(code)?.name ?? code
@@ -254,12 +255,11 @@ extension Keychain {
                     .init(
                         code: .groupMissingPrefix, attribute: code, itemValue: has, queryValue: wanted,
                         text: text + " (the query leaves out the Team ID prefix, which access groups carry)"),
-                    "query with agrp=\"\(has)\""
+                    .group(has)
                 )
             }
-            let fix = has.map {
-                code == Schema.accessGroup
-                    ? "query with agrp=\"\($0)\"" : "query with \(code)=\"\($0)\", or give every target the same \(name)"
+            let fix: Fix? = has.map {
+                code == Schema.accessGroup ? .group($0) : .query("\(code)=\"\($0)\", or give every target the same \(name)")
             }
             return (.init(code: .attributeMismatch, attribute: code, itemValue: has, queryValue: wanted, text: text), fix)
         case .group:
@@ -279,7 +279,8 @@ extension Keychain {
                         text:
                             "is in \(group), which this profile claims in \(ignored.source) but macOS ignores: no provisioning profile validates these entitlements"
                     ),
-                    "pass --provisioning PATH (the profile that signs this target), or claim the group in keychain-access-groups"
+                    .entitlements(
+                        "pass --provisioning PATH (the profile that signs this target), or claim the group in keychain-access-groups")
                 )
             }
             let suffix = group.split(separator: ".", maxSplits: 1).last.map(String.init) ?? group
@@ -290,7 +291,7 @@ extension Keychain {
                         text:
                             "is in \(group): the same group name under another App ID prefix than this profile's \(twin). Was the app transferred, or its prefix migrated? (forums 706128, QA1726)"
                     ),
-                    "before a transfer, move the items with migrate-group to an app group that moves with the app"
+                    .entitlements("before a transfer, move the items with migrate-group to an app group that moves with the app")
                 )
             }
             let list = groups.readable.joined(separator: ", ")
@@ -298,7 +299,7 @@ extension Keychain {
                 .init(
                     code: .groupNotEntitled, attribute: Schema.accessGroup, itemValue: group,
                     text: "is in \(group), which this profile does not read (it reads \(list.isEmpty ? "nothing" : list))"),
-                "add \(group) to this target's keychain-access-groups, or write the item to a group every target reads"
+                .entitlements("add \(group) to this target's keychain-access-groups, or write the item to a group every target reads")
             )
         case .sync:
             let wanted = query.sync == .yes ? "yes" : "no"
@@ -309,13 +310,45 @@ extension Keychain {
                     text: item.isSynchronizable
                         ? "is synchronizable and the query \(query.mentionsSync ? "asks for sync=no" : "has no sync key (so only sync=no items)")"
                         : "is not synchronizable and the query asks for sync=yes"),
-                "add --sync any"
+                .query("--sync any")
             )
         case .tombstone:
             return (
                 .init(code: .tombstone, text: "is a tombstone: a deleted synchronizable item kept for sync, invisible to every query"),
                 nil
             )
+        }
+    }
+
+    /// A fix `explain` proposes. One that names a group for the query is checked against the
+    /// caller's own groups before it is printed: a group the target may not use would turn a miss
+    /// into errSecMissingEntitlement (-34018), so the fix says what the target lacks instead.
+    private enum Fix {
+        /// Query with these words added.
+        case query(String)
+        /// Query with `agrp` set to this group.
+        case group(String)
+        /// Change the entitlements or the item: advice that is not a query.
+        case entitlements(String)
+
+        var changesQuery: Bool {
+            switch self {
+            case .query, .group: true
+            case .entitlements: false
+            }
+        }
+
+        func text(for caller: Caller, writing: Bool) -> String {
+            switch self {
+            case .query(let words): return "query with \(words)"
+            case .entitlements(let text): return text
+            case .group(let group):
+                if caller.mayUse(group, writing: writing) { return "query with agrp=\"\(group)\"" }
+                let own = (writing ? caller.groups.writable : caller.groups.readable).joined(separator: ", ")
+                return "this target may not \(writing ? "write" : "read") \(group), so querying it would fail with -34018: "
+                    + "add it to this target's keychain-access-groups, or store the item in a group this target "
+                    + "\(writing ? "writes" : "reads") (\(own.isEmpty ? "none" : own))"
+            }
         }
     }
 

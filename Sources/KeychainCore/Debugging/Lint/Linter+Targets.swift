@@ -18,33 +18,40 @@ extension Linter {
                         runtime: Self.missingEntitlement))
             }
         }
-        // KC003: where each writer's adds without a group land, and who cannot read them there.
+        // KC003: where each writer's adds without a group land, and who cannot read them there. The
+        // fix is the writer's to make (which group it passes or lists first), so the finding is
+        // reported once per writer, against the writer's file, naming every reader it misses.
         for writer in facts {
             guard let landing = writer.groups.defaultGroup else { continue }
-            for reader in facts where reader.target.name != writer.target.name {
-                let common = writer.groups.writable.filter { reader.groups.canWrite($0) }
-                if common.isEmpty {
+            var missed: [TargetFacts] = []
+            for reader in facts where reader.target.name != writer.target.name && !reader.groups.canRead(landing) {
+                if writer.groups.writable.contains(where: reader.groups.canRead) {
+                    missed.append(reader)
+                } else if writer.target.name < reader.target.name, reader.groups.hasWritableGroup {
                     // Once per pair; a target that can write nowhere is KC014's or KC018's to report.
-                    guard writer.target.name < reader.target.name, reader.groups.hasWritableGroup else { continue }
                     findings.append(
                         LintFinding(
-                            rule: "KC003", severity: .error, file: reader.target.claimsPath, target: reader.target.name,
+                            rule: "KC003", severity: .error, file: writer.target.claimsPath, target: writer.target.name,
                             message:
                                 "\(writer.target.name) and \(reader.target.name) have no access group in common: neither can read what the other stores.",
-                            fix: "give both targets one group (\(landing), or an app group) and pass it when adding shared items.",
-                            runtime: Self.itemNotFound))
-                } else if !reader.groups.canRead(landing) {
-                    let groups = reader.groups.readable.joined(separator: ", ")
-                    findings.append(
-                        LintFinding(
-                            rule: "KC003", severity: .warning, file: reader.target.claimsPath, target: reader.target.name,
-                            message:
-                                "items \(writer.target.name) adds without kSecAttrAccessGroup go to \"\(landing)\"; \(reader.target.name) cannot read that group (its groups: \(groups.isEmpty ? "none" : groups)), so its find returns errSecItemNotFound (-25300).",
-                            fix:
-                                "pass a group both read (\(common.joined(separator: ", "))) when \(writer.target.name) adds shared items, or put it first in \(writer.target.name)'s keychain-access-groups.",
-                            runtime: Self.itemNotFound))
+                            fix: sharingFix(writer, reader, landing: landing), runtime: Self.itemNotFound))
                 }
             }
+            guard !missed.isEmpty else { continue }
+            let names = missed.map(\.target.name).joined(separator: ", ")
+            let everyone = writer.groups.writable.filter { group in missed.allSatisfy { $0.groups.canRead(group) } }
+            let perReader = missed.map { reader in
+                "\(reader.target.name): \(writer.groups.writable.filter(reader.groups.canRead).joined(separator: ", "))"
+            }
+            findings.append(
+                LintFinding(
+                    rule: "KC003", severity: .warning, file: writer.target.claimsPath, target: writer.target.name,
+                    message:
+                        "items \(writer.target.name) adds without kSecAttrAccessGroup go to \"\(landing)\"; \(names) cannot read that group, so \(missed.count == 1 ? "its find returns" : "their finds return") errSecItemNotFound (-25300).",
+                    fix: everyone.isEmpty
+                        ? "no group \(writer.target.name) writes is read by all of them: pass, per reader, a group both read (\(perReader.joined(separator: "; "))) when adding shared items."
+                        : "pass a group \(missed.count == 1 ? "both read" : "they all read") (\(everyone.joined(separator: ", "))) when \(writer.target.name) adds shared items, or put it first in \(writer.target.name)'s keychain-access-groups.",
+                    runtime: Self.itemNotFound))
         }
         // KC012: targets whose adds land in different groups.
         let landings = facts.map { ($0.target.name, $0.groups.defaultGroup) }
@@ -58,6 +65,16 @@ extension Linter {
                     fix: "put the shared group first in every target's keychain-access-groups, or pass the group explicitly when adding."))
         }
         return findings
+    }
+
+    /// How two targets with no group in common could share: one group both list, which needs one
+    /// team; targets signed under different App ID prefixes cannot share a keychain item at all.
+    private func sharingFix(_ writer: TargetFacts, _ reader: TargetFacts, landing: String) -> String {
+        if let one = writer.appIDPrefix, let other = reader.appIDPrefix, one != other {
+            return
+                "they are signed under different App ID prefixes (\(one), \(other)), and no access group crosses teams: sign both with one team (KC007), then list one group in both."
+        }
+        return "give both targets one group (\(landing), or an app group) and pass it when adding shared items."
     }
 
     /// KC011: groups the source `.entitlements` lists that the signed claims lack, and the reverse.
