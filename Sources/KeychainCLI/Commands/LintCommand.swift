@@ -64,8 +64,8 @@ struct LintCommand: Subcommand {
 
     var context: CommandContext
     let targets: [NamedPath]
-    let provisioning: [String: String]
-    let sources: [String: String]
+    let provisioning: [NamedPath]
+    let sources: [NamedPath]
     let codeGroups: [String]
     let teamChange: String?
     let now: Int64?
@@ -76,8 +76,8 @@ struct LintCommand: Subcommand {
     init(_ arguments: ParsedArguments) throws(UsageError) {
         context = try CommandContext(arguments, ownFormat: true)
         targets = try NamedPath.parse(try arguments.values(Self.target) + arguments.values(Self.profile), option: Self.target.spec.long)
-        provisioning = try NamedPath.attach(try arguments.values(Self.provisioning), option: Self.provisioning.spec.long, to: targets)
-        sources = try NamedPath.attach(try arguments.values(Self.source), option: Self.source.spec.long, to: targets)
+        provisioning = try NamedPath.attached(try arguments.values(Self.provisioning), option: Self.provisioning.spec.long)
+        sources = try NamedPath.attached(try arguments.values(Self.source), option: Self.source.spec.long)
         codeGroups = try arguments.values(Self.codeGroup)
         teamChange = try arguments.value(Self.teamChange)
         now = try arguments.value(Self.now)
@@ -92,7 +92,10 @@ struct LintCommand: Subcommand {
     }
 
     func run() throws {
-        let lintTargets = try (targets + (try app.map(NamedPath.app) ?? [])).map { named in
+        let named = targets + (try app.map(NamedPath.app) ?? [])
+        let provisioning = try NamedPath.attach(provisioning, option: Self.provisioning.spec.long, to: named)
+        let sources = try NamedPath.attach(sources, option: Self.source.spec.long, to: named)
+        let lintTargets = try named.map { named in
             let claims = try ProfileDocument.load(path: named.path)
             // A bundle brings its embedded provisioning profile, unless --provisioning names another.
             let profile = try (provisioning[named.name] ?? claims.embeddedProvisioning).map { path in
@@ -101,7 +104,7 @@ struct LintCommand: Subcommand {
             let sourcePath = sources[named.name]
             return LintTarget(
                 name: named.name, claimsPath: named.path, claims: claims, provisioning: profile, sourcePath: sourcePath,
-                source: try sourcePath.map { try ProfileDocument.load(path: $0) })
+                source: try sourcePath.map { try ProfileDocument.load(path: $0) }, buildSettings: context.options.buildSettings)
         }
         var linter = Linter(targets: lintTargets, now: now ?? Int64(time(nil)) * 1000)
         linter.codeGroups = codeGroups

@@ -47,7 +47,7 @@ struct MatrixCommand: Subcommand {
     let context: CommandContext
     let item: ItemOptions
     let targets: [NamedPath]
-    let provisioning: [String: String]
+    let provisioning: [NamedPath]
     let byGroup: Bool
     let teamChange: String?
     let app: String?
@@ -57,7 +57,7 @@ struct MatrixCommand: Subcommand {
         item = try ItemOptions(arguments)
         targets = try NamedPath.parse(try arguments.values(Self.target) + arguments.values(Self.profile), option: Self.target.spec.long)
         app = try arguments.value(NamedPath.appOption)
-        provisioning = try NamedPath.attach(try arguments.values(Self.provisioning), option: Self.provisioning.spec.long, to: targets)
+        provisioning = try NamedPath.attached(try arguments.values(Self.provisioning), option: Self.provisioning.spec.long)
         byGroup = try arguments.value(Self.by) ?? false
         teamChange = try arguments.value(Self.teamChange)
         guard !targets.isEmpty || app != nil else {
@@ -67,6 +67,7 @@ struct MatrixCommand: Subcommand {
 
     func run() throws {
         let targets = targets + (try app.map(NamedPath.app) ?? [])
+        let provisioning = try NamedPath.attach(provisioning, option: Self.provisioning.spec.long, to: targets)
         let profiles = try targets.map { try context.loadProfile(path: $0.path, provisioning: provisioning[$0.name]) }
         let keychain = try context.openKeychain()
         let request = item.request()

@@ -74,7 +74,7 @@ struct CommandContext {
     func loadProfile(path: String, provisioning: String?) throws -> Profile {
         let loaded = try Profile.load(
             path: path, provisioning: provisioning, teamID: options.teamID ?? GlobalOptions.teamID.environmentValue,
-            platform: try resolvedPlatform(), allowWildcard: options.allowAnyGroup)
+            buildSettings: options.buildSettings, platform: try resolvedPlatform(), allowWildcard: options.allowAnyGroup)
         for warning in loaded.warnings { StandardStreams.warn(warning) }
         return loaded
     }

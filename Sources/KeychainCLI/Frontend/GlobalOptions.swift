@@ -24,6 +24,9 @@ struct GlobalOptions {
     static let teamID = Option.text(
         "team-id", "id", environment: "KEYCHAINCTL_TEAM_ID",
         "Team ID for $(AppIdentifierPrefix)/$(TeamIdentifierPrefix) the profile cannot resolve.")
+    static let buildSetting = Option.text(
+        "build-setting", nil, "name=value", repeatable: true,
+        "A build setting for the variables of an .entitlements file, as $(PRODUCT_BUNDLE_IDENTIFIER) (repeat).")
     static let format = Option.choice(
         "format", nil, "text|json", environment: "KEYCHAINCTL_FORMAT", "Output format (default text).", OutputFormat.init(rawValue:))
     static let allowAnyGroup = Flag(
@@ -45,7 +48,7 @@ struct GlobalOptions {
     /// The options, for command specs, in help order.
     static let specs: [OptionSpec] = [
         Self.keychain.spec, Self.profile.spec, Self.provisioning.spec, Self.platform.spec, Self.keyFile.spec, Self.passphraseFD.spec,
-        Self.noCache.spec, Self.teamID.spec,
+        Self.noCache.spec, Self.teamID.spec, Self.buildSetting.spec,
         Self.format.spec, Self.allowAnyGroup.spec, Self.deviceState.spec, Self.auth.spec, Self.authUI.spec, Self.applicationPasswordFD.spec,
     ]
 
@@ -60,6 +63,8 @@ struct GlobalOptions {
     let passphraseFD: Int32?
     let noCache: Bool
     let teamID: String?
+    /// `--build-setting NAME=VALUE`, by name.
+    let buildSettings: [String: String]
     /// `nil` also for a command that reads its own `--format` (which may set it for its errors).
     var format: OutputFormat?
     let allowAnyGroup: Bool
@@ -78,11 +83,39 @@ struct GlobalOptions {
         passphraseFD = try arguments.value(Self.passphraseFD)
         noCache = arguments.flag(Self.noCache)
         teamID = try arguments.value(Self.teamID)
+        buildSettings = try Self.settings(try arguments.values(Self.buildSetting))
         format = ownFormat ? nil : try arguments.value(Self.format)
         allowAnyGroup = arguments.flag(Self.allowAnyGroup)
         deviceState = try arguments.value(Self.deviceState)
         auth = try arguments.value(Self.auth)
         authUI = try arguments.value(Self.authUI)
         applicationPasswordFD = try arguments.value(Self.applicationPasswordFD)
+    }
+
+    /// The words of `--build-setting`, each `NAME=VALUE` with a name as Xcode spells one; a name
+    /// given twice, or a control character, is a usage error.
+    static func settings(_ words: [String]) throws(UsageError) -> [String: String] {
+        var settings: [String: String] = [:]
+        for word in words {
+            guard let equals = word.firstIndex(of: "="), equals != word.startIndex else {
+                throw UsageError("--build-setting takes NAME=VALUE, not '\(word.terminalSafe)'.")
+            }
+            let name = String(word[..<equals])
+            let value = String(word[word.index(after: equals)...])
+            guard
+                name.utf8.allSatisfy({
+                    $0 == UInt8(ascii: "_") || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0)
+                })
+            else { throw UsageError("--build-setting: '\(name.terminalSafe)' is not a build setting name (letters, digits, _).") }
+            guard !value.containsControlCharacters else {
+                throw UsageError("--build-setting \(name): the value holds a control character.")
+            }
+            // Values are never expanded again: one that holds a variable would stay one, unresolved.
+            guard !value.containsBytes("$(") && !value.containsBytes("${") else {
+                throw UsageError("--build-setting \(name): give the value itself, not another build variable.")
+            }
+            guard settings.updateValue(value, forKey: name) == nil else { throw UsageError("--build-setting names \(name) twice.") }
+        }
+        return settings
     }
 }

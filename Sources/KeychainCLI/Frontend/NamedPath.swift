@@ -42,11 +42,21 @@ struct NamedPath: Equatable {
         "app", valueName: "bundle",
         "A built app (.app): it and every target inside it (PlugIns, Extensions, Watch, AppClips), each named by its bundle identifier.")
 
-    /// The words of an option that attaches a file to targets already named (`--provisioning
-    /// app=PATH`): each must be `NAME=PATH` with NAME one of `targets`' names, at most once each.
-    static func attach(_ words: [String], option: String, to targets: [NamedPath]) throws(UsageError) -> [String: String] {
+    /// The entries of an option that attaches a file to targets (`--provisioning app=PATH`), parsed
+    /// when the command is built; each is checked against the targets once they are known
+    /// (`--app` names its targets only when the bundle is read).
+    static func attached(_ words: [String], option: String) throws(UsageError) -> [NamedPath] {
+        let entries = try parse(words, option: option)
+        if let bare = zip(words, entries).first(where: { !$0.0.contains("=") }) {
+            throw UsageError("--\(option) takes NAME=PATH with NAME one of the targets, not '\(bare.0.terminalSafe)'.")
+        }
+        return entries
+    }
+
+    /// `entries` by target name: each NAME must be one of `targets`' names.
+    static func attach(_ entries: [NamedPath], option: String, to targets: [NamedPath]) throws(UsageError) -> [String: String] {
         var attached: [String: String] = [:]
-        for entry in try parse(words, option: option) {
+        for entry in entries {
             guard targets.contains(where: { $0.name == entry.name }) else {
                 let names = targets.map(\.name).joined(separator: ", ")
                 throw UsageError("--\(option) takes NAME=PATH with NAME one of the targets (\(names.terminalSafe)).")

@@ -16,6 +16,9 @@ package struct AppBundle: Sendable {
     package let identifier: String?
     /// Whether it is laid out as a macOS bundle.
     package let isMacOS: Bool
+    /// The build settings its Info.plist gives, for the variables of an entitlements source file:
+    /// the bundle identifier, the product and executable names.
+    package var buildSettings: [String: String] = [:]
 
     /// The bundle at `path`, which must be a folder holding an `Info.plist` (or `Contents/Info.plist`)
     /// that names its executable by a plain file name, or an Xcode archive (`.xcarchive`), whose
@@ -50,9 +53,13 @@ package struct AppBundle: Sendable {
         }
         let executable = (macOS ? contents + "/MacOS/" : contents + "/") + name
         let embedded = contents + (macOS ? "/embedded.provisionprofile" : "/embedded.mobileprovision")
-        return AppBundle(
+        var bundle = AppBundle(
             path: path, executable: executable, provisioning: isFile(embedded) ? embedded : nil,
             identifier: info["CFBundleIdentifier"]?.string, isMacOS: macOS)
+        bundle.buildSettings["EXECUTABLE_NAME"] = name
+        bundle.buildSettings["PRODUCT_NAME"] = info["CFBundleName"]?.string ?? name
+        if let identifier = bundle.identifier { bundle.buildSettings["PRODUCT_BUNDLE_IDENTIFIER"] = identifier }
+        return bundle
     }
 
     /// The app an Xcode archive holds (`Products/Applications/NAME.app`); `nil` for a folder that

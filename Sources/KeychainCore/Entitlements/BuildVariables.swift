@@ -1,17 +1,22 @@
-/// `$(AppIdentifierPrefix)` and `$(TeamIdentifierPrefix)` in an entitlements source file, resolved
-/// the way Xcode does at signing time (docs/FIDELITY.md): the prefix with its trailing dot.
+/// The build variables in an entitlements source file (`$(AppIdentifierPrefix)`, `$(CFBundleIdentifier)`,
+/// `${PRODUCT_BUNDLE_IDENTIFIER}`, `$(PRODUCT_NAME:rfc1034identifier)`, …), resolved the way Xcode
+/// resolves them when it signs (docs/FIDELITY.md). The two prefixes carry their trailing dot.
 struct BuildVariables {
-    static let appIdentifierPrefix = "$(AppIdentifierPrefix)"
-    static let teamIdentifierPrefix = "$(TeamIdentifierPrefix)"
+    static let appIdentifierPrefix = "AppIdentifierPrefix"
+    static let teamIdentifierPrefix = "TeamIdentifierPrefix"
+    /// No resolved entry comes near it: a value repeated many times is refused, not built.
+    static let maximumResolvedBytes = 4096
 
     let appPrefix: String?
     let teamPrefix: String?
+    /// Build settings by name: those of the built bundle's Info.plist, overridden by `--build-setting`.
+    let settings: [String: String]
     let teamIDWasGiven: Bool
 
     /// Sources, first that answers wins: the prefixes of the provisioning profile that signs the
     /// claims (`--provisioning`), the claims file's own when it is a provisioning profile, the
-    /// resolved application identifier's prefix, then `--team-id`.
-    init(document: ProfileDocument, signing: ProfileDocument? = nil, teamID: String?) {
+    /// resolved application identifier's prefix, then `--team-id`; other variables from `settings`.
+    init(document: ProfileDocument, signing: ProfileDocument? = nil, teamID: String?, settings: [String: String] = [:]) {
         let appID =
             document.entitlements[AccessGroupList.Key.applicationIdentifier]?.string
             ?? document.entitlements[AccessGroupList.Key.macApplicationIdentifier]?.string
@@ -24,6 +29,7 @@ struct BuildVariables {
         let teams = (signing?.teamIdentifiers ?? []) + document.teamIdentifiers
         appPrefix = appPrefixes.first.map { $0 + "." } ?? appIDPrefix ?? given
         teamPrefix = teams.first.map { $0 + "." } ?? appIDPrefix ?? given
+        self.settings = (document.bundle?.buildSettings ?? [:]).merging(settings) { _, given in given }
         teamIDWasGiven = teamID != nil
     }
 
@@ -52,25 +58,80 @@ struct BuildVariables {
         return resolved
     }
 
+    /// The value of variable `name` (without `$(` and `)`), `nil` when nothing gives it.
+    func value(of name: String) -> String? {
+        switch name {
+        case Self.appIdentifierPrefix: return appPrefix
+        case Self.teamIdentifierPrefix: return teamPrefix
+        case "DEVELOPMENT_TEAM": return settings[name] ?? teamPrefix.map { String($0.dropLast()) }
+        // Xcode writes `CFBundleIdentifier = $(PRODUCT_BUNDLE_IDENTIFIER)` into Info.plist: one value.
+        case "CFBundleIdentifier", "PRODUCT_BUNDLE_IDENTIFIER":
+            return settings[name] ?? settings["PRODUCT_BUNDLE_IDENTIFIER"] ?? settings["CFBundleIdentifier"]
+        default: return settings[name]
+        }
+    }
+
+    /// `text` with each `$(NAME)` or `${NAME}` (optionally `:rfc1034identifier`, `:lower`,
+    /// `:upper`) replaced once; a value is never expanded again, so no variable refers to itself.
     private func substitute(_ text: String, key: String, path: String) throws(ProfileError) -> String {
-        guard text.containsBytes("$(") else { return text }
-        var result = text
-        for (variable, value) in [(Self.appIdentifierPrefix, appPrefix), (Self.teamIdentifierPrefix, teamPrefix)]
-        where result.containsBytes(variable) {
-            guard let value else {
-                throw ProfileError(
-                    "profile \(path): cannot resolve \(variable) in \(key) entry '\(text)'; "
-                        + "the profile has no resolved application identifier or provisioning envelope, "
-                        + "so pass --team-id TEAMID (or KEYCHAINCTL_TEAM_ID).")
+        guard text.containsBytes("$(") || text.containsBytes("${") else { return text }
+        var result: [UInt8] = []
+        let bytes = Array(text.utf8)
+        var at = 0
+        while at < bytes.count {
+            guard bytes[at] == UInt8(ascii: "$"), at + 1 < bytes.count,
+                bytes[at + 1] == UInt8(ascii: "(") || bytes[at + 1] == UInt8(ascii: "{")
+            else {
+                result.append(bytes[at])
+                at += 1
+                continue
             }
-            result = result.replacingBytes(variable, with: value)
+            let close = bytes[at + 1] == UInt8(ascii: "(") ? UInt8(ascii: ")") : UInt8(ascii: "}")
+            guard let end = bytes[(at + 2)...].firstIndex(of: close) else {
+                throw ProfileError("profile \(path): \(key) entry '\(text.terminalSafe)' opens a build variable it never closes.")
+            }
+            let written = String(decoding: bytes[at..<end + 1], as: UTF8.self)
+            let inner = String(decoding: bytes[(at + 2)..<end], as: UTF8.self)
+            let parts = inner.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+            guard let value = value(of: parts[0]) else { throw unresolved(written, name: parts[0], key: key, text: text, path: path) }
+            var modified = value
+            for modifier in parts.dropFirst() {
+                switch modifier {
+                case "rfc1034identifier":
+                    modified = String(
+                        modified.unicodeScalars.map { scalar in
+                            scalar.isASCII
+                                && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "-" || scalar == ".")
+                                ? Character(scalar) : "-"
+                        })
+                case "lower": modified = modified.lowercased()
+                case "upper": modified = modified.uppercased()
+                default:
+                    throw ProfileError(
+                        "profile \(path): \(key) entry '\(text.terminalSafe)' uses the modifier :\(modifier.terminalSafe), which keychainctl does not apply; write the value itself."
+                    )
+                }
+            }
+            result += modified.utf8
+            guard result.count <= Self.maximumResolvedBytes else {
+                throw ProfileError(
+                    "profile \(path): \(key) entry '\(text.terminalSafe)' resolves to more than \(Self.maximumResolvedBytes) bytes; refused."
+                )
+            }
+            at = end + 1
         }
-        if let start = result.utf8.firstRange(ofBytes: "$(".utf8) {
-            let name = result[start.lowerBound...].prefix { $0 != ")" } + ")"
-            throw ProfileError(
-                "profile \(path): cannot resolve \(name) in \(key) entry '\(text)'; keychainctl resolves "
-                    + "only \(Self.appIdentifierPrefix) and \(Self.teamIdentifierPrefix): write the value itself.")
+        return String(decoding: result, as: UTF8.self)
+    }
+
+    private func unresolved(_ written: String, name: String, key: String, text: String, path: String) -> ProfileError {
+        if name == Self.appIdentifierPrefix || name == Self.teamIdentifierPrefix {
+            return ProfileError(
+                "profile \(path): cannot resolve \(written.terminalSafe) in \(key) entry '\(text.terminalSafe)'; "
+                    + "the profile has no resolved application identifier or provisioning envelope, "
+                    + "so pass --team-id TEAMID (or KEYCHAINCTL_TEAM_ID).")
         }
-        return result
+        return ProfileError(
+            "profile \(path): cannot resolve \(written.terminalSafe) in \(key) entry '\(text.terminalSafe)'; "
+                + "pass --build-setting \(name.terminalSafe)=VALUE, or give the built app (its Info.plist names the bundle identifier).")
     }
 }

@@ -28,10 +28,12 @@ package struct Profile: Sendable {
     ///
     /// - Parameters:
     ///   - teamID: `--team-id`, used for build variables neither file can resolve.
+    ///   - buildSettings: `--build-setting`, for the other variables of a source `.entitlements`.
     ///   - platform: `--platform`, overriding the profiles' own.
     ///   - allowWildcard: whether a `"*"` group is honoured.
     package static func load(
-        path: String, provisioning provisioningPath: String? = nil, teamID: String?, platform: Platform?, allowWildcard: Bool
+        path: String, provisioning provisioningPath: String? = nil, teamID: String?, buildSettings: [String: String] = [:],
+        platform: Platform?, allowWildcard: Bool
     ) throws(ProfileError) -> Profile {
         let claims = try ProfileDocument.load(path: path)
         // A bundle brings its embedded provisioning profile, unless another is given.
@@ -39,7 +41,8 @@ package struct Profile: Sendable {
             try ProvisioningProfile(try ProfileDocument.load(path: path), path: path)
         }
         return try make(
-            from: claims, path: path, provisioning: provisioning, teamID: teamID, platform: platform, allowWildcard: allowWildcard)
+            from: claims, path: path, provisioning: provisioning, teamID: teamID, buildSettings: buildSettings, platform: platform,
+            allowWildcard: allowWildcard)
     }
 
     /// A profile from its bytes: what the profile fuzzer drives.
@@ -52,10 +55,10 @@ package struct Profile: Sendable {
     }
 
     private static func make(
-        from document: ProfileDocument, path: String, provisioning: ProvisioningProfile?, teamID: String?, platform: Platform?,
-        allowWildcard: Bool
+        from document: ProfileDocument, path: String, provisioning: ProvisioningProfile?, teamID: String?,
+        buildSettings: [String: String] = [:], platform: Platform?, allowWildcard: Bool
     ) throws(ProfileError) -> Profile {
-        let variables = BuildVariables(document: document, signing: provisioning?.document, teamID: teamID)
+        let variables = BuildVariables(document: document, signing: provisioning?.document, teamID: teamID, settings: buildSettings)
         let entitlements = try variables.resolve(document.entitlements, path: path)
         try AccessGroupList.checkStrings(entitlements, path: path)
         let resolvedPlatform = platform ?? provisioning?.platform ?? document.platform ?? .ios

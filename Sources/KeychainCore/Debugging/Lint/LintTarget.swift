@@ -9,10 +9,13 @@ package struct LintTarget: Sendable {
     /// The source `.entitlements` file given beside signed claims (`--source`), for KC011.
     package let sourcePath: String?
     package let source: ProfileDocument?
+    /// The build settings for a source file's variables: the built bundle's (when the claims were
+    /// read from one), overridden by `--build-setting`.
+    package let buildSettings: [String: String]
 
     package init(
         name: String, claimsPath: String, claims: ProfileDocument, provisioning: ProvisioningProfile? = nil, sourcePath: String? = nil,
-        source: ProfileDocument? = nil
+        source: ProfileDocument? = nil, buildSettings: [String: String] = [:]
     ) {
         self.name = name
         self.claimsPath = claimsPath
@@ -20,6 +23,7 @@ package struct LintTarget: Sendable {
         self.provisioning = provisioning
         self.sourcePath = sourcePath
         self.source = source
+        self.buildSettings = (claims.bundle?.buildSettings ?? [:]).merging(buildSettings) { _, given in given }
     }
 
     /// Whether the claims file is a source `.entitlements`, where build variables belong.
@@ -45,7 +49,8 @@ struct TargetFacts {
         self.target = target
         let document = target.claims
         platform = given ?? target.provisioning?.platform ?? document.platform ?? .ios
-        let variables = BuildVariables(document: document, signing: target.provisioning?.document, teamID: teamID)
+        let variables = BuildVariables(
+            document: document, signing: target.provisioning?.document, teamID: teamID, settings: target.buildSettings)
         var resolved = document.entitlements
         for key in AccessGroupList.groupSources {
             guard let value = document.entitlements[key],

@@ -81,7 +81,9 @@ extension Linter {
     func sourceFindings(_ fact: TargetFacts) -> [LintFinding] {
         guard let source = fact.target.source, let sourcePath = fact.target.sourcePath else { return [] }
         let sourceFacts = TargetFacts(
-            LintTarget(name: fact.target.name, claimsPath: sourcePath, claims: source, provisioning: fact.target.provisioning),
+            LintTarget(
+                name: fact.target.name, claimsPath: sourcePath, claims: source, provisioning: fact.target.provisioning,
+                buildSettings: fact.target.buildSettings),
             platform: fact.platform, teamID: teamID ?? fact.team)
         var findings: [LintFinding] = []
         for key in [AccessGroupList.Key.keychainAccessGroups, AccessGroupList.Key.applicationGroups] {

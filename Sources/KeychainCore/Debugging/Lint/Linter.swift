@@ -121,13 +121,21 @@ package struct Linter {
             return value.string
         }
         if target.claimsAreSource, let resolved, !resolved.containsBytes("$(") { return [] }
+        // A source file's variable other than the two prefixes is a build setting's.
+        let prefixesOnly = (resolved ?? text).replacingBytes("$(AppIdentifierPrefix)", with: "").replacingBytes(
+            "$(TeamIdentifierPrefix)", with: "")
+        let setting = !prefixesOnly.containsBytes("$(") && !prefixesOnly.containsBytes("${") ? nil : prefixesOnly
         let message =
             target.claimsAreSource
-            ? "cannot be resolved: nothing gives the Team ID (no application identifier, no provisioning profile, no --team-id)."
+            ? setting == nil
+                ? "cannot be resolved: nothing gives the Team ID (no application identifier, no provisioning profile, no --team-id)."
+                : "cannot be resolved: a build setting no built app or --build-setting gives."
             : "is the literal text of a build variable. codesign does not expand Xcode build variables, so the signed app holds this string and SecItem calls naming the resolved group fail with errSecMissingEntitlement (-34018)."
         let fix =
             target.claimsAreSource
-            ? "pass --provisioning NAME=PATH (the profile that signs it) or --team-id TEAMID."
+            ? setting == nil
+                ? "pass --provisioning NAME=PATH (the profile that signs it) or --team-id TEAMID."
+                : "pass --build-setting NAME=VALUE (PRODUCT_BUNDLE_IDENTIFIER=com.example.app, say), or --app the built app whose Info.plist names it."
             : "sign with the resolved value (\(text.replacingBytes("$(AppIdentifierPrefix)", with: "\(fact.team ?? "TEAMID")."))), or let Xcode process the .entitlements file."
         return [
             LintFinding(
