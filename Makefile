@@ -1,7 +1,7 @@
 # keychainctl — see README.md and CONTRIBUTING.md. Every target that builds installs what is missing first.
 PREFIX ?= /usr/local
 SWIFT ?= swift
-APT_PACKAGES := libsodium-dev libsqlite3-dev libssl-dev pkg-config
+APT_PACKAGES := libsodium-dev libsqlite3-dev libssl-dev libminizip-dev pkg-config
 BENCH_PACKAGES := sqlite3 valgrind
 # Tests drive a pseudo-terminal and edit keychain files as an attacker would, with Python; the
 # sync tests share a cloud store through a git remote; the completion tests run zsh and fish.
@@ -10,7 +10,7 @@ TEST_PACKAGES := python3 git zsh fish
 RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -static-executable
 BENCH_RUNS ?= 41
 # libFuzzer targets (Fuzz/), built with ASan into their own build folder; seeds in Fixtures/Fuzz.
-FUZZ_TARGETS := profile arguments values formats objects
+FUZZ_TARGETS := profile archive arguments values formats objects
 FUZZ_SECONDS ?= 120
 FUZZ_BUILD := KEYCHAINCTL_FUZZ=1 $(SWIFT) build --build-path .build/fuzz -c release \
 	-Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library

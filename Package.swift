@@ -21,6 +21,10 @@ let package = Package(
         .systemLibrary(
             name: "CCrypto",
             providers: [.apt(["libssl-dev"])]),
+        // zlib's minizip: an .ipa read in place (a zip of the app), C like OpenSSL for the same reason.
+        .systemLibrary(
+            name: "CZip",
+            providers: [.apt(["libminizip-dev"])]),
         // prctl and setrlimit through a C shim (prctl is variadic): no core dumps, no ptrace.
         .systemLibrary(name: "CProcess"),
         // The kernel keyring (add_key, keyctl) through raw system calls: `unlock`'s key cache.
@@ -34,7 +38,7 @@ let package = Package(
         .target(name: "CSpawn"),
         .target(
             name: "KeychainCore",
-            dependencies: ["CSQLite", "CSodium", "CCrypto", "CKeyring", "CFileSync"],
+            dependencies: ["CSQLite", "CSodium", "CCrypto", "CZip", "CKeyring", "CFileSync"],
             linkerSettings: [
                 // Release binaries link SQLite and libsodium statically (and `make release` links the
                 // whole executable statically): every call is a new process, and the dynamic loader's
@@ -42,10 +46,12 @@ let package = Package(
                 .linkedLibrary("sqlite3", .when(configuration: .debug)),
                 .linkedLibrary("sodium", .when(configuration: .debug)),
                 .linkedLibrary("crypto", .when(configuration: .debug)),
+                .linkedLibrary("minizip", .when(configuration: .debug)),
+                .linkedLibrary("z", .when(configuration: .debug)),
                 .unsafeFlags(
                     [
                         "-Xlinker", "-l:libsqlite3.a", "-Xlinker", "-l:libsodium.a", "-Xlinker", "-l:libcrypto.a", "-Xlinker",
-                        "-lm",
+                        "-l:libminizip.a", "-Xlinker", "-l:libz.a", "-Xlinker", "-lm",
                     ],
                     .when(configuration: .release)),
             ]),
@@ -79,6 +85,7 @@ if ProcessInfo.processInfo.environment["KEYCHAINCTL_FUZZ"] != nil {
         .executableTarget(name: "fuzz-values", dependencies: ["KeychainCore", "FuzzSupport"], path: "Fuzz/values"),
         .executableTarget(
             name: "fuzz-formats", dependencies: ["KeychainCore", "FuzzSupport", "KeychainTestSupport"], path: "Fuzz/formats"),
+        .executableTarget(name: "fuzz-archive", dependencies: ["KeychainCore", "FuzzSupport"], path: "Fuzz/archive"),
         .executableTarget(name: "fuzz-objects", dependencies: ["KeychainCore", "FuzzSupport"], path: "Fuzz/objects"),
     ]
 }

@@ -141,3 +141,31 @@ with open(os.path.join(archive, "Info.plist"), "wb") as f:
     plistlib.dump({"ArchiveVersion": 2, "Name": "Example", "SchemeName": "Example",
                    "ApplicationProperties": {"ApplicationPath": "Applications/Example.app",
                                              "CFBundleIdentifier": "com.example.app"}}, f, fmt=plistlib.FMT_XML)
+
+# The app as the App Store and `xcodebuild -exportArchive` ship it: Payload/Example.app in a zip,
+# folders listed, executables mode 0755, every time stamp 1980-01-01 so the bytes do not change.
+import zipfile  # noqa: E402
+
+
+def ipa(app, path):
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as z:
+        root = os.path.dirname(app)
+        entries = []
+        for folder, folders, files in os.walk(app):
+            entries.append((os.path.relpath(folder, root) + "/", None))
+            entries += [(os.path.relpath(os.path.join(folder, f), root), os.path.join(folder, f)) for f in files]
+        for name, source in sorted(entries):
+            info = zipfile.ZipInfo("Payload/" + name, date_time=(1980, 1, 1, 0, 0, 0))
+            info.create_system = 3
+            if source is None:
+                info.external_attr = (0o40755 << 16) | 0x10
+                z.writestr(info, b"")
+            else:
+                executable = os.access(source, os.X_OK)
+                info.external_attr = (0o100755 if executable else 0o100644) << 16
+                info.compress_type = zipfile.ZIP_DEFLATED
+                with open(source, "rb") as f:
+                    z.writestr(info, f.read())
+
+
+ipa(os.path.join(OUT, "Example.app"), os.path.join(OUT, "Example.ipa"))

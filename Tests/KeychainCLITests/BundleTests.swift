@@ -150,12 +150,121 @@ import Testing
             #expect(files.count >= 2)
             for file in files {
                 var isFolder: ObjCBool = false
-                FileManager.default.fileExists(atPath: sandbox.folder + "/\(top)/" + file, isDirectory: &isFolder)
+                _ = FileManager.default.fileExists(atPath: sandbox.folder + "/\(top)/" + file, isDirectory: &isFolder)
                 guard !isFolder.boolValue else { continue }
                 let made = FileManager.default.contents(atPath: sandbox.folder + "/\(top)/" + file)
                 #expect(made == FileManager.default.contents(atPath: Self.bundles + "/\(top)/" + file), "\(top)/\(file) differs")
             }
         }
+        let ipa = FileManager.default.contents(atPath: sandbox.folder + "/Example.ipa")
+        #expect(ipa != nil && ipa == FileManager.default.contents(atPath: Self.bundles + "/Example.ipa"), "Example.ipa differs")
+    }
+
+    /// An `.ipa` is read in place: the same targets, claims and embedded profiles as the app it
+    /// holds, named by paths through the archive, and nothing unpacked.
+    @Test func anIpaIsReadInPlace() throws {
+        let sandbox = try Sandbox()
+        let ipa = Self.bundles + "/Example.ipa"
+        let before = try FileManager.default.contentsOfDirectory(atPath: sandbox.folder).sorted()
+        let app = try Self.groups(sandbox, Self.bundles + "/Example.app")
+        let archived = try Self.groups(sandbox, ipa)
+        #expect(Self.groupNames(archived) == Self.groupNames(app) && archived["validated"] as? Bool == true)
+        #expect((archived["provisioning"] as? [String: Any])?["file"] as? String == ipa + "/Payload/Example.app/embedded.mobileprovision")
+        let share = try Self.groups(sandbox, ipa + "/Payload/Example.app/PlugIns/Share.appex")
+        #expect(share["default"] as? String == "SKMME9E2Y8.com.example.shared")
+        let executable = try Self.groups(sandbox, ipa + "/Payload/Example.app/Example")
+        #expect(Self.groupNames(executable) == Self.groupNames(app) && executable["validated"] as? Bool == false)
+        // --provisioning takes the app, whose embedded profile signed it.
+        let signed = try Self.groups(sandbox, Sandbox.profiles + "/app.plist", ["--provisioning", ipa])
+        #expect(signed["validated"] as? Bool == true)
+        // Every target at once, as from the folder.
+        func findings(_ path: String) throws -> [String] {
+            let lint = sandbox.run(["lint", "--app", path, "--format", "json"], profile: nil)
+            let found = try #require((try lint.json() as? [String: Any])?["findings"] as? [[String: Any]], "\(lint.stderr)")
+            return found.map { "\($0["id"] ?? "") \($0["target"] ?? "")" }
+        }
+        #expect(try findings(ipa) == findings(Self.bundles + "/Example.app"))
+        let groups = sandbox.run(["groups", "--app", ipa, "--format", "json"], profile: nil)
+        let targets = try #require(try groups.json() as? [[String: Any]], "\(groups.stderr)")
+        #expect(targets.compactMap { $0["target"] as? String } == ["com.example.app", "com.example.app.share", "com.example.app.widget"])
+        #expect(sandbox.run(["add", "-s", "api", "--profile", ipa], profile: nil, stdin: Data("t".utf8)).status == 0)
+        let matrix = sandbox.run(["matrix", "-s", "api", "--app", ipa], profile: nil)
+        #expect(matrix.status == 0 && matrix.stdout.contains("com.example.app.widget"), "\(matrix.stderr)")
+        let after = try FileManager.default.contentsOfDirectory(atPath: sandbox.folder).sorted()
+        #expect(after == before, "nothing unpacked beside the keychain")
+    }
+
+    /// With no keychain, `matrix --app` says what the entitlements alone say: each target's groups,
+    /// where its adds land, who reads them there, and which targets share no group at all.
+    @Test func matrixWithoutAKeychainReportsTheEntitlements() throws {
+        let sandbox = try Sandbox(initialize: false)
+        let none = ["--keychain", sandbox.folder + "/none.db"]
+        let text = sandbox.run(["matrix", "--app", Self.bundles + "/Example.xcarchive"] + none, profile: nil)
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(text.stdout.contains("keychain: none at"))
+        #expect(text.stdout.contains("com.example.app.widget → SKMME9E2Y8.com.example.app.widget: visible to com.example.app.widget only"))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.folder + "/none.db"), "nothing created")
+        let json = sandbox.run(
+            [
+                "matrix", "--target", "app=" + Sandbox.profiles + "/app.plist", "--target",
+                "other=" + Sandbox.profiles + "/other-team.plist",
+                "--format", "json",
+            ] + none, profile: nil)
+        let object = try #require(try json.json() as? [String: Any], "\(json.stderr)")
+        #expect(object["keychain"] is NSNull && object["device"] is NSNull)
+        #expect(object["strangers"] as? [[String]] == [["app", "other"]])
+        // A query needs the items: without a keychain it is the usual error.
+        let query = sandbox.run(["matrix", "--app", Self.bundles + "/Example.app", "-s", "api"] + none, profile: nil)
+        #expect(query.status == 53, "\(query.status) \(query.stderr)")
+    }
+
+    /// `explain --app`: the call explained for every target, each headed by its bundle identifier.
+    @Test func explainTakesEveryTargetOfAnApp() throws {
+        let sandbox = try Sandbox()
+        let ipa = Self.bundles + "/Example.ipa"
+        #expect(sandbox.run(["add", "-s", "api", "--profile", ipa], profile: nil, stdin: Data("t".utf8)).status == 0)
+        let text = sandbox.run(["explain", "-s", "api", "--app", ipa], profile: nil)
+        #expect(text.status == 0 && text.stdout.components(separatedBy: "target: ").count == 4, "\(text.stdout)")
+        let json = sandbox.run(["explain", "-s", "api", "--app", ipa, "--format", "json"], profile: nil)
+        let objects = try #require(try json.json() as? [[String: Any]])
+        let statuses = objects.map { ($0["target"] as? String ?? "", ($0["predicted"] as? [String: Any])?["status"] as? Int) }
+        #expect(statuses.map(\.0) == ["com.example.app", "com.example.app.share", "com.example.app.widget"])
+        #expect(statuses.map(\.1) == [0, -25300, -25300])
+        #expect(sandbox.run(["explain", "-s", "api", "--app", ipa, "--strict"], profile: nil).status == 44)
+        #expect(sandbox.run(["explain", "--app", ipa, "--team-change", "ABCDE12345"], profile: nil).status == 64)
+    }
+
+    /// Hostile archives (Fixtures/Bundles/make-hostile-archives.py) end in exit 78 naming the
+    /// problem, in seconds, never a crash or an app the archive does not plainly hold.
+    @Test func hostileArchivesAreRefusedByName() throws {
+        let sandbox = try Sandbox(initialize: false)
+        let made = sandbox.run(
+            [Self.bundles + "/make-hostile-archives.py", sandbox.folder], profile: nil, timeout: 120, executable: "/usr/bin/python3")
+        #expect(made.status == 0, "\(made.stderr)")
+        let expected: [(String, Int32, String)] = [
+            ("truncated", 78, "central directory cannot be read"), ("empty", 78, "central directory cannot be read"),
+            ("traversal", 78, "outside the archive"), ("absolute", 78, "outside the archive"), ("control", 78, "not plain UTF-8"),
+            ("duplicate", 78, "twice"), ("two-apps", 78, "2 apps in Payload"), ("no-app", 78, "0 apps in Payload"),
+            ("symlink", 78, "not an app or extension bundle"), ("bomb", 78, "zip bomb"), ("huge-entry", 78, "larger than"),
+            ("nested", 78, "not a Mach-O"), ("many", 78, "more than 64 targets"), ("lying-size", 78, "does not inflate"),
+            ("lying-offset", 78, "does not inflate"), ("lying-count", 78, "central directory cannot be read"),
+            ("overlapping", 78, "does not inflate"), ("deep", 0, ""),
+        ]
+        for (name, status, problem) in expected {
+            let path = sandbox.folder + "/\(name).ipa"
+            for arguments in [["lint", "--app", path], ["groups", "--profile", path]] {
+                let run = sandbox.run(arguments, profile: nil, timeout: 20)
+                // --profile reads the app alone: the targets it embeds are --app's to count.
+                let wanted = name == "many" && arguments[0] == "groups" ? 0 : status
+                #expect(run.status == wanted, "\(name) \(arguments[0]): \(run.status) \(run.stderr)")
+                if wanted != 0 { #expect(run.stderr.contains(problem), "\(name) \(arguments[0]): \(run.stderr)") }
+                #expect(!run.stdout.contains("com.evil") && !run.stderr.contains("\u{1B}"), "\(name)")
+            }
+        }
+        // Nesting is capped at four levels below the app, as for folders.
+        let deep = sandbox.run(["groups", "--app", sandbox.folder + "/deep.ipa", "--format", "json"], profile: nil)
+        #expect((try deep.json() as? [Any])?.count == 7, "the app, its two extensions and four nested levels")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.folder + "/escape"))
     }
 
     /// A folder or Info.plist that lies never sends keychainctl elsewhere, and every broken bundle

@@ -29,7 +29,13 @@ struct ExplainCommand: Subcommand {
             explanation was produced; --strict exits with the predicted status instead.
             """,
         sections: [
-            ("options", [Self.operation.spec, Self.limit.spec, Self.candidates.spec, Self.strict.spec, Self.teamChange.spec]),
+            (
+                "options",
+                [
+                    Self.operation.spec, Self.limit.spec, Self.candidates.spec, Self.strict.spec, Self.teamChange.spec,
+                    NamedPath.appOption.spec,
+                ]
+            ),
             ("item attributes", ItemOptions.specs),
             ("global options", GlobalOptions.specs),
         ])
@@ -48,6 +54,7 @@ struct ExplainCommand: Subcommand {
     let candidates: Int
     let strict: Bool
     let teamChange: String?
+    let app: String?
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         context = try CommandContext(arguments)
@@ -57,9 +64,14 @@ struct ExplainCommand: Subcommand {
         candidates = try arguments.value(Self.candidates) ?? 20
         strict = arguments.flag(Self.strict)
         teamChange = try arguments.value(Self.teamChange)
+        app = try arguments.value(NamedPath.appOption)
+        if app != nil, teamChange != nil {
+            throw UsageError("--team-change explains one target: give it with --profile, not --app.")
+        }
     }
 
     func run() throws {
+        if let app { return try runApp(app) }
         let profile = try context.loadProfile()
         let keychain = try context.openKeychain()
         let request = item.request(limit: limit)
@@ -79,5 +91,37 @@ struct ExplainCommand: Subcommand {
         case .text: StandardStreams.out(renderer.text)
         }
         if strict, let predicted = explanation.predicted { throw SilentExit(code: predicted.status.exitStatus) }
+    }
+
+    /// `--app`: the call explained for each target of the built app, one block (or JSON object,
+    /// with its `target`) per target; `--strict` exits with the first failure predicted.
+    private func runApp(_ app: String) throws {
+        let targets = try NamedPath.app(app)
+        let profiles = try targets.map { try context.loadProfile(path: $0.path, provisioning: nil) }
+        let keychain = try context.openKeychain()
+        let request = item.request(limit: limit)
+        var failure: KeychainError?
+        var texts: [String] = []
+        var objects: [JSON.Value] = []
+        for (target, profile) in zip(targets, profiles) {
+            let caller = Caller(name: target.name, groups: profile.accessGroups)
+            let explanation = try keychain.explain(operation, request, caller: caller, limit: candidates)
+            if failure == nil { failure = explanation.predicted }
+            let renderer = ExplanationRenderer(
+                explanation: explanation, profile: profile, groups: caller.groups, teamChange: nil, request: request,
+                device: keychain.device)
+            texts.append("target: \(target.name.terminalSafe)\n" + renderer.text)
+            var object = renderer.json
+            if case .object(var members) = object {
+                members["target"] = .string(target.name)
+                object = .object(members)
+            }
+            objects.append(object)
+        }
+        switch context.resolvedFormat {
+        case .json: StandardStreams.out(JSON.render(.array(objects)) + "\n")
+        case .text: StandardStreams.out(texts.joined(separator: "\n"))
+        }
+        if strict, let failure { throw SilentExit(code: failure.status.exitStatus) }
     }
 }

@@ -99,7 +99,7 @@ struct LintCommand: Subcommand {
             let claims = try ProfileDocument.load(path: named.path)
             // A bundle brings its embedded provisioning profile, unless --provisioning names another.
             let profile = try (provisioning[named.name] ?? claims.embeddedProvisioning).map { path in
-                try ProvisioningProfile(try ProfileDocument.load(path: path), path: path)
+                try ProvisioningProfile.load(path: path)
             }
             let sourcePath = sources[named.name]
             return LintTarget(

@@ -69,6 +69,18 @@ struct MatrixCommand: Subcommand {
         let targets = targets + (try app.map(NamedPath.app) ?? [])
         let provisioning = try NamedPath.attach(provisioning, option: Self.provisioning.spec.long, to: targets)
         let profiles = try targets.map { try context.loadProfile(path: $0.path, provisioning: provisioning[$0.name]) }
+        // With no keychain, what the entitlements alone say: where adds land and who may read them.
+        if teamChange == nil, item.request().attributes.isEmpty, (try? KeychainStore.checkExists(context.keychainPath)) == nil {
+            let callers = zip(targets, profiles).map { Caller(name: $0.name, groups: $1.accessGroups) }
+            let renderer = MatrixRenderer(
+                matrix: AccessMatrix.entitlementsOnly(callers), profiles: profiles, teamChanges: [], request: item.request(), device: nil,
+                byGroup: true, missingKeychain: context.keychainPath)
+            switch context.resolvedFormat {
+            case .json: StandardStreams.out(JSON.render(renderer.json) + "\n")
+            case .text: StandardStreams.out(renderer.text)
+            }
+            return
+        }
         let keychain = try context.openKeychain()
         let request = item.request()
         var callers = zip(targets, profiles).map { Caller(name: $0.name, groups: $1.accessGroups) }

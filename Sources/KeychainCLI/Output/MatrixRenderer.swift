@@ -8,8 +8,11 @@ struct MatrixRenderer {
     /// One per target given, when `--team-change` was.
     let teamChanges: [TeamChangeReport]
     let request: ItemRequest
-    let device: DeviceState
+    /// `nil` when there is no keychain (`missingKeychain`): the report is then the entitlements'.
+    let device: DeviceState?
     let byGroup: Bool
+    /// The keychain path that holds no keychain, for a report from the entitlements alone.
+    var missingKeychain: String? = nil
 
     /// What each mark means, in the order marks are shown.
     static let markMeanings: [(mark: AccessMatrix.Mark, meaning: String)] = [
@@ -70,12 +73,22 @@ struct MatrixRenderer {
     var text: String {
         let queryText = request.attributes.map { "\($0.code)=\($0.value.terminalSafe)" }.joined(separator: " ")
         var out = "query: \(request.itemClass ?? "genp") \(queryText)".trimmingTrailingSpace + "\n"
-        out += "device: \(device.lock.rawValue)\n\n"
+        if let missingKeychain {
+            out += "keychain: none at \(missingKeychain.terminalSafe); the targets' entitlements alone (no items, no device state)\n\n"
+        } else {
+            out += "device: \(device?.lock.rawValue ?? "")\n\n"
+        }
         // Rows share a few distinct sets of cells: each is spelled once.
         let texts = matrix.cellSets.map { $0.map(Self.text) }
         let rows: [(label: String, cells: [String])] =
             byGroup
-            ? matrix.groups.map { ("\($0.group.terminalSafe) (\($0.items) item\($0.items == 1 ? "" : "s"))", $0.cells.map(Self.text)) }
+            ? matrix.groups.map { row in
+                (
+                    missingKeychain == nil
+                        ? "\(row.group.terminalSafe) (\(row.items) item\(row.items == 1 ? "" : "s"))" : row.group.terminalSafe,
+                    row.cells.map(Self.text)
+                )
+            }
             : matrix.items.map { (label($0), texts[$0.cellSet]) }
         let header: [(label: String, cells: [String])] = [
             (byGroup ? "group" : "item", names.map(\.terminalSafe)),
@@ -117,6 +130,11 @@ struct MatrixRenderer {
                 : visible == [name]
                     ? "visible to \(name) only; hidden from \(hidden.joined(separator: ", "))\n"
                     : "visible to \(visible.joined(separator: ", ")); hidden from \(hidden.joined(separator: ", "))\n"
+        }
+        let strangers = matrix.strangers
+        if !strangers.isEmpty {
+            out += "\nno access group in common (neither reads what the other stores):\n"
+            out += strangers.map { "  \(names[$0.0].terminalSafe) and \(names[$0.1].terminalSafe)\n" }.joined()
         }
         let cells = (byGroup ? matrix.groups.map(\.cells) : matrix.items.map(\.cells)).joined()
         let used = Self.markMeanings.filter { meaning in cells.contains { $0.marks.contains(meaning.mark) } }
@@ -175,7 +193,10 @@ struct MatrixRenderer {
         for (code, value) in request.attributes { query[code] = .string(value) }
         return .object([
             "by": .string(byGroup ? "group" : "item"), "profiles": .array(targets), "rows": .array(rows), "defaults": .array(landings),
-            "query": .object(query), "device": .string(device.lock.rawValue), "scope": .string(ExplanationRenderer.scope),
+            "query": .object(query), "device": device.map { .string($0.lock.rawValue) } ?? .null,
+            "keychain": missingKeychain == nil ? .string("opened") : .null,
+            "strangers": .array(matrix.strangers.map { .array([.string(names[$0.0]), .string(names[$0.1])]) }),
+            "scope": .string(ExplanationRenderer.scope),
         ])
     }
 }

@@ -79,4 +79,65 @@ package struct AccessMatrix: Sendable {
     package let groups: [GroupRow]
     /// One per target.
     package let landings: [Landing]
+
+    /// One per target.
+    package init(targets: [Caller], items: [ItemRow], cellSets: [[Cell]], groups: [GroupRow], landings: [Landing]) {
+        self.targets = targets
+        self.items = items
+        self.cellSets = cellSets
+        self.groups = groups
+        self.landings = landings
+    }
+
+    /// What the targets' entitlements alone say, with no keychain: each group a target lists and
+    /// who may use it, and where each target's adds land.
+    package static func entitlementsOnly(_ targets: [Caller]) -> AccessMatrix {
+        AccessMatrix(targets: targets, items: [], cellSets: [], groups: groupRows(targets, held: []), landings: landings(targets))
+    }
+
+    /// The pairs of targets (indices) that share no access group: neither reads what the other stores.
+    package var strangers: [(Int, Int)] {
+        targets.indices.flatMap { first in
+            targets.indices.filter { $0 > first }.compactMap { second in
+                targets[first].groups.readable.contains(where: targets[second].groups.canRead) ? nil : (first, second)
+            }
+        }
+    }
+
+    /// Every group a target lists, in order, then the groups items lie in (sorted), each with its
+    /// item count and one cell per target. Groups are compared by bytes, never as Strings (which
+    /// would take two canonically equal spellings for one group).
+    static func groupRows(_ targets: [Caller], held: [(group: String, items: Int)]) -> [GroupRow] {
+        var named: [String] = []
+        for group in targets.flatMap(\.groups.groups) + held.map(\.group).sorted() where !named.contains(where: { $0.sameBytes(as: group) })
+        {
+            named.append(group)
+        }
+        return named.map { group in
+            GroupRow(
+                group: group, items: held.first { $0.group.sameBytes(as: group) }?.items ?? 0,
+                cells: targets.map { cell(group: group, caller: $0, tombstone: false, sync: false, locked: false) })
+        }
+    }
+
+    /// Where each target's adds without a group land, and which targets may read them there.
+    static func landings(_ targets: [Caller]) -> [Landing] {
+        targets.map { writer in
+            guard let group = writer.groups.defaultGroup else { return Landing(group: nil, visibleTo: [], hiddenFrom: []) }
+            let indices = Array(targets.indices)
+            let visible = indices.filter { targets[$0].groups.canRead(group) }
+            return Landing(group: group, visibleTo: visible, hiddenFrom: indices.filter { !visible.contains($0) })
+        }
+    }
+
+    /// One target's cell for an item in `group`.
+    static func cell(group: String, caller: Caller, tombstone: Bool, sync: Bool, locked: Bool) -> Cell {
+        var marks: [Mark] = []
+        if !caller.groups.canRead(group) { marks.append(caller.groups.ignoredEntry(for: group) == nil ? .group : .platform) }
+        if tombstone { marks.append(.tombstone) }
+        if sync { marks.append(.sync) }
+        if locked { marks.append(.locked) }
+        let read = !marks.contains(where: \.hides)
+        return Cell(read: read, write: read && caller.groups.canWrite(group), marks: marks)
+    }
 }

@@ -51,7 +51,7 @@ extension Keychain {
                         targets.map { target in
                             key.damaged
                                 ? AccessMatrix.Cell(read: false, write: false, marks: [.damaged])
-                                : Self.cell(
+                                : AccessMatrix.cell(
                                     group: row.accessGroup, caller: target, tombstone: row.tombstone, sync: syncMissed, locked: locked)
                         })
                     cellSetIndex[key] = cellSets.count - 1
@@ -60,23 +60,10 @@ extension Keychain {
             items.append(AccessMatrix.ItemRow(item: item, sealed: sealed, cells: cellSets[cellSet], cellSet: cellSet))
             if !row.tombstone, !key.damaged { counts[key.group, default: 0] += 1 }
         }
-        var named: [String] = []
-        let held = counts.keys.map { String(decoding: $0, as: UTF8.self) }.sorted()
-        for group in targets.flatMap(\.groups.groups) + held where !named.contains(where: { $0.sameBytes(as: group) }) {
-            named.append(group)
-        }
-        let groups = named.map { group in
-            AccessMatrix.GroupRow(
-                group: group, items: counts[Array(group.utf8)] ?? 0,
-                cells: targets.map { Self.cell(group: group, caller: $0, tombstone: false, sync: false, locked: false) })
-        }
-        let landings = targets.map { writer in
-            guard let group = writer.groups.defaultGroup else { return AccessMatrix.Landing(group: nil, visibleTo: [], hiddenFrom: []) }
-            let indices = Array(targets.indices)
-            let visible = indices.filter { targets[$0].groups.canRead(group) }
-            return AccessMatrix.Landing(group: group, visibleTo: visible, hiddenFrom: indices.filter { !visible.contains($0) })
-        }
-        return AccessMatrix(targets: targets, items: items, cellSets: cellSets, groups: groups, landings: landings)
+        let held = counts.map { (group: String(decoding: $0.key, as: UTF8.self), items: $0.value) }
+        return AccessMatrix(
+            targets: targets, items: items, cellSets: cellSets, groups: AccessMatrix.groupRows(targets, held: held),
+            landings: AccessMatrix.landings(targets))
     }
 
     /// What an item's cells depend on.
@@ -88,14 +75,4 @@ extension Keychain {
         let locked: Bool
     }
 
-    /// One target's cell for an item in `group`.
-    private static func cell(group: String, caller: Caller, tombstone: Bool, sync: Bool, locked: Bool) -> AccessMatrix.Cell {
-        var marks: [AccessMatrix.Mark] = []
-        if !caller.groups.canRead(group) { marks.append(caller.groups.ignoredEntry(for: group) == nil ? .group : .platform) }
-        if tombstone { marks.append(.tombstone) }
-        if sync { marks.append(.sync) }
-        if locked { marks.append(.locked) }
-        let read = !marks.contains(where: \.hides)
-        return AccessMatrix.Cell(read: read, write: read && caller.groups.canWrite(group), marks: marks)
-    }
 }

@@ -2,9 +2,9 @@ import Glibc
 
 /// A built app or extension bundle, read where Apple's loader reads it: an iOS bundle
 /// (`Example.app/Info.plist`, the executable beside it, `embedded.mobileprovision`) or a macOS one
-/// (`Example.app/Contents/Info.plist`, `Contents/MacOS/…`, `Contents/embedded.provisionprofile`).
-/// Its entitlements are those signed into its executable (`MachOEntitlements`); its provisioning
-/// profile, when it has one, is what allowed them.
+/// (`Example.app/Contents/Info.plist`, `Contents/MacOS/…`, `Contents/embedded.provisionprofile`),
+/// in folders or inside an `.ipa` (`BundleFiles`). Its entitlements are those signed into its
+/// executable (`MachOEntitlements`); its provisioning profile, when it has one, is what allowed them.
 package struct AppBundle: Sendable {
     /// The bundle's folder.
     package let path: String
@@ -16,22 +16,30 @@ package struct AppBundle: Sendable {
     package let identifier: String?
     /// Whether it is laid out as a macOS bundle.
     package let isMacOS: Bool
+    /// Where its files are: folders, or an archive.
+    package let files: BundleFiles
     /// The build settings its Info.plist gives, for the variables of an entitlements source file:
     /// the bundle identifier, the product and executable names.
     package var buildSettings: [String: String] = [:]
 
     /// The bundle at `path`, which must be a folder holding an `Info.plist` (or `Contents/Info.plist`)
-    /// that names its executable by a plain file name, or an Xcode archive (`.xcarchive`), whose
-    /// one app in `Products/Applications` it stands for.
+    /// that names its executable by a plain file name; or an Xcode archive (`.xcarchive`) or an
+    /// `.ipa`, whose one app (in `Products/Applications`, in `Payload`) it stands for. `path` may
+    /// also be a bundle inside an `.ipa` (`App.ipa/Payload/Example.app/PlugIns/Share.appex`).
     package static func open(_ path: String) throws(ProfileError) -> AppBundle {
-        if let app = try archivedApp(path) { return try open(app) }
-        let macOS = isFile(path + "/Contents/Info.plist")
+        let files = try BundleFiles.containing(path)
+        if let app = try containedApp(path, files) { return try open(app, files) }
+        return try open(path, files)
+    }
+
+    private static func open(_ path: String, _ files: BundleFiles) throws(ProfileError) -> AppBundle {
+        let macOS = files.isFile(path + "/Contents/Info.plist")
         let contents = macOS ? path + "/Contents" : path
-        guard macOS || isFile(path + "/Info.plist") else {
+        guard macOS || files.isFile(path + "/Info.plist") else {
             throw ProfileError("\(path) is a folder but not an app or extension bundle (no Info.plist, nor Contents/Info.plist).")
         }
         let infoPath = contents + "/Info.plist"
-        guard let bytes = FileBytes.read(path: infoPath, limit: InputLimits.profileBytes + 1) else {
+        guard let bytes = try files.read(infoPath, limit: InputLimits.profileBytes + 1) else {
             throw ProfileError("cannot read \(infoPath): \(FileBytes.lastErrorDescription()).")
         }
         guard bytes.count <= InputLimits.profileBytes else { throw ProfileError("\(infoPath) is larger than a profile may be.") }
@@ -54,25 +62,31 @@ package struct AppBundle: Sendable {
         let executable = (macOS ? contents + "/MacOS/" : contents + "/") + name
         let embedded = contents + (macOS ? "/embedded.provisionprofile" : "/embedded.mobileprovision")
         var bundle = AppBundle(
-            path: path, executable: executable, provisioning: isFile(embedded) ? embedded : nil,
-            identifier: info["CFBundleIdentifier"]?.string, isMacOS: macOS)
+            path: path, executable: executable, provisioning: files.isFile(embedded) ? embedded : nil,
+            identifier: info["CFBundleIdentifier"]?.string, isMacOS: macOS, files: files)
         bundle.buildSettings["EXECUTABLE_NAME"] = name
         bundle.buildSettings["PRODUCT_NAME"] = info["CFBundleName"]?.string ?? name
         if let identifier = bundle.identifier { bundle.buildSettings["PRODUCT_BUNDLE_IDENTIFIER"] = identifier }
         return bundle
     }
 
-    /// The app an Xcode archive holds (`Products/Applications/NAME.app`); `nil` for a folder that
-    /// is no archive, an error for an archive with no app or several.
-    static func archivedApp(_ path: String) throws(ProfileError) -> String? {
-        let applications = path + "/Products/Applications"
-        var info = stat()
-        guard lstat(applications, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { return nil }
-        let apps = entries(of: applications).filter { $0.hasSuffix(".app") }
-        guard apps.count == 1 else {
-            throw ProfileError("\(path) is an Xcode archive with \(apps.count) apps in Products/Applications; give the one meant.")
+    /// The app an Xcode archive (`Products/Applications/NAME.app`) or an `.ipa` (`Payload/NAME.app`)
+    /// holds; `nil` for a path that is neither, an error for one with no app or several.
+    static func containedApp(_ path: String, _ files: BundleFiles) throws(ProfileError) -> String? {
+        let folder: String
+        if case .archive(let archive) = files, archive.path == path {
+            folder = path + "/Payload"
+        } else if files.isFolder(path + "/Products/Applications") {
+            folder = path + "/Products/Applications"
+        } else {
+            return nil
         }
-        return applications + "/" + apps[0]
+        let apps = files.folders(in: folder).filter { $0.hasSuffix(".app") }
+        guard apps.count == 1 else {
+            let kind = folder.hasSuffix("/Payload") ? "an .ipa" : "an Xcode archive"
+            throw ProfileError("\(path) is \(kind) with \(apps.count) apps in \(folder.dropFirst(path.count + 1)); give the one meant.")
+        }
+        return folder + "/" + apps[0]
     }
 
     /// The folders inside a bundle where Apple puts the targets it embeds, for iOS and (under
@@ -86,42 +100,22 @@ package struct AppBundle: Sendable {
     /// The bundle at `path` and every target embedded in it, in the order they are found (the app
     /// first, then each folder's `.appex` and `.app` in name order, depth first).
     package static func targets(in path: String) throws(ProfileError) -> [AppBundle] {
+        let files = try BundleFiles.containing(path)
         var found: [AppBundle] = []
-        try collect(try archivedApp(path) ?? path, depth: 0, into: &found)
+        try collect(try containedApp(path, files) ?? path, files, depth: 0, into: &found)
         return found
     }
 
-    private static func collect(_ path: String, depth: Int, into found: inout [AppBundle]) throws(ProfileError) {
-        let bundle = try open(path)
+    private static func collect(_ path: String, _ files: BundleFiles, depth: Int, into found: inout [AppBundle]) throws(ProfileError) {
+        let bundle = try open(path, files)
         guard found.count < maximumTargets else { throw ProfileError("\(path): more than \(maximumTargets) targets; refused.") }
         found.append(bundle)
         guard depth < maximumDepth else { return }
         let contents = bundle.isMacOS ? path + "/Contents" : path
         for folder in embeddedFolders {
-            for name in entries(of: contents + "/" + folder) where name.hasSuffix(".appex") || name.hasSuffix(".app") {
-                try collect(contents + "/" + folder + "/" + name, depth: depth + 1, into: &found)
+            for name in files.folders(in: contents + "/" + folder) where name.hasSuffix(".appex") || name.hasSuffix(".app") {
+                try collect(contents + "/" + folder + "/" + name, files, depth: depth + 1, into: &found)
             }
         }
-    }
-
-    /// The names in folder `path`, sorted; none when it is not a folder. Links are not followed
-    /// out of the bundle: an entry that is a symbolic link is skipped.
-    private static func entries(of path: String) -> [String] {
-        guard let directory = opendir(path) else { return [] }
-        defer { closedir(directory) }
-        var names: [String] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            guard name != ".", name != ".." else { continue }
-            var info = stat()
-            guard lstat(path + "/" + name, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { continue }
-            names.append(name)
-        }
-        return names.sorted()
-    }
-
-    private static func isFile(_ path: String) -> Bool {
-        var info = stat()
-        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
     }
 }

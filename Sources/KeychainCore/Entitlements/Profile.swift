@@ -38,7 +38,7 @@ package struct Profile: Sendable {
         let claims = try ProfileDocument.load(path: path)
         // A bundle brings its embedded provisioning profile, unless another is given.
         let provisioning = try (provisioningPath ?? claims.embeddedProvisioning).map { path throws(ProfileError) in
-            try ProvisioningProfile(try ProfileDocument.load(path: path), path: path)
+            try ProvisioningProfile.load(path: path)
         }
         return try make(
             from: claims, path: path, provisioning: provisioning, teamID: teamID, buildSettings: buildSettings, platform: platform,

@@ -44,18 +44,41 @@ package struct ProfileDocument: Sendable {
     /// Larger files are refused before parsing: no real profile comes near it.
     package static let maximumSize = InputLimits.profileBytes
 
-    /// Reads and decodes the file at `path`: a bundle's executable, a Mach-O's signature, else the file.
+    /// Reads and decodes the file at `path`: a bundle's executable, a Mach-O's signature, an
+    /// `.ipa`'s app, a file inside an `.ipa`, else the file.
     package static func load(path: String) throws(ProfileError) -> ProfileDocument {
         // A folder is known by its read failing (no stat on the common path: every call loads a profile).
         guard let bytes = FileBytes.read(path: path, limit: maximumSize + 1) else {
-            guard errno == EISDIR else { throw ProfileError("cannot read profile \(path): \(FileBytes.lastErrorDescription()).") }
-            let bundle = try AppBundle.open(path)
-            var document = try decode(try MachOEntitlements.read(path: bundle.executable), path: bundle.executable, inMachO: true)
-            document.embeddedProvisioning = bundle.provisioning
-            document.bundle = bundle
-            return document
+            let failure = errno
+            if failure == EISDIR { return try bundleDocument(try AppBundle.open(path)) }
+            // A path that runs through a file: a member of an archive, if that file is one.
+            if failure == ENOTDIR, case .archive(let archive) = try BundleFiles.containing(path) {
+                return try loadMember(path, of: archive)
+            }
+            errno = failure
+            throw ProfileError("cannot read profile \(path): \(FileBytes.lastErrorDescription()).")
         }
+        if ZipArchive.isZip(bytes) { return try bundleDocument(try AppBundle.open(path)) }
         if MachOEntitlements.isMachO(bytes) { return try decode(try MachOEntitlements.read(path: path), path: path, inMachO: true) }
+        return try decode(bytes, path: path)
+    }
+
+    /// The claims of a bundle: its executable's entitlements, with its embedded provisioning profile.
+    private static func bundleDocument(_ bundle: AppBundle) throws(ProfileError) -> ProfileDocument {
+        var document = try decode(try bundle.files.machOEntitlements(bundle.executable), path: bundle.executable, inMachO: true)
+        document.embeddedProvisioning = bundle.provisioning
+        document.bundle = bundle
+        return document
+    }
+
+    /// A bundle, an executable or a profile inside an archive.
+    private static func loadMember(_ path: String, of archive: ZipArchive) throws(ProfileError) -> ProfileDocument {
+        let files = BundleFiles.archive(archive)
+        if files.isFolder(path) { return try bundleDocument(try AppBundle.open(path)) }
+        guard files.isFile(path) else { throw ProfileError("cannot read profile \(path): it is not in \(archive.path).") }
+        let head = try files.head(path)
+        if MachOEntitlements.isMachO(head) { return try decode(try files.machOEntitlements(path), path: path, inMachO: true) }
+        guard let bytes = try files.read(path, limit: maximumSize) else { throw ProfileError("cannot read profile \(path).") }
         return try decode(bytes, path: path)
     }
 

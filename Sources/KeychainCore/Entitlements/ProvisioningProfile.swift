@@ -22,6 +22,19 @@ package struct ProvisioningProfile: Sendable {
         AccessGroupList.Key.keychainAccessGroups, AccessGroupList.Key.applicationIdentifier, AccessGroupList.Key.applicationGroups,
     ]
 
+    /// The provisioning profile at `path`: a profile file, or the one a built app embeds (a bundle,
+    /// an `.ipa`, an `.xcarchive`), which is what signed it.
+    package static func load(path: String) throws(ProfileError) -> ProvisioningProfile {
+        let document = try ProfileDocument.load(path: path)
+        guard let bundle = document.bundle else { return try ProvisioningProfile(document, path: path) }
+        guard let embedded = bundle.provisioning else {
+            throw ProfileError(
+                "\(path) embeds no provisioning profile (no \(bundle.isMacOS ? "Contents/embedded.provisionprofile" : "embedded.mobileprovision"))."
+            )
+        }
+        return try ProvisioningProfile(try ProfileDocument.load(path: embedded), path: embedded)
+    }
+
     /// Reads `document` (from `path`) as an allowlist; a file that is not a provisioning profile
     /// is a ProfileError.
     package init(_ document: ProfileDocument, path: String) throws(ProfileError) {
