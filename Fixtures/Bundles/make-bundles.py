@@ -28,20 +28,52 @@ def entitlements_xml(entitlements):
     return plistlib.dumps(entitlements, fmt=plistlib.FMT_XML, sort_keys=True)
 
 
-def super_blob(entitlements):
-    """A code signature: a (placeholder) code directory in slot 0, the entitlements in slot 5."""
-    directory = struct.pack(">II", 0xFADE0C02, 8)
-    ents = entitlements_xml(entitlements)
-    ents_blob = struct.pack(">II", 0xFADE7171, 8 + len(ents)) + ents
-    count = 2
-    header = 12 + count * 8
-    offsets = [header, header + len(directory)]
-    index = struct.pack(">II", 0, offsets[0]) + struct.pack(">II", 5, offsets[1])
-    body = directory + ents_blob
-    return struct.pack(">III", 0xFADE0CC0, header + len(body), count) + index + body
+def der(tag, body):
+    """One DER element: its tag, its definite length (short or long form), its body."""
+    n = len(body)
+    if n < 0x80:
+        return bytes([tag, n]) + body
+    length = n.to_bytes((n.bit_length() + 7) // 8, "big")
+    return bytes([tag, 0x80 | len(length)]) + length + body
 
 
-def thin(cpu, entitlements, signed=True):
+def der_value(value):
+    """CoreEntitlements' DER: strings UTF8String, booleans BOOLEAN, arrays SEQUENCE, dictionaries
+    [CONTEXT 16] of SEQUENCE {key, value} in key order."""
+    if isinstance(value, bool):
+        return der(0x01, b"\xff" if value else b"\x00")
+    if isinstance(value, str):
+        return der(0x0C, value.encode())
+    if isinstance(value, list):
+        return der(0x30, b"".join(der_value(v) for v in value))
+    if isinstance(value, dict):
+        return der(0xB0, b"".join(der(0x30, der(0x0C, k.encode()) + der_value(v)) for k, v in sorted(value.items())))
+    raise TypeError(value)
+
+
+def entitlements_der(entitlements):
+    """The DER entitlements blob's content: [APPLICATION 16] { INTEGER 1, the dictionary }."""
+    return der(0x70, der(0x02, b"\x01") + der_value(entitlements))
+
+
+def super_blob(entitlements, xml=True):
+    """A code signature: a (placeholder) code directory in slot 0, the entitlements in slot 5 (XML)
+    and slot 7 (DER), or in slot 7 alone when `xml` is false."""
+    blobs = [(0, struct.pack(">II", 0xFADE0C02, 8))]
+    if xml:
+        ents = entitlements_xml(entitlements)
+        blobs.append((5, struct.pack(">II", 0xFADE7171, 8 + len(ents)) + ents))
+    ents_der = entitlements_der(entitlements)
+    blobs.append((7, struct.pack(">II", 0xFADE7172, 8 + len(ents_der)) + ents_der))
+    header = 12 + len(blobs) * 8
+    index, body = b"", b""
+    for slot, blob in blobs:
+        index += struct.pack(">II", slot, header + len(body))
+        body += blob
+    return struct.pack(">III", 0xFADE0CC0, header + len(body), len(blobs)) + index + body
+
+
+def thin(cpu, entitlements, signed=True, xml=True):
     """A 64-bit little-endian Mach-O: __TEXT (with __entitlements when unsigned) and the signature."""
     ents = entitlements_xml(entitlements)
     commands = []
@@ -49,7 +81,7 @@ def thin(cpu, entitlements, signed=True):
     # __TEXT segment with one section: __text, or __entitlements for an unsigned simulator build.
     section_name = b"__text" if signed else b"__entitlements"
     segment_size = 72 + 80
-    signature = super_blob(entitlements) if signed else b""
+    signature = super_blob(entitlements, xml) if signed else b""
     code_signature_size = 16 if signed else 0
     commands_size = segment_size + code_signature_size
     payload_offset = header_size + commands_size
@@ -131,6 +163,11 @@ bundle("Example.app/PlugIns/Share.appex", "com.example.app.share", "Share", thin
 bundle("Example.app/PlugIns/Widget.appex", "com.example.app.widget", "Widget", thin(ARM64, widget),
        "dev-widget.mobileprovision")
 bundle("ExampleMac.app", "com.example.mac", "ExampleMac", thin(X86_64, mac, signed=False), None, macos=True)
+
+# An executable whose signature carries its entitlements in DER only (slot 7), as some signing
+# tools leave it.
+with open(os.path.join(OUT, "der-only"), "wb") as f:
+    f.write(thin(ARM64, share, xml=False))
 
 # An Xcode archive of the app, as Organizer keeps it.
 archive = os.path.join(OUT, "Example.xcarchive")

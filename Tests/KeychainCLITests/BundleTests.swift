@@ -29,6 +29,9 @@ import Testing
         #expect(Self.groupNames(executable) == Self.groupNames(app) && executable["validated"] as? Bool == false)
         let share = try Self.groups(sandbox, Self.bundles + "/Example.app/PlugIns/Share.appex")
         #expect(share["default"] as? String == "SKMME9E2Y8.com.example.shared")
+        // A signature with the DER form alone (slot 7) gives the same claims.
+        let der = try Self.groups(sandbox, Self.bundles + "/der-only")
+        #expect(Self.groupNames(der) == Self.groupNames(share))
         let widget = try Self.groups(sandbox, Self.bundles + "/Example.app/PlugIns/Widget.appex")
         #expect(Self.groupNames(widget) == ["SKMME9E2Y8.com.example.app.widget", "group.com.example"])
         // --provisioning replaces the embedded profile: here one of another team, which refuses the claims.
@@ -155,6 +158,10 @@ import Testing
                 let made = FileManager.default.contents(atPath: sandbox.folder + "/\(top)/" + file)
                 #expect(made == FileManager.default.contents(atPath: Self.bundles + "/\(top)/" + file), "\(top)/\(file) differs")
             }
+        }
+        for file in ["der-only"] {
+            let made = FileManager.default.contents(atPath: sandbox.folder + "/" + file)
+            #expect(made != nil && made == FileManager.default.contents(atPath: Self.bundles + "/" + file), "\(file) differs")
         }
         let ipa = FileManager.default.contents(atPath: sandbox.folder + "/Example.ipa")
         #expect(ipa != nil && ipa == FileManager.default.contents(atPath: Self.bundles + "/Example.ipa"), "Example.ipa differs")

@@ -124,4 +124,88 @@ import Testing
             (error as? ProfileError)?.message.contains("no entitlements") == true
         }
     }
+
+    // MARK: DER entitlements
+
+    /// One DER element with a definite length.
+    static func der(_ tag: UInt8, _ body: [UInt8]) -> [UInt8] {
+        if body.count < 0x80 { return [tag, UInt8(body.count)] + body }
+        return [tag, 0x82, UInt8(body.count >> 8), UInt8(body.count & 0xFF)] + body
+    }
+
+    static func derString(_ text: String) -> [UInt8] { der(0x0C, Array(text.utf8)) }
+
+    /// `[APPLICATION 16] { INTEGER 1, [CONTEXT 16] { keychain-access-groups: [group] } }`.
+    static func derEntitlements(_ groups: [String], dictionaryTag: UInt8 = 0xB0) -> [UInt8] {
+        let pair = der(0x30, derString("keychain-access-groups") + der(0x30, groups.flatMap(derString)))
+        return der(0x70, der(0x02, [1]) + der(dictionaryTag, pair))
+    }
+
+    /// Two blobs in one super blob: XML in slot 5 and DER in slot 7, each `(slot, magic, content)`.
+    static func superBlob(_ blobs: [(UInt32, UInt32, [UInt8])]) -> [UInt8] {
+        let header = 12 + 8 * blobs.count
+        var index: [UInt8] = []
+        var body: [UInt8] = []
+        for (slot, magic, content) in blobs {
+            index += be32(slot) + be32(UInt32(header + body.count))
+            body += be32(magic) + be32(UInt32(8 + content.count)) + content
+        }
+        return be32(0xFADE_0CC0) + be32(UInt32(header + body.count)) + be32(UInt32(blobs.count)) + index + body
+    }
+
+    @Test func derEntitlementsAloneOrBesideXMLAreRead() throws {
+        let der = Self.derEntitlements(["SKMME9E2Y8.com.example.shared"])
+        for dictionaryTag: UInt8 in [0xB0, 0x31] {
+            let only = Self.thin(
+                signature: Self.superBlob(
+                    Self.derEntitlements(["SKMME9E2Y8.com.example.shared"], dictionaryTag: dictionaryTag), slot: 7, blobMagic: 0xFADE_7172))
+            let document = try ProfileDocument.decode(only, path: "test")
+            #expect(document.entitlements["keychain-access-groups"]?.stringArray == ["SKMME9E2Y8.com.example.shared"])
+        }
+        // Both forms saying the same: the XML is read.
+        let both = Self.thin(signature: Self.superBlob([(5, 0xFADE_7171, Self.entitlements), (7, 0xFADE_7172, der)]))
+        #expect(try Self.read(both) == Self.entitlements)
+        // Both forms saying different things: refused, since the system may use either.
+        let other = Self.derEntitlements(["ZZZZZ99999.com.other"])
+        let split = Self.thin(signature: Self.superBlob([(5, 0xFADE_7171, Self.entitlements), (7, 0xFADE_7172, other)]))
+        #expect {
+            try Self.read(split)
+        } throws: { error in
+            (error as? ProfileError)?.message.contains("XML and DER entitlements that differ") == true
+        }
+        // codesign --der output, with its blob header, is a profile too.
+        let blob = Self.be32(0xFADE_7172) + Self.be32(UInt32(8 + der.count)) + der
+        #expect(try ProfileDocument.decode(blob, path: "test").entitlements["keychain-access-groups"]?.stringArray?.count == 1)
+    }
+
+    /// Hostile DER ends in a ProfileError, in one linear pass.
+    @Test(
+        arguments: [
+            ("truncated", Array(derEntitlements(["a.b"]).dropLast(3))),
+            ("indefinite length", [0x70, 0x80, 0x02, 0x01, 0x01, 0x00, 0x00]),
+            ("five length bytes", [0x70, 0x85, 0, 0, 0, 0, 3, 0x02, 0x01, 0x01]),
+            ("length past the end", der(0x70, der(0x02, [1]) + [0xB0, 0x7F])),
+            (
+                "a key twice",
+                der(
+                    0x70,
+                    der(0x02, [1]) + der(0xB0, der(0x30, derString("k") + derString("a")) + der(0x30, derString("k") + derString("b"))))
+            ),
+            ("not UTF-8", der(0x70, der(0x02, [1]) + der(0xB0, der(0x30, derString("k") + der(0x0C, [0xFF, 0xFE]))))),
+            ("unknown tag", der(0x70, der(0x02, [1]) + der(0xB0, der(0x30, derString("k") + der(0x17, [1]))))),
+            ("multi-byte tag", der(0x70, der(0x02, [1]) + der(0xB0, der(0x30, derString("k") + [0x1F, 0x81, 0x01, 0x00])))),
+            (
+                "too deep",
+                der(
+                    0x70,
+                    der(0x02, [1]) + der(0xB0, der(0x30, derString("k") + (0..<40).reduce(derString("x")) { inner, _ in der(0x30, inner) }))
+                )
+            ),
+            ("no dictionary", der(0x70, der(0x02, [1]) + derString("x"))),
+            ("bytes after", derEntitlements(["a.b"]) + [0]),
+        ] as [(String, [UInt8])])
+    func hostileDERIsRefused(_ what: String, _ bytes: [UInt8]) {
+        let signed = Self.thin(signature: Self.superBlob(bytes, slot: 7, blobMagic: 0xFADE_7172))
+        #expect(throws: ProfileError.self, "\(what)") { try ProfileDocument.decode(signed, path: "test") }
+    }
 }

@@ -2,9 +2,11 @@ import Glibc
 
 /// The entitlements a built executable carries, read where Apple's loader reads them: in a signed
 /// Mach-O, the code signature's embedded entitlements blob (`CSSLOT_ENTITLEMENTS`, magic
-/// 0xfade7171) reached through `LC_CODE_SIGNATURE` and its super blob (0xfade0cc0); in a simulator
-/// build, the `__TEXT,__entitlements` section the linker writes. A universal (fat) file holds one
-/// executable per architecture: every slice must carry the same entitlements.
+/// 0xfade7171, XML), else its DER blob (`CSSLOT_DER_ENTITLEMENTS`, 0xfade7172), reached through
+/// `LC_CODE_SIGNATURE` and its super blob (0xfade0cc0); in a simulator build, the
+/// `__TEXT,__entitlements` section the linker writes, else `__TEXT,__ents_der`. A universal (fat)
+/// file holds one executable per architecture: every slice must carry the same entitlements.
+/// What is returned is the plist (XML) or the DER, which `PlistValue.read` tells apart.
 ///
 /// The file is untrusted input: every count and offset is checked against what holds it before it
 /// is followed, the numbers of slices, load commands and blobs are capped, and only the bytes the
@@ -157,6 +159,7 @@ package enum MachOEntitlements {
         else { throw damaged(path, "its load commands (\(commandCount), \(commandsSize) bytes) do not fit in the file") }
         var signature: (offset: Int, size: Int)?
         var section: (offset: Int, size: Int)?
+        var derSection: (offset: Int, size: Int)?
         var at = 0
         for _ in 0..<commandCount {
             guard at + 8 <= commands.count else { throw damaged(path, "a load command runs past the load commands") }
@@ -175,10 +178,11 @@ package enum MachOEntitlements {
                 }
                 for index in 0..<sections {
                     let entry = at + segmentHeader + index * sectionSize
-                    guard segmentName(commands, entry) == "__entitlements" else { continue }
+                    let sectionName = segmentName(commands, entry)
+                    guard sectionName == "__entitlements" || sectionName == "__ents_der" else { continue }
                     let length = command == loadSegment64 ? Int(clamping: wideWord(commands, entry + 40)) : Int(word(commands, entry + 36))
                     let offset = Int(word(commands, entry + (command == loadSegment64 ? 48 : 40)))
-                    section = (offset, length)
+                    if sectionName == "__entitlements" { section = (offset, length) } else { derSection = (offset, length) }
                 }
             }
             at += size
@@ -186,10 +190,11 @@ package enum MachOEntitlements {
         if let signature {
             if let entitlements = try signatureEntitlements(source, signature, path: path, slice: name) { return (name, entitlements) }
         }
-        if let section {
-            guard section.size <= maximumEntitlementsBytes, section.offset <= source.size, section.size <= source.size - section.offset,
-                let bytes = source.read(section.offset, section.size)
-            else { throw damaged(path, "its __TEXT,__entitlements section lies outside the file") }
+        for (sectionName, found) in [("__entitlements", section), ("__ents_der", derSection)] {
+            guard let found else { continue }
+            guard found.size <= maximumEntitlementsBytes, found.offset <= source.size, found.size <= source.size - found.offset,
+                let bytes = source.read(found.offset, found.size)
+            else { throw damaged(path, "its __TEXT,\(sectionName) section lies outside the file") }
             return (name, bytes)
         }
         throw ProfileError(
@@ -202,8 +207,11 @@ package enum MachOEntitlements {
     private static let superBlobMagic: UInt32 = 0xFADE_0CC0
     private static let entitlementsSlot: UInt32 = 5
     private static let entitlementsMagic: UInt32 = 0xFADE_7171
+    private static let derEntitlementsSlot: UInt32 = 7
+    private static let derEntitlementsMagic: UInt32 = 0xFADE_7172
 
-    /// The XML entitlements blob of the code signature at `location`; `nil` when the signature has none.
+    /// The entitlements blob of the code signature at `location`: the XML one, else the DER one;
+    /// `nil` when the signature has neither.
     private static func signatureEntitlements(_ source: Source, _ location: (offset: Int, size: Int), path: String, slice: String)
         throws(ProfileError) -> [UInt8]?
     {
@@ -216,19 +224,29 @@ package enum MachOEntitlements {
         guard length >= 12, length <= location.size, count <= maximumBlobs, count * 8 <= length - 12,
             let index = source.read(location.offset + 12, count * 8)
         else { throw damaged(path, "its code signature's header (\(count) blobs, \(length) bytes) does not fit its space") }
-        for entry in 0..<count where bigEndian32(index, entry * 8) == entitlementsSlot {
-            let offset = Int(bigEndian32(index, entry * 8 + 4))
-            guard offset >= 12 + count * 8, offset <= length - 8, let blob = source.read(location.offset + offset, 8) else {
-                throw damaged(path, "its entitlements blob lies outside the code signature")
+        var found: [[UInt8]] = []
+        for (slot, magic) in [(entitlementsSlot, entitlementsMagic), (derEntitlementsSlot, derEntitlementsMagic)] {
+            for entry in 0..<count where bigEndian32(index, entry * 8) == slot {
+                let offset = Int(bigEndian32(index, entry * 8 + 4))
+                guard offset >= 12 + count * 8, offset <= length - 8, let blob = source.read(location.offset + offset, 8) else {
+                    throw damaged(path, "its entitlements blob lies outside the code signature")
+                }
+                let blobLength = Int(bigEndian32(blob, 4))
+                guard bigEndian32(blob, 0) == magic, blobLength >= 8, blobLength <= length - offset,
+                    blobLength - 8 <= maximumEntitlementsBytes,
+                    let content = source.read(location.offset + offset + 8, blobLength - 8)
+                else { throw damaged(path, "its entitlements blob's header does not fit the code signature") }
+                found.append(content)
+                break
             }
-            let blobLength = Int(bigEndian32(blob, 4))
-            guard bigEndian32(blob, 0) == entitlementsMagic, blobLength >= 8, blobLength <= length - offset,
-                blobLength - 8 <= maximumEntitlementsBytes,
-                let content = source.read(location.offset + offset + 8, blobLength - 8)
-            else { throw damaged(path, "its entitlements blob's header does not fit the code signature") }
-            return content
         }
-        return nil
+        // Both forms: the system reads one or the other, so they must say the same.
+        if found.count == 2, (try? PlistValue.read(found[0][...])) != (try? PlistValue.read(found[1][...])) {
+            throw ProfileError(
+                "\(path)\(slice.isEmpty ? "" : " (\(slice))") carries XML and DER entitlements that differ: the system may use either, "
+                    + "and codesign never writes such a signature; sign it again.")
+        }
+        return found.first
     }
 
     // MARK: numbers and names

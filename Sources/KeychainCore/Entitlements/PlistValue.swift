@@ -16,9 +16,10 @@ package indirect enum PlistValue: Sendable, Equatable {
     /// bounds their stack.
     static let maximumDepth = 32
 
-    /// Reads a whole property list, binary (`bplist`) or XML, in time linear in its size.
+    /// Reads a whole property list, binary (`bplist`), XML or DER entitlements, in time linear in its size.
     static func read(_ bytes: ArraySlice<UInt8>) throws(PlistProblem) -> PlistValue {
         if bytes.starts(with: BinaryPlistReader.magic) { return try BinaryPlistReader(Array(bytes)).read() }
+        if DEREntitlementsReader.looksLikeDER(bytes) { return try DEREntitlementsReader(bytes).read() }
         var reader = XMLPlistReader(Array(bytes))
         return try reader.read()
     }

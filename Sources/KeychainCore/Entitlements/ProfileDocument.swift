@@ -139,7 +139,9 @@ package struct ProfileDocument: Sendable {
     /// The plist inside the file: binary as is; a signed (CMS) profile's encapsulated content
     /// (binary, or XML); codesign's blob header or `Executable=` lines dropped; XML checked for UTF-8.
     private static func plistBytes(of bytes: [UInt8], path: String) throws(ProfileError) -> ArraySlice<UInt8> {
-        if bytes.starts(with: BinaryPlistReader.magic) { return bytes[...] }
+        if bytes.starts(with: BinaryPlistReader.magic) || DEREntitlementsReader.looksLikeDER(bytes) { return bytes[...] }
+        // `codesign -d --entitlements - --der`: the DER blob with its magic and length.
+        if bytes.starts(with: derEntitlementsBlobMagic) { return try blobContent(bytes, path: path) }
         var xml = bytes[...]
         let signed = SignedProfile.looksSigned(bytes)
         if signed {
@@ -164,6 +166,8 @@ package struct ProfileDocument: Sendable {
     /// `CSMAGIC_EMBEDDED_ENTITLEMENTS`: the blob `codesign --entitlements :-` printed before
     /// `--xml` existed starts with it and its big-endian length, header included.
     static let entitlementsBlobMagic: [UInt8] = [0xFA, 0xDE, 0x71, 0x71]
+    /// `CSMAGIC_EMBEDDED_DER_ENTITLEMENTS`: the same for the DER form.
+    static let derEntitlementsBlobMagic: [UInt8] = [0xFA, 0xDE, 0x71, 0x72]
 
     private static func blobContent(_ bytes: [UInt8], path: String) throws(ProfileError) -> ArraySlice<UInt8> {
         guard bytes.count >= 8 else { throw ProfileError("profile \(path) is a truncated entitlements blob.") }
