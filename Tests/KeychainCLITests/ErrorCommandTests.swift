@@ -30,6 +30,33 @@ import Testing
         }
     }
 
+    /// `error` names the commands a status comes from: each is a real command, and the ones tried
+    /// here end with it through the binary.
+    @Test func theCommandsAStatusComesFromAreRealAndProduceIt() throws {
+        let names = Set(KeychainCommandLine.commands.map { $0.name })
+        for status in KeychainStatus.allCases {
+            #expect(!status.row.commands.isEmpty, "\(status.name)")
+            for command in status.row.commands { #expect(names.contains(command), "\(status.name): \(command)") }
+        }
+        let sandbox = try Sandbox()
+        let text = sandbox.run(["error", "-34018"], profile: nil).stdout
+        #expect(text.contains("  from: add, find,"))
+        let json = try #require(try sandbox.run(["error", "-25300", "--format", "json"], profile: nil).json() as? [String: Any])
+        #expect((json["commands"] as? [String])?.contains("get") == true)
+        let tried: [(KeychainStatus, [String])] = [
+            (.itemNotFound, ["get", "nothing-here"]), (.missingEntitlement, ["find", "-g", "ZZZZZ99999.com.other"]),
+            (.duplicateKeychain, ["backup", sandbox.keychain]), (.noSuchClass, ["find", "--class", "nope"]),
+        ]
+        for (status, arguments) in tried {
+            #expect(status.row.commands.contains(arguments[0]), "\(status.name) lists \(arguments[0])")
+            let run = sandbox.run(arguments)
+            #expect(run.status == status.exitStatus, "\(arguments): \(run.status) \(run.stderr)")
+        }
+        // Apple's statuses keychainctl never returns come from none of its commands.
+        let apple = try #require(try sandbox.run(["error", "-25243", "--format", "json"], profile: nil).json() as? [String: Any])
+        #expect((apple["commands"] as? [Any])?.isEmpty == true)
+    }
+
     @Test func anExitStatusLeadsBackToItsStatus() throws {
         let sandbox = try Sandbox(initialize: false)
         let run = sandbox.run(["error", "--exit", "36"], profile: nil)

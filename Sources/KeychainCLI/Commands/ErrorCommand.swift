@@ -98,7 +98,7 @@ struct ErrorCommand: Subcommand {
         case .json:
             let object: [String: JSON.Value] = [
                 "status": .number(Int64(row.status)), "name": .string(row.name), "message": .string(row.message),
-                "appleMessage": .string(row.message), "exit": .null, "causes": .string(note),
+                "appleMessage": .string(row.message), "exit": .null, "causes": .string(note), "commands": .array([]),
             ]
             StandardStreams.out(JSON.render(.object(object)) + "\n")
         case .text:
@@ -120,6 +120,7 @@ struct ErrorCommand: Subcommand {
             \(status.name) (\(status.rawValue), \(hex(status))): \(status.message)
             \(apple)  exit status: \(row.exit)
               usually: \(row.meaning)
+              from: \(status.row.commands.joined(separator: ", "))
 
             """
     }
@@ -130,6 +131,7 @@ struct ErrorCommand: Subcommand {
         object["name"] = row.status.map { .string($0.name) } ?? .null
         object["message"] = row.status.map { .string($0.message) } ?? .null
         object["appleMessage"] = row.status.map { .string($0.appleMessage) } ?? .null
+        object["commands"] = row.status.map { .array($0.row.commands.map { .string($0) }) } ?? .null
         return .object(object)
     }
 }
