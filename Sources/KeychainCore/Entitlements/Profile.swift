@@ -58,7 +58,8 @@ package struct Profile: Sendable {
         from document: ProfileDocument, path: String, provisioning: ProvisioningProfile?, teamID: String?,
         buildSettings: [String: String] = [:], platform: Platform?, allowWildcard: Bool
     ) throws(ProfileError) -> Profile {
-        let variables = BuildVariables(document: document, signing: provisioning?.document, teamID: teamID, settings: buildSettings)
+        let variables = BuildVariables(
+            document: document, signing: provisioning?.signing ?? ([], []), teamID: teamID, settings: buildSettings)
         let entitlements = try variables.resolve(document.entitlements, path: path)
         try AccessGroupList.checkStrings(entitlements, path: path)
         let resolvedPlatform = platform ?? provisioning?.platform ?? document.platform ?? .ios

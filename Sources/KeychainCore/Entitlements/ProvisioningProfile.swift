@@ -22,6 +22,9 @@ package struct ProvisioningProfile: Sendable {
         AccessGroupList.Key.keychainAccessGroups, AccessGroupList.Key.applicationIdentifier, AccessGroupList.Key.applicationGroups,
     ]
 
+    /// What resolves build variables in the claims it signs: its App ID prefixes and Team IDs.
+    var signing: (appPrefixes: [String], teams: [String]) { (document.applicationIdentifierPrefixes, document.teamIdentifiers) }
+
     /// The provisioning profile at `path`: a profile file, or the one a built app embeds (a bundle,
     /// an `.ipa`, an `.xcarchive`), which is what signed it.
     package static func load(path: String) throws(ProfileError) -> ProvisioningProfile {

@@ -23,7 +23,11 @@ package struct LintTarget: Sendable {
         self.provisioning = provisioning
         self.sourcePath = sourcePath
         self.source = source
-        self.buildSettings = (claims.bundle?.buildSettings ?? [:]).merging(buildSettings) { _, given in given }
+        if let fromBundle = claims.bundle?.buildSettings, !fromBundle.isEmpty {
+            self.buildSettings = fromBundle.merging(buildSettings) { _, given in given }
+        } else {
+            self.buildSettings = buildSettings
+        }
     }
 
     /// Whether the claims file is a source `.entitlements`, where build variables belong.
@@ -50,7 +54,7 @@ struct TargetFacts {
         let document = target.claims
         platform = given ?? target.provisioning?.platform ?? document.platform ?? .ios
         let variables = BuildVariables(
-            document: document, signing: target.provisioning?.document, teamID: teamID, settings: target.buildSettings)
+            document: document, signing: target.provisioning?.signing ?? ([], []), teamID: teamID, settings: target.buildSettings)
         var resolved = document.entitlements
         for key in AccessGroupList.groupSources {
             guard let value = document.entitlements[key],
