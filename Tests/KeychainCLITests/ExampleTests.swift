@@ -4,7 +4,8 @@ import Testing
 /// Every command's EXAMPLES (its `--help`, the man page, docs/REFERENCE.md, all from one table in
 /// the command specs) run as written, in help order, in one shell on a fresh machine: no keychain,
 /// no profile, HOME an empty folder holding the example profiles `app.plist`,
-/// `share-extension.plist` and `widget.plist`. Each must succeed after the ones before it.
+/// `share-extension.plist` and `widget.plist` and the fixture app as `App.ipa`. Each must succeed
+/// after the ones before it.
 @Suite struct ExampleTests {
     /// The example command lines of docs/REFERENCE.md (kept equal to the generated reference by
     /// `ErrorCommandTests`), in order, each with the command it belongs to.
@@ -52,6 +53,7 @@ import Testing
         for profile in ["app.plist", "share-extension.plist", "widget.plist"] {
             try FileManager.default.copyItem(atPath: Sandbox.profiles + "/" + profile, toPath: sandbox.folder + "/" + profile)
         }
+        try FileManager.default.copyItem(atPath: BundleTests.bundles + "/Example.ipa", toPath: sandbox.folder + "/App.ipa")
         var script = "set -o pipefail\nunset KEYCHAINCTL_KEYCHAIN KEYCHAINCTL_KEY_FILE\ncd \"$HOME\"\n"
         script += "export KEYCHAINCTL_KEY_FILE=\"$HOME/.config/keychainctl/keychain.key\"\n"
         for (index, example) in examples.enumerated() {

@@ -54,7 +54,10 @@ struct LintCommand: Subcommand {
         Example(
             "keychainctl lint --target app=app.plist --target share=share-extension.plist",
             "Entitlement mistakes across two targets, before anything is built."
-        )
+        ),
+        Example(
+            "keychainctl lint --app App.ipa",
+            "Every target of a built app at once, each with the entitlements signed into it and its embedded profile."),
     ]
 
     /// Report formats.

@@ -41,7 +41,10 @@ struct MatrixCommand: Subcommand {
         Example(
             "keychainctl matrix --target app=app.plist --target share=share-extension.plist --target widget=widget.plist",
             "Which target reads and writes each item, and where each one's adds land."
-        )
+        ),
+        Example(
+            "keychainctl matrix --app App.ipa --by group",
+            "The same for every target of a built app, by access group (with no keychain: what the entitlements allow)."),
     ]
 
     let context: CommandContext

@@ -7,10 +7,13 @@ struct GlobalOptions {
     static let keychain = Option.path(
         "keychain", environment: "KEYCHAINCTL_KEYCHAIN", "The keychain file (default $XDG_DATA_HOME/keychainctl/keychain.db).")
     static let profile = Option.path(
-        "profile", environment: "KEYCHAINCTL_PROFILE", "The calling app's entitlements plist or provisioning profile.")
+        "profile", environment: "KEYCHAINCTL_PROFILE",
+        "The calling app: its entitlements plist or provisioning profile, or what Xcode built (.app, .appex, .ipa, .xcarchive, executable)."
+    )
     static let provisioning = Option.path(
         "provisioning", environment: "KEYCHAINCTL_PROVISIONING",
-        "The provisioning profile that signs the app: its allowlist, checked against the profile's claims.")
+        "The provisioning profile that signs the app (or a built app, whose embedded one it takes): its allowlist, checked against the claims."
+    )
     static let platform = Option.choice(
         "platform", nil, "ios|macos", environment: "KEYCHAINCTL_PLATFORM", "Whose rules apply (default from the profile, else ios).",
         Platform.init(rawValue:))

@@ -40,7 +40,8 @@ struct NamedPath: Equatable {
     /// The option every command that takes a built app declares.
     static let appOption = Option.path(
         "app", valueName: "bundle",
-        "A built app (.app): it and every target inside it (PlugIns, Extensions, Watch, AppClips), each named by its bundle identifier.")
+        "A built app (.app, .ipa or .xcarchive): it and every target inside it (PlugIns, Extensions, Watch, AppClips), each named by its bundle identifier."
+    )
 
     /// The entries of an option that attaches a file to targets (`--provisioning app=PATH`), parsed
     /// when the command is built; each is checked against the targets once they are known
