@@ -33,6 +33,8 @@ let package = Package(
         .systemLibrary(name: "CFileSync"),
         // Echo off for no-echo prompts, restored by signal handlers (which Swift cannot write).
         .target(name: "CTerminal"),
+        // The commit `make release` builds from (KEYCHAINCTL_COMMIT), for --version.
+        .target(name: "CBuildInfo"),
         // Starting exec's command and git: fork, a fresh session keyring, descriptors closed and the
         // keyring calls denied by seccomp before execve (posix_spawn can do none of it).
         .target(name: "CSpawn"),
@@ -57,7 +59,7 @@ let package = Package(
             ]),
         .target(
             name: "KeychainCLI",
-            dependencies: ["KeychainCore", "CProcess", "CTerminal", "CSpawn"]),
+            dependencies: ["KeychainCore", "CProcess", "CTerminal", "CSpawn", "CBuildInfo"]),
         .executableTarget(name: "keychainctl", dependencies: ["KeychainCLI"]),
         .executableTarget(name: "keychainctl-bench", dependencies: ["KeychainCore"]),
         // What the test targets and the fuzzers share: the package's paths, the kill-midway step,

@@ -47,7 +47,7 @@ import Testing
     }
 
     @Test func everyCommandAndOptionIsInEveryScriptAndThePage() throws {
-        let page = ManPage.render(Self.specs, version: KeychainCommandLine.version)
+        let page = ManPage.render(Self.specs, version: ("keychainctl " + VersionReport.number))
         for shell in ShellCompletion.shells {
             let script = try #require(ShellCompletion.script(for: shell, commands: Self.specs))
             for spec in Self.specs {

@@ -109,7 +109,8 @@ import Testing
     @Test func theReferenceIsGeneratedFromTheTables() throws {
         let path = Sandbox.packageRoot + "/docs/REFERENCE.md"
         let rendered = ReferencePage.markdown(
-            KeychainCommandLine.commands.map { $0.spec }, version: KeychainCommandLine.version, examples: KeychainCommandLine.examples)
+            KeychainCommandLine.commands.map { $0.spec }, version: ("keychainctl " + VersionReport.number),
+            examples: KeychainCommandLine.examples)
         if ProcessInfo.processInfo.environment["KEYCHAINCTL_RECORD"] == "1" {
             try rendered.write(toFile: path, atomically: true, encoding: .utf8)
         }

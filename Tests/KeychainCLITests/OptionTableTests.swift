@@ -43,7 +43,7 @@ import Testing
     }
 
     @Test func theManPageListsEveryVariableTheFilesAndEveryExitStatus() {
-        let page = ManPage.render(Self.specs, version: KeychainCommandLine.version)
+        let page = ManPage.render(Self.specs, version: ("keychainctl " + VersionReport.number))
         let variables = Self.specs.flatMap(\.options).compactMap(\.environment) + GlobalOptions.specs.compactMap(\.environment)
         #expect(variables.contains("KEYCHAINCTL_ACCOUNT_KEY_FILE"))
         let environment = page.components(separatedBy: ".SH ENVIRONMENT\n").last?.components(separatedBy: ".SH FILES").first ?? ""

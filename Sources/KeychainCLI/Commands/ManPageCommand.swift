@@ -27,7 +27,7 @@ struct ManPageCommand: Subcommand {
         let commands = KeychainCommandLine.commands.map { $0.spec }
         StandardStreams.out(
             asMarkdown
-                ? ReferencePage.markdown(commands, version: KeychainCommandLine.version, examples: KeychainCommandLine.examples)
-                : ManPage.render(commands, version: KeychainCommandLine.version, examples: KeychainCommandLine.examples))
+                ? ReferencePage.markdown(commands, version: "keychainctl " + VersionReport.number, examples: KeychainCommandLine.examples)
+                : ManPage.render(commands, version: "keychainctl " + VersionReport.number, examples: KeychainCommandLine.examples))
     }
 }

@@ -21,9 +21,6 @@ public enum KeychainCommandLine {
         ]
     }
 
-    /// The version `--version` prints.
-    static let version = "keychainctl 1.0.0"
-
     /// Runs `arguments` (without the program name) and returns the exit status. `invalidUTF8`
     /// holds the indices of arguments that were not valid UTF-8 as the process received them.
     public static func run(_ arguments: [String], invalidUTF8: Set<Int> = []) -> Int32 {
@@ -32,7 +29,16 @@ public enum KeychainCommandLine {
             return arguments.isEmpty ? 64 : 0
         }
         if name == "--version" {
-            StandardStreams.out(version + "\n")
+            // `--version`, optionally with `--format text|json` (or KEYCHAINCTL_FORMAT).
+            let rest = Array(arguments.dropFirst())
+            var format = GlobalOptions.format.environmentValue.flatMap(OutputFormat.init(rawValue:)) ?? .text
+            if !rest.isEmpty {
+                guard rest.count == 2, rest[0] == "--format", let given = OutputFormat(rawValue: rest[1]) else {
+                    return usage("--version takes only --format text|json.", command: nil)
+                }
+                format = given
+            }
+            StandardStreams.out(format == .json ? JSON.render(VersionReport.json) + "\n" : VersionReport.text)
             return 0
         }
         guard let type = commands.first(where: { $0.name == name }) else {

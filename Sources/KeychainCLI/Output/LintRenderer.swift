@@ -99,7 +99,7 @@ struct LintRenderer {
                     "tool": .object([
                         "driver": .object([
                             "name": .string("keychainctl"),
-                            "version": .string(KeychainCommandLine.version.split(separator: " ").last.map(String.init) ?? ""),
+                            "version": .string(VersionReport.number),
                             "rules": .array(rules),
                         ])
                     ]),

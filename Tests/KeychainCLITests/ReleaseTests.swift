@@ -1,0 +1,177 @@
+import Foundation
+import Testing
+
+@testable import KeychainCLI
+
+/// What a release hands out: `--version`, the files `Scripts/dist.sh` packs (the tarball, the .deb,
+/// SHA256SUMS, the same bytes on every run), and the GitHub Action and GitLab template that install
+/// from them, run here against a local download folder with no network.
+@Suite struct ReleaseTests {
+    static let root = Sandbox.packageRoot
+
+    /// Packs the test binary into `folder` (as `make dist` packs the release one).
+    static func dist(_ sandbox: Sandbox, into folder: String) throws {
+        let run = sandbox.run(
+            [root + "/Scripts/dist.sh", "--bin", Sandbox.binary, folder], profile: nil, timeout: 120, executable: "/bin/bash")
+        #expect(run.status == 0, "\(run.stderr)")
+    }
+
+    @Test func versionNamesTheCommitAndTheLibrariesInside() throws {
+        let sandbox = try Sandbox(initialize: false)
+        let text = sandbox.run(["--version"], profile: nil)
+        #expect(text.status == 0)
+        let lines = text.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2 && lines[0].hasPrefix("keychainctl \(VersionReport.number) (commit "), "\(text.stdout)")
+        for library in ["SQLite 3.", "libsodium 1.", "OpenSSL 3.", "zlib 1."] {
+            #expect(lines.last?.contains(library) == true, "\(library)")
+        }
+        let json = try #require(try sandbox.run(["--version", "--format", "json"], profile: nil).json() as? [String: String])
+        #expect(Set(json.keys) == ["version", "commit", "sqlite", "libsodium", "openssl", "zlib"])
+        #expect(json["version"] == VersionReport.number)
+        #expect(sandbox.run(["--version", "--verbose"], profile: nil).status == 64)
+    }
+
+    /// Two runs give the same bytes; the checksums check; the archives hold what README says.
+    @Test func distIsCompleteAndTheSameEveryTime() throws {
+        let sandbox = try Sandbox(initialize: false)
+        try Self.dist(sandbox, into: sandbox.folder + "/a")
+        try Self.dist(sandbox, into: sandbox.folder + "/b")
+        let files = try FileManager.default.contentsOfDirectory(atPath: sandbox.folder + "/a").sorted()
+        let tarball = "keychainctl-\(VersionReport.number)-linux-x86_64.tar.gz"
+        let deb = "keychainctl_\(VersionReport.number)_amd64.deb"
+        #expect(files == ["SHA256SUMS", tarball, deb].sorted())
+        for file in files {
+            let first = FileManager.default.contents(atPath: sandbox.folder + "/a/" + file)
+            #expect(first != nil && first == FileManager.default.contents(atPath: sandbox.folder + "/b/" + file), "\(file) differs")
+        }
+        let check = sandbox.run(["-c", "cd '\(sandbox.folder)/a' && sha256sum -c SHA256SUMS"], profile: nil, executable: "/bin/sh")
+        #expect(check.status == 0, "\(check.stdout) \(check.stderr)")
+        let listing = sandbox.run(["-tzf", sandbox.folder + "/a/" + tarball], profile: nil, executable: "/bin/tar")
+        let top = "keychainctl-\(VersionReport.number)-linux-x86_64/"
+        for entry in [
+            "keychainctl", "keychainctl.1", "README.md", "LICENSE", "completions/keychainctl.bash", "completions/_keychainctl",
+            "completions/keychainctl.fish",
+        ] {
+            #expect(listing.stdout.contains(top + entry + "\n"), "\(entry)")
+        }
+        let contents = sandbox.run(["-c", sandbox.folder + "/a/" + deb], profile: nil, executable: "/usr/bin/dpkg-deb")
+        for path in [
+            "./usr/bin/keychainctl", "./usr/share/man/man1/keychainctl.1.gz", "./usr/share/bash-completion/completions/keychainctl",
+            "./usr/share/zsh/vendor-completions/_keychainctl", "./usr/share/fish/vendor_completions.d/keychainctl.fish",
+            "./usr/share/doc/keychainctl/copyright",
+        ] {
+            #expect(contents.stdout.contains(" " + path + "\n"), "\(path)")
+        }
+        #expect(!contents.stdout.contains(" 1000/") && contents.stdout.contains("root/root"), "numeric root owners")
+        let depends = sandbox.run(["-f", sandbox.folder + "/a/" + deb, "Depends"], profile: nil, executable: "/usr/bin/dpkg-deb")
+        #expect(depends.stdout.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "no dependencies: \(depends.stdout)")
+        // The LICENSE carried has the notices of what the static binary contains.
+        let license = try String(contentsOfFile: Self.root + "/LICENSE", encoding: .utf8)
+        for notice in ["SQLite", "libsodium", "OpenSSL", "zlib"] { #expect(license.contains(notice), "\(notice)") }
+    }
+
+    /// The environment a CI step gets: a runner folder, GitHub's PATH and ENV files, no keychain
+    /// variables of the test's own.
+    static func runner(_ sandbox: Sandbox, _ extra: [String: String]) -> [String: String] {
+        FileManager.default.createFile(atPath: sandbox.folder + "/github_path", contents: Data())
+        FileManager.default.createFile(atPath: sandbox.folder + "/github_env", contents: Data())
+        try? FileManager.default.createDirectory(atPath: sandbox.folder + "/runner", withIntermediateDirectories: true)
+        return [
+            "KEYCHAINCTL_INSTALL_VERSION": VersionReport.number, "KEYCHAINCTL_DOWNLOAD_BASE": "file://" + sandbox.folder + "/dist",
+            "RUNNER_TEMP": sandbox.folder + "/runner", "GITHUB_PATH": sandbox.folder + "/github_path",
+            "GITHUB_ENV": sandbox.folder + "/github_env", "GITHUB_ACTIONS": "true",
+        ].merging(extra) { $1 }
+    }
+
+    /// Runs `script` in bash in a session keyring of its own (where `unlock` caches), without the
+    /// sandbox's own keychain variables.
+    static func inSession(_ sandbox: Sandbox, _ script: String, _ environment: [String: String]) -> Sandbox.Run {
+        sandbox.run(
+            ["SESSION", "/bin/bash", "-c", "unset KEYCHAINCTL_KEYCHAIN KEYCHAINCTL_KEY_FILE\n" + script], profile: nil,
+            environment: environment, timeout: 120, executable: Sandbox.denyKeyring)
+    }
+
+    /// The action's one step is ci/install.sh, given every input as the variable it reads; run as
+    /// the step runs, it checks the download, puts keychainctl on the PATH of later steps, creates
+    /// and unlocks the keychain, and prints the passphrase only in GitHub's mask command.
+    @Test(.enabled(if: UnlockCommandTests.keyringAvailable)) func theActionInstallsChecksAndUnlocks() throws {
+        let action = try String(contentsOfFile: Self.root + "/action.yml", encoding: .utf8)
+        #expect(action.contains("run: bash \"$GITHUB_ACTION_PATH/ci/install.sh\"") && action.contains("using: composite"))
+        for (input, variable) in [
+            ("version", "KEYCHAINCTL_INSTALL_VERSION"), ("download-base", "KEYCHAINCTL_DOWNLOAD_BASE"),
+            ("passphrase", "KEYCHAINCTL_INPUT_PASSPHRASE"), ("key", "KEYCHAINCTL_INPUT_KEY"), ("keychain", "KEYCHAINCTL_KEYCHAIN"),
+        ] {
+            #expect(action.contains("\n  \(input):\n") && action.contains("\(variable): ${{ inputs.\(input) }}"), "\(input)")
+        }
+        #expect(action.contains("default: \"\(VersionReport.number)\""), "the action installs this release by default")
+        let sandbox = try Sandbox(initialize: false)
+        try Self.dist(sandbox, into: sandbox.folder + "/dist")
+        let passphrase = "correct-horse-battery-staple"
+        let environment = Self.runner(sandbox, ["KEYCHAINCTL_INPUT_PASSPHRASE": passphrase])
+        // The step, then a later step: PATH and variables from GitHub's files, no credential at all.
+        let script = """
+            bash "\(Self.root)/ci/install.sh" > "$RUNNER_TEMP/step.out" 2> "$RUNNER_TEMP/step.err" || exit 90
+            unset KEYCHAINCTL_INPUT_PASSPHRASE
+            export PATH="$(cat "$GITHUB_PATH"):/usr/bin:/bin"
+            export "$(grep '^KEYCHAINCTL_KEYCHAIN=' "$GITHUB_ENV")"
+            printf 'tok' | keychainctl set deploy-token || exit 91
+            keychainctl get deploy-token
+            """
+        let run = Self.inSession(sandbox, script, environment)
+        #expect(run.status == 0 && run.stdout == "tok", "\(run.status) \(run.stdout) \(run.stderr)")
+        let out = try String(contentsOfFile: sandbox.folder + "/runner/step.out", encoding: .utf8)
+        let err = try String(contentsOfFile: sandbox.folder + "/runner/step.err", encoding: .utf8)
+        #expect(out.contains("::add-mask::\(passphrase)\n"))
+        #expect(out.replacingOccurrences(of: "::add-mask::\(passphrase)", with: "").contains(passphrase) == false)
+        #expect(!err.contains(passphrase))
+        #expect(out.contains("keychainctl \(VersionReport.number)"))
+        let path = try String(contentsOfFile: sandbox.folder + "/github_path", encoding: .utf8)
+        #expect(path == sandbox.folder + "/runner/keychainctl/bin\n")
+        #expect(FileManager.default.isExecutableFile(atPath: sandbox.folder + "/runner/keychainctl/bin/keychainctl"))
+        #expect(!(try String(contentsOfFile: sandbox.folder + "/github_env", encoding: .utf8)).contains(passphrase))
+    }
+
+    /// A download that does not match SHA256SUMS installs nothing; neither does a missing one.
+    @Test func aTamperedDownloadIsRefused() throws {
+        let sandbox = try Sandbox(initialize: false)
+        try Self.dist(sandbox, into: sandbox.folder + "/dist")
+        let tarball = sandbox.folder + "/dist/keychainctl-\(VersionReport.number)-linux-x86_64.tar.gz"
+        var bytes = try #require(FileManager.default.contents(atPath: tarball))
+        bytes[bytes.count / 2] ^= 0xFF
+        try bytes.write(to: URL(fileURLWithPath: tarball))
+        let environment = Self.runner(sandbox, [:])
+        let run = sandbox.run([Self.root + "/ci/install.sh"], profile: nil, environment: environment, executable: "/bin/bash")
+        #expect(run.status != 0 && run.stderr.contains("does not match SHA256SUMS"), "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.folder + "/runner/keychainctl/bin/keychainctl"))
+        #expect((try String(contentsOfFile: sandbox.folder + "/github_path", encoding: .utf8)).isEmpty)
+        let missing = sandbox.run(
+            [Self.root + "/ci/install.sh"], profile: nil, environment: environment.merging(["KEYCHAINCTL_INSTALL_VERSION": "9.9.9"]) { $1 },
+            executable: "/bin/bash")
+        #expect(missing.status != 0 && missing.stderr.contains("cannot download"), "\(missing.stderr)")
+    }
+
+    /// The GitLab template is generated from ci/install.sh, and its before_script, run as GitLab
+    /// runs it (one shell with the job's script), leaves keychainctl on the PATH and the keychain
+    /// unlocked for the job's own lines, with a key given as a masked variable.
+    @Test(.enabled(if: UnlockCommandTests.keyringAvailable)) func theGitLabTemplateInstallsIntoTheJobsShell() throws {
+        let sandbox = try Sandbox(initialize: false)
+        let generated = sandbox.run([Self.root + "/Scripts/gitlab-template.sh"], profile: nil, executable: "/bin/bash")
+        let template = try String(contentsOfFile: Self.root + "/ci/gitlab/keychainctl.yml", encoding: .utf8)
+        #expect(generated.status == 0 && generated.stdout == template, "ci/gitlab/keychainctl.yml is stale: run Scripts/gitlab-template.sh")
+        // The block scalar under before_script, without its indentation.
+        let lines = template.components(separatedBy: "\n")
+        let start = try #require(lines.firstIndex(of: "    - |"))
+        let block = lines[(start + 1)...].map { $0.hasPrefix("      ") ? String($0.dropFirst(6)) : $0 }.joined(separator: "\n")
+        try Self.dist(sandbox, into: sandbox.folder + "/dist")
+        let key = Data((0..<32).map { UInt8($0 &* 7 &+ 3) }).base64EncodedString()
+        var environment = Self.runner(sandbox, ["KEYCHAINCTL_INPUT_KEY": key, "CI_PROJECT_DIR": sandbox.folder])
+        for name in ["GITHUB_PATH", "GITHUB_ENV", "GITHUB_ACTIONS", "RUNNER_TEMP"] { environment[name] = nil }
+        environment["KEYCHAINCTL_INSTALL_DIR"] = sandbox.folder + "/job"
+        let script =
+            "set -eo pipefail\nexport PATH=/usr/bin:/bin\n" + block + "\n"
+            + "[ -z \"${KEYCHAINCTL_INPUT_KEY:-}\" ] || exit 92\nprintf 'tok' | keychainctl set gitlab-token\nkeychainctl get gitlab-token\n"
+        let run = Self.inSession(sandbox, script, environment)
+        #expect(run.status == 0 && run.stdout.hasSuffix("tok"), "\(run.status) \(run.stdout) \(run.stderr)")
+        #expect(!run.stdout.contains(key) && !run.stderr.contains(key), "the key is printed nowhere")
+    }
+}
