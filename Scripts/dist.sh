@@ -77,7 +77,6 @@ date_line="$(date -u -R -d "@$epoch")"
 # Documented in README: the binary is static on purpose (nothing to install beside it).
 {
     echo "keychainctl: statically-linked-binary [usr/bin/keychainctl]"
-    echo "keychainctl: embedded-library sqlite [usr/bin/keychainctl]"
     echo "keychainctl: embedded-library zlib [usr/bin/keychainctl]"
 } > "$deb/usr/share/lintian/overrides/keychainctl"
 chmod 0644 "$deb/usr/share/doc/keychainctl/"* "$deb/usr/share/lintian/overrides/keychainctl"
@@ -97,6 +96,8 @@ Description: Apple's data-protection keychain on Linux, as a command
  as one app or extension whose entitlements decide what it may read and write.
 CONTROL
 chmod 0644 "$deb/DEBIAN/control"
+(cd "$deb" && find usr -type f | LC_ALL=C sort | xargs md5sum) > "$deb/DEBIAN/md5sums"
+chmod 0644 "$deb/DEBIAN/md5sums"
 
 # Every time stamp the commit's; then sorted, numeric-owner archives with no gzip name or time.
 find "$stage" -exec touch -h -d "@$epoch" {} +
