@@ -37,6 +37,9 @@ path_file="${KEYCHAINCTL_PATH_FILE:-${GITHUB_PATH:-}}"
 env_file="${KEYCHAINCTL_ENV_FILE:-${GITHUB_ENV:-}}"
 dir="${KEYCHAINCTL_INSTALL_DIR:-${RUNNER_TEMP:-$HOME}/keychainctl}"
 [ -n "${KEYCHAINCTL_INSTALL_DIR:-}" ] || [ -n "${RUNNER_TEMP:-}" ] || dir="$HOME/.keychainctl"
+keychain="${KEYCHAINCTL_KEYCHAIN:-$dir/keychain.db}"
+# A line break would add a line of its own to GitHub's files: another variable for every later step.
+case "$dir$keychain" in *$'\n'* | *$'\r'*) fail "the install folder or keychain path holds a line break." ;; esac
 
 tarball="keychainctl-$version-linux-$arch.tar.gz"
 work="$(mktemp -d)"
@@ -52,7 +55,6 @@ install -m 0755 "$work/keychainctl-$version-linux-$arch/keychainctl" "$dir/bin/k
 kc="$dir/bin/keychainctl"
 "$kc" --version
 
-keychain="${KEYCHAINCTL_KEYCHAIN:-$dir/keychain.db}"
 [ -z "$path_file" ] || echo "$dir/bin" >> "$path_file"
 [ -z "$env_file" ] || echo "KEYCHAINCTL_KEYCHAIN=$keychain" >> "$env_file"
 
@@ -61,9 +63,13 @@ key="${KEYCHAINCTL_INPUT_KEY:-}"
 unset KEYCHAINCTL_INPUT_PASSPHRASE KEYCHAINCTL_INPUT_KEY
 [ -z "$passphrase" ] || [ -z "$key" ] || fail "give a passphrase or a key, not both."
 [ -n "$passphrase$key" ] || exit 0
-# GitHub hides the credential in every later log line; it is printed nowhere else.
+# GitHub hides the credential in every later log line; it is printed nowhere else. A mask covers one
+# line, so a credential of several lines is masked line by line (through a pipe, never a file).
 if [ -n "${GITHUB_ACTIONS:-}" ]; then
-    if [ -n "$passphrase" ]; then echo "::add-mask::$passphrase"; else echo "::add-mask::$key"; fi
+    printf '%s\n' "$passphrase$key" | while IFS= read -r line; do
+        line="${line%$'\r'}"
+        [ -z "$line" ] || echo "::add-mask::$line"
+    done
 fi
 # The credential reaches keychainctl through a pipe (a passphrase) or its own environment (a key),
 # never its command line.

@@ -150,6 +150,27 @@ import Testing
         #expect(missing.status != 0 && missing.stderr.contains("cannot download"), "\(missing.stderr)")
     }
 
+    /// A mask covers one line: a credential of several lines is masked line by line, and no line
+    /// of it is printed anywhere else. A path with a line break never reaches GitHub's files.
+    @Test func everyLineOfACredentialIsMaskedAndPathsCannotAddVariables() throws {
+        let sandbox = try Sandbox(initialize: false)
+        try Self.dist(sandbox, into: sandbox.folder + "/dist")
+        let environment = Self.runner(sandbox, ["KEYCHAINCTL_INPUT_PASSPHRASE": "first-line-secret\r\nsecond-line-secret"])
+        let run = Self.inSession(sandbox, "bash \"\(Self.root)/ci/install.sh\"", environment)
+        #expect(
+            run.stdout.contains("::add-mask::first-line-secret\n") && run.stdout.contains("::add-mask::second-line-secret\n"),
+            "\(run.stdout)")
+        for line in ["first-line-secret", "second-line-secret"] {
+            #expect(run.stdout.components(separatedBy: line).count == 2, "\(line) printed beside its mask")
+            #expect(!run.stderr.contains(line))
+        }
+        let injected = Self.runner(sandbox, ["KEYCHAINCTL_KEYCHAIN": sandbox.folder + "/k.db\nNODE_OPTIONS=--require=/tmp/x.js"])
+        try Data().write(to: URL(fileURLWithPath: sandbox.folder + "/github_env"))
+        let refused = sandbox.run([Self.root + "/ci/install.sh"], profile: nil, environment: injected, executable: "/bin/bash")
+        #expect(refused.status != 0 && refused.stderr.contains("line break"), "\(refused.stderr)")
+        #expect((try String(contentsOfFile: sandbox.folder + "/github_env", encoding: .utf8)).isEmpty)
+    }
+
     /// The GitLab template is generated from ci/install.sh, and its before_script, run as GitLab
     /// runs it (one shell with the job's script), leaves keychainctl on the PATH and the keychain
     /// unlocked for the job's own lines, with a key given as a masked variable.

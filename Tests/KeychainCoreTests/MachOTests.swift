@@ -77,6 +77,10 @@ import Testing
         var cases: [(String, [UInt8])] = []
         for length in [0, 3, 4, 20, 31, 40, 47, 60, good.count - 1] { cases.append(("truncated to \(length)", Array(good.prefix(length)))) }
         cases.append(("2^32-1 load commands", Self.thin(signature: Self.superBlob(Self.entitlements), commandCount: 0xFFFF_FFFF)))
+        var huge = Self.thin(signature: Self.superBlob(Self.entitlements))
+        huge.replaceSubrange(20..<24, with: Self.le32(64 << 20))  // sizeofcmds: 64 MiB of load commands
+        huge += [UInt8](repeating: 0, count: 64 << 20)
+        cases.append(("64 MiB of load commands", huge))
         cases.append(("a load command of size 0", Self.thin(signature: Self.superBlob(Self.entitlements), commandSize: 0)))
         cases.append(
             ("a load command larger than the commands", Self.thin(signature: Self.superBlob(Self.entitlements), commandSize: 4096)))

@@ -35,6 +35,9 @@ package enum MachOEntitlements {
     /// Caps no real executable comes near.
     static let maximumSlices = 32
     static let maximumLoadCommands = 4096
+    /// Real load commands take tens of kilobytes; a header claiming more would make a small
+    /// archive inflate and hold gigabytes before anything is checked.
+    static let maximumLoadCommandsBytes = 4 << 20
     static let maximumBlobs = 64
     /// An entitlements plist larger than a profile is refused, as a profile is.
     static let maximumEntitlementsBytes = InputLimits.profileBytes
@@ -154,7 +157,7 @@ package enum MachOEntitlements {
         let name = fatName.isEmpty ? architecture(word(header, 4), word(header, 8)) : fatName
         let commandCount = Int(word(header, 16))
         let commandsSize = Int(word(header, 20))
-        guard commandCount <= maximumLoadCommands, commandsSize <= source.size - headerSize,
+        guard commandCount <= maximumLoadCommands, commandsSize <= maximumLoadCommandsBytes, commandsSize <= source.size - headerSize,
             let commands = source.read(headerSize, commandsSize)
         else { throw damaged(path, "its load commands (\(commandCount), \(commandsSize) bytes) do not fit in the file") }
         var signature: (offset: Int, size: Int)?
