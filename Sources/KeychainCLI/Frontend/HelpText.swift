@@ -81,7 +81,7 @@ enum HelpText {
             'keychainctl error STATUS' explains one, with what usually causes it.
 
               -h, --help        Show help (also 'keychainctl <subcommand> --help').
-              --version         Show the version.
+              --version         Show the version, its commit and the libraries inside (--format json too).
 
             """
         return out
