@@ -14,9 +14,13 @@ final class SyncSession {
 
     /// The live synchronizable rows by row UUID.
     private var local: [Bytes16: (itemClass: ItemClass, row: KeychainStore.SyncRow)] = [:]
-    /// The cloud's record files, in UUID order, and by UUID.
+    /// The cloud's record files, in the folder's order.
     private var listed: [(uuid: Bytes16, stamp: CloudStore.Stamp)] = []
-    private var listing: [Bytes16: CloudStore.Stamp] = [:]
+    /// The same by UUID, built the first time a record's presence is asked beyond the state's
+    /// entries (which `pull` marks `listed`): a sync with nothing to do never builds it.
+    private var listingIndex: [Bytes16: CloudStore.Stamp]?
+    /// Records `pull` found gone after listing them.
+    private var vanished: Set<Bytes16> = []
     /// The cloud UUID each mapped row has (the state's entries, the other way round), built when
     /// first needed: a sync with nothing to do never needs it.
     private var reverseIndex: [Bytes16: Bytes16]?
@@ -47,8 +51,17 @@ final class SyncSession {
         }
         if let failure { throw failure }
         listed = try listingDone.result?.get() ?? []
-        listing.reserveCapacity(listed.count)
-        for (uuid, stamp) in listed { listing[uuid] = stamp }
+    }
+
+    /// Whether record `uuid` is in the cloud, as listed (less those found gone since).
+    private func isListed(_ uuid: Bytes16) -> Bool {
+        if listingIndex == nil {
+            var index: [Bytes16: CloudStore.Stamp] = [:]
+            index.reserveCapacity(listed.count)
+            for (uuid, stamp) in listed { index[uuid] = stamp }
+            listingIndex = index
+        }
+        return listingIndex?[uuid] != nil && (vanished.isEmpty || !vanished.contains(uuid))
     }
 
     /// What the listing thread hands back.
@@ -65,6 +78,8 @@ final class SyncSession {
             }
             self.state = state
         }
+        // Each entry maps a row: sized once, instead of rehashing 100,000 UUIDs as it grows.
+        local.reserveCapacity(state.entries.count)
         for itemClass in ItemClass.stored {
             let counts = try store.forEachSyncRow(itemClass) { local[$0.uuid] = (itemClass, $0) }
             report.notSynchronizable += counts.notSynchronizable
@@ -76,15 +91,24 @@ final class SyncSession {
 
     /// Applies every record that changed in the cloud since this device last saw it.
     func pull() throws {
-        // Only records whose file changed are read, in UUID order (so the report's order).
-        let changed = listed.filter { state.entries[$0.uuid]?.stamp != $0.stamp }.sorted { $0.uuid < $1.uuid }
+        // Only records whose file changed are read, in UUID order (so the report's order). One
+        // lookup per file both compares its stamp and marks its entry listed, for `push`.
+        var changed: [(uuid: Bytes16, stamp: CloudStore.Stamp)] = []
+        for (uuid, stamp) in listed {
+            if let index = state.entries.index(forKey: uuid) {
+                state.entries.values[index].listed = true
+                if state.entries.values[index].stamp == stamp { continue }
+            }
+            changed.append((uuid, stamp))
+        }
+        changed.sort { $0.uuid < $1.uuid }
         for (uuid, stamp) in changed {
-            guard listing[uuid] != nil, !settled.contains(uuid), !pendingDeletes.contains(uuid) else { continue }
+            guard !vanished.contains(uuid), !settled.contains(uuid), !pendingDeletes.contains(uuid) else { continue }
             let entry = state.entries[uuid]
             let record: CloudRecord
             do {
                 guard let found = try cloud.record(uuid) else {
-                    listing[uuid] = nil
+                    vanished.insert(uuid)
                     continue
                 }
                 record = found
@@ -213,7 +237,7 @@ final class SyncSession {
         }
         let holderUUID = Bytes16(holder.opened.row.uuid) ?? .zero
         let uploaded = mappedRecord(ofRow: holderUUID)
-        if let uploaded, listing[uploaded] != nil, !pendingDeletes.contains(uploaded) {
+        if let uploaded, isListed(uploaded), !pendingDeletes.contains(uploaded) {
             if uploaded < record.uuid {
                 // Both copies reached the cloud: the lower UUID wins on every device.
                 pendingDeletes.insert(record.uuid)
@@ -279,7 +303,9 @@ final class SyncSession {
             let here = local[entry.rowUUID]
             if here != nil { mappedHere += 1 }
             if handled, settled.contains(uuid) || pendingDeletes.contains(uuid) { continue }
-            if let here, here.row.sealedDigest == entry.sealedDigest, listing[uuid] != nil, Self.eligibility(here.row) == nil {
+            if let here, here.row.sealedDigest == entry.sealedDigest, entry.listed, vanished.isEmpty || !vanished.contains(uuid),
+                Self.eligibility(here.row) == nil
+            {
                 report.unchanged += 1
             } else {
                 visit.append(uuid)
@@ -290,8 +316,9 @@ final class SyncSession {
             let found = local[entry.rowUUID]
             let here = found.flatMap { Self.eligibility($0.row) == nil ? $0 : nil }
             // The two deletions below leave the row unmapped (or gone): it is counted no more.
-            if found != nil, listing[uuid] == nil || here == nil { mappedHere -= 1 }
-            guard listing[uuid] != nil else {
+            let present = isListed(uuid)
+            if found != nil, !present || here == nil { mappedHere -= 1 }
+            guard present else {
                 if let here {
                     try store.delete(here.itemClass, rowid: here.row.rowid)
                     local[entry.rowUUID] = nil

@@ -22,6 +22,27 @@ package struct SyncState: Equatable {
         package var primaryKeyDigest: Bytes16
         /// The record file's status then: unchanged means the file was not replaced since.
         package var stamp: CloudStore.Stamp
+        /// Whether this sync found the record's file: set while it reads the listing, so that a
+        /// sync with nothing to do needs no index of the listing. Never stored, never compared.
+        var listed = false
+
+        package init(
+            itemClass: ItemClass, rowUUID: Bytes16, tag: UInt64, sealedDigest: Bytes16, contentDigest: Bytes16,
+            primaryKeyDigest: Bytes16, stamp: CloudStore.Stamp
+        ) {
+            self.itemClass = itemClass
+            self.rowUUID = rowUUID
+            self.tag = tag
+            self.sealedDigest = sealedDigest
+            self.contentDigest = contentDigest
+            self.primaryKeyDigest = primaryKeyDigest
+            self.stamp = stamp
+        }
+
+        package static func == (lhs: Entry, rhs: Entry) -> Bool {
+            lhs.itemClass == rhs.itemClass && lhs.rowUUID == rhs.rowUUID && lhs.tag == rhs.tag && lhs.sealedDigest == rhs.sealedDigest
+                && lhs.contentDigest == rhs.contentDigest && lhs.primaryKeyDigest == rhs.primaryKeyDigest && lhs.stamp == rhs.stamp
+        }
     }
 
     /// Entries by cloud UUID.
