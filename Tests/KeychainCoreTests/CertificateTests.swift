@@ -84,6 +84,13 @@ import Testing
         #expect(DistinguishedName.normalizedContent(of: [0x30, 0x02, 0x31, 0x00]) == nil)
         #expect(DistinguishedName.normalizedContent(of: [0x30, 0x00, 0x00]) == nil)
         #expect(DistinguishedName.normalizedContent(of: [0x30, 0x00]) == [])
+        // The empty Name's content is the empty Name, normalised again to itself (fuzz-values).
+        #expect(DistinguishedName.normalizedContent(ofContent: []) == [])
+        for name in [[0x30, 0x00], [0x30, 0x02, 0x31, 0x00]] as [[UInt8]] {
+            if let normalized = DistinguishedName.normalizedContent(of: name) {
+                #expect(DistinguishedName.normalizedContent(ofContent: normalized) == normalized)
+            }
+        }
     }
 
     @Test(arguments: [

@@ -22,10 +22,11 @@ package enum DistinguishedName {
     }
 
     /// The normalised form of `content`, a Name without its SEQUENCE header (what `issr` and
-    /// `subj` hold, normalised or not); `nil` when it is not one.
+    /// `subj` hold, normalised or not); `nil` when it is not one. The empty Name (no RDN, as in
+    /// a certificate whose subject is empty) is its own normal form, as `normalizedContent(of:)`
+    /// gives it (found by fuzz-values: normalising must be idempotent).
     package static func normalizedContent(ofContent content: [UInt8]) -> [UInt8]? {
-        guard !content.isEmpty else { return nil }
-        return content.withUnsafeBufferPointer { normalize(content: $0, 0..<$0.count) }
+        content.withUnsafeBufferPointer { normalize(content: $0, 0..<$0.count) }
     }
 
     /// The normalised content of a Name whose content is `bytes[range]`.
