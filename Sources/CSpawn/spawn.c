@@ -21,18 +21,30 @@
 #define SYS_close_range 436
 #endif
 
-/* One architecture's three keyring calls denied, the rest allowed: 8 instructions, entered with
-   the architecture in the accumulator and left (not taken) with it still there. `mask` clears
-   x86-64's x32 bit, so an x32 keyctl is the same number. */
-#define ARCH_BLOCK(arch, mask, add_key, request_key, keyctl)                                 \
-    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (arch), 0, 7),                                       \
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),               \
-        BPF_STMT(BPF_ALU | BPF_AND | BPF_K, (mask)),                                         \
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (add_key), 3, 0),                                \
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (request_key), 2, 0),                            \
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (keyctl), 1, 0),                                 \
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),                                        \
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA))
+/* One architecture's system call numbers: the calls that act on another process's memory or
+   descriptors (ptrace, process_vm_readv/writev, pidfd_getfd), always denied, and the kernel
+   keyring's, denied unless allowed. `mask` clears x86-64's x32 bit, so an x32 call is looked up by
+   its number without it (x32's own ptrace and process_vm numbers, 521, 539 and 540, are listed). */
+struct arch_calls {
+    uint32_t arch;
+    uint32_t mask;
+    int process[8];
+    int keyring[3];
+};
+
+static const struct arch_calls arch_calls[] = {
+#if defined(__x86_64__)
+    {AUDIT_ARCH_X86_64, ~0x40000000U, {101, 310, 311, 438, 521, 539, 540, -1}, {248, 249, 250}},
+    {AUDIT_ARCH_I386, ~0U, {26, 347, 348, 438, -1}, {286, 287, 288}},
+#elif defined(__aarch64__)
+    {AUDIT_ARCH_AARCH64, ~0U, {117, 270, 271, 438, -1}, {217, 218, 219}},
+    {AUDIT_ARCH_ARM, ~0U, {26, 376, 377, 438, -1}, {309, 310, 311}},
+#else
+#error "exec's seccomp filter: add this architecture's numbers"
+#endif
+};
+
+#define FILTER_MAX 64
 
 /* Installs `program`. SECCOMP_FILTER_FLAG_SPEC_ALLOW: the filter is not a sandbox against side
    channels, and without the flag a kernel with the default spec_store_bypass_disable=seccomp would
@@ -47,29 +59,103 @@ static int install_filter(const struct sock_fprog *program) {
     return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, program, 0, 0);
 }
 
-/* The keyring calls of this machine's architecture and of the 32-bit one it also runs; a call
-   from any other architecture fails with ENOSYS (its numbers are unknown here). */
-static int deny_keyring_calls(void) {
-    struct sock_filter filter[] = {
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-#if defined(__x86_64__)
-        ARCH_BLOCK(AUDIT_ARCH_X86_64, ~0x40000000U, SYS_add_key, SYS_request_key, SYS_keyctl),
-        ARCH_BLOCK(AUDIT_ARCH_I386, ~0U, 286, 287, 288),
-#elif defined(__aarch64__)
-        ARCH_BLOCK(AUDIT_ARCH_AARCH64, ~0U, SYS_add_key, SYS_request_key, SYS_keyctl),
-        ARCH_BLOCK(AUDIT_ARCH_ARM, ~0U, 309, 310, 311),
-#else
-#error "keyring seccomp filter: add this architecture's numbers"
+/* With CAP_SYS_ADMIN (root) neither a seccomp filter nor a Landlock domain needs no_new_privs, so
+   sudo and other set-user-ID programs keep working under them; without, the kernel requires it
+   (EACCES from seccomp, EPERM from Landlock) and it is set then. */
+static int with_no_new_privs_if_needed(int (*call)(const void *), const void *argument, int needed_errno) {
+    if (call(argument) == 0) return 0;
+    if (errno != needed_errno || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return -1;
+    return call(argument);
+}
+
+static int install_program(const void *program) { return install_filter(program); }
+
+/* The filter: on this machine's architecture and the 32-bit one it also runs, the process calls
+   (and the keyring calls when `deny_keyring`) fail with EPERM, as a container's default profile
+   fails them; a call from any other architecture fails with ENOSYS (its numbers are unknown here).
+   Built on the stack: nothing here may allocate. */
+static int deny_calls(int deny_keyring) {
+    struct sock_filter filter[FILTER_MAX];
+    unsigned count = 0;
+    /* Each JEQ on a call number jumps to the last instruction, the denial; its offset is set below. */
+    unsigned denials[FILTER_MAX];
+    unsigned denial_count = 0;
+    filter[count++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
+    for (size_t a = 0; a < sizeof arch_calls / sizeof arch_calls[0]; a++) {
+        const struct arch_calls *calls = &arch_calls[a];
+        unsigned numbers[11];
+        unsigned n = 0;
+        for (size_t i = 0; i < 8 && calls->process[i] >= 0; i++) numbers[n++] = (unsigned)calls->process[i];
+        if (deny_keyring) {
+            for (size_t i = 0; i < 3; i++) numbers[n++] = (unsigned)calls->keyring[i];
+        }
+        /* Not this architecture: skip its block (load, mask, n tests, the allow), the arch stays loaded. */
+        filter[count++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, calls->arch, 0, (uint8_t)(n + 3));
+        filter[count++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
+        filter[count++] = (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K, calls->mask);
+        for (unsigned i = 0; i < n; i++) {
+            denials[denial_count++] = count;
+            filter[count++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, numbers[i], 0, 0);
+        }
+        filter[count++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+    }
+    filter[count++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA));
+    unsigned deny = count;
+    filter[count++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA));
+    for (unsigned i = 0; i < denial_count; i++) filter[denials[i]].jt = (uint8_t)(deny - denials[i] - 1);
+    struct sock_fprog program = {.len = (unsigned short)count, .filter = filter};
+    return with_no_new_privs_if_needed(install_program, &program, EACCES);
+}
+
+/* Landlock (Linux 5.13 and later, when the LSM is enabled). */
+#ifndef SYS_landlock_create_ruleset
+#define SYS_landlock_create_ruleset 444
 #endif
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA)),
-    };
-    struct sock_fprog program = {.len = sizeof filter / sizeof filter[0], .filter = filter};
-    /* With CAP_SYS_ADMIN (root) the filter needs no no_new_privs, so sudo and other set-user-ID
-       programs keep working under it; without, the kernel requires no_new_privs. */
-    if (install_filter(&program) == 0) return 0;
-    if (errno != EACCES) return -1;
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return -1;
-    return install_filter(&program);
+#ifndef SYS_landlock_restrict_self
+#define SYS_landlock_restrict_self 446
+#endif
+#define LANDLOCK_VERSION_FLAG (1U << 0)
+#define LANDLOCK_FS_MAKE_BLOCK (1ULL << 11)
+#define LANDLOCK_SCOPE_SIGNAL_FLAG (1ULL << 1)
+
+/* The ruleset attribute as of ABI 6 (the system headers may be older). */
+struct ruleset_attr {
+    uint64_t handled_access_fs;
+    uint64_t handled_access_net;
+    uint64_t scoped;
+};
+
+int cspawn_landlock_abi(void) {
+    long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_VERSION_FLAG);
+    return abi < 0 ? 0 : (int)abi;
+}
+
+static int restrict_self(const void *ruleset) { return (int)syscall(SYS_landlock_restrict_self, *(const int *)ruleset, 0); }
+
+/* Puts this thread (and what it execs) in a new Landlock domain. Any domain, whatever it handles,
+   confines ptrace and /proc/PID/{mem,environ,fd} to the domain and those nested in it: the command
+   can no longer act as the shell that started keychainctl, or as any other process of the user.
+   What the domain handles is the least that is allowed: from ABI 6 only signals (the command
+   cannot signal a process outside it), before that the creation of block devices, which also keeps
+   mount and pivot_root from the command. No Landlock: 0, and the seccomp filter is the only line. */
+static int enter_landlock_domain(void) {
+    int abi = cspawn_landlock_abi();
+    if (abi < 1) return 0;
+    struct ruleset_attr attr = {0};
+    size_t size = sizeof attr.handled_access_fs;
+    if (abi >= 6) {
+        attr.scoped = LANDLOCK_SCOPE_SIGNAL_FLAG;
+        size = sizeof attr;
+    } else {
+        attr.handled_access_fs = LANDLOCK_FS_MAKE_BLOCK;
+    }
+    int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
+    if (ruleset < 0) return -1;
+    int result = with_no_new_privs_if_needed(restrict_self, &ruleset, EPERM);
+    int saved = errno;
+    close(ruleset);
+    errno = saved;
+    return result;
 }
 
 /* Marks descriptors first..last close-on-exec. */
@@ -132,7 +218,8 @@ int cspawn_prepare(const struct cspawn_options *options) {
         if (errno != ENOSYS && errno != EPERM && errno != EOPNOTSUPP) return -1;
     }
     if (close_all_but(options->keep, options->keep_count) != 0) return -1;
-    if (options->deny_keyring && deny_keyring_calls() != 0) return -1;
+    if (enter_landlock_domain() != 0) return -1;
+    if (deny_calls(options->deny_keyring) != 0) return -1;
     return 0;
 }
 

@@ -164,35 +164,102 @@ import Testing
         }
     }
 
-    /// Items whose name would set a variable that runs code are left out of --env-from (with a
-    /// warning naming the item) and of export's variable formats; --strict refuses them.
+    /// The first line: an item makes only a name the user allowed. Without --prefix or
+    /// --allow-names, --env-from and export's variable formats refuse to start (64); with them, an
+    /// item giving any other name is refused naming its reference (206) and nothing runs; an
+    /// item's name never replaces an inherited variable.
+    @Test func itemsMakeOnlyTheNamesTheUserAllows() throws {
+        let sandbox = try Sandbox()
+        sandbox.add(["-s", "ci", "-a", "NPM_TOKEN"], secret: "npm-token-value")
+        sandbox.add(["-s", "ci", "-a", "LESSOPEN"], secret: "|echo PWNED-BY-LESSOPEN >&2; cat %s")
+        let marker = sandbox.folder + "/ran"
+        let unbounded = Self.run(sandbox, ["exec", "--env-from", "service=ci", "--", "touch", marker])
+        #expect(unbounded.status == 64 && unbounded.stderr.contains("--allow-names 'NPM_*,AWS_*'"), "\(unbounded.stderr)")
+        // The hint, followed as printed: the planted item is named, and nothing runs.
+        let planted = Self.run(sandbox, ["exec", "--env-from", "service=ci", "--allow-names", "NPM_*,AWS_*", "--", "touch", marker])
+        let lessRef = sandbox.run(["find", "-s", "ci", "-a", "LESSOPEN", "--return", "persistent-ref"]).stdout
+            .trimmingCharacters(in: .newlines)
+        #expect(planted.status == 206 && planted.stderr.contains("ref=\(lessRef) gives LESSOPEN"), "\(planted.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: marker), "nothing was run")
+        // Narrowed, as the refusal says: only the allowed name is made.
+        let narrowed = Self.run(
+            sandbox,
+            [
+                "exec", "--env-from", "service=ci,account=NPM_TOKEN", "--allow-names", "NPM_*,AWS_*", "--", "sh", "-c",
+                "echo \"$NPM_TOKEN ${LESSOPEN:-unset}\"",
+            ])
+        #expect(narrowed.status == 0 && narrowed.stdout == "[keychainctl:NPM_TOKEN] unset\n", "\(narrowed.stdout) \(narrowed.stderr)")
+        // A prefix makes every item's name harmless: CI_LESSOPEN is nothing to less.
+        let prefixed = Self.run(
+            sandbox, ["exec", "--env-from", "service=ci", "--prefix", "CI_", "--", "sh", "-c", "echo \"${LESSOPEN:-unset} $CI_NPM_TOKEN\""])
+        #expect(prefixed.status == 0 && prefixed.stdout == "unset [keychainctl:CI_NPM_TOKEN]\n", "\(prefixed.stdout) \(prefixed.stderr)")
+        // An inherited variable is the caller's: an item replacing it is refused; the ways out work.
+        let query = ["--env-from", "service=ci,account=NPM_TOKEN", "--allow-names", "NPM_*", "--mask", "never"]
+        let inherited = ["NPM_TOKEN": "inherited-value"]
+        let replaced = Self.run(sandbox, ["exec"] + query + ["--", "sh", "-c", "echo $NPM_TOKEN"], environment: inherited)
+        #expect(replaced.status == 206 && replaced.stderr.contains("would replace the inherited NPM_TOKEN"), "\(replaced.stderr)")
+        let kept = Self.run(sandbox, ["exec", "--no-override"] + query + ["--", "sh", "-c", "echo $NPM_TOKEN"], environment: inherited)
+        #expect(kept.status == 0 && kept.stdout == "inherited-value\n", "\(kept.stderr)")
+        let pristine = Self.run(
+            sandbox, ["exec", "--pristine"] + query + ["--", "/bin/sh", "-c", "echo $NPM_TOKEN"], environment: inherited)
+        #expect(pristine.status == 0 && pristine.stdout == "npm-token-value\n", "\(pristine.stderr)")
+        // export's variable formats: the same rule.
+        let exportAll = Self.run(sandbox, ["export", "--format", "dotenv", "--with-secrets", "-s", "ci"])
+        #expect(exportAll.status == 64 && exportAll.stderr.contains("--prefix P"), "\(exportAll.stderr)")
+        let exportPlanted = Self.run(sandbox, ["export", "--format", "shell", "--with-secrets", "--allow-names", "NPM_*", "-s", "ci"])
+        #expect(exportPlanted.status == 206 && exportPlanted.stderr.contains("gives LESSOPEN") && exportPlanted.stdout.isEmpty)
+        let exportOne = Self.run(
+            sandbox, ["export", "--format", "shell", "--with-secrets", "--allow-names", "NPM_*", "-s", "ci", "-a", "NPM_TOKEN"])
+        #expect(exportOne.status == 0 && exportOne.stdout.contains("NPM_TOKEN"), "\(exportOne.stderr)")
+        for bad in ["", "NPM-*", "A,,B"] {
+            #expect(Self.run(sandbox, ["exec", "--env-from", "service=ci", "--allow-names", bad, "--", "true"]).status == 64, "\(bad)")
+        }
+    }
+
+    /// The second line, for a user who allowed every name ('*'): items named after a variable that
+    /// runs code or redirects where the command fetches from, or whom it trusts, are left out with a
+    /// warning naming the item (refused with --strict), in exec and in export's variable formats.
     @Test func reservedNamesAreNeverMadeFromItems() throws {
         let sandbox = try Sandbox()
         let evil = sandbox.folder + "/evil.sh"
         try Data("echo PWNED-BY-BASH_ENV >&2\n".utf8).write(to: URL(fileURLWithPath: evil))
         sandbox.add(["-s", "ci", "-a", "NPM_TOKEN"], secret: "npm-token-value")
+        sandbox.add(["-s", "ci", "-a", "GOOGLE_API_KEY"], secret: "google-key-value")
         sandbox.add(["-s", "ci", "-a", "BASH_ENV"], secret: evil)
         sandbox.add(["-s", "ci", "-a", "ld_preload"], secret: "/tmp/evil.so")
+        // The names of the turn-4 review, each of which ran code or moved a fetch elsewhere.
+        let reviewed = [
+            "LESSOPEN", "PIP_INDEX_URL", "UV_INDEX_URL", "DOCKER_HOST", "OPENSSL_CONF", "SSL_CERT_FILE", "CURL_CA_BUNDLE",
+            "REQUESTS_CA_BUNDLE", "NODE_EXTRA_CA_CERTS", "HTTPS_PROXY", "http_proxy", "ALL_PROXY", "NODE_TLS_REJECT_UNAUTHORIZED",
+            "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE", "KUBECONFIG", "BASH_XTRACEFD", "TMPDIR", "GNUPGHOME", "TERMINFO",
+            "TERMINFO_DIRS", "CC", "CXX", "GOFLAGS", "GOPROXY", "CURL_HOME",
+        ]
+        for name in reviewed { sandbox.add(["-s", "ci", "-a", name], secret: "http://127.0.0.1:9/attacker") }
         let run = Self.run(
             sandbox,
             [
-                "exec", "--env-from", "service=ci", "--upper", "--", "bash", "-c",
-                "echo \"${BASH_ENV:-unset} ${LD_PRELOAD:-unset} $NPM_TOKEN\"",
+                "exec", "--env-from", "service=ci", "--allow-names", "*", "--upper", "--", "bash", "-c",
+                "echo \"${BASH_ENV:-unset} ${LD_PRELOAD:-unset} $NPM_TOKEN $GOOGLE_API_KEY\"; env",
             ])
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(run.stdout == "unset unset [keychainctl:NPM_TOKEN]\n", "\(run.stdout)")
+        #expect(run.stdout.hasPrefix("unset unset [keychainctl:NPM_TOKEN] [keychainctl:GOOGLE_API_KEY]\n"), "\(run.stdout)")
+        let made = Set(run.stdout.split(separator: "\n").compactMap { $0.split(separator: "=").first.map(String.init) })
+        for name in reviewed { #expect(!made.contains(name) && !made.contains(name.uppercased()), "\(name) was made") }
         #expect(!run.stderr.contains("PWNED"), "\(run.stderr)")
-        #expect(run.stderr.contains("would set BASH_ENV") && run.stderr.contains("ref="), "\(run.stderr)")
-        let strict = Self.run(sandbox, ["exec", "--strict", "--env-from", "service=ci", "--", "true"])
+        #expect(run.stderr.contains("would set BASH_ENV") && run.stderr.contains("would set LESSOPEN") && run.stderr.contains("ref="))
+        let strict = Self.run(sandbox, ["exec", "--strict", "--env-from", "service=ci", "--allow-names", "*", "--", "true"])
         #expect(strict.status == 206, "\(strict.stderr)")
         let explicit = Self.run(
             sandbox, ["exec", "--env", "BASH_ENV=service=ci,account=BASH_ENV", "--", "sh", "-c", "test -n \"$BASH_ENV\""])
         #expect(explicit.status == 0, "a name the user writes is the user's choice: \(explicit.stderr)")
-        let exported = Self.run(sandbox, ["export", "--format", "shell", "--with-secrets", "-s", "ci"])
+        let exported = Self.run(sandbox, ["export", "--format", "shell", "--with-secrets", "--allow-names", "*", "-s", "ci"])
         #expect(
-            exported.status == 0 && exported.stdout.contains("NPM_TOKEN") && !exported.stdout.contains("BASH_ENV"), "\(exported.stdout)")
+            exported.status == 0 && exported.stdout.contains("NPM_TOKEN") && !exported.stdout.contains("BASH_ENV")
+                && !exported.stdout.contains("LESSOPEN"), "\(exported.stdout)")
         #expect(exported.stderr.contains("would set BASH_ENV"), "\(exported.stderr)")
-        #expect(Self.run(sandbox, ["export", "--format", "dotenv", "--with-secrets", "--strict", "-s", "ci"]).status == 206)
+        #expect(
+            Self.run(sandbox, ["export", "--format", "dotenv", "--with-secrets", "--allow-names", "*", "--strict", "-s", "ci"]).status
+                == 206)
     }
 
     /// `--file` secrets are removed when keychainctl is stopped by ALRM, TERM, INT or HUP.
@@ -246,7 +313,8 @@ import Testing
         #expect(written == "build log: [keychainctl:T]\n", "\(written)")
         #expect(masked.stderr.contains("::add-mask::npm-token-value"), "stderr is a pipe the runner reads: \(masked.stderr)")
         let exported = Self.run(
-            sandbox, ["export", "--format", "github-env", "--with-secrets", "-s", "gh"], environment: ["GITHUB_ACTIONS": "true"])
+            sandbox, ["export", "--format", "github-env", "--with-secrets", "--prefix", "GH_", "-s", "gh"],
+            environment: ["GITHUB_ACTIONS": "true"])
         #expect(!exported.stdout.contains("::add-mask::") && exported.stdout.contains("npm-token-value"), "\(exported.stdout)")
     }
 

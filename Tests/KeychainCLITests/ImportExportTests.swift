@@ -146,15 +146,15 @@ import Testing
         let sandbox = try Self.sandbox()
         #expect(sandbox.add(["-s", "quote", "-a", "q"], secret: "SECRET 'it' \"$HOME\" \\ `x`").status == 0)
         // dotenv reads back through import's dotenv reader, shell through sh's eval.
-        let dotenv = sandbox.run(["export", "--with-secrets", "--format", "dotenv", "-s", "quote"])
+        let dotenv = sandbox.run(["export", "--with-secrets", "--format", "dotenv", "--allow-names", "q", "-s", "quote"])
         #expect(
             dotenv.status == 0
                 && sandbox.run(["import", "--input-format", "dotenv", "--service", "copy"], stdin: dotenv.stdoutData).status == 0)
         #expect(sandbox.run(["find", "-s", "copy", "-a", "q", "-w"]).stdout == "SECRET 'it' \"$HOME\" \\ `x`")
-        let shellText = sandbox.run(["export", "--with-secrets", "--format", "shell", "-s", "quote"])
+        let shellText = sandbox.run(["export", "--with-secrets", "--format", "shell", "--allow-names", "q", "-s", "quote"])
         let shell = sandbox.run(["-c", "eval \"$1\"; printf '%s' \"$q\"", "sh", shellText.stdout], profile: nil, executable: "/bin/sh")
         #expect(shell.stdout == "SECRET 'it' \"$HOME\" \\ `x`", "\(shell.stdout) \(shell.stderr)")
-        let binary = sandbox.run(["export", "--with-secrets", "--format", "dotenv", "-s", "binary"])
+        let binary = sandbox.run(["export", "--with-secrets", "--format", "dotenv", "--allow-names", "*", "-s", "binary"])
         #expect(binary.status == 206 && !binary.stderr.contains("SECRET"))
         #expect(sandbox.run(["export", "--format", "dotenv"]).status == 64, "dotenv without --with-secrets")
         let output = sandbox.folder + "/items.json"
@@ -165,7 +165,9 @@ import Testing
         #expect(sandbox.run(["export", "--with-secrets", "--output", output, "--force", "-s", "quote"]).status == 0)
         #expect(try String(contentsOfFile: output, encoding: .utf8).contains("quote"))
         let githubEnv = sandbox.folder + "/github_env"
-        let appended = sandbox.run(["export", "--with-secrets", "--format", "github-env", "--append-to", githubEnv, "-s", "pem"])
+        let appended = sandbox.run([
+            "export", "--with-secrets", "--format", "github-env", "--allow-names", "tls", "--append-to", githubEnv, "-s", "pem",
+        ])
         #expect(appended.stdout == "::add-mask::SECRET-line1\n::add-mask::SECRET-line2\n")
         let block = try String(contentsOfFile: githubEnv, encoding: .utf8)
         #expect(block.hasPrefix("tls<<ghadelim_") && block.contains("\nSECRET-line1\nSECRET-line2\n\n"))

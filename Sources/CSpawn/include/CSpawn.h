@@ -7,7 +7,8 @@
 
 /* Starting a program keychainctl hands secrets to (exec's command, git) with nothing it could use
    to reach back: written in C because the child between fork and execve may call only
-   async-signal-safe functions, and posix_spawn cannot join a keyring or install a filter. */
+   async-signal-safe functions, and posix_spawn cannot join a keyring, enter a Landlock domain or
+   install a filter. */
 
 /* What the new program gets besides its arguments and environment. */
 struct cspawn_options {
@@ -24,7 +25,9 @@ struct cspawn_options {
        possessed by the program. */
     int new_session_keyring;
     /* Deny add_key, request_key and keyctl (EPERM, as a container's default profile does) to the
-       program and everything it starts. */
+       program and everything it starts. Whatever this says, the program starts in a Landlock domain
+       of its own where the kernel has Landlock, and ptrace, process_vm_readv/writev and pidfd_getfd
+       are denied to it by seccomp: it cannot act as any other process of the user. */
     int deny_keyring;
     /* The signal mask, and the signals whose disposition goes back to the default; NULL: as is. */
     const sigset_t *mask;
@@ -39,6 +42,10 @@ int cspawn_prepare(const struct cspawn_options *options);
    errno set when the fork failed or the child could not prepare or start the program (its errno
    is reported back through a close-on-exec pipe; the child is reaped then). */
 pid_t cspawn_start(const char *path, char *const argv[], char *const envp[], const struct cspawn_options *options);
+
+/* The Landlock ABI this kernel offers (0: none, or disabled): whether a started program's ptrace
+   and /proc/PID access are confined to its own domain, or only its ptrace calls denied. */
+int cspawn_landlock_abi(void);
 
 /* pipe2(fds, O_CLOEXEC), which Glibc's Swift module does not declare. */
 int cspawn_pipe(int fds[2]);

@@ -8,7 +8,9 @@ struct ExecCommand: Subcommand {
     static let keepFD = Option.text(
         "keep-fd", nil, "N", repeatable: true, "Leave descriptor N (3 or more) open in CMD; every other one is closed.")
     static let allowKeyring = Flag(
-        "allow-keyring", "Let CMD use the kernel keyring (add_key, keyctl, request_key); it still starts in a new, empty session keyring.")
+        "allow-keyring",
+        "Let CMD use the kernel keyring (add_key, keyctl, request_key); it still starts in a new, empty session keyring, and still cannot ptrace."
+    )
     static let mask = Option.choice(
         "mask", nil, "auto|always|never", "Replace secrets in CMD's output (auto: streams that are not a terminal).",
         MaskMode.init(rawValue:))
@@ -28,8 +30,11 @@ struct ExecCommand: Subcommand {
             environment) is resolved before CMD starts; any failure is keychainctl's exit status and CMD \
             does not run. KEYCHAINCTL_KEY and KEYCHAINCTL_PASSPHRASE never reach CMD, nor KEYCHAINCTL_KEY_FILE \
             and KEYCHAINCTL_ACCOUNT_KEY_FILE unless kept with --keep. CMD starts in a new, empty session \
-            keyring, with the kernel keyring calls denied (unless --allow-keyring) and every descriptor from 3 \
-            up closed (unless --keep-fd): it cannot reach the key 'unlock' cached. CMD's exit status (or \
+            keyring and, where the kernel has Landlock, in a domain of its own that cannot ptrace or read \
+            /proc/PID/mem of any other process of the user; ptrace, process_vm_readv/writev, pidfd_getfd and \
+            (unless --allow-keyring) the kernel keyring calls are denied to it; every descriptor from 3 up is \
+            closed (unless --keep-fd). So it cannot reach the key 'unlock' cached (without Landlock, only \
+            where kernel.yama.ptrace_scope is 1 or more: exec warns otherwise). CMD's exit status (or \
             signal) is passed through; 127: CMD not found, 126: not executable.
             """,
         sections: [
@@ -86,6 +91,9 @@ struct ExecCommand: Subcommand {
         do {
             let keychain = try context.openKeychain()
             resolved = try plan.resolve(keychain: keychain, caller: caller)
+            if let exposed = ChildProcess.Isolation.exposedKeyWarning(keyCached: keychain.usedCachedKey) {
+                StandardStreams.warn(exposed)
+            }
             if keychain.cachedKeyRing == .user {
                 StandardStreams.warn(
                     "the keychain's key is cached in the user keyring, which every process of this user can link and read"

@@ -13,8 +13,7 @@ struct ExportCommand: Subcommand {
     static let output = Option.path("output", short: "o", "Write to this new file (mode 0600) instead of stdout.")
     static let force = Flag("force", "With --output: replace an existing file (atomically).")
     static let appendTo = Option.path("append-to", "Append to this file (such as $GITHUB_ENV).")
-    static let nameFrom = VariableNaming.nameFrom("dotenv, shell, github-env: the attribute naming each variable (default acct).")
-    static let upper = Flag("upper", "dotenv, shell, github-env: upper-case the names.")
+    static let naming = VariableNaming.Options(scope: "dotenv, shell, github-env")
     static let skipBinary = Flag("skip-binary", "dotenv, shell, github-env: leave out (with a warning) secrets that are not text.")
     static let strict = Flag(
         "strict",
@@ -39,8 +38,7 @@ struct ExportCommand: Subcommand {
                 [
                     Self.format.spec, Self.withSecrets.spec, Self.allowPrivateKeyExport.spec, Self.output.spec, Self.force.spec,
                     Self.appendTo.spec,
-                    Self.nameFrom.spec, Self.upper.spec, Self.skipBinary.spec, Self.strict.spec,
-                ]
+                ] + Self.naming.specs + [Self.skipBinary.spec, Self.strict.spec]
             ),
             ("item attributes", ItemOptions.specs),
             ("global options", GlobalOptions.specsWithoutFormat),
@@ -48,7 +46,7 @@ struct ExportCommand: Subcommand {
 
     static let examples: [Example] = [
         Example(
-            "keychainctl export -s ci --with-secrets --format dotenv --output ci.env",
+            "keychainctl export -s ci --with-secrets --format dotenv --allow-names 'NPM_*,DEPLOY_*' --output ci.env",
             "Write the service's secrets as a dotenv file (mode 0600)."
         )
     ]
@@ -75,14 +73,17 @@ struct ExportCommand: Subcommand {
         output = try arguments.value(Self.output)
         force = arguments.flag(Self.force)
         appendTo = try arguments.value(Self.appendTo)
-        naming = try VariableNaming(arguments, nameFrom: Self.nameFrom, upper: Self.upper)
+        naming = try VariableNaming(arguments, Self.naming)
         skipBinary = arguments.flag(Self.skipBinary)
         allowPrivateKeyExport = arguments.flag(Self.allowPrivateKeyExport)
         strict = arguments.flag(Self.strict)
         if output != nil, appendTo != nil { throw UsageError("give --output or --append-to, not both.") }
         if force, output == nil { throw UsageError("--force replaces the --output file; give --output.") }
-        if [.dotenv, .shell, .githubEnv].contains(format), !withSecrets {
-            throw UsageError("--format \(format.rawValue) writes values: add --with-secrets (or use json for attributes).")
+        if [.dotenv, .shell, .githubEnv].contains(format) {
+            guard withSecrets else {
+                throw UsageError("--format \(format.rawValue) writes values: add --with-secrets (or use json for attributes).")
+            }
+            try naming.requireBound(for: "--format \(format.rawValue)")
         }
     }
 

@@ -5,10 +5,14 @@ import KeychainCore
 
 /// Running `exec`'s command (docs/GUIDE.md, `exec`).
 ///
-/// The command gets nothing of keychainctl's process but what it was given: it starts in a new,
-/// empty session keyring (a key `unlock` cached there is not its to read), the kernel keyring calls
-/// are denied to it by a seccomp filter unless `--allow-keyring`, and every descriptor from 3 up is
-/// closed unless kept with `--keep-fd`.
+/// The command gets nothing of keychainctl's process but what it was given, and cannot act as any
+/// other process of the user: it starts in a new, empty session keyring (a key `unlock` cached
+/// there is not its to read) and in a Landlock domain of its own where the kernel has Landlock
+/// (ptrace and /proc/PID/mem of processes outside the domain are refused, and their environ and fd
+/// to a user other than root); a
+/// seccomp filter denies it ptrace, process_vm_readv/writev and pidfd_getfd always, and the kernel
+/// keyring calls unless `--allow-keyring`; every descriptor from 3 up is closed unless kept with
+/// `--keep-fd`.
 ///
 /// With nothing to do after it starts, keychainctl `execve`s the command: same PID, and its
 /// signals, terminal and exit status are the command's. Otherwise it spawns the command in its
@@ -54,9 +58,29 @@ enum ChildProcess {
 
     /// What a started program may reach of keychainctl's process besides what it was given.
     struct Isolation {
+        /// Whether the kernel confines a started program to its own Landlock domain.
+        static var landlock: Bool { cspawn_landlock_abi() > 0 }
+
+        /// Whether any process may ptrace (and read the memory of) any other of its user: no Yama,
+        /// or `kernel.yama.ptrace_scope` 0.
+        static var samUserPtraceOpen: Bool {
+            guard let scope = FileBytes.read(path: "/proc/sys/kernel/yama/ptrace_scope", limit: 16) else { return true }
+            return scope.first == UInt8(ascii: "0")
+        }
+
+        /// The warning `exec` prints before running a command that could take the key `unlock`
+        /// cached from the shell that cached it; `nil` where the kernel keeps it from doing so.
+        static func exposedKeyWarning(keyCached: Bool) -> String? {
+            guard keyCached, !landlock, samUserPtraceOpen else { return nil }
+            return "this kernel has no Landlock and does not restrict ptrace between one user's processes "
+                + "(kernel.yama.ptrace_scope is 0 or absent): CMD cannot call ptrace, but it can rewrite the memory of the shell "
+                + "that ran 'keychainctl unlock' through /proc/PID/mem and make it read the cached key. "
+                + "Set kernel.yama.ptrace_scope=1, or run 'keychainctl lock' before running code you do not trust."
+        }
+
         /// Descriptors of 3 and up left open (`--keep-fd`); every other one is closed on exec.
         var keep: [Int32] = []
-        /// `--allow-keyring`: no seccomp filter over the kernel keyring calls.
+        /// `--allow-keyring`: the kernel keyring calls are not denied (ptrace and its kin still are).
         var allowKeyring = false
 
         /// Calls `body` with the C options: a new session keyring always, the keyring calls

@@ -12,9 +12,7 @@ struct ExecPlan {
     static let env = Option.text("env", nil, "NAME=QUERY", repeatable: true, "Set NAME to the secret of the one item QUERY matches.")
     static let envFrom = Option.text(
         "env-from", nil, "QUERY", repeatable: true, "Set a variable for every generic password QUERY matches.")
-    static let nameFrom = VariableNaming.nameFrom("--env-from: the attribute that names each variable (default acct).")
-    static let prefix = Option.text("prefix", nil, "P", "--env-from: put P before each variable's name.")
-    static let upper = Flag("upper", "--env-from: upper-case each variable's name.")
+    static let naming = VariableNaming.Options(scope: "--env-from")
     static let envFile = Option.path(
         "env-file", valueName: "FILE", repeatable: true, "Read NAME=VALUE lines (dotenv); keychain:QUERY values are resolved.")
     static let file = Option.text(
@@ -31,10 +29,8 @@ struct ExecPlan {
         "Refuse any variable left holding a keychain: value that is not a query, and --env-from items named after a reserved variable.")
 
     /// The options the plan reads: exec's "secrets" section, then its "the command's environment".
-    static let secretSpecs = [
-        Self.env.spec, Self.envFrom.spec, Self.nameFrom.spec, Self.prefix.spec, Self.upper.spec, Self.envFile.spec, Self.file.spec,
-        Self.base64.spec, Self.group.spec,
-    ]
+    static let secretSpecs =
+        [Self.env.spec, Self.envFrom.spec] + Self.naming.specs + [Self.envFile.spec, Self.file.spec, Self.base64.spec, Self.group.spec]
     static let environmentSpecs = [Self.pristine.spec, Self.keep.spec, Self.noOverride.spec, Self.strict.spec]
 
     let envs: [(name: String, query: String)]
@@ -58,7 +54,8 @@ struct ExecPlan {
             named.append(name)
         }
         envFrom = try arguments.values(Self.envFrom)
-        naming = try VariableNaming(arguments, nameFrom: Self.nameFrom, prefix: Self.prefix, upper: Self.upper)
+        naming = try VariableNaming(arguments, Self.naming)
+        if !envFrom.isEmpty { try naming.requireBound(for: "--env-from") }
         envFiles = try arguments.values(Self.envFile)
         base64 = Set(try arguments.values(Self.base64))
         let groupList = try arguments.values(Self.group).flatMap { $0.split(separator: ",").map(String.init) }
@@ -165,7 +162,10 @@ struct ExecPlan {
         var fromEnvFrom: [Variable] = []
         for offset in envFrom.indices {
             for item in found[envs.count + files.count + offset] {
-                let name = try variableName(for: item.item)
+                let name = naming.name(for: item.item)
+                if let refused = naming.refusal(name, reference: item.item.persistentRef.base64) {
+                    throw KeychainError(.param, hint: "--env-from: \(refused); nothing was run.")
+                }
                 if let reserved = ReservedVariables.refusal(name, reference: item.item.persistentRef.base64) {
                     if strict { throw KeychainError(.param, hint: "--env-from: " + reserved + "; nothing was run.") }
                     result.warnings.append("--env-from: " + reserved + "; it was left out (set it with --env \(name)=… if you mean it).")
@@ -190,7 +190,7 @@ struct ExecPlan {
             }
         }
         result.variables = base
-        for variable in fileVariables + fromEnvFrom + injected { merge(variable, into: &result) }
+        for variable in fileVariables + fromEnvFrom + injected { try merge(variable, into: &result) }
         for file in result.files where result.variables.contains(where: { $0.name == file.name }) {
             result.warnings.append("\(file.name) is set to the --file path, over the value it had.")
             result.variables.removeAll { $0.name == file.name }
@@ -203,7 +203,9 @@ struct ExecPlan {
     }
 
     /// Adds `variable`, over an earlier one of its name unless --no-override keeps an inherited one.
-    private func merge(_ variable: Variable, into result: inout Resolved) {
+    /// A name an item chose (--env-from) never replaces an inherited variable: the item would
+    /// decide what an existing setting of the command becomes.
+    private func merge(_ variable: Variable, into result: inout Resolved) throws(KeychainError) {
         guard let existing = result.variables.firstIndex(where: { $0.name == variable.name }) else {
             result.variables.append(variable)
             return
@@ -212,6 +214,12 @@ struct ExecPlan {
         if earlier.origin == .inherited, noOverride {
             result.warnings.append("\(variable.name) keeps its inherited value (--no-override).")
             return
+        }
+        if earlier.origin == .inherited, variable.origin == .envFrom, let item = variable.item {
+            throw KeychainError(
+                .param,
+                hint: "--env-from: item ref=\(item.persistentRef.base64) would replace the inherited \(variable.name); "
+                    + "keep the inherited value with --no-override, or start from --pristine. Nothing was run.")
         }
         if earlier.origin == .inherited || earlier.origin.rawValue < variable.origin.rawValue {
             result.warnings.append("\(variable.name) is overridden by \(Self.describe(variable.origin)).")
@@ -239,19 +247,6 @@ struct ExecPlan {
                 .param, hint: "\(name): the secret holds a NUL byte, which an environment variable cannot; use --file or --base64 \(name).")
         }
         return Variable(name: name, value: secret, origin: origin, item: item.item)
-    }
-
-    /// The variable `--env-from` makes of `item`.
-    private func variableName(for item: Item) throws(KeychainError) -> String {
-        let name = naming.name(for: item)
-        guard VariableNaming.isValid(name) else {
-            throw KeychainError(
-                .param,
-                hint:
-                    "--env-from: item ref=\(item.persistentRef.base64) gives '\(String(name.prefix(40)).terminalSafe)', not a variable name; "
-                    + "use --name-from or --prefix.")
-        }
-        return name
     }
 
     /// The query of a `keychain:QUERY` value.

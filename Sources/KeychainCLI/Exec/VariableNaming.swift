@@ -1,12 +1,21 @@
 import KeychainCore
 
 /// How `exec --env-from` and `export`'s dotenv, shell and github-env formats name a variable after
-/// an item: an attribute (`--name-from acct|labl|svce`), an optional `--prefix`, `--upper`.
+/// an item: an attribute (`--name-from acct|labl|svce`), an optional `--prefix`, `--upper`, and the
+/// names the user allows.
+///
+/// An item's attribute is written by whoever can add one item to a group the query matches
+/// (another device holding the account key, an import file's author, another app of the group),
+/// so the user, not the item, decides which names may come out: every name starts with `--prefix`,
+/// or matches one of `--allow-names`' patterns, or it is refused naming the item. A deny-list of
+/// names that change how programs run (`ReservedVariables`) stays behind it as a second line.
 struct VariableNaming {
     /// The attribute code the name comes from.
     let code: String
     let prefix: String
     let upper: Bool
+    /// `--allow-names` patterns (`*` matches any run of characters); empty: only `prefix` bounds.
+    let allowed: [String]
 
     /// The words `--name-from` takes (a code or its long name), and the attribute each names.
     private static let words = [
@@ -14,25 +23,95 @@ struct VariableNaming {
         "service": Schema.service,
     ]
 
-    /// A `--name-from` option with `help`: its value is the attribute code.
-    static func nameFrom(_ help: String) -> Option<String> {
-        .choice("name-from", nil, "acct|labl|svce", help) { words[$0] }
+    /// The options, each declared once and shared by exec and export; `scope` starts each help line.
+    struct Options {
+        let nameFrom: Option<String>
+        let prefix: Option<String>
+        let allowNames: Option<String>
+        let upper: Flag
+
+        init(scope: String) {
+            nameFrom = .choice("name-from", nil, "acct|labl|svce", "\(scope): the attribute that names each variable (default acct).") {
+                VariableNaming.words[$0]
+            }
+            prefix = .text("prefix", nil, "P", "\(scope): put P before each variable's name; only such names are made.")
+            allowNames = .text(
+                "allow-names", nil, "PATTERN,…", repeatable: true,
+                "\(scope): make only names matching one of these patterns ('NPM_*,AWS_ACCESS_KEY_ID'); any other is refused.")
+            upper = Flag("upper", "\(scope): upper-case each variable's name.")
+        }
+
+        var specs: [OptionSpec] { [nameFrom.spec, prefix.spec, allowNames.spec, upper.spec] }
     }
 
-    /// The naming `arguments` gives through the command's own options (`prefix`: exec only).
-    init(_ arguments: ParsedArguments, nameFrom: Option<String>, prefix: Option<String>? = nil, upper: Flag) throws(UsageError) {
-        code = try arguments.value(nameFrom) ?? Schema.account
-        self.prefix = try prefix.flatMap { option throws(UsageError) in try arguments.value(option) } ?? ""
-        self.upper = arguments.flag(upper)
-        if !self.prefix.isEmpty, !self.prefix.utf8.allSatisfy(Self.isNameByte) {
+    /// The naming `arguments` gives through `options`.
+    init(_ arguments: ParsedArguments, _ options: Options) throws(UsageError) {
+        code = try arguments.value(options.nameFrom) ?? Schema.account
+        prefix = try arguments.value(options.prefix) ?? ""
+        upper = arguments.flag(options.upper)
+        allowed = try arguments.values(options.allowNames).flatMap {
+            $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        }
+        if !prefix.isEmpty, !prefix.utf8.allSatisfy(Self.isNameByte) {
             throw UsageError("--prefix must be letters, digits and underscores.")
+        }
+        for pattern in allowed where pattern.isEmpty || !pattern.utf8.allSatisfy({ Self.isNameByte($0) || $0 == UInt8(ascii: "*") }) {
+            throw UsageError("--allow-names: '\(String(pattern.prefix(40)).terminalSafe)' is not a pattern (letters, digits, '_' and '*').")
         }
     }
 
-    /// The name `item` gives (which `isValid` may still refuse).
+    /// Whether the user said which names items may give; `what` (such as "--env-from") needs it.
+    func requireBound(for what: String) throws(UsageError) {
+        guard prefix.isEmpty, allowed.isEmpty else { return }
+        throw UsageError(
+            "\(what) names variables after items, which anyone who can add an item to the group chooses: "
+                + "give --prefix P (every name starts with P) or --allow-names 'NPM_*,AWS_*' (only those names).")
+    }
+
+    /// The name `item` gives (which `check` may still refuse).
     func name(for item: Item) -> String {
         let name = prefix + (item.attributes[code]?.stringValue ?? "")
         return upper ? Self.asciiUppercased(name) : name
+    }
+
+    /// Why `name`, given by the item `reference`, may not be made (the start of an error); `nil`
+    /// when it may: a variable name, starting with the prefix (as every name does) and matching a
+    /// pattern when patterns were given.
+    func refusal(_ name: String, reference: String) -> String? {
+        guard Self.isValid(name) else {
+            return "item ref=\(reference) gives '\(String(name.prefix(40)).terminalSafe)', not a variable name; use --name-from or --prefix"
+        }
+        guard allowed.isEmpty || allowed.contains(where: { Self.matches(name, pattern: $0) }) else {
+            return "item ref=\(reference) gives \(name), which --allow-names does not allow; narrow the query to the items you mean"
+        }
+        return nil
+    }
+
+    /// Whether `name` matches `pattern`, where `*` stands for any run of characters (even none).
+    static func matches(_ name: String, pattern: String) -> Bool {
+        let text = Array(name.utf8)
+        let glob = Array(pattern.utf8)
+        var t = 0
+        var g = 0
+        // The last `*` seen and the text position it was tried at: on a mismatch, it takes one more byte.
+        var star: (glob: Int, text: Int)?
+        while t < text.count {
+            if g < glob.count, glob[g] == UInt8(ascii: "*") {
+                star = (g, t)
+                g += 1
+            } else if g < glob.count, glob[g] == text[t] {
+                g += 1
+                t += 1
+            } else if let last = star {
+                g = last.glob + 1
+                t = last.text + 1
+                star = (last.glob, last.text + 1)
+            } else {
+                return false
+            }
+        }
+        while g < glob.count, glob[g] == UInt8(ascii: "*") { g += 1 }
+        return g == glob.count
     }
 
     /// `name` with its ASCII letters upper-cased (variable names are ASCII; nothing else changes).

@@ -60,10 +60,8 @@ final class ExportWriter {
     private func named(_ found: Keychain.FoundItem) throws -> (String, SecretBytes)? {
         let reference = found.item.persistentRef.base64
         let name = naming.name(for: found.item)
-        guard VariableNaming.isValid(name) else {
-            throw KeychainError(
-                .param,
-                hint: "item ref=\(reference) is named '\(String(name.prefix(40)).terminalSafe)', not a variable name; use --name-from.")
+        if let refused = naming.refusal(name, reference: reference) {
+            throw KeychainError(.param, hint: refused + "; nothing was written.")
         }
         if let reserved = ReservedVariables.refusal(name, reference: reference) {
             if strict { throw KeychainError(.param, hint: reserved + "; nothing was written.") }
