@@ -1,19 +1,29 @@
 #!/usr/bin/env bash
-# Installs keychainctl in a CI job from a release download folder, checked against its SHA256SUMS,
-# and, given a credential, creates or unlocks the job's keychain without printing it. The GitHub
-# Action (action.yml) runs this file; the GitLab template (ci/gitlab/keychainctl.yml) carries it
-# verbatim (a test keeps the two equal).
+# Installs keychainctl in a CI job from a release download folder, checked against its SHA256SUMS
+# or a pinned SHA-256, and, given a credential, creates or unlocks the job's keychain without
+# printing it. Everything goes into a folder of the job's own, and the key lives no longer than the
+# job: cached for 30 minutes (20 unused) and locked by the job's last step, or, where the kernel
+# keyring is blocked, in a key file inside that folder. The GitHub Action (action.yml) runs this
+# file; the GitLab template (ci/gitlab/keychainctl.yml) carries it verbatim (a test keeps the two
+# equal).
 #
 # Environment:
 #   KEYCHAINCTL_INSTALL_VERSION   the release, e.g. 1.0.0 (required)
 #   KEYCHAINCTL_DOWNLOAD_BASE     the folder holding the release files (https:// or file://);
-#                                 default on GitHub: the action repository's release v<VERSION>
-#   KEYCHAINCTL_INSTALL_DIR       where the binary goes (default: $RUNNER_TEMP/keychainctl, else
-#                                 $HOME/.keychainctl)
+#                                 default on GitHub: the action repository's release v<VERSION>,
+#                                 the repository from KEYCHAINCTL_ACTION_REPOSITORY,
+#                                 GITHUB_ACTION_REPOSITORY or GITHUB_ACTION_PATH
+#   KEYCHAINCTL_INSTALL_SHA256    optional: the tarball's SHA-256; when given, SHA256SUMS is not read
+#   KEYCHAINCTL_INSTALL_DIR       the job's folder: the binary, the keychain, a key file (default:
+#                                 $RUNNER_TEMP/keychainctl on GitHub, $CI_PROJECT_DIR/.keychainctl-job-
+#                                 $CI_JOB_ID on GitLab, else $HOME/.keychainctl)
 #   KEYCHAINCTL_INPUT_PASSPHRASE  optional: the keychain's passphrase
 #   KEYCHAINCTL_INPUT_KEY         optional: the keychain's key (base64), instead of a passphrase
-#   KEYCHAINCTL_KEYCHAIN          the keychain (default: <install dir>/keychain.db)
-#   KEYCHAINCTL_UNLOCK_TIMEOUT    how long unlock caches the key (default 6h)
+#   KEYCHAINCTL_INPUT_KEYCHAIN, KEYCHAINCTL_KEYCHAIN
+#                                 the keychain (the first when not empty, else the second, else
+#                                 <job folder>/keychain.db)
+#   KEYCHAINCTL_UNLOCK_TIMEOUT    how long unlock caches the key (default 30m)
+#   KEYCHAINCTL_UNLOCK_IDLE       and how long unused (default 20m)
 #   KEYCHAINCTL_PATH_FILE, KEYCHAINCTL_ENV_FILE
 #                                 where the bin folder and the variables for later steps go
 #                                 (default: GitHub's $GITHUB_PATH and $GITHUB_ENV)
@@ -21,23 +31,64 @@ set -euo pipefail
 
 fail() { echo "keychainctl install: $*" >&2; exit 1; }
 
+# One ::add-mask:: line per line of $1: the runner unescapes %25, %0D and %0A in a command's data,
+# so they are escaped here, or a credential holding them would be masked as another string.
+add_masks() {
+    printf '%s\n' "$1" | while IFS= read -r line; do
+        line="${line%$'\r'}"
+        line="${line//%/%25}"
+        line="${line//$'\r'/%0D}"
+        [ -z "$line" ] || echo "::add-mask::$line"
+    done
+}
+
 version="${KEYCHAINCTL_INSTALL_VERSION:-}"
 [ -n "$version" ] || fail "no version given (KEYCHAINCTL_INSTALL_VERSION, the action's 'version')."
 case "$version" in *[!0-9A-Za-z.+~-]*) fail "'$version' is not a version." ;; esac
 base="${KEYCHAINCTL_DOWNLOAD_BASE:-}"
-if [ -z "$base" ] && [ -n "${GITHUB_ACTION_REPOSITORY:-}" ]; then
-    base="https://github.com/$GITHUB_ACTION_REPOSITORY/releases/download/v$version"
+if [ -z "$base" ]; then
+    # The runner leaves GITHUB_ACTION_REPOSITORY empty inside composite actions; the action's own
+    # checkout, .../_actions/OWNER/NAME/REF, names it too.
+    repository="${KEYCHAINCTL_ACTION_REPOSITORY:-${GITHUB_ACTION_REPOSITORY:-}}"
+    if [ -z "$repository" ]; then
+        case "${GITHUB_ACTION_PATH:-}" in
+            */_actions/*/*/*)
+                rest="${GITHUB_ACTION_PATH##*/_actions/}"
+                owner="${rest%%/*}"
+                rest="${rest#*/}"
+                repository="$owner/${rest%%/*}"
+                ;;
+        esac
+    fi
+    case "$repository" in
+        "" | */*/* | *[!A-Za-z0-9_./-]*) ;;
+        */*) base="https://github.com/$repository/releases/download/v$version" ;;
+    esac
 fi
-[ -n "$base" ] || fail "no download folder (KEYCHAINCTL_DOWNLOAD_BASE)."
+[ -n "$base" ] || fail "cannot tell where to download from: set the action's 'download-base' input (KEYCHAINCTL_DOWNLOAD_BASE) to the folder holding the release files."
+pinned="${KEYCHAINCTL_INSTALL_SHA256:-}"
+case "${#pinned}:$pinned" in
+    0:) ;;
+    64:*[!0-9a-f]*) fail "the pinned SHA-256 is not 64 lowercase hexadecimal digits." ;;
+    64:*) ;;
+    *) fail "the pinned SHA-256 is not 64 lowercase hexadecimal digits." ;;
+esac
 case "$(uname -m)" in
     x86_64) arch=x86_64 ;;
     *) fail "no release binary for $(uname -m); build it from source (README: Install)." ;;
 esac
 path_file="${KEYCHAINCTL_PATH_FILE:-${GITHUB_PATH:-}}"
 env_file="${KEYCHAINCTL_ENV_FILE:-${GITHUB_ENV:-}}"
-dir="${KEYCHAINCTL_INSTALL_DIR:-${RUNNER_TEMP:-$HOME}/keychainctl}"
-[ -n "${KEYCHAINCTL_INSTALL_DIR:-}" ] || [ -n "${RUNNER_TEMP:-}" ] || dir="$HOME/.keychainctl"
-keychain="${KEYCHAINCTL_KEYCHAIN:-$dir/keychain.db}"
+if [ -n "${KEYCHAINCTL_INSTALL_DIR:-}" ]; then
+    dir="$KEYCHAINCTL_INSTALL_DIR"
+elif [ -n "${RUNNER_TEMP:-}" ]; then
+    dir="$RUNNER_TEMP/keychainctl"
+elif [ -n "${CI_PROJECT_DIR:-}" ] && [ -n "${CI_JOB_ID:-}" ]; then
+    dir="$CI_PROJECT_DIR/.keychainctl-job-$CI_JOB_ID"
+else
+    dir="$HOME/.keychainctl"
+fi
+keychain="${KEYCHAINCTL_INPUT_KEYCHAIN:-${KEYCHAINCTL_KEYCHAIN:-$dir/keychain.db}}"
 # A line break would add a line of its own to GitHub's files: another variable for every later step.
 case "$dir$keychain" in *$'\n'* | *$'\r'*) fail "the install folder or keychain path holds a line break." ;; esac
 
@@ -45,10 +96,16 @@ tarball="keychainctl-$version-linux-$arch.tar.gz"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 curl -fsSL --proto '=https,file' -o "$work/$tarball" "$base/$tarball" || fail "cannot download $base/$tarball."
-curl -fsSL --proto '=https,file' -o "$work/SHA256SUMS" "$base/SHA256SUMS" || fail "cannot download $base/SHA256SUMS."
-# Only the tarball's own line is checked: nothing else in the file is trusted or needed.
-grep -E "^[0-9a-f]{64}  $tarball\$" "$work/SHA256SUMS" > "$work/check" || fail "SHA256SUMS lists no $tarball."
-(cd "$work" && sha256sum --quiet -c check) || fail "$tarball does not match SHA256SUMS; nothing installed."
+if [ -z "$pinned" ]; then
+    curl -fsSL --proto '=https,file' -o "$work/SHA256SUMS" "$base/SHA256SUMS" || fail "cannot download $base/SHA256SUMS."
+    # Only the tarball's own line, compared as plain strings: nothing else in the file is trusted or needed.
+    expected="$(awk -v name="$tarball" 'length($1) == 64 && $2 == name && NF == 2 { print $1; exit }' "$work/SHA256SUMS")"
+    [ -n "$expected" ] || fail "SHA256SUMS lists no $tarball."
+else
+    expected="$pinned"
+fi
+actual="$(sha256sum "$work/$tarball" | cut -d ' ' -f 1)"
+[ "$actual" = "$expected" ] || fail "$tarball does not match ${pinned:+the pinned SHA-256}${pinned:-SHA256SUMS}; nothing installed."
 tar -xzf "$work/$tarball" -C "$work" --no-same-owner
 install -d -m 0700 "$dir" "$dir/bin"
 install -m 0755 "$work/keychainctl-$version-linux-$arch/keychainctl" "$dir/bin/keychainctl"
@@ -65,12 +122,7 @@ unset KEYCHAINCTL_INPUT_PASSPHRASE KEYCHAINCTL_INPUT_KEY
 [ -n "$passphrase$key" ] || exit 0
 # GitHub hides the credential in every later log line; it is printed nowhere else. A mask covers one
 # line, so a credential of several lines is masked line by line (through a pipe, never a file).
-if [ -n "${GITHUB_ACTIONS:-}" ]; then
-    printf '%s\n' "$passphrase$key" | while IFS= read -r line; do
-        line="${line%$'\r'}"
-        [ -z "$line" ] || echo "::add-mask::$line"
-    done
-fi
+[ -z "${GITHUB_ACTIONS:-}" ] || add_masks "$passphrase$key"
 # The credential reaches keychainctl through a pipe (a passphrase) or its own environment (a key),
 # never its command line.
 with_credential() {
@@ -81,5 +133,17 @@ with_credential() {
     fi
 }
 if [ ! -e "$keychain" ]; then with_credential init; fi
-with_credential unlock --timeout "${KEYCHAINCTL_UNLOCK_TIMEOUT:-6h}" \
-    || fail "the keychain did not unlock (exit $?): a wrong credential is 51; 78 is a kernel keyring the container blocks, where later steps need KEYCHAINCTL_KEY or a key file instead."
+status=0
+with_credential unlock --timeout "${KEYCHAINCTL_UNLOCK_TIMEOUT:-30m}" --idle "${KEYCHAINCTL_UNLOCK_IDLE:-20m}" 2> "$work/unlock.err" || status=$?
+if [ "$status" -eq 78 ]; then
+    # No kernel keyring (a container's seccomp profile): the key goes into the job's folder instead.
+    rm -f "$dir/keychain.key"
+    with_credential unlock --to-key-file "$dir/keychain.key" 2> "$work/unlock.err" \
+        || fail "the keychain did not unlock (exit $?): $(cat "$work/unlock.err")"
+    [ -z "$env_file" ] || echo "KEYCHAINCTL_KEY_FILE=$dir/keychain.key" >> "$env_file"
+    echo "keychainctl install: no kernel keyring here (a container's seccomp profile): the key is in $dir/keychain.key (mode 0600) for this job's later steps; it goes when the folder does." >&2
+elif [ "$status" -ne 0 ]; then
+    fail "the keychain did not unlock (exit $status; 51 is a wrong credential): $(cat "$work/unlock.err")"
+else
+    cat "$work/unlock.err" >&2
+fi

@@ -99,7 +99,9 @@ import Testing
         #expect(action.contains("run: bash \"$GITHUB_ACTION_PATH/ci/install.sh\"") && action.contains("using: composite"))
         for (input, variable) in [
             ("version", "KEYCHAINCTL_INSTALL_VERSION"), ("download-base", "KEYCHAINCTL_DOWNLOAD_BASE"),
-            ("passphrase", "KEYCHAINCTL_INPUT_PASSPHRASE"), ("key", "KEYCHAINCTL_INPUT_KEY"), ("keychain", "KEYCHAINCTL_KEYCHAIN"),
+            ("passphrase", "KEYCHAINCTL_INPUT_PASSPHRASE"), ("key", "KEYCHAINCTL_INPUT_KEY"), ("keychain", "KEYCHAINCTL_INPUT_KEYCHAIN"),
+            ("sha256", "KEYCHAINCTL_INSTALL_SHA256"), ("unlock-timeout", "KEYCHAINCTL_UNLOCK_TIMEOUT"),
+            ("unlock-idle", "KEYCHAINCTL_UNLOCK_IDLE"),
         ] {
             #expect(action.contains("\n  \(input):\n") && action.contains("\(variable): ${{ inputs.\(input) }}"), "\(input)")
         }
@@ -179,10 +181,7 @@ import Testing
         let generated = sandbox.run([Self.root + "/Scripts/gitlab-template.sh"], profile: nil, executable: "/bin/bash")
         let template = try String(contentsOfFile: Self.root + "/ci/gitlab/keychainctl.yml", encoding: .utf8)
         #expect(generated.status == 0 && generated.stdout == template, "ci/gitlab/keychainctl.yml is stale: run Scripts/gitlab-template.sh")
-        // The block scalar under before_script, without its indentation.
-        let lines = template.components(separatedBy: "\n")
-        let start = try #require(lines.firstIndex(of: "    - |"))
-        let block = lines[(start + 1)...].map { $0.hasPrefix("      ") ? String($0.dropFirst(6)) : $0 }.joined(separator: "\n")
+        let block = try CIRunnerTests.gitlabBlock("before_script")
         try Self.dist(sandbox, into: sandbox.folder + "/dist")
         let key = Data((0..<32).map { UInt8($0 &* 7 &+ 3) }).base64EncodedString()
         var environment = Self.runner(sandbox, ["KEYCHAINCTL_INPUT_KEY": key, "CI_PROJECT_DIR": sandbox.folder])

@@ -66,6 +66,32 @@ import Testing
         #expect(sandbox.run(["unlock", "--status"], profile: nil, environment: bare).status == 36)
     }
 
+    /// Where there is no kernel keyring (here: its calls denied), --to-key-file writes the key a
+    /// passphrase opens to a new 0600 file that later calls read through KEYCHAINCTL_KEY_FILE;
+    /// a wrong passphrase writes nothing, an existing file is never overwritten.
+    @Test func theKeyGoesToAFileWhereThereIsNoKeyring() throws {
+        let (sandbox, _, withPassphrase) = try Self.passphraseKeychain()
+        let file = sandbox.folder + "/job/keychain.key"
+        let denied = sandbox.run(
+            ["EPERM", Sandbox.binary, "unlock"], profile: nil, environment: withPassphrase, executable: Sandbox.denyKeyring)
+        #expect(denied.status == 78, "\(denied.stderr)")
+        let wrong = sandbox.run(
+            ["unlock", "--to-key-file", file], profile: nil, environment: ["KEYCHAINCTL_KEY_FILE": "", "KEYCHAINCTL_PASSPHRASE": "wrong"])
+        #expect(wrong.status == 51 && !FileManager.default.fileExists(atPath: file))
+        let written = sandbox.run(
+            ["EPERM", Sandbox.binary, "unlock", "--to-key-file", file], profile: nil, environment: withPassphrase,
+            executable: Sandbox.denyKeyring)
+        #expect(written.status == 0 && written.stderr.contains("key written to \(file)"), "\(written.stderr)")
+        let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        let read = sandbox.run(
+            ["EPERM", Sandbox.binary, "find", "-s", "api", "-w"], environment: ["KEYCHAINCTL_KEY_FILE": file],
+            executable: Sandbox.denyKeyring)
+        #expect(read.stdout == "SECRET-cached", "\(read.stderr)")
+        #expect(sandbox.run(["unlock", "--to-key-file", file], profile: nil, environment: withPassphrase).status == 78)
+        #expect(sandbox.run(["unlock", "--to-key-file", file, "--timeout", "1h"], profile: nil, environment: withPassphrase).status == 64)
+    }
+
     /// Explicit sources come before the cache, so a stale cache never shadows them; --no-cache and
     /// KEYCHAINCTL_NO_CACHE skip it; the cache of one keychain opens no other.
     @Test(.enabled(if: keyringAvailable)) func explicitSourcesWinAndTheCacheServesOneKeychain() throws {

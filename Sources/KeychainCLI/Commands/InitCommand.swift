@@ -65,10 +65,17 @@ struct InitCommand: Subcommand {
     /// Writes 32 random bytes, base64, to a new file of mode 0600 (refusing to overwrite).
     static func writeNewKey(to path: String) throws -> KeychainCredential {
         let key = SecretBytes.random(count: KeyRing.keyBytes)
+        try writeKey(key, to: path)
+        return .key(key)
+    }
+
+    /// Writes `key`, base64 and a newline, to a new file of mode 0600 (refusing to overwrite or to
+    /// follow a link), made durable: what `--key-file` and KEYCHAINCTL_KEY_FILE read.
+    static func writeKey(_ key: SecretBytes, to path: String) throws {
         let text = key.base64()
         withUnsafeBytes(of: UInt8(0x0A)) { text.append($0) }
         try Folders.makeParents(of: path)
-        let fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+        let fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else {
             throw ConfigurationError(
                 "cannot create key file \(path): \(String(cString: strerror(errno))) (an existing key file is never overwritten).")
@@ -80,7 +87,6 @@ struct InitCommand: Subcommand {
             throw InputError("cannot write key file \(path): \(String(cString: strerror(errno))).")
         }
         Folders.syncParent(of: path)
-        return .key(key)
     }
 }
 

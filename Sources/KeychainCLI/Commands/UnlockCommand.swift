@@ -14,6 +14,10 @@ struct UnlockCommand: Subcommand {
         KeyCache.RingChoice.init(rawValue:))
     static let shareUID = Flag("share-uid", "Let every process of this user read it, also those in a private session keyring.")
     static let status = Flag("status", "Say whether a key that opens the keychain is cached, and until when; cache nothing.")
+    static let toKeyFile = Option.path(
+        "to-key-file", valueName: "path",
+        "Where there is no kernel keyring (a container): write the key to this new file (base64, mode 0600) instead; "
+            + "later calls read it through KEYCHAINCTL_KEY_FILE, and removing it locks.")
 
     static let name = "unlock"
 
@@ -26,10 +30,15 @@ struct UnlockCommand: Subcommand {
             cached). Later calls with no explicit key source use it while it opens the keychain. The \
             keyring holds it, not a daemon; 'keychainctl lock' removes it. Exit 78 when the kernel \
             keyring is unavailable (a container's seccomp profile). --status: exit 0 when a key that \
-            opens the keychain is cached, 36 when none is.
+            opens the keychain is cached, 36 when none is. --to-key-file writes the key to a new file \
+            instead, for a job whose container blocks the keyring: the file has no timeout, so keep it \
+            in a folder that goes when the job does.
             """,
         sections: [
-            ("options", [Self.timeout.spec, Self.idle.spec, Self.keyring.spec, Self.shareUID.spec, Self.status.spec]),
+            (
+                "options",
+                [Self.timeout.spec, Self.idle.spec, Self.keyring.spec, Self.shareUID.spec, Self.status.spec, Self.toKeyFile.spec]
+            ),
             ("global options", GlobalOptions.specs),
         ])
 
@@ -43,6 +52,7 @@ struct UnlockCommand: Subcommand {
     let ring: KeyCache.RingChoice
     let shareUID: Bool
     let status: Bool
+    let toKeyFile: String?
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         context = try CommandContext(arguments)
@@ -52,8 +62,14 @@ struct UnlockCommand: Subcommand {
         self.ring = ring ?? .auto
         shareUID = arguments.flag(Self.shareUID)
         status = arguments.flag(Self.status)
-        if status, timeout != nil || idle != nil || ring != nil || shareUID {
-            throw UsageError("--status only reports; give --timeout, --idle, --keyring and --share-uid without it.")
+        toKeyFile = try arguments.value(Self.toKeyFile)
+        if status, timeout != nil || idle != nil || ring != nil || shareUID || toKeyFile != nil {
+            throw UsageError("--status only reports; give --timeout, --idle, --keyring, --share-uid and --to-key-file without it.")
+        }
+        if toKeyFile != nil, timeout != nil || idle != nil || ring != nil || shareUID {
+            throw UsageError(
+                "--to-key-file writes a file, which has no timeout or keyring: give it without --timeout, --idle, --keyring and --share-uid."
+            )
         }
     }
 
@@ -61,6 +77,7 @@ struct UnlockCommand: Subcommand {
         let path = context.keychainPath
         try KeychainStore.checkExists(path)
         if status { return try report(path) }
+        if let toKeyFile { return try writeKeyFile(toKeyFile, keychain: path) }
         let timeoutSeconds = try DurationText.seconds(timeout ?? "15m", option: Self.timeout.spec.long)
         let idleSeconds = try idle.map { try DurationText.seconds($0, option: Self.idle.spec.long) }.flatMap { $0 == 0 ? nil : $0 }
         if let idleSeconds, timeoutSeconds > 0, idleSeconds > timeoutSeconds {
@@ -85,6 +102,19 @@ struct UnlockCommand: Subcommand {
         switch context.resolvedFormat {
         case .text: StandardStreams.err("unlocked \(path.terminalSafe): \(cached.text)\n")
         case .json: StandardStreams.out(JSON.render(.object(cached.fields.merging(["keychain": .string(path)]) { $1 })) + "\n")
+        }
+    }
+
+    /// `--to-key-file`: the key, checked against the keychain, in a new file of mode 0600.
+    private func writeKeyFile(_ file: String, keychain path: String) throws {
+        var source = try context.credentialSource()
+        source.useCache = false
+        let keychain = try Keychain(Keychain.opening(path: path, source: source))
+        try InitCommand.writeKey(keychain.keychainKey, to: file)
+        switch context.resolvedFormat {
+        case .text:
+            StandardStreams.err("unlocked \(path.terminalSafe): key written to \(file.terminalSafe) (mode 0600); remove it to lock.\n")
+        case .json: StandardStreams.out(JSON.render(.object(["keychain": .string(path), "keyFile": .string(file)])) + "\n")
         }
     }
 

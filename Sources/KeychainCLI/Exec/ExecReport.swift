@@ -47,7 +47,23 @@ enum ExecReport {
                 where line.count >= SecretMasker.minimumBytes {
                     let out = SecretBytes(count: 0)
                     Array("::add-mask::".utf8).withUnsafeBytes { out.append($0) }
-                    out.append(UnsafeRawBufferPointer(rebasing: line))
+                    // The runner unescapes %25, %0D and %0A in a command's data: a secret holding
+                    // them would be registered, and masked, as another string.
+                    var start = line.startIndex
+                    for index in line.indices {
+                        let escape: [UInt8]? =
+                            switch line[index] {
+                            case UInt8(ascii: "%"): Array("%25".utf8)
+                            case 0x0D: Array("%0D".utf8)
+                            case 0x0A: Array("%0A".utf8)
+                            default: nil
+                            }
+                        guard let escape else { continue }
+                        out.append(UnsafeRawBufferPointer(rebasing: line[start..<index]))
+                        escape.withUnsafeBytes { out.append($0) }
+                        start = index + 1
+                    }
+                    out.append(UnsafeRawBufferPointer(rebasing: line[start...]))
                     withUnsafeBytes(of: UInt8(0x0A)) { out.append($0) }
                     StandardStreams.out(secret: out, fd: fd)
                 }

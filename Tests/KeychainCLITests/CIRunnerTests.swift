@@ -1,0 +1,277 @@
+import Foundation
+import Testing
+
+@testable import KeychainCLI
+
+/// Where CI really runs the Action and the GitLab template: a runner that reuses one user (and one
+/// keyring) for job after job, a container whose seccomp profile blocks the kernel keyring, and a
+/// composite action whose runner leaves GITHUB_ACTION_REPOSITORY empty. Each job is a shell
+/// script run as the runner runs it, against a `file://` release folder made by `Scripts/dist.sh`.
+@Suite struct CIRunnerTests {
+    static let root = Sandbox.packageRoot
+
+    /// A sandbox with a release folder in `dist`.
+    static func released() throws -> Sandbox {
+        let sandbox = try Sandbox(initialize: false)
+        try ReleaseTests.dist(sandbox, into: sandbox.folder + "/dist")
+        return sandbox
+    }
+
+    /// The GitLab template's before_script or after_script block, without its indentation.
+    static func gitlabBlock(_ key: String) throws -> String {
+        let template = try String(contentsOfFile: root + "/ci/gitlab/keychainctl.yml", encoding: .utf8)
+        let lines = template.components(separatedBy: "\n")
+        let start = try #require(lines.firstIndex(of: "  \(key):"))
+        var block: [String] = []
+        for line in lines[(start + 2)...] {
+            guard line.isEmpty || line.hasPrefix("      ") else { break }
+            block.append(String(line.dropFirst(min(6, line.count))))
+        }
+        return block.joined(separator: "\n")
+    }
+
+    /// A GitHub job: its own RUNNER_TEMP and GitHub files, each step a new bash reading them, as the
+    /// runner starts steps. The Action (ci/install.sh with `inputs`) comes first, its output kept in
+    /// `action.out` and `action.err` of the job's folder, then `steps`.
+    static func githubJob(_ sandbox: Sandbox, name: String, inputs: [String: String], steps: [String]) throws -> String {
+        let job = sandbox.folder + "/" + name
+        try FileManager.default.createDirectory(atPath: job, withIntermediateDirectories: true)
+        var script = "mkdir -p '\(job)/tmp' && : > '\(job)/path' && : > '\(job)/env'\n"
+        let runner =
+            "env -i PATH=/usr/bin:/bin HOME='\(job)' RUNNER_TEMP='\(job)/tmp' GITHUB_PATH='\(job)/path' GITHUB_ENV='\(job)/env' "
+            + "GITHUB_ACTIONS=true"
+        let action = inputs.merging([
+            "KEYCHAINCTL_INSTALL_VERSION": VersionReport.number, "KEYCHAINCTL_DOWNLOAD_BASE": "file://" + sandbox.folder + "/dist",
+        ]) { $1 }.map { "\($0.key)='\($0.value)'" }.sorted().joined(separator: " ")
+        script +=
+            "\(runner) \(action) bash '\(root)/ci/install.sh' > '\(job)/action.out' 2> '\(job)/action.err' "
+            + "|| echo \"\(name) action failed: $?\"\n"
+        for (index, step) in steps.enumerated() {
+            // A later step: the runner's variables plus what GITHUB_PATH and GITHUB_ENV gave.
+            let file = job + "/step\(index).sh"
+            try """
+            export PATH="$(cat "$GITHUB_PATH"):$PATH"
+            while IFS= read -r line; do export "$line"; done < "$GITHUB_ENV"
+            \(step)
+            """.write(toFile: file, atomically: true, encoding: .utf8)
+            script += "\(runner) bash '\(file)'\n"
+        }
+        return script + "rm -rf '\(job)/tmp'\n"
+    }
+
+    /// Runs `script` in one session keyring, which every job of the script shares, as the jobs of
+    /// one runner service share its keyring; `mode` EPERM blocks the keyring instead.
+    static func runner(_ sandbox: Sandbox, _ script: String, mode: String = "SESSION") -> Sandbox.Run {
+        sandbox.run(
+            [mode, "/bin/bash", "-c", script], profile: nil, environment: ["KEYCHAINCTL_KEYCHAIN": "", "KEYCHAINCTL_KEY_FILE": ""],
+            timeout: 180, executable: Sandbox.denyKeyring)
+    }
+
+    static let key = Data((0..<32).map { UInt8(truncatingIfNeeded: $0 &* 11 &+ 5) }).base64EncodedString()
+
+    /// Two jobs in sequence on one runner user: the first provisions a keychain kept outside its
+    /// RUNNER_TEMP, caches the key for 30 minutes and locks it in an `if: always()` step, as README
+    /// shows; the second, with no credential, finds the keychain locked and the key gone.
+    /// Without the lock step (the control) the second job reads the first one's secret.
+    @Test(.enabled(if: UnlockCommandTests.keyringAvailable)) func aLaterJobOfTheSameUserReadsNothing() throws {
+        for page in ["README.md", "docs/CI.md"] {
+            let text = try String(contentsOfFile: Self.root + "/" + page, encoding: .utf8)
+            #expect(text.contains("- if: always()\n  run: keychainctl lock\n"), "\(page) shows the Action without its lock step")
+        }
+        let sandbox = try Self.released()
+        let kept = sandbox.folder + "/kept.db"
+        let provision = [
+            "printf first-job-secret | keychainctl set deploy-token",
+            "keychainctl unlock --status --format json > \"$HOME/status.json\"",
+        ]
+        func jobs(lock: Bool) throws -> String {
+            try? FileManager.default.removeItem(atPath: kept)
+            let first = try Self.githubJob(
+                sandbox, name: "job1", inputs: ["KEYCHAINCTL_INPUT_KEY": Self.key, "KEYCHAINCTL_INPUT_KEYCHAIN": kept],
+                steps: provision + (lock ? ["keychainctl lock"] : []))
+            let second = try Self.githubJob(
+                sandbox, name: "job2", inputs: [:],
+                steps: ["echo \"get: $(keychainctl get deploy-token --keychain '\(kept)' 2>/dev/null; echo \" $?\")\""])
+            return first + second
+        }
+        let locked = Self.runner(sandbox, try jobs(lock: true))
+        #expect(locked.stdout == "get:  36\n", "\(locked.stdout) \(locked.stderr)")
+        let status = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: sandbox.folder + "/job1/status.json")))
+                as? [String: Any])
+        // Cached for the job's length by default: 30 minutes, 20 unused.
+        let expires = try #require(
+            ISO8601DateFormatter().date(from: (status["expires"] as? String ?? "").replacingOccurrences(of: ".000", with: "")))
+        #expect(abs(expires.timeIntervalSinceNow - 1800) < 120, "\(status)")
+        #expect(status["idle"] as? Int == 1200, "\(status)")
+        let forgot = Self.runner(sandbox, try jobs(lock: false))
+        #expect(forgot.stdout == "get: first-job-secret 0\n", "the control: \(forgot.stdout) \(forgot.stderr)")
+        _ = sandbox.run(["lock", "--keychain", kept], profile: nil)
+    }
+
+    /// The GitLab template on a shell executor: before_script and the job's lines in one shell,
+    /// after_script in another. The job's folder is its own, and after_script locks and removes it:
+    /// the next job of the runner user finds neither the folder nor the key.
+    @Test(.enabled(if: UnlockCommandTests.keyringAvailable)) func theGitLabTemplateLeavesNothingForTheNextJob() throws {
+        let sandbox = try Self.released()
+        let before = try Self.gitlabBlock("before_script")
+        let after = try Self.gitlabBlock("after_script")
+        let project = sandbox.folder + "/project"
+        try FileManager.default.createDirectory(atPath: project, withIntermediateDirectories: true)
+        func job(_ id: Int, credential: Bool, lines: String) -> String {
+            let variables =
+                [
+                    "PATH=/usr/bin:/bin", "HOME='\(sandbox.folder)'", "CI_PROJECT_DIR='\(project)'", "CI_JOB_ID=\(id)",
+                    "KEYCHAINCTL_INSTALL_VERSION=\(VersionReport.number)", "KEYCHAINCTL_DOWNLOAD_BASE='file://\(sandbox.folder)/dist'",
+                ] + (credential ? ["KEYCHAINCTL_INPUT_KEY='\(Self.key)'"] : [])
+            let shell = "env -i \(variables.joined(separator: " ")) bash -c"
+            let quote = { (text: String) in "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+            return "\(shell) \(quote("set -eo pipefail\n" + before + "\n" + lines))\n\(shell) \(quote(after))\n"
+        }
+        let first = job(
+            101, credential: true,
+            lines:
+                "printf gitlab-secret | keychainctl set deploy-token\nkeychainctl get deploy-token; echo\necho \"$KEYCHAINCTL_KEYCHAIN\" > \"$HOME/job101\""
+        )
+        let second = job(
+            102, credential: false,
+            lines: "ls -a \"$CI_PROJECT_DIR\"; keychainctl get deploy-token --keychain \"$(cat \"$HOME/job101\")\" || echo \"get=$?\"")
+        let run = Self.runner(sandbox, first + second)
+        let lines = run.stdout.components(separatedBy: "\n")
+        #expect(lines.filter { $0 == "gitlab-secret" }.count == 1, "the first job read it, and only it: \(run.stdout) \(run.stderr)")
+        #expect(!lines.contains(".keychainctl-job-101"), "after_script removed the first job's folder: \(run.stdout)")
+        // The keychain went with the folder: 53, no keychain there.
+        #expect(lines.contains("get=53"), "\(run.stdout)")
+        #expect(!run.stdout.contains(Self.key) && !run.stderr.contains(Self.key), "the key is printed nowhere")
+    }
+
+    /// A job whose container blocks the kernel keyring (Docker's default seccomp profile): the
+    /// installer says so once, keeps the key in a 0600 file inside the job's folder, and the job's
+    /// later lines (GitLab) and steps (GitHub) still read secrets; after_script removes the file.
+    @Test func whereTheKeyringIsBlockedTheKeyStaysInTheJobsFolder() throws {
+        let sandbox = try Self.released()
+        let before = try Self.gitlabBlock("before_script")
+        let after = try Self.gitlabBlock("after_script")
+        let project = sandbox.folder + "/project"
+        try FileManager.default.createDirectory(atPath: project, withIntermediateDirectories: true)
+        let variables = [
+            "PATH=/usr/bin:/bin", "HOME='\(sandbox.folder)'", "CI_PROJECT_DIR='\(project)'", "CI_JOB_ID=7",
+            "KEYCHAINCTL_INSTALL_VERSION=\(VersionReport.number)", "KEYCHAINCTL_DOWNLOAD_BASE='file://\(sandbox.folder)/dist'",
+            "KEYCHAINCTL_INPUT_KEY='\(Self.key)'",
+        ]
+        let lines = """
+            printf docker-secret | keychainctl set deploy-token
+            keychainctl get deploy-token; echo
+            stat -c 'mode=%a' "$KEYCHAINCTL_KEY_FILE"
+            """
+        let quote = { (text: String) in "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        let gitlab =
+            "env -i \(variables.joined(separator: " ")) bash -c \(quote("set -eo pipefail\n" + before + "\n" + lines))\n"
+            + "env -i \(variables.joined(separator: " ")) bash -c \(quote(after))\nls -a '\(project)'\n"
+        let run = Self.runner(sandbox, gitlab, mode: "EPERM")
+        #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
+        #expect(run.stdout.contains("\ndocker-secret\nmode=600\n"), "\(run.stdout) \(run.stderr)")
+        #expect(!run.stdout.components(separatedBy: "\n").contains(".keychainctl-job-7"), "after_script removed the folder: \(run.stdout)")
+        #expect(run.stderr.components(separatedBy: "no kernel keyring here").count == 2, "said once: \(run.stderr)")
+        #expect(!run.stdout.contains(Self.key) && !run.stderr.contains(Self.key))
+        // The Action in such a container: later steps get KEYCHAINCTL_KEY_FILE through GITHUB_ENV.
+        let github = try Self.githubJob(
+            sandbox, name: "docker", inputs: ["KEYCHAINCTL_INPUT_PASSPHRASE": "container-passphrase"],
+            steps: ["printf action-secret | keychainctl set token", "keychainctl get token"])
+        let action = Self.runner(sandbox, github, mode: "EPERM")
+        #expect(action.stdout.hasSuffix("action-secret"), "\(action.stdout) \(action.stderr)")
+        #expect(!action.stdout.contains("action failed"), "\(action.stdout) \(action.stderr)")
+    }
+
+    /// The Action's default download folder comes from its own checkout when the runner leaves
+    /// GITHUB_ACTION_REPOSITORY empty; with neither, the error names the download-base input. An
+    /// empty `keychain` input keeps the job's KEYCHAINCTL_KEYCHAIN.
+    @Test func theActionFindsItsRepositoryAndKeepsTheJobsKeychain() throws {
+        let sandbox = try Self.released()
+        var environment = ReleaseTests.runner(sandbox, [:])
+        environment["KEYCHAINCTL_DOWNLOAD_BASE"] = nil
+        environment["GITHUB_ACTION_REPOSITORY"] = ""
+        environment["GITHUB_ACTION_PATH"] = "/home/runner/work/_actions/acme/keychainctl/v1"
+        let fromPath = sandbox.run(["\(Self.root)/ci/install.sh"], profile: nil, environment: environment, executable: "/bin/bash")
+        let expected = "https://github.com/acme/keychainctl/releases/download/v\(VersionReport.number)/keychainctl-"
+        #expect(fromPath.status == 1 && fromPath.stderr.contains("cannot download \(expected)"), "\(fromPath.stderr)")
+        environment["GITHUB_ACTION_PATH"] = "/somewhere/else"
+        let nowhere = sandbox.run(["\(Self.root)/ci/install.sh"], profile: nil, environment: environment, executable: "/bin/bash")
+        #expect(nowhere.status == 1 && nowhere.stderr.contains("'download-base' input"), "\(nowhere.stderr)")
+        // The error's advice, followed: the input given, it installs.
+        environment["KEYCHAINCTL_DOWNLOAD_BASE"] = "file://" + sandbox.folder + "/dist"
+        environment["KEYCHAINCTL_KEYCHAIN"] = sandbox.folder + "/job.db"
+        environment["KEYCHAINCTL_INPUT_KEYCHAIN"] = ""
+        environment["KEYCHAINCTL_INPUT_KEY"] = Self.key
+        environment["KEYCHAINCTL_KEY_FILE"] = ""
+        let installed = sandbox.run(
+            ["SESSION", "/bin/bash", "\(Self.root)/ci/install.sh"], profile: nil, environment: environment, executable: Sandbox.denyKeyring)
+        #expect(installed.status == 0, "\(installed.stderr)")
+        let written = try String(contentsOfFile: sandbox.folder + "/github_env", encoding: .utf8)
+        #expect(written.contains("KEYCHAINCTL_KEYCHAIN=\(sandbox.folder)/job.db\n"), "\(written)")
+        #expect(FileManager.default.fileExists(atPath: sandbox.folder + "/job.db"))
+    }
+
+    /// Checksums are compared as plain strings (a version with '+' verifies; a line that only a
+    /// regular expression would match does not), and a pinned SHA-256 replaces SHA256SUMS.
+    @Test func checksumsAreComparedAsStringsAndCanBePinned() throws {
+        let sandbox = try Self.released()
+        let dist = sandbox.folder + "/dist"
+        let version = VersionReport.number
+        // The release repacked as version 1.0.0+b1, as a build tag would name it.
+        let plus = version + "+b1"
+        let repack = """
+            set -e
+            cd '\(sandbox.folder)' && mkdir repack && cd repack
+            tar -xzf '\(dist)/keychainctl-\(version)-linux-x86_64.tar.gz'
+            mv 'keychainctl-\(version)-linux-x86_64' 'keychainctl-\(plus)-linux-x86_64'
+            mkdir ../plus && tar -czf '../plus/keychainctl-\(plus)-linux-x86_64.tar.gz' 'keychainctl-\(plus)-linux-x86_64'
+            cd ../plus && sha256sum 'keychainctl-\(plus)-linux-x86_64.tar.gz' > SHA256SUMS && sha256sum 'keychainctl-\(plus)-linux-x86_64.tar.gz' | cut -d ' ' -f 1
+            """
+        let packed = sandbox.run(["-c", repack], profile: nil, executable: "/bin/bash")
+        #expect(packed.status == 0, "\(packed.stderr)")
+        let digest = packed.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        var environment = ReleaseTests.runner(
+            sandbox, ["KEYCHAINCTL_INSTALL_VERSION": plus, "KEYCHAINCTL_DOWNLOAD_BASE": "file://" + sandbox.folder + "/plus"])
+        let install = { (environment: [String: String]) in
+            sandbox.run(["\(Self.root)/ci/install.sh"], profile: nil, environment: environment, executable: "/bin/bash")
+        }
+        let withPlus = install(environment)
+        #expect(withPlus.status == 0, "\(withPlus.stderr)")
+        // A SHA256SUMS naming another file that a pattern would have matched ('.' for '+').
+        let name = "keychainctl-\(plus)-linux-x86_64.tar.gz"
+        try "\(digest)  \(name.replacingOccurrences(of: "+", with: "."))\n".write(
+            toFile: sandbox.folder + "/plus/SHA256SUMS", atomically: true, encoding: .utf8)
+        let lookalike = install(environment)
+        #expect(lookalike.status == 1 && lookalike.stderr.contains("SHA256SUMS lists no \(name)"), "\(lookalike.stderr)")
+        // Pinned: SHA256SUMS is not read at all (it is gone), and the digest decides.
+        try FileManager.default.removeItem(atPath: sandbox.folder + "/plus/SHA256SUMS")
+        environment["KEYCHAINCTL_INSTALL_SHA256"] = digest
+        #expect(install(environment).status == 0)
+        environment["KEYCHAINCTL_INSTALL_SHA256"] = String(repeating: "0", count: 64)
+        let wrong = install(environment)
+        #expect(wrong.status == 1 && wrong.stderr.contains("does not match the pinned SHA-256"), "\(wrong.stderr)")
+        environment["KEYCHAINCTL_INSTALL_SHA256"] = "not-a-digest"
+        #expect(install(environment).stderr.contains("not 64 lowercase hexadecimal digits"))
+    }
+
+    /// Every ::add-mask:: line escapes what the runner unescapes (%25, %0D, %0A): the installer's,
+    /// exec --ci-mask's and export --format github-env's.
+    @Test func maskLinesAreEscapedForTheRunner() throws {
+        let sandbox = try Self.released()
+        let passphrase = "pass%25word\rwith-cr\nsecond%0Aline"
+        let environment = ReleaseTests.runner(sandbox, ["KEYCHAINCTL_INPUT_PASSPHRASE": passphrase])
+        let run = sandbox.run(
+            ["SESSION", "/bin/bash", "\(Self.root)/ci/install.sh"], profile: nil, environment: environment, executable: Sandbox.denyKeyring)
+        #expect(run.stdout.contains("::add-mask::pass%2525word%0Dwith-cr\n::add-mask::second%250Aline\n"), "\(run.stdout)")
+        let keychain = try Sandbox()
+        keychain.add(["-s", "db", "-a", "URL"], secret: "postgres://u:p%25ss@db/x\rtail")
+        let exec = ExecIsolationTests.run(
+            keychain, ["exec", "--ci-mask", "--env", "U=service=db,account=URL", "--", "true"], environment: ["GITHUB_ACTIONS": "true"])
+        #expect(exec.stdout.contains("::add-mask::postgres://u:p%2525ss@db/x\n::add-mask::tail\n"), "\(exec.stdout)")
+        let exported = keychain.run(
+            ["export", "--format", "github-env", "--with-secrets", "--allow-names", "URL", "-s", "db"],
+            environment: ["GITHUB_ACTIONS": "true"])
+        #expect(exported.stderr.contains("::add-mask::postgres://u:p%2525ss@db/x\n"), "\(exported.stderr)")
+    }
+}
