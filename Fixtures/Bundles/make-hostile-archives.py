@@ -6,6 +6,7 @@ well under a second: never a crash, a hang, a file written outside the sandbox, 
 than the one the archive plainly holds. Built from Example.ipa beside this script.
 """
 import os
+import random
 import struct
 import sys
 import warnings
@@ -121,3 +122,70 @@ write("lying-size.ipa", app(), lie_about_size)
 write("lying-offset.ipa", app(), lie_about_offset)
 write("lying-count.ipa", app(), lie_about_count)
 write("overlapping.ipa", app(), overlap)
+
+
+# Layouts that would have the Mach-O reader inflate the executable again and again: each read
+# behind the last one used to start the entry over (a 20 MB archive cost 88 s of CPU).
+def thin_slice():
+    exe = next(d for i, d in ORIGINAL if i.filename == "Payload/Example.app/Example")
+    offset, size = struct.unpack_from(">II", exe, 8 + 8)
+    return exe[offset: offset + size]
+
+
+def fat(slices, total, noise=True):
+    """A universal binary of `total` bytes: (offset, bytes) slices, a table listing each, and 1 MiB
+    of noise after the table, so that the entry stays under the archive reader's ratio cap."""
+    body = bytearray(total)
+    if noise:
+        body[4096: 4096 + (1 << 20)] = random.Random(7).randbytes(1 << 20)
+    struct.pack_into(">II", body, 0, 0xCAFEBABE, len(slices))
+    for n, (offset, data) in enumerate(slices):
+        struct.pack_into(">iiIII", body, 8 + 20 * n, 0x0100000C, 0, offset, len(data), 14)
+        body[offset: offset + len(data)] = data
+    return bytes(body)
+
+
+def with_executable(data):
+    return [e for e in app() if not e[0].endswith("Example.app/Example")] + [("Payload/Example.app/Example", data, 0o100755)]
+
+
+THIN = thin_slice()
+SIZE = 64 << 20
+# 32 slices, all the same bytes at the end of a 64 MiB executable (the review's layout, scaled down).
+write("repeated-slices.ipa", with_executable(fat([(SIZE - (1 << 20), THIN)] * 32, SIZE)))
+# The same in 1 MiB, small enough to seed the archive fuzzer (Fixtures/Fuzz/archive).
+write("repeated-small.ipa", with_executable(fat([((1 << 20) - len(THIN), THIN)] * 32, 1 << 20, noise=False)))
+# 32 distinct slices spread over 64 MiB: read in one forward pass, and accepted.
+write("spread-slices.ipa", with_executable(fat([((n + 1) * (2 << 20), THIN) for n in range(32)], SIZE)))
+
+
+def far_blobs(slice_bytes):
+    """The slice with its signature rebuilt: the DER entitlements first, the XML ones 6 MiB on,
+    so that the reader, which takes the XML blob first, would have to go back for the DER one."""
+    data = bytearray(slice_bytes)
+    count, = struct.unpack_from("<I", data, 16)
+    at, sig = 32, None
+    for _ in range(count):
+        command, size = struct.unpack_from("<II", data, at)
+        if command == 0x1D:
+            sig = at
+        at += size
+    dataoff, datasize = struct.unpack_from("<II", data, sig + 8)
+    blob = bytes(data[dataoff: dataoff + datasize])
+    blobs = {}
+    for n in range(struct.unpack_from(">I", blob, 8)[0]):
+        slot, offset = struct.unpack_from(">II", blob, 12 + 8 * n)
+        length = struct.unpack_from(">I", blob, offset + 4)[0]
+        blobs[slot] = blob[offset: offset + length]
+    der, xml = blobs[7], blobs[5]
+    far = 6 << 20
+    signature = bytearray(far + len(xml))
+    struct.pack_into(">III", signature, 0, 0xFADE0CC0, len(signature), 2)
+    struct.pack_into(">IIII", signature, 12, 5, far, 7, 28)
+    signature[28: 28 + len(der)] = der
+    signature[far:] = xml
+    struct.pack_into("<II", data, sig + 8, dataoff, len(signature))
+    return bytes(data[:dataoff]) + bytes(signature)
+
+
+write("far-blobs.ipa", with_executable(far_blobs(THIN)))

@@ -61,6 +61,8 @@ import Testing
         ("$(AppIdentifierPrefix)$(PRODUCT_NAME:base64)", ":base64"),
         (String(repeating: "$(V)", count: 2000), "more than 4096 bytes"),
         ("$(AppIdentifierPrefix)$(NOT_GIVEN)", "--build-setting NOT_GIVEN=VALUE"),
+        // An empty setting never makes "" (or a bare prefix) a group: the review's finding.
+        ("$(EMPTY)", "$(EMPTY), whose build setting is empty"), ("$(AppIdentifierPrefix)${EMPTY}", "--build-setting EMPTY=VALUE"),
     ])
     func hostileEntriesAreRefused(_ entry: String, _ problem: String) throws {
         let sandbox = try Sandbox()
@@ -68,7 +70,7 @@ import Testing
         let run = sandbox.run(
             [
                 "groups", "--profile", path, "--build-setting", "PRODUCT_NAME=App", "--build-setting",
-                "V=" + String(repeating: "v", count: 100),
+                "V=" + String(repeating: "v", count: 100), "--build-setting", "EMPTY=",
             ],
             profile: nil)
         #expect(run.status == 78 && run.stderr.contains(problem), "\(run.stderr)")

@@ -197,6 +197,15 @@ import Testing
         // binary plist reader traps (exit 132) instead of failing.
         let fuzzed = Sandbox.profiles + "/../Fuzz/profile/string-past-the-object-table.plist"
         profiles.append(("past-the-table.plist", try Data(contentsOf: URL(fileURLWithPath: fuzzed)), "malformed"))
+        // A 0x7_ object (no marker of bplist00) as a group, as the top object, as an unread value.
+        let utf8Group = [0x75] + Array("A.b.c".utf8)
+        profiles.append(("marker-7-group.plist", Self.binaryPlist([[0xD1, 1, 2], Self.groupsKey, [0xA1, 3], utf8Group]), "malformed"))
+        profiles.append(("marker-7-top.plist", Self.binaryPlist([utf8Group]), "malformed"))
+        profiles.append(
+            (
+                "marker-7-unread.plist", Self.binaryPlist([[0xD2, 1, 3, 2, 4], Self.groupsKey, [0xA0], [0x51, 0x78], utf8Group]),
+                "malformed"
+            ))
         for profile in profiles {
             let path = sandbox.folder + "/" + profile.name
             FileManager.default.createFile(atPath: path, contents: profile.data)

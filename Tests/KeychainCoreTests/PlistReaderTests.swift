@@ -124,5 +124,7 @@ import Testing
         for bad in [[0x52, 0x61, 0xFF], [0x61, 0xD8, 0x00], [0x72, 0xC3, 0x28]] as [[UInt8]] {
             #expect(throws: PlistProblem.self) { try Self.read(plist(bad)) }
         }
+        // 0x7_ is no marker of bplist00 (CoreFoundation refuses it), even holding valid UTF-8.
+        #expect(throws: PlistProblem.self) { try Self.read(plist([0x72, 0x61, 0x62])) }
     }
 }

@@ -50,9 +50,10 @@ package final class AppBundle: Sendable {
     }
 
     private static func open(_ path: String, _ files: BundleFiles) throws(ProfileError) -> AppBundle {
-        let macOS = files.isFile(path + "/Contents/Info.plist")
+        // A file reached through a link that leaves the bundle is not the bundle's: not read.
+        let macOS = files.isFile(path + "/Contents/Info.plist", within: path)
         let contents = macOS ? path + "/Contents" : path
-        guard macOS || files.isFile(path + "/Info.plist") else {
+        guard macOS || files.isFile(path + "/Info.plist", within: path) else {
             throw ProfileError("\(path) is a folder but not an app or extension bundle (no Info.plist, nor Contents/Info.plist).")
         }
         let infoPath = contents + "/Info.plist"
@@ -77,12 +78,17 @@ package final class AppBundle: Sendable {
             throw ProfileError("\(infoPath): CFBundleExecutable is not a file name (\(name.terminalSafe)).")
         }
         let executable = (macOS ? contents + "/MacOS/" : contents + "/") + name
+        guard files.isFile(executable, within: path) else {
+            throw ProfileError(
+                "cannot read \(executable), the executable Info.plist names: it is missing, not a regular file, or a link out of the bundle (never followed)."
+            )
+        }
         let embedded = contents + (macOS ? "/embedded.provisionprofile" : "/embedded.mobileprovision")
         let identifier = info["CFBundleIdentifier"]?.string
         var settings = ["EXECUTABLE_NAME": name, "PRODUCT_NAME": info["CFBundleName"]?.string ?? name]
         if let identifier { settings["PRODUCT_BUNDLE_IDENTIFIER"] = identifier }
         return AppBundle(
-            path: path, executable: executable, provisioning: files.isFile(embedded) ? embedded : nil, identifier: identifier,
+            path: path, executable: executable, provisioning: files.isFile(embedded, within: path) ? embedded : nil, identifier: identifier,
             isMacOS: macOS, files: files, buildSettings: settings)
     }
 

@@ -42,12 +42,12 @@ struct BinaryPlistReader {
         for object in 0..<objectCount {
             guard end(of: object) != nil, let (kind, _, count, body) = header(of: object) else { throw Self.malformed }
             switch kind {
-            case 0x5, 0x6, 0x7: _ = try string(kind: kind, count: count, body: body)
+            case 0x5, 0x6: _ = try string(kind: kind, count: count, body: body)
             case 0xA, 0xC, 0xD:
                 let children = try references(kind: kind, count: count, body: body)
                 if kind == 0xD {
                     for key in children.prefix(count) {
-                        guard let (keyKind, _, _, _) = header(of: key), [0x5, 0x6, 0x7].contains(keyKind) else {
+                        guard let (keyKind, _, _, _) = header(of: key), [0x5, 0x6].contains(keyKind) else {
                             throw .malformed("a dictionary key is not a string")
                         }
                     }
@@ -80,7 +80,7 @@ struct BinaryPlistReader {
         let low = Int(bytes[start] & 0x0F)
         var count = low
         var body = start + 1
-        if low == 0x0F, [0x4, 0x5, 0x6, 0x7, 0xA, 0xC, 0xD].contains(kind) {
+        if low == 0x0F, [0x4, 0x5, 0x6, 0xA, 0xC, 0xD].contains(kind) {
             guard body < tableStart, bytes[body] >> 4 == 0x1, bytes[body] & 0x0F <= 3 else { return nil }
             let size = 1 << Int(bytes[body] & 0x0F)
             guard let value = Self.integer(in: bytes, at: body + 1, size: size) else { return nil }
@@ -113,7 +113,7 @@ struct BinaryPlistReader {
         case 0x1: size = low <= 4 ? 1 << low : nil
         case 0x2: size = low == 2 || low == 3 ? 1 << low : nil
         case 0x3: size = low == 3 ? 8 : nil
-        case 0x4, 0x5, 0x7: size = count
+        case 0x4, 0x5: size = count
         case 0x6: size = scaled(count, by: 2)
         case 0x8: size = low + 1
         case 0xA, 0xC, 0xD: size = scaled(Self.referenceCount(kind, count), by: referenceSize)
@@ -128,7 +128,7 @@ struct BinaryPlistReader {
         guard let (kind, low, count, body) = header(of: object) else { throw Self.malformed }
         switch kind {
         case 0x0 where low == 0x8 || low == 0x9: return .bool(low == 0x9)
-        case 0x5, 0x6, 0x7: return .string(try string(kind: kind, count: count, body: body))
+        case 0x5, 0x6: return .string(try string(kind: kind, count: count, body: body))
         case 0x3: return date(at: body)
         case 0xA, 0xC, 0xD: break
         default: return .other
@@ -150,7 +150,7 @@ struct BinaryPlistReader {
         case 0xD:
             var members: [String: PlistValue] = [:]
             for index in 0..<count {
-                guard let (keyKind, _, keyCount, keyBody) = header(of: children[index]), [0x5, 0x6, 0x7].contains(keyKind) else {
+                guard let (keyKind, _, keyCount, keyBody) = header(of: children[index]), [0x5, 0x6].contains(keyKind) else {
                     throw .malformed("a dictionary key is not a string")
                 }
                 let key = try string(kind: keyKind, count: keyCount, body: keyBody)
@@ -187,21 +187,20 @@ struct BinaryPlistReader {
         return result
     }
 
-    /// An ASCII (0x5), UTF-16 big-endian (0x6) or UTF-8 (0x7) string; invalid text is refused
-    /// rather than replaced, so two different byte strings never read as one group.
+    /// An ASCII (0x5) or UTF-16 big-endian (0x6) string; invalid text is refused rather than
+    /// replaced, so two different byte strings never read as one group. (0x7, UTF-8, belongs to a
+    /// later format, not to bplist00: CoreFoundation's reader refuses it, and so does this one.)
     private func string(kind: UInt8, count: Int, body: Int) throws(PlistProblem) -> String {
         let text: String?
         switch kind {
         case 0x5:
             let slice = bytes[body..<(body + count)]
             text = slice.allSatisfy { $0 < 0x80 } ? String(decoding: slice, as: UTF8.self) : nil
-        case 0x6:
+        default:
             let units = (0..<count).map { UInt16(bytes[body + 2 * $0]) << 8 | UInt16(bytes[body + 2 * $0 + 1]) }
             text = String(validating: units, as: UTF16.self)
-        default:
-            text = String(validating: bytes[body..<(body + count)], as: UTF8.self)
         }
-        guard let text else { throw .malformed("a string is not valid ASCII, UTF-16 or UTF-8 text") }
+        guard let text else { throw .malformed("a string is not valid ASCII or UTF-16 text") }
         return text
     }
 }

@@ -104,6 +104,12 @@ struct BuildVariables {
             let inner = String(decoding: bytes[(at + 2)..<end], as: UTF8.self)
             let parts = inner.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
             guard let value = value(of: parts[0]) else { throw unresolved(written, name: parts[0], key: key, text: text, path: path) }
+            // An empty setting would make "" (or a bare prefix) an access group, and the default one.
+            guard !value.isEmpty else {
+                throw ProfileError(
+                    "profile \(path): \(key) entry '\(text.terminalSafe)' uses \(written.terminalSafe), whose build setting is empty; "
+                        + "give it a value (--build-setting \(parts[0].terminalSafe)=VALUE).")
+            }
             var modified = value
             for modifier in parts.dropFirst() {
                 switch modifier {

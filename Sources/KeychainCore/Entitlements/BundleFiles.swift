@@ -29,14 +29,25 @@ package enum BundleFiles: Sendable {
         return String(path.dropFirst(archive.path.count + 1))
     }
 
-    /// Whether `path` is a regular file (followed through links on the disk, never in an archive).
-    func isFile(_ path: String) -> Bool {
+    /// Whether `path` is a regular file: on the disk followed through links only while they stay
+    /// inside the bundle `root` (when given), in an archive never (a link is never read as a file).
+    func isFile(_ path: String, within root: String? = nil) -> Bool {
         switch self {
         case .disk:
             var info = stat()
-            return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
+            guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return false }
+            guard let root else { return true }
+            guard let resolved = Self.resolved(path), let base = Self.resolved(root) else { return false }
+            return resolved.hasPrefix(base == "/" ? "/" : base + "/")
         case .archive(let archive): return member(path, of: archive).map { archive.files[$0] != nil } ?? false
         }
+    }
+
+    /// `path` with every link resolved, as the kernel would follow it.
+    private static func resolved(_ path: String) -> String? {
+        guard let pointer = realpath(path, nil) else { return nil }
+        defer { free(pointer) }
+        return String(cString: pointer)
     }
 
     /// Whether `path` is a folder, not a link to one.
@@ -88,8 +99,7 @@ package enum BundleFiles: Sendable {
         case .disk: return FileBytes.read(path: path, limit: 4) ?? []
         case .archive(let archive):
             guard let name = member(path, of: archive) else { throw ProfileError("\(path) is not in \(archive.path).") }
-            let source = try archive.source(name)
-            return source.read(0, min(4, source.size)) ?? []
+            return try archive.head(name, count: 4)
         }
     }
 
@@ -99,7 +109,7 @@ package enum BundleFiles: Sendable {
         case .disk: return try MachOEntitlements.read(path: path)
         case .archive(let archive):
             guard let name = member(path, of: archive) else { throw ProfileError("\(path) is not in \(archive.path).") }
-            return try MachOEntitlements.read(try archive.source(name), path: path)
+            return try archive.machOEntitlements(name, path: path)
         }
     }
 }

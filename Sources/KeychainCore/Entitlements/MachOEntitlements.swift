@@ -129,6 +129,12 @@ package enum MachOEntitlements {
             }
             slices.append((architecture(cpu, subtype), Int(offset), Int(size)))
         }
+        // In file order, each after the last: slices that overlap or repeat (which no linker writes)
+        // would have the reader go over the same bytes again, for each.
+        slices.sort { $0.offset < $1.offset }
+        for (earlier, later) in zip(slices, slices.dropFirst()) where later.offset < earlier.offset + earlier.size {
+            throw damaged(path, "its slices \(earlier.name) and \(later.name) overlap")
+        }
         return slices
     }
 
@@ -190,14 +196,26 @@ package enum MachOEntitlements {
             }
             at += size
         }
+        func read(_ found: (offset: Int, size: Int)) -> [UInt8]? {
+            guard found.size <= maximumEntitlementsBytes, found.offset <= source.size, found.size <= source.size - found.offset else {
+                return nil
+            }
+            return source.read(found.offset, found.size)
+        }
+        // A section before the signature is read first: an archive's entry inflates forward only.
+        var early: [String: [UInt8]] = [:]
+        for (sectionName, found) in [("__entitlements", section), ("__ents_der", derSection)] {
+            guard let found, let signature, found.offset < signature.offset else { continue }
+            early[sectionName] = read(found)
+        }
         if let signature {
             if let entitlements = try signatureEntitlements(source, signature, path: path, slice: name) { return (name, entitlements) }
         }
         for (sectionName, found) in [("__entitlements", section), ("__ents_der", derSection)] {
             guard let found else { continue }
-            guard found.size <= maximumEntitlementsBytes, found.offset <= source.size, found.size <= source.size - found.offset,
-                let bytes = source.read(found.offset, found.size)
-            else { throw damaged(path, "its __TEXT,\(sectionName) section lies outside the file") }
+            guard let bytes = early[sectionName] ?? read(found) else {
+                throw damaged(path, "its __TEXT,\(sectionName) section lies outside the file")
+            }
             return (name, bytes)
         }
         throw ProfileError(

@@ -124,26 +124,53 @@ package final class ZipArchive: Sendable {
         return bytes
     }
 
-    /// File entry `name` as a source of bytes by offset, for the Mach-O reader: inflated forward as
-    /// far as the reads reach (a read behind the last one starts the entry again).
-    func source(_ name: String) throws(ProfileError) -> MachOEntitlements.Source {
+    /// The entitlements of the Mach-O executable that file entry `name` holds. The entry is
+    /// inflated once at most, forward: the reader's reads a little behind the last one come from
+    /// the bytes kept, and a layout that would need more (slices or blobs far out of order) is
+    /// refused rather than inflated again, which a hostile archive could make cost minutes.
+    func machOEntitlements(_ name: String, path: String) throws(ProfileError) -> [UInt8] {
         let stream = try EntryStream(self, name)
-        return MachOEntitlements.Source(size: stream.size) { offset, count in stream.read(at: offset, count: count) }
+        let source = MachOEntitlements.Source(size: stream.size) { offset, count in stream.read(at: offset, count: count) }
+        do {
+            return try MachOEntitlements.read(source, path: path)
+        } catch {
+            guard stream.readBehind else { throw error }
+            throw Self.damaged(
+                self.path, "'\(name.terminalSafe)' would have to be inflated again to read it (its parts lie out of order)")
+        }
+    }
+
+    /// The first `count` bytes of file entry `name` (fewer when it is shorter).
+    func head(_ name: String, count: Int) throws(ProfileError) -> [UInt8] {
+        let stream = try EntryStream(self, name)
+        return stream.read(at: 0, count: min(count, stream.size)) ?? []
     }
 
     static func damaged(_ path: String, _ what: String) -> ProfileError {
         ProfileError("\(path) is not a zip archive keychainctl can read: \(what).")
     }
 
-    /// One entry opened for reading on a handle of its own.
+    /// One entry opened for reading on a handle of its own, inflated forward once: the last
+    /// bytes inflated are kept, so that a read a little behind the position (a header read again
+    /// after its magic, a signature's blobs out of order) costs nothing, and a read behind them
+    /// fails (`readBehind`) instead of inflating the entry from its start again.
     private final class EntryStream {
         let archive: ZipArchive
         let name: String
         let entry: Entry
         var size: Int { entry.size }
         private var handle: unzFile?
-        /// How many bytes of the entry have been inflated on the open handle.
+        private var opened = false
+        /// How many bytes of the entry have been inflated.
         private var position = 0
+        /// The last bytes inflated (at most `keptBytes` of them, once trimmed), from `tailStart`.
+        private var tail: [UInt8] = []
+        private var tailStart = 0
+        /// Whether a read asked for bytes behind those kept.
+        private(set) var readBehind = false
+
+        /// What a Mach-O's reads reach behind the furthest one: its load commands and a blob.
+        static let keptBytes = MachOEntitlements.maximumLoadCommandsBytes + MachOEntitlements.maximumEntitlementsBytes
 
         init(_ archive: ZipArchive, _ name: String) throws(ProfileError) {
             guard let entry = archive.files[name] else {
@@ -169,16 +196,17 @@ package final class ZipArchive: Sendable {
             self.handle = nil
         }
 
-        private func reopen() -> Bool {
-            close()
-            position = 0
-            guard let opened = unzOpen64(archive.path) else { return false }
+        /// Opens the entry, once: a stream never starts it over.
+        private func open() -> Bool {
+            guard !opened else { return handle != nil }
+            opened = true
+            guard let file = unzOpen64(archive.path) else { return false }
             var location = unz64_file_pos(pos_in_zip_directory: entry.directoryOffset, num_of_file: entry.index)
-            guard unzGoToFilePos64(opened, &location) == UNZ_OK, unzOpenCurrentFile(opened) == UNZ_OK else {
-                unzClose(opened)
+            guard unzGoToFilePos64(file, &location) == UNZ_OK, unzOpenCurrentFile(file) == UNZ_OK else {
+                unzClose(file)
                 return false
             }
-            handle = opened
+            handle = file
             return true
         }
 
@@ -191,27 +219,54 @@ package final class ZipArchive: Sendable {
             return status == UNZ_OK
         }
 
-        /// `count` bytes at `offset`; `nil` when the entry does not hold them or does not inflate.
+        /// Inflates up to `count` bytes into `buffer` at `at`; how many, 0 at the end or on an error.
+        private func inflate(into buffer: inout [UInt8], at: Int, count: Int) -> Int {
+            guard let handle else { return 0 }
+            let got = buffer.withUnsafeMutableBytes { unzReadCurrentFile(handle, $0.baseAddress! + at, UInt32(min(count, 1 << 30))) }
+            return max(Int(got), 0)
+        }
+
+        /// Keeps `bytes`, just inflated, as the newest kept bytes: `keptBytes` of them at least,
+        /// trimmed in halves so that keeping costs about one copy per byte.
+        private func keep(_ bytes: ArraySlice<UInt8>) {
+            tail += bytes
+            position += bytes.count
+            guard tail.count > 2 * Self.keptBytes else { return }
+            let drop = tail.count - Self.keptBytes
+            tail.removeFirst(drop)
+            tailStart += drop
+        }
+
+        /// `count` bytes at `offset`; `nil` when the entry does not hold them, does not inflate,
+        /// or they lie behind the bytes kept.
         func read(at offset: Int, count: Int) -> [UInt8]? {
-            guard offset >= 0, count >= 0, offset <= size, count <= size - offset else { return nil }
-            if handle == nil || offset < position { guard reopen() else { return nil } }
-            guard let handle else { return nil }
+            guard offset >= 0, count >= 0, offset <= size, count <= size - offset, open() else { return nil }
+            guard offset >= tailStart else {
+                readBehind = true
+                return nil
+            }
+            // Skipped forward: only the bytes within keptBytes of `offset` are kept.
             var scratch = [UInt8](repeating: 0, count: 64 << 10)
             while position < offset {
-                let want = min(scratch.count, offset - position)
-                let got = scratch.withUnsafeMutableBytes { unzReadCurrentFile(handle, $0.baseAddress, UInt32(want)) }
+                let got = inflate(into: &scratch, at: 0, count: min(scratch.count, offset - position))
                 guard got > 0 else { return nil }
-                position += Int(got)
+                if offset - (position + got) >= Self.keptBytes {
+                    position += got
+                    tail.removeAll(keepingCapacity: true)
+                    tailStart = position
+                } else {
+                    keep(scratch[0..<got])
+                }
             }
             var bytes = [UInt8](repeating: 0, count: count)
-            var done = 0
+            let kept = min(position, offset + count) - offset
+            if kept > 0 { bytes.replaceSubrange(0..<kept, with: tail[(offset - tailStart)..<(offset - tailStart + kept)]) }
+            var done = kept
             while done < count {
-                let got = bytes.withUnsafeMutableBytes {
-                    unzReadCurrentFile(handle, $0.baseAddress! + done, UInt32(min(count - done, 1 << 30)))
-                }
+                let got = inflate(into: &bytes, at: done, count: count - done)
                 guard got > 0 else { return nil }
-                done += Int(got)
-                position += Int(got)
+                keep(bytes[done..<done + got])
+                done += got
             }
             return bytes
         }
