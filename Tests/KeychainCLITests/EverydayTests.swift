@@ -117,6 +117,34 @@ import Testing
         #expect(Self.run(sandbox, ["ls"]).stdout.split(separator: "\n").count == 2)
     }
 
+    /// `set` never writes a local secret into a synchronizable item another device planted under
+    /// the name (the next sync would send it to every device): 206, nothing stored; the hint,
+    /// followed as printed, replaces it there; a local item beside it is the one `set` updates.
+    /// `ls` shows which is which.
+    @Test func setLeavesSynchronizableItemsToSync() throws {
+        let sandbox = try Self.sandbox()
+        #expect(Self.run(sandbox, ["add", "-s", "prod db", "-a", "", "--sync", "yes"], stdin: "planted").status == 0)
+        let refused = Self.run(sandbox, ["set", "prod db"], stdin: "LOCAL-ONLY-SECRET")
+        #expect(refused.status == 206 && refused.stderr.contains("synchronizable item"), "\(refused.stderr)")
+        #expect(Self.run(sandbox, ["get", "prod db"]).stdout == "planted", "nothing was stored")
+        let hint = try #require(refused.stderr.components(separatedBy: "run '").dropFirst().first?.components(separatedBy: "';").first)
+        #expect(hint == "keychainctl set 'prod db' --sync", "\(refused.stderr)")
+        let followed = sandbox.run(
+            ["-c", "printf EVERYWHERE | \(hint.replacingOccurrences(of: "keychainctl", with: "\"$0\""))", Sandbox.binary],
+            profile: nil, executable: "/bin/sh")
+        #expect(followed.status == 0 && Self.run(sandbox, ["get", "prod db"]).stdout == "EVERYWHERE", "\(followed.stderr)")
+        // A local item of the same name: set updates it and leaves the synchronizable one alone.
+        #expect(Self.run(sandbox, ["add", "-s", "prod db", "-a", ""], stdin: "local").status == 0)
+        #expect(Self.run(sandbox, ["set", "prod db"], stdin: "LOCAL-2").status == 0)
+        let listed = Self.run(sandbox, ["ls"]).stdout.split(separator: "\n").map { $0.split(separator: "\t").last.map(String.init) }
+        #expect(listed == ["no", "yes"] || listed == ["yes", "no"], "\(listed)")
+        let synced = Self.run(sandbox, ["find", "-s", "prod db", "--sync", "yes", "-w"])
+        #expect(synced.stdout == "EVERYWHERE", "\(synced.stdout)")
+        // A new name with --sync is a new synchronizable item.
+        #expect(Self.run(sandbox, ["set", "shared", "--sync"], stdin: "x").status == 0)
+        #expect(Self.run(sandbox, ["find", "-s", "shared", "--sync", "yes"]).status == 0)
+    }
+
     @Test func deleteAndUpdateNeedAllToSelectEverything() throws {
         let sandbox = try Self.sandbox()
         for name in ["one", "two"] { #expect(Self.run(sandbox, ["set", name], stdin: "x").status == 0) }

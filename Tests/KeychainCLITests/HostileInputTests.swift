@@ -236,6 +236,46 @@ import Testing
         #expect(groups.status == 0 && groups.stdout.contains("A.b.c"), "\(groups.stderr)")
     }
 
+    /// The user default profile chooses the groups of every profile-less call, so it is used only
+    /// when it is the user's own; never from the working folder (no HOME, no XDG_CONFIG_HOME, or a
+    /// relative one). Each refusal's fix, followed as printed, makes it usable.
+    @Test func theUserDefaultProfileMustBeTheUsers() throws {
+        let sandbox = try Sandbox()
+        let config = sandbox.folder + "/config"
+        let folder = config + "/keychainctl"
+        let file = folder + "/profile.plist"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Sandbox.profiles + "/app.plist", toPath: file)
+        let environment = ["XDG_CONFIG_HOME": config]
+        func groups(_ environment: [String: String]) -> Sandbox.Run { sandbox.run(["groups"], profile: nil, environment: environment) }
+        #expect(groups(environment).stdout.contains("the user default"), "\(groups(environment).stderr)")
+        for (place, mode) in [(file, 0o666), (folder, 0o777)] {
+            chmod(place, mode_t(mode))
+            let refused = groups(environment)
+            #expect(refused.status == 78 && refused.stderr.contains("run 'chmod go-w \(place)'"), "\(refused.stderr)")
+            let fix = sandbox.run(["go-w", place], profile: nil, executable: "/bin/chmod")
+            #expect(fix.status == 0 && groups(environment).status == 0, "the fix works as printed")
+        }
+        if getuid() == 0 {
+            #expect(chown(file, 65534, 65534) == 0)
+            let foreign = groups(environment)
+            #expect(foreign.status == 78 && foreign.stderr.contains("belongs to another user (uid 65534)"), "\(foreign.stderr)")
+            #expect(chown(file, 0, 0) == 0)
+        }
+        // A repository's .config is never the default: without HOME, or with relative folders.
+        let repository = sandbox.folder + "/repo"
+        try FileManager.default.createDirectory(atPath: repository + "/.config/keychainctl", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Sandbox.profiles + "/app.plist", toPath: repository + "/.config/keychainctl/profile.plist")
+        let script = "cd '\(repository)' && \"$0\" groups --format json"
+        for variables in [[], ["HOME=."], ["XDG_CONFIG_HOME=.config", "HOME=."]] {
+            let run = sandbox.run(
+                ["-i", "PATH=/usr/bin:/bin", "KEYCHAINCTL_KEYCHAIN=" + sandbox.keychain, "KEYCHAINCTL_KEY_FILE=" + sandbox.keyFile]
+                    + variables + ["/bin/sh", "-c", script, Sandbox.binary], profile: nil, executable: "/usr/bin/env")
+            let source = (try? run.json() as? [String: Any])?["source"] as? String
+            #expect(run.status == 0 && source == "built-in", "\(variables): \(run.stdout) \(run.stderr)")
+        }
+    }
+
     /// Build variables are resolved only in the entitlements that name access groups: Xcode's
     /// default iCloud entries, which keychainctl never reads, leave a real `.entitlements` usable.
     @Test func buildVariablesElsewhereDoNotMakeASourceFileUnusable() throws {

@@ -7,10 +7,12 @@ struct ListCommand: Subcommand {
 
     static let spec = CommandSpec(
         name: name,
-        abstract: "List the secrets: one line per generic password (service, account, group, label, modified).",
+        abstract: "List the secrets: one line per generic password (service, account, group, label, modified, sync).",
         discussion: """
             PATTERN is a shell glob on the service (quote it: 'api.*'). On a terminal the columns are aligned \
-            under a header; otherwise each line is tab-separated, without one. --format json gives an array of \
+            under a header; otherwise each line is tab-separated, without one. SYNC is yes for a synchronizable \
+            item (one 'keychainctl sync' shares with every device of the account), no for a local one. \
+            --format json gives an array of \
             objects with readable keys (service, account, group, label, modified, synchronizable, ref) beside \
             Apple's codes (svce, acct, agrp, labl, mdat, sync, v_PersistentRef). Items of every sync state \
             are listed. Nothing to list prints nothing and exits 0. A shorthand for keychainctl find --limit all \
@@ -20,7 +22,7 @@ struct ListCommand: Subcommand {
         operands: [("PATTERN", "A glob the service must match (default: every service).")])
 
     static let examples: [Example] = [
-        Example("keychainctl ls", "List every secret: service, account, group, label, modified."),
+        Example("keychainctl ls", "List every secret: service, account, group, label, modified, sync."),
         Example("keychainctl ls 'git*' --format json", "The secrets whose service starts with git, as JSON."),
     ]
 
@@ -85,10 +87,12 @@ struct ListCommand: Subcommand {
             }
             return JSON.render(.array(objects)) + "\n"
         case .text:
-            let rows = items.map { item in Self.columns.map { Self.value(item, $0.code).terminalSafe } }
+            let rows = items.map { item in
+                Self.columns.map { Self.value(item, $0.code).terminalSafe } + [item.isSynchronizable ? "yes" : "no"]
+            }
             guard StandardStreams.isTerminal(1) else { return rows.map { $0.joined(separator: "\t") + "\n" }.joined() }
-            let table = [Self.columns.map(\.header)] + rows
-            let widths = Self.columns.indices.map { column in table.map { $0[column].count }.max() ?? 0 }
+            let table = [Self.columns.map(\.header) + ["SYNC"]] + rows
+            let widths = table[0].indices.map { column in table.map { $0[column].count }.max() ?? 0 }
             return table.map { row in
                 zip(row, widths).enumerated().map { index, cell in
                     index == row.count - 1 ? cell.0 : cell.0 + String(repeating: " ", count: cell.1 - cell.0.count + 2)

@@ -35,7 +35,10 @@ struct ProfileCommand: Subcommand {
 
     func run() throws {
         guard action == "path" else { return StandardStreams.out(BuiltInProfile.plist) }
-        let path = ProfileSource.userDefaultPath
+        guard let path = ProfileSource.userDefaultPath else {
+            throw ConfigurationError(
+                "neither XDG_CONFIG_HOME nor HOME is an absolute folder, so there is no default profile: the built-in one is used.")
+        }
         let exists = access(path, F_OK) == 0
         switch context.resolvedFormat {
         case .json: StandardStreams.out(JSON.render(.object(["path": .string(path), "exists": .bool(exists)])) + "\n")

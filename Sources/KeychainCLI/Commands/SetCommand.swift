@@ -11,6 +11,8 @@ struct SetCommand: Subcommand {
     ) { Int($0).flatMap { PasswordGenerator.lengths.contains($0) ? $0 : nil } }
     static let print = Flag("print", "With --generate: print the new password (a newline only on a terminal).")
     static let label = Option.text("label", "l", "label", "The item's label (labl).")
+    static let sync = Flag(
+        "sync", "Store it in a synchronizable item, which 'keychainctl sync' shares with every device of the account.")
 
     static let name = "set"
 
@@ -20,16 +22,18 @@ struct SetCommand: Subcommand {
         discussion: """
             The secret comes from a no-echo prompt on a terminal, else from standard input with one trailing \
             newline removed (--keep-newline keeps it), or from --data-file byte for byte; --generate makes a \
-            random one and prints nothing unless --print. An existing item with that name (in any group the \
-            profile reads, of any sync state) keeps its place and persistent reference and takes the new \
-            secret (without ACCOUNT: the one item of that service, whatever its account); otherwise the item \
-            is added to the default group (or -g), with ACCOUNT or an empty account. A shorthand for generic \
+            random one and prints nothing unless --print. An existing local item with that name (in any group \
+            the profile reads) keeps its place and persistent reference and takes the new secret (without \
+            ACCOUNT: the one item of that service, whatever its account); otherwise the item is added to the \
+            default group (or -g), with ACCOUNT or an empty account. Synchronizable items are set only with \
+            --sync: a secret meant for this machine never goes into an item that the next sync sends to \
+            every device (one of that name is exit 206 without --sync). A shorthand for generic \
             passwords: printf %s SECRET | keychainctl add -U -s NAME -a ACCOUNT, or keychainctl update \
             -s NAME -a ACCOUNT --set-data-stdin for an item elsewhere. Two items with the name is exit 206.
             """,
         sections: [
             ("secret", [Self.dataFile.spec, Self.keepNewline.spec, Self.generate.spec, Self.length.spec, Self.print.spec]),
-            ("options", [Self.label.spec, NamedItem.group.spec]),
+            ("options", [Self.label.spec, NamedItem.group.spec, Self.sync.spec]),
             ("global options", GlobalOptions.specs),
         ],
         operands: NamedItem.operands)
@@ -50,6 +54,7 @@ struct SetCommand: Subcommand {
     let length: Int?
     let printGenerated: Bool
     let label: String?
+    let sync: Bool
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         context = try CommandContext(arguments)
@@ -59,7 +64,8 @@ struct SetCommand: Subcommand {
         length = try arguments.value(Self.length)
         printGenerated = arguments.flag(Self.print)
         label = try arguments.value(Self.label)
-        named = try NamedItem(arguments)
+        sync = arguments.flag(Self.sync)
+        named = try NamedItem(arguments, syncState: sync ? "yes" : "no")
         if generate, dataFile != nil || keepNewline {
             throw UsageError("--generate makes the secret; it takes no --data-file or --keep-newline.")
         }
@@ -82,6 +88,15 @@ struct SetCommand: Subcommand {
         do {
             existing = try named.theOne(keychain, caller: caller, command: Self.name, withData: false).item
         } catch let error as KeychainError where error.status == .itemNotFound {}
+        // A synchronizable item of that name (another device may have planted it) is not replaced
+        // by a local secret, nor shadowed by a new local item: the user says which is meant.
+        if existing == nil, !sync, let synced = try named.synchronizable(keychain, caller: caller) {
+            throw KeychainError(
+                .param,
+                hint: "\(named.described) is a synchronizable item (in \(synced.accessGroup.terminalSafe)): the next 'keychainctl sync' "
+                    + "sends its secret to every device of the account. Nothing was stored. To replace it there, run "
+                    + "'keychainctl set \(named.words) --sync'; to keep a local one, store it under another name.")
+        }
         let labelChange = label.map { [(code: Schema.label, value: $0)] } ?? []
         if let item = existing {
             _ = try keychain.update(

@@ -42,8 +42,8 @@ struct CommandContext {
     var profileSource: ProfileSource {
         if let path = options.profile { return .option(path) }
         if let path = GlobalOptions.profile.environmentValue { return .environment(path) }
-        let user = ProfileSource.userDefaultPath
-        return access(user, F_OK) == 0 ? .userDefault(user) : .builtIn
+        guard let user = ProfileSource.userDefaultPath, access(user, F_OK) == 0 else { return .builtIn }
+        return .userDefault(user)
     }
 
     /// Loads the profile of `profileSource`. The built-in one takes no provisioning profile.
@@ -56,6 +56,7 @@ struct CommandContext {
             }
             return try BuiltInProfile.load(platform: try resolvedPlatform())
         }
+        if case .userDefault = profileSource { try ProfileSource.checkUserDefault(path) }
         return try loadProfile(path: path, provisioning: provisioning)
     }
 

@@ -2,8 +2,8 @@ import KeychainCore
 
 /// The generic password a script names by service and account (`set`, `get`, `rm`): NAME is the
 /// service, ACCOUNT the account (any account when left out, except for `set`, which stores an
-/// empty one, as SecItemAdd defaults it). Items of every sync state count, so an item that came
-/// from another device is found without `--sync any`.
+/// empty one, as SecItemAdd defaults it). For `get` and `rm` items of every sync state count, so
+/// an item that came from another device is found without `--sync any`; `set` takes one sync state.
 struct NamedItem {
     static let group = Option.text(
         "group", "g", "group", "Only this access group (default: every group the profile reads; set: the default group).")
@@ -15,8 +15,11 @@ struct NamedItem {
     let service: String
     let account: String?
     let group: String?
+    /// The sync state the item must have: "any" (get, rm), or "yes" or "no" (set).
+    let syncState: String
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
+    init(_ arguments: ParsedArguments, syncState: String = "any") throws(UsageError) {
+        self.syncState = syncState
         group = try arguments.value(Self.group)
         guard let service = arguments.operands.first else {
             throw UsageError("\(arguments.command) needs the secret's NAME (its service): keychainctl \(arguments.command) NAME [ACCOUNT].")
@@ -30,9 +33,22 @@ struct NamedItem {
         var attributes: [(code: String, value: String)] = [(Schema.service, service)]
         if let account { attributes.append((Schema.account, account)) } else if storing { attributes.append((Schema.account, "")) }
         if let group { attributes.append((Schema.accessGroup, group)) }
-        if !storing { attributes.append((Schema.synchronizable, "any")) }
+        if !storing || syncState != "any" { attributes.append((Schema.synchronizable, syncState)) }
         return ItemRequest(itemClass: ItemClass.genericPassword.rawValue, attributes: attributes, limit: limit, returns: returns)
     }
+
+    /// A synchronizable item of this name, when there is one.
+    func synchronizable(_ keychain: Keychain, caller: Caller) throws -> Item? {
+        var query = request(returns: ["attributes"], limit: "1")
+        query.attributes.removeAll { $0.code == Schema.synchronizable }
+        query.attributes.append((Schema.synchronizable, "yes"))
+        do { return try keychain.find(query, caller: caller, skipDamaged: true).items.first?.item } catch let error as KeychainError
+            where error.status == .itemNotFound
+        { return nil }
+    }
+
+    /// NAME and ACCOUNT as a command line takes them, quoted for a shell when they need it.
+    var words: String { ([service] + (account.map { [$0] } ?? [])).map(\.shellQuoted).joined(separator: " ") }
 
     /// How the item is named in messages.
     var described: String {

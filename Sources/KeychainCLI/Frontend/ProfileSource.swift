@@ -1,3 +1,4 @@
+import Glibc
 import KeychainCore
 
 /// Where the profile of an invocation comes from, first match wins: `--profile`, then
@@ -10,10 +11,40 @@ enum ProfileSource: Equatable {
     case builtIn
 
     /// The user's default profile: `$XDG_CONFIG_HOME/keychainctl/profile.plist`
-    /// (`$HOME/.config/keychainctl/profile.plist` when XDG_CONFIG_HOME is unset).
-    static var userDefaultPath: String {
-        let configHome = Environment.value("XDG_CONFIG_HOME") ?? ((Environment.value("HOME") ?? ".") + "/.config")
-        return configHome + "/keychainctl/profile.plist"
+    /// (`$HOME/.config/keychainctl/profile.plist` when XDG_CONFIG_HOME is unset or not absolute,
+    /// as the XDG specification says to treat it); `nil` when neither gives an absolute folder. Never
+    /// relative to the working folder: a checked-out repository must not choose who keychainctl is.
+    static var userDefaultPath: String? {
+        if let config = Environment.value("XDG_CONFIG_HOME"), config.hasPrefix("/") { return config + "/keychainctl/profile.plist" }
+        if let home = Environment.value("HOME"), home.hasPrefix("/") { return home + "/.config/keychainctl/profile.plist" }
+        return nil
+    }
+
+    /// Refuses the user default profile at `path` unless it is the user's own: a regular file
+    /// owned by this user or root, in a folder likewise owned, neither writable by group or others,
+    /// reached through no link another user owns (as a key file). Anyone else who could write it
+    /// would choose the groups every profile-less call reads and writes.
+    static func checkUserDefault(_ path: String) throws(ConfigurationError) {
+        try FileSafety.checkLinks(path, what: "default profile")
+        let folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        for (what, place) in [("file", path), ("folder", folder)] {
+            var status = stat()
+            guard stat(place, &status) == 0 else { continue }
+            let mode = String(status.st_mode & 0o777, radix: 8)
+            guard status.st_uid == geteuid() || status.st_uid == 0 else {
+                throw ConfigurationError(
+                    "the default profile's \(what) \(place) belongs to another user (uid \(status.st_uid)), who would choose your access groups; "
+                        + "nothing was read. Remove it, or pass --profile.")
+            }
+            guard status.st_mode & 0o022 == 0 else {
+                throw ConfigurationError(
+                    "the default profile's \(what) \(place) is writable by group or others (mode \(mode)), who would choose your access groups; "
+                        + "run 'chmod go-w \(place)'. Nothing was read.")
+            }
+            guard what == "folder" || status.st_mode & S_IFMT == S_IFREG else {
+                throw ConfigurationError("the default profile \(path) is not a regular file; nothing was read.")
+            }
+        }
     }
 
     /// The file to load; `nil` for the built-in profile.
