@@ -154,4 +154,35 @@ extension SyncGitTests {
         #expect(synced.status == 0, "\(synced.stderr)")
         #expect(SyncAccount.items(synced, "pushed").count == 1)
     }
+
+    /// A clone made before the store reached the remote (of an empty remote, and of one holding
+    /// other files) pulls the store in first, instead of saying the folder is not a cloud store.
+    @Test(arguments: [false, true]) func aCloneMadeBeforeTheStoreExistedPullsFirst(remoteHadFiles: Bool) throws {
+        let account = try SyncAccount(devices: 2)
+        let home = account.home
+        let remote = home.folder + "/remote.git"
+        let (seed, early) = (home.folder + "/seed", home.folder + "/early")
+        #expect(Self.git(["init", "--quiet", "--bare", remote], in: home.folder, sandbox: home).status == 0)
+        #expect(Self.git(["clone", "--quiet", remote, seed], in: home.folder, sandbox: home).status == 0)
+        if remoteHadFiles {
+            try Data("team notes\n".utf8).write(to: URL(fileURLWithPath: seed + "/README"))
+            #expect(Self.git(["add", "README"], in: seed, sandbox: home).status == 0)
+            #expect(Self.git(["commit", "--quiet", "-m", "readme"], in: seed, sandbox: home).status == 0)
+            #expect(Self.git(["push", "--quiet", "origin", "HEAD"], in: seed, sandbox: home).status == 0)
+        }
+        // The early clone: made now, before any store exists anywhere.
+        #expect(Self.git(["clone", "--quiet", remote, early], in: home.folder, sandbox: home).status == 0)
+        #expect(home.run(["cloud", "init", seed, "--account-key-file", account.accountKey], profile: nil).status == 0)
+        account.add(0, service: "ci", secret: "token-0")
+        #expect(account.sync(0, ["--git"], cloud: seed).status == 0)
+        #expect(!FileManager.default.fileExists(atPath: early + "/keychainctl-cloud"))
+        let pulled = account.sync(1, ["--git"], cloud: early)
+        #expect(pulled.status == 0, "\(pulled.stderr)")
+        #expect(account.secret(1, service: "ci") == "token-0")
+        // And it pushes from then on: device 0 sees device 1's item.
+        account.add(1, service: "one", secret: "token-1")
+        #expect(account.sync(1, ["--git"], cloud: early).status == 0)
+        #expect(account.sync(0, ["--git"], cloud: seed).status == 0)
+        #expect(account.secret(0, service: "one") == "token-1")
+    }
 }

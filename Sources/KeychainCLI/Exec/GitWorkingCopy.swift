@@ -25,6 +25,8 @@ struct GitWorkingCopy {
     func sync(accountKey: SecretBytes, dryRun: Bool, _ body: (CloudStore, (Bool) throws -> Void) throws -> SyncReport) throws
         -> SyncReport
     {
+        // A clone made before the store reached the remote has no store yet: the remote's state first.
+        if access(path + "/" + CloudStore.marker, F_OK) != 0 { try pullFirst() }
         let cloud = try CloudStore(path: path, accountKey: accountKey, gitCheckout: true)
         return try cloud.withLock {
             var lastRejection = ""
@@ -44,6 +46,21 @@ struct GitWorkingCopy {
                 "the remote of \(path) changed under each of \(Self.attempts) attempts (other devices pushing first); "
                     + "nothing was changed here: \(lastRejection)")
         }
+    }
+
+    /// Brings in the remote's branch of the same name, for a clone that has no store yet: fetched,
+    /// fast-forwarded (an unborn branch, as a clone of an empty remote has, takes it whole), and
+    /// made the upstream when none is set. Nothing local is ever discarded: a branch that has
+    /// moved apart from the remote's is left as it is, and opening the store then says what is missing.
+    private func pullFirst() throws {
+        guard try git(["remote", "get-url", "origin"]).status == 0 else { return }
+        try run(["fetch", "--quiet", "origin"], what: "fetch the remote")
+        let upstream = try git(["rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{u}"])
+        let branch = try git(["symbolic-ref", "--quiet", "--short", "HEAD"]).firstLine
+        let target = upstream.status == 0 ? upstream.firstLine : "origin/" + branch
+        guard !branch.isEmpty, try git(["rev-parse", "--verify", "--quiet", target]).status == 0 else { return }
+        guard try git(["merge", "--quiet", "--ff-only", target]).status == 0 else { return }
+        if upstream.status != 0 { try run(["branch", "--quiet", "--set-upstream-to", target], what: "track the remote's branch") }
     }
 
     /// Commits the store's own files' changes and pushes them; `Rejected` when the remote moved

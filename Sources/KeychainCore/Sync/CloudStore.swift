@@ -8,7 +8,7 @@ import Glibc
 package final class CloudStore {
     package let path: String
     private let accountKey: SecretBytes
-    private static let marker = "keychainctl-cloud"
+    package static let marker = "keychainctl-cloud"
     private static let markerText = Array("keychainctl cloud store v1".utf8)
     private static let markerData = SealFormat.lengthPrefixed([Array("kcc1 marker".utf8)])
     /// The largest record read: a 16 MiB secret and its attributes, sealed.
