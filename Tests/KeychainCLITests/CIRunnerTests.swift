@@ -109,36 +109,47 @@ import Testing
         _ = sandbox.run(["lock", "--keychain", kept], profile: nil)
     }
 
-    /// The GitLab template on a shell executor: before_script and the job's lines in one shell,
-    /// after_script in another. The job's folder is its own, and after_script locks and removes it:
-    /// the next job of the runner user finds neither the folder nor the key.
+    /// The GitLab template on a shell executor, running its own header's example: before_script and
+    /// the job's lines in one shell, after_script in another. The job's folder is its own, and
+    /// after_script locks and removes it: the next job of the runner user finds neither the folder
+    /// nor the key.
     @Test(.enabled(if: UnlockCommandTests.keyringAvailable)) func theGitLabTemplateLeavesNothingForTheNextJob() throws {
         let sandbox = try Self.released()
         let before = try Self.gitlabBlock("before_script")
         let after = try Self.gitlabBlock("after_script")
         let project = sandbox.folder + "/project"
         try FileManager.default.createDirectory(atPath: project, withIntermediateDirectories: true)
-        func job(_ id: Int, credential: Bool, lines: String) -> String {
+        func job(_ id: Int, credential: Bool, lines: String, extra: [String] = []) -> String {
             let variables =
                 [
                     "PATH=/usr/bin:/bin", "HOME='\(sandbox.folder)'", "CI_PROJECT_DIR='\(project)'", "CI_JOB_ID=\(id)",
                     "KEYCHAINCTL_INSTALL_VERSION=\(VersionReport.number)", "KEYCHAINCTL_DOWNLOAD_BASE='file://\(sandbox.folder)/dist'",
-                ] + (credential ? ["KEYCHAINCTL_INPUT_KEY='\(Self.key)'"] : [])
+                ] + (credential ? ["KEYCHAINCTL_INPUT_KEY='\(Self.key)'"] : []) + extra
             let shell = "env -i \(variables.joined(separator: " ")) bash -c"
             let quote = { (text: String) in "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
             return "\(shell) \(quote("set -eo pipefail\n" + before + "\n" + lines))\n\(shell) \(quote(after))\n"
         }
+        // The first job is the template's own example, from its header, with DEPLOY_TOKEN and
+        // OTHER_SECRET masked variables and a deploy.sh that says what it got.
+        let template = try String(contentsOfFile: Self.root + "/ci/gitlab/keychainctl.yml", encoding: .utf8)
+        let example = template.components(separatedBy: "\n").filter { $0.hasPrefix("#       - ") }.map { String($0.dropFirst(10)) }
+        #expect(example.count == 2, "\(example)")
+        try "#!/bin/sh\necho \"deployed with $DEPLOY_TOKEN; another variable of the job: ${OTHER_SECRET:-none}\"\n".write(
+            toFile: project + "/deploy.sh", atomically: true, encoding: .utf8)
+        chmod(project + "/deploy.sh", 0o755)
         let first = job(
             101, credential: true,
-            lines:
-                "printf gitlab-secret | keychainctl set deploy-token\nkeychainctl get deploy-token; echo\necho \"$KEYCHAINCTL_KEYCHAIN\" > \"$HOME/job101\""
-        )
+            lines: "cd \"$CI_PROJECT_DIR\"\n" + example.joined(separator: "\n") + "\necho \"$KEYCHAINCTL_KEYCHAIN\" > \"$HOME/job101\"",
+            extra: ["DEPLOY_TOKEN=gitlab-secret", "OTHER_SECRET=other-secret"])
         let second = job(
             102, credential: false,
-            lines: "ls -a \"$CI_PROJECT_DIR\"; keychainctl get deploy-token --keychain \"$(cat \"$HOME/job101\")\" || echo \"get=$?\"")
+            lines: "ls -a \"$CI_PROJECT_DIR\"; keychainctl get ci DEPLOY_TOKEN --keychain \"$(cat \"$HOME/job101\")\" || echo \"get=$?\"")
         let run = Self.runner(sandbox, first + second)
         let lines = run.stdout.components(separatedBy: "\n")
-        #expect(lines.filter { $0 == "gitlab-secret" }.count == 1, "the first job read it, and only it: \(run.stdout) \(run.stderr)")
+        // The command got the secret it names, masked, and nothing else of the job's (--pristine).
+        #expect(
+            lines.contains("deployed with [keychainctl:DEPLOY_TOKEN]; another variable of the job: none"), "\(run.stdout) \(run.stderr)")
+        #expect(!run.stdout.contains("gitlab-secret"), "\(run.stdout)")
         #expect(!lines.contains(".keychainctl-job-101"), "after_script removed the first job's folder: \(run.stdout)")
         // The keychain went with the folder: 53, no keychain there.
         #expect(lines.contains("get=53"), "\(run.stdout)")
