@@ -65,8 +65,29 @@ import Testing
         #expect(sandbox.run(["error", "--exit", "78"], profile: nil).stdout.hasPrefix("exit 78: the profile or configuration is unusable"))
     }
 
+    /// A number from 0 to 255 is the exit status a user just saw: `error 44` after `echo $?`. Where
+    /// its negative is an OSStatus too, that is shown as well, marked as not an exit status (the
+    /// command it names works as printed); a number no exit status has is read as an OSStatus.
+    @Test func aSmallNumberIsAnExitStatusFirst() throws {
+        let sandbox = try Sandbox(initialize: false)
+        let thirtySix = sandbox.run(["error", "36"], profile: nil)
+        #expect(thirtySix.status == 0 && thirtySix.stdout.hasPrefix("keychainctl's exit status 36:\nerrSecInteractionNotAllowed (-25308"))
+        #expect(thirtySix.stdout.contains("OSStatus -36 (not an exit status) is errSecIO: I/O error. ('keychainctl error -36')."))
+        let followed = sandbox.run(["error", "-36"], profile: nil)
+        #expect(followed.status == 0 && followed.stdout.hasPrefix("errSecIO (-36"), "\(followed.stdout)")
+        let fortyFour = sandbox.run(["error", "44"], profile: nil)
+        #expect(
+            fortyFour.status == 0 && fortyFour.stdout.contains("errSecItemNotFound (-25300") && !fortyFour.stdout.contains("OSStatus -44"))
+        let json = try #require(try sandbox.run(["error", "36", "--format", "json"], profile: nil).json() as? [String: Any])
+        #expect(json["exit"] as? Int == 36 && json["readAs"] as? String == "exit")
+        #expect((json["osStatus"] as? [String: Any])?["name"] as? String == "errSecIO")
+        // No exit status 50: OSStatus -50, as before; above 255 always an OSStatus.
+        #expect(sandbox.run(["error", "50"], profile: nil).stdout.hasPrefix("errSecParam (-50"))
+        #expect(sandbox.run(["error", "25300"], profile: nil).stdout.hasPrefix("errSecItemNotFound (-25300"))
+    }
+
     @Test(arguments: [
-        ["error"], ["error", "-1"], ["error", "errSecNope"], ["error", "--exit", "99"], ["error", "--exit", "300"],
+        ["error"], ["error", "-1"], ["error", "errSecNope"], ["error", "--exit", "99"], ["error", "--exit", "300"], ["error", "300"],
         [
             "error", "-25300", "--list",
         ], ["error", "-25300", "-25299"],

@@ -16,16 +16,19 @@ struct ErrorCommand: Subcommand {
         name: name,
         abstract: "Explain a keychain status: its name, Apple's message, the exit status and what usually causes it.",
         discussion: """
-            STATUS is an OSStatus (-25300), the same in hex (0xFFFF9D2C), or Apple's constant name, with or \
-            without its errSec prefix (errSecItemNotFound, ItemNotFound). --exit N looks a status up by the \
-            exit status a command ended with. --list prints every exit status keychainctl can end with.
+            STATUS is an exit status keychainctl ended with (0 to 255: 'error 44' after 'echo $?' said 44), \
+            an OSStatus (-25300, or 25300: statuses are negative), the same in hex (0xFFFF9D2C), or Apple's \
+            constant name, with or without its errSec prefix (errSecItemNotFound, ItemNotFound). A number from \
+            0 to 255 is read as an exit status first, and the OSStatus of its negative is shown too where one \
+            exists (exit 36 is errSecInteractionNotAllowed; OSStatus -36 is errSecIO). --exit N reads N as an \
+            exit status only. --list prints every exit status keychainctl can end with.
             """,
         sections: [("options", [Self.list.spec, Self.exit.spec, GlobalOptions.format.spec])],
-        operands: [("STATUS", "An OSStatus, in decimal or hex, or its name.")])
+        operands: [("STATUS", "An exit status (0 to 255), an OSStatus in decimal or hex, or its name.")])
 
     static let examples: [Example] = [
         Example("keychainctl error -34018", "What errSecMissingEntitlement means and what usually causes it."),
-        Example("keychainctl error --exit 44", "The status behind exit status 44."),
+        Example("keychainctl error 44", "What exit status 44 means: errSecItemNotFound, and what usually causes it."),
     ]
 
     let context: CommandContext
@@ -52,6 +55,10 @@ struct ErrorCommand: Subcommand {
             guard !rows.isEmpty else {
                 throw UsageError("keychainctl never exits \(exit); 'keychainctl error --list' shows the exits it has.")
             }
+        } else if let exit = Self.exitStatus(query ?? ""), case let exitRows = ExitStatusTable.rows.filter({ $0.exit == exit }),
+            !exitRows.isEmpty
+        {
+            return explainExit(exit, rows: exitRows, alsoOSStatus: Self.appleStatus(query ?? ""))
         } else if let status = Self.status(query ?? "") {
             rows = ExitStatusTable.rows.filter { $0.status == status }
         } else if let apple = Self.appleStatus(query ?? "") {
@@ -67,6 +74,39 @@ struct ErrorCommand: Subcommand {
             StandardStreams.out(JSON.render(list || objects.count != 1 ? .array(objects) : objects[0]) + "\n")
         case .text:
             StandardStreams.out(rows.map(Self.text).joined(separator: list ? "" : "\n"))
+        }
+    }
+
+    /// The exit status `text` spells: plain decimal digits from 0 to 255 (no sign, no hex).
+    static func exitStatus(_ text: String) -> Int32? {
+        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let number = Int32(text), number <= 255 else { return nil }
+        return number
+    }
+
+    /// Exit status `exit` (its rows), said to be keychainctl's exit status, and the OSStatus its
+    /// negative names too, where Apple has one.
+    private func explainExit(_ exit: Int32, rows: [ExitStatusTable.Row], alsoOSStatus: AppleStatuses.Row?) {
+        let other = alsoOSStatus.flatMap { apple in apple.status == 0 || rows.contains { $0.status?.rawValue == apple.status } ? nil : apple
+        }
+        switch context.resolvedFormat {
+        case .json:
+            let osStatus: JSON.Value =
+                other.map { .object(["status": .number(Int64($0.status)), "name": .string($0.name), "message": .string($0.message)]) }
+                ?? .null
+            let objects = rows.map { row -> JSON.Value in
+                guard case .object(var object) = Self.json(row) else { return Self.json(row) }
+                object["readAs"] = .string("exit")
+                object["osStatus"] = osStatus
+                return .object(object)
+            }
+            StandardStreams.out(JSON.render(objects.count == 1 ? objects[0] : .array(objects)) + "\n")
+        case .text:
+            var out = "keychainctl's exit status \(exit):\n" + rows.map(Self.text).joined(separator: "\n")
+            if let other {
+                out += "OSStatus \(other.status) (not an exit status) is \(other.name): \(other.message)"
+                out += " ('keychainctl error \(other.status)').\n"
+            }
+            StandardStreams.out(out)
         }
     }
 

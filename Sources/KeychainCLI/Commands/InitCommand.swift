@@ -4,7 +4,8 @@ import KeychainCore
 /// `keychainctl init`: creates a keychain.
 struct InitCommand: Subcommand {
     static let generateKeyFile = Option.path(
-        "generate-key-file", "Write a new random key (base64, mode 0600) to this file and use it.")
+        "generate-key-file", optional: true,
+        "Write a new random key (base64, mode 0600) to this file and use it; without a path, the default keychain's key file.")
     static let kdf = Option.choice(
         "kdf", nil, "interactive|moderate|sensitive",
         "Argon2id cost for a passphrase: 64 MiB, 256 MiB (default) or 1 GiB of memory per unlock.", PassphraseKDF.Preset.init(rawValue:))
@@ -14,13 +15,20 @@ struct InitCommand: Subcommand {
     static let spec = CommandSpec(
         name: name,
         abstract: "Create a keychain, unlocked by a new random key file or by a passphrase.",
-        discussion: "Never overwrites an existing keychain (exit 48) or key file. Folders it creates are mode 0700, files 0600.",
+        discussion: """
+            Never overwrites an existing keychain (exit 48) or key file. Folders it creates are mode 0700, files \
+            0600. The default keychain's key file is keychain.key in $XDG_CONFIG_HOME/keychainctl \
+            (~/.config/keychainctl): every command opening the default keychain reads it when no other \
+            source gives a key. With no key source and no terminal to ask a passphrase on, init makes that \
+            file for the default keychain; on a terminal it asks for a passphrase unless \
+            --generate-key-file is given.
+            """,
         sections: [("options", [Self.generateKeyFile.spec, Self.kdf.spec]), ("global options", GlobalOptions.specs)])
 
     static let examples: [Example] = [
         Example(
-            "keychainctl init --generate-key-file ~/.config/keychainctl/keychain.key",
-            "Create the default keychain, opened by a new random key file (mode 0600)."
+            "keychainctl init --generate-key-file",
+            "Create the default keychain, opened by a new random key file that later commands find by themselves."
         )
     ]
 
@@ -36,17 +44,32 @@ struct InitCommand: Subcommand {
 
     func run() throws {
         let path = context.keychainPath
+        // Refused before any key file is written for it.
+        guard access(path, F_OK) != 0 else {
+            throw KeychainError(
+                .duplicateKeychain, hint: "a keychain already exists at \(path.terminalSafe); keychainctl init never overwrites one.")
+        }
         let credential: KeychainCredential
         var createdKeyFile: String?
         if let keyPath = generateKeyFile {
-            credential = try Self.writeNewKey(to: keyPath)
-            createdKeyFile = keyPath
-        } else {
-            credential = try context.creatingCredential()
-            if case .passphrase(let passphrase) = credential, passphrase.count > 0, passphrase.count < 12 {
+            let file = try keyPath.isEmpty ? defaultKeyFile() : keyPath
+            credential = try Self.writeNewKey(to: file)
+            createdKeyFile = file
+        } else if let given = try context.creatingCredential() {
+            credential = given
+            if case .passphrase(let passphrase) = given, passphrase.count > 0, passphrase.count < 12 {
                 StandardStreams.warn(
                     "a passphrase of fewer than 12 bytes is weak against an offline guess; a key file is stronger for automation.")
             }
+        } else if context.usesDefaultKeychain {
+            // No key source and no terminal (a script, a container): the default key file.
+            let file = try defaultKeyFile()
+            credential = try Self.writeNewKey(to: file)
+            createdKeyFile = file
+        } else {
+            throw ConfigurationError(
+                "no key for the new keychain \(path.terminalSafe), and no terminal to ask a passphrase on: run '\(context.initCommand)' "
+                    + "(and give later commands KEYCHAINCTL_KEY_FILE), or pass --passphrase-fd N.")
         }
         do {
             try Keychain.create(path: path, credential: credential, preset: kdf)
@@ -60,6 +83,19 @@ struct InitCommand: Subcommand {
         case .json:
             StandardStreams.out(JSON.render(.object(["keychain": .string(path), "unlock": .string(unlock)])) + "\n")
         }
+    }
+
+    /// The default keychain's key file; a usage error for another keychain, which it does not open.
+    private func defaultKeyFile() throws -> String {
+        guard context.usesDefaultKeychain else {
+            throw UsageError(
+                "--generate-key-file without a path makes the default keychain's key file, which opens no other keychain: "
+                    + "give it a path ('\(context.initCommand)').")
+        }
+        guard let file = ConfigFolder.defaultKeyFile else {
+            throw ConfigurationError("neither XDG_CONFIG_HOME nor HOME is an absolute folder: give --generate-key-file a path.")
+        }
+        return file
     }
 
     /// Writes 32 random bytes, base64, to a new file of mode 0600 (refusing to overwrite).

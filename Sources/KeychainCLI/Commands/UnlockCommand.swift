@@ -75,7 +75,7 @@ struct UnlockCommand: Subcommand {
 
     func run() throws {
         let path = context.keychainPath
-        try KeychainStore.checkExists(path)
+        try context.checkKeychainExists()
         if status { return try report(path) }
         if let toKeyFile { return try writeKeyFile(toKeyFile, keychain: path) }
         let timeoutSeconds = try DurationText.seconds(timeout ?? "15m", option: Self.timeout.spec.long)

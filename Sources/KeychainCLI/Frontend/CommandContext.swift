@@ -31,6 +31,34 @@ struct CommandContext {
         options.format ?? GlobalOptions.format.environmentValue.flatMap(OutputFormat.init(rawValue:)) ?? .text
     }
 
+    /// Whether this call uses the default keychain (neither `--keychain` nor KEYCHAINCTL_KEYCHAIN).
+    var usesDefaultKeychain: Bool { options.keychain == nil && GlobalOptions.keychain.environmentValue == nil }
+
+    /// The default keychain's key file (`ConfigFolder.defaultKeyFile`) when this call uses the
+    /// default keychain; `nil` otherwise, or when there is no folder of settings.
+    var defaultKeyFile: String? { usesDefaultKeychain ? ConfigFolder.defaultKeyFile : nil }
+
+    /// The command that creates this call's keychain, as a hint prints it: `init` alone for the
+    /// default one (it makes its key file), with the keychain given as this call gave it, and a key
+    /// file of its own beside any other keychain unless a key source is already in the environment.
+    var initCommand: String {
+        var words = ["keychainctl", "init"]
+        if let keychain = options.keychain { words += ["--keychain", keychain.shellQuoted] }
+        let keyInEnvironment = [
+            GlobalOptions.keyFile.environmentValue, Environment.value(Self.keyVariable), Environment.value(Self.passphraseVariable),
+        ]
+        .contains { $0 != nil }
+        if !usesDefaultKeychain, !keyInEnvironment, options.keyFile == nil, options.passphraseFD == nil {
+            words += ["--generate-key-file", (keychainPath + ".key").shellQuoted]
+        }
+        return words.joined(separator: " ")
+    }
+
+    /// errSecNotAvailable naming `initCommand` when the keychain file does not exist.
+    func checkKeychainExists() throws {
+        try KeychainStore.checkExists(keychainPath, create: initCommand)
+    }
+
     /// The keychain path in force.
     var keychainPath: String {
         if let keychain = options.keychain ?? GlobalOptions.keychain.environmentValue { return keychain }
@@ -91,7 +119,7 @@ struct CommandContext {
     /// secret asks for both before opening the keychain, so the slow key derivation never runs
     /// between two prompts (where type-ahead would echo).
     func openingCredential() throws -> Keychain.Opening {
-        try KeychainStore.checkExists(keychainPath)
+        try checkKeychainExists()
         return try Keychain.opening(path: keychainPath, source: credentialSource())
     }
 
@@ -152,7 +180,9 @@ struct CommandContext {
     /// the keychain, such as `groups` showing the device.
     func keychainIfKeyAtHand() throws -> Keychain? {
         guard options.passphraseFD == nil, (try? KeychainStore.checkExists(keychainPath)) != nil else { return nil }
-        if options.keyFile != nil || GlobalOptions.keyFile.environmentValue != nil || Environment.value(Self.keyVariable) != nil {
+        if options.keyFile != nil || GlobalOptions.keyFile.environmentValue != nil || Environment.value(Self.keyVariable) != nil
+            || defaultKeyFile.map({ access($0, F_OK) == 0 }) == true
+        {
             return try openKeychain(with: Keychain.opening(path: keychainPath, source: credentialSource()))
         }
         guard !noCache else { return nil }
@@ -176,6 +206,7 @@ struct CommandContext {
     /// Where the key that opens an existing keychain comes from, in this order: `--key-file`,
     /// `--passphrase-fd`, KEYCHAINCTL_KEY_FILE, KEYCHAINCTL_KEY (explicit sources: a stale cache
     /// never shadows them), then the key `unlock` cached (unless `--no-cache`), then
+    /// for the default keychain opened by a key, its key file (`ConfigFolder.defaultKeyFile`), then
     /// KEYCHAINCTL_PASSPHRASE, then a no-echo prompt on a terminal. With none of them: the
     /// keychain is locked to this process, errSecInteractionNotAllowed (exit 36).
     func credentialSource() throws -> CredentialSource {
@@ -185,7 +216,10 @@ struct CommandContext {
         if let explicit = try explicitCredential(environmentKey: environmentKey) {
             return CredentialSource(useCache: false) { _ in explicit }
         }
+        let defaultKeyFile = defaultKeyFile
         return CredentialSource(useCache: !noCache) { passphraseKeychain in
+            // One stat, and only when nothing else gave a key.
+            if !passphraseKeychain, let defaultKeyFile, access(defaultKeyFile, F_OK) == 0 { return try Self.key(fromFile: defaultKeyFile) }
             if let environmentPassphrase { return .passphrase(try Self.capped(environmentPassphrase, source: Self.passphraseVariable)) }
             if let prompted = try Self.prompted("Keychain passphrase: ") { return .passphrase(prompted) }
             throw KeychainError(
@@ -193,22 +227,22 @@ struct CommandContext {
                 hint: passphraseKeychain
                     ? "the keychain is locked: no key is cached for it and there is no terminal to ask on. Run 'keychainctl unlock' "
                         + "once (with KEYCHAINCTL_PASSPHRASE or --passphrase-fd), or set KEYCHAINCTL_PASSPHRASE."
-                    : "no key available: pass --key-file PATH, set KEYCHAINCTL_KEY_FILE or KEYCHAINCTL_KEY, or run 'keychainctl unlock' once with one of them."
+                    : "no key available"
+                        + (defaultKeyFile.map { ", and none at \($0), where 'keychainctl init' puts the default keychain's key" } ?? "")
+                        + ": pass --key-file PATH, set KEYCHAINCTL_KEY_FILE or KEYCHAINCTL_KEY, or run 'keychainctl unlock' once with one of them."
             )
         }
     }
 
     /// The credential for a new keychain (`init`): an explicit source, KEYCHAINCTL_PASSPHRASE, or
-    /// a passphrase typed twice. With none of them and no terminal: exit 78.
-    func creatingCredential() throws -> KeychainCredential {
+    /// a passphrase typed twice; `nil` with none of them and no terminal.
+    func creatingCredential() throws -> KeychainCredential? {
         let environmentKey = Environment.takeSecret(Self.keyVariable)
         let environmentPassphrase = Environment.takeSecret(Self.passphraseVariable)
         if let explicit = try explicitCredential(environmentKey: environmentKey) { return explicit }
         if let environmentPassphrase { return .passphrase(try Self.capped(environmentPassphrase, source: Self.passphraseVariable)) }
         if let prompted = try Self.prompted("New keychain passphrase: ", confirming: "created") { return .passphrase(prompted) }
-        throw ConfigurationError(
-            "no key available: pass --key-file PATH or --passphrase-fd N, or set KEYCHAINCTL_KEY_FILE, KEYCHAINCTL_KEY or KEYCHAINCTL_PASSPHRASE."
-        )
+        return nil
     }
 
     /// The sources that name their key outright: `--key-file`, `--passphrase-fd`,

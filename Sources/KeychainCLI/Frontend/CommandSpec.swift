@@ -31,6 +31,9 @@ struct OptionSpec: Sendable {
     /// The words completion offers for a text option that takes any text but knows its usual
     /// values (`--class genp`, `--accessible after-first-unlock`).
     var suggestions: Suggestions = .none
+    /// Whether the value may be left out (`init --generate-key-file`): the option is then given
+    /// with an empty value, which the command reads as "the default".
+    var valueOptional = false
 
     /// The words a `.choices` option takes, from its placeholder (split only when asked: at
     /// start-up every command's options are declared, and few are ever completed or refused).

@@ -25,7 +25,7 @@ enum HelpText {
             for option in options {
                 var names = option.short.map { "-\($0), " } ?? ""
                 names += "--\(option.long)"
-                if let valueName = option.valueName { names += " <\(valueName)>" }
+                if let valueName = option.valueName { names += option.valueOptional ? " [<\(valueName)>]" : " <\(valueName)>" }
                 let padded =
                     names.count < 34
                     ? names + String(repeating: " ", count: 34 - names.count) : names + "\n" + String(repeating: " ", count: 36)

@@ -63,7 +63,7 @@ enum ManPage {
     private static func item(_ option: OptionSpec) -> String {
         var names = option.short.map { "\\fB\\-\($0)\\fR, " } ?? ""
         names += "\\fB\\-\\-\(roff(option.long))\\fR"
-        if let value = option.valueName { names += " \\fI\(roff(value))\\fR" }
+        if let value = option.valueName { names += option.valueOptional ? " [\\fI\(roff(value))\\fR]" : " \\fI\(roff(value))\\fR" }
         return ".TP\n\(names)\n\(roff(option.helpWithEnvironment))\(option.repeatable ? " (repeatable)" : "")\n"
     }
 

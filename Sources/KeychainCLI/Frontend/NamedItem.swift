@@ -61,8 +61,20 @@ struct NamedItem {
     /// ambiguous), and a damaged row among the matches refuses the call (it may be the one meant).
     func theOne(_ keychain: Keychain, caller: Caller, command: String, withData: Bool) throws -> Keychain.FoundItem {
         var found: [Keychain.FoundItem] = []
-        let result = try keychain.find(request(returns: [withData ? "data" : "attributes"], limit: "2"), caller: caller) { _, match in
-            found.append(match)
+        let result: Keychain.FindSummary
+        do {
+            result = try keychain.find(request(returns: [withData ? "data" : "attributes"], limit: "2"), caller: caller) { _, match in
+                found.append(match)
+            }
+        } catch let error as KeychainError where error.status == .itemNotFound {
+            let groups = group.map { [$0] } ?? caller.groups.readable
+            throw KeychainError(
+                .itemNotFound,
+                hint:
+                    "no secret for \(described) in \(groups.map(\.terminalSafe).joined(separator: ", ")); 'keychainctl ls' lists the stored ones."
+            )
+        } catch let error as KeychainError where error.status == .missingEntitlement {
+            throw KeychainError(.missingEntitlement, hint: error.hint + " 'keychainctl groups' shows the profile in force and its groups.")
         }
         if found.count > 1 { throw try ambiguity(keychain, caller: caller, command: command) }
         try DamagedRows.finish(result.damaged, skip: false)

@@ -5,7 +5,7 @@
 ///
 /// A generic struct holding a closure, not a protocol: nothing is looked up at start-up.
 struct Option<Value>: Sendable {
-    let spec: OptionSpec
+    private(set) var spec: OptionSpec
     /// The value `text` spells, or `nil` when it spells none (a usage error naming `expected`).
     let parse: @Sendable (String) -> Value?
     /// What a valid value looks like, for the usage error ("a file descriptor number"); a
@@ -49,12 +49,15 @@ extension Option where Value == String {
         Option(long, short, valueName, repeatable: repeatable, environment: environment, suggestions: suggestions, help) { $0 }
     }
 
-    /// A file path taken as given (its bytes need not be UTF-8).
+    /// A file path taken as given (its bytes need not be UTF-8); with `optional`, the path may be
+    /// left out, and the value is then empty.
     static func path(
         _ long: String, short: Character? = nil, valueName: String = "path", repeatable: Bool = false, environment: String? = nil,
-        _ help: String
+        optional: Bool = false, _ help: String
     ) -> Option {
-        Option(long, short, valueName, kind: .path, repeatable: repeatable, environment: environment, help) { $0 }
+        var option = Option(long, short, valueName, kind: .path, repeatable: repeatable, environment: environment, help) { $0 }
+        option.spec.valueOptional = optional
+        return option
     }
 }
 

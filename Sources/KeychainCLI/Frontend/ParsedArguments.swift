@@ -114,6 +114,9 @@ struct ParsedArguments {
             if let inlineValue {
                 value = inlineValue
                 valueIndex = index - 1
+            } else if option.valueOptional, index == arguments.endIndex || arguments[index].hasPrefix("-") {
+                value = ""
+                valueIndex = index - 1
             } else {
                 guard index < arguments.endIndex else {
                     throw UsageError("missing value for '\(shown)' (\(option.valueName!)).")

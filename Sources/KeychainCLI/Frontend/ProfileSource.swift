@@ -10,15 +10,9 @@ enum ProfileSource: Equatable {
     case userDefault(String)
     case builtIn
 
-    /// The user's default profile: `$XDG_CONFIG_HOME/keychainctl/profile.plist`
-    /// (`$HOME/.config/keychainctl/profile.plist` when XDG_CONFIG_HOME is unset or not absolute,
-    /// as the XDG specification says to treat it); `nil` when neither gives an absolute folder. Never
-    /// relative to the working folder: a checked-out repository must not choose who keychainctl is.
-    static var userDefaultPath: String? {
-        if let config = Environment.value("XDG_CONFIG_HOME"), config.hasPrefix("/") { return config + "/keychainctl/profile.plist" }
-        if let home = Environment.value("HOME"), home.hasPrefix("/") { return home + "/.config/keychainctl/profile.plist" }
-        return nil
-    }
+    /// The user's default profile: `profile.plist` in keychainctl's folder of settings
+    /// (`ConfigFolder`); `nil` when there is no such folder.
+    static var userDefaultPath: String? { ConfigFolder.defaultProfile }
 
     /// Refuses the user default profile at `path` unless it is the user's own: a regular file
     /// owned by this user or root, in a folder likewise owned, neither writable by group or others,

@@ -60,7 +60,7 @@ enum ReferencePage {
         for option in options {
             var names = option.short.map { "`-\($0)`, " } ?? ""
             names += "`--\(option.long)"
-            if let value = option.valueName { names += " \(value)" }
+            if let value = option.valueName { names += option.valueOptional ? " [\(value)]" : " \(value)" }
             names = (names + "`").split(separator: "|", omittingEmptySubsequences: false).joined(separator: "\\|")
             out += "| \(names) | \(cell(option.helpWithEnvironment))\(option.repeatable ? " (repeatable)" : "") |\n"
         }

@@ -90,12 +90,14 @@ package final class KeychainStore {
             deviceRecord: meta["device"])
     }
 
-    /// errSecNotAvailable when there is no file at `path`: checked before anyone is asked for a
-    /// passphrase or a secret.
-    package static func checkExists(_ path: String) throws(KeychainError) {
+    /// errSecNotAvailable when there is no file at `path`, naming `create`, the command that makes
+    /// one: checked before anyone is asked for a passphrase or a secret.
+    package static func checkExists(_ path: String, create: String? = nil) throws(KeychainError) {
         guard access(path, F_OK) == 0 else {
             throw KeychainError(
-                .notAvailable, hint: "no keychain at \(path); create one with 'keychainctl init --keychain \(path)'.")
+                .notAvailable,
+                hint:
+                    "no keychain at \(path.terminalSafe); create it with '\(create ?? "keychainctl init --keychain \(path.shellQuoted)")'.")
         }
     }
 

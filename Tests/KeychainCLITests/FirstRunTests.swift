@@ -1,0 +1,99 @@
+import Foundation
+import Testing
+
+/// A scripter's first hour, as a new user meets it: a fresh HOME, no KEYCHAINCTL_* variable, no
+/// terminal. The default keychain opens by itself, and every hint a first-run failure prints (53,
+/// 78, 36, 44, 30) is a command that, run as printed, moves the user forward.
+@Suite struct FirstRunTests {
+    /// A fresh HOME, and a shell that runs keychainctl as `keychainctl` with nothing else set.
+    final class User {
+        let sandbox: Sandbox
+        var home: String { sandbox.folder + "/home" }
+
+        init() throws {
+            sandbox = try Sandbox(initialize: false)
+            try FileManager.default.createDirectory(atPath: sandbox.folder + "/home", withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(atPath: sandbox.folder + "/bin", withIntermediateDirectories: true)
+            try FileManager.default.createSymbolicLink(atPath: sandbox.folder + "/bin/keychainctl", withDestinationPath: Sandbox.binary)
+        }
+
+        /// `script` in sh, in HOME, as the user types it: only PATH and HOME (plus `extra`) set.
+        @discardableResult
+        func shell(_ script: String, stdin: String? = nil, extra: [String] = []) -> Sandbox.Run {
+            sandbox.run(
+                ["-i", "PATH=\(sandbox.folder)/bin:/usr/bin:/bin", "HOME=\(home)"] + extra + [
+                    "/bin/sh", "-c", "cd \"$HOME\" && " + script,
+                ],
+                profile: nil, stdin: stdin.map { Data($0.utf8) }, executable: "/usr/bin/env")
+        }
+
+        /// The command a failure's hint names: the text between `start` and the next `'` + `end`.
+        static func hint(_ run: Sandbox.Run, after start: String, end: String = "'.") throws -> String {
+            let tail = try #require(run.stderr.components(separatedBy: start).dropFirst().first, "no hint in: \(run.stderr)")
+            return try #require(tail.components(separatedBy: end).first, "\(run.stderr)")
+        }
+    }
+
+    @Test func theDefaultKeychainOpensByItself() throws {
+        let user = try User()
+        // 53, and its hint: 'keychainctl init'.
+        let missing = user.shell("keychainctl get api")
+        #expect(missing.status == 53, "\(missing.stderr)")
+        let create = try User.hint(missing, after: "create it with '")
+        #expect(create == "keychainctl init")
+        let made = user.shell(create)
+        #expect(
+            made.status == 0 && made.stdout.contains("unlocked by key file \(user.home)/.config/keychainctl/keychain.key"), "\(made.stderr)"
+        )
+        let key = try FileManager.default.attributesOfItem(atPath: user.home + "/.config/keychainctl/keychain.key")
+        let folder = try FileManager.default.attributesOfItem(atPath: user.home + "/.config/keychainctl")
+        #expect(key[.posixPermissions] as? Int == 0o600 && folder[.posixPermissions] as? Int == 0o700)
+        // The everyday verbs, with no variable at all.
+        #expect(user.shell("echo tok | keychainctl set api").status == 0)
+        #expect(user.shell("keychainctl get api").stdout == "tok")
+        #expect(user.shell("keychainctl ls").stdout.hasPrefix("api\t"))
+        #expect(user.shell("keychainctl rm api").status == 0)
+        // 44, and its hint: 'keychainctl ls'.
+        let none = user.shell("keychainctl get api")
+        #expect(none.status == 44 && none.stderr.contains("no secret for service 'api'"), "\(none.stderr)")
+        #expect(user.shell(try User.hint(none, after: "; '", end: "' lists")).status == 0)
+        // 30, and its hint: 'keychainctl groups'.
+        let elsewhere = user.shell("keychainctl get api -g com.example.other")
+        #expect(elsewhere.status == 30, "\(elsewhere.stderr)")
+        let groups = user.shell(try User.hint(elsewhere, after: ". '", end: "' shows"))
+        #expect(groups.status == 0 && groups.stdout.contains("keychainctl.default"), "\(groups.stderr)")
+        // Never over what is there: the keychain (48), the key file (78).
+        #expect(user.shell("keychainctl init").status == 48)
+        #expect(user.shell("rm .local/share/keychainctl/keychain.db && keychainctl init --generate-key-file").status == 78)
+        // 36: the key file gone, the hint says where it was looked for.
+        #expect(user.shell("mv .config/keychainctl/keychain.key saved.key && keychainctl init --generate-key-file saved2.key").status == 0)
+        let locked = user.shell("keychainctl get api")
+        #expect(locked.status == 36 && locked.stderr.contains("none at \(user.home)/.config/keychainctl/keychain.key"), "\(locked.stderr)")
+        #expect(user.shell("keychainctl get api", extra: ["KEYCHAINCTL_KEY_FILE=\(user.home)/saved2.key"]).status == 44)
+    }
+
+    /// Another keychain than the default: the 53 hint creates it with a key file of its own (the
+    /// keychain named as the user named it), the 36 hint names the variable later calls need.
+    @Test func anotherKeychainsHintsWorkAsPrinted() throws {
+        let user = try User()
+        let viaVariable = ["KEYCHAINCTL_KEYCHAIN=\(user.home)/work/team.db"]
+        let missing = user.shell("keychainctl get api", extra: viaVariable)
+        let create = try User.hint(missing, after: "create it with '")
+        #expect(missing.status == 53 && create == "keychainctl init --generate-key-file \(user.home)/work/team.db.key", "\(missing.stderr)")
+        #expect(user.shell(create, extra: viaVariable).status == 0)
+        let locked = user.shell("keychainctl get api", extra: viaVariable)
+        #expect(locked.status == 36 && locked.stderr.contains("set KEYCHAINCTL_KEY_FILE"), "\(locked.stderr)")
+        #expect(user.shell("keychainctl get api", extra: viaVariable + ["KEYCHAINCTL_KEY_FILE=\(user.home)/work/team.db.key"]).status == 44)
+        // Named by the option, with a space: the hint quotes it for the shell.
+        let spaced = user.shell("keychainctl get api --keychain 'my keys.db'")
+        let createSpaced = try User.hint(spaced, after: "create it with '", end: "'.\n")
+        #expect(createSpaced == "keychainctl init --keychain 'my keys.db' --generate-key-file 'my keys.db.key'", "\(spaced.stderr)")
+        #expect(user.shell(createSpaced).status == 0)
+        // 78: a new keychain other than the default, with no key and no terminal.
+        let noKey = user.shell("keychainctl init --keychain other.db")
+        #expect(noKey.status == 78, "\(noKey.stderr)")
+        let run = try User.hint(noKey, after: "run '", end: "' (and")
+        #expect(user.shell(run).status == 0, "\(run)")
+        #expect(user.shell("keychainctl init --keychain third.db --generate-key-file").status == 64)
+    }
+}
