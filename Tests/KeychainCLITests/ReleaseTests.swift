@@ -133,6 +133,26 @@ import Testing
         #expect(!(try String(contentsOfFile: sandbox.folder + "/github_env", encoding: .utf8)).contains(passphrase))
     }
 
+    /// README's install steps, run as written against a release folder, with `sudo` dropped and
+    /// /usr/local a folder of the test's: the binary, the man page and the completion land.
+    @Test func readmesInstallStepsInstallTheBinaryTheManPageAndCompletions() throws {
+        let readme = try String(contentsOfFile: Self.root + "/README.md", encoding: .utf8)
+        let block = try #require(
+            readme.components(separatedBy: "```sh\n").first { $0.hasPrefix("curl -fsSLO \"$BASE/") }?.components(separatedBy: "```").first)
+        let sandbox = try Sandbox(initialize: false)
+        try Self.dist(sandbox, into: sandbox.folder + "/dist")
+        let prefix = sandbox.folder + "/usr-local"
+        let script =
+            "set -e\ncd '\(sandbox.folder)'\nBASE='file://\(sandbox.folder)/dist'\n"
+            + block.replacingOccurrences(of: "sudo ", with: "").replacingOccurrences(of: "/usr/local", with: prefix)
+        let run = sandbox.run(["-c", script], profile: nil, executable: "/bin/bash")
+        #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
+        for path in ["/bin/keychainctl", "/share/man/man1/keychainctl.1", "/share/bash-completion/completions/keychainctl"] {
+            #expect(FileManager.default.fileExists(atPath: prefix + path), "\(path)")
+        }
+        #expect(FileManager.default.isExecutableFile(atPath: prefix + "/bin/keychainctl"))
+    }
+
     /// A download that does not match SHA256SUMS installs nothing; neither does a missing one.
     @Test func aTamperedDownloadIsRefused() throws {
         let sandbox = try Sandbox(initialize: false)
