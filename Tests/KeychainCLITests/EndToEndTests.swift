@@ -19,6 +19,18 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: sandbox.folder + "/key2"))
     }
 
+    /// A string and data of the same bytes are two values, as in Apple's tables (a CFString bound
+    /// as text, a CFData as a blob): two items, each found only by its own kind (docs/FIDELITY.md).
+    @Test func aStringAndDataOfTheSameBytesAreTwoValues() throws {
+        let sandbox = try Sandbox()
+        let data = "base64:" + Data("alice".utf8).base64EncodedString()
+        #expect(sandbox.add(["-s", "svc", "-a", "alice"], secret: "as-string").status == 0)
+        #expect(sandbox.add(["-s", "svc", "--attr", "acct=" + data], secret: "as-data").status == 0, "not a duplicate")
+        #expect(sandbox.run(["find", "-s", "svc", "-a", "alice", "-w"]).stdout == "as-string")
+        #expect(sandbox.run(["find", "-s", "svc", "--attr", "acct=" + data, "-w"]).stdout == "as-data")
+        #expect(sandbox.add(["-s", "svc", "-a", "alice"], secret: "again").status == 45, "the string one is a duplicate of itself")
+    }
+
     @Test func noKeyAndNoTerminalIsConfigurationError() throws {
         let sandbox = try Sandbox(initialize: false)
         let run = sandbox.run(["init"], profile: nil, environment: ["KEYCHAINCTL_KEY_FILE": ""])

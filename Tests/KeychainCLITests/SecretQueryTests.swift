@@ -12,10 +12,14 @@ import Testing
         #expect(request.attributes.map(\.value) == ["a,b", "x=y", "443", "\\"])
         #expect(try SecretQuery.parse("ref=Z2VucA==", name: "T").persistentRef == "Z2VucA==")
         #expect(try SecretQuery.parse("account=", name: "T").attributes.first?.value == "")
+        // A bare NAME is the item `set NAME` stored; escapes hold there too.
+        let bare = try SecretQuery.parse("api-token", name: "T")
+        #expect(bare.attributes.map(\.code) == ["svce"] && bare.attributes.map(\.value) == ["api-token"])
+        #expect(try SecretQuery.parse("a\\,b", name: "T").attributes.first?.value == "a,b")
     }
 
     @Test(arguments: [
-        "", "service", "service=a,", "=x", "bogus=1", "service=a,service=b", "a\\x=1", "service=a\\", "class=genp,class=inet",
+        "", "service,", "a,b", "service=a,", "=x", "bogus=1", "service=a,service=b", "a\\x=1", "service=a\\", "class=genp,class=inet",
     ])
     func malformedQueriesAreErrSecParam(text: String) {
         #expect(throws: KeychainError.self) { try SecretQuery.parse(text, name: "T") }

@@ -15,7 +15,7 @@ struct BackupCommand: Subcommand {
             other process using it), or point KEYCHAINCTL_KEYCHAIN at it.
             """,
         sections: [("global options", GlobalOptions.specs)],
-        operands: [("DEST", "The new file to write.")])
+        operands: [("DEST", "The new file to write.")], requiredOperands: 1)
 
     static let examples: [Example] = [
         Example("keychainctl backup ~/keychain-backup.db", "Copy the keychain, still encrypted, while others may write to it.")

@@ -24,7 +24,8 @@ struct ExecCommand: Subcommand {
         abstract: "Run a command with secrets in its environment or in files, resolved all or nothing first.",
         discussion: """
             QUERY is comma-separated name=value pairs: attribute option names (service, account, group, \
-            label, server, …) or four-character codes, class=, or ref=PERSISTENT-REF; \\, \\= \\\\ escape. \
+            label, server, …) or four-character codes, class=, or ref=PERSISTENT-REF; \\, \\= \\\\ escape; \
+            a bare NAME is service=NAME, the item 'set NAME' stored. \
             It must match exactly one item (none: exit 44; several: exit 206 naming them). Every reference \
             (--env, --env-from, --file, and keychain:QUERY values in --env-file files and in the inherited \
             environment) is resolved before CMD starts; any failure is keychainctl's exit status and CMD \

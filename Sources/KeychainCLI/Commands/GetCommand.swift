@@ -13,7 +13,7 @@ struct GetCommand: Subcommand {
             never the first one silently. Nothing matching is exit 44.
             """,
         sections: [("options", [NamedItem.group.spec]), ("global options", GlobalOptions.specs)],
-        operands: NamedItem.operands)
+        operands: NamedItem.operands, requiredOperands: 1)
 
     static let examples: [Example] = [
         Example("TOKEN=$(keychainctl get github)", "Read the token into a variable, byte for byte."),

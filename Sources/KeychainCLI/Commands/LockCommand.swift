@@ -64,10 +64,10 @@ struct LockCommand: Subcommand {
             if all {
                 StandardStreams.err("locked: \(removed) cached key\(removed == 1 ? "" : "s") removed\n")
             } else {
-                StandardStreams.err(removed > 0 ? "locked \(path.terminalSafe)\n" : "\(path.terminalSafe) was not unlocked\n")
                 StandardStreams.err(
-                    "(the key cached by 'keychainctl unlock' is what this removes; the simulated device's lock is 'keychainctl device lock', untouched)\n"
-                )
+                    removed > 0
+                        ? "locked \(path.terminalSafe): the key 'keychainctl unlock' cached is gone\n"
+                        : "\(path.terminalSafe) was not unlocked\n")
             }
         case .json:
             StandardStreams.out(JSON.render(.object(["keychain": all ? .null : .string(path), "removed": .number(Int64(removed))])) + "\n")

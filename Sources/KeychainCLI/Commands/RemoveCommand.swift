@@ -13,7 +13,7 @@ struct RemoveCommand: Subcommand {
             (exit 206), nothing deleted. Nothing matching is exit 44.
             """,
         sections: [("options", [NamedItem.group.spec]), ("global options", GlobalOptions.specs)],
-        operands: NamedItem.operands)
+        operands: NamedItem.operands, requiredOperands: 1)
 
     static let examples: [Example] = [
         Example("keychainctl rm db admin", "Delete exactly that one item.")

@@ -36,7 +36,7 @@ struct SetCommand: Subcommand {
             ("options", [Self.label.spec, NamedItem.group.spec, Self.sync.spec]),
             ("global options", GlobalOptions.specs),
         ],
-        operands: NamedItem.operands)
+        operands: NamedItem.operands, requiredOperands: 1)
 
     static let examples: [Example] = [
         Example("printf %s 'ghp_example' | keychainctl set github", "Store a token under the name github (replacing the one there)."),

@@ -3,8 +3,9 @@ import KeychainCore
 /// The QUERY of `exec --env NAME=QUERY`, `--env-from`, `--file` and `keychain:QUERY` values: one
 /// item's attributes as comma-separated `name=value` pairs, each name an attribute option's long
 /// name (`service`, `account`, `group`, …) or a four-character code, or `class=`, or
-/// `ref=<persistent reference>`; `\,` `\=` `\\` escape. The class defaults to genp.
-/// Example: `service=registry,account=ci`.
+/// `ref=<persistent reference>`; `\,` `\=` `\\` escape. The class defaults to genp. A bare NAME
+/// (no `=`, no `,`) is `service=NAME`, the item `set NAME` stored.
+/// Example: `service=registry,account=ci`, or `registry`.
 enum SecretQuery {
     /// The request `text` spells; errSecParam naming `name` (never the text, which may be a
     /// mistyped secret) when it spells none.
@@ -42,8 +43,13 @@ enum SecretQuery {
             }
         }
         guard !escaped else { throw bad("a trailing \\") }
-        guard inValue, !key.isEmpty else { throw bad(text.isEmpty ? "it is empty" : "a pair without '='") }
-        pairs.append((key, value))
+        if !inValue, pairs.isEmpty, !key.isEmpty {
+            // A bare NAME: the item `set NAME` stores, service=NAME.
+            pairs.append(("service", key))
+        } else {
+            guard inValue, !key.isEmpty else { throw bad(text.isEmpty ? "it is empty" : "a pair without '='") }
+            pairs.append((key, value))
+        }
         for (key, value) in pairs {
             switch key {
             case "class":

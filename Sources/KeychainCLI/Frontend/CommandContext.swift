@@ -31,8 +31,9 @@ struct CommandContext {
         options.format ?? GlobalOptions.format.environmentValue.flatMap(OutputFormat.init(rawValue:)) ?? .text
     }
 
-    /// Whether this call uses the default keychain (neither `--keychain` nor KEYCHAINCTL_KEYCHAIN).
-    var usesDefaultKeychain: Bool { options.keychain == nil && GlobalOptions.keychain.environmentValue == nil }
+    /// Whether this call uses the default keychain: neither `--keychain` nor KEYCHAINCTL_KEYCHAIN, or
+    /// one of them naming the default file.
+    var usesDefaultKeychain: Bool { keychainPath == Self.defaultKeychainPath }
 
     /// The default keychain's key file (`ConfigFolder.defaultKeyFile`) when this call uses the
     /// default keychain; `nil` otherwise, or when there is no folder of settings.
@@ -60,8 +61,10 @@ struct CommandContext {
     }
 
     /// The keychain path in force.
-    var keychainPath: String {
-        if let keychain = options.keychain ?? GlobalOptions.keychain.environmentValue { return keychain }
+    var keychainPath: String { options.keychain ?? GlobalOptions.keychain.environmentValue ?? Self.defaultKeychainPath }
+
+    /// The default keychain: `$XDG_DATA_HOME/keychainctl/keychain.db`, or under `$HOME/.local/share`.
+    static var defaultKeychainPath: String {
         let dataHome = Environment.value("XDG_DATA_HOME") ?? ((Environment.value("HOME") ?? ".") + "/.local/share")
         return dataHome + "/keychainctl/keychain.db"
     }

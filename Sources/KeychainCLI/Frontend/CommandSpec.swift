@@ -60,6 +60,9 @@ struct CommandSpec: Sendable {
     /// each with its help; empty for the commands that take options only. Each may be left out
     /// (the command says which it needs). A negative number is an operand, never an option.
     var operands: [(name: String, help: String)] = []
+    /// How many of the first operands the command cannot do without (`set NAME`): shown without
+    /// brackets in the usage line.
+    var requiredOperands = 0
     /// The words completion offers for the first operand, when it has a known set (`completion bash`).
     var operandWords: [String] = []
     /// The command a command runs, given after `--` (`exec -- CMD ARG…`), with its help; `nil`
@@ -88,10 +91,15 @@ struct CommandSpec: Sendable {
     var synopsis: String {
         var text = "keychainctl \(name)"
         if !actions.isEmpty { text += " [action]" }
-        for operand in operands { text += " [\(operand.name)]" }
+        text += operandWords(operands.map(\.name))
         text += " [options]"
         if let trailingCommand { text += " -- \(trailingCommand.name)" }
         return text
+    }
+
+    /// ` NAME [ACCOUNT]`: the required operands bare, the others in brackets.
+    func operandWords(_ names: [String]) -> String {
+        names.enumerated().map { $0.offset < requiredOperands ? " \($0.element)" : " [\($0.element)]" }.joined()
     }
 }
 

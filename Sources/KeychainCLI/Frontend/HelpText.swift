@@ -6,7 +6,7 @@ enum HelpText {
         if !spec.discussion.isEmpty { out += spec.discussion + "\n\n" }
         if !spec.operands.isEmpty {
             let action = spec.actions.isEmpty ? "" : "[action] "
-            out += "USAGE: keychainctl \(spec.name) \(action)\(spec.operands.map { "[\($0.name)] " }.joined())[options]\n"
+            out += "USAGE: keychainctl \(spec.name) \(action)\(spec.operandWords(spec.operands.map(\.name)).dropFirst()) [options]\n"
             out += actionList(spec)
             out += "\nARGUMENTS:\n"
             for operand in spec.operands {

@@ -24,6 +24,9 @@ public enum KeychainCommandLine {
     /// Runs `arguments` (without the program name) and returns the exit status. `invalidUTF8`
     /// holds the indices of arguments that were not valid UTF-8 as the process received them.
     public static func run(_ arguments: [String], invalidUTF8: Set<Int> = []) -> Int32 {
+        if let order = globalOptionsFirst(arguments) {
+            return run(order.map { arguments[$0] }, invalidUTF8: Set(order.indices.filter { invalidUTF8.contains(order[$0]) }))
+        }
         guard let name = arguments.first, name != "-h", name != "--help", name != "help" else {
             StandardStreams.out(HelpText.root(commands.map { $0.spec }))
             return arguments.isEmpty ? 64 : 0
@@ -73,6 +76,28 @@ public enum KeychainCommandLine {
         } catch {
             return ErrorReporter.report(error, format: command.context.resolvedFormat)
         }
+    }
+
+    /// Global options given before the subcommand (`keychainctl --keychain k.db get api`, as git and
+    /// kubectl take them): the order of `arguments` that puts them after it, and before any `--`,
+    /// where its parser reads them; `nil` when nothing needs moving. A word that is not one of the
+    /// global options stops the scan, and the subcommand's parser reports it as before.
+    static func globalOptionsFirst(_ arguments: [String]) -> [Int]? {
+        var index = 0
+        while index < arguments.count, arguments[index].hasPrefix("-"), arguments[index] != "-", arguments[index] != "--" {
+            let word = arguments[index]
+            let name = word.hasPrefix("--") ? String(word.dropFirst(2).prefix { $0 != "=" }) : nil
+            guard
+                let option = GlobalOptions.specs.first(where: { spec in
+                    name.map { spec.long == $0 } ?? (word.count == 2 && spec.short == word.last)
+                })
+            else { break }
+            index += option.isFlag || word.contains("=") ? 1 : 2
+        }
+        guard index > 0, index < arguments.count, commands.contains(where: { $0.name == arguments[index] }) else { return nil }
+        let rest = Array(index + 1..<arguments.count)
+        let end = rest.firstIndex { arguments[$0] == "--" } ?? rest.endIndex
+        return [index] + rest[..<end] + Array(0..<index) + rest[end...]
     }
 
     /// Each subcommand's examples, by name: for the man page and the reference.

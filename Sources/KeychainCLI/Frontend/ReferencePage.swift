@@ -30,7 +30,9 @@ enum ReferencePage {
                 out += "\nExamples:\n\n```sh\n" + shown.map { "# \($0.does)\n\($0.command)\n" }.joined(separator: "") + "```\n"
             }
         }
-        out += "\n## Global options\n\nEvery command accepts these (`lint` and `matrix` a part of them).\n\n" + table(GlobalOptions.specs)
+        out +=
+            "\n## Global options\n\nEvery command accepts these (`lint` and `matrix` a part of them), after its name or before it "
+            + "(`keychainctl --keychain k.db get api`).\n\n" + table(GlobalOptions.specs)
         out += "\n## Environment\n\n| variable | |\n|---|---|\n"
         for row in EnvironmentTable.rows(commands) { out += "| `\(row.name)` | \(cell(row.meaning)) |\n" }
         out += """
