@@ -8,16 +8,40 @@ import Testing
     /// The job's commands, as docs/CI.md shows them (the test checks it still does).
     static let provision = [
         "keychainctl init",
-        "keychainctl import --from-env NPM_TOKEN,DEPLOY_KEY --service ci --group SKMME9E2Y8.com.example.shared --profile Fixtures/Profiles/app.plist",
+        "keychainctl import --from-env NPM_TOKEN,DEPLOY_KEY --service ci --group SKMME9E2Y8.com.example.shared --profile profiles/app.plist",
         "keychainctl unlock --timeout 30m",
     ]
     static let publish =
-        "keychainctl exec --profile Fixtures/Profiles/share-extension.plist --group SKMME9E2Y8.com.example.shared --env NPM_TOKEN=service=ci,account=NPM_TOKEN -- npm publish"
+        "keychainctl exec --profile profiles/share-extension.plist --group SKMME9E2Y8.com.example.shared --env NPM_TOKEN=service=ci,account=NPM_TOKEN -- npm publish"
     static let deploy =
-        "keychainctl exec --profile Fixtures/Profiles/share-extension.plist --file DEPLOY_KEY_FILE=service=ci,account=DEPLOY_KEY -- ./deploy.sh"
+        "keychainctl exec --profile profiles/share-extension.plist --file DEPLOY_KEY_FILE=service=ci,account=DEPLOY_KEY -- ./deploy.sh"
     /// Only this job's keychain: `lock --all` would also take the keys other tests running beside
     /// this one (or other jobs of a shared runner) cached.
     static let lock = "keychainctl lock"
+
+    /// Every job on docs/CI.md can be pasted into another repository: it installs keychainctl (the
+    /// Action, or the GitLab template) and reads no file of keychainctl's own repository.
+    @Test func everyJobOfTheGuideInstallsKeychainctlAndNeedsNothingOfThisRepository() throws {
+        let guide = try String(contentsOfFile: Sandbox.packageRoot + "/docs/CI.md", encoding: .utf8)
+        let blocks = guide.components(separatedBy: "```yaml\n").dropFirst().compactMap { $0.components(separatedBy: "```").first }
+        let jobs = blocks.filter { $0.contains("jobs:") || $0.contains("script:") }
+        #expect(jobs.count >= 4, "\(jobs.count) jobs")
+        for job in jobs {
+            // A GitHub job starts at a key indented by two spaces under `jobs:`.
+            var githubJobs: [String] = []
+            for line in job.components(separatedBy: "\n") {
+                let isJobKey = line.hasPrefix("  ") && !line.hasPrefix("   ") && line.hasSuffix(":") && !line.contains(" -")
+                if isJobKey || githubJobs.isEmpty { githubJobs.append("") }
+                githubJobs[githubJobs.count - 1] += line + "\n"
+            }
+            githubJobs = githubJobs.filter { $0.contains("runs-on:") }
+            for github in githubJobs { #expect(github.contains("uses: OWNER/keychainctl@"), "a GitHub job installs nothing:\n\(github)") }
+            if job.contains("script:") { #expect(job.contains("extends: .keychainctl"), "a GitLab job installs nothing:\n\(job)") }
+            for foreign in ["Fixtures/", "make install", "Scripts/", "Sources/"] {
+                #expect(!job.contains(foreign), "a job reads \(foreign) of this repository:\n\(job)")
+            }
+        }
+    }
 
     @Test func theGuideShowsTheseSteps() throws {
         let guide = try String(contentsOfFile: Sandbox.packageRoot + "/docs/CI.md", encoding: .utf8)
@@ -40,8 +64,8 @@ import Testing
         let deploy = "#!/bin/sh\ncp \"$DEPLOY_KEY_FILE\" '\(out)/deploy-key'\necho \"$DEPLOY_KEY_FILE\" > '\(out)/deploy-path'\n"
         try deploy.write(toFile: sandbox.folder + "/deploy.sh", atomically: true, encoding: .utf8)
         for path in [bin + "/npm", sandbox.folder + "/deploy.sh"] { chmod(path, 0o755) }
-        try FileManager.default.createSymbolicLink(
-            atPath: sandbox.folder + "/Fixtures", withDestinationPath: Sandbox.packageRoot + "/Fixtures")
+        // The job's repository's own profiles (here the fixtures, under the name CI.md gives them).
+        try FileManager.default.createSymbolicLink(atPath: sandbox.folder + "/profiles", withDestinationPath: Sandbox.profiles)
 
         let key = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
         let job = ["KEYCHAINCTL_KEYCHAIN": sandbox.folder + "/ci.db", "PATH": bin + ":/usr/bin:/bin", "HOME": sandbox.folder]
