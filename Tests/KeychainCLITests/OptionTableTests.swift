@@ -54,6 +54,21 @@ import Testing
         for row in ExitStatusTable.rows { #expect(page.contains(".B \(row.exit)\n")) }
     }
 
+    /// Root help groups the commands by what a user comes for: each command in exactly one group.
+    /// The everyday commands' help shows the global options a script uses, and says where the rest are.
+    @Test func rootHelpGroupsEveryCommandOnce() throws {
+        let grouped = HelpText.groups.flatMap(\.commands)
+        #expect(grouped.sorted() == Self.specs.map(\.name).sorted(), "grouped: \(grouped)")
+        #expect(Set(grouped).count == grouped.count)
+        let help = HelpText.root(Self.specs)
+        #expect(help.contains("EVERYDAY SECRETS:\n  init ") && help.contains("EXAMPLES:\n  keychainctl init "))
+        let sandbox = try Sandbox(initialize: false)
+        let get = sandbox.run(["get", "--help"], profile: nil).stdout
+        #expect(get.contains("--keychain <path>") && !get.contains("--team-id") && get.contains("'keychainctl find --help'"))
+        #expect(sandbox.run(["find", "--help"], profile: nil).stdout.contains("--team-id"), "the pointer leads to them")
+        #expect(sandbox.run(["get", "x", "--team-id", "T"], profile: nil).status != 64, "hidden from help, still taken")
+    }
+
     @Test func rootHelpListsEveryExitStatusFromTheTable() {
         let help = HelpText.root(Self.specs)
         for row in ExitStatusTable.rows {

@@ -36,7 +36,7 @@ struct AddCommand: Subcommand {
             ),
             ("options", [Self.update.spec, Self.returns.spec, Self.accessControl.spec]),
             ("item attributes", ItemOptions.specs),
-            ("global options", GlobalOptions.specs),
+            (GlobalOptions.sectionTitle, GlobalOptions.specs),
         ])
 
     static let examples: [Example] = [

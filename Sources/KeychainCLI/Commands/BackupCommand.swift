@@ -14,8 +14,8 @@ struct BackupCommand: Subcommand {
             needs the same key file or passphrase. To restore, copy it back over the keychain file (with no \
             other process using it), or point KEYCHAINCTL_KEYCHAIN at it.
             """,
-        sections: [("global options", GlobalOptions.specs)],
-        operands: [("DEST", "The new file to write.")], requiredOperands: 1)
+        sections: [(GlobalOptions.sectionTitle, GlobalOptions.specs)],
+        operands: [("DEST", "The new file to write.")], requiredOperands: 1, briefGlobalOptions: true)
 
     static let examples: [Example] = [
         Example("keychainctl backup ~/keychain-backup.db", "Copy the keychain, still encrypted, while others may write to it.")

@@ -19,7 +19,8 @@ struct CloudCommand: Subcommand {
             temporary files out of git (sync --git). An existing store is never overwritten (exit 74).
             """,
         sections: [
-            ("options", [Self.generateAccountKeyFile.spec, SyncCommand.accountKeyFile.spec]), ("global options", GlobalOptions.specs),
+            ("options", [Self.generateAccountKeyFile.spec, SyncCommand.accountKeyFile.spec]),
+            (GlobalOptions.sectionTitle, GlobalOptions.specs),
         ],
         actions: [("init", "Create the store at DIR.")],
         operands: [("DIR", "The cloud store's directory.")])

@@ -10,7 +10,7 @@ struct CompletionCommand: Subcommand {
             /usr/share/bash-completion/completions/keychainctl. zsh: a file _keychainctl on $fpath. fish: \
             ~/.config/fish/completions/keychainctl.fish. 'make install' installs all three and the man page.
             """,
-        sections: [("global options", GlobalOptions.specs)],
+        sections: [(GlobalOptions.sectionTitle, GlobalOptions.specs)],
         operands: [("SHELL", "bash, zsh or fish.")], operandWords: ShellCompletion.shells)
 
     static let examples: [Example] = [

@@ -16,7 +16,7 @@ struct DeleteCommand: Subcommand {
         sections: [
             ("options", [Self.limit.spec, Self.persistentRef.spec, Self.dryRun.spec, EverythingGuard.all.spec, DamagedRows.option.spec]),
             ("item attributes", ItemOptions.specs),
-            ("global options", GlobalOptions.specs),
+            (GlobalOptions.sectionTitle, GlobalOptions.specs),
         ])
 
     static let examples: [Example] = [

@@ -27,7 +27,7 @@ struct DeviceCommand: Subcommand {
             other command in a state without storing it (status then shows that state; the changes ignore \
             KEYCHAINCTL_DEVICE_STATE and refuse --device-state).
             """,
-        sections: [("options", [Self.yes.spec, Self.appID.spec, Self.parent.spec]), ("global options", GlobalOptions.specs)],
+        sections: [("options", [Self.yes.spec, Self.appID.spec, Self.parent.spec]), (GlobalOptions.sectionTitle, GlobalOptions.specs)],
         actions: [
             ("status", "Print the state, the passcode and the biometry (the default)."),
             ("lock", "Lock the device: the when-unlocked classes become unavailable."),

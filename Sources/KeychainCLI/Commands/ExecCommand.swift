@@ -43,7 +43,7 @@ struct ExecCommand: Subcommand {
             ("the command's environment", ExecPlan.environmentSpecs),
             ("what CMD can reach", [Self.keepFD.spec, Self.allowKeyring.spec]),
             ("output", [Self.mask.spec, Self.ciMask.spec, Self.dryRun.spec]),
-            ("global options", GlobalOptions.specs),
+            (GlobalOptions.sectionTitle, GlobalOptions.specs),
         ],
         trailingCommand: ("CMD [ARG…]", "The command to run, after --."))
 

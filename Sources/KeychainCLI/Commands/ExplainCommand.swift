@@ -37,7 +37,7 @@ struct ExplainCommand: Subcommand {
                 ]
             ),
             ("item attributes", ItemOptions.specs),
-            ("global options", GlobalOptions.specs),
+            (GlobalOptions.sectionTitle, GlobalOptions.specs),
         ])
 
     static let examples: [Example] = [

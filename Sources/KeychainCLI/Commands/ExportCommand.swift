@@ -41,7 +41,7 @@ struct ExportCommand: Subcommand {
                 ] + Self.naming.specs + [Self.skipBinary.spec, Self.strict.spec]
             ),
             ("item attributes", ItemOptions.specs),
-            ("global options", GlobalOptions.specsWithoutFormat),
+            (GlobalOptions.sectionTitle, GlobalOptions.specsWithoutFormat),
         ])
 
     static let examples: [Example] = [

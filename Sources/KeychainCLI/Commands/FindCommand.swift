@@ -29,7 +29,7 @@ struct FindCommand: Subcommand {
                 ]
             ),
             ("item attributes", ItemOptions.specs),
-            ("global options", GlobalOptions.specs),
+            (GlobalOptions.sectionTitle, GlobalOptions.specs),
         ])
 
     static let examples: [Example] = [

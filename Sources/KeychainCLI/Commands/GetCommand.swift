@@ -12,8 +12,8 @@ struct GetCommand: Subcommand {
             a NAME (and ACCOUNT) matching more than one item is an error naming their accounts (exit 206), \
             never the first one silently. Nothing matching is exit 44.
             """,
-        sections: [("options", [NamedItem.group.spec]), ("global options", GlobalOptions.specs)],
-        operands: NamedItem.operands, requiredOperands: 1)
+        sections: [("options", [NamedItem.group.spec]), (GlobalOptions.sectionTitle, GlobalOptions.specs)],
+        operands: NamedItem.operands, requiredOperands: 1, briefGlobalOptions: true)
 
     static let examples: [Example] = [
         Example("TOKEN=$(keychainctl get github)", "Read the token into a variable, byte for byte."),

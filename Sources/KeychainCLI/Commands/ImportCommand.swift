@@ -47,7 +47,7 @@ struct ImportCommand: Subcommand {
                     Self.onConflict.spec, Self.dryRun.spec,
                 ]
             ),
-            ("global options", GlobalOptions.specs),
+            (GlobalOptions.sectionTitle, GlobalOptions.specs),
         ],
         operands: [("FILE", "The input (default '-', standard input).")])
 

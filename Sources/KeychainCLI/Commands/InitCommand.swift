@@ -23,7 +23,7 @@ struct InitCommand: Subcommand {
             file for the default keychain; on a terminal it asks for a passphrase unless \
             --generate-key-file is given.
             """,
-        sections: [("options", [Self.generateKeyFile.spec, Self.kdf.spec]), ("global options", GlobalOptions.specs)])
+        sections: [("options", [Self.generateKeyFile.spec, Self.kdf.spec]), (GlobalOptions.sectionTitle, GlobalOptions.specs)])
 
     static let examples: [Example] = [
         Example(

@@ -47,7 +47,7 @@ struct LintCommand: Subcommand {
                     Self.format.spec, Self.strict.spec, Self.warningsAsErrors.spec, NamedPath.appOption.spec,
                 ]
             ),
-            ("global options", [GlobalOptions.platform.spec, GlobalOptions.teamID.spec]),
+            (GlobalOptions.sectionTitle, [GlobalOptions.platform.spec, GlobalOptions.teamID.spec]),
         ])
 
     static let examples: [Example] = [

@@ -18,8 +18,8 @@ struct ListCommand: Subcommand {
             are listed. Nothing to list prints nothing and exits 0. A shorthand for keychainctl find --limit all \
             --sync any.
             """,
-        sections: [("options", [NamedItem.group.spec]), ("global options", GlobalOptions.specs)],
-        operands: [("PATTERN", "A glob the service must match (default: every service).")])
+        sections: [("options", [NamedItem.group.spec]), (GlobalOptions.sectionTitle, GlobalOptions.specs)],
+        operands: [("PATTERN", "A glob the service must match (default: every service).")], briefGlobalOptions: true)
 
     static let examples: [Example] = [
         Example("keychainctl ls", "List every secret: service, account, group, label, modified, sync."),

@@ -9,7 +9,7 @@ struct ManPageCommand: Subcommand {
         name: name,
         abstract: "Print the keychainctl(1) man page (roff), generated from the same tables as --help.",
         discussion: "man <(keychainctl manpage) shows it; 'make install' installs it.",
-        sections: [("options", [Self.markdown.spec]), ("global options", GlobalOptions.specs)])
+        sections: [("options", [Self.markdown.spec]), (GlobalOptions.sectionTitle, GlobalOptions.specs)])
 
     static let examples: [Example] = [
         Example("keychainctl manpage > keychainctl.1", "Write the man page (man ./keychainctl.1 reads it).")

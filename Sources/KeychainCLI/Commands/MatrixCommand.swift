@@ -34,7 +34,10 @@ struct MatrixCommand: Subcommand {
                 [Self.target.spec, Self.profile.spec, NamedPath.appOption.spec, Self.provisioning.spec, Self.by.spec, Self.teamChange.spec]
             ),
             ("item attributes", ItemOptions.specs),
-            ("global options", GlobalOptions.specs.filter { $0.long != Self.profile.spec.long && $0.long != Self.provisioning.spec.long }),
+            (
+                GlobalOptions.sectionTitle,
+                GlobalOptions.specs.filter { $0.long != Self.profile.spec.long && $0.long != Self.provisioning.spec.long }
+            ),
         ])
 
     static let examples: [Example] = [

@@ -25,7 +25,7 @@ struct MigrateGroupCommand: Subcommand {
         sections: [
             ("options", [Self.from.spec, Self.to.spec, Self.copy.spec, Self.onConflict.spec, Self.dryRun.spec, DamagedRows.option.spec]),
             ("filters", ItemOptions.specs),
-            ("global options", GlobalOptions.specs),
+            (GlobalOptions.sectionTitle, GlobalOptions.specs),
         ])
 
     static let examples: [Example] = [

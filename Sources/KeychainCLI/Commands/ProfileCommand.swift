@@ -15,7 +15,7 @@ struct ProfileCommand: Subcommand {
             To start a default of your own: keychainctl profile show > "$(keychainctl profile path)" (its \
             folder must exist), then edit it.
             """,
-        sections: [("global options", [GlobalOptions.format.spec])],
+        sections: [(GlobalOptions.sectionTitle, [GlobalOptions.format.spec])],
         actions: [
             ("show", "Print the built-in profile as an XML property list (the default)."),
             ("path", "Print the path of the user's default profile, and whether it exists (on stderr)."),

@@ -36,7 +36,7 @@ struct RekeyCommand: Subcommand {
                 ]
             ),
             ("options", [Self.kdf.spec, Self.force.spec, Self.dryRun.spec]),
-            ("global options", GlobalOptions.specs),
+            (GlobalOptions.sectionTitle, GlobalOptions.specs),
         ])
 
     static let examples: [Example] = [

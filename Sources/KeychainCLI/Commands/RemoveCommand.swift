@@ -12,8 +12,8 @@ struct RemoveCommand: Subcommand {
             deletes one item only: a NAME (and ACCOUNT) matching several is an error naming their accounts \
             (exit 206), nothing deleted. Nothing matching is exit 44.
             """,
-        sections: [("options", [NamedItem.group.spec]), ("global options", GlobalOptions.specs)],
-        operands: NamedItem.operands, requiredOperands: 1)
+        sections: [("options", [NamedItem.group.spec]), (GlobalOptions.sectionTitle, GlobalOptions.specs)],
+        operands: NamedItem.operands, requiredOperands: 1, briefGlobalOptions: true)
 
     static let examples: [Example] = [
         Example("keychainctl rm db admin", "Delete exactly that one item.")

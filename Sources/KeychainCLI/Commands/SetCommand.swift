@@ -34,9 +34,9 @@ struct SetCommand: Subcommand {
         sections: [
             ("secret", [Self.dataFile.spec, Self.keepNewline.spec, Self.generate.spec, Self.length.spec, Self.print.spec]),
             ("options", [Self.label.spec, NamedItem.group.spec, Self.sync.spec]),
-            ("global options", GlobalOptions.specs),
+            (GlobalOptions.sectionTitle, GlobalOptions.specs),
         ],
-        operands: NamedItem.operands, requiredOperands: 1)
+        operands: NamedItem.operands, requiredOperands: 1, briefGlobalOptions: true)
 
     static let examples: [Example] = [
         Example("printf %s 'ghp_example' | keychainctl set github", "Store a token under the name github (replacing the one there)."),

@@ -39,7 +39,7 @@ struct UnlockCommand: Subcommand {
                 "options",
                 [Self.timeout.spec, Self.idle.spec, Self.keyring.spec, Self.shareUID.spec, Self.status.spec, Self.toKeyFile.spec]
             ),
-            ("global options", GlobalOptions.specs),
+            (GlobalOptions.sectionTitle, GlobalOptions.specs),
         ])
 
     static let examples: [Example] = [

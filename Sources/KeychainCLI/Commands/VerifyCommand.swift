@@ -17,7 +17,7 @@ struct VerifyCommand: Subcommand {
             --repair deletes the damaged items after confirmation on a terminal (--yes otherwise; without a
             terminal and --yes it is exit 36). A damaged item leaves no tombstone: its attributes are unknown.
             """,
-        sections: [("options", [Self.repair.spec, Self.yes.spec]), ("global options", GlobalOptions.specs)])
+        sections: [("options", [Self.repair.spec, Self.yes.spec]), (GlobalOptions.sectionTitle, GlobalOptions.specs)])
 
     static let examples: [Example] = [
         Example("keychainctl verify", "Check every item opens with the key, and the file's structure.")

@@ -65,6 +65,9 @@ struct CommandSpec: Sendable {
     var requiredOperands = 0
     /// The words completion offers for the first operand, when it has a known set (`completion bash`).
     var operandWords: [String] = []
+    /// Whether `--help` shows only the everyday global options (`GlobalOptions.everyday`), with a
+    /// pointer to the rest (the commands of everyday secrets); the parser takes them all.
+    var briefGlobalOptions = false
     /// The command a command runs, given after `--` (`exec -- CMD ARG…`), with its help; `nil`
     /// for the commands that run none.
     var trailingCommand: (name: String, help: String)? = nil

@@ -48,6 +48,12 @@ struct GlobalOptions {
     static let applicationPasswordFD = Option.descriptor(
         "application-password-fd", "Read the application password of items protected by one from this file descriptor.")
 
+    /// The title of their section in command specs.
+    static let sectionTitle = "global options"
+
+    /// The ones a script uses, which the everyday commands' help shows (`briefGlobalOptions`).
+    static let everyday: Set<String> = ["keychain", "key-file", "passphrase-fd", "no-cache", "format"]
+
     /// The options, for command specs, in help order.
     static let specs: [OptionSpec] = [
         Self.keychain.spec, Self.profile.spec, Self.provisioning.spec, Self.platform.spec, Self.keyFile.spec, Self.passphraseFD.spec,

@@ -22,7 +22,9 @@ enum HelpText {
         }
         for (title, options) in spec.sections where !options.isEmpty {
             out += "\n\(title.uppercased()):\n"
-            for option in options {
+            // The everyday commands show the global options a script uses, and say where the rest are.
+            let brief = spec.briefGlobalOptions && title == GlobalOptions.sectionTitle
+            for option in options where !brief || GlobalOptions.everyday.contains(option.long) {
                 var names = option.short.map { "-\($0), " } ?? ""
                 names += "--\(option.long)"
                 if let valueName = option.valueName { names += option.valueOptional ? " [<\(valueName)>]" : " <\(valueName)>" }
@@ -30,6 +32,9 @@ enum HelpText {
                     names.count < 34
                     ? names + String(repeating: " ", count: 34 - names.count) : names + "\n" + String(repeating: " ", count: 36)
                 out += "  \(padded)\(option.helpWithEnvironment)\(option.repeatable ? " (repeatable)" : "")\n"
+            }
+            if brief {
+                out += "  (and the options that act as an app: --profile and the rest, as 'keychainctl find --help' lists them)\n"
             }
         }
         out += "  -h, --help                        Show this help.\n"
@@ -45,6 +50,16 @@ enum HelpText {
         return "\nACTIONS:\n"
             + spec.actions.map { "  " + $0.words + String(repeating: " ", count: max(1, 34 - $0.words.count)) + $0.help + "\n" }.joined()
     }
+
+    /// The subcommands by what a user comes for, in root help's order: every command in one group.
+    static let groups: [(title: String, commands: [String])] = [
+        ("everyday secrets", ["init", "set", "get", "ls", "rm", "backup"]),
+        ("CI and scripts", ["unlock", "lock", "exec", "import", "export", "rekey"]),
+        ("SecItem calls", ["add", "find", "update", "delete", "migrate-group"]),
+        ("sync between devices", ["cloud", "sync"]),
+        ("debugging access groups", ["groups", "profile", "explain", "matrix", "lint", "device"]),
+        ("maintenance and reference", ["verify", "error", "completion", "manpage"]),
+    ]
 
     /// What keychainctl is, in one line (root help's overview, the man page's NAME).
     static let title = "Apple's data-protection keychain semantics on an encrypted SQLite file"
@@ -64,15 +79,23 @@ enum HelpText {
 
             \(overview)
 
-            USAGE: keychainctl <subcommand> [options]
+            USAGE: keychainctl [global options] <subcommand> [options]
 
-            SUBCOMMANDS:
+            EXAMPLES:
+              keychainctl init                                   # the default keychain, and its key file
+              echo 'tok' | keychainctl set api-token             # 'keychainctl get api-token' prints it
+              keychainctl exec --env TOKEN=api-token -- ./deploy.sh   # one secret for one command, masked
+
 
             """
-        for command in commands {
-            out += "  " + command.name + String(repeating: " ", count: max(1, 16 - command.name.count)) + command.abstract + "\n"
+        for (title, names) in groups {
+            out += "\(title.uppercased()):\n"
+            for command in commands where names.contains(command.name) {
+                out += "  " + command.name + String(repeating: " ", count: max(1, 16 - command.name.count)) + command.abstract + "\n"
+            }
+            out += "\n"
         }
-        out += "\nEXIT STATUS:\n"
+        out += "EXIT STATUS:\n"
         for row in ExitStatusTable.rows {
             let meaning = row.status.map { "\($0.name) (\($0.rawValue))" } ?? row.summary
             out += "  " + String(row.exit) + String(repeating: " ", count: max(1, 6 - String(row.exit).count)) + meaning + "\n"
