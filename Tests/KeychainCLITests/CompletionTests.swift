@@ -116,6 +116,47 @@ import Testing
         }
     }
 
+    /// As pass completes its entries: after get, set, rm and ls, each shell offers the stored
+    /// names when a key is at hand (here the default key file of a fresh HOME), and nothing, with
+    /// no error and no prompt, when none is (a passphrase keychain with nothing cached).
+    @Test func storedNamesAreCompletedWhenAKeyIsAtHand() throws {
+        let user = try FirstRunTests.User()
+        #expect(
+            user.shell(
+                "keychainctl init && echo t | keychainctl set api-token && echo t | keychainctl set 'db pass' && echo t | keychainctl set other"
+            ).status == 0)
+        func bashNames(_ command: String, _ typed: String) -> [String] {
+            let run = user.run([
+                "/bin/bash", "-c",
+                "source <(keychainctl completion bash); COMP_WORDS=(keychainctl \"$1\" \"$2\"); COMP_CWORD=2; _keychainctl; printf '%s\\n' \"${COMPREPLY[@]}\"",
+                "bash", command, typed,
+            ])
+            #expect(run.stderr.isEmpty, "\(run.stderr)")
+            return run.stdout.split(separator: "\n").map(String.init)
+        }
+        for command in ["get", "set", "rm", "ls"] { #expect(bashNames(command, "") == ["api-token", "db pass", "other"], "\(command)") }
+        #expect(bashNames("get", "d") == ["db pass"])
+        #expect(bashNames("exec", "").contains("--env"), "no names where no name is taken")
+        if FileManager.default.isExecutableFile(atPath: "/usr/bin/fish") {
+            let fish = user.run(["/usr/bin/fish", "-c", "keychainctl completion fish | source; complete -C 'keychainctl get '"])
+            #expect(
+                fish.stdout.split(separator: "\n").map { String($0.prefix { $0 != "\t" }) }.starts(with: ["api-token", "db pass"]),
+                "\(fish.stdout) \(fish.stderr)")
+        }
+        if FileManager.default.isExecutableFile(atPath: "/usr/bin/zsh") {
+            let probe =
+                "compadd() { shift; print -l -- \"$@\"; }; _arguments() { :; }; source <(keychainctl completion zsh); words=(keychainctl rm ''); CURRENT=3; _keychainctl"
+            let zsh = user.run(["/usr/bin/zsh", "-c", probe])
+            #expect(zsh.stdout == "api-token\ndb pass\nother\n", "\(zsh.stdout) \(zsh.stderr)")
+        }
+        // No key at hand: nothing, no error, no prompt (a passphrase keychain, nothing cached).
+        #expect(user.shell("mv .config/keychainctl/keychain.key k && rm .local/share/keychainctl/keychain.db").status == 0)
+        #expect(user.shell("keychainctl init", extra: ["KEYCHAINCTL_PASSPHRASE=correct horse battery"]).status == 0)
+        let locked = user.shell("keychainctl completion names; echo \"exit $?\"", extra: ["KEYCHAINCTL_PASSPHRASE=correct horse battery"])
+        #expect(locked.stdout == "exit 0\n" && locked.stderr.isEmpty, "\(locked.stdout) \(locked.stderr)")
+        #expect(bashNames("get", "").isEmpty)
+    }
+
     @Test func unknownShellIsAUsageError() throws {
         let sandbox = try Sandbox(initialize: false)
         #expect(sandbox.run(["completion", "tcsh"], profile: nil).status == 64)

@@ -20,11 +20,14 @@ import Testing
         /// `script` in sh, in HOME, as the user types it: only PATH and HOME (plus `extra`) set.
         @discardableResult
         func shell(_ script: String, stdin: String? = nil, extra: [String] = []) -> Sandbox.Run {
+            run(["/bin/sh", "-c", "cd \"$HOME\" && " + script], stdin: stdin, extra: extra)
+        }
+
+        /// `arguments` (a program and its arguments) with only PATH and HOME (plus `extra`) set.
+        func run(_ arguments: [String], stdin: String? = nil, extra: [String] = []) -> Sandbox.Run {
             sandbox.run(
-                ["-i", "PATH=\(sandbox.folder)/bin:/usr/bin:/bin", "HOME=\(home)"] + extra + [
-                    "/bin/sh", "-c", "cd \"$HOME\" && " + script,
-                ],
-                profile: nil, stdin: stdin.map { Data($0.utf8) }, executable: "/usr/bin/env")
+                ["-i", "PATH=\(sandbox.folder)/bin:/usr/bin:/bin", "HOME=\(home)"] + extra + arguments, profile: nil,
+                stdin: stdin.map { Data($0.utf8) }, executable: "/usr/bin/env")
         }
 
         /// The command a failure's hint names: the text between `start` and the next `'` + `end`.

@@ -13,7 +13,7 @@ struct GetCommand: Subcommand {
             never the first one silently. Nothing matching is exit 44.
             """,
         sections: [("options", [NamedItem.group.spec]), (GlobalOptions.sectionTitle, GlobalOptions.specs)],
-        operands: NamedItem.operands, requiredOperands: 1, briefGlobalOptions: true)
+        operands: NamedItem.operands, requiredOperands: 1, briefGlobalOptions: true, operandIsStoredName: true)
 
     static let examples: [Example] = [
         Example("TOKEN=$(keychainctl get github)", "Read the token into a variable, byte for byte."),

@@ -19,7 +19,8 @@ struct ListCommand: Subcommand {
             --sync any.
             """,
         sections: [("options", [NamedItem.group.spec]), (GlobalOptions.sectionTitle, GlobalOptions.specs)],
-        operands: [("PATTERN", "A glob the service must match (default: every service).")], briefGlobalOptions: true)
+        operands: [("PATTERN", "A glob the service must match (default: every service).")], briefGlobalOptions: true,
+        operandIsStoredName: true)
 
     static let examples: [Example] = [
         Example("keychainctl ls", "List every secret: service, account, group, label, modified, sync."),

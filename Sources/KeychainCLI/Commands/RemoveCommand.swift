@@ -13,7 +13,7 @@ struct RemoveCommand: Subcommand {
             (exit 206), nothing deleted. Nothing matching is exit 44.
             """,
         sections: [("options", [NamedItem.group.spec]), (GlobalOptions.sectionTitle, GlobalOptions.specs)],
-        operands: NamedItem.operands, requiredOperands: 1, briefGlobalOptions: true)
+        operands: NamedItem.operands, requiredOperands: 1, briefGlobalOptions: true, operandIsStoredName: true)
 
     static let examples: [Example] = [
         Example("keychainctl rm db admin", "Delete exactly that one item.")

@@ -36,7 +36,7 @@ struct SetCommand: Subcommand {
             ("options", [Self.label.spec, NamedItem.group.spec, Self.sync.spec]),
             (GlobalOptions.sectionTitle, GlobalOptions.specs),
         ],
-        operands: NamedItem.operands, requiredOperands: 1, briefGlobalOptions: true)
+        operands: NamedItem.operands, requiredOperands: 1, briefGlobalOptions: true, operandIsStoredName: true)
 
     static let examples: [Example] = [
         Example("printf %s 'ghp_example' | keychainctl set github", "Store a token under the name github (replacing the one there)."),

@@ -68,6 +68,9 @@ struct CommandSpec: Sendable {
     /// Whether `--help` shows only the everyday global options (`GlobalOptions.everyday`), with a
     /// pointer to the rest (the commands of everyday secrets); the parser takes them all.
     var briefGlobalOptions = false
+    /// Whether the first operand is a stored secret's name, which completion offers from the
+    /// keychain (`keychainctl completion names`) when a key is at hand.
+    var operandIsStoredName = false
     /// The command a command runs, given after `--` (`exec -- CMD ARG…`), with its help; `nil`
     /// for the commands that run none.
     var trailingCommand: (name: String, help: String)? = nil

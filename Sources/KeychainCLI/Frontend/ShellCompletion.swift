@@ -64,6 +64,13 @@ enum ShellCompletion {
             let options = command.options.map { "--" + $0.long } + ["--help"]
             let leading = command.leadingWords
             out += "            esac\n            opts=\(quoted(options.joined(separator: " ")))\n"
+            if command.operandIsStoredName {
+                // The stored names, one per line (a name may hold a space), from the keychain itself.
+                out += "            if [ \"$COMP_CWORD\" -eq 2 ] && [[ \"$cur\" != -* ]]; then\n"
+                out +=
+                    "                local IFS=$'\\n'; COMPREPLY=($(compgen -W \"$(keychainctl completion names 2>/dev/null)\" -- \"$cur\")); return\n"
+                out += "            fi\n"
+            }
             if !leading.first.isEmpty {
                 // The action's (or operand's) words where they may stand: the first after the
                 // command, the second after a first word that takes one (`device passcode set`).
@@ -125,6 +132,10 @@ enum ShellCompletion {
                         "            if (( CURRENT == 4 )) && [[ $words[3] == \(first) ]]; then compadd -- \(leading.second[first]!.joined(separator: " ")); return; fi\n"
                 }
             }
+            if command.operandIsStoredName {
+                out +=
+                    "            if (( CURRENT == 3 )) && [[ $words[3] != -* ]]; then compadd -- ${(f)\"$(keychainctl completion names 2>/dev/null)\"}; return; fi\n"
+            }
             out += "            _arguments \\\n"
             for option in command.options {
                 var action = ""
@@ -162,6 +173,9 @@ enum ShellCompletion {
                 }
             }
             let condition = "'\(seen)'"
+            if command.operandIsStoredName {
+                out += "complete -c keychainctl -n \(condition) -a '(keychainctl completion names 2>/dev/null)'\n"
+            }
             for option in command.options {
                 var line = "complete -c keychainctl -n \(condition) -l \(option.long)"
                 if let short = option.short { line += " -s \(short)" }
