@@ -107,6 +107,59 @@ extension LintCommandTests {
         #expect(sandbox.run(pair + ["--warnings-as-errors"], profile: nil).status == 65)
     }
 
+    /// Advice that survives being followed: each KC003 and KC012 fix that names a group to put
+    /// first is applied to copies of the targets' profiles, and lint is run again: the finding is
+    /// gone and no error appears. The G3 targets share only an app group, which cannot go first
+    /// (the control: putting it there is KC001), so their fix names a Team-prefixed group.
+    @Test(arguments: [["app", "widget"], ["app", "share-extension"], ["app", "widget", "share-extension"]])
+    func everyGroupFixLintsCleanOnceApplied(targets: [String]) throws {
+        let sandbox = try Sandbox(initialize: false)
+        for name in targets {
+            try FileManager.default.copyItem(atPath: Sandbox.profiles + "/\(name).plist", toPath: sandbox.folder + "/\(name).plist")
+        }
+        func lint() throws -> [[String: Any]] {
+            let run = sandbox.run(
+                ["lint", "--format", "json"] + targets.flatMap { ["--target", "\($0)=\(sandbox.folder)/\($0).plist"] }, profile: nil)
+            return try #require(try run.json() as? [String: Any], "\(run.stderr)")["findings"] as? [[String: Any]] ?? []
+        }
+        /// Puts `group` first in the keychain-access-groups of the targets `names`.
+        func putFirst(_ group: String, in names: [String]) {
+            for name in names {
+                let script = """
+                    import plistlib, sys
+                    path, group = sys.argv[1], sys.argv[2]
+                    data = plistlib.load(open(path, "rb"))
+                    groups = [g for g in data.get("keychain-access-groups", []) if g != group]
+                    data["keychain-access-groups"] = [group] + groups
+                    plistlib.dump(data, open(path, "wb"))
+                    """
+                let edited = sandbox.run(
+                    ["-c", script, sandbox.folder + "/\(name).plist", group], profile: nil, executable: "/usr/bin/python3")
+                #expect(edited.status == 0, "\(edited.stderr)")
+            }
+        }
+        let before = try lint()
+        let fixes = before.filter { ["KC003", "KC012"].contains($0["id"] as? String) }
+        #expect(!fixes.isEmpty, "the case has a default-group finding")
+        // The group each fix names to put first (the KC012 one applies to every target).
+        let named = try fixes.map { finding -> String in
+            let fix = try #require(finding["fix"] as? String)
+            let marker = fix.contains("such as ") ? "such as " : "put "
+            return String(try #require(fix.components(separatedBy: marker).dropFirst().first).prefix { $0 != " " && $0 != "," })
+        }
+        #expect(Set(named).count == 1, "one group for every target: \(named)")
+        #expect(!named[0].hasPrefix("group."), "an app group cannot be put first: \(fixes)")
+        putFirst(named[0], in: targets)
+        let after = try lint()
+        #expect(!after.contains { ["KC003", "KC012"].contains($0["id"] as? String) }, "\(after)")
+        #expect(!after.contains { $0["severity"] as? String == "error" }, "following the advice made an error: \(after)")
+        // The control: the advice this replaced (the app group first) is an error.
+        if targets.contains("widget") {
+            putFirst("group.com.example", in: ["app"])
+            #expect(try lint().contains { $0["id"] as? String == "KC001" })
+        }
+    }
+
     @Test func theGuidesRuleTableIsTheRuleTable() throws {
         let readme = try String(contentsOfFile: Sandbox.packageRoot + "/docs/DEBUGGING.md", encoding: .utf8)
         let sandbox = try Sandbox(initialize: false)

@@ -50,21 +50,48 @@ extension Linter {
                         "items \(writer.target.name) adds without kSecAttrAccessGroup go to \"\(landing)\"; \(names) cannot read that group, so \(missed.count == 1 ? "its find returns" : "their finds return") errSecItemNotFound (-25300).",
                     fix: everyone.isEmpty
                         ? "no group \(writer.target.name) writes is read by all of them: pass, per reader, a group both read (\(perReader.joined(separator: "; "))) when adding shared items."
-                        : "pass a group \(missed.count == 1 ? "both read" : "they all read") (\(everyone.joined(separator: ", "))) when \(writer.target.name) adds shared items, or put it first in \(writer.target.name)'s keychain-access-groups.",
+                        : defaultFix(everyone, targets: [writer] + missed, adder: writer.target.name),
                     runtime: Self.itemNotFound))
         }
         // KC012: targets whose adds land in different groups.
         let landings = facts.map { ($0.target.name, $0.groups.defaultGroup) }
         let distinct = Set(landings.compactMap { $0.1.map { Array($0.utf8) } })
         if distinct.count > 1 {
+            let shared = facts[0].groups.writable.filter { group in facts.allSatisfy { $0.groups.writable.contains(group) } }
             findings.append(
                 LintFinding(
                     rule: "KC012", severity: .warning, file: facts[0].target.claimsPath,
                     message:
                         "default add groups differ: \(landings.map { "\($0.0) → \($0.1 ?? "(none)")" }.joined(separator: ", ")). Items a target adds without a group stay where only it looks first (openradar 20744541).",
-                    fix: "put the shared group first in every target's keychain-access-groups, or pass the group explicitly when adding."))
+                    fix: shared.isEmpty
+                        ? "no group is written by every target: list one Team-prefixed group (such as \(Self.suggestedGroup(facts))) first in each target's keychain-access-groups, or pass a group when adding."
+                        : defaultFix(shared, targets: facts, adder: nil)))
         }
         return findings
+    }
+
+    /// How targets that all use `shared` groups make one of them where their adds land. A
+    /// Team-prefixed group can be put first in keychain-access-groups; an app group cannot (it
+    /// belongs in com.apple.security.application-groups, whose groups come after those, and a
+    /// provisioning profile allows only TEAMID.* in keychain-access-groups): it is passed as
+    /// kSecAttrAccessGroup, or a Team-prefixed group both list is made the default. `adder` names
+    /// the one target the fix is for; `nil`: every target.
+    private func defaultFix(_ shared: [String], targets: [TargetFacts], adder: String?) -> String {
+        let appGroups = Set(targets.flatMap { $0.strings(AccessGroupList.Key.applicationGroups).map { Array($0.value.utf8) } })
+        let who = adder.map { "\($0)'s" } ?? "every target's"
+        let when = adder.map { "when \($0) adds shared items" } ?? "when adding"
+        if let team = shared.first(where: { !appGroups.contains(Array($0.utf8)) }) {
+            return "put \(team) first in \(who) keychain-access-groups, or pass it (kSecAttrAccessGroup) \(when)."
+        }
+        let appGroup = shared[0]
+        return
+            "pass \(appGroup) (kSecAttrAccessGroup) \(when): it is an app group, which cannot come first in keychain-access-groups; "
+            + "for a default they share, list one Team-prefixed group, such as \(Self.suggestedGroup(targets)), first in each target's keychain-access-groups."
+    }
+
+    /// A Team-prefixed group name to suggest where the targets share none: `TEAMID.shared`.
+    static func suggestedGroup(_ targets: [TargetFacts]) -> String {
+        (targets.compactMap(\.appIDPrefix).first ?? "TEAMID") + ".shared"
     }
 
     /// How two targets with no group in common could share: one group both list, which needs one
