@@ -241,6 +241,30 @@ import Testing
         #expect(sandbox.run(["explain", "--app", ipa, "--team-change", "ABCDE12345"], profile: nil).status == 64)
     }
 
+    /// `profile show --profile BUNDLE [--target ID]` prints a built target's signed entitlements
+    /// as XML that reads back as the same claims: the same groups, in the same order.
+    @Test func profileShowPrintsATargetsEntitlementsToEdit() throws {
+        let sandbox = try Sandbox(initialize: false)
+        let ipa = Self.bundles + "/Example.ipa"
+        for target in [nil, "com.example.app.share", "com.example.app.widget"] as [String?] {
+            let shown = sandbox.run(["profile", "show", "--profile", ipa] + (target.map { ["--target", $0] } ?? []), profile: nil)
+            #expect(shown.status == 0 && shown.stdout.hasPrefix("<?xml version=\"1.0\""), "\(shown.stderr)")
+            let file = sandbox.folder + "/\(target ?? "app").entitlements"
+            try shown.stdoutData.write(to: URL(fileURLWithPath: file))
+            let bundle = ipa + (target.map { "/Payload/Example.app/PlugIns/\($0.hasSuffix("share") ? "Share" : "Widget").appex" } ?? "")
+            let signed = try #require(
+                try sandbox.run(["groups", "--profile", bundle, "--format", "json"], profile: nil).json() as? [String: Any])
+            let edited = try #require(
+                try sandbox.run(["groups", "--profile", file, "--format", "json"], profile: nil).json() as? [String: Any])
+            let names = { (object: [String: Any]) in (object["groups"] as? [[String: Any]] ?? []).compactMap { $0["group"] as? String } }
+            #expect(!names(signed).isEmpty && names(signed) == names(edited), "\(target ?? "app"): \(names(signed)) \(names(edited))")
+        }
+        let unknown = sandbox.run(["profile", "show", "--profile", ipa, "--target", "com.example.nope"], profile: nil)
+        #expect(unknown.status == 78 && unknown.stderr.contains("its targets: com.example.app, com.example.app.share"), "\(unknown.stderr)")
+        #expect(sandbox.run(["profile", "show", "--target", "com.example.app"], profile: nil).status == 64)
+        #expect(sandbox.run(["profile", "path", "--target", "x"], profile: nil).status == 64)
+    }
+
     /// Hostile archives (Fixtures/Bundles/make-hostile-archives.py) end in exit 78 naming the
     /// problem, each in well under a second (a 64 MiB executable of 32 repeated slices took 7 s of
     /// CPU when every read behind the last one inflated it again), never a crash or an app the

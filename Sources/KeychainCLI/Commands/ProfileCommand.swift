@@ -4,37 +4,51 @@ import KeychainCore
 /// `keychainctl profile`: the profile used when none is given, to read or to start one's own from.
 struct ProfileCommand: Subcommand {
     static let name = "profile"
+    static let target = Option.text(
+        "target", nil, "ID", "With a built app as --profile: the target (its bundle identifier) whose entitlements to print.")
 
     static let spec = CommandSpec(
         name: name,
-        abstract: "Print the built-in profile, or where the user's default profile goes.",
+        abstract: "Print the built-in profile, a built target's signed entitlements, or where the user's default profile goes.",
         discussion: """
             With neither --profile nor KEYCHAINCTL_PROFILE, keychainctl acts as the user's default profile \
             ($XDG_CONFIG_HOME/keychainctl/profile.plist) when it exists, else as its built-in profile: one \
             access group of its own, \(BuiltInProfile.group). 'keychainctl groups' says which one is in force. \
             To start a default of your own: keychainctl profile show > "$(keychainctl profile path)" (its \
-            folder must exist), then edit it.
+            folder must exist), then edit it. With --profile, show prints that profile's entitlements \
+            instead, as signed: from a built app, .ipa or archive the app's, or with --target ID the \
+            extension's of that bundle identifier; an XML plist to edit and give back to lint --target.
             """,
-        sections: [(GlobalOptions.sectionTitle, [GlobalOptions.format.spec])],
+        sections: [
+            ("options", [Self.target.spec]),
+            (GlobalOptions.sectionTitle, [GlobalOptions.profile.spec, GlobalOptions.format.spec]),
+        ],
         actions: [
-            ("show", "Print the built-in profile as an XML property list (the default)."),
+            ("show", "Print the built-in profile, or with --profile its entitlements, as an XML property list (the default)."),
             ("path", "Print the path of the user's default profile, and whether it exists (on stderr)."),
         ])
 
     static let examples: [Example] = [
-        Example("keychainctl profile show > my-profile.plist", "Start a profile of your own from the built-in one.")
+        Example("keychainctl profile show > my-profile.plist", "Start a profile of your own from the built-in one."),
+        Example(
+            "keychainctl profile show --profile App.ipa --target com.example.app.widget > widget.entitlements",
+            "Write the widget's signed entitlements as a plist to edit (then: keychainctl lint --target widget=widget.entitlements)."
+        ),
     ]
 
     let context: CommandContext
     let action: String
+    let target: String?
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         context = try CommandContext(arguments)
         action = arguments.action ?? "show"
+        target = try arguments.value(Self.target)
+        if target != nil, action != "show" { throw UsageError("--target goes with profile show.") }
     }
 
     func run() throws {
-        guard action == "path" else { return StandardStreams.out(BuiltInProfile.plist) }
+        guard action == "path" else { return try show() }
         guard let path = ProfileSource.userDefaultPath else {
             throw ConfigurationError(
                 "neither XDG_CONFIG_HOME nor HOME is an absolute folder, so there is no default profile: the built-in one is used.")
@@ -46,5 +60,24 @@ struct ProfileCommand: Subcommand {
             StandardStreams.out(path + "\n")
             if !exists { StandardStreams.warn("\(path.terminalSafe) does not exist: the built-in profile is used.") }
         }
+    }
+
+    /// The built-in profile, or the entitlements of --profile (of its --target), as XML.
+    private func show() throws {
+        guard let path = context.options.profile ?? GlobalOptions.profile.environmentValue else {
+            if target != nil { throw UsageError("--target picks a target of a built app: give the app as --profile.") }
+            return StandardStreams.out(BuiltInProfile.plist)
+        }
+        var file = path
+        if let target {
+            let bundles = try AppBundle.targets(in: path)
+            guard let bundle = bundles.first(where: { $0.identifier.map { $0.sameBytes(as: target) } ?? false }) else {
+                let names = bundles.compactMap(\.identifier).map(\.terminalSafe).joined(separator: ", ")
+                throw ConfigurationError("\(path.terminalSafe) has no target \(target.terminalSafe); its targets: \(names).")
+            }
+            file = bundle.path
+        }
+        let document = try ProfileDocument.load(path: file)
+        StandardStreams.out(PlistXMLWriter.document(.dictionary(document.entitlements)))
     }
 }
