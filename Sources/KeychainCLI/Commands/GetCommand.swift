@@ -3,6 +3,11 @@ import KeychainCore
 /// `keychainctl get NAME [ACCOUNT]`: the secret alone, for scripts; several matches are an error.
 struct GetCommand: Subcommand {
     static let name = "get"
+    static let clip = Flag("clip", "Copy the secret to the clipboard (wl-copy, xclip or xsel) instead of printing it.")
+    static let clipSeconds = Option<Int>(
+        "clip-seconds", nil, "n", expected: "a number of seconds from 0 to 86400",
+        "With --clip: clear the clipboard after this long, unless something else was copied since (default 45; 0: never)."
+    ) { Int($0).flatMap { (0...86_400).contains($0) ? $0 : nil } }
 
     static let spec = CommandSpec(
         name: name,
@@ -10,9 +15,13 @@ struct GetCommand: Subcommand {
         discussion: """
             A shorthand for generic passwords: keychainctl find -s NAME [-a ACCOUNT] --sync any -w, except that \
             a NAME (and ACCOUNT) matching more than one item is an error naming their accounts (exit 206), \
-            never the first one silently. Nothing matching is exit 44.
+            never the first one silently. Nothing matching is exit 44. --clip copies the secret to the \
+            desktop's clipboard instead (wl-copy under Wayland, else xclip or xsel under X11; exit 78 when \
+            there is none), prints nothing, and clears the clipboard after 45 seconds unless it changed.
             """,
-        sections: [("options", [NamedItem.group.spec]), (GlobalOptions.sectionTitle, GlobalOptions.specs)],
+        sections: [
+            ("options", [NamedItem.group.spec, Self.clip.spec, Self.clipSeconds.spec]), (GlobalOptions.sectionTitle, GlobalOptions.specs),
+        ],
         operands: NamedItem.operands, requiredOperands: 1, briefGlobalOptions: true, operandIsStoredName: true)
 
     static let examples: [Example] = [
@@ -22,16 +31,27 @@ struct GetCommand: Subcommand {
 
     let context: CommandContext
     let named: NamedItem
+    let clip: Bool
+    let clipSeconds: Int
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         context = try CommandContext(arguments)
         named = try NamedItem(arguments)
+        clip = arguments.flag(Self.clip)
+        let seconds = try arguments.value(Self.clipSeconds)
+        if seconds != nil, !clip { throw UsageError("--clip-seconds goes with --clip.") }
+        clipSeconds = seconds ?? 45
     }
 
     func run() throws {
         let caller = try context.caller()
+        // The clipboard's tool is found first: a missing one costs no keychain read.
+        let clipboard = clip ? try Clipboard() : nil
         let keychain = try context.openKeychain()
         let found = try named.theOne(keychain, caller: caller, command: Self.name, withData: true)
+        if let clipboard {
+            return try clipboard.copy(found.secret ?? SecretBytes(count: 0), clearAfter: clipSeconds)
+        }
         StandardStreams.out(secret: found.secret ?? SecretBytes(count: 0))
         if StandardStreams.isTerminal(1) { StandardStreams.out("\n") }
     }

@@ -1,0 +1,88 @@
+import Foundation
+import KeychainTestSupport
+import Testing
+
+/// `get --clip` under a real X server (Xvfb), with xclip and with xsel: the secret reaches the
+/// clipboard and never stdout or stderr, and the clipboard is cleared after --clip-seconds unless
+/// something else was copied since. Without a desktop or a tool: exit 78, nothing copied.
+@Suite(.serialized) struct ClipboardTests {
+    static let available = ["/usr/bin/Xvfb", "/usr/bin/xclip", "/usr/bin/xsel"].allSatisfy {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
+
+    /// An X server on a display of its own, stopped when the test ends.
+    final class Display {
+        let number: Int
+        let process = Process()
+
+        init() throws {
+            number = Int.random(in: 200...899)
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/Xvfb")
+            process.arguments = [":\(number)", "-nolisten", "tcp"]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let ready = Deadline.waitUntil(10) { FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)") }
+            #expect(ready, "Xvfb :\(number) did not start")
+        }
+
+        deinit {
+            // The clipboard tools' servers die with it.
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
+    /// A folder of programs holding only `tool` (xclip or xsel) and what the clearer runs.
+    static func bin(_ sandbox: Sandbox, tool: String) throws -> String {
+        let bin = sandbox.folder + "/bin-\(tool)"
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        for program in [tool, "sleep", "sha256sum", "cut"] {
+            try FileManager.default.createSymbolicLink(atPath: bin + "/" + program, withDestinationPath: "/usr/bin/" + program)
+        }
+        return bin
+    }
+
+    @Test(.enabled(if: available), arguments: ["xclip", "xsel"])
+    func theSecretGoesToTheClipboardAndIsClearedUnlessItChanged(tool: String) throws {
+        let display = try Display()
+        let sandbox = try Sandbox()
+        let secret = "clip-secret-\(UUID().uuidString)"
+        #expect(sandbox.run(["set", "clipped"], profile: nil, stdin: Data(secret.utf8)).status == 0)
+        let environment = ["DISPLAY": ":\(display.number)", "PATH": try Self.bin(sandbox, tool: tool)]
+        func paste() -> String {
+            sandbox.run(
+                ["-selection", "clipboard", "-out"], profile: nil, environment: ["DISPLAY": ":\(display.number)"], timeout: 10,
+                executable: "/usr/bin/xclip"
+            ).stdout
+        }
+        let copied = sandbox.run(["get", "clipped", "--clip", "--clip-seconds", "2"], profile: nil, environment: environment)
+        #expect(copied.status == 0 && copied.stdout.isEmpty && !copied.stderr.contains(secret), "\(copied.stdout) \(copied.stderr)")
+        #expect(paste() == secret)
+        #expect(Deadline.waitUntil(8) { paste().isEmpty }, "cleared after 2 s")
+        // Something else copied meanwhile stays.
+        #expect(sandbox.run(["get", "clipped", "--clip", "--clip-seconds", "1"], profile: nil, environment: environment).status == 0)
+        // xclip leaves a process serving the selection: started with every other descriptor closed
+        // (Python's default), it holds none of the test's pipes.
+        let copier = """
+            import subprocess
+            subprocess.run(["xclip", "-selection", "clipboard", "-in"], input=b"the user's own copy",
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+            """
+        let other = sandbox.run(
+            ["-c", copier], profile: nil, environment: ["DISPLAY": ":\(display.number)"], timeout: 10, executable: "/usr/bin/python3")
+        #expect(other.status == 0)
+        Thread.sleep(forTimeInterval: 2.5)
+        #expect(paste() == "the user's own copy")
+    }
+
+    @Test func withoutADesktopOrAToolNothingIsCopied() throws {
+        let sandbox = try Sandbox()
+        #expect(sandbox.run(["set", "clipped"], profile: nil, stdin: Data("s3cret-value".utf8)).status == 0)
+        let noDisplay = sandbox.run(["get", "clipped", "--clip"], profile: nil, environment: ["DISPLAY": "", "WAYLAND_DISPLAY": ""])
+        #expect(noDisplay.status == 78 && noDisplay.stderr.contains("no clipboard") && noDisplay.stdout.isEmpty, "\(noDisplay.stderr)")
+        let noTool = sandbox.run(["get", "clipped", "--clip"], profile: nil, environment: ["DISPLAY": ":1", "PATH": sandbox.folder])
+        #expect(noTool.status == 78 && noTool.stderr.contains("xclip or xsel") && noTool.stdout.isEmpty, "\(noTool.stderr)")
+        #expect(sandbox.run(["get", "clipped", "--clip-seconds", "5"], profile: nil).status == 64)
+    }
+}
