@@ -36,11 +36,11 @@ struct GetCommand: Subcommand {
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         context = try CommandContext(arguments)
-        named = try NamedItem(arguments)
         clip = arguments.flag(Self.clip)
         let seconds = try arguments.value(Self.clipSeconds)
-        if seconds != nil, !clip { throw UsageError("--clip-seconds goes with --clip.") }
         clipSeconds = seconds ?? 45
+        named = try NamedItem(arguments)
+        if seconds != nil, !clip { throw UsageError("--clip-seconds goes with --clip.") }
     }
 
     func run() throws {
