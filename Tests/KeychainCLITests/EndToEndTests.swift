@@ -83,7 +83,8 @@ import Testing
         let widget = sandbox.run(["find", "-s", "api", "-a", "ci"], profile: "widget.plist")
         #expect(widget.status == 44)
         #expect(
-            widget.stderr.hasPrefix("keychainctl: The specified item could not be found in the keychain. (errSecItemNotFound -25300)\n"))
+            widget.stderr.hasPrefix("keychainctl: no generic password matches")
+                && widget.stderr.hasSuffix("\n(errSecItemNotFound -25300: The specified item could not be found in the keychain.)\n"))
         #expect(widget.stderr.contains("SKMME9E2Y8.com.example.app.widget, group.com.example"))
         let unprefixed = sandbox.add(["-s", "api", "-g", "com.example.shared"])
         #expect(unprefixed.status == 30)
@@ -140,12 +141,15 @@ import Testing
         #expect(keys.hasPrefix("{\"accc\":\"ak\",\"acct\":\"u\",\"agrp\":"))
     }
 
-    @Test func errorsAreAppleMessagesWithAHintAndJSONWhenAsked() throws {
+    /// An error says first what happened, in keychainctl's words, then Apple's name, number and
+    /// sentence; JSON carries them as fields.
+    @Test func errorsLeadWithWhatHappenedThenApplesStatus() throws {
         let sandbox = try Sandbox()
         let text = sandbox.run(["find", "-s", "nothing"])
         let lines = text.stderr.split(separator: "\n")
         #expect(lines.count == 2)
-        #expect(lines.first == "keychainctl: The specified item could not be found in the keychain. (errSecItemNotFound -25300)")
+        #expect(lines.first?.hasPrefix("keychainctl: no generic password matches in access group") == true, "\(text.stderr)")
+        #expect(lines.last == "(errSecItemNotFound -25300: The specified item could not be found in the keychain.)")
         let json = sandbox.run(["find", "-s", "nothing", "--format", "json"])
         let error = try json.jsonError()
         #expect(error["status"] as? Int == -25300)

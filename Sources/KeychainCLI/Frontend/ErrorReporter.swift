@@ -21,9 +21,13 @@ enum ErrorReporter {
         case .text:
             // Messages and hints quote file names, PEM labels and other strings from files: every
             // control character is escaped here, once, whatever built the text.
+            // What happened to the user's secret first, in keychainctl's words; Apple's name, number
+            // and sentence after it, for searching Apple's documentation.
             let message = message.linesTerminalSafe
-            if let status {
-                StandardStreams.err("keychainctl: \(message) (\(name) \(status))\n" + (hint.isEmpty ? "" : hint.linesTerminalSafe + "\n"))
+            if let status, !hint.isEmpty {
+                StandardStreams.err("keychainctl: \(hint.linesTerminalSafe)\n(\(name) \(status): \(message))\n")
+            } else if let status {
+                StandardStreams.err("keychainctl: \(message) (\(name) \(status))\n")
             } else {
                 StandardStreams.err("keychainctl: \(message)\n")
             }

@@ -50,7 +50,11 @@ enum ReferencePage {
             ## Exit status
 
             Each keychain status exits with its low byte, as macOS `security` does; keychainctl's own \
-            failures have their own statuses. `keychainctl error STATUS` explains one.
+            failures have their own statuses. `keychainctl error STATUS` explains one. On stderr a failure \
+            says first what happened (`keychainctl: no secret for service 'api' in keychainctl.default; …`), \
+            then, for a keychain status, Apple's name, number and sentence in parentheses \
+            (`(errSecItemNotFound -25300: The specified item could not be found in the keychain.)`); with \
+            `--format json` it is one object, `{"error": {"name", "status", "message", "hint", "exit"}}`.
 
             \(ExitStatusTable.markdown)
             """
