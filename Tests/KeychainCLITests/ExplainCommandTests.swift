@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCore
 import Testing
 
 /// Through the binary: `explain` text and JSON, --strict, and no secret in sight.
@@ -76,6 +77,37 @@ import Testing
 
     /// A fix is checked against what the target may use: the share extension is never told to
     /// query the app's own group (that query is -34018), and an add is never told to change its query.
+    /// An entitlements fix explain prints, followed: the group it names is added where it says, in
+    /// a copy of the widget's profile; lint then finds no error, and the widget's find succeeds.
+    @Test func anEntitlementsFixWorksOnceApplied() throws {
+        let sandbox = try Sandbox()
+        #expect(sandbox.add(["-s", "api.example.com", "-a", "alice"], secret: "app-secret").status == 0)
+        let widget = sandbox.folder + "/widget.plist"
+        try FileManager.default.copyItem(atPath: Sandbox.profiles + "/widget.plist", toPath: widget)
+        let explained = sandbox.run(["explain", "-s", "api.example.com", "--profile", widget, "--format", "json"], profile: nil)
+        let text = explained.stdout
+        let pattern = "add ([A-Za-z0-9.]+) to this target's ([a-z.-]+)"
+        let match = try #require(text.firstMatch(of: try Regex(pattern)), "\(text)")
+        let group = String(try #require(match.output[1].substring))
+        let key = String(try #require(match.output[2].substring))
+        #expect(group == "SKMME9E2Y8.com.example.app" && key == "keychain-access-groups", "\(group) \(key)")
+        let script = """
+            import plistlib, sys
+            path, key, group = sys.argv[1:4]
+            data = plistlib.load(open(path, "rb"))
+            data[key] = data.get(key, []) + [group]
+            plistlib.dump(data, open(path, "wb"))
+            """
+        #expect(sandbox.run(["-c", script, widget, key, group], profile: nil, executable: "/usr/bin/python3").status == 0)
+        let lint = sandbox.run(
+            ["lint", "--target", "app=\(Sandbox.profiles)/app.plist", "--target", "widget=\(widget)", "--format", "json"], profile: nil)
+        let findings = try #require(try lint.json() as? [String: Any])["findings"] as? [[String: Any]] ?? []
+        #expect(!findings.contains { $0["severity"] as? String == "error" }, "\(findings)")
+        #expect(sandbox.run(["find", "-s", "api.example.com", "-w", "--profile", widget], profile: nil).stdout == "app-secret")
+        // An app group is never advised into keychain-access-groups, where it is KC001.
+        #expect(Keychain.entitlementListing("group.com.example") == "com.apple.security.application-groups")
+    }
+
     @Test func fixesNeverNameAGroupTheTargetCannotUse() throws {
         let sandbox = try Sandbox()
         #expect(sandbox.add(["-a", "session", "-s", "com.example.api"], secret: "s3", profile: "app.plist").status == 0)

@@ -181,7 +181,7 @@ extension Keychain {
                         "matches, but the query names \(explicit), which this profile may not \(operation.writes ? "write" : "read"): the whole call fails with errSecMissingEntitlement (-34018)"
                 ))
             fixes.append(
-                "add \(explicit) to this target's keychain-access-groups (with its provisioning profile), or leave the group out of the query"
+                "add \(explicit) to this target's \(Self.entitlementListing(explicit)) (with its provisioning profile), or leave the group out of the query"
             )
         } else if scanned.misses.isEmpty {
             if operation == .add {
@@ -299,7 +299,8 @@ extension Keychain {
                 .init(
                     code: .groupNotEntitled, attribute: Schema.accessGroup, itemValue: group,
                     text: "is in \(group), which this profile does not read (it reads \(list.isEmpty ? "nothing" : list))"),
-                .entitlements("add \(group) to this target's keychain-access-groups, or write the item to a group every target reads")
+                .entitlements(
+                    "add \(group) to this target's \(Self.entitlementListing(group)), or write the item to a group every target reads")
             )
         case .sync:
             let wanted = query.sync == .yes ? "yes" : "no"
@@ -346,13 +347,20 @@ extension Keychain {
                 if caller.mayUse(group, writing: writing) { return "query with agrp=\"\(group)\"" }
                 let own = (writing ? caller.groups.writable : caller.groups.readable).joined(separator: ", ")
                 return "this target may not \(writing ? "write" : "read") \(group), so querying it would fail with -34018: "
-                    + "add it to this target's keychain-access-groups, or store the item in a group this target "
+                    + "add it to this target's \(Keychain.entitlementListing(group)), or store the item in a group this target "
                     + "\(writing ? "writes" : "reads") (\(own.isEmpty ? "none" : own))"
             }
         }
     }
 
     /// "a generic password", "an internet password".
+    /// The entitlement a target lists `group` in for a fix: an iOS app group (`group.…`) in
+    /// com.apple.security.application-groups (in keychain-access-groups it is KC001, refused by
+    /// every provisioning profile), any other group in keychain-access-groups.
+    package static func entitlementListing(_ group: String) -> String {
+        group.hasPrefix("group.") ? AccessGroupList.Key.applicationGroups : AccessGroupList.Key.keychainAccessGroups
+    }
+
     private static func article(_ noun: String) -> String { ("aeiou".contains(noun.first ?? "x") ? "an " : "a ") + noun }
 
     /// The App Clip refusal the call would get, if any (errSecRestrictedAPI, right after the groups).
