@@ -137,17 +137,42 @@ import Testing
         for command in ["get", "set", "rm", "ls"] { #expect(bashNames(command, "") == ["api-token", "db pass", "other"], "\(command)") }
         #expect(bashNames("get", "d") == ["db pass"])
         #expect(bashNames("exec", "").contains("--env"), "no names where no name is taken")
+        // exec --env VAR=NAME: the name after '=', as bash splits the word and as it may not.
+        func bashWords(_ words: [String]) -> [String] {
+            let run = user.run(
+                [
+                    "/bin/bash", "-c",
+                    "source <(keychainctl completion bash); COMP_WORDS=(\"$@\"); COMP_CWORD=$(( $# - 1 )); _keychainctl; printf '%s\\n' \"${COMPREPLY[@]}\"",
+                    "bash",
+                ] + words)
+            return run.stdout.split(separator: "\n").map(String.init)
+        }
+        #expect(bashWords(["keychainctl", "exec", "--env", "TOKEN", "=", "ap"]) == ["api-token"])
+        #expect(bashWords(["keychainctl", "exec", "--file", "KEY", "="]) == ["api-token", "db pass", "other"])
+        #expect(bashWords(["keychainctl", "exec", "--env", "TOKEN=ap"]) == ["TOKEN=api-token"])
+        #expect(bashWords(["keychainctl", "exec", "--env-from", "ap"]).isEmpty, "--env-from takes a query, not VAR=")
         if FileManager.default.isExecutableFile(atPath: "/usr/bin/fish") {
             let fish = user.run(["/usr/bin/fish", "-c", "keychainctl completion fish | source; complete -C 'keychainctl get '"])
             #expect(
                 fish.stdout.split(separator: "\n").map { String($0.prefix { $0 != "\t" }) }.starts(with: ["api-token", "db pass"]),
                 "\(fish.stdout) \(fish.stderr)")
+            let fishExec = user.run([
+                "/usr/bin/fish", "-c", "keychainctl completion fish | source; complete -C 'keychainctl exec --env TOKEN=ap'",
+            ])
+            #expect(
+                fishExec.stdout.split(separator: "\n").map { String($0.prefix { $0 != "\t" }) } == ["TOKEN=api-token"],
+                "\(fishExec.stdout) \(fishExec.stderr)")
         }
         if FileManager.default.isExecutableFile(atPath: "/usr/bin/zsh") {
             let probe =
                 "compadd() { shift; print -l -- \"$@\"; }; _arguments() { :; }; source <(keychainctl completion zsh); words=(keychainctl rm ''); CURRENT=3; _keychainctl"
             let zsh = user.run(["/usr/bin/zsh", "-c", probe])
             #expect(zsh.stdout == "api-token\ndb pass\nother\n", "\(zsh.stdout) \(zsh.stderr)")
+            let zshExec = user.run([
+                "/usr/bin/zsh", "-c",
+                "compadd() { shift; print -l -- \"$@\"; }; compset() { :; }; _arguments() { :; }; source <(keychainctl completion zsh); words=(keychainctl exec --env TOKEN=ap); CURRENT=4; PREFIX=TOKEN=ap; _keychainctl",
+            ])
+            #expect(zshExec.stdout == "api-token\ndb pass\nother\n", "\(zshExec.stdout) \(zshExec.stderr)")
         }
         // No key at hand: nothing, no error, no prompt (a passphrase keychain, nothing cached).
         #expect(user.shell("mv .config/keychainctl/keychain.key k && rm .local/share/keychainctl/keychain.db").status == 0)

@@ -45,7 +45,7 @@ struct ExecCommand: Subcommand {
             ("output", [Self.mask.spec, Self.ciMask.spec, Self.dryRun.spec]),
             (GlobalOptions.sectionTitle, GlobalOptions.specs),
         ],
-        trailingCommand: ("CMD [ARG…]", "The command to run, after --."))
+        queryOptions: ["env", "file"], trailingCommand: ("CMD [ARG…]", "The command to run, after --."))
 
     static let examples: [Example] = [
         Example(

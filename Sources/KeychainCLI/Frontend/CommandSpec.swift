@@ -71,6 +71,9 @@ struct CommandSpec: Sendable {
     /// Whether the first operand is a stored secret's name, which completion offers from the
     /// keychain (`keychainctl completion names`) when a key is at hand.
     var operandIsStoredName = false
+    /// The options whose value is VAR=QUERY (`exec --env`, `--file`): completion offers VAR=NAME for
+    /// the stored names, a bare NAME being the item `set NAME` stored.
+    var queryOptions: [String] = []
     /// The command a command runs, given after `--` (`exec -- CMD ARG…`), with its help; `nil`
     /// for the commands that run none.
     var trailingCommand: (name: String, help: String)? = nil

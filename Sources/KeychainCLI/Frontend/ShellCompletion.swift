@@ -49,7 +49,22 @@ enum ShellCompletion {
 
             """
         for command in commands {
-            out += "        \(command.name))\n            case \"$prev\" in\n"
+            out += "        \(command.name))\n"
+            if !command.queryOptions.isEmpty {
+                // VAR=NAME after a query option. bash splits the word at '=' (COMP_WORDBREAKS):
+                // `--env T = ap`; where it does not, the word is `T=ap`.
+                let options = quoted(" " + command.queryOptions.map { "--" + $0 }.joined(separator: " ") + " ")
+                let names = "\"$(keychainctl completion names 2>/dev/null)\""
+                out += "            local IFS=$'\\n' query_options=\(options)\n"
+                out +=
+                    "            if [ \"$COMP_CWORD\" -ge 3 ] && [ \"$prev\" = \"=\" ] && [[ \"$query_options\" == *\" ${COMP_WORDS[COMP_CWORD-3]} \"* ]]; then COMPREPLY=($(compgen -W \(names) -- \"$cur\")); return; fi\n"
+                out +=
+                    "            if [ \"$cur\" = \"=\" ] && [[ \"$query_options\" == *\" ${COMP_WORDS[COMP_CWORD-2]} \"* ]]; then COMPREPLY=($(compgen -W \(names) -- \"\")); return; fi\n"
+                out +=
+                    "            if [[ \"$query_options\" == *\" $prev \"* && \"$cur\" == *=* ]]; then COMPREPLY=($(compgen -P \"${cur%%=*}=\" -W \(names) -- \"${cur#*=}\")); return; fi\n"
+                out += "            unset IFS\n"
+            }
+            out += "            case \"$prev\" in\n"
             for option in command.options {
                 let names = ["--" + option.long] + (option.short.map { ["-\($0)"] } ?? [])
                 switch values(of: option) {
@@ -136,6 +151,11 @@ enum ShellCompletion {
                 out +=
                     "            if (( CURRENT == 3 )) && [[ $words[3] != -* ]]; then compadd -- ${(f)\"$(keychainctl completion names 2>/dev/null)\"}; return; fi\n"
             }
+            if !command.queryOptions.isEmpty {
+                let options = command.queryOptions.map { "--" + $0 }.joined(separator: "|")
+                out +=
+                    "            if [[ $words[CURRENT-1] == (\(options)) && $PREFIX == *=* ]]; then compset -P '*='; compadd -- ${(f)\"$(keychainctl completion names 2>/dev/null)\"}; return; fi\n"
+            }
             out += "            _arguments \\\n"
             for option in command.options {
                 var action = ""
@@ -175,6 +195,13 @@ enum ShellCompletion {
             let condition = "'\(seen)'"
             if command.operandIsStoredName {
                 out += "complete -c keychainctl -n \(condition) -a '(keychainctl completion names 2>/dev/null)'\n"
+            }
+            if !command.queryOptions.isEmpty {
+                // The option's own argument: fish offers it only the option's values.
+                for option in command.queryOptions {
+                    out +=
+                        "complete -c keychainctl -n '\(seen); and string match -q -- \"*=*\" (commandline -ct)' -l \(option) -x -a '(string replace -r \"=.*\" \"\" -- (commandline -ct))=(keychainctl completion names 2>/dev/null)'\n"
+                }
             }
             for option in command.options {
                 var line = "complete -c keychainctl -n \(condition) -l \(option.long)"
