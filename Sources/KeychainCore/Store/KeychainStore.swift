@@ -92,12 +92,12 @@ package final class KeychainStore {
 
     /// errSecNotAvailable when there is no file at `path`, naming `create`, the command that makes
     /// one: checked before anyone is asked for a passphrase or a secret.
-    package static func checkExists(_ path: String, create: String? = nil) throws(KeychainError) {
+    package static func checkExists(_ path: String, create: @autoclosure () -> String? = nil) throws(KeychainError) {
         guard access(path, F_OK) == 0 else {
             throw KeychainError(
                 .notAvailable,
                 hint:
-                    "no keychain at \(path.terminalSafe); create it with '\(create ?? "keychainctl init --keychain \(path.shellQuoted)")'.")
+                    "no keychain at \(path.terminalSafe); create it with '\(create() ?? "keychainctl init --keychain \(path.shellQuoted)")'.")
         }
     }
 
