@@ -96,10 +96,14 @@ struct ExecCommand: Subcommand {
                 StandardStreams.warn(exposed)
             }
             if keychain.cachedKeyRing == .user {
+                // A CI step cannot keep a session keyring of its own: there the advice is the job's lock step.
+                let inCI = Environment.value("GITHUB_ACTIONS") == "true" || Environment.value("GITLAB_CI") == "true"
                 StandardStreams.warn(
                     "the keychain's key is cached in the user keyring, which every process of this user can link and read"
                         + (isolation.allowKeyring ? ", CMD included (--allow-keyring)" : " (CMD cannot: its keyring calls are denied)")
-                        + "; run 'keychainctl unlock' inside a session keyring ('keyctl session - …') to keep it to one session.")
+                        + (inCI
+                            ? "; end the job with 'keychainctl lock' (an if: always() step, or after_script), so no later job of this runner's user finds it."
+                            : "; run 'keychainctl unlock' inside a session keyring ('keyctl session - …') to keep it to one session."))
             }
         }
         for warning in resolved.warnings { StandardStreams.warn(warning) }
