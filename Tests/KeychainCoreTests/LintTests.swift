@@ -113,7 +113,9 @@ import Testing
         #expect(three.map(\.target) == ["app", "share", "widget"])
         let app = try #require(three.first)
         #expect(app.file.hasSuffix("app.plist") && app.message.contains("share, widget cannot read"))
-        #expect(app.fix?.hasPrefix("pass group.com.example (kSecAttrAccessGroup)") == true && app.fix?.contains("such as SKMME9E2Y8.shared") == true)
+        #expect(
+            app.fix?.hasPrefix("pass group.com.example (kSecAttrAccessGroup)") == true
+                && app.fix?.contains("such as SKMME9E2Y8.shared") == true)
         // No group in common at all is an error; across teams the fix is not "share a group".
         let apart = Self.lint([try Self.target("app", "app.plist"), try Self.target("other", "other-team.plist")])
         let error = try #require(apart.first { $0.rule == "KC003" && $0.severity == .error })

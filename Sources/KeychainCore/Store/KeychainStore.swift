@@ -97,7 +97,8 @@ package final class KeychainStore {
             throw KeychainError(
                 .notAvailable,
                 hint:
-                    "no keychain at \(path.terminalSafe); create it with '\(create() ?? "keychainctl init --keychain \(path.shellQuoted)")'.")
+                    "no keychain at \(path.terminalSafe); create it with '\(create() ?? "keychainctl init --keychain \(path.shellQuoted)")'."
+            )
         }
     }
 
