@@ -49,7 +49,7 @@ struct ProfileCommand: Subcommand {
 
     func run() throws {
         guard action == "path" else { return try show() }
-        guard let path = ProfileSource.userDefaultPath else {
+        guard let path = ConfigFolder.defaultProfile else {
             throw ConfigurationError(
                 "neither XDG_CONFIG_HOME nor HOME is an absolute folder, so there is no default profile: the built-in one is used.")
         }

@@ -65,7 +65,7 @@ struct Clipboard {
         guard cspawn_pipe(&ends) == 0 else { throw InputError("cannot make a pipe: \(String(cString: strerror(errno))).") }
         let null = open("/dev/null", O_RDWR | O_CLOEXEC)
         defer { close(null) }
-        let child = start(tool.copy, environment: EnvironmentBlock(environment), dups: [(ends[0], 0), (null, 1), (null, 2)])
+        let child = start(executable, tool.copy, environment: EnvironmentBlock(environment), dups: [(ends[0], 0), (null, 1), (null, 2)])
         close(ends[0])
         guard child > 0 else {
             close(ends[1])
@@ -92,24 +92,19 @@ struct Clipboard {
             """ + tool.clear.joined(separator: " ") + " < /dev/null > /dev/null 2>&1\n"
         let variables = environment + [("KEYCHAINCTL_CLIP_SUM", SecretBytes(copying: Array(secret.sha256Hex.utf8)))]
         _ = start(
-            ["/bin/sh", "-c", script, "sh", String(seconds)] + tool.paste, environment: EnvironmentBlock(variables),
+            "/bin/sh", ["sh", "-c", script, "sh", String(seconds)] + tool.paste, environment: EnvironmentBlock(variables),
             dups: [(null, 0), (null, 1), (null, 2)])
     }
 
-    /// Starts `arguments` isolated as `exec`'s command is, its descriptors `dups`; its pid, or -1.
-    private func start(_ arguments: [String], environment: EnvironmentBlock, dups: [(from: Int32, to: Int32)]) -> pid_t {
-        let program = arguments[0].hasPrefix("/") ? arguments[0] : executableFor(arguments[0])
-        return ChildProcess.withCStrings(arguments) { argv in
+    /// Starts `program` with `arguments` (its name first), isolated as `exec`'s command is, its
+    /// descriptors `dups`; its pid, or -1.
+    private func start(_ program: String, _ arguments: [String], environment: EnvironmentBlock, dups: [(from: Int32, to: Int32)])
+        -> pid_t
+    {
+        ChildProcess.withCStrings(arguments) { argv in
             environment.withPointers { envp in
                 ChildProcess.Isolation().withOptions(dups: dups) { cspawn_start(program, argv, envp, $0) }
             }
         }
-    }
-
-    /// The path of the tool's program `name` (the copy tool's is known; the others sit beside it).
-    private func executableFor(_ name: String) -> String {
-        if name == tool.copy[0] { return executable }
-        if case .found(let found) = ChildProcess.resolve(name, path: Environment.value("PATH")) { return found }
-        return name
     }
 }

@@ -73,7 +73,7 @@ struct CommandContext {
     var profileSource: ProfileSource {
         if let path = options.profile { return .option(path) }
         if let path = GlobalOptions.profile.environmentValue { return .environment(path) }
-        guard let user = ProfileSource.userDefaultPath, access(user, F_OK) == 0 else { return .builtIn }
+        guard let user = ConfigFolder.defaultProfile, access(user, F_OK) == 0 else { return .builtIn }
         return .userDefault(user)
     }
 

@@ -10,10 +10,6 @@ enum ProfileSource: Equatable {
     case userDefault(String)
     case builtIn
 
-    /// The user's default profile: `profile.plist` in keychainctl's folder of settings
-    /// (`ConfigFolder`); `nil` when there is no such folder.
-    static var userDefaultPath: String? { ConfigFolder.defaultProfile }
-
     /// Refuses the user default profile at `path` unless it is the user's own: a regular file
     /// owned by this user or root, in a folder likewise owned, neither writable by group or others,
     /// reached through no link another user owns (as a key file). Anyone else who could write it
