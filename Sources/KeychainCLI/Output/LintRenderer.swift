@@ -32,6 +32,15 @@ struct LintRenderer {
         finding.runtime.map { .object(["status": .number(Int64($0.status)), "name": .string($0.name)]) } ?? .null
     }
 
+    /// `{"file", "key", "index", "action", "value"}`: key, index and value only where they apply.
+    private static func json(_ edit: LintEdit) -> JSON.Value {
+        var object: [String: JSON.Value] = ["file": .string(edit.file), "action": .string(edit.action.name)]
+        if let key = edit.key { object["key"] = .string(key) }
+        if let index = edit.index { object["index"] = .number(Int64(index)) }
+        if let value = edit.action.value { object["value"] = .string(value) }
+        return .object(object)
+    }
+
     var json: JSON.Value {
         let list: [JSON.Value] = findings.map { finding in
             var object: [String: JSON.Value] = [
@@ -44,6 +53,7 @@ struct LintRenderer {
             if let index = finding.index { object["index"] = .number(Int64(index)) }
             if let value = finding.value { object["value"] = .string(value) }
             if let fix = finding.fix { object["fix"] = .string(fix) }
+            if !finding.edits.isEmpty { object["edits"] = .array(finding.edits.map(Self.json)) }
             return .object(object)
         }
         return .object([

@@ -77,6 +77,8 @@ package struct LintFinding: Sendable {
     package let message: String
     /// The concrete fix.
     package var fix: String? = nil
+    /// The fix as edits of the files, when it is one (every edit is part of it).
+    package var edits: [LintEdit] = []
     /// The status the user will see at run time, with its name.
     package var runtime: (status: Int32, name: String)? = nil
 

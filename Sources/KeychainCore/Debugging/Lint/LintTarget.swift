@@ -85,6 +85,23 @@ struct TargetFacts {
             ?? teamID.map { $0.hasSuffix(".") ? String($0.dropLast()) : $0 }
     }
 
+    /// Its resolved application identifier (`TEAMID.bundle.id`), when it has one.
+    var applicationIdentifier: String? {
+        entitlements[AccessGroupList.Key.applicationIdentifier]?.string
+            ?? entitlements[AccessGroupList.Key.macApplicationIdentifier]?.string
+    }
+
+    /// Whether lint can state fixes as edits of the claims file: a plist or `.entitlements` file,
+    /// not a provisioning profile or a built bundle, which only signing changes.
+    var claimsAreEditable: Bool {
+        !target.claims.isProvisioningProfile && target.claims.bundle == nil && target.claims.executable == nil
+    }
+
+    /// `action` on the claims file's `key[index]`, or nothing when the file cannot be edited.
+    func edit(key: String, index: Int?, _ action: LintEdit.Action) -> [LintEdit] {
+        claimsAreEditable ? [LintEdit(file: target.claimsPath, key: key, index: index, action)] : []
+    }
+
     /// The strings of array entitlement `key` with their indices (non-strings skipped).
     func strings(_ key: String) -> [(index: Int, value: String)] {
         guard case .array(let elements) = entitlements[key] else { return [] }

@@ -7,11 +7,11 @@ extension Linter {
         var findings: [LintFinding] = []
         func finding(
             _ rule: String, _ severity: LintRule.Severity, key: String?, index: Int? = nil, value: String? = nil,
-            _ message: String, fix: String, runtime: (status: Int32, name: String)? = Self.missingEntitlement
+            _ message: String, fix: String, edits: [LintEdit] = [], runtime: (status: Int32, name: String)? = Self.missingEntitlement
         ) -> LintFinding {
             LintFinding(
                 rule: rule, severity: severity, file: file, target: target.name, key: key, index: index, value: value, message: message,
-                fix: fix, runtime: runtime)
+                fix: fix, edits: edits, runtime: runtime)
         }
         let isAppClip = target.claims.entitlements[AccessGroupList.Key.appClip]?.bool == true
         if isAppClip {
@@ -21,6 +21,7 @@ extension Linter {
                         "KC013", .error, key: AccessGroupList.Key.keychainAccessGroups, index: index, value: group,
                         "is listed by an App Clip: an App Clip may use only its application identifier's group; keychain calls naming another fail with errSecRestrictedAPI (-34020).",
                         fix: "drop keychain-access-groups from the App Clip; share through its parent app's application identifier group.",
+                        edits: fact.edit(key: AccessGroupList.Key.keychainAccessGroups, index: nil, .remove),
                         runtime: (-34020, "errSecRestrictedAPI")))
             }
         }
@@ -67,7 +68,8 @@ extension Linter {
                     finding(
                         "KC017", .warning, key: AccessGroupList.Key.keychainAccessGroups, index: index, value: group,
                         "(macOS) com.apple.token is implicit and no macOS provisioning profile can allow it: listing it can stop the app from launching.",
-                        fix: "remove it from keychain-access-groups (forums 655285).", runtime: nil))
+                        fix: "remove it from keychain-access-groups (forums 655285).",
+                        edits: fact.edit(key: AccessGroupList.Key.keychainAccessGroups, index: index, .remove), runtime: nil))
             }
         case .ios:
             for (index, group) in appGroups where !group.hasPrefix("group.") {
@@ -75,7 +77,8 @@ extension Linter {
                     finding(
                         "KC013", .warning, key: AccessGroupList.Key.applicationGroups, index: index, value: group,
                         "is not an iOS app group identifier: those start with \"group.\"; the profile cannot allow it.",
-                        fix: "name it \"group.\(group)\" (the macOS-style TEAMID. form is for macOS only)."))
+                        fix: "name it \"group.\(group)\" (the macOS-style TEAMID. form is for macOS only).",
+                        edits: fact.edit(key: AccessGroupList.Key.applicationGroups, index: index, .replace("group.\(group)"))))
             }
         }
         return findings

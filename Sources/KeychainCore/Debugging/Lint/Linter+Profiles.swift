@@ -3,6 +3,23 @@ extension Linter {
     /// Thirty days, in milliseconds: an expiry this close is a warning.
     static let expiryWarning: Int64 = 30 * 86_400_000
 
+    /// The claim a refused one was meant to be: the same group under the profile's team when the
+    /// profile allows that (a group copied from another team's target), else the one value the
+    /// profile allows and the target does not claim yet (a fork's own group for the upstream one).
+    static func allowedInstead(
+        _ refusal: ProvisioningProfile.Refusal, of fact: TargetFacts, by profile: ProvisioningProfile, allowed: [String]
+    ) -> String? {
+        if let prefix = GroupPrefix.of(refusal.value).valid, let team = profile.document.teamIdentifiers.first, prefix != team {
+            let moved = team + refusal.value.dropFirst(prefix.count)
+            return profile.pattern(allowing: moved, for: refusal.entitlement) == nil ? nil : moved
+        }
+        let claimed = fact.strings(refusal.entitlement).map(\.value)
+        let unclaimed = allowed.filter { value in
+            !value.containsBytes("*") && !value.sameBytes(as: AccessGroupList.tokenGroup) && !claimed.contains { $0.sameBytes(as: value) }
+        }
+        return unclaimed.count == 1 ? unclaimed[0] : nil
+    }
+
     func profileFindings(_ fact: TargetFacts) -> [LintFinding] {
         guard let profile = fact.target.provisioning else { return [] }
         let target = fact.target
@@ -16,13 +33,17 @@ extension Linter {
                 profile.allowlist[
                     refusal.entitlement == AccessGroupList.Key.macApplicationIdentifier
                         ? AccessGroupList.Key.applicationIdentifier : refusal.entitlement] ?? []
+            let instead = refusal.index == nil ? nil : Self.allowedInstead(refusal, of: fact, by: profile, allowed: allowed)
             findings.append(
                 LintFinding(
                     rule: "KC009", severity: .error, file: target.claimsPath, target: target.name, key: refusal.entitlement,
                     index: refusal.index, value: refusal.value,
                     message:
                         "is not allowed by \(profile.name.map { "profile \"\($0)\"" } ?? profile.path) (allows: \(allowed.isEmpty ? "nothing" : allowed.joined(separator: ", "))): \(consequence).",
-                    fix: "claim only what the profile allows, or regenerate the profile with this capability (\(profile.path))."))
+                    fix:
+                        "claim only what the profile allows\(instead.map { " (\($0) instead)" } ?? ""), or regenerate the profile with this capability (\(profile.path)).",
+                    edits: refusal.index == nil
+                        ? [] : fact.edit(key: refusal.entitlement, index: refusal.index, instead.map { .replace($0) } ?? .remove)))
         }
         for key in AccessGroupList.groupSources {
             let values = profile.document.entitlements[key].map { $0.stringArray ?? ($0.string.map { [$0] } ?? []) } ?? []

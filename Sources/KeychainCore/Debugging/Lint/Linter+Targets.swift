@@ -34,7 +34,8 @@ extension Linter {
                             rule: "KC003", severity: .error, file: writer.target.claimsPath, target: writer.target.name,
                             message:
                                 "\(writer.target.name) and \(reader.target.name) have no access group in common: neither can read what the other stores.",
-                            fix: sharingFix(writer, reader, landing: landing), runtime: Self.itemNotFound))
+                            fix: sharingFix(writer, reader, landing: landing), edits: sharingEdits(writer, reader, landing: landing),
+                            runtime: Self.itemNotFound))
                 }
             }
             guard !missed.isEmpty else { continue }
@@ -51,6 +52,7 @@ extension Linter {
                     fix: everyone.isEmpty
                         ? "no group \(writer.target.name) writes is read by all of them: pass, per reader, a group both read (\(perReader.joined(separator: "; "))) when adding shared items."
                         : defaultFix(everyone, targets: [writer] + missed, adder: writer.target.name),
+                    edits: everyone.isEmpty ? [] : defaultEdits(everyone, targets: [writer] + missed, adder: writer, all: facts),
                     runtime: Self.itemNotFound))
         }
         // KC012: targets whose adds land in different groups.
@@ -64,8 +66,11 @@ extension Linter {
                     message:
                         "default add groups differ: \(landings.map { "\($0.0) → \($0.1 ?? "(none)")" }.joined(separator: ", ")). Items a target adds without a group stay where only it looks first (openradar 20744541).",
                     fix: shared.isEmpty
-                        ? "no group is written by every target: list one Team-prefixed group (such as \(Self.suggestedGroup(facts))) first in each target's keychain-access-groups, or pass a group when adding."
-                        : defaultFix(shared, targets: facts, adder: nil)))
+                        ? "no group is written by every target: list one Team-prefixed group (such as \(Self.suggestedGroup(facts))) first in every target's keychain-access-groups, or pass a group when adding."
+                        : defaultFix(shared, targets: facts, adder: nil),
+                    edits: shared.isEmpty
+                        ? Self.putFirst(Self.suggestedGroup(facts), in: facts)
+                        : defaultEdits(shared, targets: facts, adder: nil, all: facts)))
         }
         return findings
     }
@@ -86,7 +91,24 @@ extension Linter {
         let appGroup = shared[0]
         return
             "pass \(appGroup) (kSecAttrAccessGroup) \(when): it is an app group, which cannot come first in keychain-access-groups; "
-            + "for a default they share, list one Team-prefixed group, such as \(Self.suggestedGroup(targets)), first in each target's keychain-access-groups."
+            + "for a default they share, list one Team-prefixed group, such as \(Self.suggestedGroup(targets)), first in every target's keychain-access-groups."
+    }
+
+    /// `defaultFix` as edits: the Team-prefixed group first in the adder's (or every target's) list;
+    /// where they share only an app group, the suggested Team-prefixed group first in the list of
+    /// every target linted (`all`: a new group no target reads yet must be read by all of them).
+    private func defaultEdits(_ shared: [String], targets: [TargetFacts], adder: TargetFacts?, all: [TargetFacts]) -> [LintEdit] {
+        let appGroups = Set(targets.flatMap { $0.strings(AccessGroupList.Key.applicationGroups).map { Array($0.value.utf8) } })
+        if let team = shared.first(where: { !appGroups.contains(Array($0.utf8)) }) {
+            return Self.putFirst(team, in: adder.map { [$0] } ?? targets)
+        }
+        return Self.putFirst(Self.suggestedGroup(targets), in: all)
+    }
+
+    /// `group` put first in the keychain-access-groups of each of `targets` (none if one cannot be edited).
+    static func putFirst(_ group: String, in targets: [TargetFacts]) -> [LintEdit] {
+        let edits = targets.map { $0.edit(key: AccessGroupList.Key.keychainAccessGroups, index: nil, .putFirst(group)) }
+        return edits.contains(where: \.isEmpty) ? [] : edits.flatMap { $0 }
     }
 
     /// A Team-prefixed group name to suggest where the targets share none: `TEAMID.shared`.
@@ -102,6 +124,13 @@ extension Linter {
                 "they are signed under different App ID prefixes (\(one), \(other)), and no access group crosses teams: sign both with one team (KC007), then list one group in both."
         }
         return "give both targets one group (\(landing), or an app group) and pass it when adding shared items."
+    }
+
+    /// `sharingFix` as an edit: the reader lists the group the writer's adds land in (one team only).
+    private func sharingEdits(_ writer: TargetFacts, _ reader: TargetFacts, landing: String) -> [LintEdit] {
+        if let one = writer.appIDPrefix, let other = reader.appIDPrefix, one != other { return [] }
+        let key = landing.hasPrefix("group.") ? AccessGroupList.Key.applicationGroups : AccessGroupList.Key.keychainAccessGroups
+        return reader.edit(key: key, index: nil, .append(landing))
     }
 
     /// KC011: groups the source `.entitlements` lists that the signed claims lack, and the reverse.
@@ -124,8 +153,9 @@ extension Linter {
                             "is in the source file but not in the signed entitlements (\(fact.target.claimsPath)): the build lacks it.",
                         fix: fact.target.claimsPath.hasSuffix("-Simulated.xcent")
                             ? "the simulator build signs with these simulated entitlements: add the capability in the target's Signing & Capabilities so Xcode writes it for the simulator and the device alike, and test sharing on a device too."
-                            : "check CODE_SIGN_ENTITLEMENTS for every build configuration, and the capability in the target's Signing & Capabilities."
-                    ))
+                            : "check CODE_SIGN_ENTITLEMENTS for every build configuration, and the capability in the target's Signing & Capabilities.",
+                        // What the fixed build signs: the signed claims list it too.
+                        edits: fact.edit(key: key, index: nil, .append(value))))
             }
             for (index, value) in signed where !listed.contains(where: { $0.value.sameBytes(as: value) }) {
                 findings.append(
@@ -134,7 +164,9 @@ extension Linter {
                         value: value,
                         message:
                             "is signed but not in the source file (\(sourcePath)): another entitlements file or a build setting added it.",
-                        fix: "make the source file the one the build signs with."))
+                        fix: "make the source file the one the build signs with.",
+                        // What the fixed build signs: the source's list, without it.
+                        edits: fact.edit(key: key, index: index, .remove)))
             }
         }
         return findings
