@@ -86,7 +86,16 @@ import Testing
         #expect(user.shell(create, extra: viaVariable).status == 0)
         let locked = user.shell("keychainctl get api", extra: viaVariable)
         #expect(locked.status == 36 && locked.stderr.contains("set KEYCHAINCTL_KEY_FILE"), "\(locked.stderr)")
-        #expect(user.shell("keychainctl get api", extra: viaVariable + ["KEYCHAINCTL_KEY_FILE=\(user.home)/work/team.db.key"]).status == 44)
+        // Both ways the hint names, run as printed.
+        let option = try User.hint(locked, after: ": pass ", end: ", or set")
+        #expect(option == "--key-file \(user.home)/work/team.db.key", "\(locked.stderr)")
+        #expect(user.shell("keychainctl get api \(option)", extra: viaVariable).status == 44)
+        let variable = try User.hint(locked, after: "or set ", end: " for every call")
+        #expect(user.shell("export \(variable) && keychainctl get api", extra: viaVariable).status == 44, "\(variable)")
+        // Without that file, the hint cannot guess: it says which sources there are.
+        #expect(user.shell("mv work/team.db.key work/elsewhere.key").status == 0)
+        let unknown = user.shell("keychainctl get api", extra: viaVariable)
+        #expect(unknown.status == 36 && unknown.stderr.contains("pass --key-file PATH"), "\(unknown.stderr)")
         // Named by the option, with a space: the hint quotes it for the shell.
         let spaced = user.shell("keychainctl get api --keychain 'my keys.db'")
         let createSpaced = try User.hint(spaced, after: "create it with '", end: "'.\n")

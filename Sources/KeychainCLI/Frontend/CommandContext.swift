@@ -50,10 +50,13 @@ struct CommandContext {
         ]
         .contains { $0 != nil }
         if !usesDefaultKeychain, !keyInEnvironment, options.keyFile == nil, options.passphraseFD == nil {
-            words += ["--generate-key-file", (keychainPath + ".key").shellQuoted]
+            words += ["--generate-key-file", besideKeyFile.shellQuoted]
         }
         return words.joined(separator: " ")
     }
+
+    /// The key file `initCommand` names beside a keychain other than the default (`PATH.key`).
+    var besideKeyFile: String { keychainPath + ".key" }
 
     /// errSecNotAvailable naming `initCommand` when the keychain file does not exist.
     func checkKeychainExists() throws {
@@ -220,11 +223,19 @@ struct CommandContext {
             return CredentialSource(useCache: false) { _ in explicit }
         }
         let defaultKeyFile = defaultKeyFile
+        let besideKeyFile = usesDefaultKeychain ? nil : besideKeyFile
         return CredentialSource(useCache: !noCache) { passphraseKeychain in
             // One stat, and only when nothing else gave a key.
             if !passphraseKeychain, let defaultKeyFile, access(defaultKeyFile, F_OK) == 0 { return try Self.key(fromFile: defaultKeyFile) }
             if let environmentPassphrase { return .passphrase(try Self.capped(environmentPassphrase, source: Self.passphraseVariable)) }
             if let prompted = try Self.prompted("Keychain passphrase: ") { return .passphrase(prompted) }
+            // The key file the 53 hint had init make beside this keychain: named, so the hint runs as printed.
+            if !passphraseKeychain, let besideKeyFile, access(besideKeyFile, F_OK) == 0 {
+                throw KeychainError(
+                    .interactionNotAllowed,
+                    hint: "no key given; \(besideKeyFile) beside the keychain may be its key file: pass --key-file "
+                        + "\(besideKeyFile.shellQuoted), or set KEYCHAINCTL_KEY_FILE=\(besideKeyFile.shellQuoted) for every call.")
+            }
             throw KeychainError(
                 .interactionNotAllowed,
                 hint: passphraseKeychain
