@@ -132,8 +132,9 @@ import Testing
         let rendered = ReferencePage.markdown(
             KeychainCommandLine.commands.map { $0.spec }, version: ("keychainctl " + VersionReport.number),
             examples: KeychainCommandLine.examples)
-        if ProcessInfo.processInfo.environment["KEYCHAINCTL_RECORD"] == "1" {
+        if GoldenFile.recording {
             try rendered.write(toFile: path, atomically: true, encoding: .utf8)
+            GoldenFile.recorded("docs/REFERENCE.md")
         }
         let reference = try String(contentsOfFile: path, encoding: .utf8)
         #expect(reference == rendered, "docs/REFERENCE.md differs from 'keychainctl manpage --markdown'; regenerate it")
