@@ -245,10 +245,8 @@ import Testing
     }
 
     /// While `add` waits for its secret on stdin (the keychain already opened with the key from
-    /// `KEYCHAINCTL_KEY`), the live process has a core-size limit of 0 and its environment block,
-    /// as /proc shows it to anyone allowed to look, no longer holds the key.
-    @Test func aRunningProcessDumpsNoCoreAndHoldsNoKeyInItsEnvironment() throws {
-        let sandbox = try Sandbox()
+    /// `KEYCHAINCTL_KEY`), the live process: its /proc files as a given user sees them.
+    static func whileWaitingForInput(_ sandbox: Sandbox) throws -> (key: String, limits: String, environ: Data?) {
         let key = try String(contentsOfFile: sandbox.keyFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         var limits = ""
         var environ: Data?
@@ -266,16 +264,26 @@ import Testing
         }
         #expect(result.status == 0, "\(result.stderr)")
         #expect(blockedOnStdin)
+        return (key, limits, environ)
+    }
+
+    /// The live process has a core-size limit of 0, and is not dumpable: only root may read its
+    /// environment block.
+    @Test func aRunningProcessDumpsNoCore() throws {
+        let (_, limits, environ) = try Self.whileWaitingForInput(try Sandbox())
         let coreLine = limits.split(separator: "\n").first { $0.hasPrefix("Max core file size") }
         let softAndHard = coreLine.map { Array($0.split(separator: " ").suffix(3).prefix(2)) }
         #expect(softAndHard == ["0", "0"], "\(limits)")
-        if let environ {
-            #expect(!environ.isEmpty)
-            #expect(environ.range(of: Data(key.utf8)) == nil, "the key is still in the process's environment block")
-            #expect(environ.range(of: Data("PATH=".utf8)) != nil)
-        } else {
-            // Unreadable: the process is not dumpable, and only root may read its /proc files.
-            #expect(getuid() != 0)
-        }
+        #expect((environ == nil) == (getuid() != 0), "a non-root user reads /proc/PID/environ only of a dumpable process")
+    }
+
+    /// Its environment block, as root sees it in /proc, no longer holds the key.
+    @Test(.enabled(if: getuid() == 0, "needs root to read a non-dumpable process's environment"))
+    func aRunningProcessHoldsNoKeyInItsEnvironment() throws {
+        let (key, _, environ) = try Self.whileWaitingForInput(try Sandbox())
+        let block = try #require(environ)
+        #expect(!block.isEmpty)
+        #expect(block.range(of: Data(key.utf8)) == nil, "the key is still in the process's environment block")
+        #expect(block.range(of: Data("PATH=".utf8)) != nil)
     }
 }

@@ -58,13 +58,16 @@ import Testing
         let file = account.devices[0].folder + "/items.jsonl"
         try Data(lines.utf8).write(to: URL(fileURLWithPath: file))
         #expect(account.devices[0].run(["import", file, "--input-format", "jsonl"]).status == 0)
+        var interrupted = 0
         for attempt in 0..<6 {
             // Each round changes a few items and kills the sync after a random delay.
             account.devices[0].run(["update", "-s", "bulk", "-a", "\(attempt)", "--sync", "yes", "--set-password", "changed-\(attempt)"])
-            try account.devices[0].killMidway(
+            let killed = try account.devices[0].killMidway(
                 ["sync", "--cloud", account.cloud], environment: ["KEYCHAINCTL_ACCOUNT_KEY_FILE": account.accountKey],
-                after: UInt32.random(in: 1_000...120_000))
+                after: KillMidway.logUniform(1_000.0, 400_000.0))
+            if killed { interrupted += 1 }
         }
+        #expect(interrupted > 0, "no sync was interrupted: the kills all came after it finished")
         #expect(account.sync(0).status == 0)
         #expect(account.devices[0].run(["verify"], profile: nil).status == 0)
         #expect(account.records.count == 300)

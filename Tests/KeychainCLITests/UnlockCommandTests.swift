@@ -30,15 +30,16 @@ import Testing
         return keys.split(separator: "\n").first { $0.hasPrefix(prefix) }.map(String.init)
     }
 
-    @Test func lockedWithoutCredentialThenUnlockedThenLockedAgain() throws {
-        let (sandbox, bare, withPassphrase) = try Self.passphraseKeychain()
+    @Test func withoutACredentialAPassphraseKeychainIsLockedToTheCall() throws {
+        let (sandbox, bare, _) = try Self.passphraseKeychain()
         let locked = sandbox.run(["find", "-s", "api", "-w"], environment: bare)
         #expect(locked.status == 36, "\(locked.stderr)")
         #expect(locked.stderr.contains("keychainctl unlock"))
-        guard Self.keyringAvailable else {
-            #expect(sandbox.run(["unlock"], profile: nil, environment: withPassphrase).status == 78)
-            return
-        }
+    }
+
+    @Test(.enabled(if: keyringAvailable)) func lockedWithoutCredentialThenUnlockedThenLockedAgain() throws {
+        let (sandbox, bare, withPassphrase) = try Self.passphraseKeychain()
+        #expect(sandbox.run(["find", "-s", "api", "-w"], environment: bare).status == 36)
         let unlocked = sandbox.run(["unlock", "--timeout", "5m"], profile: nil, environment: withPassphrase)
         #expect(unlocked.status == 0, "\(unlocked.stderr)")
         #expect(unlocked.stderr.contains("key cached in the") && !unlocked.stderr.contains(Self.passphrase))

@@ -69,7 +69,10 @@ import Testing
             _ = try keychain.keychain.update(
                 TemporaryKeychain.request([("svce", "api")]), changes: [("labl", label)], secret: nil, caller: app)
             let item = try find([("svce", "api")]).items[0].item
-            guard case .date(let next) = item.attributes["mdat"] else { return }
+            guard case .date(let next) = item.attributes["mdat"] else {
+                Issue.record("the update after \(label) lost mdat: \(item.attributes["mdat"] as Any)")
+                return
+            }
             #expect(next > last)
             #expect(item.attributes["cdat"] == .date(created))
             last = next

@@ -52,7 +52,9 @@ import Testing
 
     @Test func teamIDResolvesBothVariables() throws {
         let profile = try Fixtures.profile("source-variables.entitlements", teamID: "ABCDE12345.")
-        #expect(profile.accessGroups.groups.allSatisfy { $0.hasPrefix("ABCDE12345.com.example.") })
+        // The Team ID given with its trailing dot, as the variables' values end.
+        #expect(
+            profile.accessGroups.groups == ["ABCDE12345.com.example.shared", "ABCDE12345.com.example.team", "ABCDE12345.com.example.app"])
     }
 }
 

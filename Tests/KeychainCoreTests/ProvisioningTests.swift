@@ -66,7 +66,8 @@ import Testing
 
     @Test func theSigningProfileResolvesBuildVariables() throws {
         let profile = try Fixtures.profile("source-variables.entitlements", provisioning: "dev-app.mobileprovision")
-        #expect(profile.accessGroups.groups.allSatisfy { $0.hasPrefix("SKMME9E2Y8.com.example.") })
+        #expect(
+            profile.accessGroups.groups == ["SKMME9E2Y8.com.example.shared", "SKMME9E2Y8.com.example.team", "SKMME9E2Y8.com.example.app"])
     }
 
     @Test func macOSTokenGroupAndTeamStyleAppGroupsNeedNoProfile() throws {
