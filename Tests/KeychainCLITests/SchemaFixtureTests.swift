@@ -74,6 +74,32 @@ import Testing
         #expect(try dump == Self.schemaDump(ofNew: sandbox))
     }
 
+    /// A file of today's format (version 5), committed: every kind of item opens with the current
+    /// binary, its schema is a new file's, and it verifies. A change to the format that only reads
+    /// the files it writes itself fails here.
+    @Test func schemaVersion5IsTodaysFormat() throws {
+        let sandbox = try Sandbox(initialize: false)
+        let (keychain, environment) = try Self.copy(version: 5, into: sandbox)
+        func run(_ arguments: [String]) -> Sandbox.Run { sandbox.run(arguments, environment: environment) }
+        #expect(run(["find", "-s", "fixture", "-a", "v5", "-w"]).stdout == "written-by-schema-5")
+        let inet = run([
+            "find", "--class", "inet", "--server", "example.com", "--port", "443", "--return", "data,attributes", "--format", "json",
+        ])
+        let object = try #require(try inet.json() as? [String: Any], "\(inet.stderr)")
+        #expect(object["v_Data"] as? String == Data("inet-v5".utf8).base64EncodedString())
+        #expect(object["binn"] as? String == Data("field-v5".utf8).base64EncodedString())
+        #expect(run(["find", "-s", "fixture", "-a", "synced5", "--sync", "yes", "-w"]).stdout == "synced")
+        #expect(run(["find", "-s", "fixture", "-a", "gone", "--sync", "yes"]).status == 44)
+        #expect(run(["find", "-s", "fixture", "-a", "guarded", "-w", "--auth", "approve"]).stdout == "guarded")
+        #expect(run(["find", "-s", "fixture", "-a", "guarded", "-w", "--auth", "cancel"]).status == 128)
+        let identity = run(["find", "--class", "idnt", "--format", "json"])
+        #expect((try identity.json() as? [String: Any])?["labl"] as? String == "ci signing", "\(identity.stderr)")
+        let verified = sandbox.run(["verify", "--format", "json"], profile: nil, environment: environment)
+        #expect(verified.status == 0, "\(verified.stderr)")
+        #expect((try verified.json() as? [String: Any])?["version"] as? Int == 5)
+        #expect(try Self.schemaDump(keychain) == Self.schemaDump(ofNew: sandbox))
+    }
+
     /// `sqlite_schema`'s names in storage order.
     static func schemaDump(_ path: String) throws -> [String] {
         let connection = try SQLiteConnection(path: path, create: false)
