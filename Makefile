@@ -57,22 +57,26 @@ check: deps
 test: check
 	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=30
 
-# Each fuzzer for FUZZ_SECONDS from the seeds in Fixtures/Fuzz (new inputs go to a scratch folder),
-# FUZZ_JOBS of them at a time (libFuzzer runs on one core). A crash, a leak, an input taking over
-# 5 s or 2 GB fails the target; its input is left in .build/fuzz/ and the log's tail is printed.
+# Each fuzzer for FUZZ_SECONDS from the seeds in Fixtures/Fuzz and the corpus earlier runs grew in
+# .build/fuzz/corpus (kept between runs, so each run starts where the last stopped; a CI cache of
+# that folder carries it between jobs), FUZZ_JOBS of them at a time (libFuzzer runs on one core). A
+# crash, a leak, a broken property, an input taking over 5 s or 2 GB fails the target; its input is
+# left in .build/fuzz/ and the log's tail is printed. A target that left no status or no "Done"
+# line (killed) fails too.
 FUZZ_JOBS ?= 2
 fuzz: deps
 	@for t in $(FUZZ_TARGETS); do $(FUZZ_BUILD) --product fuzz-$$t >/dev/null || exit 1; done
 	@rm -f .build/fuzz/*.status
 	@printf '%s\n' $(FUZZ_TARGETS) | xargs -P $(FUZZ_JOBS) -I{} sh -c '\
-		work="$$(mktemp -d)"; \
+		mkdir -p .build/fuzz/corpus/{}; \
 		.build/fuzz/release/fuzz-{} -max_total_time=$(FUZZ_SECONDS) -timeout=5 -rss_limit_mb=2048 \
-			-artifact_prefix=.build/fuzz/{}- "$$work" Fixtures/Fuzz/{} > .build/fuzz/{}.log 2>&1; status=$$?; \
-		rm -rf "$$work"; echo $$status > .build/fuzz/{}.status'
+			-artifact_prefix=.build/fuzz/{}- .build/fuzz/corpus/{} Fixtures/Fuzz/{} > .build/fuzz/{}.log 2>&1; \
+		echo $$? > .build/fuzz/{}.status'
 	@failed=0; for t in $(FUZZ_TARGETS); do \
-		log=".build/fuzz/$$t.log"; status="$$(cat .build/fuzz/$$t.status)"; \
-		echo "fuzz-$$t: $$(grep -E '^Done' "$$log" | tail -n 1)"; \
-		if [ "$$status" -ne 0 ]; then tail -n 40 "$$log"; failed=$$status; fi; \
+		log=".build/fuzz/$$t.log"; status="$$(cat .build/fuzz/$$t.status 2>/dev/null || echo 99)"; \
+		done_line="$$(grep -E '^Done [0-9]+ runs' "$$log" | tail -n 1)"; \
+		echo "fuzz-$$t: $${done_line:-no Done line}"; \
+		if [ "$${status:-99}" -ne 0 ] || [ -z "$$done_line" ]; then tail -n 40 "$$log"; failed=1; fi; \
 	done; exit $$failed
 
 demo: build

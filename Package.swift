@@ -82,12 +82,14 @@ let package = Package(
 if ProcessInfo.processInfo.environment["KEYCHAINCTL_FUZZ"] != nil {
     package.targets += [
         .target(name: "FuzzSupport", path: "Fuzz/support"),
-        .executableTarget(name: "fuzz-profile", dependencies: ["KeychainCore", "FuzzSupport"], path: "Fuzz/profile"),
+        .executableTarget(
+            name: "fuzz-profile", dependencies: ["KeychainCore", "FuzzSupport", "KeychainTestSupport"], path: "Fuzz/profile"),
         .executableTarget(name: "fuzz-arguments", dependencies: ["KeychainCLI", "FuzzSupport"], path: "Fuzz/arguments"),
         .executableTarget(name: "fuzz-values", dependencies: ["KeychainCore", "FuzzSupport"], path: "Fuzz/values"),
         .executableTarget(
             name: "fuzz-formats", dependencies: ["KeychainCore", "FuzzSupport", "KeychainTestSupport"], path: "Fuzz/formats"),
-        .executableTarget(name: "fuzz-archive", dependencies: ["KeychainCore", "FuzzSupport"], path: "Fuzz/archive"),
+        .executableTarget(
+            name: "fuzz-archive", dependencies: ["KeychainCore", "FuzzSupport", "KeychainTestSupport"], path: "Fuzz/archive"),
         .executableTarget(name: "fuzz-objects", dependencies: ["KeychainCore", "FuzzSupport"], path: "Fuzz/objects"),
     ]
 }

@@ -1,11 +1,13 @@
 import FuzzSupport
 import Glibc
 import KeychainCore
+import KeychainTestSupport
 
 /// libFuzzer target: any bytes as an `.ipa`, read as `--app` and `--profile` read it: its app and
 /// every target inside, each target's executable (the Mach-O reader) and provisioning profile.
 /// minizip reads from a file, so each input is written to one first (in /dev/shm when it exists).
-/// Every input must end in targets or a ProfileError: no crash, no hang, no runaway memory.
+/// Every input must end in targets or a ProfileError: no crash, no hang, no runaway memory; the
+/// targets have distinct paths, and each one's access groups keep `GroupListInvariants`.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzArchive(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let folder = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp"
@@ -27,8 +29,13 @@ public func fuzzArchive(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
         _ = try? ProfileDocument.load(path: path)
         return 0
     }
+    precondition(Set(targets.map(\.path)).count == targets.count, "a target listed twice")
     for target in targets {
-        _ = try? Profile.load(path: target.path, teamID: "FUZZTEAM", platform: nil, allowWildcard: false)
+        if let profile = try? Profile.load(path: target.path, teamID: "FUZZTEAM", platform: nil, allowWildcard: false),
+            let violation = GroupListInvariants.violation(profile.accessGroups)
+        {
+            preconditionFailure(violation)
+        }
     }
     return 0
 }

@@ -3,14 +3,16 @@ import KeychainCLI
 
 /// libFuzzer target: NUL-separated words as a command line, parsed and built for its command
 /// (nothing runs), and each word as an `exec` QUERY. The first byte picks the subcommand so every
-/// option table is reached.
+/// option table is reached. What parses must parse the same in its canonical spelling.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzArguments(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let bytes = UnsafeBufferPointer(start: data, count: count)
     guard let first = bytes.first else { return 0 }
     let commands = KeychainCommandLine.commandNames
     let words = bytes.dropFirst().split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
-    _ = KeychainCommandLine.parseOnly([commands[Int(first) % commands.count]] + words)
+    let arguments = [commands[Int(first) % commands.count]] + words
+    _ = KeychainCommandLine.parseOnly(arguments)
+    precondition(KeychainCommandLine.parsesTheSameCanonically(arguments), "a parse differs in its canonical spelling")
     for word in words { _ = KeychainCommandLine.parsesAsQuery(word) }
     return 0
 }

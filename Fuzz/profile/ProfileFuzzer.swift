@@ -1,13 +1,19 @@
 import FuzzSupport
 import KeychainCore
+import KeychainTestSupport
 
 /// libFuzzer target: any bytes as a profile file (XML, binary or signed plist, or a Mach-O executable,
 /// thin or universal, whose code signature or section carries them). Every input must
-/// end in a profile or a ProfileError: no crash, no hang, no runaway memory.
+/// end in a profile or a ProfileError: no crash, no hang, no runaway memory; a profile's access
+/// groups keep `GroupListInvariants`.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzProfile(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: count))
-    _ = try? Profile.decode(bytes, path: "fuzz.plist", teamID: "FUZZTEAM", platform: nil, allowWildcard: false)
+    if let profile = try? Profile.decode(bytes, path: "fuzz.plist", teamID: "FUZZTEAM", platform: nil, allowWildcard: false),
+        let violation = GroupListInvariants.violation(profile.accessGroups)
+    {
+        preconditionFailure(violation)
+    }
     return 0
 }
 

@@ -123,12 +123,19 @@ import Testing
         #expect(kept.stdout == "/tmp/account.key\n", "\(kept.stdout)")
     }
 
-    /// Outside exec too, the keyring calls of a plain command work (the filter is exec's alone).
-    @Test func keyringCallsAreDeniedOnlyToTheCommand() throws {
+    /// The command's keyring calls are denied (EPERM), with a keyring on the machine or without one.
+    @Test func keyringCallsAreDeniedToTheCommand() throws {
         let sandbox = try Sandbox()
         sandbox.add(["-s", "api", "-a", "ci"], secret: "SECRET-api")
         let denied = Self.run(sandbox, ["exec", "--env", "T=service=api,account=ci", "--", "python3", "-c", Self.keyringProbe])
         #expect(denied.stdout == "keyring errno 1\n", "\(denied.stdout) \(denied.stderr)")
+    }
+
+    /// With --allow-keyring the command's keyring calls work (the filter is exec's alone).
+    @Test(.enabled(if: UnlockCommandTests.keyringAvailable, "needs the kernel keyring"))
+    func keyringCallsAreAllowedWhenAsked() throws {
+        let sandbox = try Sandbox()
+        sandbox.add(["-s", "api", "-a", "ci"], secret: "SECRET-api")
         let allowed = Self.run(
             sandbox, ["exec", "--allow-keyring", "--env", "T=service=api,account=ci", "--", "python3", "-c", Self.keyringProbe])
         #expect(allowed.stdout.hasPrefix("keyring ") && !allowed.stdout.contains("errno"), "\(allowed.stdout) \(allowed.stderr)")

@@ -84,3 +84,32 @@ import Testing
         #expect(run.status == 44 && run.stderr.contains("\"status\""), "\(run.stderr)")
     }
 }
+
+/// The argument fuzzer's property, on command lines that stress it: what parses, parses the same
+/// again in its canonical spelling.
+@Suite struct CanonicalArgumentsTests {
+    @Test(arguments: [
+        ["add", "-s", "api", "-a", "-dash-first", "--label=", "--attr", "gena=1", "--attr", "gena=2"],
+        // A value starting with a combining mark: "=" and the mark are one Character (found by fuzz-arguments).
+        ["init", "--kdf", "\u{0612}---"], ["add", "-s", "x", "--label=\u{0301}x"],
+        ["error", "-25300"],
+        ["error", "--", "-34018"],
+        ["exec", "--env", "A=api", "--prefix", "X_", "--", "sh", "-c", "echo --help"],
+        ["device", "passcode", "set"],
+        ["cloud", "init", "/tmp/store", "--generate-account-key-file", "/tmp/k"],
+        ["init", "--generate-key-file"],
+        ["find", "-s", "x", "--limit", "all", "-w", "--format", "json"],
+        ["lint", "--target", "a=/x.plist", "--code-group", "G", "--code-group", "G"],
+    ])
+    func aParseIsTheSameInItsCanonicalSpelling(_ arguments: [String]) throws {
+        let type = try #require(KeychainCommandLine.commands.first { $0.name == arguments[0] })
+        let parsed = try ParsedArguments(arguments.dropFirst(), spec: type.spec)
+        let canonical = parsed.canonical(type.spec)
+        let again = try ParsedArguments(canonical[...], spec: type.spec)
+        #expect(again.sameArguments(as: parsed), "\(arguments) → \(canonical)")
+        #expect(KeychainCommandLine.parsesTheSameCanonically(arguments))
+        // And the comparison can tell arguments apart.
+        let other = try ParsedArguments(["--help"][...], spec: type.spec)
+        #expect(!other.sameArguments(as: parsed))
+    }
+}

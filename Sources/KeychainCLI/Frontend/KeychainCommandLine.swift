@@ -109,6 +109,17 @@ public enum KeychainCommandLine {
     /// Parses an `exec` QUERY as `exec` does; whether it is one (for the argument fuzzer).
     package static func parsesAsQuery(_ text: String) -> Bool { (try? SecretQuery.parse(text, name: "fuzz")) != nil }
 
+    /// Whether `arguments`, when they parse, parse the same again in their canonical spelling
+    /// (`ParsedArguments.canonical`); true when they do not parse.
+    package static func parsesTheSameCanonically(_ arguments: [String]) -> Bool {
+        guard let name = arguments.first, let type = commands.first(where: { $0.name == name }),
+            let parsed = try? ParsedArguments(arguments.dropFirst(), spec: type.spec), !parsed.helpRequested
+        else { return true }
+        let canonical = parsed.canonical(type.spec)
+        guard let again = try? ParsedArguments(canonical[...], spec: type.spec) else { return false }
+        return again.sameArguments(as: parsed)
+    }
+
     /// Parses `arguments` as `run` does and builds the command, without running it: what the
     /// argument fuzzer drives. Returns 0, or 64 for a usage error.
     package static func parseOnly(_ arguments: [String]) -> Int32 {

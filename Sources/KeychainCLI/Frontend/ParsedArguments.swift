@@ -84,12 +84,14 @@ struct ParsedArguments {
             var option: OptionSpec?
             var inlineValue: String?
             let shown: String
-            if word.hasPrefix("--"), word.count > 2 {
-                let body = word.dropFirst(2)
-                let name = body.prefix { $0 != "=" }
-                option = options.first { $0.long.utf8.elementsEqual(name.utf8) }
-                if name.count < body.count { inlineValue = String(body.dropFirst(name.count + 1)) }
-                shown = "--" + name
+            if word.hasPrefix("--"), word.utf8.count > 2 {
+                // Split at the "=" byte: as Characters, "=" and a combining mark after it are one,
+                // and `--label=\u{301}x` would read as an unknown option.
+                let body = word.utf8.dropFirst(2)
+                let name = body.prefix { $0 != UInt8(ascii: "=") }
+                option = options.first { $0.long.utf8.elementsEqual(name) }
+                if name.count < body.count { inlineValue = String(decoding: body.dropFirst(name.count + 1), as: UTF8.self) }
+                shown = "--" + String(decoding: name, as: UTF8.self)
             } else if word.hasPrefix("-"), word.count == 2, let short = word.last {
                 option = options.first { $0.short == short }
                 shown = word
@@ -133,6 +135,28 @@ struct ParsedArguments {
             }
             values[option.long, default: []].append(value)
         }
+    }
+
+    /// These arguments in one spelling: the action's words, each option as `--long` or
+    /// `--long=value`, then the operands (after `--` where the command runs none) and the trailing
+    /// command after `--`. Parsed again they give these arguments (the argument fuzzer checks it).
+    func canonical(_ spec: CommandSpec) -> [String] {
+        var words = action.map { $0.split(separator: " ").map(String.init) } ?? []
+        let optionWords =
+            flags.sorted().map { "--" + $0 } + values.keys.sorted().flatMap { name in values[name]!.map { "--\(name)=\($0)" } }
+        if spec.trailingCommand != nil {
+            words += operands + optionWords
+            if let trailing { words += ["--"] + trailing }
+        } else {
+            words += optionWords + (operands.isEmpty ? [] : ["--"] + operands)
+        }
+        return words
+    }
+
+    /// Whether `other` holds the same action, options, operands and trailing command.
+    func sameArguments(as other: ParsedArguments) -> Bool {
+        action == other.action && values == other.values && flags == other.flags && operands == other.operands
+            && trailing == other.trailing
     }
 
     /// " Did you mean '--x'?" when one of `spec`'s long options is close to `shown`; empty otherwise.
