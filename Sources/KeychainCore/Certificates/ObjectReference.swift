@@ -33,9 +33,9 @@ package enum ObjectReference {
     /// Why returning `returns` of `item` would hand out a private key's bytes it may not, or `nil`:
     /// its data (Apple's external representation) or, with the flag, its private PEM need the
     /// flag and an extractable key.
-    package static func exportRefusal(_ item: Item, returns: ReturnOptions, allowed: Bool) -> KeychainError? {
+    package static func exportRefusal(_ item: Item, returnsData: Bool, returnsReference: Bool, allowed: Bool) -> KeychainError? {
         guard item.itemClass == .key || item.itemClass == .identity, item.attributes[Schema.keyClass] == .number(1) else { return nil }
-        guard returns.contains(.data) || (allowed && returns.contains(.reference)) else { return nil }
+        guard returnsData || (allowed && returnsReference) else { return nil }
         guard allowed else {
             return KeychainError(
                 .param,

@@ -84,7 +84,8 @@ extension Keychain {
                 _ = try forEachMatch(query, filter: filter, withSecret: false, openSecret: false, access: .read) { match, _ in
                     if checksExport,
                         let refusal = ObjectReference.exportRefusal(
-                            match.opened.item, returns: query.returns, allowed: request.allowPrivateKeyExport)
+                            match.opened.item, returnsData: query.returns.contains(.data),
+                            returnsReference: query.returns.contains(.reference), allowed: request.allowPrivateKeyExport)
                     {
                         throw refusal
                     }

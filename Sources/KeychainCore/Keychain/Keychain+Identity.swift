@@ -18,7 +18,8 @@ extension Keychain {
         let join = try joinIdentities(request, caller: caller, skipDamaged: skipDamaged)
         for match in join.pairs {
             if let refusal = ObjectReference.exportRefusal(
-                match.identity, returns: join.shape.returns, allowed: request.allowPrivateKeyExport)
+                match.identity, returnsData: join.shape.returns.contains(.data), returnsReference: join.shape.returns.contains(.reference),
+                allowed: request.allowPrivateKeyExport)
             {
                 throw refusal
             }

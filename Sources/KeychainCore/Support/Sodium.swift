@@ -1,8 +1,8 @@
 import CSodium
 
-/// The libsodium library, initialised once per process.
-///
-/// Only files in `Crypto/` talk to libsodium; everything else goes through the types here.
+/// The libsodium library, initialised once per process, and what needs no key: random bytes and
+/// unkeyed fingerprints. Keys, sealing and keyed digests are `Crypto/`'s; only `Support/` and
+/// `Crypto/` talk to libsodium.
 enum Sodium {
     /// Runs `sodium_init` the first time it is read; later reads are free.
     static let ready: Bool = sodium_init() >= 0
