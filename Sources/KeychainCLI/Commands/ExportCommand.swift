@@ -5,7 +5,7 @@ import KeychainCore
 /// the formats `import`, dotenv loaders, shells and GitHub Actions read (docs/CI.md).
 struct ExportCommand: Subcommand {
     static let format = Option.choice(
-        "format", nil, "json|jsonl|dotenv|shell|github-env", "What to write (default json).", Format.init(rawValue:))
+        "format", nil, "json|jsonl|dotenv|shell|github-env", "What to write (default json).", ExportFormat.init(rawValue:))
     static let withSecrets = Flag("with-secrets", "Include each item's secret (v_Data in json and jsonl; the value in the others).")
     static let allowPrivateKeyExport = Flag(
         "allow-private-key-export",
@@ -51,11 +51,9 @@ struct ExportCommand: Subcommand {
         )
     ]
 
-    enum Format: String { case json, jsonl, dotenv, shell, githubEnv = "github-env" }
-
     let context: CommandContext
     let item: ItemOptions
-    let format: Format
+    let format: ExportFormat
     let withSecrets: Bool
     let output: String?
     let force: Bool

@@ -50,7 +50,7 @@ struct FindCommand: Subcommand {
     let allowPrivateKeyExport: Bool
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
-        context = try CommandContext(arguments)
+        context = try CommandContext(arguments, allowsAuthUISkip: true)
         item = try ItemOptions(arguments)
         limit = try arguments.value(Self.limit)
         returns = ReturnWords.split(try arguments.values(Self.returns))

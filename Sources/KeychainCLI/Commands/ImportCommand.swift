@@ -3,10 +3,10 @@ import KeychainCore
 
 /// `keychainctl import`: items from json, jsonl, dotenv or the environment, added in one
 /// transaction with conflicts handled by one policy (docs/CI.md).
-struct ImportCommand: Subcommand {
+struct ImportCommand: ImportOptions, Subcommand {
     static let inputFormat = Option.choice(
         "input-format", nil, "json|jsonl|dotenv|pkcs12", "The input's format (default: from the file name, else sniffed).",
-        InputFormat.init(rawValue:))
+        ImportFormat.init(rawValue:))
     static let p12PassphraseFD = Option.descriptor("p12-passphrase-fd", "pkcs12: read the file's passphrase from this file descriptor.")
     static let fromEnv = Option.text(
         "from-env", nil, "NAME,…", repeatable: true, "Import these variables of keychainctl's own environment.")
@@ -58,11 +58,9 @@ struct ImportCommand: Subcommand {
         )
     ]
 
-    enum InputFormat: String { case json, jsonl, dotenv, pkcs12 }
-
     let context: CommandContext
     let file: String?
-    let inputFormat: InputFormat?
+    let inputFormat: ImportFormat?
     let fromEnv: [String]
     let service: String?
     let group: String?

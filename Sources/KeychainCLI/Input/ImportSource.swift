@@ -1,10 +1,23 @@
 import Glibc
 import KeychainCore
 
+/// What an import source needs of the command that reads it: where the items are, in what
+/// format, and how an entry that names only itself (a dotenv line, a variable) becomes an item.
+protocol ImportOptions {
+    var file: String? { get }
+    var inputFormat: ImportFormat? { get }
+    var fromEnv: [String] { get }
+    var service: String? { get }
+    /// The request for the dotenv or environment entry `name`.
+    func request(name: String) -> ItemRequest
+    /// `item`, in the default group where it names none.
+    func inDefaultGroup(_ item: Keychain.ImportItem) -> Keychain.ImportItem
+}
+
 /// Where `import`'s items come from, handed over one at a time: a json document, jsonl lines
 /// (streamed), a dotenv file, or variables of keychainctl's own environment.
 final class ImportSource {
-    private let command: ImportCommand
+    private let command: any ImportOptions
     private let name: String
     private var lines: LineReader?
     private var pending: [Keychain.ImportItem] = []
@@ -14,7 +27,7 @@ final class ImportSource {
     /// Warnings to print once the import is done (a readable input, a `$` in dotenv).
     private(set) var warnings: [String] = []
 
-    init(_ command: ImportCommand) throws {
+    init(_ command: any ImportOptions) throws {
         self.command = command
         showProgress = StandardStreams.isTerminal(2)
         if !command.fromEnv.isEmpty {
@@ -86,7 +99,7 @@ final class ImportSource {
         return pending.removeFirst()
     }
 
-    private static func format(fromName path: String) -> ImportCommand.InputFormat? {
+    private static func format(fromName path: String) -> ImportFormat? {
         if path.hasSuffix(".json") { return .json }
         if path.hasSuffix(".jsonl") || path.hasSuffix(".ndjson") { return .jsonl }
         if path.hasSuffix(".env") { return .dotenv }
@@ -94,7 +107,7 @@ final class ImportSource {
     }
 
     /// json when the input opens with `[` or `{"format"`, jsonl with any other `{`, else dotenv.
-    private static func sniff(_ first: SecretBytes) -> ImportCommand.InputFormat {
+    private static func sniff(_ first: SecretBytes) -> ImportFormat {
         first.withUnsafeBytes { bytes in
             let text = bytes.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF }
             guard let opening = text.first else { return .jsonl }

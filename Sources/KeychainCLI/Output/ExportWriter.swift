@@ -3,7 +3,7 @@ import KeychainCore
 
 /// `export`'s output, item by item, with secrets kept in guarded memory until written.
 final class ExportWriter {
-    let format: ExportCommand.Format
+    let format: ExportFormat
     let withSecrets: Bool
     let naming: VariableNaming
     let skipBinary: Bool
@@ -16,7 +16,7 @@ final class ExportWriter {
     /// Every value written (for github-env's `::add-mask::` lines).
     private(set) var values: [(name: String, value: SecretBytes)] = []
 
-    init(format: ExportCommand.Format, withSecrets: Bool, naming: VariableNaming, skipBinary: Bool, strict: Bool) {
+    init(format: ExportFormat, withSecrets: Bool, naming: VariableNaming, skipBinary: Bool, strict: Bool) {
         self.strict = strict
         self.format = format
         self.withSecrets = withSecrets
@@ -88,7 +88,7 @@ final class ExportWriter {
 
     /// One assignment in guarded memory: `NAME="…"` (dotenv), `export NAME='…'` (shell), or a
     /// `NAME<<DELIMITER` block (github-env, with a random delimiter the value does not contain).
-    static func assignment(_ name: String, _ value: SecretBytes, format: ExportCommand.Format) throws -> SecretBytes {
+    static func assignment(_ name: String, _ value: SecretBytes, format: ExportFormat) throws -> SecretBytes {
         let out = SecretBytes(count: 0)
         func text(_ string: String) { Array(string.utf8).withUnsafeBytes { out.append($0) } }
         func byte(_ byte: UInt8) { withUnsafeBytes(of: byte) { out.append($0) } }

@@ -6,13 +6,17 @@ import KeychainCore
 /// each from its option, else its environment variable, else the default.
 struct CommandContext {
     var options: GlobalOptions
-    /// The command being run (`--auth-ui skip` belongs to find alone).
+    /// The command being run.
     let command: String
+    /// Whether the command leaves protected items out of its results with `--auth-ui skip` (find
+    /// alone, as Apple's kSecUseAuthenticationUISkip applies to SecItemCopyMatching only).
+    let allowsAuthUISkip: Bool
 
     /// The context `arguments` gives; a command that owns `--format` passes `ownFormat`.
-    init(_ arguments: ParsedArguments, ownFormat: Bool = false) throws(UsageError) {
+    init(_ arguments: ParsedArguments, ownFormat: Bool = false, allowsAuthUISkip: Bool = false) throws(UsageError) {
         options = try GlobalOptions(arguments, ownFormat: ownFormat)
         command = arguments.command
+        self.allowsAuthUISkip = allowsAuthUISkip
     }
 
     /// The device state this call runs as: the option, else KEYCHAINCTL_DEVICE_STATE (an unknown
@@ -156,7 +160,7 @@ struct CommandContext {
     /// (unless `--auth-ui fail`). `--auth-ui skip` outside find is errSecParam, before anything else.
     func authentication() throws -> Authentication {
         let ui = options.authUI ?? .allow
-        try Authentication(ui: ui).checkSkip(allowed: command == FindCommand.name, operation: command)
+        try Authentication(ui: ui).checkSkip(allowed: allowsAuthUISkip, operation: command)
         var answerText = options.auth?.rawValue
         if answerText == nil, let text = GlobalOptions.auth.environmentValue {
             guard Authentication.Answer(rawValue: text) != nil else {

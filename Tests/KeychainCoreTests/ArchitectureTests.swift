@@ -1,0 +1,123 @@
+import Foundation
+import KeychainTestSupport
+import Testing
+
+/// The storeys CONTRIBUTING.md draws, kept: each folder of a module (a room) uses only the types of
+/// rooms on lower storeys, so no two rooms depend on each other and a feature cannot tie the
+/// foundation to itself. A type's room is the folder that declares it; a use is its name in code
+/// (comments and string literals left out).
+@Suite struct ArchitectureTests {
+    /// KeychainCore's rooms, ground floor first.
+    static let core: [[String]] = [
+        ["Support", "Errors"],
+        ["Model"],
+        ["Crypto", "Certificates"],
+        ["Store", "Query", "Cache", "Entitlements"],
+        ["Keychain"],
+        ["Debugging", "Device", "Lifecycle", "Sync", "Transfer"],
+    ]
+
+    /// KeychainCLI's rooms, ground floor first.
+    static let cli: [[String]] = [
+        ["Console"],
+        ["Framework"],
+        ["Options"],
+        ["Input", "Output"],
+        ["Context"],
+        ["Exec", "Pages"],
+        ["Commands"],
+    ]
+
+    /// Each use of a type of another room: (from room, to room, type, file).
+    static func uses(in module: String) throws -> [(from: String, to: String, type: String, file: String)] {
+        let root = PackagePaths.root + "/Sources/" + module
+        var files: [(room: String, path: String, code: String)] = []
+        for path in FileManager.default.enumerator(atPath: root)?.compactMap({ $0 as? String }) ?? [] where path.hasSuffix(".swift") {
+            let room = String(path.split(separator: "/")[0])
+            let text = try String(contentsOfFile: root + "/" + path, encoding: .utf8)
+            files.append((room, path, Self.code(text)))
+        }
+        // Types declared at the top level of each room (a name declared in two rooms is ambiguous and skipped).
+        let declaration = try NSRegularExpression(
+            pattern:
+                #"^(?:(?:package|public|private|fileprivate|internal|final|indirect) )*(?:struct|enum|class|protocol|actor|typealias) ([A-Z][A-Za-z0-9_]*)"#,
+            options: .anchorsMatchLines)
+        var owners: [String: Set<String>] = [:]
+        for file in files {
+            for match in declaration.matches(in: file.code, range: NSRange(file.code.startIndex..., in: file.code)) {
+                owners[String(file.code[Range(match.range(at: 1), in: file.code)!]), default: []].insert(file.room)
+            }
+        }
+        let word = try NSRegularExpression(pattern: #"\b[A-Z][A-Za-z0-9_]*\b"#)
+        var found: [(String, String, String, String)] = []
+        for file in files {
+            let names = Set(
+                word.matches(in: file.code, range: NSRange(file.code.startIndex..., in: file.code)).map {
+                    String(file.code[Range($0.range, in: file.code)!])
+                })
+            for name in names.sorted() {
+                guard let rooms = owners[name], rooms.count == 1, let owner = rooms.first, owner != file.room else { continue }
+                found.append((file.room, owner, name, file.path))
+            }
+        }
+        return found
+    }
+
+    /// `text` without comments and string literals' contents.
+    static func code(_ text: String) -> String {
+        var out = ""
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            var kept = ""
+            var inString = false
+            var previous: Character = " "
+            for character in line {
+                if !inString, character == "/", previous == "/" {
+                    kept.removeLast()
+                    break
+                }
+                if character == "\"", previous != "\\" { inString.toggle() }
+                if !inString || character == "\"" { kept.append(character) }
+                previous = character
+            }
+            out += kept + "\n"
+        }
+        return out
+    }
+
+    @Test(arguments: [("KeychainCore", core), ("KeychainCLI", cli)])
+    func everyRoomUsesOnlyRoomsBelowIt(_ module: String, _ storeys: [[String]]) throws {
+        let level = Dictionary(uniqueKeysWithValues: storeys.enumerated().flatMap { index, rooms in rooms.map { ($0, index) } })
+        let rooms = try FileManager.default.contentsOfDirectory(atPath: PackagePaths.root + "/Sources/" + module).filter {
+            !$0.hasSuffix(".swift")
+        }
+        #expect(Set(rooms) == Set(level.keys), "\(module)'s folders and the storeys differ: \(rooms.sorted())")
+        let uses = try Self.uses(in: module)
+        #expect(uses.count > 100, "the scan found only \(uses.count) uses across rooms")
+        for use in uses {
+            guard let from = level[use.from], let to = level[use.to] else { continue }
+            #expect(to < from, "\(module)/\(use.file) (\(use.from)) uses \(use.type) of \(use.to), which is not below it")
+        }
+    }
+
+    /// The scan sees uses across rooms and leaves comments and strings out (so the test above has
+    /// something to check, and can fail).
+    @Test func theScanSeesUsesAcrossRooms() throws {
+        let uses = try Self.uses(in: "KeychainCore")
+        #expect(uses.contains { $0.from == "Keychain" && $0.to == "Model" && $0.type == "Schema" })
+        #expect(Self.code("let a = \"Keychain\" // Sync\nSchema.x") == "let a = \"\" \nSchema.x\n")
+    }
+
+    /// CONTRIBUTING.md's map lists each module's rooms from the top storey down, as the tests hold them.
+    @Test(arguments: [("KeychainCore", core), ("KeychainCLI", cli)])
+    func theMapShowsTheStoreys(_ module: String, _ storeys: [[String]]) throws {
+        let map = try String(contentsOfFile: PackagePaths.root + "/CONTRIBUTING.md", encoding: .utf8)
+        let section = try #require(map.components(separatedBy: "\n\(module)\n").dropFirst().first, "the map has no \(module) block")
+        let lines = section.components(separatedBy: "\n").prefix { $0.hasPrefix(" ") || $0.isEmpty }
+        let listed = lines.compactMap { line -> String? in
+            let word = line.trimmingCharacters(in: .whitespaces).split(separator: " ").first.map(String.init) ?? ""
+            return word.hasSuffix("/") ? String(word.dropLast()) : nil
+        }
+        let expected = storeys.reversed().flatMap { $0 }
+        #expect(listed == expected, "CONTRIBUTING.md lists \(module)'s rooms as \(listed)")
+    }
+}
