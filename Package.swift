@@ -38,9 +38,14 @@ let package = Package(
         // Starting exec's command and git: fork, a fresh session keyring, descriptors closed and the
         // keyring calls denied by seccomp before execve (posix_spawn can do none of it).
         .target(name: "CSpawn"),
+        // The engine in three storeys, each a module, so the compiler keeps their dependencies
+        // pointing down (CONTRIBUTING.md's map; ArchitectureTests keeps the rooms inside each). A
+        // generic the foundation offers the others is @inlinable, or they cannot specialise it:
+        // release builds' cross-module optimisation did not (measured with callgrind, CHANGELOG.md).
+        // The foundation: support, errors, the model, cryptography, the store, queries, the key cache.
         .target(
-            name: "KeychainCore",
-            dependencies: ["CSQLite", "CSodium", "CCrypto", "CZip", "CKeyring", "CFileSync"],
+            name: "KeychainFoundation",
+            dependencies: ["CSQLite", "CSodium", "CCrypto", "CZip", "CKeyring"],
             linkerSettings: [
                 // Release binaries link SQLite and libsodium statically (and `make release` links the
                 // whole executable statically): every call is a new process, and the dynamic loader's
@@ -57,6 +62,11 @@ let package = Package(
                     ],
                     .when(configuration: .release)),
             ]),
+        // Apple's formats: entitlements and provisioning profiles, what Xcode built, certificates and keys.
+        .target(name: "KeychainFormats", dependencies: ["KeychainFoundation", "CCrypto", "CZip"]),
+        // The SecItem policy and the features over it.
+        .target(
+            name: "KeychainCore", dependencies: ["KeychainFoundation", "KeychainFormats", "CSQLite", "CFileSync"]),
         .target(
             name: "KeychainCLI",
             dependencies: ["KeychainCore", "CProcess", "CTerminal", "CSpawn", "CBuildInfo"]),

@@ -252,7 +252,9 @@ import Testing
     /// behind the layout.
     @Test func theArchitectureMapNamesEveryFolder() throws {
         let map = try String(contentsOfFile: Sandbox.packageRoot + "/CONTRIBUTING.md", encoding: .utf8)
-        for parent in ["Sources", "Sources/KeychainCLI", "Sources/KeychainCore", "Tests"] {
+        for parent in [
+            "Sources", "Sources/KeychainCLI", "Sources/KeychainCore", "Sources/KeychainFormats", "Sources/KeychainFoundation", "Tests",
+        ] {
             for folder in try FileManager.default.contentsOfDirectory(atPath: Sandbox.packageRoot + "/" + parent) {
                 var isFolder: ObjCBool = false
                 guard FileManager.default.fileExists(atPath: Sandbox.packageRoot + "/\(parent)/\(folder)", isDirectory: &isFolder),

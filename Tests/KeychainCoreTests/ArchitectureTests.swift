@@ -7,7 +7,11 @@ import Testing
 /// foundation to itself. A type's room is the folder that declares it; a use is its name in code
 /// (comments and string literals left out).
 @Suite struct ArchitectureTests {
-    /// KeychainCore's rooms, ground floor first.
+    /// The engine's modules, ground floor first: the compiler keeps them apart, this test the rooms
+    /// inside and across them.
+    static let engine = ["KeychainFoundation", "KeychainFormats", "KeychainCore"]
+
+    /// The engine's rooms, ground floor first.
     static let core: [[String]] = [
         ["Support", "Errors"],
         ["Model"],
@@ -28,14 +32,23 @@ import Testing
         ["Commands"],
     ]
 
-    /// Each use of a type of another room: (from room, to room, type, file).
-    static func uses(in module: String) throws -> [(from: String, to: String, type: String, file: String)] {
-        let root = PackagePaths.root + "/Sources/" + module
+    /// The folders (rooms) of `modules`.
+    static func rooms(of modules: [String]) throws -> [String] {
+        try modules.flatMap { module in
+            try FileManager.default.contentsOfDirectory(atPath: PackagePaths.root + "/Sources/" + module).filter { !$0.hasSuffix(".swift") }
+        }
+    }
+
+    /// Each use of a type of another room in `modules`: (from room, to room, type, file).
+    static func uses(in modules: [String]) throws -> [(from: String, to: String, type: String, file: String)] {
         var files: [(room: String, path: String, code: String)] = []
-        for path in FileManager.default.enumerator(atPath: root)?.compactMap({ $0 as? String }) ?? [] where path.hasSuffix(".swift") {
-            let room = String(path.split(separator: "/")[0])
-            let text = try String(contentsOfFile: root + "/" + path, encoding: .utf8)
-            files.append((room, path, Self.code(text)))
+        for module in modules {
+            let root = PackagePaths.root + "/Sources/" + module
+            for path in FileManager.default.enumerator(atPath: root)?.compactMap({ $0 as? String }) ?? [] where path.hasSuffix(".swift") {
+                let room = String(path.split(separator: "/")[0])
+                let text = try String(contentsOfFile: root + "/" + path, encoding: .utf8)
+                files.append((room, module + "/" + path, Self.code(text)))
+            }
         }
         // Types declared at the top level of each room (a name declared in two rooms is ambiguous and skipped).
         let declaration = try NSRegularExpression(
@@ -84,40 +97,43 @@ import Testing
         return out
     }
 
-    @Test(arguments: [("KeychainCore", core), ("KeychainCLI", cli)])
-    func everyRoomUsesOnlyRoomsBelowIt(_ module: String, _ storeys: [[String]]) throws {
+    @Test(arguments: [(engine, core), (["KeychainCLI"], cli)])
+    func everyRoomUsesOnlyRoomsBelowIt(_ modules: [String], _ storeys: [[String]]) throws {
         let level = Dictionary(uniqueKeysWithValues: storeys.enumerated().flatMap { index, rooms in rooms.map { ($0, index) } })
-        let rooms = try FileManager.default.contentsOfDirectory(atPath: PackagePaths.root + "/Sources/" + module).filter {
-            !$0.hasSuffix(".swift")
-        }
-        #expect(Set(rooms) == Set(level.keys), "\(module)'s folders and the storeys differ: \(rooms.sorted())")
-        let uses = try Self.uses(in: module)
+        let rooms = try Self.rooms(of: modules)
+        #expect(rooms.sorted() == level.keys.sorted(), "\(modules)' folders and the storeys differ: \(rooms.sorted())")
+        let uses = try Self.uses(in: modules)
         #expect(uses.count > 100, "the scan found only \(uses.count) uses across rooms")
         for use in uses {
             guard let from = level[use.from], let to = level[use.to] else { continue }
-            #expect(to < from, "\(module)/\(use.file) (\(use.from)) uses \(use.type) of \(use.to), which is not below it")
+            #expect(to < from, "\(use.file) (\(use.from)) uses \(use.type) of \(use.to), which is not below it")
         }
     }
 
     /// The scan sees uses across rooms and leaves comments and strings out (so the test above has
     /// something to check, and can fail).
     @Test func theScanSeesUsesAcrossRooms() throws {
-        let uses = try Self.uses(in: "KeychainCore")
+        let uses = try Self.uses(in: Self.engine)
         #expect(uses.contains { $0.from == "Keychain" && $0.to == "Model" && $0.type == "Schema" })
         #expect(Self.code("let a = \"Keychain\" // Sync\nSchema.x") == "let a = \"\" \nSchema.x\n")
     }
 
-    /// CONTRIBUTING.md's map lists each module's rooms from the top storey down, as the tests hold them.
-    @Test(arguments: [("KeychainCore", core), ("KeychainCLI", cli)])
+    /// CONTRIBUTING.md's map lists each module's rooms from the top storey down, and every room of
+    /// the module.
+    @Test(arguments: engine.map { ($0, core) } + [("KeychainCLI", cli)])
     func theMapShowsTheStoreys(_ module: String, _ storeys: [[String]]) throws {
         let map = try String(contentsOfFile: PackagePaths.root + "/CONTRIBUTING.md", encoding: .utf8)
-        let section = try #require(map.components(separatedBy: "\n\(module)\n").dropFirst().first, "the map has no \(module) block")
-        let lines = section.components(separatedBy: "\n").prefix { $0.hasPrefix(" ") || $0.isEmpty }
+        // A module's block: its name and what it is on one line, then its rooms, indented.
+        let section = try #require(map.components(separatedBy: "\n\(module) ").dropFirst().first, "the map has no \(module) block")
+        let lines = section.components(separatedBy: "\n").dropFirst().prefix { $0.hasPrefix(" ") || $0.isEmpty }
         let listed = lines.compactMap { line -> String? in
             let word = line.trimmingCharacters(in: .whitespaces).split(separator: " ").first.map(String.init) ?? ""
             return word.hasSuffix("/") ? String(word.dropLast()) : nil
         }
-        let expected = storeys.reversed().flatMap { $0 }
-        #expect(listed == expected, "CONTRIBUTING.md lists \(module)'s rooms as \(listed)")
+        let rooms = try Self.rooms(of: [module])
+        #expect(listed.sorted() == rooms.sorted(), "CONTRIBUTING.md lists \(module)'s rooms as \(listed)")
+        let level = Dictionary(uniqueKeysWithValues: storeys.enumerated().flatMap { index, rooms in rooms.map { ($0, index) } })
+        let levels = listed.compactMap { level[$0] }
+        #expect(levels == levels.sorted(by: >), "CONTRIBUTING.md lists \(module)'s rooms out of storey order: \(listed)")
     }
 }

@@ -1,3 +1,6 @@
+import KeychainFormats
+import KeychainFoundation
+
 /// What `matrix` found: for each item (or access group) and each target, whether the target may
 /// read and write it, and why not (docs/DEBUGGING.md).
 package struct AccessMatrix: Sendable {

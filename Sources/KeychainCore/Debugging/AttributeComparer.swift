@@ -1,3 +1,6 @@
+import KeychainFormats
+import KeychainFoundation
+
 /// Compares rows with a query's own attributes without opening them: by the plaintext protection
 /// column and the keyed digests, so rows of a locked class are compared too. Shared by `explain`
 /// (which counts the misses) and `matrix` (which keeps the rows with none).

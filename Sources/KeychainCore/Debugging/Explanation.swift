@@ -1,3 +1,6 @@
+import KeychainFormats
+import KeychainFoundation
+
 /// What `explain` found: the status a call would return and, for every item that nearly matches,
 /// why it is or is not included (docs/DEBUGGING.md).
 package struct Explanation: Sendable {

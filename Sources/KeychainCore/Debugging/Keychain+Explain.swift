@@ -1,3 +1,6 @@
+import KeychainFormats
+import KeychainFoundation
+
 /// `explain`: the status a SecItem call would return for this caller, and every item that nearly
 /// matches with each reason it is or is not included (docs/DEBUGGING.md).
 ///

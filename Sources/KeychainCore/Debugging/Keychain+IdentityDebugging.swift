@@ -1,3 +1,6 @@
+import KeychainFormats
+import KeychainFoundation
+
 /// `matrix` and `explain` for identities: the join made of what each half's rows show, so that a
 /// target that reads the certificate but not its key is seen not to have the identity.
 extension Keychain {

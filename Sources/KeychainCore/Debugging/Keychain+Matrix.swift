@@ -1,3 +1,6 @@
+import KeychainFormats
+import KeychainFoundation
+
 /// `matrix`: which targets may read and write each item the query selects, and where each target's
 /// adds without a group land (docs/DEBUGGING.md).
 ///

@@ -1,3 +1,6 @@
+import KeychainFormats
+import KeychainFoundation
+
 /// `--team-change`: what an app transfer or App ID prefix migration does to one target's items
 /// in this keychain, and the `migrate-group` plan that would keep them.
 extension Keychain {

@@ -1,3 +1,6 @@
+import KeychainFormats
+import KeychainFoundation
+
 /// An App Clip leaving the device (docs/FIDELITY.md): uninstalled, its items go with it
 /// (`SecItemDb.c`, `SecServerDeleteForAppClipApplicationIdentifier`); replaced by its full app,
 /// its items move to the app first (`SecServerPromoteAppClipItemsToParentApp`). Only items the

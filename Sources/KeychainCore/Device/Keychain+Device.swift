@@ -1,3 +1,6 @@
+import KeychainFormats
+import KeychainFoundation
+
 /// The simulated device the keychain belongs to (docs/FIDELITY.md): locking it, rebooting it, its
 /// passcode. The state is sealed in the file (schema version 3)
 /// and decides which class keys the key ring will unwrap.

@@ -1,3 +1,6 @@
+import KeychainFormats
+import KeychainFoundation
+
 /// How one call answers the authentication a protected item asks for (docs/FIDELITY.md):
 /// kSecUseAuthenticationUI, the user's answer, and the
 /// application password.

@@ -1,3 +1,6 @@
+import KeychainFormats
+import KeychainFoundation
+
 /// The process a request runs as: its profile's name and access groups.
 package struct Caller: Sendable {
     /// How to name the caller in hints (the profile's path).

@@ -1,3 +1,6 @@
+import KeychainFormats
+import KeychainFoundation
+
 /// SecItemAdd (`SecItemServer.c`, `_SecItemAdd`).
 extension Keychain {
     /// What an add produced.

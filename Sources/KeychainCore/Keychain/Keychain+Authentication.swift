@@ -1,3 +1,6 @@
+import KeychainFormats
+import KeychainFoundation
+
 /// Access control on the rows a call reaches (docs/FIDELITY.md): a
 /// protected item asks for authentication on every read and every change (existence checks and
 /// attribute-only finds included), never on delete.

@@ -1,3 +1,6 @@
+import KeychainFormats
+import KeychainFoundation
+
 /// SecItemDelete (`SecItemServer.c`, `_SecItemDelete`).
 extension Keychain {
     /// Deletes every match (default limit all). Check order: no writable group (-34018) → explicit

@@ -1,3 +1,6 @@
+import KeychainFormats
+import KeychainFoundation
+
 /// SecItemCopyMatching (`SecItemServer.c`, `_SecItemCopyMatching`).
 extension Keychain {
     /// One matched item, with its secret when data was asked for.

@@ -1,3 +1,6 @@
+import KeychainFormats
+import KeychainFoundation
+
 /// The rows a modifying call (update, delete) acts on, and what such a call reports.
 extension Keychain {
     /// What an update or delete did (or, in a dry run, would do).

@@ -1,3 +1,6 @@
+import KeychainFormats
+import KeychainFoundation
+
 /// `migrate-group`: SecItemUpdate's access-group move (Apple's functional tests move items G1 → G2)
 /// for a whole family of items at once, all or nothing.
 extension Keychain {

@@ -1,3 +1,6 @@
+import KeychainFormats
+import KeychainFoundation
+
 /// SecItemAdd with `kSecValueRef`: a certificate, key or identity whose attributes are derived from
 /// it (docs/FIDELITY.md), the caller's attributes taking precedence.
 extension Keychain {

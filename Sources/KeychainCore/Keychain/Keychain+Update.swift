@@ -1,3 +1,6 @@
+import KeychainFormats
+import KeychainFoundation
+
 /// SecItemUpdate (`SecItemServer.c`, `_SecItemUpdate`).
 extension Keychain {
     /// Updates every match in one transaction. Check order: no writable group (-34018) → explicit

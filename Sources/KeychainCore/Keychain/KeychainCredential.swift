@@ -1,3 +1,6 @@
+import KeychainFormats
+import KeychainFoundation
+
 /// What unlocks a keychain: its 32-byte key, or a passphrase the key is derived from (Argon2id).
 package enum KeychainCredential: Sendable {
     case key(SecretBytes)

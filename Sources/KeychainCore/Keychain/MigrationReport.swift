@@ -1,3 +1,6 @@
+import KeychainFormats
+import KeychainFoundation
+
 /// What a group migration did (or, in a dry run, would do), item by item. Holds attributes, never
 /// secrets.
 package struct MigrationReport: Sendable {

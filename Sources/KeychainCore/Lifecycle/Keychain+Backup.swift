@@ -1,3 +1,6 @@
+import KeychainFormats
+import KeychainFoundation
+
 /// `backup` (docs/GUIDE.md): a copy of the keychain that opens with the same key.
 extension Keychain {
     /// Writes a consistent copy of the keychain to `path` (a new file, mode 0600) and checks,

@@ -1,3 +1,6 @@
+import KeychainFormats
+import KeychainFoundation
+
 /// `rekey`: a new keychain key for the whole file, in one transaction (docs/GUIDE.md). Fresh class keys
 /// are wrapped under the new key; every row's item key is re-wrapped, its
 /// metadata re-sealed and its keyed digests recomputed (the digest key derives from the keychain

@@ -1,4 +1,6 @@
 import CSQLite
+import KeychainFormats
+import KeychainFoundation
 
 /// Upgrading a schema-version-1 keychain in place: the first command that opens one with its key
 /// does it, in one `BEGIN IMMEDIATE` transaction. The tables keep their shape; the file gains a

@@ -1,3 +1,6 @@
+import KeychainFormats
+import KeychainFoundation
+
 /// `keychainctl verify`: the whole file checked with its key, and damaged rows removed on request.
 extension Keychain {
     /// What a verification found.

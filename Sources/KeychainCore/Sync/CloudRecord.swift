@@ -1,3 +1,6 @@
+import KeychainFormats
+import KeychainFoundation
+
 /// One item as the cloud store holds it (docs/SYNC.md): keyed by
 /// a UUID every device of the account shares (CloudKit's record name), with a change tag bumped on
 /// every write, its class, every synced attribute and its secret (the data alone in a `kcr1`

@@ -1,5 +1,7 @@
 import CFileSync
 import Glibc
+import KeychainFormats
+import KeychainFoundation
 
 /// The cloud store several keychain files (devices of one account) sync through (docs/SYNC.md): a
 /// directory holding a sealed marker and one file per record, `records/<uuid hex>`, each sealed

@@ -1,3 +1,6 @@
+import KeychainFormats
+import KeychainFoundation
+
 /// `sync`: this keychain as one device of an account, in step with the account's cloud store
 /// (docs/SYNC.md). See `SyncSession` for the rules.
 extension Keychain {

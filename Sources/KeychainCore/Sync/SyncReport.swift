@@ -1,3 +1,6 @@
+import KeychainFormats
+import KeychainFoundation
+
 /// What a sync did (or, in a dry run, would do), item by item: attributes, UUIDs and persistent
 /// references, never secrets.
 package struct SyncReport: Sendable {

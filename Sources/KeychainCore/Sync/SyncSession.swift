@@ -1,3 +1,6 @@
+import KeychainFormats
+import KeychainFoundation
+
 /// One sync of one keychain with the cloud store (docs/SYNC.md),
 /// run inside the store's lock and the keychain's write transaction. `pull` applies what other
 /// devices changed, by record UUID, resolving same-primary-key collisions as CKKS does; `push`

@@ -1,3 +1,6 @@
+import KeychainFormats
+import KeychainFoundation
+
 /// What one device remembers between syncs (docs/SYNC.md), CKKS's "mirror": for each cloud record it
 /// took part in, the local row it maps to and what both looked like when they last agreed. Kept in
 /// `keychain_meta` as `sync_state`, sealed under the keychain key (schema version 5): an edit of it

@@ -1,3 +1,6 @@
+import KeychainFormats
+import KeychainFoundation
+
 /// The dotenv format, as `exec --env-file` and `import` read it (docs/CI.md):
 /// UTF-8 with an optional BOM, LF or CRLF lines; blank lines and `#` comment lines; an optional
 /// `export ` prefix; names `[A-Za-z_][A-Za-z0-9_.-]*`; unquoted values trimmed, ` #` starting a

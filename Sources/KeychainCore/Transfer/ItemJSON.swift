@@ -1,3 +1,6 @@
+import KeychainFormats
+import KeychainFoundation
+
 /// One item as `export` writes it and `import` reads it: the keys of `find --format json` (Apple's
 /// attribute codes, `class`, `v_PersistentRef`) and `v_Data`, the secret's exact bytes in base64
 /// (Apple's kSecValueData key), `null` for an item without data.

@@ -1,3 +1,6 @@
+import KeychainFormats
+import KeychainFoundation
+
 /// A small JSON reader over bytes, for `import`: objects keep their members in order, strings are
 /// left as ranges of the input so that a secret (`v_Data`) goes from the input's guarded memory
 /// to the item's without passing through an ordinary string. Nesting is capped, every error names

@@ -1,3 +1,6 @@
+import KeychainFormats
+import KeychainFoundation
+
 /// `import`: many items added in one transaction, with conflicts (an item already holding the
 /// same primary key) handled by one policy, and a re-run that changes nothing reported as
 /// unchanged (docs/CI.md).

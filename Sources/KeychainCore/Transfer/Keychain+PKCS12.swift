@@ -1,3 +1,6 @@
+import KeychainFormats
+import KeychainFoundation
+
 /// `import --input-format pkcs12`: `SecPKCS12Import` with `kSecUseDataProtectionKeychain`
 /// (`SecImportExport.c:176-270`): each identity added as an identity and every other
 /// certificate as a certificate, an item already stored counting as success.

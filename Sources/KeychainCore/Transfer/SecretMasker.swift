@@ -1,4 +1,6 @@
 import Glibc
+import KeychainFormats
+import KeychainFoundation
 
 /// Masks secrets in a command's output as it streams: each secret value and each of its lines (with
 /// and without the whitespace around them), and the forms a program commonly prints it in — base64

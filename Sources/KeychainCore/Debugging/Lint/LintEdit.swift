@@ -1,3 +1,6 @@
+import KeychainFormats
+import KeychainFoundation
+
 /// A fix stated as an edit of an entitlements file (or of a `--code-group` value), so a script can
 /// apply it and a test can follow it: once every edit of a finding is made, lint no longer reports
 /// it and reports no error it did not report before. Fixes outside the files (signing, a renewed

@@ -1,3 +1,6 @@
+import KeychainFormats
+import KeychainFoundation
+
 /// The lint rules (docs/DEBUGGING.md): one table, behind the checks, the text and
 /// JSON reports, SARIF's rule list and the table in docs/DEBUGGING.md.
 package struct LintRule: Sendable {

@@ -1,3 +1,6 @@
+import KeychainFormats
+import KeychainFoundation
+
 /// One target lint checks: what it claims, what signs it, and its source, with the facts the rules
 /// share worked out once.
 package struct LintTarget: Sendable {

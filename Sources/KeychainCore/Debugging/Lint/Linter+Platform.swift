@@ -1,3 +1,6 @@
+import KeychainFormats
+import KeychainFoundation
+
 /// Platform rules (KC013, KC014, KC015, KC017): the macOS rules of docs/FIDELITY.md.
 extension Linter {
     func platformFindings(_ fact: TargetFacts) -> [LintFinding] {

@@ -1,3 +1,6 @@
+import KeychainFormats
+import KeychainFoundation
+
 /// Provisioning-profile rules (KC009, KC019, KC020).
 extension Linter {
     /// Thirty days, in milliseconds: an expiry this close is a warning.

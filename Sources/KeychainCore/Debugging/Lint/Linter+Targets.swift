@@ -1,3 +1,6 @@
+import KeychainFormats
+import KeychainFoundation
+
 /// Rules across targets (KC003, KC007, KC012), between a target's source and signed entitlements
 /// (KC011), and for a team change (KC016).
 extension Linter {

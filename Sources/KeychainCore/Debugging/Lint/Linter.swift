@@ -1,3 +1,6 @@
+import KeychainFormats
+import KeychainFoundation
+
 /// `lint`: the rules of `LintRule.all` run over each target's claims, its
 /// provisioning profile and source, across the targets, and over the groups code passes.
 package struct Linter {

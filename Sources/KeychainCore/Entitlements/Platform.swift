@@ -1,5 +1,0 @@
-/// Whose keychain rules apply.
-package enum Platform: String, Sendable {
-    case ios
-    case macos
-}

@@ -1,0 +1,7 @@
+import KeychainFoundation
+
+/// Whose keychain rules apply.
+package enum Platform: String, Sendable {
+    case ios
+    case macos
+}

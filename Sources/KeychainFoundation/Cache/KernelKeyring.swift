@@ -1,0 +1,144 @@
+import CKeyring
+import Glibc
+
+/// The Linux kernel keyring, as far as the key cache needs it: "user" keys in the session or the
+/// user keyring, found by description. No daemon: the kernel holds the payload, forgets it at its
+/// expiry, and destroys it when invalidated (docs/CI.md).
+package enum KernelKeyring {
+    /// Where a cached key lives.
+    /// Searched in this order: the user keyring first, because without a session keyring of its
+    /// own a process's session keyring leads to the user keyring too, and the key is reported
+    /// where it is.
+    package enum Ring: String, Sendable, CaseIterable {
+        /// The user keyring: every process of this user without a private session keyring of its own.
+        case user
+        /// The session keyring: every descendant of the login or CI session holds it, nothing else.
+        case session
+
+        package var special: Int32 { self == .session ? CKEYRING_SPEC_SESSION : CKEYRING_SPEC_USER }
+    }
+
+    /// A system call the kernel refused, with its errno.
+    package struct Failure: Error, Sendable {
+        package let errno: Int32
+        package let call: String
+
+        /// Whether the keyring itself is unavailable here (a seccomp filter such as Docker's default
+        /// one, or a kernel without keys), as opposed to one key or keyring refusing.
+        package var blocked: Bool { [EPERM, ENOSYS, EOPNOTSUPP].contains(errno) && call != "keyctl(SETPERM)" }
+
+        package var description: String {
+            if blocked {
+                return "the kernel keyring is not available here (\(call): \(String(cString: strerror(errno)))); "
+                    + "a container's default seccomp profile blocks it. Use KEYCHAINCTL_KEY_FILE instead."
+            }
+            return "the kernel keyring refused \(call): \(String(cString: strerror(errno)))."
+        }
+    }
+
+    /// Who owns this process's session keyring: `nil` when it has none of its own (no PAM login,
+    /// as under a service manager: the session keyring is then the user-session keyring
+    /// `_uid_ses.UID`, and a key added to "the session keyring" would land in a fresh anonymous
+    /// keyring that dies with this process). Told by the keyring's name: comparing its serial with
+    /// the user-session keyring's is racy where that keyring is created lazily (a new user
+    /// namespace). An owner other than this user means an inherited session: `su` without a
+    /// login, or `sudo` with a `pam_keyinit` that does not force a new one.
+    package static func sessionKeyringOwner() throws(Failure) -> uid_t? {
+        let session = ckeyring_keyring_id(CKEYRING_SPEC_SESSION, 0)
+        guard session >= 0 else {
+            if errno == ENOKEY { return nil }
+            throw Failure(errno: errno, call: "keyctl(GET_KEYRING_ID)")
+        }
+        guard let description = describe(Int32(session)) else { throw Failure(errno: errno, call: "keyctl(DESCRIBE)") }
+        return description.type == "keyring" && description.name.hasPrefix("_uid_ses.") ? nil : description.owner
+    }
+
+    /// Whether this process has a session keyring of its own: one it has, owned by this user. A
+    /// key put in another user's would be possessed (so read) by every process of that user.
+    package static func hasOwnSessionKeyring() throws(Failure) -> Bool {
+        try sessionKeyringOwner() == geteuid()
+    }
+
+    /// A key's type, owner and description (KEYCTL_DESCRIBE: "type;uid;gid;perm;description").
+    package static func describe(_ serial: Int32) -> (type: String, owner: uid_t, name: String)? {
+        var buffer = [CChar](repeating: 0, count: 512)
+        let got = ckeyring_describe(serial, &buffer, buffer.count)
+        guard got > 0, got <= buffer.count else { return nil }
+        let text = String(decoding: buffer.prefix(Int(got) - 1).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        // The description is the fifth field and may itself hold ';'.
+        let fields = text.split(separator: ";", maxSplits: 4, omittingEmptySubsequences: false)
+        guard fields.count == 5, let owner = uid_t(fields[1]) else { return nil }
+        return (String(fields[0]), owner, String(fields[4]))
+    }
+
+    /// Adds (or replaces) the key `description` in `ring` with `payload`, readable by its possessors
+    /// only (and, with `shareUID`, by every process of this user), expiring after `timeout` seconds
+    /// (0: never). Returns its serial.
+    package static func add(_ description: String, payload: SecretBytes, ring: Ring, timeout: UInt32, shareUID: Bool) throws(Failure)
+        -> Int32
+    {
+        let serial = payload.withUnsafeBytes { ckeyring_add(description, $0.baseAddress, $0.count, ring.special) }
+        guard serial >= 0 else { throw Failure(errno: errno, call: "add_key") }
+        // A new key's permissions are the kernel's default, possessor: all, user: view
+        // (0x3f010000). shareUID adds the user's read and search.
+        if shareUID, ckeyring_set_permissions(Int32(serial), 0x3f0b_0000) != 0 {
+            let failure = Failure(errno: errno, call: "keyctl(SETPERM)")
+            _ = ckeyring_invalidate(Int32(serial))
+            throw failure
+        }
+        guard ckeyring_set_timeout(Int32(serial), timeout) == 0 else {
+            let failure = Failure(errno: errno, call: "keyctl(SET_TIMEOUT)")
+            _ = ckeyring_invalidate(Int32(serial))
+            throw failure
+        }
+        return Int32(serial)
+    }
+
+    /// The serial of the key `description` reachable from `ring`; `nil` when there is none, it
+    /// expired, or the keyring cannot be reached (all of them mean "not cached"). With `ownOnly`,
+    /// a key another user owns (put in a session keyring this process shares) is not taken.
+    package static func search(_ description: String, in ring: Ring, ownOnly: Bool = false) -> Int32? {
+        let serial = ckeyring_search(ring.special, description)
+        guard serial >= 0 else { return nil }
+        if ownOnly, describe(Int32(serial))?.owner != geteuid() { return nil }
+        return Int32(serial)
+    }
+
+    /// The payload of key `serial` when it is exactly `length` bytes, read into guarded memory.
+    package static func read(_ serial: Int32, length: Int) -> SecretBytes? {
+        let payload = SecretBytes(count: length)
+        let got = payload.withUnsafeMutableBytes { ckeyring_read(serial, $0.baseAddress, $0.count) }
+        return got == length ? payload : nil
+    }
+
+    /// Re-arms key `serial` to expire `seconds` from now.
+    package static func setTimeout(_ serial: Int32, seconds: UInt32) {
+        _ = ckeyring_set_timeout(serial, seconds)
+    }
+
+    /// Invalidates key `serial`: gone from every keyring, its payload destroyed.
+    @discardableResult
+    package static func invalidate(_ serial: Int32) -> Bool { ckeyring_invalidate(serial) == 0 }
+
+    /// The "user" keys directly in `ring` whose description starts with `prefix`.
+    package static func keys(in ring: Ring, prefix: String) -> [(serial: Int32, description: String)] {
+        let ringID = ckeyring_keyring_id(ring.special, 0)
+        guard ringID >= 0 else { return [] }
+        // The keyring's list is read again, larger, until it fits (it may grow between two reads).
+        var serials = [Int32](repeating: 0, count: 256)
+        var length = 0
+        while true {
+            let got = serials.withUnsafeMutableBytes { ckeyring_read(Int32(ringID), $0.baseAddress, $0.count) }
+            guard got >= 0 else { return [] }
+            length = Int(got)
+            if length <= serials.count * 4 { break }
+            serials = [Int32](repeating: 0, count: length / 4 + 64)
+        }
+        var found: [(Int32, String)] = []
+        for serial in serials.prefix(length / 4) {
+            guard let key = describe(serial), key.type == "user", key.name.hasPrefix(prefix) else { continue }
+            found.append((serial, key.name))
+        }
+        return found
+    }
+}

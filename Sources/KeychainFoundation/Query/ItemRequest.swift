@@ -1,0 +1,98 @@
+/// A request as the caller wrote it, before any validation: the command line's words.
+///
+/// Validation happens inside each operation, at the point Apple's `SecItemServer.c` checks it, so
+/// that the status precedence (docs/FIDELITY.md) comes out right.
+package struct ItemRequest: Sendable {
+    /// `--class`, or `nil` for the default (`genp`).
+    package var itemClass: String?
+    /// Attributes by code, in the order given (`-s api` is `("svce", "api")`).
+    package var attributes: [(code: String, value: String)] = []
+    /// `--limit`: `one`, `all` or a count.
+    package var limit: String?
+    /// `--return` options: `attributes`, `data`, `persistent-ref`, `ref`.
+    package var returns: [String] = []
+    /// `--allow-private-key-export`: a private key's bytes (its data, or its reference as a
+    /// private key) may be returned when its `extr` is true. Never otherwise.
+    package var allowPrivateKeyExport = false
+    /// `--persistent-ref`, base64.
+    package var persistentRef: String?
+    /// `--access-control` (add) or `--set-access-control` (update).
+    package var accessControl: AccessControlRequest?
+    /// Attributes an add derives from the item's reference (`--ref-file`: a certificate's or key's
+    /// own), given way to by the caller's attributes as `SecItemAdd` gives way (docs/FIDELITY.md).
+    package var derived: [String: AttributeValue] = [:]
+
+    package init(
+        itemClass: String? = nil, attributes: [(code: String, value: String)] = [], limit: String? = nil,
+        returns: [String] = [], persistentRef: String? = nil
+    ) {
+        self.itemClass = itemClass
+        self.attributes = attributes
+        self.limit = limit
+        self.returns = returns
+        self.persistentRef = persistentRef
+    }
+
+    /// The explicit access group (`agrp`), checked against entitlements before anything else is parsed.
+    package var explicitGroup: String? { attributes.last { $0.code == Schema.accessGroup }?.value }
+}
+
+/// An access control as the caller wrote it: the flags (`none`, on update, for the protection
+/// alone) and the protection `--accessible` gave it (`nil`: the default, or on update the item's).
+package struct AccessControlRequest: Sendable {
+    package var flags: String
+    package var protection: String?
+
+    package init(flags: String, protection: String? = nil) {
+        self.flags = flags
+        self.protection = protection
+    }
+
+    /// The client-side checks, before anything else (docs/FIDELITY.md): the flags parsed and their
+    /// combination checked (errSecParam naming the word or rule), then an access control written
+    /// with `sync=yes` among `written` (only the dictionary being written: on update, the changes).
+    /// Returns the flags, `nil` for `none`.
+    package func clientChecks(writing written: [(code: String, value: String)], allowNone: Bool) throws(KeychainError)
+        -> AccessControl.Flags?
+    {
+        var parsed: AccessControl.Flags?
+        if !allowNone || flags != "none" {
+            let words = try AccessControl.Flags(parsing: flags)
+            // Validate the combination now, whatever the protection.
+            _ = try AccessControl(protection: .whenUnlocked, flags: words, biometrySet: nil)
+            parsed = words
+        }
+        if written.contains(where: { $0.code == Schema.synchronizable && SyncFilter(parsing: $0.value) == .yes }) {
+            throw KeychainError(
+                .param,
+                hint:
+                    "an item with an access control is not synchronizable (Apple refuses the pair); drop --sync yes or the access control.")
+        }
+        return parsed
+    }
+
+    /// The checks made with the parsed query: `pdmn` given beside an access control
+    /// (`SecDbQuery.c:256-275`), and private-key-usage outside the key class.
+    package static func check(_ flags: AccessControl.Flags?, givenAccessibility: Bool, itemClass: ItemClass) throws(KeychainError) {
+        if givenAccessibility {
+            throw KeychainError(
+                .param,
+                hint:
+                    "conflicting accessibility and access control: an access control carries its own protection; give it with --accessible (add) or --set-accessible (update), not --attr pdmn."
+            )
+        }
+        if let flags, flags.contains(.privateKeyUsage), itemClass != .key {
+            throw KeychainError(
+                .param, hint: "private-key-usage protects a private key's operations; it applies to keys (--class keys) only.")
+        }
+    }
+
+    /// The protection, parsed; errSecParam for an unknown class.
+    package func parsedProtection() throws(KeychainError) -> Accessibility? {
+        guard let protection else { return nil }
+        guard let parsed = Accessibility(parsing: protection) else {
+            throw KeychainError(.param, hint: "'\(protection)' is not an accessibility class; use \(Accessibility.allNames).")
+        }
+        return parsed
+    }
+}
