@@ -153,7 +153,7 @@ struct ExecCommand: Subcommand {
             let stream = failed.target == 1 ? "standard output" : "standard error"
             throw SilentExitWithMessage(
                 code: ExitStatusTable.ioFailure,
-                message: "cannot write the command's \(stream): \(String(cString: strerror(failed.errno))); its output is incomplete.")
+                message: "cannot write the command's \(stream): \(SystemError.text(failed.errno)); its output is incomplete.")
         }
         ChildProcess.end(as: outcome.ending)
     }
@@ -163,6 +163,6 @@ extension ExecCommand {
     /// The command could not be started (errno `error`): 127 when it is not there, else 126.
     fileprivate func cannotRun(_ error: Int32) -> SilentExitWithMessage {
         SilentExitWithMessage(
-            code: error == ENOENT ? 127 : 126, message: "cannot run \(command[0].terminalSafe): \(String(cString: strerror(error))).")
+            code: error == ENOENT ? 127 : 126, message: "cannot run \(command[0].terminalSafe): \(SystemError.text(error)).")
     }
 }

@@ -114,13 +114,13 @@ struct InitCommand: Subcommand {
         let fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else {
             throw ConfigurationError(
-                "cannot create key file \(path): \(String(cString: strerror(errno))) (an existing key file is never overwritten).")
+                "cannot create key file \(path): \(SystemError.text(errno)) (an existing key file is never overwritten).")
         }
         defer { close(fd) }
         let written = text.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         guard written == text.count, fsync(fd) == 0 else {
             unlink(path)
-            throw InputError("cannot write key file \(path): \(String(cString: strerror(errno))).")
+            throw InputError("cannot write key file \(path): \(SystemError.text(errno)).")
         }
         Folders.syncParent(of: path)
     }

@@ -159,7 +159,7 @@ public enum KeychainCommandLine {
         // (RLIMIT_NOFILE 3), there are none to run.
         guard CommandLine.argc >= 1 else {
             StandardStreams.err(
-                "keychainctl: cannot read the command line: \(String(cString: strerror(EMFILE))) (the open-file limit is too low).\n")
+                "keychainctl: cannot read the command line: \(SystemError.text(EMFILE)) (the open-file limit is too low).\n")
             exit(ExitStatusTable.ioFailure)
         }
         exit(StandardStreams.finish(run(Array(CommandLine.arguments.dropFirst()), invalidUTF8: invalidUTF8Arguments())))

@@ -105,7 +105,7 @@ struct RekeyCommand: Subcommand {
             guard rename(pendingKeyFile, target) == 0 else {
                 throw InputError(
                     "the keychain was rekeyed, but \(pendingKeyFile) could not be renamed to \(target) "
-                        + "(\(String(cString: strerror(errno)))); \(pendingKeyFile) holds the key that opens it now.")
+                        + "(\(SystemError.text(errno))); \(pendingKeyFile) holds the key that opens it now.")
             }
             Folders.syncParent(of: target)
         }

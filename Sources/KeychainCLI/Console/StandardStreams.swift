@@ -67,7 +67,7 @@ enum StandardStreams {
         if close(1) != 0, errno != EBADF, failure == nil { failure = (1, errno) }
         guard let failure else { return status }
         let stream = failure.fd == 1 ? "standard output" : "standard error"
-        err("keychainctl: cannot write to \(stream): \(String(cString: strerror(failure.errno))); the output is incomplete.\n")
+        err("keychainctl: cannot write to \(stream): \(SystemError.text(failure.errno)); the output is incomplete.\n")
         return status == 0 ? 74 : status
     }
 }

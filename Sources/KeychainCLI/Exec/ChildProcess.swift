@@ -148,7 +148,7 @@ enum ChildProcess {
             fd = cprocess_signalfd(&blocked)
             guard fd >= 0 else {
                 sigprocmask(SIG_SETMASK, &previous, nil)
-                throw InputError("cannot watch signals: \(String(cString: strerror(errno))).")
+                throw InputError("cannot watch signals: \(SystemError.text(errno)).")
             }
         }
 
@@ -179,7 +179,7 @@ enum ChildProcess {
                     close(stream.write)
                 }
                 cleanup()
-                throw InputError("cannot make a pipe: \(String(cString: strerror(error))).")
+                throw InputError("cannot make a pipe: \(SystemError.text(error)).")
             }
             streams.append(Stream(read: ends[0], write: ends[1], target: target, masker: masker))
         }

@@ -62,14 +62,14 @@ struct Clipboard {
     /// emptied if it still holds `secret`.
     func copy(_ secret: SecretBytes, clearAfter seconds: Int) throws {
         var ends: [Int32] = [0, 0]
-        guard cspawn_pipe(&ends) == 0 else { throw InputError("cannot make a pipe: \(String(cString: strerror(errno))).") }
+        guard cspawn_pipe(&ends) == 0 else { throw InputError("cannot make a pipe: \(SystemError.text(errno)).") }
         let null = open("/dev/null", O_RDWR | O_CLOEXEC)
         defer { close(null) }
         let child = start(executable, tool.copy, environment: EnvironmentBlock(environment), dups: [(ends[0], 0), (null, 1), (null, 2)])
         close(ends[0])
         guard child > 0 else {
             close(ends[1])
-            throw ConfigurationError("cannot run \(tool.copy[0]): \(String(cString: strerror(errno))); nothing was copied.")
+            throw ConfigurationError("cannot run \(tool.copy[0]): \(SystemError.text(errno)); nothing was copied.")
         }
         // The tool gets the secret on a pipe, never in its arguments or environment.
         signal(SIGPIPE, SIG_IGN)

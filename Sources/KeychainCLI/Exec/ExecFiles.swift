@@ -19,7 +19,7 @@ final class ExecFiles {
         }
         var template = Array((parent + "/keychainctl-exec.XXXXXX").utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ buffer in buffer.baseAddress.flatMap { mkdtemp($0) } }) else {
-            throw InputError("cannot create a folder in \(parent): \(String(cString: strerror(errno))).")
+            throw InputError("cannot create a folder in \(parent): \(SystemError.text(errno)).")
         }
         let folder = String(cString: made)
         directory = folder
@@ -27,10 +27,10 @@ final class ExecFiles {
             for file in files {
                 let path = folder + "/" + file.name
                 let fd = open(path, O_CREAT | O_EXCL | O_NOFOLLOW | O_WRONLY | O_CLOEXEC, 0o400)
-                guard fd >= 0 else { throw InputError("cannot create \(path): \(String(cString: strerror(errno))).") }
+                guard fd >= 0 else { throw InputError("cannot create \(path): \(SystemError.text(errno)).") }
                 let written = file.value.withUnsafeBytes { FileBytes.writeAll(fd, $0) }
                 close(fd)
-                guard written else { throw InputError("cannot write \(path): \(String(cString: strerror(errno))).") }
+                guard written else { throw InputError("cannot write \(path): \(SystemError.text(errno)).") }
                 paths[file.name] = path
             }
         } catch {

@@ -107,7 +107,7 @@ struct GitWorkingCopy {
         }
         // Close-on-exec: the only write ends git and its hooks hold are their stdout and stderr.
         var ends: [Int32] = [0, 0]
-        guard cspawn_pipe(&ends) == 0 else { throw StoreError("cannot make a pipe: \(String(cString: strerror(errno)))") }
+        guard cspawn_pipe(&ends) == 0 else { throw StoreError("cannot make a pipe: \(SystemError.text(errno))") }
         var environment: [(name: String, value: SecretBytes)] = [("GIT_TERMINAL_PROMPT", SecretBytes(copying: Array("0".utf8)))]
         for name in ["PATH", "HOME", "SSH_AUTH_SOCK", "GIT_SSH_COMMAND", "XDG_CONFIG_HOME", "LANG"] {
             if let value = Environment.value(name) { environment.append((name, SecretBytes(copying: Array(value.utf8)))) }
@@ -126,7 +126,7 @@ struct GitWorkingCopy {
         let spawnError = errno
         close(ends[1])
         defer { close(ends[0]) }
-        guard child > 0 else { throw ConfigurationError("cannot run git: \(String(cString: strerror(spawnError))).") }
+        guard child > 0 else { throw ConfigurationError("cannot run git: \(SystemError.text(spawnError)).") }
         var output: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         let deadline = time(nil) + Self.timeoutSeconds

@@ -47,7 +47,7 @@ final class ImportSource {
             fd = 0
         } else {
             fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)
-            guard fd >= 0 else { throw InputError("cannot open \(path): \(String(cString: strerror(errno))).") }
+            guard fd >= 0 else { throw InputError("cannot open \(path): \(SystemError.text(errno)).") }
             var status = stat()
             if fstat(fd, &status) == 0, status.st_mode & 0o044 != 0 {
                 warnings.append("\(path) can be read by other users (mode \(String(status.st_mode & 0o777, radix: 8))); it holds secrets.")

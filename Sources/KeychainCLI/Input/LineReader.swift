@@ -50,7 +50,7 @@ final class LineReader {
             let got = buffer.appendFilling(maximum: 65_536) { Glibc.read(fd, $0, $1) }
             if got < 0 {
                 if errno == EINTR { continue }
-                throw InputError("cannot read \(source): \(String(cString: strerror(errno))).")
+                throw InputError("cannot read \(source): \(SystemError.text(errno)).")
             }
             if got == 0 { ended = true }
         }

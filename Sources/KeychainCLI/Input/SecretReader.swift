@@ -18,7 +18,7 @@ enum SecretReader {
             let got = secret.appendFilling(maximum: chunk) { Glibc.read(fd, $0, $1) }
             if got < 0 {
                 if errno == EINTR { continue }
-                throw InputError("cannot read \(source): \(String(cString: strerror(errno))).")
+                throw InputError("cannot read \(source): \(SystemError.text(errno)).")
             }
             if got == 0 { break }
             if secret.count > limit { throw InputTooLarge(source: source, limit: limit) }
@@ -39,7 +39,7 @@ enum SecretReader {
     /// Reads the file at `path` whole, up to `limit` bytes.
     static func readFile(_ path: String, limit: Int) throws -> SecretBytes {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw InputError("cannot open \(path): \(String(cString: strerror(errno))).") }
+        guard fd >= 0 else { throw InputError("cannot open \(path): \(SystemError.text(errno)).") }
         defer { close(fd) }
         return try readAll(fd: fd, source: path, limit: limit)
     }
@@ -51,10 +51,10 @@ enum SecretReader {
     static func readKeyFile(_ path: String) throws -> SecretBytes {
         try FileSafety.checkLinks(path, what: "key file")
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
-        guard fd >= 0 else { throw InputError("cannot open \(path): \(String(cString: strerror(errno))).") }
+        guard fd >= 0 else { throw InputError("cannot open \(path): \(SystemError.text(errno)).") }
         defer { close(fd) }
         var status = stat()
-        guard fstat(fd, &status) == 0 else { throw InputError("cannot examine \(path): \(String(cString: strerror(errno))).") }
+        guard fstat(fd, &status) == 0 else { throw InputError("cannot examine \(path): \(SystemError.text(errno)).") }
         guard status.st_mode & S_IFMT == S_IFREG else {
             throw ConfigurationError("key file \(path) is not a regular file.")
         }
@@ -79,7 +79,7 @@ enum SecretReader {
         guard fd >= 0 else { throw InputError("no terminal to prompt on.") }
         defer { close(fd) }
         guard cterminal_echo_off(fd) == 0 else {
-            throw InputError("cannot turn off echo on the terminal (\(String(cString: strerror(errno)))); nothing was read.")
+            throw InputError("cannot turn off echo on the terminal (\(SystemError.text(errno))); nothing was read.")
         }
         var restored = false
         defer {
@@ -94,7 +94,7 @@ enum SecretReader {
             let got = Glibc.read(fd, &byte, 1)
             if got < 0 {
                 if errno == EINTR { continue }
-                throw InputError("cannot read from the terminal: \(String(cString: strerror(errno))).")
+                throw InputError("cannot read from the terminal: \(SystemError.text(errno)).")
             }
             if got == 0 || byte == 0x0A { break }
             guard secret.count < limit else { throw InputTooLarge(source: "the typed line", limit: limit) }
@@ -102,7 +102,7 @@ enum SecretReader {
         }
         restored = true
         guard cterminal_echo_restore() == 0 else {
-            throw InputError("cannot turn echo back on (\(String(cString: strerror(errno)))); run 'stty echo'.")
+            throw InputError("cannot turn echo back on (\(SystemError.text(errno))); run 'stty echo'.")
         }
         return secret
     }

@@ -146,7 +146,7 @@ enum ExportDestination {
         guard fd >= 0 else {
             let exists = errno == EEXIST
             throw InputError(
-                "cannot create \(written): \(String(cString: strerror(errno)))" + (exists ? " (use --force to replace it)." : "."))
+                "cannot create \(written): \(SystemError.text(errno))" + (exists ? " (use --force to replace it)." : "."))
         }
         var failed = false
         for piece in output.pieces {
@@ -161,12 +161,12 @@ enum ExportDestination {
         close(fd)
         guard !failed else {
             if !appending { unlink(written) }
-            throw InputError("cannot write \(written): \(String(cString: strerror(errno))).")
+            throw InputError("cannot write \(written): \(SystemError.text(errno)).")
         }
         if force {
             guard rename(written, target) == 0 else {
                 unlink(written)
-                throw InputError("cannot replace \(target): \(String(cString: strerror(errno))).")
+                throw InputError("cannot replace \(target): \(SystemError.text(errno)).")
             }
         }
     }

@@ -30,10 +30,10 @@ package final class CloudStore {
     /// Creates an empty store at `path` (a new or empty directory) for the account whose key is
     /// `accountKey`.
     package static func create(at path: String, accountKey: SecretBytes) throws {
-        if mkdir(path, 0o700) != 0, errno != EEXIST { throw StoreError("cannot create \(path): \(String(cString: strerror(errno)))") }
+        if mkdir(path, 0o700) != 0, errno != EEXIST { throw StoreError("cannot create \(path): \(SystemError.text(errno))") }
         guard access(path + "/" + marker, F_OK) != 0 else { throw StoreError("\(path) is already a cloud store; nothing was changed") }
         if mkdir(path + "/records", 0o700) != 0, errno != EEXIST {
-            throw StoreError("cannot create \(path)/records: \(String(cString: strerror(errno)))")
+            throw StoreError("cannot create \(path)/records: \(SystemError.text(errno))")
         }
         try writeAtomically(gitignore, to: path + "/.gitignore")
         let sealed = markerText.withUnsafeBytes { AEAD.seal($0, key: accountKey, associatedData: markerData) }
@@ -63,7 +63,7 @@ package final class CloudStore {
         // empty (a link or file there was refused above). A plain folder that lost its records
         // folder stays an error: that is a store someone damaged, not an empty one.
         if gitCheckout, mkdir(recordsPath, 0o700) != 0, errno != EEXIST {
-            throw StoreError("cannot create \(recordsPath): \(String(cString: strerror(errno)))")
+            throw StoreError("cannot create \(recordsPath): \(SystemError.text(errno))")
         }
     }
 
@@ -81,13 +81,13 @@ package final class CloudStore {
         let fd = open(path + "/.lock", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0o600)
         guard fd >= 0 else {
             if errno == ELOOP { throw Self.notRegular(path + "/.lock") }
-            throw StoreError("cannot lock \(path): \(String(cString: strerror(errno)))")
+            throw StoreError("cannot lock \(path): \(SystemError.text(errno))")
         }
         defer { close(fd) }
         var status = stat()
         guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { throw Self.notRegular(path + "/.lock") }
         while flock(fd, LOCK_EX) != 0 {
-            guard errno == EINTR else { throw StoreError("cannot lock \(path): \(String(cString: strerror(errno)))") }
+            guard errno == EINTR else { throw StoreError("cannot lock \(path): \(SystemError.text(errno))") }
         }
         lockDepth = 1
         defer { lockDepth = 0 }
@@ -112,7 +112,7 @@ package final class CloudStore {
     /// digits are not records (a writer's temporary file, git's, the user's).
     package func listing() throws -> [(uuid: Bytes16, stamp: Stamp)] {
         guard let directory = opendir(recordsPath) else {
-            throw StoreError("cannot list \(recordsPath): \(String(cString: strerror(errno)))")
+            throw StoreError("cannot list \(recordsPath): \(SystemError.text(errno))")
         }
         defer { closedir(directory) }
         let fd = dirfd(directory)
@@ -124,7 +124,7 @@ package final class CloudStore {
                 var status = stat()
                 guard fstatat(fd, raw.baseAddress!.assumingMemoryBound(to: CChar.self), &status, AT_SYMLINK_NOFOLLOW) == 0 else {
                     if errno == ENOENT { return nil }
-                    throw StoreError("cannot read cloud record \(Self.name(uuid)): \(String(cString: strerror(errno)))")
+                    throw StoreError("cannot read cloud record \(Self.name(uuid)): \(SystemError.text(errno))")
                 }
                 return (uuid, Stamp(status))
             }
@@ -183,10 +183,10 @@ package final class CloudStore {
         for record in records {
             let path = file(record.uuid) + suffix
             let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-            guard fd >= 0 else { throw StoreError("cannot write \(path): \(FileBytes.lastErrorDescription())") }
+            guard fd >= 0 else { throw StoreError("cannot write \(path): \(SystemError.text(errno))") }
             staged.append(record.uuid)
             let written = record.sealed(under: accountKey).withUnsafeBytes { FileBytes.writeAll(fd, $0) }
-            let reason = FileBytes.lastErrorDescription()
+            let reason = SystemError.text(errno)
             close(fd)
             guard written else { throw StoreError("cannot write \(path): \(reason)") }
         }
@@ -194,7 +194,7 @@ package final class CloudStore {
         var stamps: [Bytes16: Stamp] = [:]
         for uuid in staged {
             guard rename(file(uuid) + suffix, file(uuid)) == 0 else {
-                throw StoreError("cannot write \(file(uuid)): \(FileBytes.lastErrorDescription())")
+                throw StoreError("cannot write \(file(uuid)): \(SystemError.text(errno))")
             }
             stamps[uuid] = stamp(uuid) ?? Stamp.none
         }
@@ -210,10 +210,10 @@ package final class CloudStore {
     /// system (new files' bytes) first.
     private func syncRecords(fileSystem: Bool) throws {
         let fd = open(recordsPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw StoreError("cannot open \(recordsPath): \(FileBytes.lastErrorDescription())") }
+        guard fd >= 0 else { throw StoreError("cannot open \(recordsPath): \(SystemError.text(errno))") }
         defer { close(fd) }
         guard !fileSystem || cfilesync_syncfs(fd) == 0, fsync(fd) == 0 else {
-            throw StoreError("cannot sync \(recordsPath): \(FileBytes.lastErrorDescription())")
+            throw StoreError("cannot sync \(recordsPath): \(SystemError.text(errno))")
         }
     }
 
@@ -223,7 +223,7 @@ package final class CloudStore {
     package func delete(_ uuids: [Bytes16]) throws {
         guard !uuids.isEmpty else { return }
         for uuid in uuids where unlink(file(uuid)) != 0 && errno != ENOENT {
-            throw StoreError("cannot delete cloud record \(Self.name(uuid)): \(String(cString: strerror(errno)))")
+            throw StoreError("cannot delete cloud record \(Self.name(uuid)): \(SystemError.text(errno))")
         }
         try syncRecords(fileSystem: false)
     }
@@ -265,7 +265,7 @@ package final class CloudStore {
         case .success(let read): bytes = read
         case .failure(.missing): return nil
         case .failure(.notRegular): throw notRegular(path)
-        case .failure(.failed(let error)): throw StoreError("cannot read \(path): \(String(cString: strerror(error)))")
+        case .failure(.failed(let error)): throw StoreError("cannot read \(path): \(SystemError.text(error))")
         }
         guard bytes.count <= limit else {
             let size = "over \(InputLimits.describe(limit))"
@@ -278,11 +278,11 @@ package final class CloudStore {
     private static func writeAtomically(_ bytes: [UInt8], to path: String) throws {
         let temporary = path + stagingSuffix()
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { throw StoreError("cannot write \(path): \(FileBytes.lastErrorDescription())") }
+        guard fd >= 0 else { throw StoreError("cannot write \(path): \(SystemError.text(errno))") }
         let written = bytes.withUnsafeBytes { FileBytes.writeAll(fd, $0) } && fsync(fd) == 0
         close(fd)
         guard written, rename(temporary, path) == 0 else {
-            let reason = FileBytes.lastErrorDescription()
+            let reason = SystemError.text(errno)
             unlink(temporary)
             throw StoreError("cannot write \(path): \(reason)")
         }

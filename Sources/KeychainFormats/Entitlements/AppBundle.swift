@@ -59,7 +59,7 @@ package final class AppBundle: Sendable {
         }
         let infoPath = contents + "/Info.plist"
         guard let bytes = try files.read(infoPath, limit: InputLimits.profileBytes + 1) else {
-            throw ProfileError("cannot read \(infoPath): \(FileBytes.lastErrorDescription()).")
+            throw ProfileError("cannot read \(infoPath): \(SystemError.text(errno)).")
         }
         guard bytes.count <= InputLimits.profileBytes else { throw ProfileError("\(infoPath) is larger than a profile may be.") }
         let info: [String: PlistValue]

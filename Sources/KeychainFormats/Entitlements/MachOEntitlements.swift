@@ -58,7 +58,7 @@ package enum MachOEntitlements {
     /// The entitlements plist (XML) of the Mach-O file at `path`.
     package static func read(path: String) throws(ProfileError) -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw ProfileError("cannot read \(path): \(FileBytes.lastErrorDescription()).") }
+        guard fd >= 0 else { throw ProfileError("cannot read \(path): \(SystemError.text(errno)).") }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {

@@ -57,7 +57,7 @@ package struct ProfileDocument: Sendable {
                 return try loadMember(path, of: archive)
             }
             errno = failure
-            throw ProfileError("cannot read profile \(path): \(FileBytes.lastErrorDescription()).")
+            throw ProfileError("cannot read profile \(path): \(SystemError.text(errno)).")
         }
         if ZipArchive.isZip(bytes) { return try bundleDocument(try AppBundle.open(path)) }
         if MachOEntitlements.isMachO(bytes) { return try decode(try MachOEntitlements.read(path: path), path: path, inMachO: true) }

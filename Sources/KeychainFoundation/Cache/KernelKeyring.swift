@@ -29,10 +29,10 @@ package enum KernelKeyring {
 
         package var description: String {
             if blocked {
-                return "the kernel keyring is not available here (\(call): \(String(cString: strerror(errno)))); "
+                return "the kernel keyring is not available here (\(call): \(SystemError.text(errno))); "
                     + "a container's default seccomp profile blocks it. Use KEYCHAINCTL_KEY_FILE instead."
             }
-            return "the kernel keyring refused \(call): \(String(cString: strerror(errno)))."
+            return "the kernel keyring refused \(call): \(SystemError.text(errno))."
         }
     }
 

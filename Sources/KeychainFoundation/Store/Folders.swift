@@ -11,7 +11,7 @@ package enum Folders {
             prefix += (index == 0 ? "" : "/") + component
             guard !prefix.isEmpty, access(prefix, F_OK) != 0 else { continue }
             guard mkdir(prefix, 0o700) == 0 || errno == EEXIST else {
-                throw StoreError("cannot create folder \(prefix): \(FileBytes.lastErrorDescription())")
+                throw StoreError("cannot create folder \(prefix): \(SystemError.text(errno))")
             }
         }
     }

@@ -36,7 +36,7 @@ extension KeychainStore {
         try Folders.makeParents(of: path)
         let temporary = "\(path).creating-\(getpid())-\(Base64.encode(Sodium.randomBytes(6)).replacingBytes("/", with: "_"))"
         let fd = open(temporary, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw StoreError("cannot create \(temporary): \(FileBytes.lastErrorDescription())") }
+        guard fd >= 0 else { throw StoreError("cannot create \(temporary): \(SystemError.text(errno))") }
         close(fd)
         defer {
             unlink(temporary)
@@ -46,7 +46,7 @@ extension KeychainStore {
         try build(temporary)
         guard link(temporary, path) == 0 else {
             if errno == EEXIST { throw existing }
-            throw StoreError("cannot create \(path): \(FileBytes.lastErrorDescription())")
+            throw StoreError("cannot create \(path): \(SystemError.text(errno))")
         }
         Folders.syncParent(of: path)
     }

@@ -69,7 +69,4 @@ package enum FileBytes {
         }
         return true
     }
-
-    /// `strerror(errno)`.
-    package static func lastErrorDescription() -> String { String(cString: strerror(errno)) }
 }
