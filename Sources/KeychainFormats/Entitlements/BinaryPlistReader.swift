@@ -66,8 +66,7 @@ package struct BinaryPlistReader {
     /// larger than `Int.max`.
     private static func integer(in bytes: [UInt8], at start: Int, size: Int) -> Int? {
         guard size >= 1, size <= 8, start >= 0, start <= bytes.count - size else { return nil }
-        var value: UInt64 = 0
-        for index in start..<(start + size) { value = value << 8 | UInt64(bytes[index]) }
+        let value = ByteOrder.bigEndian(bytes[start..<(start + size)])
         return value > UInt64(Int.max) ? nil : Int(value)
     }
 
@@ -169,7 +168,7 @@ package struct BinaryPlistReader {
     /// A date object's big-endian seconds since 2001-01-01 as milliseconds since 1970; `.other`
     /// when it is not finite or lies beyond year 9999 (its size was checked with its header).
     private func date(at body: Int) -> PlistValue {
-        let bits = bytes[body..<body + 8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        let bits = ByteOrder.bigEndian(bytes[body..<body + 8])
         let seconds = Double(bitPattern: bits) + 978_307_200
         guard seconds.isFinite, abs(seconds) < 253_402_300_800 else { return .other }
         return .date(Int64(seconds * 1000))
@@ -199,7 +198,7 @@ package struct BinaryPlistReader {
             let slice = bytes[body..<(body + count)]
             text = slice.allSatisfy { $0 < 0x80 } ? String(decoding: slice, as: UTF8.self) : nil
         default:
-            let units = (0..<count).map { UInt16(bytes[body + 2 * $0]) << 8 | UInt16(bytes[body + 2 * $0 + 1]) }
+            let units = (0..<count).map { UInt16(ByteOrder.bigEndian(bytes[(body + 2 * $0)..<(body + 2 * $0 + 2)])) }
             text = String(validating: units, as: UTF16.self)
         }
         guard let text else { throw .malformed("a string is not valid ASCII or UTF-16 text") }

@@ -31,7 +31,7 @@ package struct DEREntitlementsReader {
         guard first & 0x80 != 0 else { return first == bytes.count - 2 }
         let count = first & 0x7F
         guard count >= 1, count <= 4, head.count >= 2 + count else { return false }
-        return head[2..<2 + count].reduce(0) { $0 << 8 | Int($1) } == bytes.count - 2 - count
+        return Int(ByteOrder.bigEndian(head[2..<2 + count])) == bytes.count - 2 - count
     }
 
     package init(_ bytes: ArraySlice<UInt8>) { self.bytes = Array(bytes) }
@@ -65,7 +65,7 @@ package struct DEREntitlementsReader {
             let count = first & 0x7F
             // 0x80 is BER's indefinite length; more than four length bytes is more than any profile.
             guard count >= 1, count <= 4, end - at >= count else { throw .malformed("its DER has a length it cannot hold") }
-            length = bytes[at..<at + count].reduce(0) { $0 << 8 | Int($1) }
+            length = Int(ByteOrder.bigEndian(bytes[at..<at + count]))
             at += count
         }
         guard length <= end - at else { throw .malformed("its DER runs past its end") }

@@ -277,17 +277,11 @@ package enum MachOEntitlements {
         ProfileError("\(path) is not a Mach-O executable keychainctl can read: \(what).")
     }
 
-    private static func bigEndian32(_ bytes: [UInt8], _ at: Int) -> UInt32 {
-        bytes[at..<at + 4].reduce(0) { $0 << 8 | UInt32($1) }
-    }
+    private static func bigEndian32(_ bytes: [UInt8], _ at: Int) -> UInt32 { UInt32(ByteOrder.bigEndian(bytes[at..<at + 4])) }
 
-    private static func littleEndian32(_ bytes: [UInt8], _ at: Int) -> UInt32 {
-        bytes[at..<at + 4].reversed().reduce(0) { $0 << 8 | UInt32($1) }
-    }
+    private static func littleEndian32(_ bytes: [UInt8], _ at: Int) -> UInt32 { UInt32(ByteOrder.littleEndian(bytes[at..<at + 4])) }
 
-    private static func bigEndian64(_ bytes: [UInt8], _ at: Int) -> UInt64 {
-        bytes[at..<at + 8].reduce(0) { $0 << 8 | UInt64($1) }
-    }
+    private static func bigEndian64(_ bytes: [UInt8], _ at: Int) -> UInt64 { ByteOrder.bigEndian(bytes[at..<at + 8]) }
 
     /// A 16-byte, NUL-padded name (a segment's or section's).
     private static func segmentName(_ bytes: [UInt8], _ at: Int) -> String {

@@ -172,7 +172,7 @@ package struct ProfileDocument: Sendable {
 
     private static func blobContent(_ bytes: [UInt8], path: String) throws(ProfileError) -> ArraySlice<UInt8> {
         guard bytes.count >= 8 else { throw ProfileError("profile \(path) is a truncated entitlements blob.") }
-        let length = bytes[4..<8].reduce(0) { $0 << 8 | Int($1) }
+        let length = Int(ByteOrder.bigEndian(bytes[4..<8]))
         guard length >= 8, length <= bytes.count else {
             throw ProfileError(
                 "profile \(path) is an entitlements blob whose header says \(length) bytes but the file holds \(bytes.count).")
