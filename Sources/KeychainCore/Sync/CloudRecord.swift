@@ -59,15 +59,13 @@ package struct CloudRecord {
         return plain.withUnsafeBytes { bytes -> CloudRecord? in
             // magic 4, tag 8, origin 16, origin row 16, class 4, attribute length 4.
             guard bytes.count >= 52, [bareMagic, envelopeMagic].contains(Array(bytes.prefix(4))) else { return nil }
-            var tag: UInt64 = 0
-            for byte in bytes[4..<12] { tag = tag << 8 | UInt64(byte) }
+            let tag = ByteOrder.bigEndian(bytes[4..<12])
             guard let origin = Bytes16(UnsafeRawBufferPointer(rebasing: bytes[12..<28])),
                 let originRow = Bytes16(UnsafeRawBufferPointer(rebasing: bytes[28..<44])),
                 let code = String(validating: bytes[44..<48], as: UTF8.self), let itemClass = ItemClass(rawValue: code),
                 ItemClass.stored.contains(itemClass)
             else { return nil }
-            var length = 0
-            for byte in bytes[48..<52] { length = length << 8 | Int(byte) }
+            let length = Int(ByteOrder.bigEndian(bytes[48..<52]))
             guard length <= bytes.count - 52,
                 let decoded = Item.decodeMetadata(UnsafeRawBufferPointer(rebasing: bytes[52..<(52 + length)]))
             else { return nil }

@@ -167,7 +167,7 @@ extension SyncSession {
 
     static func newTag(after previous: UInt64?) -> UInt64 {
         let next = min((previous.flatMap(version) ?? 0) + 1, versionLimit - 1)
-        return next << 24 | Sodium.randomBytes(3).reduce(0) { $0 << 8 | UInt64($1) }
+        return next << 24 | ByteOrder.bigEndian(Sodium.randomBytes(3))
     }
 
     /// Versions count from 1. A tag whose version bits reach this was written before records were

@@ -106,8 +106,7 @@ package struct SyncState: Equatable {
                 defer { offset += 16 }
                 return Bytes16(UnsafeRawBufferPointer(rebasing: raw[offset..<(offset + 16)]))!
             }
-            var count = 0
-            for byte in raw[17..<21] { count = count << 8 | Int(byte) }
+            let count = Int(ByteOrder.bigEndian(raw[17..<21]))
             offset = 21
             let entriesEnd = 21 + count * Self.entryBytes
             guard withDeleted ? raw.count >= entriesEnd + 4 : raw.count == entriesEnd else { return nil }
@@ -128,8 +127,7 @@ package struct SyncState: Equatable {
             }
             var deleted: Set<Bytes16> = []
             if withDeleted {
-                var deletedCount = 0
-                for byte in raw[offset..<(offset + 4)] { deletedCount = deletedCount << 8 | Int(byte) }
+                let deletedCount = Int(ByteOrder.bigEndian(raw[offset..<(offset + 4)]))
                 offset += 4
                 guard raw.count == offset + deletedCount * 16 else { return nil }
                 deleted.reserveCapacity(deletedCount)

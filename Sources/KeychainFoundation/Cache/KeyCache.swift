@@ -134,10 +134,8 @@ package enum KeyCache {
             guard bytes.count == payloadBytes, Array(bytes.prefix(4)) == magic else { return nil }
             let key = SecretBytes(count: 0)
             key.append(UnsafeRawBufferPointer(rebasing: bytes[4..<(4 + KeyRing.keyBytes)]))
-            var expires: UInt64 = 0
-            var idle: UInt32 = 0
-            for byte in bytes[(4 + KeyRing.keyBytes)..<(12 + KeyRing.keyBytes)] { expires = expires << 8 | UInt64(byte) }
-            for byte in bytes[(12 + KeyRing.keyBytes)...] { idle = idle << 8 | UInt32(byte) }
+            let expires = ByteOrder.bigEndian(bytes[(4 + KeyRing.keyBytes)..<(12 + KeyRing.keyBytes)])
+            let idle = UInt32(truncatingIfNeeded: ByteOrder.bigEndian(bytes[(12 + KeyRing.keyBytes)...]))
             return Entry(key: key, expires: expires == 0 ? nil : expires, idle: idle == 0 ? nil : idle, ring: ring, serial: serial)
         }
     }

@@ -86,9 +86,7 @@ package struct PassphraseKDF: Sendable, Equatable {
         guard record.count == Self.recordBytes, record[0] == Self.recordVersion, record[1] == Self.argon2id13,
             let encoding = Encoding(rawValue: record[2])
         else { throw StoreError("the keychain's passphrase parameters are damaged: not an Argon2id record") }
-        func number(at offset: Int) -> UInt64 {
-            record[offset..<offset + 8].reversed().reduce(0) { $0 << 8 | UInt64($1) }
-        }
+        func number(at offset: Int) -> UInt64 { ByteOrder.littleEndian(record[offset..<offset + 8]) }
         try self.init(opsLimit: number(at: 3), memLimit: number(at: 11), salt: Array(record[19...]), encoding: encoding)
     }
 
