@@ -1,5 +1,6 @@
 import Foundation
 import KeychainCore
+import KeychainTestSupport
 import Testing
 
 /// The CI guide's GitHub Actions job, step by step: each step a separate process with only its own
@@ -50,7 +51,7 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: UnlockCommandTests.keyringAvailable)) func stepsRunWithOnlyTheirOwnEnvironment() throws {
+    @Test(.enabled(if: TestMachine.hasKeyring)) func stepsRunWithOnlyTheirOwnEnvironment() throws {
         let sandbox = try Sandbox(initialize: false)
         let bin = sandbox.folder + "/bin"
         let out = sandbox.folder + "/out"

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainTestSupport
 import Testing
 
 @testable import KeychainCLI
@@ -73,7 +74,7 @@ import Testing
     /// RUNNER_TEMP, caches the key for 30 minutes and locks it in an `if: always()` step, as README
     /// shows; the second, with no credential, finds the keychain locked and the key gone.
     /// Without the lock step (the control) the second job reads the first one's secret.
-    @Test(.enabled(if: UnlockCommandTests.keyringAvailable)) func aLaterJobOfTheSameUserReadsNothing() throws {
+    @Test(.enabled(if: TestMachine.hasKeyring)) func aLaterJobOfTheSameUserReadsNothing() throws {
         for page in ["README.md", "docs/CI.md"] {
             let text = try String(contentsOfFile: Self.root + "/" + page, encoding: .utf8)
             #expect(text.contains("- if: always()\n  run: keychainctl lock\n"), "\(page) shows the Action without its lock step")
@@ -113,7 +114,7 @@ import Testing
     /// the job's lines in one shell, after_script in another. The job's folder is its own, and
     /// after_script locks and removes it: the next job of the runner user finds neither the folder
     /// nor the key.
-    @Test(.enabled(if: UnlockCommandTests.keyringAvailable)) func theGitLabTemplateLeavesNothingForTheNextJob() throws {
+    @Test(.enabled(if: TestMachine.hasKeyring)) func theGitLabTemplateLeavesNothingForTheNextJob() throws {
         let sandbox = try Self.released()
         let before = try Self.gitlabBlock("before_script")
         let after = try Self.gitlabBlock("after_script")

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainTestSupport
 import Testing
 
 /// Documentation is code: every console transcript in README.md and docs/ is run, in a fresh
@@ -148,7 +149,7 @@ import Testing
         try Self.check(file)
     }
 
-    @Test(.enabled(if: UnlockCommandTests.keyringAvailable, "these pages cache a key with unlock"), arguments: needKeyring.sorted())
+    @Test(.enabled(if: TestMachine.hasKeyring, "these pages cache a key with unlock"), arguments: needKeyring.sorted())
     func everyTranscriptUsingTheKeyringPrintsWhatItShows(_ file: String) throws {
         try Self.check(file)
     }

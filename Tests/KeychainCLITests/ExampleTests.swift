@@ -1,4 +1,5 @@
 import Foundation
+import KeychainTestSupport
 import Testing
 
 /// Every command's EXAMPLES (its `--help`, the man page, docs/REFERENCE.md, all from one table in
@@ -44,7 +45,7 @@ import Testing
     }
 
     /// (The examples of `unlock` and `lock` need the kernel keyring.)
-    @Test(.enabled(if: UnlockCommandTests.keyringAvailable, "the unlock examples need the kernel keyring"))
+    @Test(.enabled(if: TestMachine.hasKeyring, "the unlock examples need the kernel keyring"))
     func everyExampleRunsAsWritten() throws {
         let examples = try Self.examples()
         let commands = Set(examples.map(\.command))

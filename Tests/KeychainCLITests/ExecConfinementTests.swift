@@ -1,4 +1,5 @@
 import Foundation
+import KeychainTestSupport
 import Testing
 
 @testable import KeychainCLI
@@ -16,7 +17,7 @@ import Testing
         uname(&name)
         let machine = withUnsafeBytes(of: &name.machine) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
         return machine == "x86_64" && FileManager.default.isExecutableFile(atPath: "/usr/bin/cc")
-            && UnlockCommandTests.keyringAvailable
+            && TestMachine.hasKeyring
     }()
 
     /// The users the attack runs as: this one, and `nobody` (no capabilities at all) when root.

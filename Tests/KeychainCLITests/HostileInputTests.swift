@@ -1,4 +1,5 @@
 import Foundation
+import KeychainTestSupport
 import Testing
 
 /// Through the real binary: careless and hostile input gets a documented exit status, no
@@ -114,7 +115,7 @@ import Testing
 
     /// A key file owned by another user, or reached through another user's symbolic link (the
     /// keychain too), is refused. Only root can give a file to another user.
-    @Test(.enabled(if: getuid() == 0, "needs root to give a file to another user"))
+    @Test(.enabled(if: TestMachine.isRoot, "needs root to give a file to another user"))
     func keyFilesAndKeychainsOfAnotherUserAreRefused() throws {
         let sandbox = try Sandbox()
         sandbox.add(["-s", "svc"], secret: "s")

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainTestSupport
 import Testing
 
 @testable import KeychainCLI
@@ -94,7 +95,7 @@ import Testing
     /// The action's one step is ci/install.sh, given every input as the variable it reads; run as
     /// the step runs, it checks the download, puts keychainctl on the PATH of later steps, creates
     /// and unlocks the keychain, and prints the passphrase only in GitHub's mask command.
-    @Test(.enabled(if: UnlockCommandTests.keyringAvailable)) func theActionInstallsChecksAndUnlocks() throws {
+    @Test(.enabled(if: TestMachine.hasKeyring)) func theActionInstallsChecksAndUnlocks() throws {
         let action = try String(contentsOfFile: Self.root + "/action.yml", encoding: .utf8)
         #expect(action.contains("run: bash \"$GITHUB_ACTION_PATH/ci/install.sh\"") && action.contains("using: composite"))
         for (input, variable) in [
@@ -196,7 +197,7 @@ import Testing
     /// The GitLab template is generated from ci/install.sh, and its before_script, run as GitLab
     /// runs it (one shell with the job's script), leaves keychainctl on the PATH and the keychain
     /// unlocked for the job's own lines, with a key given as a masked variable.
-    @Test(.enabled(if: UnlockCommandTests.keyringAvailable)) func theGitLabTemplateInstallsIntoTheJobsShell() throws {
+    @Test(.enabled(if: TestMachine.hasKeyring)) func theGitLabTemplateInstallsIntoTheJobsShell() throws {
         let sandbox = try Sandbox(initialize: false)
         let generated = sandbox.run([Self.root + "/Scripts/gitlab-template.sh"], profile: nil, executable: "/bin/bash")
         let template = try String(contentsOfFile: Self.root + "/ci/gitlab/keychainctl.yml", encoding: .utf8)

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainCore
+import KeychainTestSupport
 import Testing
 
 /// `unlock` and `lock`: a passphrase keychain's key cached in the kernel keyring, used by later
@@ -16,9 +17,6 @@ import Testing
         #expect(sandbox.run(["add", "-s", "api", "-a", "ci"], stdin: Data("SECRET-cached".utf8), environment: withPassphrase).status == 0)
         return (sandbox, ["KEYCHAINCTL_KEY_FILE": ""], withPassphrase)
     }
-
-    /// Whether this process can use the kernel keyring (a container's seccomp profile may block it).
-    static let keyringAvailable: Bool = (try? KernelKeyring.hasOwnSessionKeyring()) != nil
 
     /// The line of /proc/keys describing the key `unlock --format json` reported caching.
     static func procKeysLine(_ unlocked: Sandbox.Run) -> String? {
@@ -37,7 +35,7 @@ import Testing
         #expect(locked.stderr.contains("keychainctl unlock"))
     }
 
-    @Test(.enabled(if: keyringAvailable)) func lockedWithoutCredentialThenUnlockedThenLockedAgain() throws {
+    @Test(.enabled(if: TestMachine.hasKeyring)) func lockedWithoutCredentialThenUnlockedThenLockedAgain() throws {
         let (sandbox, bare, withPassphrase) = try Self.passphraseKeychain()
         #expect(sandbox.run(["find", "-s", "api", "-w"], environment: bare).status == 36)
         let unlocked = sandbox.run(["unlock", "--timeout", "5m"], profile: nil, environment: withPassphrase)
@@ -60,7 +58,7 @@ import Testing
         #expect(again.status == 0 && again.stderr.contains("was not unlocked"))
     }
 
-    @Test(.enabled(if: keyringAvailable)) func wrongPassphraseCachesNothing() throws {
+    @Test(.enabled(if: TestMachine.hasKeyring)) func wrongPassphraseCachesNothing() throws {
         let (sandbox, bare, _) = try Self.passphraseKeychain()
         let wrong = sandbox.run(["unlock"], profile: nil, environment: ["KEYCHAINCTL_KEY_FILE": "", "KEYCHAINCTL_PASSPHRASE": "wrong"])
         #expect(wrong.status == 51)
@@ -95,7 +93,7 @@ import Testing
 
     /// Explicit sources come before the cache, so a stale cache never shadows them; --no-cache and
     /// KEYCHAINCTL_NO_CACHE skip it; the cache of one keychain opens no other.
-    @Test(.enabled(if: keyringAvailable)) func explicitSourcesWinAndTheCacheServesOneKeychain() throws {
+    @Test(.enabled(if: TestMachine.hasKeyring)) func explicitSourcesWinAndTheCacheServesOneKeychain() throws {
         let (sandbox, bare, withPassphrase) = try Self.passphraseKeychain()
         #expect(sandbox.run(["unlock"], profile: nil, environment: withPassphrase).status == 0)
         defer { sandbox.run(["lock"], profile: nil, environment: bare) }
@@ -111,7 +109,7 @@ import Testing
     }
 
     /// A key-file keychain can be unlocked too, so later steps need no credential in their environment.
-    @Test(.enabled(if: keyringAvailable)) func keyFileKeychainUnlocks() throws {
+    @Test(.enabled(if: TestMachine.hasKeyring)) func keyFileKeychainUnlocks() throws {
         let sandbox = try Sandbox()
         sandbox.add(["-s", "api"], secret: "SECRET-keyfile")
         let unlocked = sandbox.run(["unlock", "--share-uid", "--format", "json"], profile: nil)
@@ -135,7 +133,7 @@ import Testing
 
     /// The key is gone once its timeout has passed, and not before: the test waits for the
     /// kernel to forget it (polling with a deadline), then checks how long that took.
-    @Test(.enabled(if: keyringAvailable)) func absoluteTimeoutExpires() throws {
+    @Test(.enabled(if: TestMachine.hasKeyring)) func absoluteTimeoutExpires() throws {
         let (sandbox, _, withPassphrase) = try Self.passphraseKeychain()
         let script = """
             start=$(date +%s%N)
@@ -157,7 +155,7 @@ import Testing
     /// --idle is re-armed by each use, and the key is gone once unused for longer. Four uses 1 s
     /// apart span more than the 3 s idle time, so only re-arming keeps the key; the spacing is what
     /// is under test. The expiry is then watched in /proc/keys, which (unlike a use) re-arms nothing.
-    @Test(.enabled(if: keyringAvailable)) func idleTimeoutSlides() throws {
+    @Test(.enabled(if: TestMachine.hasKeyring)) func idleTimeoutSlides() throws {
         let (sandbox, _, withPassphrase) = try Self.passphraseKeychain()
         let script = """
             alive() { grep 'keychainctl:' /proc/keys | grep -qv expd; }
@@ -194,7 +192,7 @@ import Testing
 
     /// Without a session keyring of its own (no login session, as here), `--keyring session` would
     /// cache the key in a keyring that dies with the process: refused, exit 78.
-    @Test(.enabled(if: keyringAvailable && (try? KernelKeyring.hasOwnSessionKeyring()) == false))
+    @Test(.enabled(if: TestMachine.hasKeyring && (try? KernelKeyring.hasOwnSessionKeyring()) == false))
     func sessionKeyringThatIsNotThereIsRefused() throws {
         let (sandbox, bare, withPassphrase) = try Self.passphraseKeychain()
         let run = sandbox.run(["unlock", "--keyring", "session"], profile: nil, environment: withPassphrase)
@@ -224,7 +222,7 @@ import Testing
     /// `lock --all` removes every keychain's cached key. Run in a session keyring of its own, and
     /// swept there alone (`--keyring session`), so no other test's cached key (nor a developer's)
     /// is touched.
-    @Test(.enabled(if: keyringAvailable)) func lockAllRemovesEveryCachedKey() throws {
+    @Test(.enabled(if: TestMachine.hasKeyring)) func lockAllRemovesEveryCachedKey() throws {
         let first = try Self.passphraseKeychain()
         let second = try Self.passphraseKeychain()
         let script = """
@@ -249,7 +247,7 @@ import Testing
     /// A session keyring another user owns (su without a login, sudo keeping the caller's session)
     /// is not this process's own: `unlock` caches nothing there (every process of that user would
     /// read the key) and says why (exit 78). Needs root, to hand the keyring to another uid.
-    @Test(.enabled(if: keyringAvailable && getuid() == 0)) func aSessionKeyringOfAnotherUserIsNotOurs() throws {
+    @Test(.enabled(if: TestMachine.hasKeyring && TestMachine.isRoot)) func aSessionKeyringOfAnotherUserIsNotOurs() throws {
         let (sandbox, bare, withPassphrase) = try Self.passphraseKeychain()
         let script = """
             import ctypes, os, platform, sys
@@ -268,7 +266,7 @@ import Testing
 
     /// `lock` when the keychain file is gone (a cleanup step ran first) still removes the key,
     /// sweeping every cached keychainctl key, with a warning: it never fails open.
-    @Test(.enabled(if: keyringAvailable)) func lockWithoutTheFileStillRemovesTheKey() throws {
+    @Test(.enabled(if: TestMachine.hasKeyring)) func lockWithoutTheFileStillRemovesTheKey() throws {
         let (sandbox, _, withPassphrase) = try Self.passphraseKeychain()
         let script = """
             set -u

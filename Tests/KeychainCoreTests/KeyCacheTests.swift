@@ -1,10 +1,11 @@
 import Foundation
+import KeychainTestSupport
 import Testing
 
 @testable import KeychainCore
 
 /// The key cache: a cached key is only a candidate, used when it opens the file's key check.
-@Suite(.enabled(if: (try? KernelKeyring.hasOwnSessionKeyring()) != nil)) struct KeyCacheTests {
+@Suite(.enabled(if: TestMachine.hasKeyring, "needs the kernel keyring")) struct KeyCacheTests {
     @Test func aCachedKeyOpensTheKeychainAndAStaleOneIsInvalidated() throws {
         let temporary = try TemporaryKeychain()
         let id = try #require(temporary.keychain.identity)
