@@ -1,3 +1,4 @@
+import CommandLineFramework
 import Foundation
 import Testing
 
@@ -49,7 +50,7 @@ import Testing
     @Test func everyCommandAndOptionIsInEveryScriptAndThePage() throws {
         let page = ManPage.render(Self.specs, version: ("keychainctl " + VersionReport.number))
         for shell in ShellCompletion.shells {
-            let script = try #require(ShellCompletion.script(for: shell, commands: Self.specs))
+            let script = try #require(KeychainCommandLine.completionScript(for: shell))
             for spec in Self.specs {
                 #expect(script.contains(spec.name), "\(shell): \(spec.name)")
                 for option in spec.options {
@@ -85,7 +86,7 @@ import Testing
     func otherShellReadsItsScript(_ shell: String) throws {
         let sandbox = try Sandbox(initialize: false)
         let file = sandbox.folder + "/script"
-        try Data(try #require(ShellCompletion.script(for: shell, commands: Self.specs)).utf8).write(to: URL(fileURLWithPath: file))
+        try Data(try #require(KeychainCommandLine.completionScript(for: shell)).utf8).write(to: URL(fileURLWithPath: file))
         let checked = sandbox.run(["-n", file], profile: nil, executable: "/usr/bin/\(shell)")
         #expect(checked.status == 0, "\(shell): \(checked.stderr)")
         if shell == "fish" {

@@ -24,7 +24,6 @@ import Testing
     /// KeychainCLI's rooms, ground floor first.
     static let cli: [[String]] = [
         ["Console"],
-        ["Framework"],
         ["Options"],
         ["Input", "Output"],
         ["Context"],
@@ -150,5 +149,19 @@ import Testing
             #expect(lines <= 451, "\(path) has \(lines) lines")
         }
         #expect(checked > 200)
+    }
+
+    /// The command-line framework knows nothing of keychains: it imports no module of the package
+    /// (the build would fail) and no word of its sources names a keychain or Apple.
+    @Test func theCommandLineFrameworkKnowsNothingOfKeychains() throws {
+        let root = PackagePaths.root + "/Sources/CommandLineFramework"
+        let files = try FileManager.default.contentsOfDirectory(atPath: root).filter { $0.hasSuffix(".swift") }
+        #expect(files.count >= 4)
+        for file in files {
+            let text = try String(contentsOfFile: root + "/" + file, encoding: .utf8)
+            for word in ["keychain", "secitem", "apple", "import Keychain"] {
+                #expect(!text.lowercased().contains(word.lowercased()), "CommandLineFramework/\(file) mentions \(word)")
+            }
+        }
     }
 }

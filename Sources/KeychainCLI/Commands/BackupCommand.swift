@@ -1,3 +1,4 @@
+import CommandLineFramework
 import KeychainCore
 
 /// `keychainctl backup DEST`: a copy of the keychain, consistent while others write it.

@@ -1,3 +1,4 @@
+import CommandLineFramework
 import KeychainCore
 
 /// `keychainctl completion bash|zsh|fish`: a completion script, generated from the option tables;
@@ -37,7 +38,7 @@ struct CompletionCommand: Subcommand {
 
     func run() throws {
         guard shell != "names" else { return printNames() }
-        if let script = ShellCompletion.script(for: shell, commands: KeychainCommandLine.commands.map { $0.spec }) {
+        if let script = KeychainCommandLine.completionScript(for: shell) {
             StandardStreams.out(script)
         }
     }

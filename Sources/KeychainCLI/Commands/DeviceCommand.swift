@@ -1,3 +1,4 @@
+import CommandLineFramework
 import KeychainCore
 
 /// `keychainctl device`: the keychain's simulated device (lock state and passcode).

@@ -1,3 +1,4 @@
+import CommandLineFramework
 import KeychainCore
 
 /// `keychainctl get NAME [ACCOUNT]`: the secret alone, for scripts; several matches are an error.

@@ -1,4 +1,5 @@
 import CProcess
+import CommandLineFramework
 import Glibc
 import KeychainCore
 
@@ -102,6 +103,16 @@ public enum KeychainCommandLine {
 
     /// Each subcommand's examples, by name: for the man page and the reference.
     static var examples: [String: [Example]] { Dictionary(uniqueKeysWithValues: commands.map { ($0.name, $0.examples) }) }
+
+    /// The program's name, as its pages and completion scripts spell it.
+    static let program = "keychainctl"
+
+    /// The completion script for `shell` (`nil` for a shell there is none for), with keychainctl's
+    /// words for the options that have usual values.
+    static func completionScript(for shell: String) -> String? {
+        Suggestions.provider = Suggestions.keychainWords
+        return ShellCompletion.script(for: shell, program: program, commands: commands.map { $0.spec })
+    }
 
     /// Every subcommand's name, in help order (for the argument fuzzer).
     package static var commandNames: [String] { commands.map { $0.name } }

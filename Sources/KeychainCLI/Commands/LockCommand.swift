@@ -1,3 +1,4 @@
+import CommandLineFramework
 import KeychainCore
 
 /// `keychainctl lock`: forgets the key `unlock` cached (docs/CI.md).

@@ -1,3 +1,4 @@
+import CommandLineFramework
 import KeychainCore
 
 /// `keychainctl manpage`: the roff source of keychainctl(1), generated from the option tables.

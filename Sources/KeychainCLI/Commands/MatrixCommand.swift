@@ -1,3 +1,4 @@
+import CommandLineFramework
 import KeychainCore
 
 /// `keychainctl matrix`: items (or groups) × targets, who may read and write what, and where each

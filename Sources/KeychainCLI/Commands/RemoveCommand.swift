@@ -1,3 +1,4 @@
+import CommandLineFramework
 import KeychainCore
 
 /// `keychainctl rm NAME [ACCOUNT]`: delete exactly one secret.

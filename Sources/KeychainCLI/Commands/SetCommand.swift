@@ -1,3 +1,4 @@
+import CommandLineFramework
 import KeychainCore
 
 /// `keychainctl set NAME [ACCOUNT]`: store or replace a secret, the way `pass insert` does.

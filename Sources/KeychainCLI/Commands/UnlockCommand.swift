@@ -1,3 +1,4 @@
+import CommandLineFramework
 import KeychainCore
 
 /// `keychainctl unlock`: caches the keychain's key in the kernel keyring, so that later calls

@@ -1,15 +1,16 @@
+import CommandLineFramework
 import KeychainCore
 
 /// `keychainctl update`: SecItemUpdate.
 struct UpdateCommand: Subcommand {
     /// Each `--set-…` option and the attribute code it changes.
     static let changeOptions: [(spec: OptionSpec, code: String)] = [
-        (.attribute("set-account", nil, "account", "New account (acct)."), "acct"),
-        (.attribute("set-service", nil, "service", "New service (svce)."), "svce"),
-        (.attribute("set-group", nil, "group", "Move to this access group (must be writable)."), "agrp"),
-        (.attribute("set-label", nil, "label", "New label (labl)."), "labl"),
-        (.attribute("set-accessible", nil, "class", suggestions: .accessibilities, "New accessibility (pdmn)."), "pdmn"),
-        (.attribute("set-sync", nil, "yes|no", kind: .choices, "Make the item synchronizable or not."), "sync"),
+        (.plain("set-account", nil, "account", "New account (acct)."), "acct"),
+        (.plain("set-service", nil, "service", "New service (svce)."), "svce"),
+        (.plain("set-group", nil, "group", "Move to this access group (must be writable)."), "agrp"),
+        (.plain("set-label", nil, "label", "New label (labl)."), "labl"),
+        (.plain("set-accessible", nil, "class", suggestions: .accessibilities, "New accessibility (pdmn)."), "pdmn"),
+        (.plain("set-sync", nil, "yes|no", kind: .choices, "Make the item synchronizable or not."), "sync"),
     ]
     static let setAttr = Option.text("set-attr", nil, "code=value", repeatable: true, "Set any attribute by its code.")
     static let setDataFile = Option.path("set-data-file", "New secret from this file.")

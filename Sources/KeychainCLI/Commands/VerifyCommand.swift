@@ -1,3 +1,4 @@
+import CommandLineFramework
 import KeychainCore
 
 /// `keychainctl verify`: opens the key hierarchy and every row, runs SQLite's integrity check, and

@@ -1,3 +1,4 @@
+import CommandLineFramework
 import KeychainCore
 
 /// An input over its cap (`InputLimits`).

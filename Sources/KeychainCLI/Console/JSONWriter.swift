@@ -1,3 +1,4 @@
+import CommandLineFramework
 import KeychainCore
 
 /// A small JSON writer: objects with sorted keys, no Foundation at start-up.

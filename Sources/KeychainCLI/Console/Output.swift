@@ -1,3 +1,4 @@
+import CommandLineFramework
 import KeychainCore
 
 /// A command's output as it will be written: public text, and secrets (already base64, in guarded

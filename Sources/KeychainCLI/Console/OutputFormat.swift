@@ -1,3 +1,5 @@
+import CommandLineFramework
+
 /// `--format`: text for people, JSON for programs.
 enum OutputFormat: String, Sendable {
     case text

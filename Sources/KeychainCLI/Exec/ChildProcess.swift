@@ -1,5 +1,6 @@
 import CProcess
 import CSpawn
+import CommandLineFramework
 import Glibc
 import KeychainCore
 

@@ -1,3 +1,4 @@
+import CommandLineFramework
 import KeychainCore
 
 /// What `exec` prints of its own: `--dry-run`'s plan (attributes and references, never values),

@@ -1,4 +1,5 @@
 import CSpawn
+import CommandLineFramework
 import Glibc
 import KeychainCore
 

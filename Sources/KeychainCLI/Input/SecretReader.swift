@@ -1,4 +1,5 @@
 import CTerminal
+import CommandLineFramework
 import Glibc
 import KeychainCore
 

@@ -1,3 +1,4 @@
+import CommandLineFramework
 import KeychainCore
 
 /// The options every command accepts, each declared once with its environment variable, and

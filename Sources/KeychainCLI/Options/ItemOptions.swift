@@ -1,3 +1,4 @@
+import CommandLineFramework
 import KeychainCore
 
 /// The item attribute options shared by add, find, update, delete, migrate-group and export,
@@ -8,35 +9,35 @@ struct ItemOptions {
     /// `--sync`, completed from its choices, takes any text here.
     /// The codes are literal so the table reads as the option reference it is.
     static let attributeOptions: [(spec: OptionSpec, code: String)] = [
-        (.attribute("service", "s", "service", "Service (svce)."), "svce"),
-        (.attribute("account", "a", "account", "Account (acct)."), "acct"),
-        (.attribute("group", "g", "group", "Access group (agrp), Team ID prefix included."), "agrp"),
-        (.attribute("label", "l", "label", "Label (labl)."), "labl"),
-        (.attribute("description", "D", "text", "Description, 'kind' in security (desc)."), "desc"),
-        (.attribute("comment", "j", "text", "Comment (icmt)."), "icmt"),
-        (.attribute("generic", "G", "text", "Generic attribute (gena)."), "gena"),
-        (.attribute("creator", "c", "code", "Creator, a four-character code (crtr)."), "crtr"),
-        (.attribute("type", "C", "code", "Type, a four-character code (type)."), "type"),
-        (.attribute("server", nil, "host", "Server (srvr), inet."), "srvr"),
-        (.attribute("security-domain", nil, "domain", "Security domain (sdmn), inet."), "sdmn"),
+        (.plain("service", "s", "service", "Service (svce)."), "svce"),
+        (.plain("account", "a", "account", "Account (acct)."), "acct"),
+        (.plain("group", "g", "group", "Access group (agrp), Team ID prefix included."), "agrp"),
+        (.plain("label", "l", "label", "Label (labl)."), "labl"),
+        (.plain("description", "D", "text", "Description, 'kind' in security (desc)."), "desc"),
+        (.plain("comment", "j", "text", "Comment (icmt)."), "icmt"),
+        (.plain("generic", "G", "text", "Generic attribute (gena)."), "gena"),
+        (.plain("creator", "c", "code", "Creator, a four-character code (crtr)."), "crtr"),
+        (.plain("type", "C", "code", "Type, a four-character code (type)."), "type"),
+        (.plain("server", nil, "host", "Server (srvr), inet."), "srvr"),
+        (.plain("security-domain", nil, "domain", "Security domain (sdmn), inet."), "sdmn"),
         (
-            .attribute(
+            .plain(
                 "protocol", nil, "protocol", suggestions: .protocols, "Protocol (ptcl), inet: https, ftp, … or a code such as htps."),
             "ptcl"
         ),
         (
-            .attribute(
+            .plain(
                 "auth-type", nil, "type", suggestions: .authTypes, "Authentication type (atyp), inet: default, html-form, … or a code."),
             "atyp"
         ),
-        (.attribute("port", nil, "port", "Port (port), inet."), "port"),
-        (.attribute("path", nil, "path", "Path (path), inet."), "path"),
+        (.plain("port", nil, "port", "Port (port), inet."), "port"),
+        (.plain("path", nil, "path", "Path (path), inet."), "path"),
         (
-            .attribute(
+            .plain(
                 "accessible", nil, "class", suggestions: .accessibilities,
                 "Accessibility (pdmn): when-unlocked, after-first-unlock, always, … or ak ck dk akpu aku cku dku."), "pdmn"
         ),
-        (.attribute("sync", nil, "yes|no|any", kind: .choices, "Synchronizable (sync); queries default to no."), "sync"),
+        (.plain("sync", nil, "yes|no|any", kind: .choices, "Synchronizable (sync); queries default to no."), "sync"),
     ]
     static let itemClass = Option.text(
         "class", nil, "class", suggestions: .itemClasses, "genp (default), inet, cert, keys, idnt, or their long names.")

@@ -1,3 +1,4 @@
+import CommandLineFramework
 import KeychainCore
 
 /// `--team-change TEAMID` of explain, matrix and lint: the option, and how its report reads.

@@ -1,3 +1,4 @@
+import CommandLineFramework
 import KeychainCore
 
 /// How `exec --env-from` and `export`'s dotenv, shell and github-env formats name a variable after

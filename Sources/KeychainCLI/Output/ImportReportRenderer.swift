@@ -1,3 +1,4 @@
+import CommandLineFramework
 import Glibc
 import KeychainCore
 

@@ -1,3 +1,4 @@
+import CommandLineFramework
 import KeychainCore
 
 /// Renders items the way SecItemCopyMatching shapes them (docs/REFERENCE.md): one value for a limit of

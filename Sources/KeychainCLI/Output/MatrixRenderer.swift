@@ -1,3 +1,4 @@
+import CommandLineFramework
 import KeychainCore
 
 /// `matrix`'s output: a grid for people, stable sorted JSON for programs (docs/REFERENCE.md).

@@ -1,3 +1,4 @@
+import CommandLineFramework
 import KeychainCore
 
 /// The migration report: text lines for people, one JSON object for programs.

@@ -1,3 +1,4 @@
+import CommandLineFramework
 import Glibc
 
 /// A count that keeps one line of stderr up to date while a long command runs (`import`,

@@ -1,4 +1,5 @@
 import CBuildInfo
+import CommandLineFramework
 import KeychainCore
 
 /// `keychainctl --version`: the version, the commit it was built from, and the C libraries inside.

@@ -1,3 +1,5 @@
+import CommandLineFramework
+
 /// `--help` text, derived from the command specs.
 enum HelpText {
     /// Help for one subcommand.

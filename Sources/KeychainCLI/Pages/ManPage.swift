@@ -1,3 +1,5 @@
+import CommandLineFramework
+
 /// `keychainctl.1`, generated from the command specs and the exit-status table, so that the man
 /// page, `--help` and the completions never disagree.
 enum ManPage {
@@ -17,7 +19,7 @@ enum ManPage {
 
             """
         for command in commands {
-            out += ".SS \"\(roff(command.synopsis))\"\n\(roff(command.abstract))\n"
+            out += ".SS \"\(roff(command.synopsis(program: KeychainCommandLine.program)))\"\n\(roff(command.abstract))\n"
             if !command.discussion.isEmpty { out += ".PP\n\(roff(command.discussion))\n" }
             for (title, options) in command.sections where !options.isEmpty && title != "global options" {
                 out += ".PP\n\\fI\(roff(title))\\fR\n"

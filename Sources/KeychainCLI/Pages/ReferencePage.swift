@@ -1,3 +1,5 @@
+import CommandLineFramework
+
 /// The command reference as Markdown (`keychainctl manpage --markdown`, kept as docs/REFERENCE.md):
 /// the man page's content, from the same tables, for reading on a code host.
 enum ReferencePage {
@@ -15,7 +17,8 @@ enum ReferencePage {
 
             """
         for command in commands {
-            out += "\n## \(command.name)\n\n```\n\(command.synopsis)\n```\n\n\(escaped(command.abstract))\n"
+            out +=
+                "\n## \(command.name)\n\n```\n\(command.synopsis(program: KeychainCommandLine.program))\n```\n\n\(escaped(command.abstract))\n"
             if !command.discussion.isEmpty { out += "\n" + escaped(command.discussion) + "\n" }
             for operand in command.operands { out += "\n`\(operand.name)`: \(escaped(operand.help))\n" }
             if let trailing = command.trailingCommand { out += "\n`\(trailing.name)`: \(escaped(trailing.help))\n" }

@@ -1,25 +1,27 @@
+import Glibc
+
 /// An option that takes a value, declared once as a constant of its command: its spelling, help
 /// and environment variable (`spec`), and how its text becomes a `Value`. Commands read it as
 /// `try arguments.value(Self.timeout)`, never by name, so a read cannot name an option the
 /// command does not declare.
 ///
 /// A generic struct holding a closure, not a protocol: nothing is looked up at start-up.
-struct Option<Value>: Sendable {
-    private(set) var spec: OptionSpec
+package struct Option<Value>: Sendable {
+    package private(set) var spec: OptionSpec
     /// The value `text` spells, or `nil` when it spells none (a usage error naming `expected`).
-    let parse: @Sendable (String) -> Value?
+    package let parse: @Sendable (String) -> Value?
     /// What a valid value looks like, for the usage error ("a file descriptor number"); a
     /// `.choices` option lists its words instead.
     private let expectedText: String
 
     /// What a valid value looks like, for the usage error ("auto, session or user").
-    var expected: String {
+    package var expected: String {
         let words = spec.choices
         guard let last = words.last, words.count > 1 else { return words.first ?? expectedText }
         return words.dropLast().joined(separator: ", ") + " or " + last
     }
 
-    init(
+    package init(
         _ long: String, _ short: Character? = nil, _ valueName: String, kind: OptionKind = .text, repeatable: Bool = false,
         environment: String? = nil, suggestions: Suggestions = .none, expected: String = "", _ help: String,
         parse: @escaping @Sendable (String) -> Value?
@@ -34,7 +36,7 @@ struct Option<Value>: Sendable {
 
 extension Option where Value == String {
     /// Text taken as given.
-    static func text(
+    package static func text(
         _ long: String, _ valueName: String, repeatable: Bool = false, environment: String? = nil, suggestions: Suggestions = .none,
         _ help: String
     ) -> Option {
@@ -42,7 +44,7 @@ extension Option where Value == String {
     }
 
     /// Text taken as given, with a short name (or `nil`).
-    static func text(
+    package static func text(
         _ long: String, _ short: Character?, _ valueName: String, repeatable: Bool = false, environment: String? = nil,
         suggestions: Suggestions = .none, _ help: String
     ) -> Option {
@@ -51,7 +53,7 @@ extension Option where Value == String {
 
     /// A file path taken as given (its bytes need not be UTF-8); with `optional`, the path may be
     /// left out, and the value is then empty.
-    static func path(
+    package static func path(
         _ long: String, short: Character? = nil, valueName: String = "path", repeatable: Bool = false, environment: String? = nil,
         optional: Bool = false, _ help: String
     ) -> Option {
@@ -63,14 +65,14 @@ extension Option where Value == String {
 
 extension Option where Value == Int32 {
     /// A file descriptor number.
-    static func descriptor(_ long: String, environment: String? = nil, _ help: String) -> Option {
+    package static func descriptor(_ long: String, environment: String? = nil, _ help: String) -> Option {
         Option(long, nil, "n", environment: environment, expected: "a file descriptor number", help) { Int32($0) }
     }
 }
 
 extension Option {
     /// One of the words `valueName` lists (`auto|session|user`), parsed by `parse`.
-    static func choice(
+    package static func choice(
         _ long: String, _ short: Character? = nil, _ valueName: String, environment: String? = nil, _ help: String,
         _ parse: @escaping @Sendable (String) -> Value?
     ) -> Option {
@@ -79,33 +81,32 @@ extension Option {
 }
 
 /// An option that takes no value, declared once as a constant of its command.
-struct Flag: Sendable {
-    let spec: OptionSpec
+package struct Flag: Sendable {
+    package let spec: OptionSpec
 
-    init(_ long: String, environment: String? = nil, _ help: String) {
+    package init(_ long: String, environment: String? = nil, _ help: String) {
         spec = OptionSpec(long: long, short: nil, valueName: nil, kind: .flag, repeatable: false, help: help, environment: environment)
     }
 
-    init(_ long: String, _ short: Character, _ help: String) {
+    package init(_ long: String, _ short: Character, _ help: String) {
         spec = OptionSpec(long: long, short: short, valueName: nil, kind: .flag, repeatable: false, help: help, environment: nil)
     }
 }
 
 extension Option {
     /// The value of the option's environment variable (see `OptionSpec.environmentValue`).
-    var environmentValue: String? { spec.environmentValue }
+    package var environmentValue: String? { spec.environmentValue }
 }
 
 extension Flag {
     /// The value of the flag's environment variable (see `OptionSpec.environmentValue`).
-    var environmentValue: String? { spec.environmentValue }
+    package var environmentValue: String? { spec.environmentValue }
 }
 
 extension OptionSpec {
-    /// An attribute option of the `(option, code)` tables of add, find and update: text read as
-    /// given (the keychain checks it), so a plain spec with no parser, which is cheaper to declare
-    /// at start-up than a typed `Option`.
-    static func attribute(
+    /// A text option read as given and checked by whoever reads it (a table of such options), so a
+    /// plain spec with no parser, which is cheaper to declare at start-up than a typed `Option`.
+    package static func plain(
         _ long: String, _ short: Character?, _ valueName: String, kind: OptionKind = .text, suggestions: Suggestions = .none, _ help: String
     ) -> OptionSpec {
         OptionSpec(
@@ -114,5 +115,8 @@ extension OptionSpec {
     }
 
     /// The value of the option's environment variable, when it has one and it is set and not empty.
-    var environmentValue: String? { environment.flatMap(Environment.value) }
+    package var environmentValue: String? {
+        guard let environment, let pointer = getenv(environment), pointer.pointee != 0 else { return nil }
+        return String(cString: pointer)
+    }
 }

@@ -5,30 +5,30 @@
 /// A command with actions (`device lock`) takes them as its leading words; otherwise no command
 /// takes positional arguments, so any stray word is a usage error (exit 64). Errors never quote a
 /// value or a stray word: either may be a secret typed in the wrong place.
-struct ParsedArguments {
+package struct ParsedArguments {
     private var values: [String: [String]] = [:]
     private var flags: Set<String> = []
     private let reads = ReadLog()
     /// The action the leading words named (the spec's first when none was given); `nil` for a
     /// command without actions.
-    private(set) var action: String?
+    package private(set) var action: String?
     /// The operands given, in order, at most as many as the command takes (`error -25300`).
-    private(set) var operands: [String] = []
+    package private(set) var operands: [String] = []
     /// The first operand (`error -25300`).
-    var operand: String? { operands.first }
+    package var operand: String? { operands.first }
     /// Whether `-h` or `--help` stood in option position (parsing stopped there).
-    private(set) var helpRequested = false
+    package private(set) var helpRequested = false
     /// The first option (other than a path) whose value was not valid UTF-8 on the command line:
     /// Swift would have replaced the bad bytes, making `x\xff` and `x\xfe` one account.
-    private(set) var invalidUTF8Option: String?
+    package private(set) var invalidUTF8Option: String?
     /// The command and its arguments after `--`, for a command that runs one (`exec`).
-    private(set) var trailing: [String]?
+    package private(set) var trailing: [String]?
     /// The command these options are for.
-    let command: String
+    package let command: String
 
     /// Parses `arguments` (after the subcommand's name) for `spec`; `invalidUTF8` holds the
     /// indices of words that were not valid UTF-8 as given.
-    init(_ arguments: ArraySlice<String>, spec: CommandSpec, invalidUTF8: Set<Int> = []) throws(UsageError) {
+    package init(_ arguments: ArraySlice<String>, spec: CommandSpec, invalidUTF8: Set<Int> = []) throws(UsageError) {
         // A linear search of a few dozen options for a handful of words: cheaper per process than
         // building two dictionaries (and looking up Character's Hashable conformance at run time).
         command = spec.name
@@ -97,14 +97,14 @@ struct ParsedArguments {
                 shown = word
             } else if spec.trailingCommand != nil {
                 throw UsageError(
-                    "unexpected argument (word \(position), not shown): put -- before the command, as in keychainctl \(spec.name) [options] -- CMD [ARG…]."
+                    "unexpected argument (word \(position), not shown): put -- before the command, as in '\(spec.name) [options] -- CMD [ARG…]'."
                 )
             } else {
                 let takes = spec.operands.isEmpty ? "options only" : "options and " + spec.operands.map(\.name).joined(separator: " ")
                 throw UsageError("unexpected argument (word \(position), not shown); \(spec.name) takes \(takes).")
             }
             guard let option else {
-                throw UsageError("unknown option '\(shown.terminalSafe)' for \(spec.name)." + Self.suggestion(for: shown, in: spec))
+                throw UsageError("unknown option '\(shown.escapedForTerminal)' for \(spec.name)." + Self.suggestion(for: shown, in: spec))
             }
             if option.isFlag {
                 guard inlineValue == nil else { throw UsageError("--\(option.long) takes no value.") }
@@ -140,7 +140,7 @@ struct ParsedArguments {
     /// These arguments in one spelling: the action's words, each option as `--long` or
     /// `--long=value`, then the operands (after `--` where the command runs none) and the trailing
     /// command after `--`. Parsed again they give these arguments (the argument fuzzer checks it).
-    func canonical(_ spec: CommandSpec) -> [String] {
+    package func canonical(_ spec: CommandSpec) -> [String] {
         var words = action.map { $0.split(separator: " ").map(String.init) } ?? []
         let optionWords =
             flags.sorted().map { "--" + $0 } + values.keys.sorted().flatMap { name in values[name]!.map { "--\(name)=\($0)" } }
@@ -154,9 +154,17 @@ struct ParsedArguments {
     }
 
     /// Whether `other` holds the same action, options, operands and trailing command.
-    func sameArguments(as other: ParsedArguments) -> Bool {
+    package func sameArguments(as other: ParsedArguments) -> Bool {
         action == other.action && values == other.values && flags == other.flags && operands == other.operands
             && trailing == other.trailing
+    }
+
+    /// Whether `part`'s bytes occur in `whole`'s.
+    private static func contains(_ whole: String, _ part: String) -> Bool {
+        let whole = Array(whole.utf8)
+        let part = Array(part.utf8)
+        guard part.count <= whole.count else { return false }
+        return (0...(whole.count - part.count)).contains { whole[$0..<($0 + part.count)].elementsEqual(part) }
     }
 
     /// " Did you mean '--x'?" when one of `spec`'s long options is close to `shown`; empty otherwise.
@@ -165,7 +173,7 @@ struct ParsedArguments {
         guard typed.count > 1 else { return "" }
         let scored = spec.options.map { option -> (OptionSpec, Int) in
             let name = option.long
-            if name.containsBytes(typed) || typed.containsBytes(name) { return (option, 0) }
+            if Self.contains(name, typed) || Self.contains(typed, name) { return (option, 0) }
             // Against the whole name and each of its hyphenated tails: "pasword" is near "set-password".
             let words = name.split(separator: "-")
             let tails = words.indices.map { words[$0...].joined(separator: "-") }
@@ -189,17 +197,17 @@ struct ParsedArguments {
     }
 
     /// The value of `option`, parsed; `nil` when not given, a usage error when it does not parse.
-    func value<Value>(_ option: Option<Value>) throws(UsageError) -> Value? {
+    package func value<Value>(_ option: Option<Value>) throws(UsageError) -> Value? {
         try values(option).last
     }
 
     /// Every value of a repeatable `option`, in order, each parsed.
-    func values<Value>(_ option: Option<Value>) throws(UsageError) -> [Value] {
+    package func values<Value>(_ option: Option<Value>) throws(UsageError) -> [Value] {
         reads.note(option.spec.long)
         var parsed: [Value] = []
         for text in values[option.spec.long] ?? [] {
             guard let value = option.parse(text) else {
-                throw UsageError("'\(text.terminalSafe)' is not valid for --\(option.spec.long); use \(option.expected).")
+                throw UsageError("'\(text.escapedForTerminal)' is not valid for --\(option.spec.long); use \(option.expected).")
             }
             parsed.append(value)
         }
@@ -207,17 +215,17 @@ struct ParsedArguments {
     }
 
     /// Whether `flag` was given.
-    func flag(_ flag: Flag) -> Bool {
+    package func flag(_ flag: Flag) -> Bool {
         reads.note(flag.spec.long)
         return flags.contains(flag.spec.long)
     }
 
     /// The text given for `option`, unparsed: for reporting an error in the format asked for
     /// before the command's own options are read.
-    func rawValue(of option: OptionSpec) -> String? { values[option.long]?.last }
+    package func rawValue(of option: OptionSpec) -> String? { values[option.long]?.last }
 
     /// (code, value) for each option of `table` that was given, in the table's order.
-    func attributes(from table: [(spec: OptionSpec, code: String)]) -> [(code: String, value: String)] {
+    package func attributes(from table: [(spec: OptionSpec, code: String)]) -> [(code: String, value: String)] {
         table.compactMap { spec, code in
             reads.note(spec.long)
             return values[spec.long]?.last.map { (code, $0) }
@@ -226,12 +234,28 @@ struct ParsedArguments {
 
     /// The long names of the options read so far, for the test that every declared option is
     /// read by its command.
-    var readOptions: [String] { reads.names }
+    package var readOptions: [String] { reads.names }
 }
 
 /// The options a command read: a reference, so that the copies a command's parts make of the
 /// parsed arguments all record into one log.
 private final class ReadLog {
-    private(set) var names: [String] = []
+    package private(set) var names: [String] = []
     func note(_ name: String) { names.append(name) }
+}
+
+extension String {
+    /// The text with its control characters written as escapes (`\\n`, `\\u{1B}`), so that a
+    /// word echoed in a usage error cannot drive the terminal.
+    package var escapedForTerminal: String {
+        var out = ""
+        for scalar in unicodeScalars {
+            if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
+                out += scalar.escaped(asASCII: true)
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
 }

@@ -1,6 +1,6 @@
 /// What an option's value is. It decides the help placeholder's meaning, shell completion, and
 /// whether the value may hold bytes that are not UTF-8.
-enum OptionKind: Sendable, Equatable {
+package enum OptionKind: Sendable, Equatable {
     /// No value: the option's presence is the value.
     case flag
     /// Text, which must be valid UTF-8 (an attribute, a query, a duration, a number).
@@ -13,78 +13,93 @@ enum OptionKind: Sendable, Equatable {
 
 /// One command-line option as help, the man page, completion and the parser see it. Commands
 /// declare options as typed `Option` and `Flag` constants, which carry one of these.
-struct OptionSpec: Sendable {
+package struct OptionSpec: Sendable {
     /// The long name without dashes (`service`).
-    let long: String
+    package let long: String
     /// The short name (`s` for `-s`), if any.
-    let short: Character?
+    package let short: Character?
     /// The value's placeholder in help (`duration`, `auto|session|user`); `nil` for a flag.
-    let valueName: String?
+    package let valueName: String?
     /// What the value is.
-    let kind: OptionKind
+    package let kind: OptionKind
     /// Whether the option may be given more than once (its values accumulate).
-    let repeatable: Bool
+    package let repeatable: Bool
     /// One line of help.
-    let help: String
+    package let help: String
     /// The environment variable that stands in for the option when it is not given.
-    let environment: String?
+    package let environment: String?
     /// The words completion offers for a text option that takes any text but knows its usual
     /// values (`--class genp`, `--accessible after-first-unlock`).
-    var suggestions: Suggestions = .none
+    package var suggestions: Suggestions = .none
     /// Whether the value may be left out (`init --generate-key-file`): the option is then given
     /// with an empty value, which the command reads as "the default".
-    var valueOptional = false
+    package var valueOptional = false
 
     /// The words a `.choices` option takes, from its placeholder (split only when asked: at
     /// start-up every command's options are declared, and few are ever completed or refused).
-    var choices: [String] { kind == .choices ? (valueName ?? "").split(separator: "|").map(String.init) : [] }
+    package var choices: [String] { kind == .choices ? (valueName ?? "").split(separator: "|").map(String.init) : [] }
 
     /// Whether the option takes no value.
-    var isFlag: Bool { kind == .flag }
+    package var isFlag: Bool { kind == .flag }
 
     /// The help line with the environment variable, as help and the man page show it.
-    var helpWithEnvironment: String { environment.map { "\(help) [env: \($0)]" } ?? help }
+    package var helpWithEnvironment: String { environment.map { "\(help) [env: \($0)]" } ?? help }
+
+    package init(
+        long: String, short: Character?, valueName: String?, kind: OptionKind, repeatable: Bool, help: String, environment: String?,
+        suggestions: Suggestions = .none, valueOptional: Bool = false
+    ) {
+        self.long = long
+        self.short = short
+        self.valueName = valueName
+        self.kind = kind
+        self.repeatable = repeatable
+        self.help = help
+        self.environment = environment
+        self.suggestions = suggestions
+        self.valueOptional = valueOptional
+    }
 }
 
 /// One subcommand's name, help and options.
-struct CommandSpec: Sendable {
-    let name: String
-    let abstract: String
-    let discussion: String
+package struct CommandSpec: Sendable {
+    package let name: String
+    package let abstract: String
+    package let discussion: String
     /// Option sections in help order: (title, options).
-    let sections: [(title: String, options: [OptionSpec])]
+    package let sections: [(title: String, options: [OptionSpec])]
     /// The actions a command takes as leading words (`device passcode set`), each with one line of
     /// help; the first is what no word means. Empty for the commands that take options only.
-    var actions: [(words: String, help: String)] = []
+    package var actions: [(words: String, help: String)] = []
     /// The words a command takes besides options, in order (`error STATUS`, `set NAME ACCOUNT`),
     /// each with its help; empty for the commands that take options only. Each may be left out
     /// (the command says which it needs). A negative number is an operand, never an option.
-    var operands: [(name: String, help: String)] = []
+    package var operands: [(name: String, help: String)] = []
     /// How many of the first operands the command cannot do without (`set NAME`): shown without
     /// brackets in the usage line.
-    var requiredOperands = 0
+    package var requiredOperands = 0
     /// The words completion offers for the first operand, when it has a known set (`completion bash`).
-    var operandWords: [String] = []
-    /// Whether `--help` shows only the everyday global options (`GlobalOptions.everyday`), with a
-    /// pointer to the rest (the commands of everyday secrets); the parser takes them all.
-    var briefGlobalOptions = false
-    /// Whether the first operand is a stored secret's name, which completion offers from the
-    /// keychain (`keychainctl completion names`) when a key is at hand.
-    var operandIsStoredName = false
+    package var operandWords: [String] = []
+    /// Whether `--help` shows only the program's everyday global options, with a pointer to the
+    /// rest; the parser takes them all.
+    package var briefGlobalOptions = false
+    /// Whether the first operand is a stored name, which completion offers by asking the program
+    /// (`PROGRAM completion names`).
+    package var operandIsStoredName = false
     /// The options whose value is VAR=QUERY (`exec --env`, `--file`): completion offers VAR=NAME for
     /// the stored names, a bare NAME being the item `set NAME` stored.
-    var queryOptions: [String] = []
+    package var queryOptions: [String] = []
     /// The command a command runs, given after `--` (`exec -- CMD ARG…`), with its help; `nil`
     /// for the commands that run none.
-    var trailingCommand: (name: String, help: String)? = nil
+    package var trailingCommand: (name: String, help: String)? = nil
 
     /// Every option the command accepts.
-    var options: [OptionSpec] { sections.flatMap(\.options) }
+    package var options: [OptionSpec] { sections.flatMap(\.options) }
 
     /// The words that may come first after the command (an action's first word, or a known
     /// operand), and for each action's first word the words that may follow it (`passcode`: `set`,
     /// `remove`): what completion offers word by word.
-    var leadingWords: (first: [String], second: [String: [String]]) {
+    package var leadingWords: (first: [String], second: [String: [String]]) {
         var first: [String] = []
         var second: [String: [String]] = [:]
         for action in actions {
@@ -95,10 +110,10 @@ struct CommandSpec: Sendable {
         return (first + operandWords, second)
     }
 
-    /// `keychainctl NAME [action] [OPERAND] [options] -- CMD`, as the man page and the reference
+    /// `PROGRAM NAME [action] [OPERAND] [options] -- CMD`, as the man page and the reference
     /// show it.
-    var synopsis: String {
-        var text = "keychainctl \(name)"
+    package func synopsis(program: String) -> String {
+        var text = "\(program) \(name)"
         if !actions.isEmpty { text += " [action]" }
         text += operandWords(operands.map(\.name))
         text += " [options]"
@@ -107,8 +122,28 @@ struct CommandSpec: Sendable {
     }
 
     /// ` NAME [ACCOUNT]`: the required operands bare, the others in brackets.
-    func operandWords(_ names: [String]) -> String {
+    package func operandWords(_ names: [String]) -> String {
         names.enumerated().map { $0.offset < requiredOperands ? " \($0.element)" : " [\($0.element)]" }.joined()
+    }
+
+    package init(
+        name: String, abstract: String, discussion: String, sections: [(title: String, options: [OptionSpec])],
+        actions: [(words: String, help: String)] = [], operands: [(name: String, help: String)] = [], requiredOperands: Int = 0,
+        operandWords: [String] = [], briefGlobalOptions: Bool = false, operandIsStoredName: Bool = false, queryOptions: [String] = [],
+        trailingCommand: (name: String, help: String)? = nil
+    ) {
+        self.name = name
+        self.abstract = abstract
+        self.discussion = discussion
+        self.sections = sections
+        self.actions = actions
+        self.operands = operands
+        self.requiredOperands = requiredOperands
+        self.operandWords = operandWords
+        self.briefGlobalOptions = briefGlobalOptions
+        self.operandIsStoredName = operandIsStoredName
+        self.queryOptions = queryOptions
+        self.trailingCommand = trailingCommand
     }
 }
 
@@ -116,18 +151,18 @@ struct CommandSpec: Sendable {
 /// the EXAMPLES of its help, the man page and the reference. The test suite runs them all, in help
 /// order, on a fresh machine (`ExampleTests`), so each must succeed after the ones before it. They
 /// are a static of the command, not part of its spec, so that no run builds them but help's.
-struct Example: Sendable {
-    let command: String
-    let does: String
+package struct Example: Sendable {
+    package let command: String
+    package let does: String
 
-    init(_ command: String, _ does: String) {
+    package init(_ command: String, _ does: String) {
         self.command = command
         self.does = does
     }
 }
 
 /// A command-line mistake: exit 64 with the message and a pointer to `--help`.
-struct UsageError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+package struct UsageError: Error, CustomStringConvertible {
+    package let description: String
+    package init(_ description: String) { self.description = description }
 }
