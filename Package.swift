@@ -67,12 +67,9 @@ let package = Package(
         // The SecItem policy and the features over it.
         .target(
             name: "KeychainCore", dependencies: ["KeychainFoundation", "KeychainFormats", "CSQLite", "CFileSync"]),
-        // The command-line framework: option and command specs, parsing, completion scripts. It
-        // knows nothing of keychains (it imports no module of this package).
-        .target(name: "CommandLineFramework"),
         .target(
             name: "KeychainCLI",
-            dependencies: ["CommandLineFramework", "KeychainCore", "CProcess", "CTerminal", "CSpawn", "CBuildInfo"]),
+            dependencies: ["KeychainCore", "CProcess", "CTerminal", "CSpawn", "CBuildInfo"]),
         .executableTarget(name: "keychainctl", dependencies: ["KeychainCLI"]),
         .executableTarget(name: "keychainctl-bench", dependencies: ["KeychainCore"]),
         // What the test targets and the fuzzers share: the package's paths, the kill-midway step,
@@ -83,7 +80,7 @@ let package = Package(
         .executableTarget(name: "deny-keyring", path: "Tests/DenyKeyring"),
         .testTarget(
             name: "KeychainCLITests",
-            dependencies: ["CommandLineFramework", "KeychainCLI", "KeychainCore", "KeychainTestSupport", "keychainctl", "deny-keyring"],
+            dependencies: ["KeychainCLI", "KeychainCore", "KeychainTestSupport", "keychainctl", "deny-keyring"],
             // Golden outputs are read by path, not bundled.
             exclude: ["Golden"]),
     ],

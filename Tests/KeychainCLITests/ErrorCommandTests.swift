@@ -1,4 +1,3 @@
-import CommandLineFramework
 import Foundation
 import Testing
 

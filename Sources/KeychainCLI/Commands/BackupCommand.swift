@@ -1,4 +1,3 @@
-import CommandLineFramework
 import KeychainCore
 
 /// `keychainctl backup DEST`: a copy of the keychain, consistent while others write it.

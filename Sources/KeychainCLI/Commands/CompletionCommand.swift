@@ -1,4 +1,3 @@
-import CommandLineFramework
 import KeychainCore
 
 /// `keychainctl completion bash|zsh|fish`: a completion script, generated from the option tables;

@@ -1,4 +1,3 @@
-import CommandLineFramework
 import KeychainCore
 
 /// `keychainctl device`: the keychain's simulated device (lock state and passcode).

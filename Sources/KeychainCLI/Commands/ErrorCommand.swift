@@ -1,4 +1,3 @@
-import CommandLineFramework
 import KeychainCore
 
 /// `keychainctl error`: a status by number or name, as `security error` prints it, with what

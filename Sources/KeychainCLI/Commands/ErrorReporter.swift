@@ -1,4 +1,3 @@
-import CommandLineFramework
 import KeychainCore
 
 /// The one place that turns a failure into stderr text and an exit status (docs/REFERENCE.md).

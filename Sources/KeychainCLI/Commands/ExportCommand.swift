@@ -1,4 +1,3 @@
-import CommandLineFramework
 import Glibc
 import KeychainCore
 

@@ -1,4 +1,3 @@
-import CommandLineFramework
 import KeychainCore
 
 /// `keychainctl get NAME [ACCOUNT]`: the secret alone, for scripts; several matches are an error.

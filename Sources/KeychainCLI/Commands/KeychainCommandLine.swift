@@ -1,5 +1,4 @@
 import CProcess
-import CommandLineFramework
 import Glibc
 import KeychainCore
 

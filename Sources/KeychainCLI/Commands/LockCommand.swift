@@ -1,4 +1,3 @@
-import CommandLineFramework
 import KeychainCore
 
 /// `keychainctl lock`: forgets the key `unlock` cached (docs/CI.md).

@@ -1,4 +1,3 @@
-import CommandLineFramework
 import KeychainCore
 
 /// `keychainctl manpage`: the roff source of keychainctl(1), generated from the option tables.

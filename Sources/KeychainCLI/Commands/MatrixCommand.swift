@@ -1,4 +1,3 @@
-import CommandLineFramework
 import KeychainCore
 
 /// `keychainctl matrix`: items (or groups) × targets, who may read and write what, and where each

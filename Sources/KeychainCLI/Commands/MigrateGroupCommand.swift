@@ -1,4 +1,3 @@
-import CommandLineFramework
 import KeychainCore
 
 /// `keychainctl migrate-group`: move or copy a family of items between access groups, all or nothing.

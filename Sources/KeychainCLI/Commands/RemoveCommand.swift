@@ -1,4 +1,3 @@
-import CommandLineFramework
 import KeychainCore
 
 /// `keychainctl rm NAME [ACCOUNT]`: delete exactly one secret.

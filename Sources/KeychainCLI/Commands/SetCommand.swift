@@ -1,4 +1,3 @@
-import CommandLineFramework
 import KeychainCore
 
 /// `keychainctl set NAME [ACCOUNT]`: store or replace a secret, the way `pass insert` does.

@@ -1,4 +1,3 @@
-import CommandLineFramework
 import KeychainCore
 
 /// `keychainctl unlock`: caches the keychain's key in the kernel keyring, so that later calls

@@ -1,4 +1,3 @@
-import CommandLineFramework
 import KeychainCore
 
 /// `keychainctl verify`: opens the key hierarchy and every row, runs SQLite's integrity check, and

@@ -1,4 +1,3 @@
-import CommandLineFramework
 import KeychainCore
 
 /// Every exit status keychainctl ends with: each keychain status's low byte (as macOS `security`

@@ -1,4 +1,3 @@
-import CommandLineFramework
 import KeychainCore
 
 /// An input over its cap (`InputLimits`).

@@ -1,4 +1,3 @@
-import CommandLineFramework
 import KeychainCore
 
 /// A small JSON writer: objects with sorted keys, no Foundation at start-up.

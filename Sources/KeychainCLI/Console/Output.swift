@@ -1,4 +1,3 @@
-import CommandLineFramework
 import KeychainCore
 
 /// A command's output as it will be written: public text, and secrets (already base64, in guarded

@@ -1,5 +1,3 @@
-import CommandLineFramework
-
 /// `--format`: text for people, JSON for programs.
 enum OutputFormat: String, Sendable {
     case text

@@ -1,5 +1,3 @@
-import CommandLineFramework
-
 /// An exit whose report is already on stdout (explain's `--strict`, lint's findings): the status,
 /// with nothing more on stderr.
 struct SilentExit: Error {

@@ -1,6 +1,5 @@
 import CProcess
 import CSpawn
-import CommandLineFramework
 import Glibc
 import KeychainCore
 

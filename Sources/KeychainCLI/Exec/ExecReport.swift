@@ -1,4 +1,3 @@
-import CommandLineFramework
 import KeychainCore
 
 /// What `exec` prints of its own: `--dry-run`'s plan (attributes and references, never values),

@@ -1,5 +1,4 @@
 import CSpawn
-import CommandLineFramework
 import Glibc
 import KeychainCore
 

@@ -1,4 +1,3 @@
-import CommandLineFramework
 import KeychainCore
 
 /// The QUERY of `exec --env NAME=QUERY`, `--env-from`, `--file` and `keychain:QUERY` values: one

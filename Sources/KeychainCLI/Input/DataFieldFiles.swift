@@ -1,4 +1,3 @@
-import CommandLineFramework
 import KeychainCore
 
 /// `CODE=PATH` assignments naming an item's data fields (an internet password's `binn`, `bini`,

@@ -1,4 +1,3 @@
-import CommandLineFramework
 import KeychainCore
 
 /// A `delete` or `update` whose query names no attribute, reference or group acts on every item

@@ -1,4 +1,3 @@
-import CommandLineFramework
 import KeychainCore
 
 /// Where a command's secret comes from (docs/REFERENCE.md): a file, `-w`, standard input, or a prompt.

@@ -1,5 +1,4 @@
 import CTerminal
-import CommandLineFramework
 import Glibc
 import KeychainCore
 

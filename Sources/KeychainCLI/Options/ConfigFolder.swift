@@ -1,5 +1,3 @@
-import CommandLineFramework
-
 /// keychainctl's folder of the user's own settings: `$XDG_CONFIG_HOME/keychainctl`, or
 /// `$HOME/.config/keychainctl` when XDG_CONFIG_HOME is unset or not absolute (as the XDG
 /// specification says to treat it); `nil` when neither gives an absolute folder. Never relative to

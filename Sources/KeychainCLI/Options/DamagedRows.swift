@@ -1,4 +1,3 @@
-import CommandLineFramework
 import KeychainCore
 
 /// How commands that read or write many items report damaged rows (docs/SECURITY.md): never a whole

@@ -1,4 +1,3 @@
-import CommandLineFramework
 import KeychainCore
 
 /// Durations on the command line (`--timeout 15m`, `--idle 1h30m`): whole numbers with a unit

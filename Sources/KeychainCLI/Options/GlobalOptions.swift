@@ -1,4 +1,3 @@
-import CommandLineFramework
 import KeychainCore
 
 /// The options every command accepts, each declared once with its environment variable, and

@@ -1,4 +1,3 @@
-import CommandLineFramework
 import KeychainCore
 
 /// The item attribute options shared by add, find, update, delete, migrate-group and export,

@@ -1,18 +1,17 @@
-import CommandLineFramework
 import KeychainCore
 
 /// The words completion offers for keychainctl's options that take any text but have usual
-/// values: a name per kind of value, given its words by `keychainWords` when a completion script is
+/// values: a number per kind of value, given its words by `keychainWords` when a completion script is
 /// made (`completion` installs it as the provider).
 extension Suggestions {
-    static let itemClasses = Suggestions("item classes")
-    static let accessibilities = Suggestions("accessibilities")
-    static let protocols = Suggestions("protocols")
-    static let authTypes = Suggestions("authentication types")
-    static let returnWords = Suggestions("return words")
-    static let limits = Suggestions("limits")
-    static let accessControlFlags = Suggestions("access control flags")
-    static let accessControlOrNone = Suggestions("access control or none")
+    static var itemClasses: Suggestions { Suggestions(1) }
+    static var accessibilities: Suggestions { Suggestions(2) }
+    static var protocols: Suggestions { Suggestions(3) }
+    static var authTypes: Suggestions { Suggestions(4) }
+    static var returnWords: Suggestions { Suggestions(5) }
+    static var limits: Suggestions { Suggestions(6) }
+    static var accessControlFlags: Suggestions { Suggestions(7) }
+    static var accessControlOrNone: Suggestions { Suggestions(8) }
 
     /// The words of each of keychainctl's kinds of value.
     @Sendable static func keychainWords(_ suggestions: Suggestions) -> [String] {

@@ -1,4 +1,3 @@
-import CommandLineFramework
 import KeychainCore
 
 /// The generic password a script names by service and account (`set`, `get`, `rm`): NAME is the

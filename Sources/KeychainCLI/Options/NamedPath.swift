@@ -1,4 +1,3 @@
-import CommandLineFramework
 import KeychainCore
 
 /// A file given as `NAME=PATH` (or a bare `PATH`, named by its last component): how `matrix` and

@@ -1,5 +1,3 @@
-import CommandLineFramework
-
 /// Variable names an item's attribute may not produce (`exec --env-from`, `export --format
 /// dotenv|shell|github-env`): each changes how a shell, the dynamic loader, an interpreter or a
 /// tool loads or runs code, or where a CI runner reads its next steps. Whoever can write one item

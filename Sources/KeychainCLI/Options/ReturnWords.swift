@@ -1,4 +1,3 @@
-import CommandLineFramework
 import KeychainCore
 
 /// `--return a,b --return c`: the option add and find declare, and its values as words.

@@ -1,4 +1,3 @@
-import CommandLineFramework
 import KeychainCore
 
 /// `--team-change TEAMID` of explain, matrix and lint: the option, and how its report reads.

@@ -1,4 +1,3 @@
-import CommandLineFramework
 import KeychainCore
 
 /// How `exec --env-from` and `export`'s dotenv, shell and github-env formats name a variable after

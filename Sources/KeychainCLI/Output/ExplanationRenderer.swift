@@ -1,4 +1,3 @@
-import CommandLineFramework
 import KeychainCore
 
 /// `explain`'s output: text for people, stable sorted JSON for programs (docs/REFERENCE.md).

@@ -1,4 +1,3 @@
-import CommandLineFramework
 import KeychainCore
 
 /// Renders items the way SecItemCopyMatching shapes them (docs/REFERENCE.md): one value for a limit of

@@ -1,4 +1,3 @@
-import CommandLineFramework
 import KeychainCore
 
 /// `lint`'s reports: compiler-style text, stable sorted JSON, and SARIF 2.1.0 for CI annotations.

@@ -1,4 +1,3 @@
-import CommandLineFramework
 import KeychainCore
 
 /// `matrix`'s output: a grid for people, stable sorted JSON for programs (docs/REFERENCE.md).

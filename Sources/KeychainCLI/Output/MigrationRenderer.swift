@@ -1,4 +1,3 @@
-import CommandLineFramework
 import KeychainCore
 
 /// The migration report: text lines for people, one JSON object for programs.

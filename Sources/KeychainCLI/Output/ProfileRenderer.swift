@@ -1,4 +1,3 @@
-import CommandLineFramework
 import KeychainCore
 
 /// How a profile's provenance reads: where each group came from, whether a provisioning profile

@@ -1,4 +1,3 @@
-import CommandLineFramework
 import Glibc
 
 /// A count that keeps one line of stderr up to date while a long command runs (`import`,

@@ -1,5 +1,4 @@
 import CBuildInfo
-import CommandLineFramework
 import KeychainCore
 
 /// `keychainctl --version`: the version, the commit it was built from, and the C libraries inside.

@@ -1,5 +1,3 @@
-import CommandLineFramework
-
 /// Every environment variable keychainctl reads, for the man page's ENVIRONMENT section: the
 /// ones that stand in for an option (declared with the option), then the ones no option carries.
 enum EnvironmentTable {

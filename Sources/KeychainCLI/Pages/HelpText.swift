@@ -1,5 +1,3 @@
-import CommandLineFramework
-
 /// `--help` text, derived from the command specs.
 enum HelpText {
     /// Help for one subcommand.

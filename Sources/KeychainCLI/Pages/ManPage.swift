@@ -1,5 +1,3 @@
-import CommandLineFramework
-
 /// `keychainctl.1`, generated from the command specs and the exit-status table, so that the man
 /// page, `--help` and the completions never disagree.
 enum ManPage {

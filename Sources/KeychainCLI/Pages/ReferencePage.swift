@@ -1,5 +1,3 @@
-import CommandLineFramework
-
 /// The command reference as Markdown (`keychainctl manpage --markdown`, kept as docs/REFERENCE.md):
 /// the man page's content, from the same tables, for reading on a code host.
 enum ReferencePage {

@@ -1,6 +1,6 @@
 /// What an option's value is. It decides the help placeholder's meaning, shell completion, and
 /// whether the value may hold bytes that are not UTF-8.
-package enum OptionKind: Sendable, Equatable {
+enum OptionKind: Sendable, Equatable {
     /// No value: the option's presence is the value.
     case flag
     /// Text, which must be valid UTF-8 (an attribute, a query, a duration, a number).
@@ -13,39 +13,39 @@ package enum OptionKind: Sendable, Equatable {
 
 /// One command-line option as help, the man page, completion and the parser see it. Commands
 /// declare options as typed `Option` and `Flag` constants, which carry one of these.
-package struct OptionSpec: Sendable {
+struct OptionSpec: Sendable {
     /// The long name without dashes (`service`).
-    package let long: String
+    let long: String
     /// The short name (`s` for `-s`), if any.
-    package let short: Character?
+    let short: Character?
     /// The value's placeholder in help (`duration`, `auto|session|user`); `nil` for a flag.
-    package let valueName: String?
+    let valueName: String?
     /// What the value is.
-    package let kind: OptionKind
+    let kind: OptionKind
     /// Whether the option may be given more than once (its values accumulate).
-    package let repeatable: Bool
+    let repeatable: Bool
     /// One line of help.
-    package let help: String
+    let help: String
     /// The environment variable that stands in for the option when it is not given.
-    package let environment: String?
+    let environment: String?
     /// The words completion offers for a text option that takes any text but knows its usual
     /// values (`--class genp`, `--accessible after-first-unlock`).
-    package var suggestions: Suggestions = .none
+    var suggestions: Suggestions = .none
     /// Whether the value may be left out (`init --generate-key-file`): the option is then given
     /// with an empty value, which the command reads as "the default".
-    package var valueOptional = false
+    var valueOptional = false
 
     /// The words a `.choices` option takes, from its placeholder (split only when asked: at
     /// start-up every command's options are declared, and few are ever completed or refused).
-    package var choices: [String] { kind == .choices ? (valueName ?? "").split(separator: "|").map(String.init) : [] }
+    var choices: [String] { kind == .choices ? (valueName ?? "").split(separator: "|").map(String.init) : [] }
 
     /// Whether the option takes no value.
-    package var isFlag: Bool { kind == .flag }
+    var isFlag: Bool { kind == .flag }
 
     /// The help line with the environment variable, as help and the man page show it.
-    package var helpWithEnvironment: String { environment.map { "\(help) [env: \($0)]" } ?? help }
+    var helpWithEnvironment: String { environment.map { "\(help) [env: \($0)]" } ?? help }
 
-    package init(
+    init(
         long: String, short: Character?, valueName: String?, kind: OptionKind, repeatable: Bool, help: String, environment: String?,
         suggestions: Suggestions = .none, valueOptional: Bool = false
     ) {
@@ -62,44 +62,44 @@ package struct OptionSpec: Sendable {
 }
 
 /// One subcommand's name, help and options.
-package struct CommandSpec: Sendable {
-    package let name: String
-    package let abstract: String
-    package let discussion: String
+struct CommandSpec: Sendable {
+    let name: String
+    let abstract: String
+    let discussion: String
     /// Option sections in help order: (title, options).
-    package let sections: [(title: String, options: [OptionSpec])]
+    let sections: [(title: String, options: [OptionSpec])]
     /// The actions a command takes as leading words (`device passcode set`), each with one line of
     /// help; the first is what no word means. Empty for the commands that take options only.
-    package var actions: [(words: String, help: String)] = []
+    var actions: [(words: String, help: String)] = []
     /// The words a command takes besides options, in order (`error STATUS`, `set NAME ACCOUNT`),
     /// each with its help; empty for the commands that take options only. Each may be left out
     /// (the command says which it needs). A negative number is an operand, never an option.
-    package var operands: [(name: String, help: String)] = []
+    var operands: [(name: String, help: String)] = []
     /// How many of the first operands the command cannot do without (`set NAME`): shown without
     /// brackets in the usage line.
-    package var requiredOperands = 0
+    var requiredOperands = 0
     /// The words completion offers for the first operand, when it has a known set (`completion bash`).
-    package var operandWords: [String] = []
+    var operandWords: [String] = []
     /// Whether `--help` shows only the program's everyday global options, with a pointer to the
     /// rest; the parser takes them all.
-    package var briefGlobalOptions = false
+    var briefGlobalOptions = false
     /// Whether the first operand is a stored name, which completion offers by asking the program
     /// (`PROGRAM completion names`).
-    package var operandIsStoredName = false
+    var operandIsStoredName = false
     /// The options whose value is VAR=QUERY (`exec --env`, `--file`): completion offers VAR=NAME for
     /// the stored names, a bare NAME being the item `set NAME` stored.
-    package var queryOptions: [String] = []
+    var queryOptions: [String] = []
     /// The command a command runs, given after `--` (`exec -- CMD ARG…`), with its help; `nil`
     /// for the commands that run none.
-    package var trailingCommand: (name: String, help: String)? = nil
+    var trailingCommand: (name: String, help: String)? = nil
 
     /// Every option the command accepts.
-    package var options: [OptionSpec] { sections.flatMap(\.options) }
+    var options: [OptionSpec] { sections.flatMap(\.options) }
 
     /// The words that may come first after the command (an action's first word, or a known
     /// operand), and for each action's first word the words that may follow it (`passcode`: `set`,
     /// `remove`): what completion offers word by word.
-    package var leadingWords: (first: [String], second: [String: [String]]) {
+    var leadingWords: (first: [String], second: [String: [String]]) {
         var first: [String] = []
         var second: [String: [String]] = [:]
         for action in actions {
@@ -112,7 +112,7 @@ package struct CommandSpec: Sendable {
 
     /// `PROGRAM NAME [action] [OPERAND] [options] -- CMD`, as the man page and the reference
     /// show it.
-    package func synopsis(program: String) -> String {
+    func synopsis(program: String) -> String {
         var text = "\(program) \(name)"
         if !actions.isEmpty { text += " [action]" }
         text += operandWords(operands.map(\.name))
@@ -122,11 +122,11 @@ package struct CommandSpec: Sendable {
     }
 
     /// ` NAME [ACCOUNT]`: the required operands bare, the others in brackets.
-    package func operandWords(_ names: [String]) -> String {
+    func operandWords(_ names: [String]) -> String {
         names.enumerated().map { $0.offset < requiredOperands ? " \($0.element)" : " [\($0.element)]" }.joined()
     }
 
-    package init(
+    init(
         name: String, abstract: String, discussion: String, sections: [(title: String, options: [OptionSpec])],
         actions: [(words: String, help: String)] = [], operands: [(name: String, help: String)] = [], requiredOperands: Int = 0,
         operandWords: [String] = [], briefGlobalOptions: Bool = false, operandIsStoredName: Bool = false, queryOptions: [String] = [],
@@ -151,18 +151,18 @@ package struct CommandSpec: Sendable {
 /// the EXAMPLES of its help, the man page and the reference. The test suite runs them all, in help
 /// order, on a fresh machine (`ExampleTests`), so each must succeed after the ones before it. They
 /// are a static of the command, not part of its spec, so that no run builds them but help's.
-package struct Example: Sendable {
-    package let command: String
-    package let does: String
+struct Example: Sendable {
+    let command: String
+    let does: String
 
-    package init(_ command: String, _ does: String) {
+    init(_ command: String, _ does: String) {
         self.command = command
         self.does = does
     }
 }
 
 /// A command-line mistake: exit 64 with the message and a pointer to `--help`.
-package struct UsageError: Error, CustomStringConvertible {
-    package let description: String
-    package init(_ description: String) { self.description = description }
+struct UsageError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }
