@@ -221,4 +221,32 @@ import Testing
         }
         #expect(result == testCase.expected)
     }
+
+    /// The cases explain can state (no access control, authentication answer or changes of the
+    /// update's own: explain takes none of them): it predicts the status the call returns, since
+    /// both start with the same `preflight`.
+    static let explainable = cases.filter {
+        $0.accessControl == nil && $0.answer == nil && $0.ui == .allow && $0.changes.count == 1 && $0.changes[0].0 == "labl"
+            && !$0.attributes.contains { $0 == ("svce", "guarded") }
+    }
+
+    @Test(arguments: explainable)
+    func explainPredictsWhatTheCallReturns(_ testCase: Case) throws {
+        let keychain = try TemporaryKeychain()
+        let app = try Fixtures.caller("app.plist")
+        let existing = try keychain.add([("svce", "api")], as: app)
+        let opened = try Keychain(path: keychain.path, credential: .key(keychain.key), deviceState: testCase.device)
+        var request = TemporaryKeychain.request(testCase.attributes, class: testCase.itemClass)
+        if testCase.persistentRef { request.persistentRef = existing.persistentRef.base64 }
+        let operation = Explanation.Operation(rawValue: testCase.operation.rawValue)!
+        let predicted = status {
+            let explanation = try opened.explain(operation, request, caller: try Fixtures.caller(testCase.profile))
+            if let refusal = explanation.predicted { throw refusal }
+        }
+        #expect(predicted == testCase.expected)
+    }
+
+    @Test func mostCasesAreExplainable() {
+        #expect(Self.explainable.count >= 25, "\(Self.explainable.count) of \(Self.cases.count)")
+    }
 }

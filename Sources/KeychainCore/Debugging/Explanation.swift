@@ -5,12 +5,8 @@ import KeychainFoundation
 /// why it is or is not included (docs/DEBUGGING.md).
 package struct Explanation: Sendable {
     /// The SecItem call explained.
-    package enum Operation: String, Sendable {
-        case find, add, update, delete
-
-        /// Whether the call writes (and so uses the writable groups).
-        var writes: Bool { self != .find }
-    }
+    /// The call explained.
+    package typealias Operation = SecItemOperation
 
     /// How one item stands.
     package enum Verdict: String, Sendable {

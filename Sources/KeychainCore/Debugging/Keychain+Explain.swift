@@ -42,18 +42,30 @@ extension Keychain {
         if ItemClass(parsing: request.itemClass ?? "") == .identity {
             return try explainIdentities(operation, request, caller: caller, limit: limit)
         }
-        let query = try ItemQuery(request, defaultLimit: operation == .find ? .one : .all)
-        let groups = caller.groups
-        let writes = operation.writes
-        let explicit = query.attributes[Schema.accessGroup]?.stringValue
+        // The call's own checks, made as it makes them: the first refusal is the prediction. A
+        // refusal before the query is parsed still leaves the query to compare the items with.
         var predicted: KeychainError? = nil
-        if writes ? !groups.hasWritableGroup : !groups.hasReadableGroup {
-            predicted = caller.noGroups(writing: writes)
-        } else if let restricted = Self.appClipRefusal(caller, writing: operation == .add ? request.attributes : []) {
-            predicted = restricted
-        } else if let explicit, !caller.mayUse(explicit, writing: writes) {
-            predicted = caller.refused(group: explicit, writing: writes)
+        let query: ItemQuery
+        do {
+            query = try preflight(operation, request, caller: caller, writing: operation == .add ? request.attributes : [])
+        } catch let refusal as KeychainError {
+            let parsed: ItemQuery
+            do { parsed = try Self.parse(operation, request) } catch let malformed as KeychainError {
+                // A malformed query has nothing to compare item by item: explaining it is the
+                // error itself, unless the call refuses earlier (no group, the App Clip, a group it
+                // lacks), which is then the prediction.
+                if malformed.status == refusal.status && malformed.hint == refusal.hint { throw malformed }
+                return Explanation(operation: operation, predicted: refusal, candidates: [], omitted: 0, unrelated: 0)
+            }
+            predicted = refusal
+            query = parsed
         }
+        // An update checks its persistent reference after its changes, which explain has none of.
+        if predicted == nil, operation == .update {
+            do { try Self.checkPersistentRefStandsAlone(query) } catch { predicted = error }
+        }
+        let groups = caller.groups
+        let explicit = query.attributes[Schema.accessGroup]?.stringValue
         // An add is compared by the new item's primary key in the group it would land in.
         let addGroup = operation == .add ? explicit ?? groups.defaultGroup : nil
         var compared = query.attributes.filter { $0.key != Schema.accessGroup && $0.key != Schema.synchronizable }
@@ -366,9 +378,4 @@ extension Keychain {
 
     private static func article(_ noun: String) -> String { ("aeiou".contains(noun.first ?? "x") ? "an " : "a ") + noun }
 
-    /// The App Clip refusal the call would get, if any (errSecRestrictedAPI, right after the groups).
-    static func appClipRefusal(_ caller: Caller, writing attributes: [(code: String, value: String)]) -> KeychainError? {
-        do { try caller.checkAppClip(writing: attributes) } catch { return error }
-        return nil
-    }
 }

@@ -55,20 +55,9 @@ extension Keychain {
     {
         let flags = try request.accessControl?.clientChecks(writing: request.attributes, allowNone: false)
         try beginCall("add")
-        guard caller.groups.hasWritableGroup else { throw caller.noGroups(writing: true) }
-        try caller.checkAppClip(writing: request.attributes)
-        let query = try ItemQuery(request, defaultLimit: .one, storing: true)
-        guard query.persistentRef == nil else {
-            throw KeychainError(.param, hint: "an add cannot name a persistent reference; the keychain assigns one.")
-        }
-        if flags != nil {
-            try AccessControlRequest.check(
-                flags, givenAccessibility: query.attributes[Schema.protection] != nil, itemClass: query.itemClass)
-        }
-        guard let group = query.attributes[Schema.accessGroup]?.stringValue ?? caller.groups.defaultGroup else {
-            throw KeychainError(.missingEntitlement, hint: "profile \(caller.name) has no default access group; pass --group.")
-        }
-        try caller.check(group: group, writing: true)
+        let query = try preflight(.add, request, caller: caller, writing: request.attributes, accessControl: flags)
+        // The group preflight allowed: the item's own, else the default.
+        let group = query.attributes[Schema.accessGroup]?.stringValue ?? caller.groups.defaultGroup!
 
         let now = Self.now()
         var attributes = query.attributes

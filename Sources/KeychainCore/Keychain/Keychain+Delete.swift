@@ -20,9 +20,7 @@ extension Keychain {
             return try deleteIdentities(request, caller: caller, dryRun: dryRun, skipDamaged: skipDamaged)
         }
         try beginCall("delete")
-        try checkWriteAccess(request, caller: caller)
-        let query = try ItemQuery(request, defaultLimit: .all)
-        try Self.checkPersistentRefStandsAlone(query)
+        let query = try preflight(.delete, request, caller: caller)
         var filter = filter(for: query, caller: caller, writing: true)
         return try writeOrRehearse(dryRun: dryRun) {
             if query.persistentRef != nil {

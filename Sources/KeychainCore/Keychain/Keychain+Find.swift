@@ -61,11 +61,7 @@ extension Keychain {
             return try findIdentities(request, caller: caller, skipDamaged: skipDamaged, each: each)
         }
         try beginCall("find")
-        guard caller.groups.hasReadableGroup else { throw caller.noGroups(writing: false) }
-        try caller.checkAppClip()
-        let query = try ItemQuery(request, defaultLimit: .one, defaultReturns: [.attributes])
-        if let group = query.attributes[Schema.accessGroup]?.stringValue { try caller.check(group: group, writing: false) }
-        try Self.checkPersistentRefStandsAlone(query)
+        let query = try preflight(.find, request, caller: caller)
         let filter = filter(for: query, caller: caller, writing: false)
         let wantsData = query.returns.needsSecret
         var count = 0

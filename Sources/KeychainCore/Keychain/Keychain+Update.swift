@@ -26,9 +26,7 @@ extension Keychain {
         }
         let flags = try accessControl?.clientChecks(writing: changePairs, allowNone: true)
         try beginCall("update")
-        try checkWriteAccess(request, caller: caller)
-        try caller.checkAppClip(writing: changePairs)
-        let query = try ItemQuery(request, defaultLimit: .all)
+        let query = try preflight(.update, request, caller: caller, writing: changePairs)
         let changes = try ItemChanges(changePairs, secret: secret, for: query.schema, accessControl: accessControl != nil)
         if accessControl != nil {
             try AccessControlRequest.check(
@@ -100,14 +98,6 @@ extension Keychain {
         tombstone.attributes[Schema.tombstone] = .bool(true)
         tombstone.attributes[Schema.modificationDate] = .date(modificationDate(now: now, after: item))
         return tombstone
-    }
-
-    /// The write checks every modifying operation starts with, in Apple's order: a writable group
-    /// at all, then the query's explicit group.
-    func checkWriteAccess(_ request: ItemRequest, caller: Caller) throws(KeychainError) {
-        guard caller.groups.hasWritableGroup else { throw caller.noGroups(writing: true) }
-        try caller.checkAppClip()
-        if let group = request.explicitGroup { try caller.check(group: group, writing: true) }
     }
 
     func primaryKeyChanged(from old: Item, to new: Item) -> Bool {
