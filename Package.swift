@@ -64,23 +64,30 @@ let package = Package(
             ]),
         // Apple's formats: entitlements and provisioning profiles, what Xcode built, certificates and keys.
         .target(name: "KeychainFormats", dependencies: ["KeychainFoundation", "CCrypto", "CZip"]),
-        // The SecItem policy and the features over it.
+        // The SecItem policy and the features over it. It re-exports the two modules under it; what
+        // depends on it names them too, so that a change of their layout rebuilds it (SwiftPM does
+        // not follow a re-export: a stale test binary crashed on a grown ItemRequest).
         .target(
             name: "KeychainCore", dependencies: ["KeychainFoundation", "KeychainFormats", "CSQLite", "CFileSync"]),
         .target(
             name: "KeychainCLI",
-            dependencies: ["KeychainCore", "CProcess", "CTerminal", "CSpawn", "CBuildInfo"]),
+            dependencies: ["KeychainCore", "KeychainFormats", "KeychainFoundation", "CProcess", "CTerminal", "CSpawn", "CBuildInfo"]),
         .executableTarget(name: "keychainctl", dependencies: ["KeychainCLI"]),
-        .executableTarget(name: "keychainctl-bench", dependencies: ["KeychainCore"]),
+        .executableTarget(name: "keychainctl-bench", dependencies: ["KeychainCore", "KeychainFormats", "KeychainFoundation"]),
         // What the test targets and the fuzzers share: the package's paths, the kill-midway step,
         // waiting with a deadline, the masker fed in chunks.
-        .target(name: "KeychainTestSupport", dependencies: ["KeychainCore"], path: "Tests/Support"),
-        .testTarget(name: "KeychainCoreTests", dependencies: ["KeychainCore", "KeychainTestSupport"]),
+        .target(
+            name: "KeychainTestSupport", dependencies: ["KeychainCore", "KeychainFormats", "KeychainFoundation"], path: "Tests/Support"),
+        .testTarget(
+            name: "KeychainCoreTests", dependencies: ["KeychainCore", "KeychainFormats", "KeychainFoundation", "KeychainTestSupport"]),
         // Test support: runs a command where a seccomp filter blocks the kernel keyring.
         .executableTarget(name: "deny-keyring", path: "Tests/DenyKeyring"),
         .testTarget(
             name: "KeychainCLITests",
-            dependencies: ["KeychainCLI", "KeychainCore", "KeychainTestSupport", "keychainctl", "deny-keyring"],
+            dependencies: [
+                "KeychainCLI", "KeychainCore", "KeychainFormats", "KeychainFoundation", "KeychainTestSupport", "keychainctl",
+                "deny-keyring",
+            ],
             // Golden outputs are read by path, not bundled.
             exclude: ["Golden"]),
     ],
@@ -93,13 +100,25 @@ if ProcessInfo.processInfo.environment["KEYCHAINCTL_FUZZ"] != nil {
     package.targets += [
         .target(name: "FuzzSupport", path: "Fuzz/support"),
         .executableTarget(
-            name: "fuzz-profile", dependencies: ["KeychainCore", "FuzzSupport", "KeychainTestSupport"], path: "Fuzz/profile"),
-        .executableTarget(name: "fuzz-arguments", dependencies: ["KeychainCLI", "FuzzSupport"], path: "Fuzz/arguments"),
-        .executableTarget(name: "fuzz-values", dependencies: ["KeychainCore", "FuzzSupport"], path: "Fuzz/values"),
+            name: "fuzz-profile",
+            dependencies: ["KeychainCore", "KeychainFormats", "KeychainFoundation", "FuzzSupport", "KeychainTestSupport"],
+            path: "Fuzz/profile"),
         .executableTarget(
-            name: "fuzz-formats", dependencies: ["KeychainCore", "FuzzSupport", "KeychainTestSupport"], path: "Fuzz/formats"),
+            name: "fuzz-arguments", dependencies: ["KeychainCLI", "KeychainCore", "KeychainFormats", "KeychainFoundation", "FuzzSupport"],
+            path: "Fuzz/arguments"),
         .executableTarget(
-            name: "fuzz-archive", dependencies: ["KeychainCore", "FuzzSupport", "KeychainTestSupport"], path: "Fuzz/archive"),
-        .executableTarget(name: "fuzz-objects", dependencies: ["KeychainCore", "FuzzSupport"], path: "Fuzz/objects"),
+            name: "fuzz-values", dependencies: ["KeychainCore", "KeychainFormats", "KeychainFoundation", "FuzzSupport"], path: "Fuzz/values"
+        ),
+        .executableTarget(
+            name: "fuzz-formats",
+            dependencies: ["KeychainCore", "KeychainFormats", "KeychainFoundation", "FuzzSupport", "KeychainTestSupport"],
+            path: "Fuzz/formats"),
+        .executableTarget(
+            name: "fuzz-archive",
+            dependencies: ["KeychainCore", "KeychainFormats", "KeychainFoundation", "FuzzSupport", "KeychainTestSupport"],
+            path: "Fuzz/archive"),
+        .executableTarget(
+            name: "fuzz-objects", dependencies: ["KeychainCore", "KeychainFormats", "KeychainFoundation", "FuzzSupport"],
+            path: "Fuzz/objects"),
     ]
 }

@@ -61,10 +61,11 @@ extension Keychain {
         }
         // The answer's shape (limit and returns), its key attributes checked as a key query's are.
         let shape = try Self.identityShape(keyHalf)
-        certificateHalf.limit = "all"
-        certificateHalf.returns = ["attributes", "persistent-ref"] + (shape.returns.contains(.reference) ? ["data"] : [])
-        keyHalf.limit = "all"
-        keyHalf.returns = ["attributes", "persistent-ref"] + (shape.returns.needsSecret ? ["data"] : [])
+        certificateHalf.matchLimit = .all
+        certificateHalf.returnOptions =
+            shape.returns.contains(.reference) ? [.attributes, .persistentRef, .data] : [.attributes, .persistentRef]
+        keyHalf.matchLimit = .all
+        keyHalf.returnOptions = shape.returns.needsSecret ? [.attributes, .persistentRef, .data] : [.attributes, .persistentRef]
 
         var certificates: [FoundItem] = []
         var keys: [FoundItem] = []
@@ -116,6 +117,7 @@ extension Keychain {
         keyHalf.persistentRef = nil
         var certificateHalf = request
         certificateHalf.itemClass = ItemClass.certificate.rawValue
+        // An attribute, not the typed filter: the halves serve adds too, whose checks read it.
         certificateHalf.attributes =
             request.attributes.filter { identityCertificateAttributes.contains($0.code) } + [(Schema.synchronizable, "any")]
         certificateHalf.persistentRef = nil
@@ -192,7 +194,9 @@ extension Keychain {
         return try writeOrRehearse(dryRun: dryRun) {
             let certificate = try delete(
                 ItemRequest(persistentRef: match.certificate.item.persistentRef.base64), caller: caller, dryRun: dryRun)
-            var others = ItemRequest(itemClass: ItemClass.certificate.rawValue, attributes: [(Schema.synchronizable, "any")], limit: "1")
+            var others = ItemRequest(itemClass: ItemClass.certificate.rawValue)
+            others.matchLimit = .one
+            others.syncFilter = .any
             if case .data(let hash)? = match.key.item.attributes[Schema.applicationLabel] {
                 others.attributes.append((Schema.publicKeyHash, "base64:" + Base64.encode(hash)))
             }

@@ -46,10 +46,14 @@ package struct ItemQuery: Sendable {
                 .param, hint: "identity items are a join of a certificate and a key; this operation does not take --class idnt.")
         }
         let parsed = try AttributeSet(parsing: request.attributes, for: schema, allowSyncAny: true)
-        guard let limit = request.limit.map(MatchLimit.init(parsing:)) ?? defaultLimit else {
+        guard let limit = request.matchLimit ?? request.limit.map(MatchLimit.init(parsing:)) ?? defaultLimit else {
             throw KeychainError(.param, hint: "--limit takes one, all or a positive number, not '\(request.limit ?? "")'.")
         }
-        guard var returns = request.returns.isEmpty ? defaultReturns : ReturnOptions(parsing: request.returns) else {
+        guard !storing || request.syncFilter == nil else {
+            throw KeychainError(.param, hint: "an add takes its sync as an attribute, not as a filter.")
+        }
+        guard var returns = request.returnOptions ?? (request.returns.isEmpty ? defaultReturns : ReturnOptions(parsing: request.returns))
+        else {
             throw KeychainError(
                 .param, hint: "--return takes attributes, data, persistent-ref and ref, not '\(request.returns.joined(separator: ","))'.")
         }
@@ -71,8 +75,8 @@ package struct ItemQuery: Sendable {
         }
         self.dataFields = dataFields
         self.attributes = Self.normalizingIssuer(values, of: itemClass)
-        self.sync = parsed.sync ?? (reference == nil ? .no : .any)
-        self.mentionsSync = parsed.sync != nil
+        self.sync = request.syncFilter ?? parsed.sync ?? (reference == nil ? .no : .any)
+        self.mentionsSync = request.syncFilter != nil || parsed.sync != nil
         self.limit = limit
         self.returns = returns
         self.persistentRef = reference

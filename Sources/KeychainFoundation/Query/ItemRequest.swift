@@ -1,4 +1,6 @@
-/// A request as the caller wrote it, before any validation: the command line's words.
+/// A request as the caller wrote it, before any validation: the command line's words, or for the
+/// engine's own requests the typed values (`matchLimit`, `returnOptions`, `syncFilter`), which
+/// need no parsing and win over the words.
 ///
 /// Validation happens inside each operation, at the point Apple's `SecItemServer.c` checks it, so
 /// that the status precedence (docs/FIDELITY.md) comes out right.
@@ -14,6 +16,13 @@ package struct ItemRequest: Sendable {
     /// `--allow-private-key-export`: a private key's bytes (its data, or its reference as a
     /// private key) may be returned when its `extr` is true. Never otherwise.
     package var allowPrivateKeyExport = false
+    /// The limit, typed (the engine's own requests): wins over `limit`.
+    package var matchLimit: MatchLimit?
+    /// What comes back, typed (the engine's own requests): wins over `returns`.
+    package var returnOptions: ReturnOptions?
+    /// Which items by their sync, typed, for a query (the engine's own requests; an add takes its
+    /// sync as an attribute, where its checks see it): wins over a `sync` attribute.
+    package var syncFilter: SyncFilter?
     /// `--persistent-ref`, base64.
     package var persistentRef: String?
     /// `--access-control` (add) or `--set-access-control` (update).
