@@ -190,14 +190,9 @@ enum ChildProcess {
         sigaddset(&defaults, SIGPIPE)
         var childMask = watch.previous
         for signal in forwarded + [SIGCHLD] { sigdelset(&childMask, signal) }
-        let child = withCStrings(arguments) { argv in
-            environment.withPointers { envp in
-                isolation.withOptions(dups: streams.map { ($0.write, $0.target) }, mask: childMask, defaults: defaults) {
-                    cspawn_start(executable, argv, envp, $0)
-                }
-            }
-        }
-        let spawnError = errno
+        let (child, spawnError) = start(
+            executable, arguments: arguments, environment: environment, isolation: isolation,
+            dups: streams.map { ($0.write, $0.target) }, mask: childMask, defaults: defaults)
         for stream in streams { close(stream.write) }
         guard child > 0 else {
             for stream in streams { close(stream.read) }
@@ -257,6 +252,70 @@ enum ChildProcess {
         }
         cleanup()
         return Outcome(ending: ending ?? .exited(1), writeError: streams.compactMap(\.writeError).first { $0.errno != EPIPE })
+    }
+
+    /// Starts `executable` isolated as `isolation` says, with `dups` applied (stdin from /dev/null
+    /// with `nullStdin`, the signal `mask` and `defaults` when given): its pid, or 0 or less with the
+    /// errno of the failure. Every program keychainctl starts (exec's command, git, the clipboard
+    /// tools) starts here.
+    static func start(
+        _ executable: String, arguments: [String], environment: EnvironmentBlock, isolation: Isolation,
+        dups: [(from: Int32, to: Int32)] = [], nullStdin: Bool = false, mask: sigset_t? = nil, defaults: sigset_t? = nil
+    ) -> (pid: pid_t, error: Int32) {
+        let child = withCStrings(arguments) { argv in
+            environment.withPointers { envp in
+                isolation.withOptions(dups: dups, nullStdin: nullStdin, mask: mask, defaults: defaults) {
+                    cspawn_start(executable, argv, envp, $0)
+                }
+            }
+        }
+        return (child, errno)
+    }
+
+    /// Runs `executable` with stdin from /dev/null and its stdout and stderr collected together
+    /// (the first `limit` bytes), killed after `timeoutSeconds`; once it has exited, a background
+    /// process still holding its output gets `exitGraceMilliseconds`. Its exit status (128 + the
+    /// signal for a signal) and output. What git runs through.
+    static func capture(
+        _ executable: String, arguments: [String], environment: EnvironmentBlock, isolation: Isolation, timeoutSeconds: Int,
+        limit: Int = 65536
+    ) throws -> (status: Int32, output: [UInt8]) {
+        // Close-on-exec: the only write ends the program and its children hold are their stdout and stderr.
+        var ends: [Int32] = [0, 0]
+        guard cspawn_pipe(&ends) == 0 else { throw InputError("cannot make a pipe: \(SystemError.text(errno)).") }
+        let (child, spawnError) = start(
+            executable, arguments: arguments, environment: environment, isolation: isolation, dups: [(ends[1], 1), (ends[1], 2)],
+            nullStdin: true)
+        close(ends[1])
+        defer { close(ends[0]) }
+        guard child > 0 else { throw ConfigurationError("cannot run \(arguments[0]): \(SystemError.text(spawnError)).") }
+        var output: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let deadline = time(nil) + timeoutSeconds
+        var status: Int32 = 0
+        var exitedAt: Int64?
+        while true {
+            var fd = pollfd(fd: ends[0], events: Int16(POLLIN), revents: 0)
+            let ready = poll(&fd, 1, 200)
+            if ready < 0, errno == EINTR { continue }
+            if time(nil) > deadline {
+                kill(child, SIGKILL)
+                break
+            }
+            if ready == 0 {
+                if let exitedAt {
+                    if monotonicMilliseconds() - exitedAt > exitGraceMilliseconds { break }
+                } else if waitpid(child, &status, WNOHANG) == child {
+                    exitedAt = monotonicMilliseconds()
+                }
+                continue
+            }
+            let count = read(ends[0], &buffer, buffer.count)
+            if count <= 0 { break }
+            if output.count < limit { output += buffer.prefix(count) }
+        }
+        if exitedAt == nil { while waitpid(child, &status, 0) < 0, errno == EINTR {} }
+        return (status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F), output)
     }
 
     /// How the command ended, and the first error writing its masked output (other than EPIPE:

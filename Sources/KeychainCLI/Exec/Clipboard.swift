@@ -101,10 +101,6 @@ struct Clipboard {
     private func start(_ program: String, _ arguments: [String], environment: EnvironmentBlock, dups: [(from: Int32, to: Int32)])
         -> pid_t
     {
-        ChildProcess.withCStrings(arguments) { argv in
-            environment.withPointers { envp in
-                ChildProcess.Isolation().withOptions(dups: dups) { cspawn_start(program, argv, envp, $0) }
-            }
-        }
+        ChildProcess.start(program, arguments: arguments, environment: environment, isolation: ChildProcess.Isolation(), dups: dups).pid
     }
 }

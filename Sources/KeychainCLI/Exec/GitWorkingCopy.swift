@@ -1,4 +1,3 @@
-import CSpawn
 import Glibc
 import KeychainCore
 
@@ -105,9 +104,6 @@ struct GitWorkingCopy {
         guard case .found(let executable) = ChildProcess.resolve("git", path: Environment.value("PATH")) else {
             throw ConfigurationError("sync --git needs git on PATH.")
         }
-        // Close-on-exec: the only write ends git and its hooks hold are their stdout and stderr.
-        var ends: [Int32] = [0, 0]
-        guard cspawn_pipe(&ends) == 0 else { throw StoreError("cannot make a pipe: \(SystemError.text(errno))") }
         var environment: [(name: String, value: SecretBytes)] = [("GIT_TERMINAL_PROMPT", SecretBytes(copying: Array("0".utf8)))]
         for name in ["PATH", "HOME", "SSH_AUTH_SOCK", "GIT_SSH_COMMAND", "XDG_CONFIG_HOME", "LANG"] {
             if let value = Environment.value(name) { environment.append((name, SecretBytes(copying: Array(value.utf8)))) }
@@ -116,46 +112,9 @@ struct GitWorkingCopy {
         // git and its hooks get what exec's command gets: no keyring, no descriptor of keychainctl's.
         // core.symlinks=false: a symbolic link committed by whoever can push is checked out as a
         // plain file, never followed by this sync.
-        let child = ChildProcess.withCStrings(["git", "-c", "core.symlinks=false", "-C", path] + arguments) { argv in
-            EnvironmentBlock(environment).withPointers { envp in
-                ChildProcess.Isolation().withOptions(dups: [(ends[1], 1), (ends[1], 2)], nullStdin: true) {
-                    cspawn_start(executable, argv, envp, $0)
-                }
-            }
-        }
-        let spawnError = errno
-        close(ends[1])
-        defer { close(ends[0]) }
-        guard child > 0 else { throw ConfigurationError("cannot run git: \(SystemError.text(spawnError)).") }
-        var output: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        let deadline = time(nil) + Self.timeoutSeconds
-        var status: Int32 = 0
-        var exitedAt: Int64?
-        while true {
-            var fd = pollfd(fd: ends[0], events: Int16(POLLIN), revents: 0)
-            let ready = poll(&fd, 1, 200)
-            if ready < 0, errno == EINTR { continue }
-            if time(nil) > deadline {
-                kill(child, SIGKILL)
-                break
-            }
-            if ready == 0 {
-                // A background job a hook started may hold git's output open: once git itself has
-                // exited, what it printed gets a short grace and then the read stops.
-                if let exitedAt {
-                    if ChildProcess.monotonicMilliseconds() - exitedAt > ChildProcess.exitGraceMilliseconds { break }
-                } else if waitpid(child, &status, WNOHANG) == child {
-                    exitedAt = ChildProcess.monotonicMilliseconds()
-                }
-                continue
-            }
-            let count = read(ends[0], &buffer, buffer.count)
-            if count <= 0 { break }
-            if output.count < 65536 { output += buffer.prefix(count) }
-        }
-        if exitedAt == nil { while waitpid(child, &status, 0) < 0, errno == EINTR {} }
-        let exited = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+        let (exited, output) = try ChildProcess.capture(
+            executable, arguments: ["git", "-c", "core.symlinks=false", "-C", path] + arguments,
+            environment: EnvironmentBlock(environment), isolation: ChildProcess.Isolation(), timeoutSeconds: Self.timeoutSeconds)
         let text = String(decoding: output, as: UTF8.self)
         let first = text.split(separator: "\n").first { !$0.isEmpty }.map(String.init) ?? "exit \(exited)"
         return (exited, text, first.terminalSafe)
