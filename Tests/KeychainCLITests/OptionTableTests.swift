@@ -69,6 +69,19 @@ import Testing
         #expect(sandbox.run(["get", "x", "--team-id", "T"], profile: nil).status != 64, "hidden from help, still taken")
     }
 
+    /// The global options by theme (location, credential, caller, simulation, output): each in
+    /// exactly one, in the order of the specs, and help shows each theme under its own heading.
+    @Test func everyGlobalOptionHasOneTheme() throws {
+        let themed = GlobalOptions.themes.flatMap(\.names)
+        #expect(themed == GlobalOptions.specs.map(\.long), "\(themed)")
+        #expect(Set(themed).count == themed.count)
+        let help = try Sandbox(initialize: false).run(["find", "--help"], profile: nil).stdout
+        for theme in GlobalOptions.themes {
+            let heading = "\n\(theme.title.uppercased()) OPTIONS (every command):\n  --\(theme.names[0]) "
+            #expect(help.contains(heading), "find --help lacks \(heading)")
+        }
+    }
+
     @Test func rootHelpListsEveryExitStatusFromTheTable() {
         let help = HelpText.root(Self.specs)
         for row in ExitStatusTable.rows {

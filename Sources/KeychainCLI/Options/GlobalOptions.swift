@@ -54,12 +54,31 @@ struct GlobalOptions {
     /// The ones a script uses, which the everyday commands' help shows (`briefGlobalOptions`).
     static let everyday: Set<String> = ["keychain", "key-file", "passphrase-fd", "no-cache", "format"]
 
-    /// The options, for command specs, in help order.
+    /// The options, for command specs, in help order: by theme (`themes`).
     static let specs: [OptionSpec] = [
-        Self.keychain.spec, Self.profile.spec, Self.provisioning.spec, Self.platform.spec, Self.keyFile.spec, Self.passphraseFD.spec,
-        Self.noCache.spec, Self.teamID.spec, Self.buildSetting.spec,
-        Self.format.spec, Self.allowAnyGroup.spec, Self.deviceState.spec, Self.auth.spec, Self.authUI.spec, Self.applicationPasswordFD.spec,
+        Self.keychain.spec, Self.keyFile.spec, Self.passphraseFD.spec, Self.noCache.spec, Self.profile.spec, Self.provisioning.spec,
+        Self.platform.spec, Self.teamID.spec, Self.buildSetting.spec, Self.allowAnyGroup.spec, Self.deviceState.spec, Self.auth.spec,
+        Self.authUI.spec, Self.applicationPasswordFD.spec, Self.format.spec,
     ]
+
+    /// The options grouped by what they are about, as help, the man page and the reference show
+    /// them (SwiftPM groups its own likewise): which keychain, what opens it, who calls, what the
+    /// simulated device and user do, what is printed. By long name, in `specs`' order.
+    static let themes: [(title: String, names: [String])] = [
+        ("location", ["keychain"]),
+        ("credential", ["key-file", "passphrase-fd", "no-cache"]),
+        ("caller", ["profile", "provisioning", "platform", "team-id", "build-setting", "allow-any-group"]),
+        ("simulation", ["device-state", "auth", "auth-ui", "application-password-fd"]),
+        ("output", ["format"]),
+    ]
+
+    /// `options` (a command's global options) by theme, leaving out empty themes.
+    static func byTheme(_ options: [OptionSpec]) -> [(title: String, options: [OptionSpec])] {
+        themes.compactMap { theme in
+            let members = options.filter { theme.names.contains($0.long) }
+            return members.isEmpty ? nil : (theme.title, members)
+        }
+    }
 
     /// The options of a command that declares its own `--format` (export, lint).
     static var specsWithoutFormat: [OptionSpec] { specs.filter { $0.long != Self.format.spec.long } }

@@ -21,17 +21,16 @@ enum HelpText {
             out += "USAGE: keychainctl \(spec.name) [action] [options]\n" + actionList(spec)
         }
         for (title, options) in spec.sections where !options.isEmpty {
-            out += "\n\(title.uppercased()):\n"
-            // The everyday commands show the global options a script uses, and say where the rest are.
-            let brief = spec.briefGlobalOptions && title == GlobalOptions.sectionTitle
-            for option in options where !brief || GlobalOptions.everyday.contains(option.long) {
-                var names = option.short.map { "-\($0), " } ?? ""
-                names += "--\(option.long)"
-                if let valueName = option.valueName { names += option.valueOptional ? " [<\(valueName)>]" : " <\(valueName)>" }
-                let padded =
-                    names.count < 34
-                    ? names + String(repeating: " ", count: 34 - names.count) : names + "\n" + String(repeating: " ", count: 36)
-                out += "  \(padded)\(option.helpWithEnvironment)\(option.repeatable ? " (repeatable)" : "")\n"
+            guard title == GlobalOptions.sectionTitle else {
+                out += "\n\(title.uppercased()):\n" + options.map(line).joined()
+                continue
+            }
+            // The global options by theme; the everyday commands show those a script uses, and
+            // say where the rest are.
+            let brief = spec.briefGlobalOptions
+            let shown = brief ? options.filter { GlobalOptions.everyday.contains($0.long) } : options
+            for theme in GlobalOptions.byTheme(shown) {
+                out += "\n\(theme.title.uppercased()) OPTIONS (every command):\n" + theme.options.map(line).joined()
             }
             if brief {
                 out += "  (and the options that act as an app: --profile and the rest, as 'keychainctl find --help' lists them)\n"
@@ -42,6 +41,16 @@ enum HelpText {
             out += "\nEXAMPLES:\n" + examples.map { "  \($0.command)\n      \($0.does)\n" }.joined()
         }
         return out
+    }
+
+    /// One option's line: its names and value, padded, then its help.
+    private static func line(_ option: OptionSpec) -> String {
+        var names = option.short.map { "-\($0), " } ?? ""
+        names += "--\(option.long)"
+        if let valueName = option.valueName { names += option.valueOptional ? " [<\(valueName)>]" : " <\(valueName)>" }
+        let padded =
+            names.count < 34 ? names + String(repeating: " ", count: 34 - names.count) : names + "\n" + String(repeating: " ", count: 36)
+        return "  \(padded)\(option.helpWithEnvironment)\(option.repeatable ? " (repeatable)" : "")\n"
     }
 
     /// The ACTIONS section (empty for a command that takes none).

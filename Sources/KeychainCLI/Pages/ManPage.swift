@@ -25,7 +25,10 @@ enum ManPage {
             }
         }
         out += ".SH GLOBAL OPTIONS\nEvery subcommand accepts these.\n"
-        for option in GlobalOptions.specs { out += item(option) }
+        for theme in GlobalOptions.byTheme(GlobalOptions.specs) {
+            out += ".SS \(roff(theme.title.prefix(1).uppercased() + theme.title.dropFirst()))\n"
+            for option in theme.options { out += item(option) }
+        }
         out += ".SH ENVIRONMENT\n"
         for row in EnvironmentTable.rows(commands) { out += ".TP\n.B \(roff(row.name))\n\(roff(row.meaning))\n" }
         out += """

@@ -33,7 +33,11 @@ enum ReferencePage {
         }
         out +=
             "\n## Global options\n\nEvery command accepts these (`lint` and `matrix` a part of them), after its name or before it "
-            + "(`keychainctl --keychain k.db get api`).\n\n" + table(GlobalOptions.specs)
+            + "(`keychainctl --keychain k.db get api`), by theme.\n"
+            + GlobalOptions.byTheme(GlobalOptions.specs).map {
+                "\n\($0.title.prefix(1).uppercased() + $0.title.dropFirst()):\n\n" + table($0.options)
+            }
+            .joined()
         out += "\n## Environment\n\n| variable | |\n|---|---|\n"
         for row in EnvironmentTable.rows(commands) { out += "| `\(row.name)` | \(cell(row.meaning)) |\n" }
         out += """
