@@ -44,21 +44,6 @@ struct OptionSpec: Sendable {
 
     /// The help line with the environment variable, as help and the man page show it.
     var helpWithEnvironment: String { environment.map { "\(help) [env: \($0)]" } ?? help }
-
-    init(
-        long: String, short: Character?, valueName: String?, kind: OptionKind, repeatable: Bool, help: String, environment: String?,
-        suggestions: Suggestions = .none, valueOptional: Bool = false
-    ) {
-        self.long = long
-        self.short = short
-        self.valueName = valueName
-        self.kind = kind
-        self.repeatable = repeatable
-        self.help = help
-        self.environment = environment
-        self.suggestions = suggestions
-        self.valueOptional = valueOptional
-    }
 }
 
 /// One subcommand's name, help and options.
@@ -124,26 +109,6 @@ struct CommandSpec: Sendable {
     /// ` NAME [ACCOUNT]`: the required operands bare, the others in brackets.
     func operandWords(_ names: [String]) -> String {
         names.enumerated().map { $0.offset < requiredOperands ? " \($0.element)" : " [\($0.element)]" }.joined()
-    }
-
-    init(
-        name: String, abstract: String, discussion: String, sections: [(title: String, options: [OptionSpec])],
-        actions: [(words: String, help: String)] = [], operands: [(name: String, help: String)] = [], requiredOperands: Int = 0,
-        operandWords: [String] = [], briefGlobalOptions: Bool = false, operandIsStoredName: Bool = false, queryOptions: [String] = [],
-        trailingCommand: (name: String, help: String)? = nil
-    ) {
-        self.name = name
-        self.abstract = abstract
-        self.discussion = discussion
-        self.sections = sections
-        self.actions = actions
-        self.operands = operands
-        self.requiredOperands = requiredOperands
-        self.operandWords = operandWords
-        self.briefGlobalOptions = briefGlobalOptions
-        self.operandIsStoredName = operandIsStoredName
-        self.queryOptions = queryOptions
-        self.trailingCommand = trailingCommand
     }
 }
 
