@@ -368,7 +368,6 @@ extension Keychain {
         }
     }
 
-    /// "a generic password", "an internet password".
     /// The entitlement a target lists `group` in for a fix: an iOS app group (`group.…`) in
     /// com.apple.security.application-groups (in keychain-access-groups it is KC001, refused by
     /// every provisioning profile), any other group in keychain-access-groups.
@@ -376,6 +375,6 @@ extension Keychain {
         group.hasPrefix("group.") ? AccessGroupList.Key.applicationGroups : AccessGroupList.Key.keychainAccessGroups
     }
 
+    /// "a generic password", "an internet password".
     private static func article(_ noun: String) -> String { ("aeiou".contains(noun.first ?? "x") ? "an " : "a ") + noun }
-
 }

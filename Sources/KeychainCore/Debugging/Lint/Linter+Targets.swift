@@ -85,10 +85,9 @@ extension Linter {
     /// kSecAttrAccessGroup, or a Team-prefixed group both list is made the default. `adder` names
     /// the one target the fix is for; `nil`: every target.
     private func defaultFix(_ shared: [String], targets: [TargetFacts], adder: String?) -> String {
-        let appGroups = Set(targets.flatMap { $0.strings(AccessGroupList.Key.applicationGroups).map { Array($0.value.utf8) } })
         let who = adder.map { "\($0)'s" } ?? "every target's"
         let when = adder.map { "when \($0) adds shared items" } ?? "when adding"
-        if let team = shared.first(where: { !appGroups.contains(Array($0.utf8)) }) {
+        if let team = Self.teamGroup(among: shared, of: targets) {
             return "put \(team) first in \(who) keychain-access-groups, or pass it (kSecAttrAccessGroup) \(when)."
         }
         let appGroup = shared[0]
@@ -101,17 +100,22 @@ extension Linter {
     /// where they share only an app group, the suggested Team-prefixed group first in the list of
     /// every target linted (`all`: a new group no target reads yet must be read by all of them).
     private func defaultEdits(_ shared: [String], targets: [TargetFacts], adder: TargetFacts?, all: [TargetFacts]) -> [LintEdit] {
-        let appGroups = Set(targets.flatMap { $0.strings(AccessGroupList.Key.applicationGroups).map { Array($0.value.utf8) } })
-        if let team = shared.first(where: { !appGroups.contains(Array($0.utf8)) }) {
+        if let team = Self.teamGroup(among: shared, of: targets) {
             return Self.putFirst(team, in: adder.map { [$0] } ?? targets)
         }
         return Self.putFirst(Self.suggestedGroup(targets), in: all)
     }
 
+    /// The first of `shared` that is not an app group of `targets` (a Team-prefixed group, which
+    /// can come first in keychain-access-groups); `nil` when they share only app groups.
+    private static func teamGroup(among shared: [String], of targets: [TargetFacts]) -> String? {
+        let appGroups = Set(targets.flatMap { $0.strings(AccessGroupList.Key.applicationGroups).map { Array($0.value.utf8) } })
+        return shared.first { !appGroups.contains(Array($0.utf8)) }
+    }
+
     /// `group` put first in the keychain-access-groups of each of `targets` (none if one cannot be edited).
     static func putFirst(_ group: String, in targets: [TargetFacts]) -> [LintEdit] {
-        let edits = targets.map { $0.edit(key: AccessGroupList.Key.keychainAccessGroups, index: nil, .putFirst(group)) }
-        return edits.contains(where: \.isEmpty) ? [] : edits.flatMap { $0 }
+        everyTarget(targets) { $0.edit(key: AccessGroupList.Key.keychainAccessGroups, index: nil, .putFirst(group)) }
     }
 
     /// A Team-prefixed group name to suggest where the targets share none: `TEAMID.shared`.
@@ -132,8 +136,7 @@ extension Linter {
     /// `sharingFix` as an edit: the reader lists the group the writer's adds land in (one team only).
     private func sharingEdits(_ writer: TargetFacts, _ reader: TargetFacts, landing: String) -> [LintEdit] {
         if let one = writer.appIDPrefix, let other = reader.appIDPrefix, one != other { return [] }
-        let key = landing.hasPrefix("group.") ? AccessGroupList.Key.applicationGroups : AccessGroupList.Key.keychainAccessGroups
-        return reader.edit(key: key, index: nil, .append(landing))
+        return reader.edit(key: Keychain.entitlementListing(landing), index: nil, .append(landing))
     }
 
     /// KC011: groups the source `.entitlements` lists that the signed claims lack, and the reverse.

@@ -346,7 +346,13 @@ package struct Linter {
     /// `group` added to every target's claims, in the entitlement that lists it (none if one
     /// target's claims cannot be edited).
     static func claim(_ group: String, in facts: [TargetFacts]) -> [LintEdit] {
-        let edits = facts.map { $0.edit(key: Keychain.entitlementListing(group), index: nil, .append(group)) }
+        everyTarget(facts) { $0.edit(key: Keychain.entitlementListing(group), index: nil, .append(group)) }
+    }
+
+    /// `edit` made to each of `facts`, or no edit at all when one of them cannot be edited: a fix
+    /// for several targets is stated whole or not at all.
+    static func everyTarget(_ facts: [TargetFacts], _ edit: (TargetFacts) -> [LintEdit]) -> [LintEdit] {
+        let edits = facts.map(edit)
         return edits.contains(where: \.isEmpty) ? [] : edits.flatMap { $0 }
     }
 }
