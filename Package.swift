@@ -8,6 +8,10 @@ let package = Package(
     products: [
         .executable(name: "keychainctl", targets: ["keychainctl"]),
         .executable(name: "keychainctl-bench", targets: ["keychainctl-bench"]),
+        // Apple's SecItem API over the same engine, for Swift code on Linux (docs/LIBRARY.md); on
+        // Apple platforms a dependent uses Apple's own Security framework instead.
+        .library(name: "Security", targets: ["Security"]),
+        .library(name: "SecurityTesting", targets: ["SecurityTesting"]),
     ],
     targets: [
         .systemLibrary(
@@ -73,13 +77,22 @@ let package = Package(
             name: "KeychainCLI",
             dependencies: ["KeychainCore", "KeychainFormats", "KeychainFoundation", "CProcess", "CTerminal", "CSpawn", "CBuildInfo"]),
         .executableTarget(name: "keychainctl", dependencies: ["KeychainCLI"]),
-        .executableTarget(name: "keychainctl-bench", dependencies: ["KeychainCore", "KeychainFormats", "KeychainFoundation"]),
+        // `import Security` on Linux: SecItem's functions, constants, statuses and CF names, with full
+        // Foundation (app code bridges `[String: Any]` to `CFDictionary`). The command never links it.
+        .target(name: "Security", dependencies: ["KeychainCore", "KeychainFormats", "KeychainFoundation"]),
+        // Pointing the library at a keychain, a profile and a device state from a test, without variables.
+        .target(name: "SecurityTesting", dependencies: ["Security", "KeychainCore", "KeychainFormats", "KeychainFoundation"]),
+        .executableTarget(
+            name: "keychainctl-bench",
+            dependencies: ["KeychainCore", "KeychainFormats", "KeychainFoundation", "Security", "SecurityTesting"]),
         // What the test targets and the fuzzers share: the package's paths, the kill-midway step,
         // waiting with a deadline, the masker fed in chunks.
         .target(
             name: "KeychainTestSupport", dependencies: ["KeychainCore", "KeychainFormats", "KeychainFoundation"], path: "Tests/Support"),
         .testTarget(
             name: "KeychainCoreTests", dependencies: ["KeychainCore", "KeychainFormats", "KeychainFoundation", "KeychainTestSupport"]),
+        // Keychain code written as apps write it, through `import Security` (docs/LIBRARY.md).
+        .testTarget(name: "SecurityTests", dependencies: ["Security", "SecurityTesting"]),
         // Test support: runs a command where a seccomp filter blocks the kernel keyring.
         .executableTarget(name: "deny-keyring", path: "Tests/DenyKeyring"),
         .testTarget(

@@ -18,7 +18,7 @@ import Testing
         ["Crypto", "Certificates"],
         ["Store", "Query", "Cache", "Entitlements"],
         ["Keychain"],
-        ["Debugging", "Device", "Lifecycle", "Sync", "Transfer"],
+        ["Configuration", "Debugging", "Device", "Lifecycle", "Sync", "Transfer"],
     ]
 
     /// KeychainCLI's rooms, ground floor first.

@@ -105,7 +105,7 @@ struct AddCommand: Subcommand {
             keychain = try context.openKeychain(with: credential)
             result = try keychain.add(request, secret: secret, caller: caller, updateExisting: updateExisting)
         } else {
-            let files = try referenceFiles.map { (path: $0, contents: try SecretReader.readFile($0, limit: InputLimits.objectFileBytes)) }
+            let files = try referenceFiles.map { (path: $0, contents: try SecretFiles.readFile($0, limit: InputLimits.objectFileBytes)) }
             let reference = try ItemReference(files: files)
             keychain = try context.openKeychain(with: credential)
             result = try keychain.add(request, reference: reference, caller: caller, updateExisting: updateExisting)

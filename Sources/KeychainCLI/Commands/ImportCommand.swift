@@ -138,7 +138,7 @@ struct ImportCommand: ImportOptions, Subcommand {
     private func importPKCS12(_ path: String) throws {
         let passphrase =
             try p12PassphraseFD.map { try CommandContext.passphrase(fromFD: $0, what: "the PKCS#12 passphrase") } ?? SecretBytes(count: 0)
-        let contents = try SecretReader.readFile(path, limit: InputLimits.objectFileBytes)
+        let contents = try SecretFiles.readFile(path, limit: InputLimits.objectFileBytes)
         let archive: PKCS12Archive
         do {
             archive = try PKCS12Archive(der: contents, passphrase: passphrase)

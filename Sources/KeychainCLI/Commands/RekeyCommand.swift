@@ -126,7 +126,7 @@ struct RekeyCommand: Subcommand {
     /// The new credential from a key file, a descriptor, a variable or the terminal.
     private func newCredential() throws -> KeychainCredential {
         if let newKeyFile {
-            let text = try SecretReader.readKeyFile(newKeyFile)
+            let text = try SecretFiles.readKeyFile(newKeyFile)
             return try KeychainCredential.key(base64: text, source: "key file \(newKeyFile)")
         }
         if let fd = newPassphraseFD { return .passphrase(try CommandContext.passphrase(fromFD: fd, what: "the new passphrase")) }
@@ -134,7 +134,7 @@ struct RekeyCommand: Subcommand {
             guard let secret = Environment.takeSecret(variable) else {
                 throw ConfigurationError("\(variable.terminalSafe) is not set (or empty); nothing was changed.")
             }
-            return .passphrase(try CommandContext.capped(secret, source: variable.terminalSafe))
+            return .passphrase(try SecretFiles.capped(secret, source: variable.terminalSafe))
         }
         guard let typed = try CommandContext.prompted("New keychain passphrase: ", confirming: "changed") else {
             throw ConfigurationError("--new-passphrase-prompt needs a terminal; use --new-passphrase-fd or --new-passphrase-env.")

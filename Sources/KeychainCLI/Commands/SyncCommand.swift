@@ -102,7 +102,7 @@ struct SyncCommand: Subcommand {
         }
         try checkKeyOutside(store: store, keyFile: path)
         let text: SecretBytes
-        do { text = try SecretReader.readKeyFile(path) } catch let error as InputError {
+        do { text = try SecretFiles.readKeyFile(path) } catch let error as InputError {
             throw ConfigurationError("cannot read the account key file: \(error.description)")
         } catch is InputTooLarge {
             throw ConfigurationError("\(path) is not an account key file: longer than \(InputLimits.keyFileBytes) bytes.")

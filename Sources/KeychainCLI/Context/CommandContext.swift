@@ -37,7 +37,7 @@ struct CommandContext {
 
     /// Whether this call uses the default keychain: neither `--keychain` nor KEYCHAINCTL_KEYCHAIN, or
     /// one of them naming the default file.
-    var usesDefaultKeychain: Bool { keychainPath == Self.defaultKeychainPath }
+    var usesDefaultKeychain: Bool { keychainPath == ConfigFolder.defaultKeychain }
 
     /// The default keychain's key file (`ConfigFolder.defaultKeyFile`) when this call uses the
     /// default keychain; `nil` otherwise, or when there is no folder of settings.
@@ -68,13 +68,7 @@ struct CommandContext {
     }
 
     /// The keychain path in force.
-    var keychainPath: String { options.keychain ?? GlobalOptions.keychain.environmentValue ?? Self.defaultKeychainPath }
-
-    /// The default keychain: `$XDG_DATA_HOME/keychainctl/keychain.db`, or under `$HOME/.local/share`.
-    static var defaultKeychainPath: String {
-        let dataHome = Environment.value("XDG_DATA_HOME") ?? ((Environment.value("HOME") ?? ".") + "/.local/share")
-        return dataHome + "/keychainctl/keychain.db"
-    }
+    var keychainPath: String { options.keychain ?? GlobalOptions.keychain.environmentValue ?? ConfigFolder.defaultKeychain }
 
     /// Where this invocation's profile comes from (`ProfileSource`).
     var profileSource: ProfileSource {
@@ -207,8 +201,8 @@ struct CommandContext {
 
     /// The secret variables, taken (and wiped) whichever source wins. Only their names are here:
     /// no option carries these values.
-    static let keyVariable = "KEYCHAINCTL_KEY"
-    static let passphraseVariable = "KEYCHAINCTL_PASSPHRASE"
+    static let keyVariable = SettingVariable.key.rawValue
+    static let passphraseVariable = SettingVariable.passphrase.rawValue
 
     /// `keychainIfKeyAtHand` found no cached key.
     private struct NoKeyAtHand: Error {}
@@ -230,8 +224,12 @@ struct CommandContext {
         let besideKeyFile = usesDefaultKeychain ? nil : besideKeyFile
         return CredentialSource(useCache: !noCache) { passphraseKeychain in
             // One stat, and only when nothing else gave a key.
-            if !passphraseKeychain, let defaultKeyFile, access(defaultKeyFile, F_OK) == 0 { return try Self.key(fromFile: defaultKeyFile) }
-            if let environmentPassphrase { return .passphrase(try Self.capped(environmentPassphrase, source: Self.passphraseVariable)) }
+            if !passphraseKeychain, let defaultKeyFile, access(defaultKeyFile, F_OK) == 0 {
+                return try SecretFiles.key(fromFile: defaultKeyFile)
+            }
+            if let environmentPassphrase {
+                return .passphrase(try SecretFiles.capped(environmentPassphrase, source: Self.passphraseVariable))
+            }
             if let prompted = try Self.prompted("Keychain passphrase: ") { return .passphrase(prompted) }
             // The key file the 53 hint had init make beside this keychain: named, so the hint runs as printed.
             if !passphraseKeychain, let besideKeyFile, access(besideKeyFile, F_OK) == 0 {
@@ -258,7 +256,7 @@ struct CommandContext {
         let environmentKey = Environment.takeSecret(Self.keyVariable)
         let environmentPassphrase = Environment.takeSecret(Self.passphraseVariable)
         if let explicit = try explicitCredential(environmentKey: environmentKey) { return explicit }
-        if let environmentPassphrase { return .passphrase(try Self.capped(environmentPassphrase, source: Self.passphraseVariable)) }
+        if let environmentPassphrase { return .passphrase(try SecretFiles.capped(environmentPassphrase, source: Self.passphraseVariable)) }
         if let prompted = try Self.prompted("New keychain passphrase: ", confirming: "created") { return .passphrase(prompted) }
         return nil
     }
@@ -266,9 +264,9 @@ struct CommandContext {
     /// The sources that name their key outright: `--key-file`, `--passphrase-fd`,
     /// KEYCHAINCTL_KEY_FILE, KEYCHAINCTL_KEY.
     private func explicitCredential(environmentKey: SecretBytes?) throws -> KeychainCredential? {
-        if let keyFile = options.keyFile { return try Self.key(fromFile: keyFile) }
+        if let keyFile = options.keyFile { return try SecretFiles.key(fromFile: keyFile) }
         if let fd = options.passphraseFD { return .passphrase(try Self.passphrase(fromFD: fd, what: "the passphrase")) }
-        if let keyFile = GlobalOptions.keyFile.environmentValue { return try Self.key(fromFile: keyFile) }
+        if let keyFile = GlobalOptions.keyFile.environmentValue { return try SecretFiles.key(fromFile: keyFile) }
         if let environmentKey { return try KeychainCredential.key(base64: environmentKey, source: Self.keyVariable) }
         return nil
     }
@@ -286,34 +284,14 @@ struct CommandContext {
         return passphrase
     }
 
-    private static func key(fromFile path: String) throws -> KeychainCredential {
-        let text: SecretBytes
-        do { text = try SecretReader.readKeyFile(path) } catch let error as InputError {
-            throw ConfigurationError("cannot read the key file: \(error.description)")
-        } catch is InputTooLarge {
-            throw ConfigurationError(
-                "\(path) is not a key file: longer than \(InputLimits.keyFileBytes) bytes (a key is 44 base64 characters).")
-        }
-        return try KeychainCredential.key(base64: text, source: "key file \(path)")
-    }
-
     /// A passphrase (or application password) read whole from descriptor `fd`, less one trailing
     /// newline (as `echo` adds), within `InputLimits.passphraseBytes`. The descriptor is closed
     /// once read (made close-on-exec when it is 0, 1 or 2): nothing keychainctl starts later (exec's
     /// command, git) can reopen it through /proc/self/fd and read the passphrase again.
     static func passphrase(fromFD fd: Int32, what: String) throws -> SecretBytes {
         defer { SecretReader.retire(fd: fd) }
-        let secret = try SecretReader.readAll(fd: fd, source: "file descriptor \(fd)", limit: InputLimits.passphraseBytes + 2)
+        let secret = try SecretFiles.readAll(fd: fd, source: "file descriptor \(fd)", limit: InputLimits.passphraseBytes + 2)
         secret.stripTrailingNewline()
-        return try capped(secret, source: what)
-    }
-
-    /// `passphrase` when it is within `InputLimits.passphraseBytes` (a prompt line is capped as
-    /// it is read).
-    static func capped(_ passphrase: SecretBytes, source: String) throws -> SecretBytes {
-        guard passphrase.count <= InputLimits.passphraseBytes else {
-            throw InputTooLarge(source: source, limit: InputLimits.passphraseBytes)
-        }
-        return passphrase
+        return try SecretFiles.capped(secret, source: what)
     }
 }

@@ -121,7 +121,7 @@ struct ExecPlan {
         var fileEntries: [DotEnv.Entry] = []
         for path in envFiles {
             let bytes: SecretBytes
-            do { bytes = try SecretReader.readFile(path, limit: InputLimits.dotenvBytes) } catch is InputTooLarge {
+            do { bytes = try SecretFiles.readFile(path, limit: InputLimits.dotenvBytes) } catch is InputTooLarge {
                 throw InputError("\(path) is longer than \(InputLimits.describe(InputLimits.dotenvBytes)), the most keychainctl reads.")
             }
             let parsed = try bytes.withUnsafeBytes { try DotEnv.parse($0, source: path) }

@@ -10,7 +10,7 @@ enum DataFieldFiles {
             guard Schema.attribute(pair.code)?.isDataField == true else {
                 throw UsageError("\(option) names a data field (binn, bini, bin0, bin1, bin2 or bin3), not '\(pair.code)'.")
             }
-            let bytes = try SecretReader.readFile(pair.value, limit: InputLimits.secretBytes)
+            let bytes = try SecretFiles.readFile(pair.value, limit: InputLimits.secretBytes)
             return (pair.code, "base64:" + bytes.withUnsafeBytes { Base64.encode(Array($0)) })
         }
     }

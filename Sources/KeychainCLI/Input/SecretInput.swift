@@ -24,12 +24,12 @@ struct SecretInput {
         do {
             // One byte of slack for a newline --strip-newline drops (two for CRLF).
             if let file {
-                secret = try SecretReader.readFile(file, limit: limit + 2)
+                secret = try SecretFiles.readFile(file, limit: limit + 2)
             } else if !StandardStreams.isTerminal(0) {
                 if passphraseFD == 0 {
                     throw UsageError("standard input carries the passphrase (--passphrase-fd 0); give the secret with --data-file.")
                 }
-                secret = try SecretReader.readAll(fd: 0, source: "standard input", limit: limit + 2)
+                secret = try SecretFiles.readAll(fd: 0, source: "standard input", limit: limit + 2)
             } else {
                 return try SecretReader.prompt(prompt, limit: limit)
             }

@@ -5,40 +5,43 @@ import KeychainCore
 /// credential, which profile) is `CommandContext`'s.
 struct GlobalOptions {
     static let keychain = Option.path(
-        "keychain", environment: "KEYCHAINCTL_KEYCHAIN", "The keychain file (default $XDG_DATA_HOME/keychainctl/keychain.db).")
+        "keychain", environment: SettingVariable.keychain.rawValue, "The keychain file (default $XDG_DATA_HOME/keychainctl/keychain.db).")
     static let profile = Option.path(
-        "profile", environment: "KEYCHAINCTL_PROFILE",
+        "profile", environment: SettingVariable.profile.rawValue,
         "The calling app: its entitlements plist or provisioning profile, or what Xcode built (.app, .appex, .ipa, .xcarchive, executable)."
     )
     static let provisioning = Option.path(
-        "provisioning", environment: "KEYCHAINCTL_PROVISIONING",
+        "provisioning", environment: SettingVariable.provisioning.rawValue,
         "The provisioning profile that signs the app (or a built app, whose embedded one it takes): its allowlist, checked against the claims."
     )
     static let platform = Option.choice(
-        "platform", nil, "ios|macos", environment: "KEYCHAINCTL_PLATFORM", "Whose rules apply (default from the profile, else ios).",
+        "platform", nil, "ios|macos", environment: SettingVariable.platform.rawValue,
+        "Whose rules apply (default from the profile, else ios).",
         Platform.init(rawValue:))
     static let keyFile = Option.path(
-        "key-file", environment: "KEYCHAINCTL_KEY_FILE", "File holding the keychain key, base64 (or KEYCHAINCTL_KEY, the key itself).")
+        "key-file", environment: SettingVariable.keyFile.rawValue,
+        "File holding the keychain key, base64 (or KEYCHAINCTL_KEY, the key itself).")
     static let passphraseFD = Option.descriptor(
         "passphrase-fd", "Read the passphrase from this file descriptor (or KEYCHAINCTL_PASSPHRASE, the passphrase itself).")
     static let noCache = Flag(
-        "no-cache", environment: "KEYCHAINCTL_NO_CACHE",
+        "no-cache", environment: SettingVariable.noCache.rawValue,
         "Do not use a key 'keychainctl unlock' cached in the kernel keyring (the variable: when 1).")
     static let teamID = Option.text(
-        "team-id", "id", environment: "KEYCHAINCTL_TEAM_ID",
+        "team-id", "id", environment: SettingVariable.teamID.rawValue,
         "Team ID for $(AppIdentifierPrefix)/$(TeamIdentifierPrefix) the profile cannot resolve.")
     static let buildSetting = Option.text(
         "build-setting", nil, "name=value", repeatable: true,
         "A build setting for the variables of an .entitlements file, as $(PRODUCT_BUNDLE_IDENTIFIER) (repeat).")
     static let format = Option.choice(
-        "format", nil, "text|json", environment: "KEYCHAINCTL_FORMAT", "Output format (default text).", OutputFormat.init(rawValue:))
+        "format", nil, "text|json", environment: SettingVariable.format.rawValue, "Output format (default text).",
+        OutputFormat.init(rawValue:))
     static let allowAnyGroup = Flag(
         "allow-any-group", "Honour a profile's \"*\" access group (every group), as Apple does only for its own tools.")
     static let deviceState = Option.choice(
-        "device-state", nil, "unlocked|locked|before-first-unlock", environment: "KEYCHAINCTL_DEVICE_STATE",
+        "device-state", nil, "unlocked|locked|before-first-unlock", environment: SettingVariable.deviceState.rawValue,
         "Run this one call as if the simulated device were in this state; nothing stored changes.", DeviceState.Lock.init(rawValue:))
     static let auth = Option.choice(
-        "auth", nil, "approve|cancel|fail", environment: "KEYCHAINCTL_AUTH",
+        "auth", nil, "approve|cancel|fail", environment: SettingVariable.auth.rawValue,
         "Answer for the user when a protected item asks for Face ID, Touch ID or the passcode (default: ask on the terminal).",
         Authentication.Answer.init(rawValue:))
     static let authUI = Option.choice(

@@ -12,6 +12,11 @@ extension Keychain {
         package var dataFields: [String: SecretBytes] = [:]
         /// The object as PEM, when `ref` was asked for (`ObjectReference`).
         package var reference: SecretBytes? = nil
+
+        package init(item: Item, secret: SecretBytes?) {
+            self.item = item
+            self.secret = secret
+        }
     }
 
     /// What a find returns: the items, the query that shapes how they are shown, and the damaged

@@ -14,8 +14,9 @@ extension Keychain {
     /// with a synchronizable change are checked before anything else (docs/FIDELITY.md). A new
     /// accessibility without one drops the item's access control, as Apple's update does (docs/FIDELITY.md).
     package func update(
-        _ request: ItemRequest, changes changePairs: [(code: String, value: String)], secret: SecretBytes?,
-        caller: Caller, dryRun: Bool = false, skipDamaged: Bool = false, accessControl: AccessControlRequest? = nil
+        _ request: ItemRequest, changes changePairs: [(code: String, value: String)],
+        typedChanges: [(code: String, value: AttributeValue)] = [], secret: SecretBytes?, caller: Caller, dryRun: Bool = false,
+        skipDamaged: Bool = false, accessControl: AccessControlRequest? = nil
     ) throws -> ChangeResult {
         if Self.isIdentity(request) {
             guard secret == nil, accessControl == nil else {
@@ -27,7 +28,8 @@ extension Keychain {
         let flags = try accessControl?.clientChecks(writing: changePairs, allowNone: true)
         try beginCall("update")
         let query = try preflight(.update, request, caller: caller, writing: changePairs)
-        let changes = try ItemChanges(changePairs, secret: secret, for: query.schema, accessControl: accessControl != nil)
+        let changes = try ItemChanges(
+            changePairs, typed: typedChanges, secret: secret, for: query.schema, accessControl: accessControl != nil)
         if accessControl != nil {
             try AccessControlRequest.check(
                 flags, givenAccessibility: changes.attributes[Schema.protection] != nil, itemClass: query.itemClass)

@@ -6,45 +6,63 @@ package struct AttributeSet: Sendable {
     /// `sync` as given (`yes`, `no`, `any`), or `nil` when not mentioned.
     package private(set) var sync: SyncFilter?
 
-    /// Parses `pairs` for `schema`. `allowSyncAny` is false for changes (an item is synchronizable
-    /// or not). `tomb` belongs to the keychain and is refused.
-    package init(parsing pairs: [(code: String, value: String)], for schema: ClassSchema, allowSyncAny: Bool)
-        throws(KeychainError)
-    {
+    /// Parses `pairs` (text, as the command line gives it) and takes `typed` (values the `Security`
+    /// library binds from Apple's types, never parsed) for `schema`. `allowSyncAny` is false for
+    /// changes (an item is synchronizable or not). `tomb` belongs to the keychain and is refused.
+    package init(
+        parsing pairs: [(code: String, value: String)], typed: [(code: String, value: AttributeValue)] = [], for schema: ClassSchema,
+        allowSyncAny: Bool
+    ) throws(KeychainError) {
         for (code, text) in pairs {
-            // Apple's keychain marks an App Clip's items itself (`kSecAttrAppClipItem`); a caller
-            // that sets it is a bad request, not an unknown attribute (`SecItemServer.c`).
-            if code == Schema.appClipItem {
-                throw KeychainError(.param, hint: "clip (App Clip item) is set by the keychain, never by the caller.")
-            }
-            guard let attribute = schema.attribute(code) else {
-                let known = Schema.attribute(code) != nil ? "is not an attribute of" : "is no attribute code; see"
-                throw KeychainError(
-                    .noSuchAttr,
-                    hint:
-                        "'\(code)' \(known) class \(schema.itemClass.rawValue) (\(schema.itemClass.longName)); it has: \(schema.attributes.map(\.code).joined(separator: " "))."
-                )
-            }
-            switch code {
-            case Schema.tombstone:
-                throw KeychainError(.param, hint: "tomb (tombstone) is kept by the keychain and cannot be given.")
-            case Schema.accessControl:
-                throw KeychainError(
-                    .param,
-                    hint: "accc (access control) is set with --access-control on add and --set-access-control on update; "
-                        + "as in Apple's keychain it cannot be matched.")
-            case Schema.synchronizable:
+            let attribute = try Self.check(code, for: schema)
+            if code == Schema.synchronizable {
                 guard let filter = SyncFilter(parsing: text), allowSyncAny || filter != .any else {
                     throw KeychainError(
                         .param, hint: "sync takes \(allowSyncAny ? "yes, no or any" : "yes or no"), not '\(text)'.")
                 }
                 if let sync, sync != filter { throw Self.givenTwice(code) }
                 sync = filter
-            default:
-                let value = try AttributeValue.parse(text, for: attribute)
-                if let existing = values[code], existing != value { throw Self.givenTwice(code) }
-                values[code] = value
+            } else {
+                try set(code, try AttributeValue.parse(text, for: attribute))
             }
+        }
+        for (code, value) in typed {
+            _ = try Self.check(code, for: schema)
+            guard code != Schema.synchronizable else { throw KeychainError(.param, hint: "sync is given as yes, no or any.") }
+            try set(code, value)
+        }
+    }
+
+    private mutating func set(_ code: String, _ value: AttributeValue) throws(KeychainError) {
+        if let existing = values[code], existing != value { throw Self.givenTwice(code) }
+        values[code] = value
+    }
+
+    /// The attribute `code` names, when a caller may give it for `schema`: an unknown code is
+    /// errSecNoSuchAttr, one the keychain keeps (`clip`, `tomb`, `accc`) errSecParam.
+    private static func check(_ code: String, for schema: ClassSchema) throws(KeychainError) -> AttributeDescriptor {
+        // Apple's keychain marks an App Clip's items itself (`kSecAttrAppClipItem`); a caller
+        // that sets it is a bad request, not an unknown attribute (`SecItemServer.c`).
+        if code == Schema.appClipItem {
+            throw KeychainError(.param, hint: "clip (App Clip item) is set by the keychain, never by the caller.")
+        }
+        guard let attribute = schema.attribute(code) else {
+            let known = Schema.attribute(code) != nil ? "is not an attribute of" : "is no attribute code; see"
+            throw KeychainError(
+                .noSuchAttr,
+                hint:
+                    "'\(code)' \(known) class \(schema.itemClass.rawValue) (\(schema.itemClass.longName)); it has: \(schema.attributes.map(\.code).joined(separator: " "))."
+            )
+        }
+        switch code {
+        case Schema.tombstone:
+            throw KeychainError(.param, hint: "tomb (tombstone) is kept by the keychain and cannot be given.")
+        case Schema.accessControl:
+            throw KeychainError(
+                .param,
+                hint: "accc (access control) is set with --access-control on add and --set-access-control on update; "
+                    + "as in Apple's keychain it cannot be matched.")
+        default: return attribute
         }
     }
 

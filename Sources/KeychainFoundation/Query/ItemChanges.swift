@@ -7,12 +7,14 @@ package struct ItemChanges: Sendable {
     /// New data fields (`binn`…), sealed with the data: each replaces that field, the rest stay.
     package let dataFields: [String: SecretBytes]
 
-    /// Parses changes for `schema`. Nothing to change, or data updated to nothing, is errSecParam.
-    /// `accessControl` says a new access control is among the changes.
-    package init(_ pairs: [(code: String, value: String)], secret: SecretBytes?, for schema: ClassSchema, accessControl: Bool = false)
-        throws(KeychainError)
-    {
-        let parsed = try AttributeSet(parsing: pairs, for: schema, allowSyncAny: false)
+    /// Parses changes (`typed`: values the `Security` library binds, not parsed) for `schema`.
+    /// Nothing to change, or data updated to nothing, is errSecParam. `accessControl` says a new
+    /// access control is among the changes.
+    package init(
+        _ pairs: [(code: String, value: String)], typed: [(code: String, value: AttributeValue)] = [], secret: SecretBytes?,
+        for schema: ClassSchema, accessControl: Bool = false
+    ) throws(KeychainError) {
+        let parsed = try AttributeSet(parsing: pairs, typed: typed, for: schema, allowSyncAny: false)
         guard !parsed.isEmpty || secret != nil || accessControl else {
             throw KeychainError(.param, hint: "nothing to change: give a --set-… option or a new secret.")
         }

@@ -45,7 +45,7 @@ package struct ItemQuery: Sendable {
             throw KeychainError(
                 .param, hint: "identity items are a join of a certificate and a key; this operation does not take --class idnt.")
         }
-        let parsed = try AttributeSet(parsing: request.attributes, for: schema, allowSyncAny: true)
+        let parsed = try AttributeSet(parsing: request.attributes, typed: request.typedAttributes, for: schema, allowSyncAny: true)
         guard let limit = request.matchLimit ?? request.limit.map(MatchLimit.init(parsing:)) ?? defaultLimit else {
             throw KeychainError(.param, hint: "--limit takes one, all or a positive number, not '\(request.limit ?? "")'.")
         }

@@ -9,6 +9,10 @@ package struct ItemRequest: Sendable {
     package var itemClass: String?
     /// Attributes by code, in the order given (`-s api` is `("svce", "api")`).
     package var attributes: [(code: String, value: String)] = []
+    /// Attributes given as typed values (the `Security` library binds them from Apple's types, as
+    /// `SecDbItem.c` copies them): checked as `attributes` are, never parsed. `agrp`, `pdmn` and
+    /// `sync` are given in `attributes`, where the checks before the parse read them.
+    package var typedAttributes: [(code: String, value: AttributeValue)] = []
     /// `--limit`: `one`, `all` or a count.
     package var limit: String?
     /// `--return` options: `attributes`, `data`, `persistent-ref`, `ref`.

@@ -1,10 +1,10 @@
 import Glibc
-import KeychainCore
+import KeychainFoundation
 
 /// The process environment, read once.
-enum Environment {
+package enum Environment {
     /// The value of `name`, or `nil` when unset or empty.
-    static func value(_ name: String) -> String? {
+    package static func value(_ name: String) -> String? {
         guard let pointer = getenv(name) else { return nil }
         let value = String(cString: pointer)
         return value.isEmpty ? nil : value
@@ -13,7 +13,7 @@ enum Environment {
     /// A secret variable's value copied into guarded memory, then wiped where the process keeps it
     /// and unset, so that neither this process's memory nor a child's environment holds it;
     /// `nil` when unset or empty.
-    static func takeSecret(_ name: String) -> SecretBytes? {
+    package static func takeSecret(_ name: String) -> SecretBytes? {
         guard let pointer = getenv(name) else { return nil }
         let count = strlen(pointer)
         let secret = count > 0 ? SecretBytes(copying: UnsafeRawBufferPointer(start: pointer, count: count)) : nil

@@ -1,10 +1,11 @@
 import Glibc
-import KeychainCore
+import KeychainFormats
+import KeychainFoundation
 
 /// Where the profile of an invocation comes from, first match wins: `--profile`, then
 /// KEYCHAINCTL_PROFILE, then the user's default profile file when it exists, then the built-in
 /// profile (`BuiltInProfile`).
-enum ProfileSource: Equatable {
+package enum ProfileSource: Equatable {
     case option(String)
     case environment(String)
     case userDefault(String)
@@ -14,7 +15,7 @@ enum ProfileSource: Equatable {
     /// owned by this user or root, in a folder likewise owned, neither writable by group or others,
     /// reached through no link another user owns (as a key file). Anyone else who could write it
     /// would choose the groups every profile-less call reads and writes.
-    static func checkUserDefault(_ path: String) throws(ConfigurationError) {
+    package static func checkUserDefault(_ path: String) throws(ConfigurationError) {
         try FileSafety.checkLinks(path, what: "default profile")
         let folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
         for (what, place) in [("file", path), ("folder", folder)] {
@@ -38,7 +39,7 @@ enum ProfileSource: Equatable {
     }
 
     /// The file to load; `nil` for the built-in profile.
-    var path: String? {
+    package var path: String? {
         switch self {
         case .option(let path), .environment(let path), .userDefault(let path): path
         case .builtIn: nil
@@ -46,7 +47,7 @@ enum ProfileSource: Equatable {
     }
 
     /// How `groups` says where the profile came from.
-    var origin: String {
+    package var origin: String {
         switch self {
         case .option: "from --profile"
         case .environment: "from KEYCHAINCTL_PROFILE"
@@ -56,7 +57,7 @@ enum ProfileSource: Equatable {
     }
 
     /// The word `groups --format json` gives it.
-    var word: String {
+    package var word: String {
         switch self {
         case .option: "option"
         case .environment: "environment"

@@ -1,0 +1,100 @@
+import Glibc
+import KeychainFormats
+import KeychainFoundation
+
+/// What a process that has no command line (the `Security` library) runs as: the keychain, the
+/// key that opens it, the caller's profile and the simulated device state, from the setting
+/// variables alone, in the order the command reads them after its options (docs/LIBRARY.md).
+package struct ProcessSettings {
+    /// KEYCHAINCTL_KEYCHAIN, else the default keychain.
+    package var keychainPath: String
+    /// KEYCHAINCTL_PROFILE, else the user default profile when it exists, else the built-in one.
+    package var profileSource: ProfileSource
+    package var provisioning: String?
+    package var teamID: String?
+    package var platform: Platform?
+    /// KEYCHAINCTL_DEVICE_STATE, else the state stored in the keychain (`nil`).
+    package var deviceState: DeviceState.Lock?
+    /// KEYCHAINCTL_AUTH: how a protected item's authentication is answered (none: -25308).
+    package var authenticationAnswer: Authentication.Answer?
+    /// KEYCHAINCTL_NO_CACHE=1 leaves `unlock`'s cached key alone.
+    package var noCache: Bool
+
+    /// The settings the environment gives; an unknown word in a variable that takes one is
+    /// unusable configuration, named.
+    package static func fromEnvironment() throws(ConfigurationError) -> ProcessSettings {
+        let profileSource: ProfileSource
+        if let path = SettingVariable.profile.value {
+            profileSource = .environment(path)
+        } else if let user = ConfigFolder.defaultProfile, access(user, F_OK) == 0 {
+            profileSource = .userDefault(user)
+        } else {
+            profileSource = .builtIn
+        }
+        return ProcessSettings(
+            keychainPath: SettingVariable.keychain.value ?? ConfigFolder.defaultKeychain, profileSource: profileSource,
+            provisioning: SettingVariable.provisioning.value, teamID: SettingVariable.teamID.value,
+            platform: try word(.platform, Platform.init(rawValue:), "ios or macos"),
+            deviceState: try word(.deviceState, DeviceState.Lock.init(rawValue:), DeviceState.Lock.allNames),
+            authenticationAnswer: try word(.auth, Authentication.Answer.init(rawValue:), Authentication.Answer.allNames),
+            noCache: SettingVariable.noCache.value == "1")
+    }
+
+    private static func word<T>(_ variable: SettingVariable, _ parse: (String) -> T?, _ allowed: String) throws(ConfigurationError) -> T? {
+        guard let text = variable.value else { return nil }
+        guard let value = parse(text) else { throw ConfigurationError("\(variable.rawValue) is '\(text.terminalSafe)'; use \(allowed).") }
+        return value
+    }
+
+    /// The caller's profile, loaded as the command loads it (the user default only when it is the
+    /// user's own; a provisioning profile only beside a profile).
+    package func loadProfile() throws -> Profile {
+        guard let path = profileSource.path else {
+            if provisioning != nil {
+                throw ConfigurationError("KEYCHAINCTL_PROVISIONING checks a profile's claims, and no KEYCHAINCTL_PROFILE was given.")
+            }
+            return try BuiltInProfile.load(platform: platform)
+        }
+        if case .userDefault = profileSource { try ProfileSource.checkUserDefault(path) }
+        return try Profile.load(path: path, provisioning: provisioning, teamID: teamID, platform: platform, allowWildcard: false)
+    }
+
+    /// Where the key comes from, in the command's order less its options and prompt:
+    /// KEYCHAINCTL_KEY_FILE, KEYCHAINCTL_KEY, the key `unlock` cached (unless KEYCHAINCTL_NO_CACHE=1),
+    /// the default keychain's key file, KEYCHAINCTL_PASSPHRASE. The secret variables are taken
+    /// and wiped from the environment when read. With none: errSecInteractionNotAllowed, as a
+    /// locked keychain answers.
+    package func credentialSource() throws -> CredentialSource {
+        let environmentKey = Environment.takeSecret(SettingVariable.key.rawValue)
+        let environmentPassphrase = Environment.takeSecret(SettingVariable.passphrase.rawValue)
+        if let keyFile = SettingVariable.keyFile.value {
+            let credential = try SecretFiles.key(fromFile: keyFile)
+            return CredentialSource(useCache: false) { _ in credential }
+        }
+        if let environmentKey {
+            let credential = try KeychainCredential.key(base64: environmentKey, source: SettingVariable.key.rawValue)
+            return CredentialSource(useCache: false) { _ in credential }
+        }
+        let defaultKeyFile = keychainPath == ConfigFolder.defaultKeychain ? ConfigFolder.defaultKeyFile : nil
+        return CredentialSource(useCache: !noCache) { passphraseKeychain in
+            if !passphraseKeychain, let defaultKeyFile, access(defaultKeyFile, F_OK) == 0 {
+                return try SecretFiles.key(fromFile: defaultKeyFile)
+            }
+            if let environmentPassphrase {
+                return .passphrase(try SecretFiles.capped(environmentPassphrase, source: SettingVariable.passphrase.rawValue))
+            }
+            throw KeychainError(
+                .interactionNotAllowed,
+                hint: "no key for \(keychainPath): set KEYCHAINCTL_KEY_FILE or KEYCHAINCTL_KEY (or KEYCHAINCTL_PASSPHRASE), "
+                    + "or run 'keychainctl unlock' once.")
+        }
+    }
+
+    /// How the library answers a protected item: KEYCHAINCTL_AUTH, else nobody (-25308), with
+    /// `ui` from the call's kSecUseAuthenticationUI.
+    package func authentication(ui: Authentication.UI) -> Authentication {
+        var authentication = Authentication(ui: ui)
+        if let answer = authenticationAnswer { authentication.answer = { _ in answer } }
+        return authentication
+    }
+}

@@ -1,0 +1,21 @@
+/// The environment variables that configure keychainctl, named once: the command's global options
+/// fall back on them, and the `Security` library, which has no options, reads them alone.
+package enum SettingVariable: String, CaseIterable, Sendable {
+    case keychain = "KEYCHAINCTL_KEYCHAIN"
+    case profile = "KEYCHAINCTL_PROFILE"
+    case provisioning = "KEYCHAINCTL_PROVISIONING"
+    case platform = "KEYCHAINCTL_PLATFORM"
+    case teamID = "KEYCHAINCTL_TEAM_ID"
+    case keyFile = "KEYCHAINCTL_KEY_FILE"
+    /// The key itself, base64: taken and wiped from the environment when read.
+    case key = "KEYCHAINCTL_KEY"
+    /// The passphrase itself: taken and wiped from the environment when read.
+    case passphrase = "KEYCHAINCTL_PASSPHRASE"
+    case noCache = "KEYCHAINCTL_NO_CACHE"
+    case deviceState = "KEYCHAINCTL_DEVICE_STATE"
+    case auth = "KEYCHAINCTL_AUTH"
+    case format = "KEYCHAINCTL_FORMAT"
+
+    /// The variable's value, `nil` when unset or empty.
+    package var value: String? { Environment.value(rawValue) }
+}

@@ -1,0 +1,71 @@
+import Foundation
+
+// The CoreFoundation names keychain code spells, as the Foundation classes they bridge to on Apple
+// platforms: `query as CFDictionary`, `kSecClass as String`, `result as? Data` and
+// `kSecAttrAccount as String` compile and behave as they do there. A constant is a class
+// (`NSString`), not `String`, because app code passes `kSecClassGenericPassword` where `AnyObject`
+// (`CFTypeRef`) is expected.
+
+public typealias CFTypeRef = AnyObject
+public typealias CFString = NSString
+public typealias CFDictionary = NSDictionary
+public typealias CFMutableDictionary = NSMutableDictionary
+public typealias CFData = NSData
+public typealias CFArray = NSArray
+public typealias CFNumber = NSNumber
+public typealias CFBoolean = NSNumber
+public typealias CFDate = NSDate
+public typealias CFOptionFlags = UInt
+public typealias CFIndex = Int
+public typealias OSStatus = Int32
+
+/// `noErr`, typed as `OSStatus` as app code compares it (`status == noErr`).
+public let noErr: OSStatus = 0
+
+/// kCFBooleanTrue and kCFBooleanFalse, implicitly unwrapped as Apple's are.
+nonisolated(unsafe) public let kCFBooleanTrue: CFBoolean! = NSNumber(value: true)
+nonisolated(unsafe) public let kCFBooleanFalse: CFBoolean! = NSNumber(value: false)
+
+/// An allocator: only the default one exists, and every function taking one ignores it.
+public final class CFAllocator: Sendable {
+    private init() {}
+}
+
+/// `kCFAllocatorDefault` (`nil` is the default allocator, as on Apple platforms).
+public let kCFAllocatorDefault: CFAllocator! = nil
+
+/// A CoreFoundation error: a domain, a code and a user info, bridged to `Error` as Apple's is.
+public final class CFError: Error, @unchecked Sendable, CustomStringConvertible {
+    let domain: String
+    let code: Int
+    let userInfo: [String: Any]
+
+    init(domain: String, code: Int, description: String) {
+        self.domain = domain
+        self.code = code
+        self.userInfo = [NSLocalizedDescriptionKey: description]
+    }
+
+    public var description: String { "Error Domain=\(domain) Code=\(code) \"\(userInfo[NSLocalizedDescriptionKey] ?? "")\"" }
+}
+
+/// The domain of errors that carry an `OSStatus` (kCFErrorDomainOSStatus).
+nonisolated(unsafe) public let kCFErrorDomainOSStatus: CFString = "NSOSStatusErrorDomain"
+
+// swift-format-ignore: AlwaysUseLowerCamelCase
+public func CFErrorGetDomain(_ error: CFError!) -> CFString! { error.domain as NSString }
+// swift-format-ignore: AlwaysUseLowerCamelCase
+public func CFErrorGetCode(_ error: CFError!) -> CFIndex { error.code }
+// swift-format-ignore: AlwaysUseLowerCamelCase
+public func CFErrorCopyUserInfo(_ error: CFError!) -> CFDictionary! { NSDictionary(dictionary: error.userInfo) }
+// swift-format-ignore: AlwaysUseLowerCamelCase
+public func CFErrorCopyDescription(_ error: CFError!) -> CFString! {
+    (error.userInfo[NSLocalizedDescriptionKey] as? String ?? "") as NSString
+}
+
+/// On Apple platforms an `NSString` key hashes as the `String` it equals, so a result read with
+/// `dict[kSecAttrAccount]` (an `[AnyHashable: Any]`) finds the value stored under "acct"; Linux's
+/// Foundation does not do it, and this makes it so.
+extension NSString: @retroactive _HasCustomAnyHashableRepresentation {
+    public func _toCustomAnyHashable() -> AnyHashable? { AnyHashable(String(self)) }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import KeychainCore
+
+// SecItemAdd, SecItemCopyMatching, SecItemUpdate and SecItemDelete with Apple's signatures, over
+// the same engine as `keychainctl add`, `find`, `update` and `delete`: the same checks in the same
+// order, the same file.
+
+// swift-format-ignore: AlwaysUseLowerCamelCase
+/// Adds the item `attributes` describes; with return keys, `result` receives it as
+/// `SecItemCopyMatching` would.
+public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
+    let parsed: SecItemDictionary
+    do { parsed = try SecItemCall.parse(attributes) } catch { return SecItemCall.refuse(error) }
+    var request = parsed.request
+    request.accessControl = parsed.accessControl?.request
+    let secret = parsed.data.map { data in data.withUnsafeBytes { SecretBytes(copying: $0) } }
+    return SecItemEngine.shared.perform(ui: parsed.ui) { keychain, caller in
+        let added = try keychain.add(request, secret: secret, caller: caller)
+        guard let result else { return }
+        let returns = request.returnOptions ?? []
+        let found = Keychain.FoundItem(item: added.item, secret: returns.contains(.data) ? secret : nil)
+        result.pointee = SecItemResult.shape([found], returns: returns, limit: .one)
+    }
+}
+
+// swift-format-ignore: AlwaysUseLowerCamelCase
+/// Finds what `query` matches; `result` receives it shaped as its return keys and limit ask.
+public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
+    let parsed: SecItemDictionary
+    do { parsed = try SecItemCall.parse(query) } catch { return SecItemCall.refuse(error) }
+    var request = parsed.request
+    // Without return keys Apple returns nothing, but the match is still made (and its status).
+    if !parsed.asksForReturns { request.returnOptions = [] }
+    // SecItemCopyMatching's default limit is one (SecItem.h).
+    if request.matchLimit == nil { request.matchLimit = .one }
+    return SecItemEngine.shared.perform(ui: parsed.ui) { keychain, caller in
+        let found = try keychain.find(request, caller: caller)
+        result?.pointee = SecItemResult.shape(found.items, returns: found.query.returns, limit: found.query.limit)
+    }
+}
+
+// swift-format-ignore: AlwaysUseLowerCamelCase
+/// Changes every item `query` matches as `attributesToUpdate` says.
+public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
+    let parsed: SecItemDictionary
+    let changes: SecItemDictionary
+    do {
+        parsed = try SecItemCall.parse(query)
+        changes = try SecItemDictionary(attributesToUpdate)
+    } catch { return SecItemCall.refuse(error) }
+    guard changes.request.itemClass == nil else { return SecItemCall.refuse(.param("kSecClass cannot be changed by an update")) }
+    let secret = changes.data.map { data in data.withUnsafeBytes { SecretBytes(copying: $0) } }
+    return SecItemEngine.shared.perform(ui: parsed.ui) { keychain, caller in
+        _ = try keychain.update(
+            parsed.request, changes: changes.request.attributes, typedChanges: changes.request.typedAttributes, secret: secret,
+            caller: caller, accessControl: changes.accessControl?.request)
+    }
+}
+
+// swift-format-ignore: AlwaysUseLowerCamelCase
+/// Deletes every item `query` matches.
+public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
+    let parsed: SecItemDictionary
+    do { parsed = try SecItemCall.parse(query) } catch { return SecItemCall.refuse(error) }
+    return SecItemEngine.shared.perform(ui: parsed.ui) { keychain, caller in
+        _ = try keychain.delete(parsed.request, caller: caller)
+    }
+}
+
+enum SecItemCall {
+    /// A query or attributes dictionary, which must name its class (`SecItemServer.c`: "query
+    /// missing class name").
+    static func parse(_ dictionary: CFDictionary) throws(SecItemRefusal) -> SecItemDictionary {
+        let parsed = try SecItemDictionary(dictionary)
+        guard parsed.request.itemClass != nil else { throw .param("query missing class name") }
+        return parsed
+    }
+
+    static func refuse(_ refusal: SecItemRefusal) -> OSStatus {
+        SecItemEngine.shared.recordRefusal(refusal.message)
+        return refusal.status
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+import KeychainCore
+
+/// A SecItem dictionary read as Apple's `SecItemServer.c` reads one (`query_add_attribute`,
+/// `query_add_return`, `query_add_use`): each key to its place in the engine's request, each
+/// value bound as `SecDbItem.c` copies it for its attribute (a string stays a string, data stays
+/// data, a number a number). A key of a kind the library does not provide is errSecUnimplemented,
+/// a value of a type the key does not take errSecParam: never a silent drop.
+struct SecItemDictionary {
+    var request = ItemRequest()
+    /// kSecValueData.
+    var data: Data?
+    /// kSecAttrAccessControl.
+    var accessControl: SecAccessControl?
+    /// kSecUseAuthenticationUI (kSecUseNoAuthenticationUI is `fail`).
+    var ui: Authentication.UI = .allow
+    /// Whether a return key was given at all.
+    var asksForReturns = false
+
+    /// Keys that change nothing on this keychain: it is always the data-protection keychain
+    /// (kSecUseDataProtectionKeychain), there is nobody to show a prompt's reason to
+    /// (kSecUseOperationPrompt), and a persistent reference attribute is the keychain's own.
+    private static let ignored: Set<String> = ["nleg", "u_OpPrompt", "persistref", "u_AuthCtx"]
+
+    init(_ dictionary: CFDictionary?) throws(SecItemRefusal) {
+        guard let dictionary else { throw .param("the dictionary is NULL") }
+        var returns: ReturnOptions = []
+        for (key, value) in dictionary {
+            guard let key = Self.string(key) else { throw .param("a key that is not a string") }
+            switch key {
+            case "class":
+                guard let text = Self.string(value) else { throw .param("kSecClass takes a class constant") }
+                request.itemClass = text
+            case "m_Limit":
+                if let text = Self.string(value) {
+                    switch text {
+                    case "m_LimitOne": request.matchLimit = .one
+                    case "m_LimitAll": request.matchLimit = .all
+                    default: throw .param("kSecMatchLimit takes kSecMatchLimitOne, kSecMatchLimitAll or a number")
+                    }
+                } else if let number = value as? NSNumber, number.intValue > 0 {
+                    request.matchLimit = number.intValue == 1 ? .one : .count(number.intValue)
+                } else {
+                    throw .param("kSecMatchLimit takes kSecMatchLimitOne, kSecMatchLimitAll or a positive number")
+                }
+            case "r_Data", "r_Attributes", "r_PersistentRef", "r_Ref":
+                guard let flag = Self.bool(value) else { throw .param("\(key) takes a boolean") }
+                asksForReturns = true
+                let option: ReturnOptions =
+                    switch key {
+                    case "r_Data": .data
+                    case "r_Attributes": .attributes
+                    case "r_PersistentRef": .persistentRef
+                    default: .reference
+                    }
+                if flag { returns.insert(option) }
+            case "v_Data":
+                guard let bytes = value as? Data else { throw .param("kSecValueData takes data") }
+                data = bytes
+            case "v_PersistentRef":
+                guard let bytes = value as? Data else { throw .param("kSecValuePersistentRef takes data") }
+                request.persistentRef = Data(bytes).base64EncodedString()
+            case "accc":
+                guard let control = value as? SecAccessControl else { throw .param("kSecAttrAccessControl takes a SecAccessControl") }
+                accessControl = control
+            case "sync":
+                if let text = Self.string(value) {
+                    guard text == "syna" else { throw .param("kSecAttrSynchronizable takes a boolean or kSecAttrSynchronizableAny") }
+                    request.attributes.append((code: key, value: "any"))
+                } else if let flag = Self.bool(value) {
+                    request.attributes.append((code: key, value: flag ? "yes" : "no"))
+                } else {
+                    throw .param("kSecAttrSynchronizable takes a boolean or kSecAttrSynchronizableAny")
+                }
+            case "agrp", "pdmn":
+                guard let text = Self.string(value) else { throw .param("\(key) takes a string") }
+                request.attributes.append((code: key, value: text))
+            case "u_AuthUI":
+                switch Self.string(value) {
+                case "u_AuthUIA": ui = .allow
+                case "u_AuthUIF": ui = .fail
+                case "u_AuthUIS": ui = .skip
+                default: throw .param("kSecUseAuthenticationUI takes kSecUseAuthenticationUIAllow, …Fail or …Skip")
+                }
+            case "u_NoAuthUI":
+                guard let flag = Self.bool(value) else { throw .param("kSecUseNoAuthenticationUI takes a boolean") }
+                if flag { ui = .fail }
+            case _ where Self.ignored.contains(key):
+                continue
+            case _ where key.hasPrefix("m_") || key.hasPrefix("u_") || key == "v_Ref":
+                throw SecItemRefusal(status: errSecUnimplemented, message: "\(key) is not provided on Linux (docs/LIBRARY.md)")
+            default:
+                request.typedAttributes.append((code: key, value: try Self.bind(value, for: key)))
+            }
+        }
+        if asksForReturns { request.returnOptions = returns }
+    }
+
+    /// `value` as `SecDbItem.c` stores it for attribute `code`: a string stays a string (parsed
+    /// for a number, boolean, date or four-character attribute, as `copyNumber` keeps one that is
+    /// not a number), data stays data, a number a number, a date a date.
+    static func bind(_ value: Any, for code: String) throws(SecItemRefusal) -> AttributeValue {
+        guard let attribute = Schema.attribute(code) else {
+            // An unknown code: the engine names it (errSecNoSuchAttr); its value does not matter.
+            return .string("")
+        }
+        if let text = string(value) {
+            switch attribute.kind {
+            case .string, .data: return .string(text)
+            default:
+                do { return try AttributeValue.parse(text, for: attribute) } catch { throw .param(error.hint) }
+            }
+        }
+        if let bytes = value as? Data {
+            switch attribute.kind {
+            case .string, .data, .fourCharCode: return .data(Array(bytes))
+            default: throw .param("\(code) does not take data")
+            }
+        }
+        if let date = value as? Date {
+            guard attribute.kind == .date else { throw .param("\(code) does not take a date") }
+            return .date(Int64((date.timeIntervalSince1970 * 1000).rounded()))
+        }
+        if let number = value as? NSNumber {
+            return attribute.kind == .bool ? .bool(number.boolValue) : .number(number.int64Value)
+        }
+        if let flag = value as? Bool { return attribute.kind == .bool ? .bool(flag) : .number(flag ? 1 : 0) }
+        throw .param("\(code) takes a string, data, a number or a date, not \(type(of: value))")
+    }
+
+    static func string(_ value: Any) -> String? {
+        if let text = value as? String { return text }
+        return (value as? NSString).map(String.init)
+    }
+
+    static func bool(_ value: Any) -> Bool? {
+        if let flag = value as? Bool { return flag }
+        return (value as? NSNumber)?.boolValue
+    }
+}

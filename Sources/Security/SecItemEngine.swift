@@ -1,0 +1,110 @@
+import Foundation
+import KeychainCore
+
+/// The keychain this process calls into: opened on first use (the file opened and the key derived
+/// once per process), from the setting variables as the command reads them (`ProcessSettings`),
+/// or from what `SecurityTesting` set. Every SecItem call holds its lock: the engine is one
+/// connection, and calls from many threads at once take turns, as securityd serves them.
+package final class SecItemEngine: @unchecked Sendable {
+    package static let shared = SecItemEngine()
+
+    private let lock = NSLock()
+    private var opened: (keychain: Keychain, caller: Caller, settings: ProcessSettings)?
+    /// What `SecurityTesting` chose instead of the environment.
+    private var configuration: Configuration?
+    /// Why the last failed call failed, in words (never a secret).
+    private var lastFailure: String?
+
+    /// A keychain and caller chosen by the testing API.
+    package struct Configuration {
+        package var keychainPath: String
+        package var credential: KeychainCredential
+        package var profile: Profile
+        package var deviceState: DeviceState.Lock?
+        package var authenticationAnswer: Authentication.Answer?
+
+        package init(
+            keychainPath: String, credential: KeychainCredential, profile: Profile, deviceState: DeviceState.Lock? = nil,
+            authenticationAnswer: Authentication.Answer? = nil
+        ) {
+            self.keychainPath = keychainPath
+            self.credential = credential
+            self.profile = profile
+            self.deviceState = deviceState
+            self.authenticationAnswer = authenticationAnswer
+        }
+    }
+
+    /// Uses `configuration` from the next call on (`nil`: the environment again); the open keychain
+    /// is closed.
+    package func configure(_ configuration: Configuration?) {
+        lock.withLock {
+            self.configuration = configuration
+            opened = nil
+        }
+    }
+
+    /// The words of the last failure (the testing API shows them).
+    package var lastFailureMessage: String? { lock.withLock { lastFailure } }
+
+    /// Keeps the words of a call the library refused before the engine.
+    func recordRefusal(_ message: String) { lock.withLock { lastFailure = message } }
+
+    /// Runs `body` on the open keychain under the lock; a thrown error becomes its `OSStatus`.
+    func perform(ui: Authentication.UI = .allow, _ body: (Keychain, Caller) throws -> Void) -> OSStatus {
+        lock.lock()
+        defer { lock.unlock() }
+        do {
+            let (keychain, caller, settings) = try open()
+            keychain.authentication = settings.authentication(ui: ui)
+            if let answer = configuration?.authenticationAnswer { keychain.authentication.answer = { _ in answer } }
+            try body(keychain, caller)
+            lastFailure = nil
+            return errSecSuccess
+        } catch {
+            let (status, message) = Self.status(of: error)
+            lastFailure = message
+            return status
+        }
+    }
+
+    private func open() throws -> (Keychain, Caller, ProcessSettings) {
+        if let opened { return opened }
+        let settings = try ProcessSettings.fromEnvironment()
+        let keychain: Keychain
+        let caller: Caller
+        if let configuration {
+            keychain = try Keychain(
+                path: configuration.keychainPath, credential: configuration.credential, deviceState: configuration.deviceState)
+            caller = Caller(configuration.profile)
+        } else {
+            try KeychainStore.checkExists(settings.keychainPath, create: "keychainctl init")
+            keychain = try Keychain(path: settings.keychainPath, source: try settings.credentialSource(), deviceState: settings.deviceState)
+            caller = Caller(try settings.loadProfile())
+        }
+        opened = (keychain, caller, settings)
+        return (keychain, caller, settings)
+    }
+
+    /// The status an error is, and its words: a keychain error its own status; configuration the
+    /// library cannot use (a profile, a key file, a variable) errSecNotAvailable, as no keychain.
+    private static func status(of error: any Error) -> (OSStatus, String) {
+        switch error {
+        case let error as KeychainError: (error.status.rawValue, error.hint)
+        case let error as SecItemRefusal: (error.status, error.message)
+        case let error as ConfigurationError: (errSecNotAvailable, "\(error)")
+        case let error as ProfileError: (errSecNotAvailable, "\(error)")
+        case let error as StoreError: (errSecDecode, "\(error)")
+        default: (errSecInternalComponent, "\(error)")
+        }
+    }
+}
+
+/// A call refused by the library itself, before the engine (a value of a type SecItem does not
+/// take, a key it does not provide).
+struct SecItemRefusal: Error {
+    let status: OSStatus
+    let message: String
+
+    static func param(_ message: String) -> SecItemRefusal { SecItemRefusal(status: errSecParam, message: message) }
+}

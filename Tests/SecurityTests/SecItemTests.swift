@@ -1,0 +1,211 @@
+import Foundation
+import Security
+import SecurityTesting
+import Testing
+
+// Keychain code written as an app writes it, run on Linux through `import Security`. Each
+// expectation cites the Apple source or test it comes from (apple-oss-distributions/Security).
+// The suite is serialized: the library serves one keychain per process, as an app has one.
+
+private let app = "SKMME9E2Y8.com.example.app"
+private let shared = "SKMME9E2Y8.com.example.shared"
+private let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().appendingPathComponent("Fixtures").path
+
+/// A fresh in-memory keychain for the app (its groups: app, shared), for each test.
+func freshKeychain(_ groups: [String] = [app, shared]) throws {
+    try SecurityTesting.useInMemoryKeychain(.accessGroups(groups))
+}
+
+func addPassword(_ account: String, _ password: String, extra: [String: Any] = [:]) -> OSStatus {
+    var query: [String: Any] = [
+        kSecClass as String: kSecClassGenericPassword,
+        kSecAttrService as String: "api.example.com",
+        kSecAttrAccount as String: account,
+        kSecValueData as String: password.data(using: .utf8)!,
+    ]
+    query.merge(extra) { _, new in new }
+    return SecItemAdd(query as CFDictionary, nil)
+}
+
+func readPassword(_ account: String, extra: [String: Any] = [:]) -> (OSStatus, String?) {
+    var query: [String: Any] = [
+        kSecClass as String: kSecClassGenericPassword,
+        kSecAttrService as String: "api.example.com",
+        kSecAttrAccount as String: account,
+        kSecReturnData as String: kCFBooleanTrue!,
+        kSecMatchLimit as String: kSecMatchLimitOne,
+    ]
+    query.merge(extra) { _, new in new }
+    var result: AnyObject?
+    let status = withUnsafeMutablePointer(to: &result) { SecItemCopyMatching(query as CFDictionary, UnsafeMutablePointer($0)) }
+    return (status, (result as? Data).flatMap { String(data: $0, encoding: .utf8) })
+}
+
+@Suite(.serialized) struct SecItemTests {
+    init() throws { try freshKeychain() }
+
+    @Test func aPasswordAddedIsReadBackAsData() throws {
+        #expect(addPassword("alice", "s3cret") == errSecSuccess)
+        let (status, password) = readPassword("alice")
+        #expect(status == noErr)
+        #expect(password == "s3cret")
+    }
+
+    /// SecItemServer.c `_SecItemAdd`: the same primary key twice is errSecDuplicateItem, and the
+    /// documented answer is SecItemUpdate (Apple's "Updating and deleting keychain items").
+    @Test func aSecondAddIsADuplicateAndAnUpdateReplacesTheData() throws {
+        #expect(addPassword("alice", "one") == errSecSuccess)
+        #expect(addPassword("alice", "two") == errSecDuplicateItem)
+        let query: [String: Any] = [
+            kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "api.example.com", kSecAttrAccount as String: "alice",
+        ]
+        let changes: [String: Any] = [kSecValueData as String: Data("two".utf8)]
+        #expect(SecItemUpdate(query as CFDictionary, changes as CFDictionary) == errSecSuccess)
+        #expect(readPassword("alice").1 == "two")
+    }
+
+    /// SecItemServer.c `_SecItemUpdate`: nothing matched is errSecItemNotFound, and nothing is added.
+    @Test func anUpdateOfAMissingItemIsNotFound() throws {
+        let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "nobody"]
+        let changes: [String: Any] = [kSecValueData as String: Data("x".utf8)]
+        #expect(SecItemUpdate(query as CFDictionary, changes as CFDictionary) == errSecItemNotFound)
+        #expect(readPassword("nobody").0 == errSecItemNotFound)
+    }
+
+    /// SecItemServer.c (`SecItemClientCanAccessAccessGroup`): a group named without its Team ID
+    /// prefix is not one of the caller's, so the add is errSecMissingEntitlement (-34018), the
+    /// mistake rambo.codes' "Common pitfalls when using Keychain Sharing" describes.
+    @Test func aGroupWithoutItsTeamIDPrefixIsAMissingEntitlement() throws {
+        #expect(addPassword("alice", "x", extra: [kSecAttrAccessGroup as String: "com.example.shared"]) == errSecMissingEntitlement)
+        #expect(addPassword("alice", "x", extra: [kSecAttrAccessGroup as String: shared]) == errSecSuccess)
+        #expect(SecurityTesting.lastFailure == nil)
+    }
+
+    /// SecItemServer.c (`SecItemAdd` with no kSecAttrAccessGroup): the item goes to the caller's
+    /// first group, and its attributes say so.
+    @Test func anItemWithoutAGroupGoesToTheFirstGroup() throws {
+        #expect(addPassword("alice", "x") == errSecSuccess)
+        let query: [String: Any] = [
+            kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "alice", kSecReturnAttributes as String: true,
+        ]
+        var result: CFTypeRef?
+        #expect(SecItemCopyMatching(query as CFDictionary, &result) == errSecSuccess)
+        let attributes = try #require(result as? [String: Any])
+        #expect(attributes[kSecAttrAccessGroup as String] as? String == app)
+        #expect(attributes[kSecAttrAccount as String] as? String == "alice")
+        #expect(attributes[kSecClass as String] as? String == kSecClassGenericPassword as String)
+        // Read as Apple-platform code reads it: an NSString key in an [AnyHashable: Any].
+        let anyKeyed = try #require(result as? [AnyHashable: Any])
+        #expect(anyKeyed[kSecAttrService] as? String == "api.example.com")
+        #expect(anyKeyed[kSecAttrAccount] as? String == "alice")
+    }
+
+    /// SecItem.h (kSecAttrSynchronizable): a query that does not mention it matches only items
+    /// that do not sync; kSecAttrSynchronizableAny matches both.
+    @Test func aSynchronizableItemIsFoundOnlyBySyncAny() throws {
+        #expect(addPassword("alice", "x", extra: [kSecAttrSynchronizable as String: true]) == errSecSuccess)
+        #expect(readPassword("alice").0 == errSecItemNotFound)
+        #expect(readPassword("alice", extra: [kSecAttrSynchronizable as String: kSecAttrSynchronizableAny]).1 == "x")
+    }
+
+    /// SecAccessControl.m and SecItemServer.c: an item protected by user presence cannot be read
+    /// when nobody can be asked (errSecInteractionNotAllowed), kSecUseAuthenticationUISkip leaves
+    /// it out (errSecItemNotFound), and an approved prompt reads it.
+    @Test func anAccessControlledItemNeedsTheUser() throws {
+        var error: Unmanaged<CFError>?
+        let control = try #require(
+            SecAccessControlCreateWithFlags(kCFAllocatorDefault, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, .userPresence, &error))
+        #expect(addPassword("alice", "x", extra: [kSecAttrAccessControl as String: control]) == errSecSuccess)
+        #expect(readPassword("alice").0 == errSecInteractionNotAllowed)
+        #expect(readPassword("alice", extra: [kSecUseAuthenticationUI as String: kSecUseAuthenticationUISkip]).0 == errSecItemNotFound)
+        SecurityTesting.answerAuthentication(.approve)
+        #expect(readPassword("alice").1 == "x")
+    }
+
+    /// SecAccessControl.m (`SecAccessControlCreateWithFlags`): two biometry constraints at once
+    /// are refused with an error in the OSStatus domain.
+    @Test func anImpossibleAccessControlIsRefusedWithAnError() throws {
+        var error: Unmanaged<CFError>?
+        let control = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, [.biometryAny, .biometryCurrentSet], &error)
+        #expect(control == nil)
+        let cfError = try #require(error?.takeRetainedValue())
+        #expect(CFErrorGetDomain(cfError) as String == kCFErrorDomainOSStatus as String)
+        #expect(CFErrorGetCode(cfError) == Int(errSecParam))
+    }
+
+    /// SecItemServer.c (`query_create`): a query without kSecClass is errSecParam.
+    @Test func aQueryWithoutAClassIsAParameterError() {
+        let query: [String: Any] = [kSecAttrAccount as String: "alice"]
+        #expect(SecItemDelete(query as CFDictionary) == errSecParam)
+    }
+
+    /// The lock states (SecItemServer.c, keybag): an item readable only while unlocked is
+    /// errSecInteractionNotAllowed while the device is locked.
+    @Test func aLockedDeviceRefusesAWhenUnlockedItem() throws {
+        #expect(addPassword("alice", "x", extra: [kSecAttrAccessible as String: kSecAttrAccessibleWhenUnlocked]) == errSecSuccess)
+        SecurityTesting.setLockState(.locked)
+        #expect(readPassword("alice").0 == errSecInteractionNotAllowed)
+        SecurityTesting.setLockState(.unlocked)
+        #expect(readPassword("alice").1 == "x")
+    }
+
+    /// A share extension whose entitlements (its built `.appex`) lack the app's own group cannot
+    /// see the app's item: errSecItemNotFound (SecItemServer.c filters by the caller's groups),
+    /// until the app writes it to the group both share.
+    @Test func anExtensionDoesNotSeeItsAppsItemUntilItIsShared() throws {
+        try SecurityTesting.useInMemoryKeychain(.profile(path: fixtures + "/Bundles/Example.app"))
+        #expect(addPassword("alice", "x") == errSecSuccess)
+        #expect(addPassword("bob", "y", extra: [kSecAttrAccessGroup as String: shared]) == errSecSuccess)
+        try SecurityTesting.actAs(.profile(path: fixtures + "/Bundles/Example.app/PlugIns/Share.appex"))
+        #expect(readPassword("alice").0 == errSecItemNotFound)
+        #expect(readPassword("bob").1 == "y")
+        #expect(addPassword("carol", "z", extra: [kSecAttrAccessGroup as String: app]) == errSecMissingEntitlement)
+        #expect(SecurityTesting.lastFailure?.contains(shared) == true)
+    }
+
+    /// SecItemDelete deletes every match (its default limit is all), then nothing is found.
+    @Test func deleteRemovesEveryMatch() {
+        #expect(addPassword("alice", "x") == errSecSuccess)
+        #expect(addPassword("bob", "y") == errSecSuccess)
+        let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "api.example.com"]
+        #expect(SecItemDelete(query as CFDictionary) == errSecSuccess)
+        #expect(SecItemDelete(query as CFDictionary) == errSecItemNotFound)
+    }
+
+    /// Wrappers call from many threads at once (keychain-swift's ConcurrencyTests); every call
+    /// returns a status and the data stays whole.
+    @Test func callsFromManyThreadsAtOnceTakeTurns() {
+        #expect(addPassword("shared", "value") == errSecSuccess)
+        let failures = Counter()
+        DispatchQueue.concurrentPerform(iterations: 64) { index in
+            if index % 4 == 0 {
+                if addPassword("thread-\(index)", "v\(index)") != errSecSuccess { failures.increment() }
+            } else if readPassword("shared").1 != "value" {
+                failures.increment()
+            }
+        }
+        #expect(failures.value == 0)
+    }
+
+    @Test func statusesAndMessagesAreApples() {
+        #expect(errSecItemNotFound == -25300)
+        #expect(errSecMissingEntitlement == -34018)
+        #expect(SecCopyErrorMessageString(errSecDuplicateItem, nil) as String? == "The specified item already exists in the keychain.")
+        #expect(kSecAttrAccessGroup as String == "agrp")
+        #expect(String(kSecValueData) == "v_Data")
+    }
+
+    @Test func randomBytesAreFilled() {
+        var bytes = [UInt8](repeating: 0, count: 32)
+        #expect(SecRandomCopyBytes(kSecRandomDefault, bytes.count, &bytes) == errSecSuccess)
+        #expect(bytes.contains { $0 != 0 })
+    }
+}
+
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    func increment() { lock.withLock { count += 1 } }
+    var value: Int { lock.withLock { count } }
+}
