@@ -99,7 +99,7 @@ let package = Package(
             name: "KeychainCLITests",
             dependencies: [
                 "KeychainCLI", "KeychainCore", "KeychainFormats", "KeychainFoundation", "KeychainTestSupport", "keychainctl",
-                "deny-keyring",
+                "deny-keyring", "Security", "SecurityTesting",
             ],
             // Golden outputs are read by path, not bundled.
             exclude: ["Golden"]),

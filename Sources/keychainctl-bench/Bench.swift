@@ -7,10 +7,13 @@ enum Bench {
     struct Stopwatch {
         private var start = timespec()
         init() { clock_gettime(CLOCK_MONOTONIC, &start) }
-        var elapsed: String {
+        var seconds: Double {
             var now = timespec()
             clock_gettime(CLOCK_MONOTONIC, &now)
-            let seconds = Double(now.tv_sec - start.tv_sec) + Double(now.tv_nsec - start.tv_nsec) / 1e9
+            return Double(now.tv_sec - start.tv_sec) + Double(now.tv_nsec - start.tv_nsec) / 1e9
+        }
+        var elapsed: String {
+            let seconds = seconds
             return String(Int(seconds * 10) / 10) + "." + String(Int(seconds * 10) % 10)
         }
     }

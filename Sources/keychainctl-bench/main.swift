@@ -10,6 +10,11 @@ import KeychainCore
 // items between two groups. Prints a Markdown table with the ratios the issues' targets name.
 
 let arguments = CommandLine.arguments
+// `keychainctl-bench --library [RUNS]`: the in-process figures alone.
+if arguments.count >= 2, arguments[1] == "--library" {
+    for line in try LibraryBench.run(runs: arguments.count > 2 ? Int(arguments[2]) ?? 41 : 41, commandFindHit: nil) { print(line) }
+    exit(0)
+}
 guard arguments.count >= 3 else {
     Bench.log("usage: keychainctl-bench BINARY WORKDIR [RUNS]")
     exit(64)
@@ -130,5 +135,6 @@ print(
 print(
     "matrix of 10,000 items × 3 targets: median \(Bench.milliseconds(matrixTimes.first)) of \(runs) runs, "
         + "alternating with a find on the same keychain (\(Bench.milliseconds(matrixTimes.second))); target < 200 ms.")
+for line in try LibraryBench.run(runs: runs, commandFindHit: results["find hit"]?[sizes[0]]) { print(line) }
 for line in try CIBench.run(binary: binary, workdir: workdir, runs: runs, profilePath: profilePath) { print(line) }
 for line in SyncBench.run(binary: binary, workdir: workdir, runs: runs, profilePath: profilePath) { print(line) }

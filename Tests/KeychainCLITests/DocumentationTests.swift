@@ -249,6 +249,17 @@ import Testing
         }
     }
 
+    /// The library's guide shows a test of the repository's own suite: the code it shows is that
+    /// test, word for word, so it compiles and passes with the suite.
+    @Test func theLibraryGuidesTestIsInTheSuite() throws {
+        let guide = try String(contentsOfFile: Sandbox.packageRoot + "/docs/LIBRARY.md", encoding: .utf8)
+        let suite = try String(contentsOfFile: Sandbox.packageRoot + "/Tests/SecurityTests/SecItemTests.swift", encoding: .utf8)
+        let blocks = guide.components(separatedBy: "```swift\n").dropFirst().map { $0.components(separatedBy: "```")[0] }
+        let tests = blocks.filter { $0.hasPrefix("    @Test") }
+        #expect(tests.count == 1)
+        for test in tests { #expect(suite.contains(test), "docs/LIBRARY.md shows a test the suite does not have:\n\(test)") }
+    }
+
     /// CONTRIBUTING.md's map names every folder of the sources and the tests, so it cannot fall
     /// behind the layout.
     @Test func theArchitectureMapNamesEveryFolder() throws {

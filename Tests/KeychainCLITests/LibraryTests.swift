@@ -1,0 +1,65 @@
+import Foundation
+import Security
+import SecurityTesting
+import Testing
+
+/// One file, two faces: what an app writes through `import Security`, `keychainctl find`,
+/// `explain` and `matrix` show, and what the command writes, the library reads.
+@Suite(.serialized) struct LibraryTests {
+    static let appex = Sandbox.packageRoot + "/Fixtures/Bundles/Example.app/PlugIns/Share.appex"
+    static let app = Sandbox.packageRoot + "/Fixtures/Bundles/Example.app"
+
+    @Test func whatTheLibraryWritesTheCommandShowsAndExplains() throws {
+        let sandbox = try Sandbox()
+        try SecurityTesting.useKeychain(at: sandbox.keychain, keyFile: sandbox.keyFile, .profile(path: Self.app))
+        defer { SecurityTesting.reset() }
+        let add: [String: Any] = [
+            kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "api.example.com",
+            kSecAttrAccount as String: "alice", kSecValueData as String: Data("s3cret".utf8),
+        ]
+        #expect(SecItemAdd(add as CFDictionary, nil) == errSecSuccess)
+
+        let found = sandbox.run(
+            ["find", "-s", "api.example.com", "-a", "alice", "-w"], profile: nil, environment: ["KEYCHAINCTL_PROFILE": Self.app])
+        #expect(found.status == 0, "\(found.stderr)")
+        #expect(found.stdout == "s3cret")
+
+        // The extension, built, cannot see it: the library says -25300, explain says why.
+        try SecurityTesting.actAs(.profile(path: Self.appex))
+        let query: [String: Any] = [
+            kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "alice", kSecReturnData as String: true,
+        ]
+        var result: CFTypeRef?
+        #expect(SecItemCopyMatching(query as CFDictionary, &result) == errSecItemNotFound)
+        let explained = sandbox.run(["explain", "-a", "alice"], profile: nil, environment: ["KEYCHAINCTL_PROFILE": Self.appex])
+        #expect(explained.stdout.contains("SKMME9E2Y8.com.example.app"), "\(explained.stdout)")
+        #expect(
+            explained.stdout.contains("not in this profile's access groups") || explained.stdout.contains("hidden"), "\(explained.stdout)")
+        let matrix = sandbox.run(["matrix", "--profile", Self.app, "--profile", Self.appex], profile: nil)
+        #expect(matrix.status == 0, "\(matrix.stderr)")
+        #expect(matrix.stdout.contains("alice"), "\(matrix.stdout)")
+    }
+
+    @Test func whatTheCommandWritesTheLibraryReadsTyped() throws {
+        let sandbox = try Sandbox()
+        let added = sandbox.run(
+            ["add", "-s", "api.example.com", "-a", "bob", "-w", "hunter2", "-l", "Bob at work"], profile: nil,
+            environment: ["KEYCHAINCTL_PROFILE": Self.app])
+        #expect(added.status == 0, "\(added.stderr)")
+        try SecurityTesting.useKeychain(at: sandbox.keychain, keyFile: sandbox.keyFile, .profile(path: Self.app))
+        defer { SecurityTesting.reset() }
+        let query: [String: Any] = [
+            kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "bob",
+            kSecReturnData as String: true, kSecReturnAttributes as String: true,
+        ]
+        var result: CFTypeRef?
+        #expect(SecItemCopyMatching(query as CFDictionary, &result) == errSecSuccess)
+        let item = try #require(result as? [String: Any])
+        #expect((item[kSecValueData as String] as? Data).map { String(decoding: $0, as: UTF8.self) } == "hunter2")
+        #expect(item[kSecAttrService as String] as? String == "api.example.com")
+        #expect(item[kSecAttrAccessGroup as String] as? String == "SKMME9E2Y8.com.example.app")
+        #expect(item[kSecAttrLabel as String] as? String == "Bob at work")
+        #expect(item[kSecAttrCreationDate as String] is Date)
+        #expect(item[kSecAttrSynchronizable as String] as? Bool == false)
+    }
+}
