@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import KeychainCore
+import KeychainFormats
 import Security
 
 /// Points the `Security` library at a keychain and a caller from a test, with no environment
@@ -16,9 +17,15 @@ public enum SecurityTesting {
     public enum Entitlements: Sendable {
         /// A profile file, as `keychainctl --profile` takes it.
         case profile(path: String)
-        /// An app whose `keychain-access-groups` are `accessGroups` (the first is its default) and
-        /// whose application identifier is `applicationIdentifier` (default: the first group).
-        case accessGroups([String], applicationIdentifier: String? = nil)
+        /// An app whose `keychain-access-groups` are `accessGroups` (the first is its default),
+        /// whose application identifier is `applicationIdentifier` (default: the first group), on
+        /// `platform`, whose rules apply (iOS's by default).
+        case accessGroups([String], applicationIdentifier: String? = nil, platform: Platform = .ios)
+    }
+
+    /// Whose SecItem rules a caller gets.
+    public enum Platform: String, Sendable {
+        case ios, macos
     }
 
     /// The simulated device's lock state for the calls that follow (Apple's lock states).
@@ -109,10 +116,10 @@ public enum SecurityTesting {
         switch entitlements {
         case .profile(let file):
             return try Profile.load(path: file, teamID: nil, platform: nil, allowWildcard: false)
-        case .accessGroups(let groups, let applicationIdentifier):
+        case .accessGroups(let groups, let applicationIdentifier, let platform):
             return try Profile.decode(
                 Array(EntitlementsPlist.render(groups: groups, applicationIdentifier: applicationIdentifier ?? groups.first ?? "").utf8),
-                path: "SecurityTesting", teamID: nil, platform: nil, allowWildcard: false)
+                path: "SecurityTesting", teamID: nil, platform: KeychainFormats.Platform(rawValue: platform.rawValue), allowWildcard: false)
         }
     }
 }

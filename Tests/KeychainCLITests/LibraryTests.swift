@@ -62,4 +62,18 @@ import Testing
         #expect(item[kSecAttrCreationDate as String] is Date)
         #expect(item[kSecAttrSynchronizable as String] as? Bool == false)
     }
+
+    /// The command binds values as the library does: an internet password's port of "" is stored
+    /// on iOS and refused on macOS (errSecParam, exit 206), by both faces alike.
+    @Test func anEmptyPortIsRefusedOnMacOSByTheCommandToo() throws {
+        let sandbox = try Sandbox()
+        let add = ["add", "--class", "inet", "--server", "example.com", "--attr", "port="]
+        let refused = sandbox.run(add + ["--platform", "macos"], profile: nil, stdin: Data("x".utf8))
+        #expect(refused.status == 206)
+        #expect(refused.stderr.contains("macOS refuses it"), "\(refused.stderr)")
+        let stored = sandbox.run(
+            ["add", "--class", "inet", "--server", "example.com", "--attr", "port="], profile: nil, stdin: Data("x".utf8))
+        #expect(stored.status == 0, "\(stored.stderr)")
+        #expect(sandbox.run(["find", "--class", "inet", "--server", "example.com", "--attr", "port="], profile: nil).status == 0)
+    }
 }

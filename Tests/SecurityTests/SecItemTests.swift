@@ -188,6 +188,52 @@ func readPassword(_ account: String, extra: [String: Any] = [:]) -> (OSStatus, S
         #expect(failures.value == 0)
     }
 
+    /// SecDb.c (`SecDbBindObject`) binds a CFString as text and CFData as a blob, which SQLite
+    /// keeps apart: an account stored as data is not found by the string of its bytes. Empty data
+    /// binds as the empty string, so an item added without an account is found by either.
+    @Test func anAccountStoredAsDataIsNotFoundByItsString() throws {
+        let add: [String: Any] = [
+            kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "api.example.com",
+            kSecAttrAccount as String: Data("alice".utf8), kSecValueData as String: Data("x".utf8),
+        ]
+        #expect(SecItemAdd(add as CFDictionary, nil) == errSecSuccess)
+        #expect(readPassword("alice").0 == errSecItemNotFound)
+        var query: [String: Any] = [
+            kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "api.example.com",
+            kSecAttrAccount as String: Data("alice".utf8), kSecReturnAttributes as String: true,
+        ]
+        var result: CFTypeRef?
+        #expect(SecItemCopyMatching(query as CFDictionary, &result) == errSecSuccess)
+        #expect((result as? [String: Any])?[kSecAttrAccount as String] as? Data == Data("alice".utf8))
+
+        let noAccount: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "other"]
+        #expect(SecItemAdd(noAccount as CFDictionary, nil) == errSecSuccess)
+        query = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "other", kSecAttrAccount as String: Data()]
+        #expect(SecItemCopyMatching(query as CFDictionary, nil) == errSecSuccess)
+        query[kSecAttrAccount as String] = ""
+        #expect(SecItemCopyMatching(query as CFDictionary, nil) == errSecSuccess)
+    }
+
+    /// SecDbItem.c (`copyNumber`): a port that is not exactly an integer is kept as the string
+    /// given on iOS; macOS's SecItem refuses it with errSecParam (SecItemTests.m, testBadPort).
+    @Test(arguments: [SecurityTesting.Platform.ios, .macos])
+    func anEmptyPortIsStoredOnIOSAndRefusedOnMacOS(_ platform: SecurityTesting.Platform) throws {
+        try SecurityTesting.useInMemoryKeychain(.accessGroups([app], platform: platform))
+        let add: [String: Any] = [
+            kSecClass as String: kSecClassInternetPassword, kSecAttrServer as String: "example.com", kSecAttrPort as String: "",
+            kSecValueData as String: Data("x".utf8),
+        ]
+        #expect(SecItemAdd(add as CFDictionary, nil) == (platform == .ios ? errSecSuccess : errSecParam))
+        let numbered: [String: Any] = [
+            kSecClass as String: kSecClassInternetPassword, kSecAttrServer as String: "example.com", kSecAttrPort as String: 8443,
+            kSecReturnAttributes as String: true,
+        ]
+        #expect(SecItemAdd(numbered as CFDictionary, nil) == errSecSuccess)
+        var result: CFTypeRef?
+        #expect(SecItemCopyMatching(numbered as CFDictionary, &result) == errSecSuccess)
+        #expect((result as? [String: Any])?[kSecAttrPort as String] as? Int == 8443)
+    }
+
     @Test func statusesAndMessagesAreApples() {
         #expect(errSecItemNotFound == -25300)
         #expect(errSecMissingEntitlement == -34018)

@@ -7,14 +7,27 @@ package struct Caller: Sendable {
     package let name: String
     /// Its access groups.
     package let groups: AccessGroupList
+    /// Whose SecItem front end it calls through: macOS's refuses some values iOS's stores.
+    package let platform: Platform
 
-    package init(name: String, groups: AccessGroupList) {
+    package init(name: String, groups: AccessGroupList, platform: Platform = .ios) {
         self.name = name
         self.groups = groups
+        self.platform = platform
     }
 
     /// A caller from a loaded profile.
-    package init(_ profile: Profile) { self.init(name: profile.path, groups: profile.accessGroups) }
+    package init(_ profile: Profile) { self.init(name: profile.path, groups: profile.accessGroups, platform: profile.platform) }
+
+    /// An internet password's port that is not a number (such as ""): macOS's SecItem refuses it
+    /// (errSecParam), iOS's stores it as given, as `copyNumber` keeps a string that is not exactly
+    /// an integer (`SecDbItem.c`).
+    func checkPort(_ values: [String: AttributeValue]) throws(KeychainError) {
+        guard platform == .macos, let port = values[Schema.port], port.storageClass != .integer else { return }
+        throw KeychainError(
+            .param,
+            hint: "port '\(port.displayText)' is not a number: macOS refuses it (iOS stores it as given); give a port number or none.")
+    }
 }
 
 /// The errSecMissingEntitlement answers, each with a hint that explains this case.

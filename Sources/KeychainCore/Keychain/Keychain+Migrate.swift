@@ -94,7 +94,8 @@ extension Keychain {
             let filter = filter(for: query, caller: caller, writing: true)
             try store.forEachRow(query.itemClass, filter: filter, withSecret: false) { rowid, row in
                 let opened = try containingDamage(&report.damaged) { try open(row, for: query, filter: filter, withSecret: false) }
-                guard let source = opened?.opened, try authorize(source, rowid: rowid, access: .change) else { return true }
+                guard let source = opened?.opened, query.matchesKinds(of: source.item), try authorize(source, rowid: rowid, access: .change)
+                else { return true }
                 let existing: MatchedRow? =
                     try containingDamage(&report.damaged) { try holder(of: row, query.itemClass, inGroup: migration.to) } ?? nil
                 let tombstone = existing?.opened.item.isTombstone == true

@@ -35,12 +35,14 @@ extension Keychain {
         case .find:
             try caller.checkAppClip()
             let query = try Self.parse(.find, request)
+            try caller.checkPort(query.attributes)
             if let group = query.attributes[Schema.accessGroup]?.stringValue { try caller.check(group: group, writing: false) }
             try Self.checkPersistentRefStandsAlone(query)
             return query
         case .add:
             try caller.checkAppClip(writing: attributes)
             let query = try Self.parse(.add, request)
+            try caller.checkPort(query.attributes)
             guard query.persistentRef == nil else {
                 throw KeychainError(.param, hint: "an add cannot name a persistent reference; the keychain assigns one.")
             }
@@ -58,6 +60,7 @@ extension Keychain {
             if let group = request.explicitGroup { try caller.check(group: group, writing: true) }
             if operation == .update { try caller.checkAppClip(writing: attributes) }
             let query = try Self.parse(operation, request)
+            try caller.checkPort(query.attributes)
             if operation == .delete { try Self.checkPersistentRefStandsAlone(query) }
             return query
         }

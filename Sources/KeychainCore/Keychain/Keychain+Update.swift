@@ -36,6 +36,7 @@ extension Keychain {
         }
         let protection = try accessControl?.parsedProtection()
         if let group = changes.attributes[Schema.accessGroup]?.stringValue { try caller.check(group: group, writing: true) }
+        try caller.checkPort(changes.attributes)
         try Self.checkPersistentRefStandsAlone(query)
         let filter = filter(for: query, caller: caller, writing: true)
         return try writeOrRehearse(dryRun: dryRun) {

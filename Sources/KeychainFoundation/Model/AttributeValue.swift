@@ -9,8 +9,9 @@ package enum AttributeValue: Sendable, Hashable {
     /// Exactly four bytes, e.g. `htps`.
     case fourCharCode(String)
 
-    /// The bytes that equality (and the keyed digest) is defined on. A string and the same bytes as
-    /// data are equal, as in Apple's keychain (docs/FIDELITY.md).
+    /// The bytes the keyed digest (and with it the primary key) is defined on: a string and the same
+    /// bytes as data have the same ones, so the two collide as one key here, where Apple keeps two
+    /// items (docs/FIDELITY.md). A query tells them apart by `matches`.
     package var canonicalBytes: [UInt8] {
         switch self {
         case .string(let text), .fourCharCode(let text): Array(text.utf8)
@@ -18,6 +19,27 @@ package enum AttributeValue: Sendable, Hashable {
         case .number(let value), .date(let value): Array(String(value).utf8)
         case .bool(let value): value ? [0x31] : [0x30]
         }
+    }
+
+    /// How Apple's keychain binds the value into SQLite (`SecDb.c`, `SecDbBindObject`): a string as
+    /// text, data as a blob but empty data as the empty text, a number or boolean as an integer, a
+    /// date as a real.
+    package enum StorageClass: Sendable { case text, blob, integer, real }
+
+    package var storageClass: StorageClass {
+        switch self {
+        case .string, .fourCharCode: .text
+        case .data(let bytes): bytes.isEmpty ? .text : .blob
+        case .number, .bool: .integer
+        case .date: .real
+        }
+    }
+
+    /// Whether a query's `self` matches a stored `value` as SQLite compares what Apple binds: the same
+    /// storage class and the same bytes. A string never matches data of the same bytes (except the
+    /// empty ones), nor a number the string of its digits.
+    package func matches(_ value: AttributeValue) -> Bool {
+        storageClass == value.storageClass && canonicalBytes == value.canonicalBytes
     }
 
     /// The value a primary-key attribute takes when the caller leaves it out: `""`, empty data, 0.

@@ -19,6 +19,7 @@ package enum Schema {
     package static let account = "acct"
     package static let service = "svce"
     package static let server = "srvr"
+    package static let port = "port"
     // What the identity join and key export read.
     package static let issuer = "issr"
     package static let serialNumber = "slnr"
@@ -71,7 +72,7 @@ package enum Schema {
             AttributeDescriptor(server, "server", .string),
             AttributeDescriptor("ptcl", "protocol", .fourCharCode),
             AttributeDescriptor("atyp", "authentication type", .fourCharCode),
-            AttributeDescriptor("port", "port", .number),
+            AttributeDescriptor(port, "port", .number),
             AttributeDescriptor("path", "path", .string),
             // Internet passwords' data fields (kSecDataInetExtra…): sealed with the data.
             AttributeDescriptor("binn", "notes", .data, storage: .withData),

@@ -109,4 +109,11 @@ package struct ItemQuery: Sendable {
 
     /// Whether the query names anything besides a persistent reference (then -50 with one).
     package var hasMatchAttributes: Bool { !attributes.isEmpty || mentionsSync }
+
+    /// Whether `item`, whose bytes the digests already matched, holds each attribute as the kind of
+    /// value the query gives (`AttributeValue.matches`): an account stored as data is not found by
+    /// the string of its bytes, as in Apple's keychain. Such an item is not a match, and not damaged.
+    package func matchesKinds(of item: Item) -> Bool {
+        attributes.allSatisfy { code, value in item.attributes[code].map(value.matches) ?? false }
+    }
 }
