@@ -76,4 +76,24 @@ import Testing
         #expect(stored.status == 0, "\(stored.stderr)")
         #expect(sandbox.run(["find", "--class", "inet", "--server", "example.com", "--attr", "port="], profile: nil).status == 0)
     }
+
+    /// An account an app stored as Data is not found by the string of its bytes, by the library
+    /// or the command, and explain says why: the kinds differ (Apple's SQLite binding).
+    @Test func explainSaysAnAccountStoredAsDataDiffersInKind() throws {
+        let sandbox = try Sandbox()
+        try SecurityTesting.useKeychain(at: sandbox.keychain, keyFile: sandbox.keyFile, .profile(path: Self.app))
+        defer { SecurityTesting.reset() }
+        let add: [String: Any] = [
+            kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "api.example.com",
+            kSecAttrAccount as String: Data("alice".utf8), kSecValueData as String: Data("s3cret".utf8),
+        ]
+        #expect(SecItemAdd(add as CFDictionary, nil) == errSecSuccess)
+        let environment = ["KEYCHAINCTL_PROFILE": Self.app]
+        #expect(sandbox.run(["find", "-s", "api.example.com", "-a", "alice"], profile: nil, environment: environment).status == 44)
+        let explained = sandbox.run(["explain", "-s", "api.example.com", "-a", "alice"], profile: nil, environment: environment)
+        #expect(explained.stdout.contains("result: errSecItemNotFound (-25300)"), "\(explained.stdout)")
+        #expect(
+            explained.stdout.contains("acct (account) differs: the item holds data, the query gives a string of the same bytes"),
+            "\(explained.stdout)")
+    }
 }

@@ -94,6 +94,16 @@ extension Keychain {
                     guard row.malformed == nil else { return true }
                     var misses: [Miss] = itemClass == query.itemClass ? [] : [.itemClass]
                     misses += comparer.misses(row).map(Miss.attribute)
+                    // The digests match bytes alone; a query also compares kinds, on the opened row (an
+                    // add's primary key does not: a twin of another kind still collides).
+                    if misses.isEmpty, operation != .add, !isLocked(row),
+                        let opened = try? keys.open(row, itemClass: itemClass, withSecret: false)
+                    {
+                        misses += comparer.codes.filter { code in
+                            guard let given = query.attributes[code], let stored = opened.opened.item.attributes[code] else { return false }
+                            return !given.matches(stored)
+                        }.map(Miss.attribute)
+                    }
                     if let addGroup {
                         if !row.accessGroup.sameBytes(as: addGroup) { misses.append(.group) }
                     } else if let explicit {
@@ -258,6 +268,15 @@ extension Keychain {
                 unreadable == nil || code == Schema.protection || code == Schema.accessGroup
                 ? item.attributes[code]?.displayText ?? "(none)" : nil
             var text = "\(code) (\(name)) differs: "
+            if let stored = item.attributes[code], let given = query.attributes[code], unreadable == nil,
+                stored.canonicalBytes == given.canonicalBytes
+            {
+                // The same bytes, another kind: what an app's Data account against a String query meets.
+                text +=
+                    "the item holds \(stored.storageClass.article), the query gives \(given.storageClass.article) of the same bytes; "
+                    + "Apple's keychain compares kinds, so they do not match"
+                return (.init(code: .attributeMismatch, attribute: code, itemValue: has, queryValue: wanted, text: text), nil)
+            }
             text +=
                 has.map { "item \"\($0)\", query \"\(wanted)\"" }
                 ?? "query \"\(wanted)\"; the item's value cannot be read: \(unreadable ?? "")"

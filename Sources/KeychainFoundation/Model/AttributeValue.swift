@@ -24,7 +24,19 @@ package enum AttributeValue: Sendable, Hashable {
     /// How Apple's keychain binds the value into SQLite (`SecDb.c`, `SecDbBindObject`): a string as
     /// text, data as a blob but empty data as the empty text, a number or boolean as an integer, a
     /// date as a real.
-    package enum StorageClass: Sendable { case text, blob, integer, real }
+    package enum StorageClass: Sendable {
+        case text, blob, integer, real
+
+        /// How explain names it: "a string", "data", "a number", "a date".
+        package var article: String {
+            switch self {
+            case .text: "a string"
+            case .blob: "data"
+            case .integer: "a number"
+            case .real: "a date"
+            }
+        }
+    }
 
     package var storageClass: StorageClass {
         switch self {
