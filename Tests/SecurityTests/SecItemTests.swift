@@ -123,6 +123,22 @@ func readPassword(_ account: String, extra: [String: Any] = [:]) -> (OSStatus, S
         #expect(readPassword("alice").1 == "x")
     }
 
+    /// SecItemServer.c and the keybag: an item bound to the enrolled biometry set
+    /// (biometryCurrentSet) is read while that set stands, and dropped once it changes.
+    @Test func aBiometryChangeDropsAnItemBoundToTheEnrolledSet() throws {
+        try SecurityTesting.changeDevice(.passcodeSet)
+        try SecurityTesting.changeDevice(.biometryEnroll)
+        SecurityTesting.answerAuthentication(.approve)
+        var error: Unmanaged<CFError>?
+        let control = try #require(
+            SecAccessControlCreateWithFlags(
+                kCFAllocatorDefault, kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly, .biometryCurrentSet, &error))
+        #expect(addPassword("alice", "x", extra: [kSecAttrAccessControl as String: control]) == errSecSuccess)
+        #expect(readPassword("alice").1 == "x")
+        try SecurityTesting.changeDevice(.biometryChange)
+        #expect(readPassword("alice").0 == errSecItemNotFound)
+    }
+
     /// SecAccessControl.m (`SecAccessControlCreateWithFlags`): two biometry constraints at once
     /// are refused with an error in the OSStatus domain.
     @Test func anImpossibleAccessControlIsRefusedWithAnError() throws {
