@@ -12,7 +12,8 @@ package final class SecItemEngine: @unchecked Sendable {
     private var opened: (keychain: Keychain, caller: Caller, settings: ProcessSettings)?
     /// What `SecurityTesting` chose instead of the environment.
     private var configuration: Configuration?
-    /// Why the last failed call failed, in words (never a secret).
+    /// Why the last failed call failed, in words (never a secret; control characters escaped, as
+    /// the command escapes what it prints).
     private var lastFailure: String?
 
     /// A keychain and caller chosen by the testing API.
@@ -48,7 +49,7 @@ package final class SecItemEngine: @unchecked Sendable {
     package var lastFailureMessage: String? { lock.withLock { lastFailure } }
 
     /// Keeps the words of a call the library refused before the engine.
-    func recordRefusal(_ message: String) { lock.withLock { lastFailure = message } }
+    func recordRefusal(_ message: String) { lock.withLock { lastFailure = message.terminalSafe } }
 
     /// Runs `body` on the open keychain under the lock; a thrown error becomes its `OSStatus`.
     func perform(ui: Authentication.UI = .allow, _ body: (Keychain, Caller) throws -> Void) -> OSStatus {
@@ -63,7 +64,7 @@ package final class SecItemEngine: @unchecked Sendable {
             return errSecSuccess
         } catch {
             let (status, message) = Self.status(of: error)
-            lastFailure = message
+            lastFailure = message.terminalSafe
             return status
         }
     }

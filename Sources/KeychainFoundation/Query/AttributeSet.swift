@@ -51,7 +51,7 @@ package struct AttributeSet: Sendable {
             throw KeychainError(
                 .noSuchAttr,
                 hint:
-                    "'\(code)' \(known) class \(schema.itemClass.rawValue) (\(schema.itemClass.longName)); it has: \(schema.attributes.map(\.code).joined(separator: " "))."
+                    "'\(code.terminalSafe)' \(known) class \(schema.itemClass.rawValue) (\(schema.itemClass.longName)); it has: \(schema.attributes.map(\.code).joined(separator: " "))."
             )
         }
         switch code {

@@ -1,0 +1,67 @@
+import Foundation
+import Security
+import SecurityTesting
+import Testing
+
+/// What a caller hands SecItem is input like any other: a value of a type the key does not take,
+/// a key that is not a string, nesting, control characters or a huge name is a status, never a
+/// crash, and never another item's secret.
+@Suite(.serialized) struct HostileDictionaryTests {
+    init() throws {
+        try SecurityTesting.useInMemoryKeychain(.accessGroups(["SKMME9E2Y8.com.example.app"]))
+        let item: [String: Any] = [
+            kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "victim",
+            kSecValueData as String: Data("secret".utf8),
+        ]
+        #expect(SecItemAdd(item as CFDictionary, nil) == errSecSuccess)
+    }
+
+    static var badValues: [(String, Any)] {
+        [
+            ("an array", ["victim"]), ("a dictionary", ["acct": "victim"]), ("null", NSNull()), ("a nested array", [[["x"]]]),
+            ("a date for a string attribute", Date()),
+        ]
+    }
+
+    @Test(arguments: 0..<5)
+    func aValueOfAnotherTypeIsAParameterError(_ index: Int) {
+        let query: [String: Any] = [
+            kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: Self.badValues[index].1,
+            kSecReturnData as String: true,
+        ]
+        var result: CFTypeRef?
+        #expect(SecItemCopyMatching(query as CFDictionary, &result) == errSecParam, "\(Self.badValues[index].0)")
+        #expect(result == nil)
+    }
+
+    @Test func aKeyThatIsNotAStringIsAParameterError() {
+        let query = NSMutableDictionary()
+        query[kSecClass] = kSecClassGenericPassword
+        query[NSNumber(value: 7)] = "victim"
+        #expect(SecItemDelete(query) == errSecParam)
+    }
+
+    @Test func anUnknownOrHugeAttributeNameIsNoSuchAttribute() {
+        for name in ["zzzz", String(repeating: "a", count: 100_000), "acct\u{0}", "\u{1b}[31m"] {
+            let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, name: "victim", kSecReturnData as String: true]
+            var result: CFTypeRef?
+            #expect(SecItemCopyMatching(query as CFDictionary, &result) == errSecNoSuchAttr)
+            #expect(result == nil)
+            #expect(SecurityTesting.lastFailure?.contains("\u{1b}") == false)
+        }
+    }
+
+    @Test func anUnknownClassIsNoSuchClass() {
+        let query: [String: Any] = [kSecClass as String: "genp\u{0}", kSecAttrAccount as String: "victim"]
+        #expect(SecItemDelete(query as CFDictionary) == errSecNoSuchClass)
+    }
+
+    @Test func aKeyTheLibraryDoesNotServeIsUnimplementedNotIgnored() {
+        let query: [String: Any] = [
+            kSecClass as String: kSecClassGenericPassword, kSecMatchCaseInsensitive as String: true, kSecReturnData as String: true,
+        ]
+        var result: CFTypeRef?
+        #expect(SecItemCopyMatching(query as CFDictionary, &result) == errSecUnimplemented)
+        #expect(result == nil)
+    }
+}
