@@ -5,14 +5,14 @@ import Testing
 
 /// One file, two faces: what an app writes through `import Security`, `keychainctl find`,
 /// `explain` and `matrix` show, and what the command writes, the library reads.
-@Suite(.serialized) struct LibraryTests {
+@Suite struct LibraryTests {
     static let appex = Sandbox.packageRoot + "/Fixtures/Bundles/Example.app/PlugIns/Share.appex"
     static let app = Sandbox.packageRoot + "/Fixtures/Bundles/Example.app"
 
     @Test func whatTheLibraryWritesTheCommandShowsAndExplains() throws {
         let sandbox = try Sandbox()
-        try SecurityTesting.useKeychain(at: sandbox.keychain, keyFile: sandbox.keyFile, .profile(path: Self.app))
-        defer { SecurityTesting.reset() }
+        let lease = try SecurityTesting.Lease(keychainAt: sandbox.keychain, keyFile: sandbox.keyFile, .profile(path: Self.app))
+        defer { withExtendedLifetime(lease) {} }
         let add: [String: Any] = [
             kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "api.example.com",
             kSecAttrAccount as String: "alice", kSecValueData as String: Data("s3cret".utf8),
@@ -46,8 +46,8 @@ import Testing
             ["add", "-s", "api.example.com", "-a", "bob", "-w", "hunter2", "-l", "Bob at work"], profile: nil,
             environment: ["KEYCHAINCTL_PROFILE": Self.app])
         #expect(added.status == 0, "\(added.stderr)")
-        try SecurityTesting.useKeychain(at: sandbox.keychain, keyFile: sandbox.keyFile, .profile(path: Self.app))
-        defer { SecurityTesting.reset() }
+        let lease = try SecurityTesting.Lease(keychainAt: sandbox.keychain, keyFile: sandbox.keyFile, .profile(path: Self.app))
+        defer { withExtendedLifetime(lease) {} }
         let query: [String: Any] = [
             kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "bob",
             kSecReturnData as String: true, kSecReturnAttributes as String: true,
@@ -81,8 +81,8 @@ import Testing
     /// or the command, and explain says why: the kinds differ (Apple's SQLite binding).
     @Test func explainSaysAnAccountStoredAsDataDiffersInKind() throws {
         let sandbox = try Sandbox()
-        try SecurityTesting.useKeychain(at: sandbox.keychain, keyFile: sandbox.keyFile, .profile(path: Self.app))
-        defer { SecurityTesting.reset() }
+        let lease = try SecurityTesting.Lease(keychainAt: sandbox.keychain, keyFile: sandbox.keyFile, .profile(path: Self.app))
+        defer { withExtendedLifetime(lease) {} }
         let add: [String: Any] = [
             kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "api.example.com",
             kSecAttrAccount as String: Data("alice".utf8), kSecValueData as String: Data("s3cret".utf8),

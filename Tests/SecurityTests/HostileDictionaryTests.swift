@@ -6,9 +6,11 @@ import Testing
 /// What a caller hands SecItem is input like any other: a value of a type the key does not take,
 /// a key that is not a string, nesting, control characters or a huge name is a status, never a
 /// crash, and never another item's secret.
-@Suite(.serialized) struct HostileDictionaryTests {
+@Suite struct HostileDictionaryTests {
+    let keychain: SecurityTesting.Lease
+
     init() throws {
-        try SecurityTesting.useInMemoryKeychain(.accessGroups(["SKMME9E2Y8.com.example.app"]))
+        keychain = try SecurityTesting.Lease(inMemory: .accessGroups(["SKMME9E2Y8.com.example.app"]))
         let item: [String: Any] = [
             kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "victim",
             kSecValueData as String: Data("secret".utf8),

@@ -5,17 +5,13 @@ import Testing
 
 // Keychain code written as an app writes it, run on Linux through `import Security`. Each
 // expectation cites the Apple source or test it comes from (apple-oss-distributions/Security).
-// The suite is serialized: the library serves one keychain per process, as an app has one.
+// Each test holds the library (a lease on a fresh in-memory keychain): it serves one keychain per
+// process, as an app has one, so tests running in parallel take turns.
 
 private let app = "SKMME9E2Y8.com.example.app"
 private let shared = "SKMME9E2Y8.com.example.shared"
 private let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent().appendingPathComponent("Fixtures").path
-
-/// A fresh in-memory keychain for the app (its groups: app, shared), for each test.
-func freshKeychain(_ groups: [String] = [app, shared]) throws {
-    try SecurityTesting.useInMemoryKeychain(.accessGroups(groups))
-}
 
 func addPassword(_ account: String, _ password: String, extra: [String: Any] = [:]) -> OSStatus {
     var query: [String: Any] = [
@@ -42,8 +38,11 @@ func readPassword(_ account: String, extra: [String: Any] = [:]) -> (OSStatus, S
     return (status, (result as? Data).flatMap { String(data: $0, encoding: .utf8) })
 }
 
-@Suite(.serialized) struct SecItemTests {
-    init() throws { try freshKeychain() }
+@Suite struct SecItemTests {
+    /// A fresh in-memory keychain for the app (its groups: app, shared), for each test.
+    let keychain: SecurityTesting.Lease
+
+    init() throws { keychain = try SecurityTesting.Lease(inMemory: .accessGroups([app, shared])) }
 
     @Test func aPasswordAddedIsReadBackAsData() throws {
         #expect(addPassword("alice", "s3cret") == errSecSuccess)

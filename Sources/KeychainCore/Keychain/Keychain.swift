@@ -68,16 +68,7 @@ package final class Keychain {
         let path = opening.path
         let credential = opening.credential
         var opened = try Self.open(path: path, credential: credential, store: opening.store)
-        if try Self.addAccessControlColumn(opened.store, path: path) {
-            opened = try Self.open(path: path, credential: credential)
-        }
-        if opened.store.unlocking.version == 1, try !Self.upgrade(&opened.keys, store: opened.store, key: opened.key) {
-            // Another process upgraded the file after this one read it: read it again.
-            opened = try Self.open(path: path, credential: credential)
-        }
-        if opened.store.unlocking.deviceRecord == nil, try !Self.addDeviceState(to: opened.keys, store: opened.store) {
-            opened = try Self.open(path: path, credential: credential)
-        }
+        try KeychainMigrator.run(&opened, path: path)
         store = opened.store
         keys = opened.keys
         keychainKey = opened.key
@@ -98,9 +89,10 @@ package final class Keychain {
         return nil
     }
 
-    private static func open(path: String, credential: KeychainCredential, store: KeychainStore? = nil) throws
-        -> (store: KeychainStore, keys: KeyRing, key: SecretBytes)
-    {
+    /// A file opened: its store, its key ring and the keychain key (derived once from a passphrase).
+    typealias OpenedFile = (store: KeychainStore, keys: KeyRing, key: SecretBytes)
+
+    static func open(path: String, credential: KeychainCredential, store: KeychainStore? = nil) throws -> OpenedFile {
         let store = try store ?? KeychainStore(path: path)
         let unlocking = store.unlocking
         let key: SecretBytes

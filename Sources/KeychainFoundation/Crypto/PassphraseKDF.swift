@@ -1,4 +1,5 @@
 import CSodium
+import Synchronization
 
 /// Argon2id parameters, stored in the keychain file as one record that the key check
 /// authenticates (from schema version 2), and validated before use: a file is untrusted input, and
@@ -92,6 +93,7 @@ package struct PassphraseKDF: Sendable, Equatable {
 
     /// Derives the 32-byte keychain key from `passphrase`; `nil` if libsodium refuses (out of memory).
     package func deriveKey(from passphrase: SecretBytes) -> SecretBytes? {
+        Self.derivations.add(1, ordering: .relaxed)
         let input = encoding == .nfc ? Passphrase.nfc(passphrase) : passphrase
         let key = SecretBytes(count: 32)
         let status: Int32 = key.withUnsafeMutableBytes { out in
@@ -104,4 +106,8 @@ package struct PassphraseKDF: Sendable, Equatable {
         }
         return status == 0 ? key : nil
     }
+
+    /// How many keys this process has derived from passphrases: an open derives one, however many
+    /// upgrades it runs (`KeychainMigrator`); the tests count them.
+    package static let derivations = Atomic<Int>(0)
 }
