@@ -204,8 +204,9 @@ func readPassword(_ account: String, extra: [String: Any] = [:]) -> (OSStatus, S
     }
 
     /// SecDb.c (`SecDbBindObject`) binds a CFString as text and CFData as a blob, which SQLite
-    /// keeps apart: an account stored as data is not found by the string of its bytes. Empty data
-    /// binds as the empty string, so an item added without an account is found by either.
+    /// keeps apart: an account stored as data is not found by the string of its bytes, and the two
+    /// are two items. Empty data binds as the empty string, so an item added without an account is
+    /// found by either.
     @Test func anAccountStoredAsDataIsNotFoundByItsString() throws {
         let add: [String: Any] = [
             kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "api.example.com",
@@ -220,6 +221,10 @@ func readPassword(_ account: String, extra: [String: Any] = [:]) -> (OSStatus, S
         var result: CFTypeRef?
         #expect(SecItemCopyMatching(query as CFDictionary, &result) == errSecSuccess)
         #expect((result as? [String: Any])?[kSecAttrAccount as String] as? Data == Data("alice".utf8))
+        // The string account of the same bytes is another primary key: a second item, not a duplicate.
+        #expect(addPassword("alice", "y") == errSecSuccess)
+        #expect(readPassword("alice").1 == "y")
+        #expect(SecItemAdd(add as CFDictionary, nil) == errSecDuplicateItem)
 
         let noAccount: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "other"]
         #expect(SecItemAdd(noAccount as CFDictionary, nil) == errSecSuccess)

@@ -24,8 +24,9 @@ struct AttributeComparer {
     mutating func prepare(for itemClass: ItemClass, keys: KeyRing) {
         let schema = Schema.of(stored: itemClass)
         digests = [:]
-        for (code, value) in values where code != Schema.protection && schema.attribute(code) != nil {
-            digests[code] = keys.digests.digest(itemClass, code: code, value: value.canonicalBytes)
+        for (code, value) in values where code != Schema.protection {
+            guard let attribute = schema.attribute(code) else { continue }
+            digests[code] = keys.digests.digest(itemClass, code: code, value: value.digestBytes(for: attribute.kind))
         }
     }
 

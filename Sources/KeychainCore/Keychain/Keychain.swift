@@ -181,8 +181,9 @@ package final class Keychain {
             case Schema.accessGroup: continue
             case Schema.protection: filter.accessibility = value.stringValue
             default:
-                let column = query.schema.attribute(code)!.column
-                filter.digests.append((column, keys.digests.digest(query.itemClass, code: code, value: value.canonicalBytes)))
+                let attribute = query.schema.attribute(code)!
+                filter.digests.append(
+                    (attribute.column, keys.digests.digest(query.itemClass, code: code, value: value.digestBytes(for: attribute.kind))))
             }
         }
         filter.uuid = query.persistentRef?.uuid

@@ -162,7 +162,10 @@ extension SyncSession {
     static func primaryKeyDigest(_ item: Item) -> Bytes16 {
         let codes = Schema.of(item.itemClass)?.primaryKey ?? []
         return SyncState.digest(
-            [Array(item.itemClass.rawValue.utf8)] + codes.flatMap { [Array($0.utf8), item.attributes[$0]?.canonicalBytes ?? []] })
+            [Array(item.itemClass.rawValue.utf8)]
+                + codes.flatMap { code in
+                    [Array(code.utf8), item.attributes[code].map { $0.digestBytes(for: Schema.attribute(code)?.kind ?? .data) } ?? []]
+                })
     }
 
     static func newTag(after previous: UInt64?) -> UInt64 {

@@ -142,7 +142,7 @@ extension Keychain {
     private func isUnchanged(_ existing: MatchedRow, given: [String: AttributeValue], secret: ItemSecret) throws -> Bool {
         let stored = existing.opened.item
         for (code, value) in given where !Schema.setByKeychain.contains(code) {
-            guard stored.attributes[code]?.canonicalBytes == value.canonicalBytes else { return false }
+            guard let held = stored.attributes[code], value.matches(held) else { return false }
         }
         guard let current = try keys.openSecret(of: existing.opened) else { return false }
         guard let changed = try changedSecret(of: existing.opened, data: secret.data, fields: secret.fields) else { return true }

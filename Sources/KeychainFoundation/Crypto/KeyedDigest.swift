@@ -58,7 +58,7 @@ package struct KeyedDigest: Sendable {
             guard let value = attributes[attribute.code] else { continue }
             present += 1
             guard let digest = stored[attribute.code],
-                digest == self.digest(schema.itemClass, code: attribute.code, value: value.canonicalBytes)
+                digest == self.digest(schema.itemClass, code: attribute.code, value: value.digestBytes(for: attribute.kind))
             else { return false }
         }
         return present == stored.count
@@ -69,7 +69,7 @@ package struct KeyedDigest: Sendable {
         var digests: [String: [UInt8]] = [:]
         for attribute in schema.digestAttributes {
             if let value = attributes[attribute.code] {
-                digests[attribute.code] = digest(schema.itemClass, code: attribute.code, value: value.canonicalBytes)
+                digests[attribute.code] = digest(schema.itemClass, code: attribute.code, value: value.digestBytes(for: attribute.kind))
             }
         }
         return digests

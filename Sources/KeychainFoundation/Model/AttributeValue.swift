@@ -9,9 +9,8 @@ package enum AttributeValue: Sendable, Hashable {
     /// Exactly four bytes, e.g. `htps`.
     case fourCharCode(String)
 
-    /// The bytes the keyed digest (and with it the primary key) is defined on: a string and the same
-    /// bytes as data have the same ones, so the two collide as one key here, where Apple keeps two
-    /// items (docs/FIDELITY.md). A query tells them apart by `matches`.
+    /// The bytes equality is defined on within a kind (`matches` also compares kinds); the keyed
+    /// digest hashes `digestBytes(for:)`.
     package var canonicalBytes: [UInt8] {
         switch self {
         case .string(let text), .fourCharCode(let text): Array(text.utf8)
@@ -52,6 +51,33 @@ package enum AttributeValue: Sendable, Hashable {
     /// empty ones), nor a number the string of its digits.
     package func matches(_ value: AttributeValue) -> Bool {
         storageClass == value.storageClass && canonicalBytes == value.canonicalBytes
+    }
+
+    /// The bytes the keyed digest (and with it the primary key) hashes for an attribute of `kind`:
+    /// the canonical bytes when the value is of a storage class the attribute holds (text for a
+    /// string attribute, a blob or the empty text for a data one, an integer or text for a number
+    /// one…), and otherwise the same bytes after a mark no UTF-8 text begins with (0xFF) and the
+    /// class. So a string and data of the same bytes are two primary keys, as SQLite keeps what
+    /// Apple binds apart, while every value of its attribute's own kind hashes as it always has
+    /// and files written before keep their digests.
+    package func digestBytes(for kind: ValueKind) -> [UInt8] {
+        let storage = storageClass
+        let natural: Bool =
+            switch kind {
+            case .string, .fourCharCode: storage == .text
+            case .data: storage == .blob || (storage == .text && canonicalBytes.isEmpty)
+            case .number, .bool: storage == .integer || storage == .text
+            case .date: storage == .real
+            }
+        guard !natural else { return canonicalBytes }
+        let mark: UInt8 =
+            switch storage {
+            case .text: 0x74
+            case .blob: 0x62
+            case .integer: 0x69
+            case .real: 0x72
+            }
+        return [0xFF, mark] + canonicalBytes
     }
 
     /// The value a primary-key attribute takes when the caller leaves it out: `""`, empty data, 0.
