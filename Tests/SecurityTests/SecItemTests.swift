@@ -44,6 +44,7 @@ func readPassword(_ account: String, extra: [String: Any] = [:]) -> (OSStatus, S
 
     init() throws { keychain = try SecurityTesting.Lease(inMemory: .accessGroups([app, shared])) }
 
+    /// SecItem.h: with kSecReturnData and kSecMatchLimitOne the result is the item's data, as CFData.
     @Test func aPasswordAddedIsReadBackAsData() throws {
         #expect(addPassword("alice", "s3cret") == errSecSuccess)
         let (status, password) = readPassword("alice")
@@ -179,7 +180,8 @@ func readPassword(_ account: String, extra: [String: Any] = [:]) -> (OSStatus, S
         #expect(SecurityTesting.lastFailure?.contains(shared) == true)
     }
 
-    /// SecItemDelete deletes every match (its default limit is all), then nothing is found.
+    /// SecItem.h (SecItemDelete): every match is deleted (its default limit is all), then nothing is
+    /// found (errSecItemNotFound).
     @Test func deleteRemovesEveryMatch() {
         #expect(addPassword("alice", "x") == errSecSuccess)
         #expect(addPassword("bob", "y") == errSecSuccess)
@@ -188,8 +190,9 @@ func readPassword(_ account: String, extra: [String: Any] = [:]) -> (OSStatus, S
         #expect(SecItemDelete(query as CFDictionary) == errSecItemNotFound)
     }
 
-    /// Wrappers call from many threads at once (keychain-swift's ConcurrencyTests); every call
-    /// returns a status and the data stays whole.
+    /// Wrappers call from many threads at once (keychain-swift's ConcurrencyTests); securityd
+    /// serves calls one transaction at a time (SecItemServer.c), so every call returns a status and
+    /// the data stays whole.
     @Test func callsFromManyThreadsAtOnceTakeTurns() {
         #expect(addPassword("shared", "value") == errSecSuccess)
         let failures = Counter()
@@ -254,6 +257,8 @@ func readPassword(_ account: String, extra: [String: Any] = [:]) -> (OSStatus, S
         #expect((result as? [String: Any])?[kSecAttrPort as String] as? Int == 8443)
     }
 
+    /// SecBase.h: the statuses and their messages (SecCopyErrorMessageString); SecItem.h's
+    /// constants hold the strings Apple's framework gives them (SecItemConstants.c).
     @Test func statusesAndMessagesAreApples() {
         #expect(errSecItemNotFound == -25300)
         #expect(errSecMissingEntitlement == -34018)
@@ -262,6 +267,7 @@ func readPassword(_ account: String, extra: [String: Any] = [:]) -> (OSStatus, S
         #expect(String(kSecValueData) == "v_Data")
     }
 
+    /// SecRandom.h: SecRandomCopyBytes with kSecRandomDefault fills the buffer and returns errSecSuccess.
     @Test func randomBytesAreFilled() {
         var bytes = [UInt8](repeating: 0, count: 32)
         #expect(SecRandomCopyBytes(kSecRandomDefault, bytes.count, &bytes) == errSecSuccess)
