@@ -94,6 +94,17 @@ struct SecItemDictionary {
             }
         }
         if asksForReturns { request.returnOptions = returns }
+        // A certificate's or key's object (SecCertificate, SecKey) is not provided: asking for one is
+        // refused rather than answered with nothing. A password has none, and Apple returns nothing.
+        if returns.contains(.reference), let itemClass = request.itemClass.flatMap(ItemClass.init(parsing:)),
+            itemClass.hasReference || itemClass == .identity
+        {
+            throw SecItemRefusal(
+                status: errSecUnimplemented,
+                message:
+                    "kSecReturnRef for \(itemClass.longName) items: SecCertificate, SecKey and SecIdentity are not provided on Linux (docs/LIBRARY.md)"
+            )
+        }
     }
 
     /// `value` as `SecDbItem.c` stores it for attribute `code`: a string stays a string (parsed

@@ -66,4 +66,15 @@ import Testing
         #expect(SecItemCopyMatching(query as CFDictionary, &result) == errSecUnimplemented)
         #expect(result == nil)
     }
+
+    /// A certificate's object is not provided: kSecReturnRef for one is errSecUnimplemented, while
+    /// for a password (which has none) it is ignored, as Apple ignores it.
+    @Test func aReferenceToAnObjectTheLibraryDoesNotProvideIsUnimplemented() {
+        var query: [String: Any] = [kSecClass as String: kSecClassCertificate, kSecReturnRef as String: true]
+        #expect(SecItemCopyMatching(query as CFDictionary, nil) == errSecUnimplemented)
+        query = [kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "victim", kSecReturnRef as String: true]
+        var result: CFTypeRef?
+        #expect(SecItemCopyMatching(query as CFDictionary, &result) == errSecSuccess)
+        #expect(result == nil)
+    }
 }
