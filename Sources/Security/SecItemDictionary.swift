@@ -60,10 +60,10 @@ struct SecItemDictionary {
             case "v_PersistentRef":
                 guard let bytes = value as? Data else { throw .param("kSecValuePersistentRef takes data") }
                 request.persistentRef = Data(bytes).base64EncodedString()
-            case "accc":
+            case Schema.accessControl:
                 guard let control = value as? SecAccessControl else { throw .param("kSecAttrAccessControl takes a SecAccessControl") }
                 accessControl = control
-            case "sync":
+            case Schema.synchronizable:
                 if let text = Self.string(value) {
                     guard text == "syna" else { throw .param("kSecAttrSynchronizable takes a boolean or kSecAttrSynchronizableAny") }
                     request.attributes.append((code: key, value: "any"))
@@ -72,7 +72,7 @@ struct SecItemDictionary {
                 } else {
                     throw .param("kSecAttrSynchronizable takes a boolean or kSecAttrSynchronizableAny")
                 }
-            case "agrp", "pdmn":
+            case Schema.accessGroup, Schema.protection:
                 guard let text = Self.string(value) else { throw .param("\(key) takes a string") }
                 request.attributes.append((code: key, value: text))
             case "u_AuthUI":

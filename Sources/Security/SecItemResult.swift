@@ -32,7 +32,7 @@ enum SecItemResult {
         for (code, value) in item.attributes where code != Schema.appClipItem && code != Schema.accessControl {
             dictionary[code] = object(value)
         }
-        if item.accessControl.hasACL { dictionary["accc"] = SecAccessControl(item.accessControl) }
+        if item.accessControl.hasACL { dictionary[Schema.accessControl] = SecAccessControl(item.accessControl) }
         return dictionary
     }
 

@@ -4,12 +4,12 @@ import KeychainCore
 struct UpdateCommand: Subcommand {
     /// Each `--set-…` option and the attribute code it changes.
     static let changeOptions: [(spec: OptionSpec, code: String)] = [
-        (.plain("set-account", nil, "account", "New account (acct)."), "acct"),
-        (.plain("set-service", nil, "service", "New service (svce)."), "svce"),
-        (.plain("set-group", nil, "group", "Move to this access group (must be writable)."), "agrp"),
-        (.plain("set-label", nil, "label", "New label (labl)."), "labl"),
-        (.plain("set-accessible", nil, "class", suggestions: .accessibilities, "New accessibility (pdmn)."), "pdmn"),
-        (.plain("set-sync", nil, "yes|no", kind: .choices, "Make the item synchronizable or not."), "sync"),
+        (.plain("set-account", nil, "account", "New account (acct)."), Schema.account),
+        (.plain("set-service", nil, "service", "New service (svce)."), Schema.service),
+        (.plain("set-group", nil, "group", "Move to this access group (must be writable)."), Schema.accessGroup),
+        (.plain("set-label", nil, "label", "New label (labl)."), Schema.label),
+        (.plain("set-accessible", nil, "class", suggestions: .accessibilities, "New accessibility (pdmn)."), Schema.protection),
+        (.plain("set-sync", nil, "yes|no", kind: .choices, "Make the item synchronizable or not."), Schema.synchronizable),
     ]
     static let setAttr = Option.text("set-attr", nil, "code=value", repeatable: true, "Set any attribute by its code.")
     static let setDataFile = Option.path("set-data-file", "New secret from this file.")

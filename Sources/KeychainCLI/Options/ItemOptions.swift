@@ -6,37 +6,37 @@ struct ItemOptions {
     /// Each attribute option and the code it sets; `--class` and `--attr` are handled apart. A
     /// value is checked by the keychain (errSecParam), as SecItem checks its dictionary, so even
     /// `--sync`, completed from its choices, takes any text here.
-    /// The codes are literal so the table reads as the option reference it is.
+    /// Each help text names its code, so the table still reads as the option reference it is.
     static let attributeOptions: [(spec: OptionSpec, code: String)] = [
-        (.plain("service", "s", "service", "Service (svce)."), "svce"),
-        (.plain("account", "a", "account", "Account (acct)."), "acct"),
-        (.plain("group", "g", "group", "Access group (agrp), Team ID prefix included."), "agrp"),
-        (.plain("label", "l", "label", "Label (labl)."), "labl"),
-        (.plain("description", "D", "text", "Description, 'kind' in security (desc)."), "desc"),
-        (.plain("comment", "j", "text", "Comment (icmt)."), "icmt"),
-        (.plain("generic", "G", "text", "Generic attribute (gena)."), "gena"),
-        (.plain("creator", "c", "code", "Creator, a four-character code (crtr)."), "crtr"),
-        (.plain("type", "C", "code", "Type, a four-character code (type)."), "type"),
-        (.plain("server", nil, "host", "Server (srvr), inet."), "srvr"),
-        (.plain("security-domain", nil, "domain", "Security domain (sdmn), inet."), "sdmn"),
+        (.plain("service", "s", "service", "Service (svce)."), Schema.service),
+        (.plain("account", "a", "account", "Account (acct)."), Schema.account),
+        (.plain("group", "g", "group", "Access group (agrp), Team ID prefix included."), Schema.accessGroup),
+        (.plain("label", "l", "label", "Label (labl)."), Schema.label),
+        (.plain("description", "D", "text", "Description, 'kind' in security (desc)."), Schema.description),
+        (.plain("comment", "j", "text", "Comment (icmt)."), Schema.comment),
+        (.plain("generic", "G", "text", "Generic attribute (gena)."), Schema.generic),
+        (.plain("creator", "c", "code", "Creator, a four-character code (crtr)."), Schema.creator),
+        (.plain("type", "C", "code", "Type, a four-character code (type)."), Schema.type),
+        (.plain("server", nil, "host", "Server (srvr), inet."), Schema.server),
+        (.plain("security-domain", nil, "domain", "Security domain (sdmn), inet."), Schema.securityDomain),
         (
             .plain(
                 "protocol", nil, "protocol", suggestions: .protocols, "Protocol (ptcl), inet: https, ftp, … or a code such as htps."),
-            "ptcl"
+            Schema.networkProtocol
         ),
         (
             .plain(
                 "auth-type", nil, "type", suggestions: .authTypes, "Authentication type (atyp), inet: default, html-form, … or a code."),
-            "atyp"
+            Schema.authenticationType
         ),
-        (.plain("port", nil, "port", "Port (port), inet."), "port"),
-        (.plain("path", nil, "path", "Path (path), inet."), "path"),
+        (.plain("port", nil, "port", "Port (port), inet."), Schema.port),
+        (.plain("path", nil, "path", "Path (path), inet."), Schema.path),
         (
             .plain(
                 "accessible", nil, "class", suggestions: .accessibilities,
-                "Accessibility (pdmn): when-unlocked, after-first-unlock, always, … or ak ck dk akpu aku cku dku."), "pdmn"
+                "Accessibility (pdmn): when-unlocked, after-first-unlock, always, … or ak ck dk akpu aku cku dku."), Schema.protection
         ),
-        (.plain("sync", nil, "yes|no|any", kind: .choices, "Synchronizable (sync); queries default to no."), "sync"),
+        (.plain("sync", nil, "yes|no|any", kind: .choices, "Synchronizable (sync); queries default to no."), Schema.synchronizable),
     ]
     static let itemClass = Option.text(
         "class", nil, "class", suggestions: .itemClasses, "genp (default), inet, cert, keys, idnt, or their long names.")

@@ -18,8 +18,8 @@ extension Suggestions {
         switch suggestions {
         case .itemClasses: ItemClass.spellings
         case .accessibilities: Accessibility.spellings
-        case .protocols: FourCharCode.names(for: "ptcl")
-        case .authTypes: FourCharCode.names(for: "atyp")
+        case .protocols: FourCharCode.names(for: Schema.networkProtocol)
+        case .authTypes: FourCharCode.names(for: Schema.authenticationType)
         case .returnWords: ["attributes", "data", "persistent-ref", "ref"]
         case .limits: ["one", "all"]
         case .accessControlFlags: AccessControl.Flags.words.map(\.word)

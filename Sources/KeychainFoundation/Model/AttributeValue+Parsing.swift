@@ -58,13 +58,13 @@ package enum FourCharCode {
 
     /// The friendly names `--protocol` (`ptcl`) or `--auth-type` (`atyp`) accept, sorted (for completion).
     package static func names(for code: String) -> [String] {
-        (code == "ptcl" ? protocols : code == "atyp" ? authTypes : [:]).keys.sorted()
+        (code == Schema.networkProtocol ? protocols : code == Schema.authenticationType ? authTypes : [:]).keys.sorted()
     }
 
     /// A code of one to four printable ASCII characters (padded with spaces to four, as `ftp `),
     /// or a friendly name for `ptcl` / `atyp` (the two codes named here only); `nil` otherwise.
     package static func parse(_ text: String, for code: String) -> String? {
-        let names = code == "ptcl" ? protocols : code == "atyp" ? authTypes : [:]
+        let names = code == Schema.networkProtocol ? protocols : code == Schema.authenticationType ? authTypes : [:]
         if let mapped = names[text.lowercased()] { return mapped }
         let bytes = Array(text.utf8)
         guard (1...4).contains(bytes.count), bytes.allSatisfy({ (0x20...0x7E).contains($0) }) else {

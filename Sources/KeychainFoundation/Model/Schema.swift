@@ -20,6 +20,15 @@ package enum Schema {
     package static let service = "svce"
     package static let server = "srvr"
     package static let port = "port"
+    package static let description = "desc"
+    package static let comment = "icmt"
+    package static let generic = "gena"
+    package static let creator = "crtr"
+    package static let type = "type"
+    package static let securityDomain = "sdmn"
+    package static let networkProtocol = "ptcl"
+    package static let authenticationType = "atyp"
+    package static let path = "path"
     // What the identity join and key export read.
     package static let issuer = "issr"
     package static let serialNumber = "slnr"
@@ -29,7 +38,7 @@ package enum Schema {
     package static let isPrivate = "priv"
     package static let applicationLabel = "klbl"
     package static let isExtractable = "extr"
-    package static let keyType = "type"
+    package static let keyType = type
     package static let keySizeInBits = "bsiz"
 
     /// The attributes a person names an item by, in the order every report and hint shows them;
@@ -55,10 +64,10 @@ package enum Schema {
             // `SecServerDeleteForAppClipApplicationIdentifier`); Apple never returns it.
             AttributeDescriptor(appClipItem, "App Clip item", .bool, storage: .keychainMark),
             // Passwords.
-            AttributeDescriptor("desc", "description", .string),
-            AttributeDescriptor("icmt", "comment", .string),
-            AttributeDescriptor("crtr", "creator", .fourCharCode),
-            AttributeDescriptor("type", "type", .fourCharCode),
+            AttributeDescriptor(description, "description", .string),
+            AttributeDescriptor(comment, "comment", .string),
+            AttributeDescriptor(creator, "creator", .fourCharCode),
+            AttributeDescriptor(type, "type", .fourCharCode),
             AttributeDescriptor("scrp", "script code", .number),
             AttributeDescriptor("alis", "alias", .data),
             AttributeDescriptor("invi", "invisible", .bool),
@@ -67,13 +76,13 @@ package enum Schema {
             AttributeDescriptor("prot", "protected", .data),
             AttributeDescriptor(account, "account", .string),
             AttributeDescriptor(service, "service", .string),
-            AttributeDescriptor("gena", "generic", .data),
-            AttributeDescriptor("sdmn", "security domain", .string),
+            AttributeDescriptor(generic, "generic", .data),
+            AttributeDescriptor(securityDomain, "security domain", .string),
             AttributeDescriptor(server, "server", .string),
-            AttributeDescriptor("ptcl", "protocol", .fourCharCode),
-            AttributeDescriptor("atyp", "authentication type", .fourCharCode),
+            AttributeDescriptor(networkProtocol, "protocol", .fourCharCode),
+            AttributeDescriptor(authenticationType, "authentication type", .fourCharCode),
             AttributeDescriptor(port, "port", .number),
-            AttributeDescriptor("path", "path", .string),
+            AttributeDescriptor(path, "path", .string),
             // Internet passwords' data fields (kSecDataInetExtra…): sealed with the data.
             AttributeDescriptor("binn", "notes", .data, storage: .withData),
             AttributeDescriptor("bini", "history", .data, storage: .withData),
