@@ -5,15 +5,17 @@ import KeychainCore
 public struct SecAccessControlCreateFlags: OptionSet, Sendable {
     public let rawValue: CFOptionFlags
     public init(rawValue: CFOptionFlags) { self.rawValue = rawValue }
+    init(_ flag: AccessControl.Flags) { rawValue = CFOptionFlags(flag.rawValue) }
 
-    public static let userPresence = SecAccessControlCreateFlags(rawValue: 1 << 0)
-    public static let biometryAny = SecAccessControlCreateFlags(rawValue: 1 << 1)
-    public static let biometryCurrentSet = SecAccessControlCreateFlags(rawValue: 1 << 3)
-    public static let devicePasscode = SecAccessControlCreateFlags(rawValue: 1 << 4)
-    public static let or = SecAccessControlCreateFlags(rawValue: 1 << 14)
-    public static let and = SecAccessControlCreateFlags(rawValue: 1 << 15)
-    public static let privateKeyUsage = SecAccessControlCreateFlags(rawValue: 1 << 30)
-    public static let applicationPassword = SecAccessControlCreateFlags(rawValue: 1 << 31)
+    // The bits are the engine's (`AccessControl.Flags`), which are Apple's.
+    public static let userPresence = Self(AccessControl.Flags.userPresence)
+    public static let biometryAny = Self(AccessControl.Flags.biometryAny)
+    public static let biometryCurrentSet = Self(AccessControl.Flags.biometryCurrentSet)
+    public static let devicePasscode = Self(AccessControl.Flags.devicePasscode)
+    public static let or = Self(AccessControl.Flags.or)
+    public static let and = Self(AccessControl.Flags.and)
+    public static let privateKeyUsage = Self(AccessControl.Flags.privateKeyUsage)
+    public static let applicationPassword = Self(AccessControl.Flags.applicationPassword)
     @available(*, deprecated, renamed: "biometryAny")
     public static let touchIDAny = biometryAny
     @available(*, deprecated, renamed: "biometryCurrentSet")

@@ -9,15 +9,20 @@ import Testing
     static let appex = Sandbox.packageRoot + "/Fixtures/Bundles/Example.app/PlugIns/Share.appex"
     static let app = Sandbox.packageRoot + "/Fixtures/Bundles/Example.app"
 
+    /// Adds, through the library, the app's password for `account` (a String or Data) on api.example.com.
+    static func addAsTheApp(account: Any) -> OSStatus {
+        let add: [String: Any] = [
+            kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "api.example.com",
+            kSecAttrAccount as String: account, kSecValueData as String: Data("s3cret".utf8),
+        ]
+        return SecItemAdd(add as CFDictionary, nil)
+    }
+
     @Test func whatTheLibraryWritesTheCommandShowsAndExplains() throws {
         let sandbox = try Sandbox()
         let lease = try SecurityTesting.Lease(keychainAt: sandbox.keychain, keyFile: sandbox.keyFile, .profile(path: Self.app))
         defer { withExtendedLifetime(lease) {} }
-        let add: [String: Any] = [
-            kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "api.example.com",
-            kSecAttrAccount as String: "alice", kSecValueData as String: Data("s3cret".utf8),
-        ]
-        #expect(SecItemAdd(add as CFDictionary, nil) == errSecSuccess)
+        #expect(Self.addAsTheApp(account: "alice") == errSecSuccess)
 
         let found = sandbox.run(
             ["find", "-s", "api.example.com", "-a", "alice", "-w"], profile: nil, environment: ["KEYCHAINCTL_PROFILE": Self.app])
@@ -83,11 +88,7 @@ import Testing
         let sandbox = try Sandbox()
         let lease = try SecurityTesting.Lease(keychainAt: sandbox.keychain, keyFile: sandbox.keyFile, .profile(path: Self.app))
         defer { withExtendedLifetime(lease) {} }
-        let add: [String: Any] = [
-            kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "api.example.com",
-            kSecAttrAccount as String: Data("alice".utf8), kSecValueData as String: Data("s3cret".utf8),
-        ]
-        #expect(SecItemAdd(add as CFDictionary, nil) == errSecSuccess)
+        #expect(Self.addAsTheApp(account: Data("alice".utf8)) == errSecSuccess)
         let environment = ["KEYCHAINCTL_PROFILE": Self.app]
         #expect(sandbox.run(["find", "-s", "api.example.com", "-a", "alice"], profile: nil, environment: environment).status == 44)
         let explained = sandbox.run(["explain", "-s", "api.example.com", "-a", "alice"], profile: nil, environment: environment)

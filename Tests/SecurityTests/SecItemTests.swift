@@ -267,6 +267,17 @@ func readPassword(_ account: String, extra: [String: Any] = [:]) -> (OSStatus, S
         #expect(String(kSecValueData) == "v_Data")
     }
 
+    /// SecAccessControl.h: the flags' bits, as code that stores or compares them sees them.
+    @Test func accessControlFlagsHaveApplesBits() {
+        #expect(SecAccessControlCreateFlags.userPresence.rawValue == 1 << 0)
+        #expect(SecAccessControlCreateFlags.biometryAny.rawValue == 1 << 1)
+        #expect(SecAccessControlCreateFlags.biometryCurrentSet.rawValue == 1 << 3)
+        #expect(SecAccessControlCreateFlags.devicePasscode.rawValue == 1 << 4)
+        #expect(SecAccessControlCreateFlags.or.rawValue == 1 << 14 && SecAccessControlCreateFlags.and.rawValue == 1 << 15)
+        #expect(SecAccessControlCreateFlags.privateKeyUsage.rawValue == 1 << 30)
+        #expect(SecAccessControlCreateFlags.applicationPassword.rawValue == 1 << 31)
+    }
+
     /// SecRandom.h: SecRandomCopyBytes with kSecRandomDefault fills the buffer and returns errSecSuccess.
     @Test func randomBytesAreFilled() {
         var bytes = [UInt8](repeating: 0, count: 32)
