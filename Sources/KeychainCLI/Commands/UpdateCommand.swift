@@ -22,9 +22,7 @@ struct UpdateCommand: Subcommand {
     static let setAccessControl = Option.text(
         "set-access-control", nil, "flags|none", suggestions: .accessControlOrNone,
         "New access control (flags as add's --access-control; none: the protection alone), protection from --set-accessible.")
-    static let limit = Option.text("limit", nil, "one|all|n", suggestions: .limits, "How many to update: all (default), one, or a number.")
-    static let persistentRef = Option.text("persistent-ref", nil, "base64", "Update one item by its persistent reference.")
-    static let dryRun = Flag("dry-run", "Check everything, list the matches, change nothing.")
+    static let scope = ChangeScope.Options(verb: "update", dryRun: "Check everything, list the matches, change nothing.")
 
     static let name = "update"
 
@@ -41,7 +39,7 @@ struct UpdateCommand: Subcommand {
                     Self.setDataField.spec, Self.setAccessControl.spec,
                 ]
             ),
-            ("options", [Self.limit.spec, Self.persistentRef.spec, Self.dryRun.spec, EverythingGuard.all.spec, DamagedRows.option.spec]),
+            ("options", Self.scope.specs),
             ("query attributes", ItemOptions.specs),
             (GlobalOptions.sectionTitle, GlobalOptions.specs),
         ])
@@ -61,11 +59,7 @@ struct UpdateCommand: Subcommand {
     let setDataStdin: Bool
     let setPassword: String?
     let stripNewline: Bool
-    let limit: String?
-    let persistentRef: String?
-    let dryRun: Bool
-    let skipDamaged: Bool
-    let all: Bool
+    let scope: ChangeScope
     let accessControl: AccessControlRequest?
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
@@ -84,11 +78,7 @@ struct UpdateCommand: Subcommand {
         setDataStdin = arguments.flag(Self.setDataStdin)
         setPassword = try arguments.value(Self.setPassword)
         stripNewline = arguments.flag(Self.stripNewline)
-        limit = try arguments.value(Self.limit)
-        persistentRef = try arguments.value(Self.persistentRef)
-        dryRun = arguments.flag(Self.dryRun)
-        skipDamaged = arguments.flag(DamagedRows.option)
-        all = arguments.flag(EverythingGuard.all)
+        scope = try ChangeScope(arguments, Self.scope)
     }
 
     func run() throws {
@@ -104,19 +94,16 @@ struct UpdateCommand: Subcommand {
             ).read(prompt: "New secret: ")
         }
         let keychain = try context.openKeychain(with: credential)
-        let request = item.request(limit: limit, persistentRef: persistentRef)
+        let request = scope.request(item)
         let allChanges = changes + (try DataFieldFiles.read(dataFields, option: "--\(Self.setDataField.spec.long)"))
-        try EverythingGuard.check(request, all: all, dryRun: dryRun, verb: "update") {
+        let matched = try scope.perform(request, verb: "update", count: \.count) { dryRun, skipDamaged in
             try keychain.update(
-                request, changes: allChanges, secret: secret, caller: caller, dryRun: true, skipDamaged: true, accessControl: accessControl
-            ).count
+                request, changes: allChanges, secret: secret, caller: caller, dryRun: dryRun, skipDamaged: skipDamaged,
+                accessControl: accessControl)
         }
-        let matched = try keychain.update(
-            request, changes: allChanges, secret: secret, caller: caller, dryRun: dryRun, skipDamaged: skipDamaged,
-            accessControl: accessControl)
-        if dryRun {
+        if scope.dryRun {
             StandardStreams.out(ItemRenderer.listing(matched.items, format: context.resolvedFormat))
         }
-        try DamagedRows.finish(matched.skipped, skip: skipDamaged)
+        try DamagedRows.finish(matched.skipped, skip: scope.skipDamaged)
     }
 }
