@@ -42,6 +42,15 @@ import Testing
         #expect(KeychainCommandLine.parseOnly(["unlock", "--keyring", "user"]) == 0)
     }
 
+    /// Options that contradict each other are a usage error found with the options, before the
+    /// profile or the keychain is read (as swift-argument-parser's `validate` runs before `run`).
+    @Test func contradictoryOptionsAreAUsageErrorBeforeTheCommandRuns() {
+        #expect(KeychainCommandLine.parseOnly(["update", "-a", "x", "--set-data-stdin", "--set-password", "y"]) == ExitStatusTable.usage)
+        #expect(KeychainCommandLine.parseOnly(["update", "-a", "x", "--set-data-stdin"]) == 0)
+        #expect(KeychainCommandLine.parseOnly(["get", "api", "--clip-seconds", "5"]) == ExitStatusTable.usage)
+        #expect(KeychainCommandLine.parseOnly(["export", "--force"]) == ExitStatusTable.usage)
+    }
+
     @Test func theManPageListsEveryVariableTheFilesAndEveryExitStatus() {
         let page = ManPage.render(Self.specs, version: ("keychainctl " + VersionReport.number))
         let variables = Self.specs.flatMap(\.options).compactMap(\.environment) + GlobalOptions.specs.compactMap(\.environment)

@@ -79,6 +79,10 @@ struct UpdateCommand: Subcommand {
         setPassword = try arguments.value(Self.setPassword)
         stripNewline = arguments.flag(Self.stripNewline)
         scope = try ChangeScope(arguments, Self.scope)
+        // Checked with the options, before the profile or the keychain is read.
+        if setDataStdin, setDataFile != nil || setPassword != nil {
+            throw UsageError("give the new secret once: --set-data-file, --set-data-stdin or --set-password.")
+        }
     }
 
     func run() throws {
@@ -86,9 +90,6 @@ struct UpdateCommand: Subcommand {
         let credential = try context.openingCredential()
         var secret: SecretBytes?
         if setDataFile != nil || setDataStdin || setPassword != nil {
-            if setDataStdin, setDataFile != nil || setPassword != nil {
-                throw UsageError("give the new secret once: --set-data-file, --set-data-stdin or --set-password.")
-            }
             secret = try SecretInput(
                 file: setDataFile, argument: setPassword, stripNewline: stripNewline, passphraseFD: context.options.passphraseFD
             ).read(prompt: "New secret: ")
