@@ -53,22 +53,21 @@ extension AppleConformanceTests {
 }
 
 extension AppleConformanceTests {
-    static let certificates = Sandbox.packageRoot + "/Fixtures/Certificates"
 
     /// `OSX/sec/Security/Regressions/secitem/si-05-add.c`: SecItemAdd with a return option hands
     /// back the new item's data or reference, as a find by it would.
     @Test func anAddReturnsWhatItWasAskedFor() throws {
         let sandbox = try Sandbox()
-        let pem = Self.certificates + "/leaf-ec.pem"
+        let pem = Fixtures.certificates + "/leaf-ec.pem"
         let added = sandbox.run(["add", "--class", "cert", "--ref-file", pem, "--return", "data"])
         let found = sandbox.run(["find", "--class", "cert", "--return", "data"])
         #expect(added.status == 0 && !added.stdout.isEmpty && added.stdout == found.stdout, "\(added.stdout) \(added.stderr)")
-        let reference = sandbox.run(["add", "--class", "cert", "--ref-file", Self.certificates + "/root.pem", "--return", "ref"])
+        let reference = sandbox.run(["add", "--class", "cert", "--ref-file", Fixtures.certificates + "/root.pem", "--return", "ref"])
         #expect(reference.status == 0 && reference.stdout.hasPrefix("-----BEGIN CERTIFICATE-----"), "\(reference.stderr)")
         let password = sandbox.run(["add", "-s", "svc", "-a", "a", "--return", "data"], stdin: Data("SECRET-x".utf8))
         #expect(password.status == 0 && password.stdout.trimmingCharacters(in: .newlines) == Data("SECRET-x".utf8).base64EncodedString())
         // A private key's bytes are not handed back by an add: refused before anything is written.
-        let key = sandbox.run(["add", "--class", "keys", "--ref-file", Self.certificates + "/leaf-ec.key", "--return", "data"])
+        let key = sandbox.run(["add", "--class", "keys", "--ref-file", Fixtures.certificates + "/leaf-ec.key", "--return", "data"])
         #expect(key.status == 206, "\(key.stderr)")
         #expect(sandbox.run(["find", "--class", "keys"]).status == 44)
     }
@@ -78,7 +77,7 @@ extension AppleConformanceTests {
     /// errSecDuplicateItem (-25299), not errSecParam.
     @Test func anIdentityAddReturnsItsReference() throws {
         let sandbox = try Sandbox()
-        let files = ["--ref-file", Self.certificates + "/leaf-ec.pem", "--ref-file", Self.certificates + "/leaf-ec.key"]
+        let files = ["--ref-file", Fixtures.certificates + "/leaf-ec.pem", "--ref-file", Fixtures.certificates + "/leaf-ec.key"]
         let added = sandbox.run(["add", "--class", "idnt"] + files + ["--return", "persistent-ref"])
         #expect(added.status == 0, "\(added.stderr)")
         let ref = added.stdout.trimmingCharacters(in: .newlines)
@@ -90,34 +89,14 @@ extension AppleConformanceTests {
 }
 
 extension AppleConformanceTests {
-    /// The DER of `pem`'s issuer Name, as a CA wrote it (SEQUENCE header, case and spacing kept).
-    static func rawIssuer(ofPEM pem: String) throws -> [UInt8] {
-        let text = try String(contentsOfFile: pem, encoding: .utf8)
-        let body = text.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()
-        let der = try #require(Data(base64Encoded: body).map(Array.init))
-        /// The (header length, content length) of the element at `offset`.
-        func element(_ offset: Int) -> (header: Int, length: Int) {
-            let first = Int(der[offset + 1])
-            guard first & 0x80 != 0 else { return (2, first) }
-            let count = first & 0x7F
-            return (2 + count, (0..<count).reduce(0) { $0 << 8 | Int(der[offset + 2 + $1]) })
-        }
-        let certificate = element(0)
-        var offset = certificate.header + element(certificate.header).header  // inside tbsCertificate
-        if der[offset] == 0xA0 { offset += element(offset).header + element(offset).length }  // [0] version
-        for _ in 0..<2 { offset += element(offset).header + element(offset).length }  // serial, signature
-        let issuer = element(offset)
-        return Array(der[offset..<(offset + issuer.header + issuer.length)])
-    }
-
     /// `OSX/sec/Security/SecItem.m` normalises a query's issuer client-side, so a certificate is
     /// found by the issuer Name as its CA wrote it (a whole DER Name, another case or spacing of a
     /// PrintableString), for `cert` and `idnt` queries alike.
     @Test func anIssuerMatchesHoweverItIsWritten() throws {
         let sandbox = try Sandbox()
-        let pem = Self.certificates + "/root.pem"
+        let pem = Fixtures.certificates + "/root.pem"
         #expect(sandbox.run(["add", "--class", "cert", "--ref-file", pem]).status == 0)
-        let raw = try Self.rawIssuer(ofPEM: pem)
+        let raw = try Fixtures.rawIssuer(ofPEM: pem)
         let stored = sandbox.run(["find", "--class", "cert", "--format", "json"])
         let normalized = try #require((try stored.json() as? [String: Any])?["issr"] as? String)
         #expect(normalized != Data(raw).base64EncodedString(), "the fixture's issuer should need normalising")

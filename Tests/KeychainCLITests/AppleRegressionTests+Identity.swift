@@ -7,14 +7,14 @@ import Testing
 /// `kSecValueRef` query becomes the attributes that name the same item.
 extension AppleRegressionTests {
     static let rsaIdentity = [
-        "--ref-file", AppleConformanceTests.certificates + "/leaf-rsa.pem", "--ref-file",
-        AppleConformanceTests.certificates + "/leaf-rsa.key",
+        "--ref-file", Fixtures.certificates + "/leaf-rsa.pem", "--ref-file",
+        Fixtures.certificates + "/leaf-rsa.key",
     ]
 
     @Test func si42Identity() throws {
         let sandbox = try Sandbox()
         let file = "si-42-identity.m"
-        let certificates = AppleConformanceTests.certificates
+        let certificates = Fixtures.certificates
         Self.expect(sandbox, ["add", "--class", "cert", "--ref-file", certificates + "/leaf-rsa.pem"], "\(file):486")
         Self.expect(sandbox, ["add", "--class", "keys", "--ref-file", certificates + "/leaf-rsa.key"], "\(file):497")
         let certificate = Self.expect(sandbox, ["find", "--class", "cert", "--format", "json"], "the certificate's attributes")
@@ -64,7 +64,7 @@ extension AppleRegressionTests {
         Self.expect(sandbox, ["find", "--class", "idnt", "-l", "zomg", "--return", "ref"], status: 44, "\(file):703")
         let zomg = Self.expect(sandbox, ["find", "--class", "idnt", "-l", "zzzomg", "--return", "persistent-ref"], "\(file):706")
         let issuer = try #require(Self.object(certificate)["issr"] as? String)
-        let raw = Data(try AppleConformanceTests.rawIssuer(ofPEM: certificates + "/leaf-rsa.pem")).base64EncodedString()
+        let raw = Data(try Fixtures.rawIssuer(ofPEM: certificates + "/leaf-rsa.pem")).base64EncodedString()
         for (value, line) in [(issuer, 724), (raw, 729)] {
             let found = Self.expect(
                 sandbox, ["find", "--class", "idnt", "--attr", "issr=base64:" + value, "--return", "persistent-ref"], "\(file):\(line)")

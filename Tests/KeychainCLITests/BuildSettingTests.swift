@@ -84,7 +84,7 @@ import Testing
         let path = Self.source(sandbox, ["$(AppIdentifierPrefix)$(CFBundleIdentifier)", "$(AppIdentifierPrefix)com.example.shared"])
         let lint = sandbox.run(
             [
-                "lint", "--app", BundleTests.bundles + "/Example.app", "--source", "com.example.app=" + path, "--format", "json",
+                "lint", "--app", Fixtures.bundles + "/Example.app", "--source", "com.example.app=" + path, "--format", "json",
             ], profile: nil)
         let object = try #require(try lint.json() as? [String: Any], "\(lint.stdout) \(lint.stderr)")
         let findings = object["findings"] as? [[String: Any]] ?? []

@@ -5,7 +5,6 @@ import Testing
 /// signed executable (thin or universal), a macOS bundle, each with its embedded provisioning
 /// profile. The fixture bundles are written by `Fixtures/Bundles/make-bundles.py`.
 @Suite struct BundleTests {
-    static let bundles = Sandbox.packageRoot + "/Fixtures/Bundles"
 
     static func groups(_ sandbox: Sandbox, _ path: String, _ extra: [String] = []) throws -> [String: Any] {
         let run = sandbox.run(["groups", "--profile", path, "--format", "json"] + extra, profile: nil)
@@ -19,25 +18,25 @@ import Testing
 
     @Test func aBundleGivesItsExecutablesEntitlementsAndItsProvisioningProfile() throws {
         let sandbox = try Sandbox()
-        let app = try Self.groups(sandbox, Self.bundles + "/Example.app")
+        let app = try Self.groups(sandbox, Fixtures.bundles + "/Example.app")
         #expect(app["default"] as? String == "SKMME9E2Y8.com.example.app")
         #expect(Self.groupNames(app) == ["SKMME9E2Y8.com.example.app", "SKMME9E2Y8.com.example.shared", "group.com.example"])
-        #expect((app["provisioning"] as? [String: Any])?["file"] as? String == Self.bundles + "/Example.app/embedded.mobileprovision")
+        #expect((app["provisioning"] as? [String: Any])?["file"] as? String == Fixtures.bundles + "/Example.app/embedded.mobileprovision")
         #expect(app["validated"] as? Bool == true)
         // The universal executable alone: the same claims, no provisioning profile.
-        let executable = try Self.groups(sandbox, Self.bundles + "/Example.app/Example")
+        let executable = try Self.groups(sandbox, Fixtures.bundles + "/Example.app/Example")
         #expect(Self.groupNames(executable) == Self.groupNames(app) && executable["validated"] as? Bool == false)
-        let share = try Self.groups(sandbox, Self.bundles + "/Example.app/PlugIns/Share.appex")
+        let share = try Self.groups(sandbox, Fixtures.bundles + "/Example.app/PlugIns/Share.appex")
         #expect(share["default"] as? String == "SKMME9E2Y8.com.example.shared")
         // A signature with the DER form alone (slot 7) gives the same claims.
-        let der = try Self.groups(sandbox, Self.bundles + "/der-only")
+        let der = try Self.groups(sandbox, Fixtures.bundles + "/der-only")
         #expect(Self.groupNames(der) == Self.groupNames(share))
-        let widget = try Self.groups(sandbox, Self.bundles + "/Example.app/PlugIns/Widget.appex")
+        let widget = try Self.groups(sandbox, Fixtures.bundles + "/Example.app/PlugIns/Widget.appex")
         #expect(Self.groupNames(widget) == ["SKMME9E2Y8.com.example.app.widget", "group.com.example"])
         // --provisioning replaces the embedded profile: here one of another team, which refuses the claims.
         let refused = sandbox.run(
             [
-                "groups", "--profile", Self.bundles + "/Example.app", "--provisioning",
+                "groups", "--profile", Fixtures.bundles + "/Example.app", "--provisioning",
                 Sandbox.profiles + "/other-team.mobileprovision.plist",
             ],
             profile: nil)
@@ -46,7 +45,7 @@ import Testing
 
     @Test func aMacOSBundleFollowsTheMacOSRules() throws {
         let sandbox = try Sandbox()
-        let mac = try Self.groups(sandbox, Self.bundles + "/ExampleMac.app")
+        let mac = try Self.groups(sandbox, Fixtures.bundles + "/ExampleMac.app")
         #expect(mac["platform"] as? String == "macos")
         // Unvalidated on macOS: the application identifier is ignored, com.apple.token implicit.
         #expect(Self.groupNames(mac) == ["SKMME9E2Y8.com.example.shared", "com.apple.token"])
@@ -55,7 +54,7 @@ import Testing
 
     @Test func theAppAndItsExtensionsShareWhatTheirEntitlementsSay() throws {
         let sandbox = try Sandbox()
-        let app = Self.bundles + "/Example.app"
+        let app = Fixtures.bundles + "/Example.app"
         let share = app + "/PlugIns/Share.appex"
         #expect(
             sandbox.run(["add", "-s", "com.example.api", "-a", "session", "--profile", app], profile: nil, stdin: Data("tok".utf8)).status
@@ -81,7 +80,7 @@ import Testing
     /// `--app`: the app and every target inside it, each named by its bundle identifier.
     @Test func anAppIsEveryTargetInside() throws {
         let sandbox = try Sandbox()
-        let app = Self.bundles + "/Example.app"
+        let app = Fixtures.bundles + "/Example.app"
         let groups = sandbox.run(["groups", "--app", app, "--format", "json"], profile: nil)
         let targets = try #require(try groups.json() as? [[String: Any]], "\(groups.stderr)")
         #expect(targets.compactMap { $0["target"] as? String } == ["com.example.app", "com.example.app.share", "com.example.app.widget"])
@@ -93,7 +92,7 @@ import Testing
         let matrix = sandbox.run(["matrix", "-s", "api", "--app", app], profile: nil)
         #expect(matrix.status == 0 && matrix.stdout.contains("com.example.app.share"), "\(matrix.stdout)\(matrix.stderr)")
         // An Xcode archive stands for its app.
-        let archive = Self.bundles + "/Example.xcarchive"
+        let archive = Fixtures.bundles + "/Example.xcarchive"
         let archived = try Self.groups(sandbox, archive)
         #expect(archived["default"] as? String == "SKMME9E2Y8.com.example.app" && archived["validated"] as? Bool == true)
         let archivedMatrix = sandbox.run(["matrix", "-s", "api", "--app", archive], profile: nil)
@@ -113,7 +112,7 @@ import Testing
     /// not followed, depth is capped, and too many targets is exit 78.
     @Test func hostileBundleTreesEndTheWalk() throws {
         let sandbox = try Sandbox(initialize: false)
-        let share = Self.bundles + "/Example.app/PlugIns/Share.appex"
+        let share = Fixtures.bundles + "/Example.app/PlugIns/Share.appex"
         func copyBundle(to path: String) throws {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
             for file in ["Info.plist", "Share", "embedded.mobileprovision"] {
@@ -146,7 +145,7 @@ import Testing
     @Test func theFixtureBundlesAreWhatTheScriptWrites() throws {
         let sandbox = try Sandbox(initialize: false)
         let run = sandbox.run(
-            [Self.bundles + "/make-bundles.py", sandbox.folder], profile: nil, timeout: 60, executable: "/usr/bin/python3")
+            [Fixtures.bundles + "/make-bundles.py", sandbox.folder], profile: nil, timeout: 60, executable: "/usr/bin/python3")
         #expect(run.status == 0, "\(run.stderr)")
         for top in ["Example.app", "Example.xcarchive", "ExampleMac.app"] {
             let files = try #require(FileManager.default.enumerator(atPath: sandbox.folder + "/" + top)?.allObjects as? [String])
@@ -156,24 +155,24 @@ import Testing
                 _ = FileManager.default.fileExists(atPath: sandbox.folder + "/\(top)/" + file, isDirectory: &isFolder)
                 guard !isFolder.boolValue else { continue }
                 let made = FileManager.default.contents(atPath: sandbox.folder + "/\(top)/" + file)
-                #expect(made == FileManager.default.contents(atPath: Self.bundles + "/\(top)/" + file), "\(top)/\(file) differs")
+                #expect(made == FileManager.default.contents(atPath: Fixtures.bundles + "/\(top)/" + file), "\(top)/\(file) differs")
             }
         }
         for file in ["der-only"] {
             let made = FileManager.default.contents(atPath: sandbox.folder + "/" + file)
-            #expect(made != nil && made == FileManager.default.contents(atPath: Self.bundles + "/" + file), "\(file) differs")
+            #expect(made != nil && made == FileManager.default.contents(atPath: Fixtures.bundles + "/" + file), "\(file) differs")
         }
         let ipa = FileManager.default.contents(atPath: sandbox.folder + "/Example.ipa")
-        #expect(ipa != nil && ipa == FileManager.default.contents(atPath: Self.bundles + "/Example.ipa"), "Example.ipa differs")
+        #expect(ipa != nil && ipa == FileManager.default.contents(atPath: Fixtures.bundles + "/Example.ipa"), "Example.ipa differs")
     }
 
     /// An `.ipa` is read in place: the same targets, claims and embedded profiles as the app it
     /// holds, named by paths through the archive, and nothing unpacked.
     @Test func anIpaIsReadInPlace() throws {
         let sandbox = try Sandbox()
-        let ipa = Self.bundles + "/Example.ipa"
+        let ipa = Fixtures.bundles + "/Example.ipa"
         let before = try FileManager.default.contentsOfDirectory(atPath: sandbox.folder).sorted()
-        let app = try Self.groups(sandbox, Self.bundles + "/Example.app")
+        let app = try Self.groups(sandbox, Fixtures.bundles + "/Example.app")
         let archived = try Self.groups(sandbox, ipa)
         #expect(Self.groupNames(archived) == Self.groupNames(app) && archived["validated"] as? Bool == true)
         #expect((archived["provisioning"] as? [String: Any])?["file"] as? String == ipa + "/Payload/Example.app/embedded.mobileprovision")
@@ -190,7 +189,7 @@ import Testing
             let found = try #require((try lint.json() as? [String: Any])?["findings"] as? [[String: Any]], "\(lint.stderr)")
             return found.map { "\($0["id"] ?? "") \($0["target"] ?? "")" }
         }
-        #expect(try findings(ipa) == findings(Self.bundles + "/Example.app"))
+        #expect(try findings(ipa) == findings(Fixtures.bundles + "/Example.app"))
         let groups = sandbox.run(["groups", "--app", ipa, "--format", "json"], profile: nil)
         let targets = try #require(try groups.json() as? [[String: Any]], "\(groups.stderr)")
         #expect(targets.compactMap { $0["target"] as? String } == ["com.example.app", "com.example.app.share", "com.example.app.widget"])
@@ -206,7 +205,7 @@ import Testing
     @Test func matrixWithoutAKeychainReportsTheEntitlements() throws {
         let sandbox = try Sandbox(initialize: false)
         let none = ["--keychain", sandbox.folder + "/none.db"]
-        let text = sandbox.run(["matrix", "--app", Self.bundles + "/Example.xcarchive"] + none, profile: nil)
+        let text = sandbox.run(["matrix", "--app", Fixtures.bundles + "/Example.xcarchive"] + none, profile: nil)
         #expect(text.status == 0, "\(text.stderr)")
         #expect(text.stdout.contains("keychain: none at"))
         #expect(text.stdout.contains("com.example.app.widget → SKMME9E2Y8.com.example.app.widget: visible to com.example.app.widget only"))
@@ -221,14 +220,14 @@ import Testing
         #expect(object["keychain"] is NSNull && object["device"] is NSNull)
         #expect(object["strangers"] as? [[String]] == [["app", "other"]])
         // A query needs the items: without a keychain it is the usual error.
-        let query = sandbox.run(["matrix", "--app", Self.bundles + "/Example.app", "-s", "api"] + none, profile: nil)
+        let query = sandbox.run(["matrix", "--app", Fixtures.bundles + "/Example.app", "-s", "api"] + none, profile: nil)
         #expect(query.status == 53, "\(query.status) \(query.stderr)")
     }
 
     /// `explain --app`: the call explained for every target, each headed by its bundle identifier.
     @Test func explainTakesEveryTargetOfAnApp() throws {
         let sandbox = try Sandbox()
-        let ipa = Self.bundles + "/Example.ipa"
+        let ipa = Fixtures.bundles + "/Example.ipa"
         #expect(sandbox.run(["add", "-s", "api", "--profile", ipa], profile: nil, stdin: Data("t".utf8)).status == 0)
         let text = sandbox.run(["explain", "-s", "api", "--app", ipa], profile: nil)
         #expect(text.status == 0 && text.stdout.components(separatedBy: "target: ").count == 4, "\(text.stdout)")
@@ -245,7 +244,7 @@ import Testing
     /// as XML that reads back as the same claims: the same groups, in the same order.
     @Test func profileShowPrintsATargetsEntitlementsToEdit() throws {
         let sandbox = try Sandbox(initialize: false)
-        let ipa = Self.bundles + "/Example.ipa"
+        let ipa = Fixtures.bundles + "/Example.ipa"
         for target in [nil, "com.example.app.share", "com.example.app.widget"] as [String?] {
             let shown = sandbox.run(["profile", "show", "--profile", ipa] + (target.map { ["--target", $0] } ?? []), profile: nil)
             #expect(shown.status == 0 && shown.stdout.hasPrefix("<?xml version=\"1.0\""), "\(shown.stderr)")
@@ -272,7 +271,7 @@ import Testing
     @Test func hostileArchivesAreRefusedByName() throws {
         let sandbox = try Sandbox(initialize: false)
         let made = sandbox.run(
-            [Self.bundles + "/make-hostile-archives.py", sandbox.folder], profile: nil, timeout: 120, executable: "/usr/bin/python3")
+            [Fixtures.bundles + "/make-hostile-archives.py", sandbox.folder], profile: nil, timeout: 120, executable: "/usr/bin/python3")
         #expect(made.status == 0, "\(made.stderr)")
         let expected: [(String, Int32, String)] = [
             ("truncated", 78, "central directory cannot be read"), ("empty", 78, "central directory cannot be read"),
@@ -337,7 +336,7 @@ import Testing
         }
         // Links out of the bundle are not followed (the review read /root/secret through one); a
         // link inside it is.
-        let real = Self.bundles + "/Example.app"
+        let real = Fixtures.bundles + "/Example.app"
         let outside = try bundle("LinkOut.app", info: nil)
         try FileManager.default.createSymbolicLink(atPath: outside + "/Info.plist", withDestinationPath: real + "/Info.plist")
         let executableOut = try bundle("ExeOut.app", info: ["CFBundleExecutable": "Exe", "CFBundleIdentifier": "com.example.app"])

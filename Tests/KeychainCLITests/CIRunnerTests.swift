@@ -14,21 +14,8 @@ import Testing
     /// A sandbox with a release folder in `dist`.
     static func released() throws -> Sandbox {
         let sandbox = try Sandbox(initialize: false)
-        try ReleaseTests.dist(sandbox, into: sandbox.folder + "/dist")
+        try Fixtures.dist(sandbox, into: sandbox.folder + "/dist")
         return sandbox
-    }
-
-    /// The GitLab template's before_script or after_script block, without its indentation.
-    static func gitlabBlock(_ key: String) throws -> String {
-        let template = try String(contentsOfFile: root + "/ci/gitlab/keychainctl.yml", encoding: .utf8)
-        let lines = template.components(separatedBy: "\n")
-        let start = try #require(lines.firstIndex(of: "  \(key):"))
-        var block: [String] = []
-        for line in lines[(start + 2)...] {
-            guard line.isEmpty || line.hasPrefix("      ") else { break }
-            block.append(String(line.dropFirst(min(6, line.count))))
-        }
-        return block.joined(separator: "\n")
     }
 
     /// A GitHub job: its own RUNNER_TEMP and GitHub files, each step a new bash reading them, as the
@@ -116,8 +103,8 @@ import Testing
     /// nor the key.
     @Test(.enabled(if: TestMachine.hasKeyring)) func theGitLabTemplateLeavesNothingForTheNextJob() throws {
         let sandbox = try Self.released()
-        let before = try Self.gitlabBlock("before_script")
-        let after = try Self.gitlabBlock("after_script")
+        let before = try Fixtures.gitlabBlock("before_script")
+        let after = try Fixtures.gitlabBlock("after_script")
         let project = sandbox.folder + "/project"
         try FileManager.default.createDirectory(atPath: project, withIntermediateDirectories: true)
         func job(_ id: Int, credential: Bool, lines: String, extra: [String] = []) -> String {
@@ -162,8 +149,8 @@ import Testing
     /// later lines (GitLab) and steps (GitHub) still read secrets; after_script removes the file.
     @Test func whereTheKeyringIsBlockedTheKeyStaysInTheJobsFolder() throws {
         let sandbox = try Self.released()
-        let before = try Self.gitlabBlock("before_script")
-        let after = try Self.gitlabBlock("after_script")
+        let before = try Fixtures.gitlabBlock("before_script")
+        let after = try Fixtures.gitlabBlock("after_script")
         let project = sandbox.folder + "/project"
         try FileManager.default.createDirectory(atPath: project, withIntermediateDirectories: true)
         let variables = [
@@ -200,7 +187,7 @@ import Testing
     /// empty `keychain` input keeps the job's KEYCHAINCTL_KEYCHAIN.
     @Test func theActionFindsItsRepositoryAndKeepsTheJobsKeychain() throws {
         let sandbox = try Self.released()
-        var environment = ReleaseTests.runner(sandbox, [:])
+        var environment = Fixtures.runner(sandbox, [:])
         environment["KEYCHAINCTL_DOWNLOAD_BASE"] = nil
         environment["GITHUB_ACTION_REPOSITORY"] = ""
         environment["GITHUB_ACTION_PATH"] = "/home/runner/work/_actions/acme/keychainctl/v1"
@@ -243,7 +230,7 @@ import Testing
         let packed = sandbox.run(["-c", repack], profile: nil, executable: "/bin/bash")
         #expect(packed.status == 0, "\(packed.stderr)")
         let digest = packed.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        var environment = ReleaseTests.runner(
+        var environment = Fixtures.runner(
             sandbox, ["KEYCHAINCTL_INSTALL_VERSION": plus, "KEYCHAINCTL_DOWNLOAD_BASE": "file://" + sandbox.folder + "/plus"])
         let install = { (environment: [String: String]) in
             sandbox.run(["\(Self.root)/ci/install.sh"], profile: nil, environment: environment, executable: "/bin/bash")
@@ -272,13 +259,13 @@ import Testing
     @Test func maskLinesAreEscapedForTheRunner() throws {
         let sandbox = try Self.released()
         let passphrase = "pass%25word\rwith-cr\nsecond%0Aline"
-        let environment = ReleaseTests.runner(sandbox, ["KEYCHAINCTL_INPUT_PASSPHRASE": passphrase])
+        let environment = Fixtures.runner(sandbox, ["KEYCHAINCTL_INPUT_PASSPHRASE": passphrase])
         let run = sandbox.run(
             ["SESSION", "/bin/bash", "\(Self.root)/ci/install.sh"], profile: nil, environment: environment, executable: Sandbox.denyKeyring)
         #expect(run.stdout.contains("::add-mask::pass%2525word%0Dwith-cr\n::add-mask::second%250Aline\n"), "\(run.stdout)")
         let keychain = try Sandbox()
         keychain.add(["-s", "db", "-a", "URL"], secret: "postgres://u:p%25ss@db/x\rtail")
-        let exec = ExecIsolationTests.run(
+        let exec = Fixtures.runAsApp(
             keychain, ["exec", "--ci-mask", "--env", "U=service=db,account=URL", "--", "true"], environment: ["GITHUB_ACTIONS": "true"])
         #expect(exec.stdout.contains("::add-mask::postgres://u:p%2525ss@db/x\n::add-mask::tail\n"), "\(exec.stdout)")
         let exported = keychain.run(

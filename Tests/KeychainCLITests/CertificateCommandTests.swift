@@ -4,7 +4,6 @@ import Testing
 /// Certificates, keys and identities through the binary: adds by reference derive Apple's
 /// attributes, identities are joined, and hostile files write nothing.
 @Suite struct CertificateCommandTests {
-    static let fixtures = Sandbox.packageRoot + "/Fixtures/Certificates/"
 
     /// `find … --format json` as one object.
     static func item(_ sandbox: Sandbox, _ arguments: [String]) throws -> [String: Any] {
@@ -21,7 +20,7 @@ import Testing
 
     @Test func aCertificateAddedByReferenceHasApplesDerivedAttributes() throws {
         let sandbox = try Sandbox()
-        let added = sandbox.run(["add", "--class", "cert", "--ref-file", Self.fixtures + "leaf-ec.pem"])
+        let added = sandbox.run(["add", "--class", "cert", "--ref-file", Fixtures.certificates + "/leaf-ec.pem"])
         #expect(added.status == 0, "\(added.stderr)")
         let item = try Self.item(sandbox, ["--class", "cert"])
         #expect(item["labl"] as? String == "ci signing")
@@ -33,21 +32,21 @@ import Testing
         let issuer = try #require((item["issr"] as? String).flatMap { Data(base64Encoded: $0) })
         #expect(String(decoding: issuer, as: UTF8.self).contains("KEYCHAINCTL FIXTURES"))
         // Found by a derived attribute, as an app finds it; the data is the DER, byte for byte.
-        let der = try Data(contentsOf: URL(fileURLWithPath: Self.fixtures + "leaf-ec.der"))
+        let der = try Data(contentsOf: URL(fileURLWithPath: Fixtures.certificates + "/leaf-ec.der"))
         let byHash = sandbox.run(["find", "--class", "cert", "--attr", "pkhh=base64:24BGL3pUEakqie9A6TMCCu94EBg=", "-w"])
         #expect(byHash.status == 0 && byHash.stdoutData == der, "\(byHash.stderr)")
 
         // The same certificate in DER is the same item: a duplicate.
-        let again = sandbox.run(["add", "--class", "cert", "--ref-file", Self.fixtures + "leaf-ec.der"])
+        let again = sandbox.run(["add", "--class", "cert", "--ref-file", Fixtures.certificates + "/leaf-ec.der"])
         #expect(again.status == 45, "\(again.stderr)")
     }
 
     @Test func theCallersAttributesOverrideDerivedOnes() throws {
         let sandbox = try Sandbox()
-        let added = sandbox.run(["add", "--class", "cert", "-l", "my label", "--ref-file", Self.fixtures + "leaf-nocn.pem"])
+        let added = sandbox.run(["add", "--class", "cert", "-l", "my label", "--ref-file", Fixtures.certificates + "/leaf-nocn.pem"])
         #expect(added.status == 0, "\(added.stderr)")
         #expect(try Self.item(sandbox, ["--class", "cert"])["labl"] as? String == "my label")
-        let key = sandbox.run(["add", "--class", "keys", "--attr", "sign=false", "--ref-file", Self.fixtures + "leaf-ec.key"])
+        let key = sandbox.run(["add", "--class", "keys", "--attr", "sign=false", "--ref-file", Fixtures.certificates + "/leaf-ec.key"])
         #expect(key.status == 0, "\(key.stderr)")
         let item = try Self.item(sandbox, ["--class", "keys"])
         #expect(item["sign"] as? Bool == false && item["decr"] as? Bool == true)
@@ -56,29 +55,29 @@ import Testing
     @Test func keysInEveryEncodingDeriveTheSameApplicationLabel() throws {
         // SEC1, PKCS#8 PEM and PKCS#8 DER are one private key: the second and third are duplicates.
         let sandbox = try Sandbox()
-        #expect(sandbox.run(["add", "--class", "keys", "--ref-file", Self.fixtures + "leaf-ec-sec1.key"]).status == 0)
-        #expect(sandbox.run(["add", "--class", "keys", "--ref-file", Self.fixtures + "leaf-ec.key"]).status == 45)
-        #expect(sandbox.run(["add", "--class", "keys", "--ref-file", Self.fixtures + "leaf-ec-pkcs8.der"]).status == 45)
+        #expect(sandbox.run(["add", "--class", "keys", "--ref-file", Fixtures.certificates + "/leaf-ec-sec1.key"]).status == 0)
+        #expect(sandbox.run(["add", "--class", "keys", "--ref-file", Fixtures.certificates + "/leaf-ec.key"]).status == 45)
+        #expect(sandbox.run(["add", "--class", "keys", "--ref-file", Fixtures.certificates + "/leaf-ec-pkcs8.der"]).status == 45)
         let ec = try Self.item(sandbox, ["--class", "keys"])
         #expect(ec["klbl"] as? String == "24BGL3pUEakqie9A6TMCCu94EBg=" && ec["type"] as? String == "73" && ec["kcls"] as? Int == 1)
         #expect(ec["bsiz"] as? Int == 256 && ec["sign"] as? Bool == true && ec["vrfy"] as? Bool == false)
 
         // Its public half is another item (kcls 0, verify but not sign) with the same label.
-        #expect(sandbox.run(["add", "--class", "keys", "--ref-file", Self.fixtures + "leaf-ec-public.pem"]).status == 0)
+        #expect(sandbox.run(["add", "--class", "keys", "--ref-file", Fixtures.certificates + "/leaf-ec-public.pem"]).status == 0)
         let pub = try Self.item(sandbox, ["--class", "keys", "--attr", "kcls=0"])
         #expect(pub["klbl"] as? String == ec["klbl"] as? String && pub["vrfy"] as? Bool == true && pub["sign"] as? Bool == false)
 
         // Ed25519 and X25519 (Apple's types 105 and 106), stored as their 32 raw bytes.
-        #expect(sandbox.run(["add", "--class", "keys", "--ref-file", Self.fixtures + "ed25519.key"]).status == 0)
-        #expect(sandbox.run(["add", "--class", "keys", "--ref-file", Self.fixtures + "x25519-public.pem"]).status == 0)
+        #expect(sandbox.run(["add", "--class", "keys", "--ref-file", Fixtures.certificates + "/ed25519.key"]).status == 0)
+        #expect(sandbox.run(["add", "--class", "keys", "--ref-file", Fixtures.certificates + "/x25519-public.pem"]).status == 0)
         let edwards = try Self.item(sandbox, ["--class", "keys", "--attr", "type=105"])
         #expect(edwards["klbl"] as? String == "JBNtEEVXV6VpauO3iNiGkPEYqeU=" && edwards["drve"] as? Bool == true)
         let montgomery = sandbox.run(["find", "--class", "keys", "--attr", "type=106", "--return", "ref"])
-        #expect(montgomery.stdout == (try String(contentsOfFile: Self.fixtures + "x25519-public.pem", encoding: .utf8)))
+        #expect(montgomery.stdout == (try String(contentsOfFile: Fixtures.certificates + "/x25519-public.pem", encoding: .utf8)))
         // RSA: PKCS#1 and SubjectPublicKeyInfo, 2048 and 4096 bits.
-        #expect(sandbox.run(["add", "--class", "keys", "--ref-file", Self.fixtures + "leaf-rsa-pkcs1.key"]).status == 0)
-        #expect(sandbox.run(["add", "--class", "keys", "--ref-file", Self.fixtures + "rsa4096.key"]).status == 0)
-        #expect(sandbox.run(["add", "--class", "keys", "--ref-file", Self.fixtures + "p521.key"]).status == 0)
+        #expect(sandbox.run(["add", "--class", "keys", "--ref-file", Fixtures.certificates + "/leaf-rsa-pkcs1.key"]).status == 0)
+        #expect(sandbox.run(["add", "--class", "keys", "--ref-file", Fixtures.certificates + "/rsa4096.key"]).status == 0)
+        #expect(sandbox.run(["add", "--class", "keys", "--ref-file", Fixtures.certificates + "/p521.key"]).status == 0)
         let rsa = try Self.item(sandbox, ["--class", "keys", "--attr", "bsiz=4096"])
         #expect(rsa["type"] as? String == "42" && rsa["encr"] as? Bool == false && rsa["decr"] as? Bool == true)
         #expect(try Self.item(sandbox, ["--class", "keys", "--attr", "bsiz=521"])["type"] as? String == "73")
@@ -87,21 +86,23 @@ import Testing
     @Test func anIdentityAddsItsTwoHalvesWithApplesDuplicateTolerance() throws {
         let sandbox = try Sandbox()
         // The certificate alone first: adding the identity then adds the key and succeeds.
-        #expect(sandbox.run(["add", "--class", "cert", "--ref-file", Self.fixtures + "leaf-ec.pem"]).status == 0)
-        let identity = sandbox.run(["add", "--class", "idnt", "--ref-file", Self.fixtures + "leaf-ec-identity.pem"])
+        #expect(sandbox.run(["add", "--class", "cert", "--ref-file", Fixtures.certificates + "/leaf-ec.pem"]).status == 0)
+        let identity = sandbox.run(["add", "--class", "idnt", "--ref-file", Fixtures.certificates + "/leaf-ec-identity.pem"])
         #expect(identity.status == 0, "\(identity.stderr)")
         #expect(Self.count(sandbox, "cert") == 1 && Self.count(sandbox, "keys") == 1)
         // Both halves present: errSecDuplicateItem.
         let both = sandbox.run([
-            "add", "--class", "idnt", "--ref-file", Self.fixtures + "leaf-ec.pem", "--ref-file", Self.fixtures + "leaf-ec.key",
+            "add", "--class", "idnt", "--ref-file", Fixtures.certificates + "/leaf-ec.pem", "--ref-file",
+            Fixtures.certificates + "/leaf-ec.key",
         ])
         #expect(both.status == 45 && both.stderr.contains("both"), "\(both.stderr)")
 
         // The key alone first, in a second keychain: the identity adds the certificate.
         let other = try Sandbox()
-        #expect(other.run(["add", "--class", "keys", "--ref-file", Self.fixtures + "leaf-rsa.key"]).status == 0)
+        #expect(other.run(["add", "--class", "keys", "--ref-file", Fixtures.certificates + "/leaf-rsa.key"]).status == 0)
         let rsa = other.run([
-            "add", "--class", "idnt", "--ref-file", Self.fixtures + "leaf-rsa.pem", "--ref-file", Self.fixtures + "leaf-rsa.key",
+            "add", "--class", "idnt", "--ref-file", Fixtures.certificates + "/leaf-rsa.pem", "--ref-file",
+            Fixtures.certificates + "/leaf-rsa.key",
         ])
         #expect(rsa.status == 0, "\(rsa.stderr)")
         #expect(Self.count(other, "cert") == 1 && Self.count(other, "keys") == 1)
@@ -116,7 +117,7 @@ import Testing
             (["leaf-ec.pem", "leaf-rsa.pem", "leaf-ec.key"], "2 certificates"),
         ]
         for (files, words) in cases {
-            let run = sandbox.run(["add", "--class", "idnt"] + files.flatMap { ["--ref-file", Self.fixtures + $0] })
+            let run = sandbox.run(["add", "--class", "idnt"] + files.flatMap { ["--ref-file", Fixtures.certificates + "/" + $0] })
             #expect(run.status == 206 && run.stderr.contains(words), "\(files): \(run.stderr)")
         }
         #expect(Self.count(sandbox, "cert") == 0 && Self.count(sandbox, "keys") == 0)
@@ -124,8 +125,8 @@ import Testing
 
     @Test func hostileAndUnsupportedFilesAreRefusedNamingTheFileAndWriteNothing() throws {
         let sandbox = try Sandbox()
-        let der = try Data(contentsOf: URL(fileURLWithPath: Self.fixtures + "leaf-ec.der"))
-        let pem = try String(contentsOfFile: Self.fixtures + "leaf-ec.pem", encoding: .utf8)
+        let der = try Data(contentsOf: URL(fileURLWithPath: Fixtures.certificates + "/leaf-ec.der"))
+        let pem = try String(contentsOfFile: Fixtures.certificates + "/leaf-ec.pem", encoding: .utf8)
         var nested = Data()
         for _ in 0..<5_000 { nested += [0x30, 0x80] }
         let hostile: [(String, Data)] = [
@@ -153,16 +154,17 @@ import Testing
             ("ed448.key", "Ed448"), ("secp256k1.key", "secp256k1"), ("leaf-ec-encrypted.key", "encrypted"),
         ]
         for (name, words) in unsupported {
-            let run = sandbox.run(["add", "--class", "keys", "--ref-file", Self.fixtures + name])
+            let run = sandbox.run(["add", "--class", "keys", "--ref-file", Fixtures.certificates + "/" + name])
             #expect(run.status == 206 && run.stderr.contains(words), "\(name): \(run.stderr)")
         }
-        let serial = sandbox.run(["add", "--class", "cert", "--ref-file", Self.fixtures + "serial-40-bytes.pem"])
+        let serial = sandbox.run(["add", "--class", "cert", "--ref-file", Fixtures.certificates + "/serial-40-bytes.pem"])
         #expect(serial.status == 206 && serial.stderr.contains("40 bytes"), "\(serial.stderr)")
         // A certificate given for a key, and a reference with data besides it.
-        #expect(sandbox.run(["add", "--class", "keys", "--ref-file", Self.fixtures + "leaf-ec.pem"]).status == 206)
-        #expect(sandbox.run(["add", "--class", "genp", "-s", "x", "--ref-file", Self.fixtures + "leaf-ec.pem"]).status == 206)
+        #expect(sandbox.run(["add", "--class", "keys", "--ref-file", Fixtures.certificates + "/leaf-ec.pem"]).status == 206)
+        #expect(sandbox.run(["add", "--class", "genp", "-s", "x", "--ref-file", Fixtures.certificates + "/leaf-ec.pem"]).status == 206)
         let both = sandbox.run([
-            "add", "--class", "cert", "--ref-file", Self.fixtures + "leaf-ec.pem", "--data-file", Self.fixtures + "leaf-ec.der",
+            "add", "--class", "cert", "--ref-file", Fixtures.certificates + "/leaf-ec.pem", "--data-file",
+            Fixtures.certificates + "/leaf-ec.der",
         ])
         #expect(both.status == 64, "\(both.stderr)")
         #expect(Self.count(sandbox, "cert") == 0 && Self.count(sandbox, "keys") == 0 && Self.count(sandbox, "genp") == 0)
@@ -175,7 +177,7 @@ import Testing
         for (itemClass, files) in [
             ("idnt", ["leaf-ec-identity.pem"]), ("cert", ["leaf-rsa.pem"]), ("keys", ["rsa4096.key"]), ("cert", ["root.pem"]),
         ] {
-            let added = sandbox.run(["add", "--class", itemClass] + files.flatMap { ["--ref-file", fixtures + $0] })
+            let added = sandbox.run(["add", "--class", itemClass] + files.flatMap { ["--ref-file", Fixtures.certificates + "/" + $0] })
             #expect(added.status == 0, "\(files): \(added.stderr)")
         }
         return sandbox
@@ -212,9 +214,9 @@ import Testing
     @Test func theJoinAppliesTheCallersGroupsToBothHalves() throws {
         let sandbox = try Sandbox()
         // The certificate in the app's group, its key in a group only the widget reads.
-        #expect(sandbox.run(["add", "--class", "cert", "--ref-file", Self.fixtures + "leaf-ec.pem"]).status == 0)
+        #expect(sandbox.run(["add", "--class", "cert", "--ref-file", Fixtures.certificates + "/leaf-ec.pem"]).status == 0)
         let key = sandbox.run([
-            "add", "--class", "keys", "-g", "SKMME9E2Y8.com.example.shared", "--ref-file", Self.fixtures + "leaf-ec.key",
+            "add", "--class", "keys", "-g", "SKMME9E2Y8.com.example.shared", "--ref-file", Fixtures.certificates + "/leaf-ec.key",
         ])
         #expect(key.status == 0, "\(key.stderr)")
         #expect(sandbox.run(["find", "--class", "idnt"]).status == 0)
@@ -223,17 +225,17 @@ import Testing
         // Apple's quirk: the join asks priv = 1, which a stored public key also has, so the
         // certificate and its public key alone make an "identity" (kcls 0).
         let lone = try Sandbox()
-        #expect(lone.run(["add", "--class", "cert", "--ref-file", Self.fixtures + "leaf-ec.pem"]).status == 0)
-        #expect(lone.run(["add", "--class", "keys", "--ref-file", Self.fixtures + "leaf-ec-public.pem"]).status == 0)
+        #expect(lone.run(["add", "--class", "cert", "--ref-file", Fixtures.certificates + "/leaf-ec.pem"]).status == 0)
+        #expect(lone.run(["add", "--class", "keys", "--ref-file", Fixtures.certificates + "/leaf-ec-public.pem"]).status == 0)
         #expect(try Self.item(lone, ["--class", "idnt"])["kcls"] as? Int == 0)
     }
 
     @Test func referencesArePEMAndPrivateKeysStayInsideUnlessExportIsAllowed() throws {
         let sandbox = try Self.identities()
         let certificate = sandbox.run(["find", "--class", "cert", "-l", "ci signing", "--return", "ref"])
-        let pem = try String(contentsOfFile: Self.fixtures + "leaf-ec.pem", encoding: .utf8)
+        let pem = try String(contentsOfFile: Fixtures.certificates + "/leaf-ec.pem", encoding: .utf8)
         #expect(certificate.status == 0 && certificate.stdout == pem, "\(certificate.stderr)")
-        let publicKey = try String(contentsOfFile: Self.fixtures + "leaf-ec-public.pem", encoding: .utf8)
+        let publicKey = try String(contentsOfFile: Fixtures.certificates + "/leaf-ec-public.pem", encoding: .utf8)
         let keyRef = sandbox.run(["find", "--class", "keys", "--attr", "bsiz=256", "--return", "ref"])
         #expect(keyRef.status == 0 && keyRef.stdout == publicKey, "\(keyRef.stderr)")
         let identityRef = sandbox.run(["find", "--class", "idnt", "--return", "ref"])
@@ -258,7 +260,7 @@ import Testing
         let refused = sandbox.run(["find", "--class", "keys", "--attr", "bsiz=256", "-w"])
         #expect(refused.status == 206 && refused.stderr.contains("--allow-private-key-export"), "\(refused.stderr)")
         // Allowed: the external representation, and the private key as PKCS#8 PEM.
-        let sec1 = try String(contentsOfFile: Self.fixtures + "leaf-ec.key", encoding: .utf8)
+        let sec1 = try String(contentsOfFile: Fixtures.certificates + "/leaf-ec.key", encoding: .utf8)
         let exported = sandbox.run(["find", "--class", "keys", "--attr", "bsiz=256", "--return", "ref", "--allow-private-key-export"])
         #expect(exported.status == 0 && exported.stdout == sec1, "\(exported.stderr)")
         let data = sandbox.run(["find", "--class", "keys", "--attr", "bsiz=256", "-w", "--allow-private-key-export"])
@@ -328,49 +330,42 @@ import Testing
         #expect(secret.status == 206, "\(secret.stderr)")
     }
 
-    /// `security import identity.p12 -P "$P12_PASSWORD"`, as a CI job runs it.
-    static func importP12(_ sandbox: Sandbox, _ name: String, passphrase: String? = "fixture", _ extra: [String] = []) -> Sandbox.Run {
-        sandbox.run(
-            ["import", fixtures + name] + (passphrase == nil ? [] : ["--p12-passphrase-fd", "0"]) + extra,
-            stdin: passphrase.map { Data(($0 + "\n").utf8) })
-    }
-
     @Test func aPKCS12ImportAddsTheIdentityAndItsChainAndAgainIsSuccess() throws {
         let sandbox = try Sandbox()
-        let first = Self.importP12(sandbox, "identity-modern.p12")
+        let first = Fixtures.importP12(sandbox, "identity-modern.p12")
         #expect(first.status == 0 && first.stdout == "1 identity and 2 certificates added; 0 already stored\n", "\(first.stderr)")
         #expect(Self.count(sandbox, "idnt") == 1 && Self.count(sandbox, "cert") == 3 && Self.count(sandbox, "keys") == 1)
         let signing = sandbox.run(["find", "--class", "idnt", "--return", "ref"])
-        let pem = try String(contentsOfFile: Self.fixtures + "leaf-ec.pem", encoding: .utf8)
+        let pem = try String(contentsOfFile: Fixtures.certificates + "/leaf-ec.pem", encoding: .utf8)
         #expect(signing.stdout.hasPrefix(pem), "\(signing.stderr)")
         // Apple treats an item already stored as success: a re-run changes nothing.
-        let again = Self.importP12(sandbox, "identity-modern.p12", ["--format", "json"])
+        let again = Fixtures.importP12(sandbox, "identity-modern.p12", ["--format", "json"])
         #expect(again.status == 0, "\(again.stderr)")
         let report = try #require(try again.json() as? [String: Any])
         #expect((report["identities"] as? [String: Any])?["present"] as? Int == 1)
         #expect((report["certificates"] as? [String: Any])?["present"] as? Int == 2)
         // Legacy encryption, and two identities in one file.
-        #expect(Self.importP12(sandbox, "identity-legacy.p12").status == 0)
-        let multiple = Self.importP12(sandbox, "identity-multiple.p12")
+        #expect(Fixtures.importP12(sandbox, "identity-legacy.p12").status == 0)
+        let multiple = Fixtures.importP12(sandbox, "identity-multiple.p12")
         #expect(multiple.stdout.hasPrefix("0 identities and 0 certificates added; 3 already stored"), "\(multiple.stdout)")
         #expect(Self.count(sandbox, "idnt") == 2)
     }
 
     @Test func aPKCS12ImportTakesTheGroupAccessibilityAndLabelGiven() throws {
         let sandbox = try Sandbox()
-        let run = Self.importP12(
+        let run = Fixtures.importP12(
             sandbox, "identity-legacy.p12", ["--group", "SKMME9E2Y8.com.example.shared", "--accessible", "after-first-unlock", "--dry-run"])
         #expect(run.status == 0 && run.stdout.contains("dry run"), "\(run.stderr)")
         #expect(Self.count(sandbox, "cert") == 0, "a dry run wrote")
         #expect(
-            Self.importP12(
+            Fixtures.importP12(
                 sandbox, "identity-legacy.p12", ["--group", "SKMME9E2Y8.com.example.shared", "--accessible", "after-first-unlock"]
             ).status == 0)
         let identity = try Self.item(sandbox, ["--class", "idnt"])
         #expect(identity["agrp"] as? String == "SKMME9E2Y8.com.example.shared" && identity["pdmn"] as? String == "ck")
         // A group the app may not write: errSecMissingEntitlement, nothing added.
         let other = try Sandbox()
-        #expect(Self.importP12(other, "identity-legacy.p12", ["--group", "OTHERTEAM.com.example"]).status == 30)
+        #expect(Fixtures.importP12(other, "identity-legacy.p12", ["--group", "OTHERTEAM.com.example"]).status == 30)
         #expect(Self.count(other, "cert") == 0 && Self.count(other, "keys") == 0)
     }
 
@@ -387,7 +382,7 @@ import Testing
             ("leaf-ec.der", "fixture", 93, "not a PKCS#12"),
         ]
         for (name, passphrase, status, words) in cases {
-            let run = Self.importP12(sandbox, name, passphrase: passphrase, ["--input-format", "pkcs12"])
+            let run = Fixtures.importP12(sandbox, name, passphrase: passphrase, ["--input-format", "pkcs12"])
             #expect(run.status == status && run.stderr.contains(words) && run.stdout.isEmpty, "\(name): \(run.status) \(run.stderr)")
         }
         #expect(Self.count(sandbox, "cert") == 0 && Self.count(sandbox, "keys") == 0)
@@ -399,8 +394,10 @@ import Testing
     /// with (the app's default group), so it has no identity.
     static func splitIdentity() throws -> Sandbox {
         let sandbox = try Sandbox()
-        #expect(sandbox.run(["add", "--class", "cert", "-g", "group.com.example", "--ref-file", fixtures + "leaf-ec.pem"]).status == 0)
-        #expect(sandbox.run(["add", "--class", "keys", "--ref-file", fixtures + "leaf-ec.key"]).status == 0)
+        #expect(
+            sandbox.run(["add", "--class", "cert", "-g", "group.com.example", "--ref-file", Fixtures.certificates + "/" + "leaf-ec.pem"])
+                .status == 0)
+        #expect(sandbox.run(["add", "--class", "keys", "--ref-file", Fixtures.certificates + "/" + "leaf-ec.key"]).status == 0)
         return sandbox
     }
 
@@ -440,9 +437,9 @@ import Testing
 
     @Test func anIdentitysPersistentReferenceFindsItAndDeletesItsKeyOnlyWhenNoCertificateStillHoldsIt() throws {
         let sandbox = try Sandbox()
-        #expect(sandbox.run(["add", "--class", "idnt", "--ref-file", Self.fixtures + "leaf-ec-identity.pem"]).status == 0)
+        #expect(sandbox.run(["add", "--class", "idnt", "--ref-file", Fixtures.certificates + "/leaf-ec-identity.pem"]).status == 0)
         // A second certificate for the same key: two identities share one private key.
-        #expect(sandbox.run(["add", "--class", "cert", "--ref-file", Self.fixtures + "serial-negative.pem"]).status == 0)
+        #expect(sandbox.run(["add", "--class", "cert", "--ref-file", Fixtures.certificates + "/serial-negative.pem"]).status == 0)
         let reference = sandbox.run(["find", "--class", "idnt", "-l", "ci signing", "--return", "persistent-ref"]).stdout
             .trimmingCharacters(in: .whitespacesAndNewlines)
         let found = try Self.item(sandbox, ["--persistent-ref", reference])
@@ -465,8 +462,8 @@ import Testing
     /// it), so a raw key never joins an identity, and it has no reference to print.
     @Test func aKeyAddedAsDataDerivesNothingAndJoinsNoIdentity() throws {
         let sandbox = try Sandbox()
-        #expect(sandbox.run(["add", "--class", "cert", "--ref-file", Self.fixtures + "leaf-ec.pem"]).status == 0)
-        let raw = sandbox.run(["add", "--class", "keys", "--attr", "kcls=1", "--data-file", Self.fixtures + "leaf-ec-pkcs8.der"])
+        #expect(sandbox.run(["add", "--class", "cert", "--ref-file", Fixtures.certificates + "/leaf-ec.pem"]).status == 0)
+        let raw = sandbox.run(["add", "--class", "keys", "--attr", "kcls=1", "--data-file", Fixtures.certificates + "/leaf-ec-pkcs8.der"])
         #expect(raw.status == 0, "\(raw.stderr)")
         let key = try Self.item(sandbox, ["--class", "keys"])
         #expect(key["klbl"] as? String == "" && (key["type"] as? String ?? "") == "" && key["bsiz"] as? Int == 0, "\(key)")

@@ -3,7 +3,6 @@ import Testing
 
 /// The command-line contract (docs/REFERENCE.md) through the real binary: exit statuses, stdout, stderr.
 @Suite struct EndToEndTests {
-    static let shared = "SKMME9E2Y8.com.example.shared"
 
     @Test func initMakesPrivateFilesAndNeverOverwrites() throws {
         let sandbox = try Sandbox()
@@ -76,7 +75,7 @@ import Testing
 
     @Test func theDemoStory() throws {
         let sandbox = try Sandbox()
-        #expect(sandbox.add(["-s", "api", "-a", "ci", "-g", Self.shared], secret: "t0ken").status == 0)
+        #expect(sandbox.add(["-s", "api", "-a", "ci", "-g", Fixtures.sharedGroup], secret: "t0ken").status == 0)
         let extensionRead = sandbox.run(["find", "-s", "api", "-a", "ci", "-w"], profile: "share-extension.plist")
         #expect(extensionRead.status == 0)
         #expect(extensionRead.stdout == "t0ken")
@@ -88,7 +87,7 @@ import Testing
         #expect(widget.stderr.contains("SKMME9E2Y8.com.example.app.widget, group.com.example"))
         let unprefixed = sandbox.add(["-s", "api", "-g", "com.example.shared"])
         #expect(unprefixed.status == 30)
-        #expect(unprefixed.stderr.contains("Did you mean '\(Self.shared)'?"))
+        #expect(unprefixed.stderr.contains("Did you mean '\(Fixtures.sharedGroup)'?"))
         #expect(sandbox.add(["-s", "synced", "--sync", "yes"]).status == 0)
         #expect(sandbox.run(["find", "-s", "synced"]).status == 44)
         #expect(sandbox.run(["find", "-s", "synced", "--sync", "any"]).status == 0)
@@ -224,12 +223,12 @@ import Testing
         let sandbox = try Sandbox()
         sandbox.add(["-s", "api", "-a", "a"], secret: "secret-one")
         sandbox.add(["-s", "api", "-a", "b"], secret: "secret-two")
-        let dry = sandbox.run(["update", "-s", "api", "--set-group", Self.shared, "--dry-run", "--format", "json"])
+        let dry = sandbox.run(["update", "-s", "api", "--set-group", Fixtures.sharedGroup, "--dry-run", "--format", "json"])
         #expect(dry.status == 0)
         #expect((try dry.json() as? [[String: Any]])?.count == 2)
         #expect(!dry.stdout.contains("secret-"))
-        #expect(sandbox.run(["find", "-s", "api", "-g", Self.shared]).status == 44)
-        #expect(sandbox.run(["update", "-s", "api", "--set-group", Self.shared]).status == 0)
+        #expect(sandbox.run(["find", "-s", "api", "-g", Fixtures.sharedGroup]).status == 44)
+        #expect(sandbox.run(["update", "-s", "api", "--set-group", Fixtures.sharedGroup]).status == 0)
         #expect(sandbox.run(["find", "-s", "api", "-a", "b", "-w"], profile: "share-extension.plist").stdout == "secret-two")
         let collide = sandbox.run(["update", "-s", "api", "--set-account", "same"])
         #expect(collide.status == 45)
@@ -245,7 +244,7 @@ import Testing
 
     @Test func everyProfileFormWorksThroughTheBinary() throws {
         let sandbox = try Sandbox()
-        sandbox.add(["-s", "api", "-g", Self.shared], secret: "x")
+        sandbox.add(["-s", "api", "-g", Fixtures.sharedGroup], secret: "x")
         for profile in [
             "app-binary.plist", "app.mobileprovision", "app.mobileprovision.plist", "legacy-prefix.plist", "macos.provisionprofile.plist",
         ] {

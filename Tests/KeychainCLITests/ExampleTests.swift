@@ -56,7 +56,7 @@ import Testing
         for profile in ["app.plist", "share-extension.plist", "widget.plist"] {
             try FileManager.default.copyItem(atPath: Sandbox.profiles + "/" + profile, toPath: sandbox.folder + "/" + profile)
         }
-        try FileManager.default.copyItem(atPath: BundleTests.bundles + "/Example.ipa", toPath: sandbox.folder + "/App.ipa")
+        try FileManager.default.copyItem(atPath: Fixtures.bundles + "/Example.ipa", toPath: sandbox.folder + "/App.ipa")
         var script = "set -o pipefail\nunset KEYCHAINCTL_KEYCHAIN KEYCHAINCTL_KEY_FILE\ncd \"$HOME\"\n"
         script += "export KEYCHAINCTL_KEY_FILE=\"$HOME/.config/keychainctl/keychain.key\"\n"
         for (index, example) in examples.enumerated() {

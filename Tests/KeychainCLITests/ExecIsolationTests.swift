@@ -18,19 +18,11 @@ import Testing
 
     /// Runs keychainctl `arguments` as app.plist, named by the environment (exec's command comes last).
     @discardableResult
-    static func run(_ sandbox: Sandbox, _ arguments: [String], environment: [String: String] = [:], stdoutPath: String? = nil)
-        -> Sandbox.Run
-    {
-        sandbox.run(
-            arguments, profile: nil, environment: environment.merging(["KEYCHAINCTL_PROFILE": Sandbox.profiles + "/app.plist"]) { $1 },
-            stdoutPath: stdoutPath)
-    }
-
     /// The review's first finding: inside `exec`, `keychainctl find` read every item through the
     /// key `unlock` cached in the session. Now the command is in a new session keyring and its
     /// keyring calls are denied; with --allow-keyring they work, but the key is still not its own.
     @Test(.enabled(if: TestMachine.hasKeyring)) func theCommandCannotReachTheCachedKey() throws {
-        let (sandbox, _, withPassphrase) = try UnlockCommandTests.passphraseKeychain()
+        let (sandbox, _, withPassphrase) = try Fixtures.passphraseKeychain()
         #expect(sandbox.run(["add", "-s", "other", "-a", "ci"], stdin: Data("OTHER-SECRET".utf8), environment: withPassphrase).status == 0)
         let script = """
             set -u
@@ -57,28 +49,28 @@ import Testing
 
     /// A key cached in the user keyring is one any process of the user can link: `exec` says so.
     @Test(.enabled(if: TestMachine.hasKeyring)) func aKeyInTheUserKeyringIsWarnedAbout() throws {
-        let (sandbox, bare, withPassphrase) = try UnlockCommandTests.passphraseKeychain()
+        let (sandbox, bare, withPassphrase) = try Fixtures.passphraseKeychain()
         #expect(sandbox.run(["unlock", "--keyring", "user"], profile: nil, environment: withPassphrase).status == 0)
         defer { sandbox.run(["lock"], profile: nil, environment: bare) }
-        let run = Self.run(sandbox, ["exec", "--env", "T=service=api,account=ci", "--", "true"], environment: bare)
+        let run = Fixtures.runAsApp(sandbox, ["exec", "--env", "T=service=api,account=ci", "--", "true"], environment: bare)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stderr.contains("cached in the user keyring") && run.stderr.contains("keyctl session"), "\(run.stderr)")
         // In a CI step, where no session keyring outlives the step, the advice is the job's lock step,
         // and it works as printed: after it, exec finds nothing cached.
-        let ci = Self.run(
+        let ci = Fixtures.runAsApp(
             sandbox, ["exec", "--env", "T=service=api,account=ci", "--", "true"],
             environment: bare.merging(["GITHUB_ACTIONS": "true"]) { $1 })
         #expect(ci.stderr.contains("end the job with 'keychainctl lock'") && !ci.stderr.contains("keyctl session"), "\(ci.stderr)")
         #expect(sandbox.run(["lock"], profile: nil, environment: bare).status == 0)
-        #expect(Self.run(sandbox, ["exec", "--env", "T=service=api,account=ci", "--", "true"], environment: bare).status == 36)
+        #expect(Fixtures.runAsApp(sandbox, ["exec", "--env", "T=service=api,account=ci", "--", "true"], environment: bare).status == 36)
     }
 
     /// The passphrase descriptor is closed once read: the command cannot reopen it through
     /// /proc/self/fd. A descriptor named by --keep-fd stays; any other is closed.
     @Test func descriptorsAreClosedUnlessKept() throws {
-        let (sandbox, _, withPassphrase) = try UnlockCommandTests.passphraseKeychain()
+        let (sandbox, _, withPassphrase) = try Fixtures.passphraseKeychain()
         let passphraseFile = sandbox.folder + "/pw.txt"
-        try Data(UnlockCommandTests.passphrase.utf8).write(to: URL(fileURLWithPath: passphraseFile))
+        try Data(Fixtures.passphrase.utf8).write(to: URL(fileURLWithPath: passphraseFile))
         try Data("kept-note".utf8).write(to: URL(fileURLWithPath: sandbox.folder + "/note.txt"))
         let script = """
             "$0" exec --no-cache --passphrase-fd 3 --env T=service=api,account=ci -- sh -c 'cat /proc/self/fd/3; echo "fd3=$?"; cat /proc/self/fd/5; echo "fd5=$?"' 3<"$1" 5<"$2" 2>&1
@@ -91,7 +83,7 @@ import Testing
         let run = sandbox.run(
             ["-c", script, Sandbox.binary, passphraseFile, sandbox.folder + "/note.txt"], profile: nil, environment: environment,
             executable: "/bin/sh")
-        #expect(!run.stdout.contains(UnlockCommandTests.passphrase), "\(run.stdout)")
+        #expect(!run.stdout.contains(Fixtures.passphrase), "\(run.stdout)")
         #expect(run.stdout.contains("fd3=1") && run.stdout.contains("fd5=1"), "\(run.stdout)")
         #expect(run.stdout.contains("kept-note fd4=0"), "\(run.stdout)")
         #expect(run.stdout.contains("missing=64"), "\(run.stdout)")
@@ -104,16 +96,16 @@ import Testing
         sandbox.add(["-s", "api", "-a", "ci"], secret: "SECRET-api")
         let key = try String(contentsOfFile: sandbox.keyFile, encoding: .utf8)
         let extra = ["KEYCHAINCTL_ACCOUNT_KEY_FILE": "/tmp/account.key", "KEYCHAINCTL_PASSPHRASE": "pw-value-123"]
-        let run = Self.run(
+        let run = Fixtures.runAsApp(
             sandbox, ["exec", "--env", "T=service=api,account=ci", "--", "sh", "-c", "env | grep ^KEYCHAINCTL_ | cut -d= -f1 | sort"],
             environment: extra)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout == "KEYCHAINCTL_EXEC\nKEYCHAINCTL_KEYCHAIN\nKEYCHAINCTL_PROFILE\n", "\(run.stdout)")
-        let withKey = Self.run(
+        let withKey = Fixtures.runAsApp(
             sandbox, ["exec", "--env", "T=service=api,account=ci", "--", "sh", "-c", "env | grep ^KEYCHAINCTL_ | cut -d= -f1 | sort"],
             environment: ["KEYCHAINCTL_KEY": key.trimmingCharacters(in: .whitespacesAndNewlines), "KEYCHAINCTL_KEY_FILE": ""])
         #expect(withKey.status == 0 && !withKey.stdout.contains("KEYCHAINCTL_KEY\n"), "\(withKey.stdout) \(withKey.stderr)")
-        let kept = Self.run(
+        let kept = Fixtures.runAsApp(
             sandbox,
             [
                 "exec", "--keep", "KEYCHAINCTL_ACCOUNT_KEY_FILE", "--env", "T=service=api,account=ci", "--", "sh", "-c",
@@ -127,7 +119,7 @@ import Testing
     @Test func keyringCallsAreDeniedToTheCommand() throws {
         let sandbox = try Sandbox()
         sandbox.add(["-s", "api", "-a", "ci"], secret: "SECRET-api")
-        let denied = Self.run(sandbox, ["exec", "--env", "T=service=api,account=ci", "--", "python3", "-c", Self.keyringProbe])
+        let denied = Fixtures.runAsApp(sandbox, ["exec", "--env", "T=service=api,account=ci", "--", "python3", "-c", Self.keyringProbe])
         #expect(denied.stdout == "keyring errno 1\n", "\(denied.stdout) \(denied.stderr)")
     }
 
@@ -136,7 +128,7 @@ import Testing
     func keyringCallsAreAllowedWhenAsked() throws {
         let sandbox = try Sandbox()
         sandbox.add(["-s", "api", "-a", "ci"], secret: "SECRET-api")
-        let allowed = Self.run(
+        let allowed = Fixtures.runAsApp(
             sandbox, ["exec", "--allow-keyring", "--env", "T=service=api,account=ci", "--", "python3", "-c", Self.keyringProbe])
         #expect(allowed.stdout.hasPrefix("keyring ") && !allowed.stdout.contains("errno"), "\(allowed.stdout) \(allowed.stderr)")
     }
@@ -148,21 +140,21 @@ import Testing
         sandbox.add(["-s", "gh", "-a", "ci"], secret: "ghp_TrailingNewlineToken123\n")
         let long = String(repeating: "service-account-json-", count: 6)
         sandbox.add(["-s", "deploy", "-a", "ci"], secret: long)
-        let trimmed = Self.run(
+        let trimmed = Fixtures.runAsApp(
             sandbox,
             [
                 "exec", "--env", "T=service=gh,account=ci", "--", "sh", "-c",
                 "T2=$(printf %s \"$T\"); printf 'Bearer %s;\\n' \"$T2\"; echo next",
             ])
         #expect(trimmed.stdout == "Bearer [keychainctl:T];\nnext\n", "\(trimmed.stdout)")
-        let decoded = Self.run(
+        let decoded = Fixtures.runAsApp(
             sandbox,
             [
                 "exec", "--base64", "T", "--env", "T=service=gh,account=ci", "--", "sh", "-c", "echo \"$T\" | base64 -d; echo; echo \"$T\"",
             ])
         #expect(!decoded.stdout.contains("ghp_"), "\(decoded.stdout)")
         #expect(!decoded.stdout.contains(Data("ghp_TrailingNewlineToken123\n".utf8).base64EncodedString()), "\(decoded.stdout)")
-        let wrapped = Self.run(
+        let wrapped = Fixtures.runAsApp(
             sandbox,
             [
                 "exec", "--file", "K=service=deploy,account=ci", "--", "sh", "-c", "base64 < \"$K\"; base64 -w 64 < \"$K\"",
@@ -188,16 +180,17 @@ import Testing
         sandbox.add(["-s", "ci", "-a", "NPM_TOKEN"], secret: "npm-token-value")
         sandbox.add(["-s", "ci", "-a", "LESSOPEN"], secret: "|echo PWNED-BY-LESSOPEN >&2; cat %s")
         let marker = sandbox.folder + "/ran"
-        let unbounded = Self.run(sandbox, ["exec", "--env-from", "service=ci", "--", "touch", marker])
+        let unbounded = Fixtures.runAsApp(sandbox, ["exec", "--env-from", "service=ci", "--", "touch", marker])
         #expect(unbounded.status == 64 && unbounded.stderr.contains("--allow-names 'NPM_*,AWS_*'"), "\(unbounded.stderr)")
         // The hint, followed as printed: the planted item is named, and nothing runs.
-        let planted = Self.run(sandbox, ["exec", "--env-from", "service=ci", "--allow-names", "NPM_*,AWS_*", "--", "touch", marker])
+        let planted = Fixtures.runAsApp(
+            sandbox, ["exec", "--env-from", "service=ci", "--allow-names", "NPM_*,AWS_*", "--", "touch", marker])
         let lessRef = sandbox.run(["find", "-s", "ci", "-a", "LESSOPEN", "--return", "persistent-ref"]).stdout
             .trimmingCharacters(in: .newlines)
         #expect(planted.status == 206 && planted.stderr.contains("ref=\(lessRef) gives LESSOPEN"), "\(planted.stderr)")
         #expect(!FileManager.default.fileExists(atPath: marker), "nothing was run")
         // Narrowed, as the refusal says: only the allowed name is made.
-        let narrowed = Self.run(
+        let narrowed = Fixtures.runAsApp(
             sandbox,
             [
                 "exec", "--env-from", "service=ci,account=NPM_TOKEN", "--allow-names", "NPM_*,AWS_*", "--", "sh", "-c",
@@ -205,29 +198,32 @@ import Testing
             ])
         #expect(narrowed.status == 0 && narrowed.stdout == "[keychainctl:NPM_TOKEN] unset\n", "\(narrowed.stdout) \(narrowed.stderr)")
         // A prefix makes every item's name harmless: CI_LESSOPEN is nothing to less.
-        let prefixed = Self.run(
+        let prefixed = Fixtures.runAsApp(
             sandbox, ["exec", "--env-from", "service=ci", "--prefix", "CI_", "--", "sh", "-c", "echo \"${LESSOPEN:-unset} $CI_NPM_TOKEN\""])
         #expect(prefixed.status == 0 && prefixed.stdout == "unset [keychainctl:CI_NPM_TOKEN]\n", "\(prefixed.stdout) \(prefixed.stderr)")
         // An inherited variable is the caller's: an item replacing it is refused; the ways out work.
         let query = ["--env-from", "service=ci,account=NPM_TOKEN", "--allow-names", "NPM_*", "--mask", "never"]
         let inherited = ["NPM_TOKEN": "inherited-value"]
-        let replaced = Self.run(sandbox, ["exec"] + query + ["--", "sh", "-c", "echo $NPM_TOKEN"], environment: inherited)
+        let replaced = Fixtures.runAsApp(sandbox, ["exec"] + query + ["--", "sh", "-c", "echo $NPM_TOKEN"], environment: inherited)
         #expect(replaced.status == 206 && replaced.stderr.contains("would replace the inherited NPM_TOKEN"), "\(replaced.stderr)")
-        let kept = Self.run(sandbox, ["exec", "--no-override"] + query + ["--", "sh", "-c", "echo $NPM_TOKEN"], environment: inherited)
+        let kept = Fixtures.runAsApp(
+            sandbox, ["exec", "--no-override"] + query + ["--", "sh", "-c", "echo $NPM_TOKEN"], environment: inherited)
         #expect(kept.status == 0 && kept.stdout == "inherited-value\n", "\(kept.stderr)")
-        let pristine = Self.run(
+        let pristine = Fixtures.runAsApp(
             sandbox, ["exec", "--pristine"] + query + ["--", "/bin/sh", "-c", "echo $NPM_TOKEN"], environment: inherited)
         #expect(pristine.status == 0 && pristine.stdout == "npm-token-value\n", "\(pristine.stderr)")
         // export's variable formats: the same rule.
-        let exportAll = Self.run(sandbox, ["export", "--format", "dotenv", "--with-secrets", "-s", "ci"])
+        let exportAll = Fixtures.runAsApp(sandbox, ["export", "--format", "dotenv", "--with-secrets", "-s", "ci"])
         #expect(exportAll.status == 64 && exportAll.stderr.contains("--prefix P"), "\(exportAll.stderr)")
-        let exportPlanted = Self.run(sandbox, ["export", "--format", "shell", "--with-secrets", "--allow-names", "NPM_*", "-s", "ci"])
+        let exportPlanted = Fixtures.runAsApp(
+            sandbox, ["export", "--format", "shell", "--with-secrets", "--allow-names", "NPM_*", "-s", "ci"])
         #expect(exportPlanted.status == 206 && exportPlanted.stderr.contains("gives LESSOPEN") && exportPlanted.stdout.isEmpty)
-        let exportOne = Self.run(
+        let exportOne = Fixtures.runAsApp(
             sandbox, ["export", "--format", "shell", "--with-secrets", "--allow-names", "NPM_*", "-s", "ci", "-a", "NPM_TOKEN"])
         #expect(exportOne.status == 0 && exportOne.stdout.contains("NPM_TOKEN"), "\(exportOne.stderr)")
         for bad in ["", "NPM-*", "A,,B"] {
-            #expect(Self.run(sandbox, ["exec", "--env-from", "service=ci", "--allow-names", bad, "--", "true"]).status == 64, "\(bad)")
+            #expect(
+                Fixtures.runAsApp(sandbox, ["exec", "--env-from", "service=ci", "--allow-names", bad, "--", "true"]).status == 64, "\(bad)")
         }
     }
 
@@ -250,7 +246,7 @@ import Testing
             "TERMINFO_DIRS", "CC", "CXX", "GOFLAGS", "GOPROXY", "CURL_HOME",
         ]
         for name in reviewed { sandbox.add(["-s", "ci", "-a", name], secret: "http://127.0.0.1:9/attacker") }
-        let run = Self.run(
+        let run = Fixtures.runAsApp(
             sandbox,
             [
                 "exec", "--env-from", "service=ci", "--allow-names", "*", "--upper", "--", "bash", "-c",
@@ -262,18 +258,19 @@ import Testing
         for name in reviewed { #expect(!made.contains(name) && !made.contains(name.uppercased()), "\(name) was made") }
         #expect(!run.stderr.contains("PWNED"), "\(run.stderr)")
         #expect(run.stderr.contains("would set BASH_ENV") && run.stderr.contains("would set LESSOPEN") && run.stderr.contains("ref="))
-        let strict = Self.run(sandbox, ["exec", "--strict", "--env-from", "service=ci", "--allow-names", "*", "--", "true"])
+        let strict = Fixtures.runAsApp(sandbox, ["exec", "--strict", "--env-from", "service=ci", "--allow-names", "*", "--", "true"])
         #expect(strict.status == 206, "\(strict.stderr)")
-        let explicit = Self.run(
+        let explicit = Fixtures.runAsApp(
             sandbox, ["exec", "--env", "BASH_ENV=service=ci,account=BASH_ENV", "--", "sh", "-c", "test -n \"$BASH_ENV\""])
         #expect(explicit.status == 0, "a name the user writes is the user's choice: \(explicit.stderr)")
-        let exported = Self.run(sandbox, ["export", "--format", "shell", "--with-secrets", "--allow-names", "*", "-s", "ci"])
+        let exported = Fixtures.runAsApp(sandbox, ["export", "--format", "shell", "--with-secrets", "--allow-names", "*", "-s", "ci"])
         #expect(
             exported.status == 0 && exported.stdout.contains("NPM_TOKEN") && !exported.stdout.contains("BASH_ENV")
                 && !exported.stdout.contains("LESSOPEN"), "\(exported.stdout)")
         #expect(exported.stderr.contains("would set BASH_ENV"), "\(exported.stderr)")
         #expect(
-            Self.run(sandbox, ["export", "--format", "dotenv", "--with-secrets", "--allow-names", "*", "--strict", "-s", "ci"]).status
+            Fixtures.runAsApp(sandbox, ["export", "--format", "dotenv", "--with-secrets", "--allow-names", "*", "--strict", "-s", "ci"])
+                .status
                 == 206)
     }
 
@@ -316,18 +313,19 @@ import Testing
     @Test func outputFailuresAndMaskLinesInFiles() throws {
         let sandbox = try Sandbox()
         sandbox.add(["-s", "gh", "-a", "ci"], secret: "npm-token-value")
-        let full = Self.run(sandbox, ["exec", "--env", "T=service=gh,account=ci", "--", "sh", "-c", "echo hello"], stdoutPath: "/dev/full")
+        let full = Fixtures.runAsApp(
+            sandbox, ["exec", "--env", "T=service=gh,account=ci", "--", "sh", "-c", "echo hello"], stdoutPath: "/dev/full")
         #expect(full.status == 74 && full.stderr.contains("cannot write the command's standard output"), "\(full.status) \(full.stderr)")
         let log = sandbox.folder + "/build.log"
         FileManager.default.createFile(atPath: log, contents: nil)
-        let masked = Self.run(
+        let masked = Fixtures.runAsApp(
             sandbox, ["exec", "--ci-mask", "--env", "T=service=gh,account=ci", "--", "sh", "-c", "echo \"build log: $T\""],
             environment: ["GITHUB_ACTIONS": "true"], stdoutPath: log)
         #expect(masked.status == 0, "\(masked.stderr)")
         let written = try String(contentsOfFile: log, encoding: .utf8)
         #expect(written == "build log: [keychainctl:T]\n", "\(written)")
         #expect(masked.stderr.contains("::add-mask::npm-token-value"), "stderr is a pipe the runner reads: \(masked.stderr)")
-        let exported = Self.run(
+        let exported = Fixtures.runAsApp(
             sandbox, ["export", "--format", "github-env", "--with-secrets", "--prefix", "GH_", "-s", "gh"],
             environment: ["GITHUB_ACTIONS": "true"])
         #expect(!exported.stdout.contains("::add-mask::") && exported.stdout.contains("npm-token-value"), "\(exported.stdout)")
@@ -340,10 +338,11 @@ import Testing
         sandbox.add(["-s", "api", "-a", "ci"], secret: "SECRET-api")
         let ref = sandbox.run(["find", "-s", "api", "--return", "persistent-ref"]).stdout.trimmingCharacters(in: .newlines)
         #expect(!ref.isEmpty)
-        let inside = Self.run(
+        let inside = Fixtures.runAsApp(
             sandbox, ["exec", "--group", "SKMME9E2Y8.com.example.app", "--env", "T=ref=\(ref)", "--", "sh", "-c", "echo \"$T\""])
         #expect(inside.status == 0 && inside.stdout == "[keychainctl:T]\n", "\(inside.status) \(inside.stderr)")
-        let outside = Self.run(sandbox, ["exec", "--group", "SKMME9E2Y8.com.example.shared", "--env", "T=ref=\(ref)", "--", "true"])
+        let outside = Fixtures.runAsApp(
+            sandbox, ["exec", "--group", "SKMME9E2Y8.com.example.shared", "--env", "T=ref=\(ref)", "--", "true"])
         #expect(outside.status == 30 && outside.stderr.contains("outside --group"), "\(outside.status) \(outside.stderr)")
     }
 

@@ -440,13 +440,13 @@ import Testing
     /// public point) is refused (93), and the genuine file then imports: the forged key never pairs.
     @Test func aForgedKeyNeverPairsWithACertificate() throws {
         let sandbox = try Sandbox()
-        let forged = CertificateCommandTests.importP12(sandbox, "identity-forged.p12")
+        let forged = Fixtures.importP12(sandbox, "identity-forged.p12")
         #expect(forged.status == 93 && forged.stderr.contains("does not match"), "\(forged.stderr)")
-        let genuine = CertificateCommandTests.importP12(sandbox, "identity-modern.p12")
+        let genuine = Fixtures.importP12(sandbox, "identity-modern.p12")
         #expect(
             genuine.status == 0 && (genuine.stdout + genuine.stderr).contains("1 identity and 2 certificates added"),
             "\(genuine.stdout) \(genuine.stderr)")
-        let keyFile = sandbox.run(["add", "--class", "keys", "--ref-file", CertificateCommandTests.fixtures + "leaf-ec-forged.key"])
+        let keyFile = sandbox.run(["add", "--class", "keys", "--ref-file", Fixtures.certificates + "/leaf-ec-forged.key"])
         #expect(keyFile.status == 206 && keyFile.stderr.contains("does not match"), "\(keyFile.stderr)")
     }
 

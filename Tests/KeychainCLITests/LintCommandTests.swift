@@ -4,30 +4,23 @@ import Testing
 /// Through the binary: lint's reports, exit statuses and hostile inputs.
 @Suite struct LintCommandTests {
     static let p = Sandbox.profiles
-    static let seed = [
-        "lint", "--target", "app=\(p)/app.plist", "--provisioning", "app=\(p)/dev-app.mobileprovision",
-        "--target", "share=\(p)/share-extension.plist", "--provisioning", "share=\(p)/dev-share.mobileprovision",
-        "--target", "widget=\(p)/widget.plist", "--now", "2026-12-20T00:00:00Z",
-    ]
-    static let broken = [
-        "lint", "--target", "app=\(p)/app.plist", "--provisioning", "app=\(p)/other-team.mobileprovision.plist",
-        "--code-group", "com.example.shared", "--now", "2026-06-01T00:00:00Z",
-    ]
-
-    @Test(arguments: [(seed, "text", "lint-seed.txt"), (broken, "text", "lint-broken.txt"), (broken, "json", "lint-broken.json")])
+    @Test(arguments: [
+        (Fixtures.seed, "text", "lint-seed.txt"), (Fixtures.broken, "text", "lint-broken.txt"),
+        (Fixtures.broken, "json", "lint-broken.json"),
+    ])
     func reportsMatchGolden(_ arguments: [String], _ format: String, _ file: String) throws {
         let sandbox = try Sandbox(initialize: false)
         let run = sandbox.run(arguments + ["--format", format], profile: nil)
-        #expect(run.status == (arguments == Self.seed ? 0 : 65), "\(run.stderr)")
+        #expect(run.status == (arguments == Fixtures.seed ? 0 : 65), "\(run.stderr)")
         #expect(run.stderr.isEmpty)
         try GoldenFile.check(GoldenFile.normalized(run.stdout), file)
     }
 
     @Test func sarifIsVersion2_1_0WithTheRuleTableAndOneResultPerFinding() throws {
         let sandbox = try Sandbox(initialize: false)
-        let json = sandbox.run(Self.broken + ["--format", "json"], profile: nil)
+        let json = sandbox.run(Fixtures.broken + ["--format", "json"], profile: nil)
         let findings = try #require((try json.json() as? [String: Any])?["findings"] as? [[String: Any]])
-        let run = sandbox.run(Self.broken + ["--format", "sarif"], profile: nil)
+        let run = sandbox.run(Fixtures.broken + ["--format", "sarif"], profile: nil)
         #expect(run.status == 65)
         let sarif = try #require(try run.json() as? [String: Any])
         #expect(sarif["version"] as? String == "2.1.0")
@@ -163,7 +156,7 @@ extension LintCommandTests {
     @Test func theGuidesRuleTableIsTheRuleTable() throws {
         let readme = try String(contentsOfFile: Sandbox.packageRoot + "/docs/DEBUGGING.md", encoding: .utf8)
         let sandbox = try Sandbox(initialize: false)
-        let run = sandbox.run(Self.broken + ["--format", "sarif"], profile: nil)
+        let run = sandbox.run(Fixtures.broken + ["--format", "sarif"], profile: nil)
         let runs = try #require((try run.json() as? [String: Any])?["runs"] as? [[String: Any]])
         let rules = try #require(((runs[0]["tool"] as? [String: Any])?["driver"] as? [String: Any])?["rules"] as? [[String: Any]])
         for rule in rules {

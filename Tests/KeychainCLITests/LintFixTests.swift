@@ -27,8 +27,8 @@ import Testing
     /// and the fixtures each breaking one rule. `{broken}` is `brokenClaims` written to a file.
     static let calls: [(name: String, folder: String, arguments: [String])] =
         caseCalls + [
-            ("seed", p, Array(LintCommandTests.seed.dropFirst())),
-            ("broken", p, Array(LintCommandTests.broken.dropFirst())),
+            ("seed", p, Array(Fixtures.seed.dropFirst())),
+            ("broken", p, Array(Fixtures.broken.dropFirst())),
             ("claims", p, ["--target", "app={broken}", "--code-group", "$(AppIdentifierPrefix)com.example.shared"]),
             ("app and widget", p, ["--target", "app=app.plist", "--target", "widget=widget.plist"]),
             ("widget and share", p, ["--target", "widget=widget.plist", "--target", "share=share-extension.plist"]),

@@ -10,13 +10,6 @@ import Testing
 @Suite struct ReleaseTests {
     static let root = Sandbox.packageRoot
 
-    /// Packs the test binary into `folder` (as `make dist` packs the release one).
-    static func dist(_ sandbox: Sandbox, into folder: String) throws {
-        let run = sandbox.run(
-            [root + "/Scripts/dist.sh", "--bin", Sandbox.binary, folder], profile: nil, timeout: 120, executable: "/bin/bash")
-        #expect(run.status == 0, "\(run.stderr)")
-    }
-
     @Test func versionNamesTheCommitAndTheLibrariesInside() throws {
         let sandbox = try Sandbox(initialize: false)
         let text = sandbox.run(["--version"], profile: nil)
@@ -35,8 +28,8 @@ import Testing
     /// Two runs give the same bytes; the checksums check; the archives hold what README says.
     @Test func distIsCompleteAndTheSameEveryTime() throws {
         let sandbox = try Sandbox(initialize: false)
-        try Self.dist(sandbox, into: sandbox.folder + "/a")
-        try Self.dist(sandbox, into: sandbox.folder + "/b")
+        try Fixtures.dist(sandbox, into: sandbox.folder + "/a")
+        try Fixtures.dist(sandbox, into: sandbox.folder + "/b")
         let files = try FileManager.default.contentsOfDirectory(atPath: sandbox.folder + "/a").sorted()
         let tarball = "keychainctl-\(VersionReport.number)-linux-x86_64.tar.gz"
         let deb = "keychainctl_\(VersionReport.number)_amd64.deb"
@@ -71,19 +64,6 @@ import Testing
         for notice in ["SQLite", "libsodium", "OpenSSL", "zlib"] { #expect(license.contains(notice), "\(notice)") }
     }
 
-    /// The environment a CI step gets: a runner folder, GitHub's PATH and ENV files, no keychain
-    /// variables of the test's own.
-    static func runner(_ sandbox: Sandbox, _ extra: [String: String]) -> [String: String] {
-        FileManager.default.createFile(atPath: sandbox.folder + "/github_path", contents: Data())
-        FileManager.default.createFile(atPath: sandbox.folder + "/github_env", contents: Data())
-        try? FileManager.default.createDirectory(atPath: sandbox.folder + "/runner", withIntermediateDirectories: true)
-        return [
-            "KEYCHAINCTL_INSTALL_VERSION": VersionReport.number, "KEYCHAINCTL_DOWNLOAD_BASE": "file://" + sandbox.folder + "/dist",
-            "RUNNER_TEMP": sandbox.folder + "/runner", "GITHUB_PATH": sandbox.folder + "/github_path",
-            "GITHUB_ENV": sandbox.folder + "/github_env", "GITHUB_ACTIONS": "true",
-        ].merging(extra) { $1 }
-    }
-
     /// Runs `script` in bash in a session keyring of its own (where `unlock` caches), without the
     /// sandbox's own keychain variables.
     static func inSession(_ sandbox: Sandbox, _ script: String, _ environment: [String: String]) -> Sandbox.Run {
@@ -108,9 +88,9 @@ import Testing
         }
         #expect(action.contains("default: \"\(VersionReport.number)\""), "the action installs this release by default")
         let sandbox = try Sandbox(initialize: false)
-        try Self.dist(sandbox, into: sandbox.folder + "/dist")
+        try Fixtures.dist(sandbox, into: sandbox.folder + "/dist")
         let passphrase = "correct-horse-battery-staple"
-        let environment = Self.runner(sandbox, ["KEYCHAINCTL_INPUT_PASSPHRASE": passphrase])
+        let environment = Fixtures.runner(sandbox, ["KEYCHAINCTL_INPUT_PASSPHRASE": passphrase])
         // The step, then a later step: PATH and variables from GitHub's files, no credential at all.
         let script = """
             bash "\(Self.root)/ci/install.sh" > "$RUNNER_TEMP/step.out" 2> "$RUNNER_TEMP/step.err" || exit 90
@@ -141,7 +121,7 @@ import Testing
         let block = try #require(
             readme.components(separatedBy: "```sh\n").first { $0.hasPrefix("curl -fsSLO \"$BASE/") }?.components(separatedBy: "```").first)
         let sandbox = try Sandbox(initialize: false)
-        try Self.dist(sandbox, into: sandbox.folder + "/dist")
+        try Fixtures.dist(sandbox, into: sandbox.folder + "/dist")
         let prefix = sandbox.folder + "/usr-local"
         let script =
             "set -e\ncd '\(sandbox.folder)'\nBASE='file://\(sandbox.folder)/dist'\n"
@@ -157,12 +137,12 @@ import Testing
     /// A download that does not match SHA256SUMS installs nothing; neither does a missing one.
     @Test func aTamperedDownloadIsRefused() throws {
         let sandbox = try Sandbox(initialize: false)
-        try Self.dist(sandbox, into: sandbox.folder + "/dist")
+        try Fixtures.dist(sandbox, into: sandbox.folder + "/dist")
         let tarball = sandbox.folder + "/dist/keychainctl-\(VersionReport.number)-linux-x86_64.tar.gz"
         var bytes = try #require(FileManager.default.contents(atPath: tarball))
         bytes[bytes.count / 2] ^= 0xFF
         try bytes.write(to: URL(fileURLWithPath: tarball))
-        let environment = Self.runner(sandbox, [:])
+        let environment = Fixtures.runner(sandbox, [:])
         let run = sandbox.run([Self.root + "/ci/install.sh"], profile: nil, environment: environment, executable: "/bin/bash")
         #expect(run.status != 0 && run.stderr.contains("does not match SHA256SUMS"), "\(run.stderr)")
         #expect(!FileManager.default.fileExists(atPath: sandbox.folder + "/runner/keychainctl/bin/keychainctl"))
@@ -177,8 +157,8 @@ import Testing
     /// of it is printed anywhere else. A path with a line break never reaches GitHub's files.
     @Test func everyLineOfACredentialIsMaskedAndPathsCannotAddVariables() throws {
         let sandbox = try Sandbox(initialize: false)
-        try Self.dist(sandbox, into: sandbox.folder + "/dist")
-        let environment = Self.runner(sandbox, ["KEYCHAINCTL_INPUT_PASSPHRASE": "first-line-secret\r\nsecond-line-secret"])
+        try Fixtures.dist(sandbox, into: sandbox.folder + "/dist")
+        let environment = Fixtures.runner(sandbox, ["KEYCHAINCTL_INPUT_PASSPHRASE": "first-line-secret\r\nsecond-line-secret"])
         let run = Self.inSession(sandbox, "bash \"\(Self.root)/ci/install.sh\"", environment)
         #expect(
             run.stdout.contains("::add-mask::first-line-secret\n") && run.stdout.contains("::add-mask::second-line-secret\n"),
@@ -187,7 +167,7 @@ import Testing
             #expect(run.stdout.components(separatedBy: line).count == 2, "\(line) printed beside its mask")
             #expect(!run.stderr.contains(line))
         }
-        let injected = Self.runner(sandbox, ["KEYCHAINCTL_KEYCHAIN": sandbox.folder + "/k.db\nNODE_OPTIONS=--require=/tmp/x.js"])
+        let injected = Fixtures.runner(sandbox, ["KEYCHAINCTL_KEYCHAIN": sandbox.folder + "/k.db\nNODE_OPTIONS=--require=/tmp/x.js"])
         try Data().write(to: URL(fileURLWithPath: sandbox.folder + "/github_env"))
         let refused = sandbox.run([Self.root + "/ci/install.sh"], profile: nil, environment: injected, executable: "/bin/bash")
         #expect(refused.status != 0 && refused.stderr.contains("line break"), "\(refused.stderr)")
@@ -202,10 +182,10 @@ import Testing
         let generated = sandbox.run([Self.root + "/Scripts/gitlab-template.sh"], profile: nil, executable: "/bin/bash")
         let template = try String(contentsOfFile: Self.root + "/ci/gitlab/keychainctl.yml", encoding: .utf8)
         #expect(generated.status == 0 && generated.stdout == template, "ci/gitlab/keychainctl.yml is stale: run Scripts/gitlab-template.sh")
-        let block = try CIRunnerTests.gitlabBlock("before_script")
-        try Self.dist(sandbox, into: sandbox.folder + "/dist")
+        let block = try Fixtures.gitlabBlock("before_script")
+        try Fixtures.dist(sandbox, into: sandbox.folder + "/dist")
         let key = Data((0..<32).map { UInt8($0 &* 7 &+ 3) }).base64EncodedString()
-        var environment = Self.runner(sandbox, ["KEYCHAINCTL_INPUT_KEY": key, "CI_PROJECT_DIR": sandbox.folder])
+        var environment = Fixtures.runner(sandbox, ["KEYCHAINCTL_INPUT_KEY": key, "CI_PROJECT_DIR": sandbox.folder])
         for name in ["GITHUB_PATH", "GITHUB_ENV", "GITHUB_ACTIONS", "RUNNER_TEMP"] { environment[name] = nil }
         environment["KEYCHAINCTL_INSTALL_DIR"] = sandbox.folder + "/job"
         let script =

@@ -7,20 +7,9 @@ import Testing
 @Suite struct SchemaFixtureTests {
     static let fixtures = PackagePaths.fixtures + "/Keychains"
 
-    /// A copy of `schema-vN.db` in `sandbox`, and the environment that opens it with its key.
-    static func copy(version: Int, into sandbox: Sandbox) throws -> (path: String, environment: [String: String]) {
-        let keychain = sandbox.folder + "/schema-v\(version).db"
-        try FileManager.default.copyItem(atPath: fixtures + "/schema-v\(version).db", toPath: keychain)
-        // A checkout gives the key file the umask's mode; keychainctl only reads a private one.
-        let key = sandbox.folder + "/schema-v\(version).key"
-        try FileManager.default.copyItem(atPath: fixtures + "/schema-v\(version).key", toPath: key)
-        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: key)
-        return (keychain, ["KEYCHAINCTL_KEYCHAIN": keychain, "KEYCHAINCTL_KEY_FILE": key])
-    }
-
     @Test func schemaVersion1() throws {
         let sandbox = try Sandbox(initialize: false)
-        let (_, environment) = try Self.copy(version: 1, into: sandbox)
+        let (_, environment) = try Fixtures.schemaKeychain(version: 1, into: sandbox)
         #expect(sandbox.run(["find", "-s", "fixture", "-a", "v1", "-w"], environment: environment).stdout == "written-by-schema-1")
         #expect(
             sandbox.run(["find", "--class", "inet", "--server", "example.com", "--port", "443", "-w"], environment: environment).stdout
@@ -36,7 +25,7 @@ import Testing
     /// its classes then follow the lock.
     @Test func schemaVersion2() throws {
         let sandbox = try Sandbox(initialize: false)
-        let (_, environment) = try Self.copy(version: 2, into: sandbox)
+        let (_, environment) = try Fixtures.schemaKeychain(version: 2, into: sandbox)
         #expect(sandbox.run(["find", "-s", "fixture", "-a", "v2", "-w"], environment: environment).stdout == "written-by-schema-2")
         #expect(
             sandbox.run(["device"], profile: nil, environment: environment).stdout == "state: unlocked\npasscode: set\nbiometry: enrolled\n"
@@ -58,7 +47,7 @@ import Testing
     /// file's order (the schema check's fast path).
     @Test func schemaVersion3() throws {
         let sandbox = try Sandbox(initialize: false)
-        let (keychain, environment) = try Self.copy(version: 3, into: sandbox)
+        let (keychain, environment) = try Fixtures.schemaKeychain(version: 3, into: sandbox)
         #expect(sandbox.run(["find", "-s", "fixture", "-a", "v3"], environment: environment).status == 36)
         #expect(sandbox.run(["device"], profile: nil, environment: environment).stdout.hasPrefix("state: locked\n"))
         let ck = sandbox.run(["find", "-s", "fixture", "-a", "ck", "--format", "json"], environment: environment)
@@ -79,7 +68,7 @@ import Testing
     /// the files it writes itself fails here.
     @Test func schemaVersion5IsTodaysFormat() throws {
         let sandbox = try Sandbox(initialize: false)
-        let (keychain, environment) = try Self.copy(version: 5, into: sandbox)
+        let (keychain, environment) = try Fixtures.schemaKeychain(version: 5, into: sandbox)
         func run(_ arguments: [String]) -> Sandbox.Run { sandbox.run(arguments, environment: environment) }
         #expect(run(["find", "-s", "fixture", "-a", "v5", "-w"]).stdout == "written-by-schema-5")
         let inet = run([

@@ -78,7 +78,9 @@ import Testing
         }
         let connection = try SQLiteConnection(path: sandbox.keychain, create: false)
         try connection.execute(
-            "UPDATE genp SET metadata = CAST(substr(metadata, 1, 40) || x'ff' || substr(metadata, 42) AS BLOB) WHERE rowid = 3")
+            // Another byte whatever the ciphertext held there (a fixed x'ff' left one run in 256 undamaged).
+            "UPDATE genp SET metadata = CAST(substr(metadata, 1, 40) || CASE WHEN substr(metadata, 41, 1) = x'ff' THEN x'fe' ELSE x'ff' END "
+                + "|| substr(metadata, 42) AS BLOB) WHERE rowid = 3")
         return (sandbox, refs[2])
     }
 
@@ -102,13 +104,13 @@ import Testing
         #expect(update.stderr.contains(ref) && update.stderr.contains("Nothing was changed"))
         #expect(sandbox.run(["find", "-s", "svc", "-l", "renamed"]).status == 44)
         #expect(sandbox.run(["delete", "-s", "svc"]).status == 93)
-        let migrate = sandbox.run(["migrate-group", "--from", Self.victimGroup, "--to", EndToEndTests.shared])
+        let migrate = sandbox.run(["migrate-group", "--from", Self.victimGroup, "--to", Fixtures.sharedGroup])
         #expect(migrate.status == 93)
-        #expect(sandbox.run(["find", "-s", "svc", "-g", EndToEndTests.shared]).status == 44)
-        let moved = sandbox.run(["migrate-group", "--from", Self.victimGroup, "--to", EndToEndTests.shared, "--skip-damaged"])
+        #expect(sandbox.run(["find", "-s", "svc", "-g", Fixtures.sharedGroup]).status == 44)
+        let moved = sandbox.run(["migrate-group", "--from", Self.victimGroup, "--to", Fixtures.sharedGroup, "--skip-damaged"])
         #expect(moved.status == 0, "\(moved.stderr)")
         #expect(moved.stdout.contains("4 moved") && moved.stdout.contains("damaged (left in place): ref=\(ref)"))
-        let renamed = sandbox.run(["update", "-s", "svc", "-g", EndToEndTests.shared, "--set-label", "renamed", "--skip-damaged"])
+        let renamed = sandbox.run(["update", "-s", "svc", "-g", Fixtures.sharedGroup, "--set-label", "renamed", "--skip-damaged"])
         #expect(renamed.status == 0)
         #expect(sandbox.run(["find", "-s", "svc", "-l", "renamed", "--limit", "all", "--format", "json"]).status == 0)
         // verify names it; delete by reference removes it without opening it; verify is then clean.
@@ -121,7 +123,7 @@ import Testing
         #expect(removed.status == 0)
         #expect(removed.stderr.contains("removed without a tombstone"))
         #expect(sandbox.run(["verify"], profile: nil).status == 0)
-        #expect(sandbox.run(["find", "-s", "svc", "-a", "user4", "-w", "-g", EndToEndTests.shared]).stdout == "secret-4")
+        #expect(sandbox.run(["find", "-s", "svc", "-a", "user4", "-w", "-g", Fixtures.sharedGroup]).stdout == "secret-4")
     }
 
     @Test func swappedDigestsNeverHandOutAnotherSecret() throws {
@@ -229,7 +231,7 @@ import Testing
 
     @Test func schemaVersion1IsUpgradedAndThenAuthenticatesItsTombstones() throws {
         let sandbox = try Sandbox(initialize: false)
-        let (keychain, environment) = try SchemaFixtureTests.copy(version: 1, into: sandbox)
+        let (keychain, environment) = try Fixtures.schemaKeychain(version: 1, into: sandbox)
         #expect(sandbox.run(["find", "-s", "fixture", "-a", "v1", "-w"], environment: environment).stdout == "written-by-schema-1")
         let connection = try SQLiteConnection(path: keychain, create: false)
         let version = try connection.prepare("SELECT version FROM schema_version")

@@ -6,18 +6,6 @@ import Testing
 /// `unlock` and `lock`: a passphrase keychain's key cached in the kernel keyring, used by later
 /// calls with no credential of their own, and only while it opens the keychain.
 @Suite struct UnlockCommandTests {
-    static let passphrase = "correct horse battery"
-
-    /// A sandbox holding a passphrase keychain (cheap Argon2id) with one item, and the
-    /// environment of a later call that has no credential at all.
-    static func passphraseKeychain() throws -> (sandbox: Sandbox, bare: [String: String], withPassphrase: [String: String]) {
-        let sandbox = try Sandbox(initialize: false)
-        let withPassphrase = ["KEYCHAINCTL_KEY_FILE": "", "KEYCHAINCTL_PASSPHRASE": passphrase]
-        #expect(sandbox.run(["init", "--kdf", "interactive"], profile: nil, environment: withPassphrase).status == 0)
-        #expect(sandbox.run(["add", "-s", "api", "-a", "ci"], stdin: Data("SECRET-cached".utf8), environment: withPassphrase).status == 0)
-        return (sandbox, ["KEYCHAINCTL_KEY_FILE": ""], withPassphrase)
-    }
-
     /// The line of /proc/keys describing the key `unlock --format json` reported caching.
     static func procKeysLine(_ unlocked: Sandbox.Run) -> String? {
         guard let object = try? unlocked.json() as? [String: Any], let serial = object["keyId"] as? Int,
@@ -29,18 +17,18 @@ import Testing
     }
 
     @Test func withoutACredentialAPassphraseKeychainIsLockedToTheCall() throws {
-        let (sandbox, bare, _) = try Self.passphraseKeychain()
+        let (sandbox, bare, _) = try Fixtures.passphraseKeychain()
         let locked = sandbox.run(["find", "-s", "api", "-w"], environment: bare)
         #expect(locked.status == 36, "\(locked.stderr)")
         #expect(locked.stderr.contains("keychainctl unlock"))
     }
 
     @Test(.enabled(if: TestMachine.hasKeyring)) func lockedWithoutCredentialThenUnlockedThenLockedAgain() throws {
-        let (sandbox, bare, withPassphrase) = try Self.passphraseKeychain()
+        let (sandbox, bare, withPassphrase) = try Fixtures.passphraseKeychain()
         #expect(sandbox.run(["find", "-s", "api", "-w"], environment: bare).status == 36)
         let unlocked = sandbox.run(["unlock", "--timeout", "5m"], profile: nil, environment: withPassphrase)
         #expect(unlocked.status == 0, "\(unlocked.stderr)")
-        #expect(unlocked.stderr.contains("key cached in the") && !unlocked.stderr.contains(Self.passphrase))
+        #expect(unlocked.stderr.contains("key cached in the") && !unlocked.stderr.contains(Fixtures.passphrase))
         let listed = sandbox.run(["unlock", "--timeout", "5m", "--format", "json"], profile: nil, environment: withPassphrase)
         let found = sandbox.run(["find", "-s", "api", "-w"], environment: bare)
         #expect(found.status == 0 && found.stdout == "SECRET-cached", "\(found.stderr)")
@@ -59,7 +47,7 @@ import Testing
     }
 
     @Test(.enabled(if: TestMachine.hasKeyring)) func wrongPassphraseCachesNothing() throws {
-        let (sandbox, bare, _) = try Self.passphraseKeychain()
+        let (sandbox, bare, _) = try Fixtures.passphraseKeychain()
         let wrong = sandbox.run(["unlock"], profile: nil, environment: ["KEYCHAINCTL_KEY_FILE": "", "KEYCHAINCTL_PASSPHRASE": "wrong"])
         #expect(wrong.status == 51)
         #expect(sandbox.run(["unlock", "--status"], profile: nil, environment: bare).status == 36)
@@ -69,7 +57,7 @@ import Testing
     /// passphrase opens to a new 0600 file that later calls read through KEYCHAINCTL_KEY_FILE;
     /// a wrong passphrase writes nothing, an existing file is never overwritten.
     @Test func theKeyGoesToAFileWhereThereIsNoKeyring() throws {
-        let (sandbox, _, withPassphrase) = try Self.passphraseKeychain()
+        let (sandbox, _, withPassphrase) = try Fixtures.passphraseKeychain()
         let file = sandbox.folder + "/job/keychain.key"
         let denied = sandbox.run(
             ["EPERM", Sandbox.binary, "unlock"], profile: nil, environment: withPassphrase, executable: Sandbox.denyKeyring)
@@ -94,7 +82,7 @@ import Testing
     /// Explicit sources come before the cache, so a stale cache never shadows them; --no-cache and
     /// KEYCHAINCTL_NO_CACHE skip it; the cache of one keychain opens no other.
     @Test(.enabled(if: TestMachine.hasKeyring)) func explicitSourcesWinAndTheCacheServesOneKeychain() throws {
-        let (sandbox, bare, withPassphrase) = try Self.passphraseKeychain()
+        let (sandbox, bare, withPassphrase) = try Fixtures.passphraseKeychain()
         #expect(sandbox.run(["unlock"], profile: nil, environment: withPassphrase).status == 0)
         defer { sandbox.run(["lock"], profile: nil, environment: bare) }
         let wrongKey = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
@@ -104,7 +92,7 @@ import Testing
         // A wrong passphrase in the environment does not matter while the cache opens the file.
         #expect(
             sandbox.run(["find", "-s", "api"], environment: ["KEYCHAINCTL_KEY_FILE": "", "KEYCHAINCTL_PASSPHRASE": "wrong"]).status == 0)
-        let other = try Self.passphraseKeychain()
+        let other = try Fixtures.passphraseKeychain()
         #expect(other.sandbox.run(["find", "-s", "api"], environment: other.bare).status == 36)
     }
 
@@ -134,7 +122,7 @@ import Testing
     /// The key is gone once its timeout has passed, and not before: the test waits for the
     /// kernel to forget it (polling with a deadline), then checks how long that took.
     @Test(.enabled(if: TestMachine.hasKeyring)) func absoluteTimeoutExpires() throws {
-        let (sandbox, _, withPassphrase) = try Self.passphraseKeychain()
+        let (sandbox, _, withPassphrase) = try Fixtures.passphraseKeychain()
         let script = """
             start=$(date +%s%N)
             "$0" unlock --keyring session --timeout 2s >/dev/null 2>&1 || exit 90
@@ -156,7 +144,7 @@ import Testing
     /// apart span more than the 3 s idle time, so only re-arming keeps the key; the spacing is what
     /// is under test. The expiry is then watched in /proc/keys, which (unlike a use) re-arms nothing.
     @Test(.enabled(if: TestMachine.hasKeyring)) func idleTimeoutSlides() throws {
-        let (sandbox, _, withPassphrase) = try Self.passphraseKeychain()
+        let (sandbox, _, withPassphrase) = try Fixtures.passphraseKeychain()
         let script = """
             alive() { grep 'keychainctl:' /proc/keys | grep -qv expd; }
             "$0" unlock --keyring session --timeout 1h --idle 3s >/dev/null 2>&1 || exit 90
@@ -177,7 +165,7 @@ import Testing
     }
 
     @Test func badOptionsAreRefused() throws {
-        let (sandbox, _, withPassphrase) = try Self.passphraseKeychain()
+        let (sandbox, _, withPassphrase) = try Fixtures.passphraseKeychain()
         for duration in ["", "1x", "m", "1h30", "400d", "99999999999"] {
             let run = sandbox.run(["unlock", "--timeout", duration], profile: nil, environment: withPassphrase)
             #expect(run.status == 206, "'\(duration)': \(run.status) \(run.stderr)")
@@ -194,7 +182,7 @@ import Testing
     /// cache the key in a keyring that dies with the process: refused, exit 78.
     @Test(.enabled(if: TestMachine.hasKeyring && (try? KernelKeyring.hasOwnSessionKeyring()) == false))
     func sessionKeyringThatIsNotThereIsRefused() throws {
-        let (sandbox, bare, withPassphrase) = try Self.passphraseKeychain()
+        let (sandbox, bare, withPassphrase) = try Fixtures.passphraseKeychain()
         let run = sandbox.run(["unlock", "--keyring", "session"], profile: nil, environment: withPassphrase)
         #expect(run.status == 78 && run.stderr.contains("no session keyring"), "\(run.stderr)")
         #expect(sandbox.run(["unlock", "--status"], profile: nil, environment: bare).status == 36)
@@ -203,7 +191,7 @@ import Testing
     /// Where a seccomp filter blocks the keyring (Docker's default profile): `unlock` says so
     /// (exit 78); every other command falls through to its next source without a word.
     @Test func blockedKeyringIsClearForUnlockAndSilentForTheRest() throws {
-        let (sandbox, _, withPassphrase) = try Self.passphraseKeychain()
+        let (sandbox, _, withPassphrase) = try Fixtures.passphraseKeychain()
         for errno in ["EPERM", "ENOSYS"] {
             let unlock = sandbox.run(
                 [errno, Sandbox.binary, "unlock"], profile: nil, environment: withPassphrase, executable: Sandbox.denyKeyring)
@@ -223,8 +211,8 @@ import Testing
     /// swept there alone (`--keyring session`), so no other test's cached key (nor a developer's)
     /// is touched.
     @Test(.enabled(if: TestMachine.hasKeyring)) func lockAllRemovesEveryCachedKey() throws {
-        let first = try Self.passphraseKeychain()
-        let second = try Self.passphraseKeychain()
+        let first = try Fixtures.passphraseKeychain()
+        let second = try Fixtures.passphraseKeychain()
         let script = """
             set -u
             KEYCHAINCTL_KEYCHAIN="$1" "$0" unlock 2>&1 | grep -q "session keyring" || exit 90
@@ -248,7 +236,7 @@ import Testing
     /// is not this process's own: `unlock` caches nothing there (every process of that user would
     /// read the key) and says why (exit 78). Needs root, to hand the keyring to another uid.
     @Test(.enabled(if: TestMachine.hasKeyring && TestMachine.isRoot)) func aSessionKeyringOfAnotherUserIsNotOurs() throws {
-        let (sandbox, bare, withPassphrase) = try Self.passphraseKeychain()
+        let (sandbox, bare, withPassphrase) = try Fixtures.passphraseKeychain()
         let script = """
             import ctypes, os, platform, sys
             libc = ctypes.CDLL(None, use_errno=True)
@@ -267,7 +255,7 @@ import Testing
     /// `lock` when the keychain file is gone (a cleanup step ran first) still removes the key,
     /// sweeping every cached keychainctl key, with a warning: it never fails open.
     @Test(.enabled(if: TestMachine.hasKeyring)) func lockWithoutTheFileStillRemovesTheKey() throws {
-        let (sandbox, _, withPassphrase) = try Self.passphraseKeychain()
+        let (sandbox, _, withPassphrase) = try Fixtures.passphraseKeychain()
         let script = """
             set -u
             "$0" unlock >/dev/null 2>&1 || exit 90

@@ -48,7 +48,10 @@ import Testing
         let keychain = try TemporaryKeychain()
         let app = try Fixtures.caller("app.plist")
         let item = try keychain.add([("svce", "api")], as: app)
-        try tamper(keychain.path, "UPDATE genp SET secret = CAST(substr(secret, 1, 30) || x'00' || substr(secret, 32) AS BLOB)")
+        try tamper(
+            keychain.path,
+            "UPDATE genp SET secret = CAST(substr(secret, 1, 30) || CASE WHEN substr(secret, 31, 1) = x'00' THEN x'01' ELSE x'00' END "
+                + "|| substr(secret, 32) AS BLOB)")
         let reopened = try keychain.reopen()
         // Attributes still open; the secret does not.
         #expect(try reopened.find(TemporaryKeychain.request([("svce", "api")]), caller: app).items.count == 1)
@@ -59,7 +62,10 @@ import Testing
             #expect(error.status == .decode)
             #expect(error.hint.contains(item.persistentRef.base64))
         }
-        try tamper(keychain.path, "UPDATE genp SET metadata = substr(metadata, 1, 40) || x'ff' || substr(metadata, 42)")
+        try tamper(
+            keychain.path,
+            "UPDATE genp SET metadata = substr(metadata, 1, 40) || CASE WHEN substr(metadata, 41, 1) = x'ff' THEN x'fe' ELSE x'ff' END "
+                + "|| substr(metadata, 42)")
         #expect(status { _ = try keychain.reopen().find(TemporaryKeychain.request([("svce", "api")]), caller: app) } == -26275)
         #expect(try keychain.reopen().store.rows(.genericPassword, filter: RowFilter(groups: nil, sync: nil), withSecret: false).count == 1)
     }
