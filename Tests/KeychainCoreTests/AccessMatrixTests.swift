@@ -15,7 +15,6 @@ import Testing
         var testDescription: String { "\(profile) \(operation.rawValue) \(group ?? "(no group)") → \(expected)" }
     }
 
-    static let shared = "SKMME9E2Y8.com.example.shared"
     static let cases: [Case] = [
         // No entitlements at all: -34018 everywhere.
         Case(profile: "no-entitlements.plist", operation: .add, group: nil, expected: -34018),
@@ -28,10 +27,10 @@ import Testing
         Case(profile: "token-reader.plist", operation: .update, group: nil, expected: -34018),
         Case(profile: "token-reader.plist", operation: .add, group: "com.apple.token", expected: -34018),
         // An explicit group outside the list (and the empty string) is -34018 for every operation.
-        Case(profile: "widget.plist", operation: .add, group: shared, expected: -34018),
-        Case(profile: "widget.plist", operation: .find, group: shared, expected: -34018),
-        Case(profile: "widget.plist", operation: .update, group: shared, expected: -34018),
-        Case(profile: "widget.plist", operation: .delete, group: shared, expected: -34018),
+        Case(profile: "widget.plist", operation: .add, group: Fixtures.sharedGroup, expected: -34018),
+        Case(profile: "widget.plist", operation: .find, group: Fixtures.sharedGroup, expected: -34018),
+        Case(profile: "widget.plist", operation: .update, group: Fixtures.sharedGroup, expected: -34018),
+        Case(profile: "widget.plist", operation: .delete, group: Fixtures.sharedGroup, expected: -34018),
         Case(profile: "app.plist", operation: .add, group: "", expected: -34018),
         Case(profile: "app.plist", operation: .find, group: "", expected: -34018),
         Case(profile: "app.plist", operation: .add, group: "com.example.shared", expected: -34018),
@@ -42,11 +41,11 @@ import Testing
         Case(profile: "other-team.plist", operation: .find, group: nil, expected: -25300),
         // A member of the group sees and changes the item.
         Case(profile: "share-extension.plist", operation: .find, group: nil, expected: 0),
-        Case(profile: "share-extension.plist", operation: .find, group: shared, expected: 0),
-        Case(profile: "share-extension.plist", operation: .update, group: shared, expected: 0),
+        Case(profile: "share-extension.plist", operation: .find, group: Fixtures.sharedGroup, expected: 0),
+        Case(profile: "share-extension.plist", operation: .update, group: Fixtures.sharedGroup, expected: 0),
         Case(profile: "share-extension.plist", operation: .delete, group: nil, expected: 0),
-        Case(profile: "share-extension.plist", operation: .add, group: shared, expected: -25299),
-        Case(profile: "legacy-prefix.plist", operation: .find, group: shared, expected: 0),
+        Case(profile: "share-extension.plist", operation: .add, group: Fixtures.sharedGroup, expected: -25299),
+        Case(profile: "legacy-prefix.plist", operation: .find, group: Fixtures.sharedGroup, expected: 0),
         // App groups are access groups (except for App Clips).
         Case(profile: "widget.plist", operation: .add, group: "group.com.example", expected: 0),
         Case(profile: "app-clip.plist", operation: .add, group: "group.com.example", expected: -34018),
@@ -55,7 +54,7 @@ import Testing
     @Test(arguments: cases)
     func status(of testCase: Case) throws {
         let keychain = try TemporaryKeychain()
-        try keychain.add([("svce", "api"), ("acct", "ci"), ("agrp", Self.shared)], as: try Fixtures.caller("app.plist"))
+        try keychain.add([("svce", "api"), ("acct", "ci"), ("agrp", Fixtures.sharedGroup)], as: try Fixtures.caller("app.plist"))
         let caller = try Fixtures.caller(testCase.profile)
         var pairs: [(String, String)] = [("svce", "api"), ("acct", "ci")]
         if let group = testCase.group { pairs.append(("agrp", group)) }
@@ -81,10 +80,10 @@ import Testing
         }
         #expect(refused == -34018)
         _ = try keychain.keychain.update(
-            TemporaryKeychain.request([("svce", "api")]), changes: [("agrp", Self.shared)], secret: nil, caller: app)
+            TemporaryKeychain.request([("svce", "api")]), changes: [("agrp", Fixtures.sharedGroup)], secret: nil, caller: app)
         let moved = try keychain.keychain.find(
             TemporaryKeychain.request([("svce", "api")]), caller: try Fixtures.caller("share-extension.plist"))
-        #expect(moved.items.first?.item.accessGroup == Self.shared)
+        #expect(moved.items.first?.item.accessGroup == Fixtures.sharedGroup)
     }
 
     @Test func refusalHintNamesTheGroupsAndThePrefixedGroupMeant() throws {
@@ -94,7 +93,7 @@ import Testing
             Issue.record("added")
         } catch let error as KeychainError {
             #expect(error.status == .missingEntitlement)
-            #expect(error.hint.contains("Did you mean '\(Self.shared)'"))
+            #expect(error.hint.contains("Did you mean '\(Fixtures.sharedGroup)'"))
             #expect(error.hint.contains("group.com.example"))
         }
         do {

@@ -8,7 +8,7 @@ import Testing
     @Test(arguments: AccessMatrixTests.cases)
     func predictsTheStatusTheCallReturns(_ testCase: AccessMatrixTests.Case) throws {
         let keychain = try TemporaryKeychain()
-        try keychain.add([("svce", "api"), ("acct", "ci"), ("agrp", AccessMatrixTests.shared)], as: try Fixtures.caller("app.plist"))
+        try keychain.add([("svce", "api"), ("acct", "ci"), ("agrp", Fixtures.sharedGroup)], as: try Fixtures.caller("app.plist"))
         let caller = try Fixtures.caller(testCase.profile)
         var pairs: [(String, String)] = [("svce", "api"), ("acct", "ci")]
         if let group = testCase.group { pairs.append(("agrp", group)) }
@@ -20,7 +20,7 @@ import Testing
     @Test func aServiceThatDiffersIsANearMissNamingBothValues() throws {
         let keychain = try TemporaryKeychain()
         try keychain.add(
-            [("svce", "com.example.app"), ("acct", "token"), ("agrp", AccessMatrixTests.shared)], as: try Fixtures.caller("app.plist"))
+            [("svce", "com.example.app"), ("acct", "token"), ("agrp", Fixtures.sharedGroup)], as: try Fixtures.caller("app.plist"))
         let explanation = try keychain.keychain.explain(
             .find, TemporaryKeychain.request([("svce", "com.example.app.share"), ("acct", "token")]),
             caller: try Fixtures.caller("share-extension.plist"))

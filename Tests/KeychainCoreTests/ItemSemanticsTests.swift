@@ -28,7 +28,7 @@ import Testing
 
     @Test func groupAndSyncArePartOfIdentity() throws {
         try keychain.add([("svce", "api"), ("acct", "a")], as: app)
-        try keychain.add([("svce", "api"), ("acct", "a"), ("agrp", AccessMatrixTests.shared)], as: app)
+        try keychain.add([("svce", "api"), ("acct", "a"), ("agrp", Fixtures.sharedGroup)], as: app)
         try keychain.add([("svce", "api"), ("acct", "a"), ("sync", "yes")], as: app)
         #expect(try find([("svce", "api")], limit: "all").items.count == 2)
         #expect(try find([("svce", "api")], limit: "all", returns: []).items.count == 2)
@@ -126,13 +126,13 @@ import Testing
         #expect(item.persistentRef.bytes.count == 20)
         #expect(item.persistentRef.bytes.prefix(4) == Array("genp".utf8)[...])
         _ = try keychain.keychain.update(
-            TemporaryKeychain.request([("svce", "api")]), changes: [("acct", "b"), ("agrp", AccessMatrixTests.shared)], secret: nil,
+            TemporaryKeychain.request([("svce", "api")]), changes: [("acct", "b"), ("agrp", Fixtures.sharedGroup)], secret: nil,
             caller: app)
         var request = ItemRequest()
         request.persistentRef = item.persistentRef.base64
         let found = try keychain.keychain.find(request, caller: app)
         #expect(found.items[0].item.attributes["acct"] == .string("b"))
-        #expect(found.items[0].item.accessGroup == AccessMatrixTests.shared)
+        #expect(found.items[0].item.accessGroup == Fixtures.sharedGroup)
         // The access-group filter still applies to a reference.
         #expect(status { _ = try keychain.keychain.find(request, caller: try Fixtures.caller("widget.plist")) } == -25300)
     }

@@ -9,7 +9,7 @@ import Testing
         let keychain = try TemporaryKeychain()
         let app = try Fixtures.caller("app.plist")
         try keychain.add([("svce", "api"), ("acct", "alice")], as: app)
-        try keychain.add([("svce", "api"), ("acct", "bob"), ("agrp", AccessMatrixTests.shared)], as: app)
+        try keychain.add([("svce", "api"), ("acct", "bob"), ("agrp", Fixtures.sharedGroup)], as: app)
         try keychain.add([("svce", "api"), ("acct", "ci"), ("agrp", "group.com.example"), ("sync", "yes")], as: app)
         try keychain.add([("svce", "api"), ("acct", "w"), ("pdmn", "ak")], as: try Fixtures.caller("widget.plist"))
         try keychain.add([("svce", "api"), ("acct", "gone"), ("agrp", "group.com.example"), ("sync", "yes")], as: app)

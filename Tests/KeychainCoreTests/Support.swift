@@ -9,6 +9,9 @@ enum Fixtures {
     /// `Fixtures/Profiles` in the package.
     static let profiles = PackagePaths.fixtures + "/Profiles"
 
+    /// The group every fixture app and extension shares.
+    static let sharedGroup = "SKMME9E2Y8.com.example.shared"
+
     /// A file of `Fixtures/Certificates`, read whole.
     static func certificateFile(_ name: String) throws -> [UInt8] {
         Array(try Data(contentsOf: URL(fileURLWithPath: profiles + "/../Certificates/" + name)))
