@@ -24,13 +24,14 @@ import Testing
     static let users: [UInt32] = getuid() == 0 ? [0, 65534] : [getuid()]
 
     /// The attack as a step's command: labelled, the step shell's pid from `shell.pid`, the key's id
-    /// from /proc/keys (a file read, not a keyring call). Prints what it reached; with a key in
-    /// hand it opens the keychain with it and prints the item's secret.
+    /// from what `unlock` reported (a file read, not a keyring call; /proc/keys also lists the keys
+    /// other tests of the same user cache meanwhile). Prints what it reached; with a key in hand it
+    /// opens the keychain with it and prints the item's secret.
     static let attack = """
         shell=$(cat shell.pid)
-        id=$(awk '/keychainctl:v1/ { print $1; exit }' /proc/keys)
+        id=$(sed -n 's/.*"keyId":\\([0-9]*\\).*/\\1/p' unlocked.json)
         rm -f key.bin
-        ./steal "$shell" "$((0x${id:-0}))" > key.bin 2>/dev/null; steal=$?
+        ./steal "$shell" "${id:-0}" > key.bin 2>/dev/null; steal=$?
         mem=refused; (exec 3<> "/proc/$shell/mem") 2> /dev/null && mem=open
         environ=refused; head -c 1 "/proc/$shell/environ" > /dev/null 2>&1 && environ=open
         echo "$1: steal=$steal mem=$mem got=$(wc -c < key.bin) environ=$environ"
@@ -47,7 +48,7 @@ import Testing
         export HOME="$1" KEYCHAINCTL_KEYCHAIN="$1/k.db"
         printf 'correct horse battery' | ./keychainctl init --kdf interactive --passphrase-fd 0 > /dev/null 2>&1 || exit 80
         printf OTHER-SECRET | KEYCHAINCTL_PASSPHRASE='correct horse battery' ./keychainctl set other ci || exit 81
-        printf 'correct horse battery' | ./keychainctl unlock --timeout 5m --passphrase-fd 0 2> /dev/null || exit 82
+        printf 'correct horse battery' | ./keychainctl unlock --timeout 5m --passphrase-fd 0 --format json > unlocked.json 2> /dev/null || exit 82
         echo $$ > shell.pid
         sh attack.sh plain
         ./keychainctl exec -- sh attack.sh exec
