@@ -28,6 +28,7 @@ import Testing
         ["Input", "Output"],
         ["Context"],
         ["Exec", "Pages"],
+        ["Sync"],
         ["Commands"],
     ]
 
