@@ -97,4 +97,27 @@ import Testing
             explained.stdout.contains("acct (account) differs: the item holds data, the query gives a string of the same bytes"),
             "\(explained.stdout)")
     }
+
+    /// With no testing set-up, the library finds its keychain, key and caller where the command does,
+    /// from the same variables; a variable it cannot use is errSecNotAvailable, saying which.
+    @Test func withoutSetUpTheLibraryReadsTheCommandsVariables() throws {
+        let sandbox = try Sandbox()
+        let lease = try SecurityTesting.Lease(keychainAt: sandbox.keychain, keyFile: sandbox.keyFile, .profile(path: Self.app))
+        defer { withExtendedLifetime(lease) {} }
+        let variables = [
+            "KEYCHAINCTL_KEYCHAIN": sandbox.keychain, "KEYCHAINCTL_KEY_FILE": sandbox.keyFile, "KEYCHAINCTL_PROFILE": Self.app,
+        ]
+        for (name, value) in variables { setenv(name, value, 1) }
+        defer { for name in variables.keys + ["KEYCHAINCTL_PLATFORM"] { unsetenv(name) } }
+        SecurityTesting.reset()
+        #expect(Self.addAsTheApp(account: "from-the-environment") == errSecSuccess)
+        let found = sandbox.run(
+            ["find", "-s", "api.example.com", "-a", "from-the-environment", "-w"], profile: nil, environment: variables)
+        #expect(found.stdout == "s3cret", "\(found.stderr)")
+
+        setenv("KEYCHAINCTL_PLATFORM", "plan9", 1)
+        SecurityTesting.reset()
+        #expect(Self.addAsTheApp(account: "other") == errSecNotAvailable)
+        #expect(SecurityTesting.lastFailure == "KEYCHAINCTL_PLATFORM is 'plan9'; use ios or macos.")
+    }
 }

@@ -23,11 +23,7 @@ struct CommandContext {
     /// word there is unusable configuration, exit 78), else the stored one (`nil`).
     func resolvedDeviceState() throws -> DeviceState.Lock? {
         if let state = options.deviceState { return state }
-        guard let text = GlobalOptions.deviceState.environmentValue else { return nil }
-        guard let state = DeviceState.Lock(rawValue: text) else {
-            throw ConfigurationError("KEYCHAINCTL_DEVICE_STATE is not a device state; use one of \(DeviceState.Lock.allNames).")
-        }
-        return state
+        return try SettingVariable.deviceState.word(DeviceState.Lock.init(rawValue:), allowed: "one of " + DeviceState.Lock.allNames)
     }
 
     /// The format in force: the option, the environment, else text.
@@ -95,11 +91,7 @@ struct CommandContext {
     /// The platform option, else KEYCHAINCTL_PLATFORM (an unknown word there is exit 78), else `nil`.
     private func resolvedPlatform() throws -> Platform? {
         if let platform = options.platform { return platform }
-        guard let text = GlobalOptions.platform.environmentValue else { return nil }
-        guard let platform = Platform(rawValue: text) else {
-            throw ConfigurationError("KEYCHAINCTL_PLATFORM is '\(text.terminalSafe)'; use ios or macos.")
-        }
-        return platform
+        return try SettingVariable.platform.word(Platform.init(rawValue:), allowed: "ios or macos")
     }
 
     /// Loads the claims at `path`, signed by the provisioning profile at `provisioning`, under
@@ -155,16 +147,12 @@ struct CommandContext {
     func authentication() throws -> Authentication {
         let ui = options.authUI ?? .allow
         try Authentication(ui: ui).checkSkip(allowed: allowsAuthUISkip, operation: command)
-        var answerText = options.auth?.rawValue
-        if answerText == nil, let text = GlobalOptions.auth.environmentValue {
-            guard Authentication.Answer(rawValue: text) != nil else {
-                throw ConfigurationError("KEYCHAINCTL_AUTH is not an answer; use one of \(Authentication.Answer.allNames).")
-            }
-            answerText = text
-        }
+        let answer =
+            try options.auth
+            ?? SettingVariable.auth.word(Authentication.Answer.init(rawValue:), allowed: "one of " + Authentication.Answer.allNames)
         let onTerminal = StandardStreams.isTerminal(0) || StandardStreams.isTerminal(2)
         var authentication = Authentication(ui: ui)
-        if let given = answerText.flatMap(Authentication.Answer.init(rawValue:)) {
+        if let given = answer {
             authentication.answer = { _ in given }
         } else if onTerminal {
             authentication.answer = { prompt in try Confirmation.authenticate(prompt) }

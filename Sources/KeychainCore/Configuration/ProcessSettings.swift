@@ -34,16 +34,12 @@ package struct ProcessSettings {
         return ProcessSettings(
             keychainPath: SettingVariable.keychain.value ?? ConfigFolder.defaultKeychain, profileSource: profileSource,
             provisioning: SettingVariable.provisioning.value, teamID: SettingVariable.teamID.value,
-            platform: try word(.platform, Platform.init(rawValue:), "ios or macos"),
-            deviceState: try word(.deviceState, DeviceState.Lock.init(rawValue:), DeviceState.Lock.allNames),
-            authenticationAnswer: try word(.auth, Authentication.Answer.init(rawValue:), Authentication.Answer.allNames),
+            platform: try SettingVariable.platform.word(Platform.init(rawValue:), allowed: "ios or macos"),
+            deviceState: try SettingVariable.deviceState.word(
+                DeviceState.Lock.init(rawValue:), allowed: "one of " + DeviceState.Lock.allNames),
+            authenticationAnswer: try SettingVariable.auth.word(
+                Authentication.Answer.init(rawValue:), allowed: "one of " + Authentication.Answer.allNames),
             noCache: SettingVariable.noCache.value == "1")
-    }
-
-    private static func word<T>(_ variable: SettingVariable, _ parse: (String) -> T?, _ allowed: String) throws(ConfigurationError) -> T? {
-        guard let text = variable.value else { return nil }
-        guard let value = parse(text) else { throw ConfigurationError("\(variable.rawValue) is '\(text.terminalSafe)'; use \(allowed).") }
-        return value
     }
 
     /// The caller's profile, loaded as the command loads it (the user default only when it is the
