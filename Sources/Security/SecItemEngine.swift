@@ -9,7 +9,7 @@ package final class SecItemEngine: @unchecked Sendable {
     package static let shared = SecItemEngine()
 
     private let lock = NSLock()
-    private var opened: (keychain: Keychain, caller: Caller, settings: ProcessSettings)?
+    private var opened: Opened?
     /// What `SecurityTesting` chose instead of the environment.
     private var configuration: Configuration?
     /// Why the last failed call failed, in words (never a secret; control characters escaped, as
@@ -56,10 +56,11 @@ package final class SecItemEngine: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         do {
-            let (keychain, caller, settings) = try open()
-            keychain.authentication = settings.authentication(ui: ui)
-            if let answer = configuration?.authenticationAnswer { keychain.authentication.answer = { _ in answer } }
-            try body(keychain, caller)
+            let opened = try open()
+            var authentication = Authentication(ui: ui)
+            if let answer = opened.answer { authentication.answer = { _ in answer } }
+            opened.keychain.authentication = authentication
+            try body(opened.keychain, opened.caller)
             lastFailure = nil
             return errSecSuccess
         } catch {
@@ -69,22 +70,32 @@ package final class SecItemEngine: @unchecked Sendable {
         }
     }
 
-    private func open() throws -> (Keychain, Caller, ProcessSettings) {
-        if let opened { return opened }
-        let settings = try ProcessSettings.fromEnvironment()
+    /// The open keychain, the caller, and who answers a protected item (nobody: -25308).
+    private struct Opened {
         let keychain: Keychain
         let caller: Caller
+        let answer: Authentication.Answer?
+    }
+
+    /// Opens what the testing API chose, else what the environment names (only then read).
+    private func open() throws -> Opened {
+        if let opened { return opened }
+        let made: Opened
         if let configuration {
-            keychain = try Keychain(
-                path: configuration.keychainPath, credential: configuration.credential, deviceState: configuration.deviceState)
-            caller = Caller(configuration.profile)
+            made = Opened(
+                keychain: try Keychain(
+                    path: configuration.keychainPath, credential: configuration.credential, deviceState: configuration.deviceState),
+                caller: Caller(configuration.profile), answer: configuration.authenticationAnswer)
         } else {
+            let settings = try ProcessSettings.fromEnvironment()
             try KeychainStore.checkExists(settings.keychainPath, create: "keychainctl init")
-            keychain = try Keychain(path: settings.keychainPath, source: try settings.credentialSource(), deviceState: settings.deviceState)
-            caller = Caller(try settings.loadProfile())
+            made = Opened(
+                keychain: try Keychain(
+                    path: settings.keychainPath, source: try settings.credentialSource(), deviceState: settings.deviceState),
+                caller: Caller(try settings.loadProfile()), answer: settings.authenticationAnswer)
         }
-        opened = (keychain, caller, settings)
-        return (keychain, caller, settings)
+        opened = made
+        return made
     }
 
     /// The status an error is, and its words: a keychain error its own status; configuration the

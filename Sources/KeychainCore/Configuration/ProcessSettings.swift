@@ -85,12 +85,4 @@ package struct ProcessSettings {
                     + "or run 'keychainctl unlock' once.")
         }
     }
-
-    /// How the library answers a protected item: KEYCHAINCTL_AUTH, else nobody (-25308), with
-    /// `ui` from the call's kSecUseAuthenticationUI.
-    package func authentication(ui: Authentication.UI) -> Authentication {
-        var authentication = Authentication(ui: ui)
-        if let answer = authenticationAnswer { authentication.answer = { _ in answer } }
-        return authentication
-    }
 }
