@@ -13,7 +13,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
     do { parsed = try SecItemCall.parse(attributes) } catch { return SecItemCall.refuse(error) }
     var request = parsed.request
     request.accessControl = parsed.accessControl?.request
-    let secret = parsed.data.map { data in data.withUnsafeBytes { SecretBytes(copying: $0) } }
+    let secret = parsed.secret
     return SecItemEngine.shared.perform(ui: parsed.ui) { keychain, caller in
         let added = try keychain.add(request, secret: secret, caller: caller)
         guard let result else { return }
@@ -49,7 +49,7 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
         changes = try SecItemDictionary(attributesToUpdate)
     } catch { return SecItemCall.refuse(error) }
     guard changes.request.itemClass == nil else { return SecItemCall.refuse(.param("kSecClass cannot be changed by an update")) }
-    let secret = changes.data.map { data in data.withUnsafeBytes { SecretBytes(copying: $0) } }
+    let secret = changes.secret
     return SecItemEngine.shared.perform(ui: parsed.ui) { keychain, caller in
         _ = try keychain.update(
             parsed.request, changes: changes.request.attributes, typedChanges: changes.request.typedAttributes, secret: secret,

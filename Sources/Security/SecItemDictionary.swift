@@ -10,6 +10,8 @@ struct SecItemDictionary {
     var request = ItemRequest()
     /// kSecValueData.
     var data: Data?
+    /// kSecValueData in guarded memory, as the engine takes a secret.
+    var secret: SecretBytes? { data.map { data in data.withUnsafeBytes { SecretBytes(copying: $0) } } }
     /// kSecAttrAccessControl.
     var accessControl: SecAccessControl?
     /// kSecUseAuthenticationUI (kSecUseNoAuthenticationUI is `fail`).
