@@ -202,22 +202,11 @@ struct CommandContext {
     /// KEYCHAINCTL_PASSPHRASE, then a no-echo prompt on a terminal. With none of them: the
     /// keychain is locked to this process, errSecInteractionNotAllowed (exit 36).
     func credentialSource() throws -> CredentialSource {
-        // Both secret variables are taken (and wiped) whichever source wins.
-        let environmentKey = Environment.takeSecret(Self.keyVariable)
-        let environmentPassphrase = Environment.takeSecret(Self.passphraseVariable)
-        if let explicit = try explicitCredential(environmentKey: environmentKey) {
-            return CredentialSource(useCache: false) { _ in explicit }
-        }
+        let chain = CredentialChain()
+        if let explicit = try explicitCredential(chain) { return CredentialSource(useCache: false) { _ in explicit } }
         let defaultKeyFile = defaultKeyFile
         let besideKeyFile = usesDefaultKeychain ? nil : besideKeyFile
-        return CredentialSource(useCache: !noCache) { passphraseKeychain in
-            // One stat, and only when nothing else gave a key.
-            if !passphraseKeychain, let defaultKeyFile, access(defaultKeyFile, F_OK) == 0 {
-                return try SecretFiles.key(fromFile: defaultKeyFile)
-            }
-            if let environmentPassphrase {
-                return .passphrase(try SecretFiles.capped(environmentPassphrase, source: Self.passphraseVariable))
-            }
+        return chain.rest(noCache: noCache, defaultKeyFile: defaultKeyFile) { passphraseKeychain in
             if let prompted = try Self.prompted("Keychain passphrase: ") { return .passphrase(prompted) }
             // The key file the 53 hint had init make beside this keychain: named, so the hint runs as printed.
             if !passphraseKeychain, let besideKeyFile, access(besideKeyFile, F_OK) == 0 {
@@ -241,22 +230,19 @@ struct CommandContext {
     /// The credential for a new keychain (`init`): an explicit source, KEYCHAINCTL_PASSPHRASE, or
     /// a passphrase typed twice; `nil` with none of them and no terminal.
     func creatingCredential() throws -> KeychainCredential? {
-        let environmentKey = Environment.takeSecret(Self.keyVariable)
-        let environmentPassphrase = Environment.takeSecret(Self.passphraseVariable)
-        if let explicit = try explicitCredential(environmentKey: environmentKey) { return explicit }
-        if let environmentPassphrase { return .passphrase(try SecretFiles.capped(environmentPassphrase, source: Self.passphraseVariable)) }
+        let chain = CredentialChain()
+        if let explicit = try explicitCredential(chain) { return explicit }
+        if let passphrase = try chain.passphraseCredential() { return passphrase }
         if let prompted = try Self.prompted("New keychain passphrase: ", confirming: "created") { return .passphrase(prompted) }
         return nil
     }
 
-    /// The sources that name their key outright: `--key-file`, `--passphrase-fd`,
-    /// KEYCHAINCTL_KEY_FILE, KEYCHAINCTL_KEY.
-    private func explicitCredential(environmentKey: SecretBytes?) throws -> KeychainCredential? {
+    /// The sources that name their key outright: `--key-file`, `--passphrase-fd`, then what the
+    /// variables name (KEYCHAINCTL_KEY_FILE, KEYCHAINCTL_KEY).
+    private func explicitCredential(_ chain: CredentialChain) throws -> KeychainCredential? {
         if let keyFile = options.keyFile { return try SecretFiles.key(fromFile: keyFile) }
         if let fd = options.passphraseFD { return .passphrase(try Self.passphrase(fromFD: fd, what: "the passphrase")) }
-        if let keyFile = GlobalOptions.keyFile.environmentValue { return try SecretFiles.key(fromFile: keyFile) }
-        if let environmentKey { return try KeychainCredential.key(base64: environmentKey, source: Self.keyVariable) }
-        return nil
+        return try chain.named()
     }
 
     /// A passphrase typed on the terminal after `prompt`; typed twice when `confirming` names

@@ -61,24 +61,10 @@ package struct ProcessSettings {
     /// and wiped from the environment when read. With none: errSecInteractionNotAllowed, as a
     /// locked keychain answers.
     package func credentialSource() throws -> CredentialSource {
-        let environmentKey = Environment.takeSecret(SettingVariable.key.rawValue)
-        let environmentPassphrase = Environment.takeSecret(SettingVariable.passphrase.rawValue)
-        if let keyFile = SettingVariable.keyFile.value {
-            let credential = try SecretFiles.key(fromFile: keyFile)
-            return CredentialSource(useCache: false) { _ in credential }
-        }
-        if let environmentKey {
-            let credential = try KeychainCredential.key(base64: environmentKey, source: SettingVariable.key.rawValue)
-            return CredentialSource(useCache: false) { _ in credential }
-        }
+        let chain = CredentialChain()
+        if let named = try chain.named() { return CredentialSource(useCache: false) { _ in named } }
         let defaultKeyFile = keychainPath == ConfigFolder.defaultKeychain ? ConfigFolder.defaultKeyFile : nil
-        return CredentialSource(useCache: !noCache) { passphraseKeychain in
-            if !passphraseKeychain, let defaultKeyFile, access(defaultKeyFile, F_OK) == 0 {
-                return try SecretFiles.key(fromFile: defaultKeyFile)
-            }
-            if let environmentPassphrase {
-                return .passphrase(try SecretFiles.capped(environmentPassphrase, source: SettingVariable.passphrase.rawValue))
-            }
+        return chain.rest(noCache: noCache, defaultKeyFile: defaultKeyFile) { [keychainPath] _ in
             throw KeychainError(
                 .interactionNotAllowed,
                 hint: "no key for \(keychainPath): set KEYCHAINCTL_KEY_FILE or KEYCHAINCTL_KEY (or KEYCHAINCTL_PASSPHRASE), "
