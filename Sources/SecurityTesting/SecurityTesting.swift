@@ -143,9 +143,10 @@ final class State: @unchecked Sendable {
 
     func replace(with new: Current?) {
         lock.withLock {
+            // The engine lets the old keychain go before its folder goes.
+            SecItemEngine.shared.configure(new?.configuration)
             if let folder = current?.folder, folder != new?.folder { MemoryFolder.remove(folder) }
             current = new
-            SecItemEngine.shared.configure(new?.configuration)
         }
     }
 
