@@ -20,7 +20,7 @@ cp -R "$checkout/Tests/KeychainSwiftTests" "$work/package/Tests/KeychainSwiftTes
 cat > "$work/package/Package.swift" <<SWIFT
 // swift-tools-version:5.9
 import PackageDescription
-let security = Target.Dependency.product(name: "Security", package: "$(basename "$here")", condition: .when(platforms: [.linux]))
+let security = Target.Dependency.product(name: "Security", package: "$(basename "$here" | tr "A-Z" "a-z")", condition: .when(platforms: [.linux]))
 let package = Package(
     name: "WrapperCheck",
     dependencies: [.package(path: "$here")],
