@@ -111,8 +111,8 @@ extension Keychain {
                     } else if !groups.canRead(row.accessGroup) {
                         misses.append(.group)
                     }
-                    if let wantsSync, wantsSync != row.sync { misses.append(.sync) }
-                    if row.tombstone { misses.append(.tombstone) }
+                    if let wantsSync, wantsSync != row.isSynchronizable { misses.append(.sync) }
+                    if row.isTombstone { misses.append(.tombstone) }
                     guard misses.count <= 2 else {
                         unrelated += 1
                         return true
@@ -241,7 +241,7 @@ extension Keychain {
         }
         var notes: [Explanation.Note] = []
         if let protection = Accessibility(rawValue: row.accessibility), protection.isThisDeviceOnly {
-            notes.append(row.sync ? .syncThisDeviceOnly : .thisDeviceOnly)
+            notes.append(row.isSynchronizable ? .syncThisDeviceOnly : .thisDeviceOnly)
         }
         if row.hasAccessControl { notes.append(.asksAuthentication) }
         if damaged { notes.append(.damaged) }

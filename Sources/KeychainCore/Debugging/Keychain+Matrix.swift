@@ -43,9 +43,9 @@ extension Keychain {
         for (index, (row, locked)) in selected.enumerated() {
             let sealed: AccessMatrix.Sealed? = locked ? .locked : opened[index] == nil ? .damaged : nil
             let item = opened[index] ?? Item(itemClass: query.itemClass, uuid: row.uuid, attributes: row.plaintext)
-            let syncMissed = wantsSync.map { $0 != row.sync } ?? false
+            let syncMissed = wantsSync.map { $0 != row.isSynchronizable } ?? false
             let key = CellKey(
-                group: Array(row.accessGroup.utf8), damaged: sealed == .damaged, tombstone: row.tombstone, sync: syncMissed,
+                group: Array(row.accessGroup.utf8), damaged: sealed == .damaged, tombstone: row.isTombstone, sync: syncMissed,
                 locked: locked)
             let cellSet =
                 cellSetIndex[key]
@@ -55,13 +55,13 @@ extension Keychain {
                             key.damaged
                                 ? AccessMatrix.Cell(read: false, write: false, marks: [.damaged])
                                 : AccessMatrix.cell(
-                                    group: row.accessGroup, caller: target, tombstone: row.tombstone, sync: syncMissed, locked: locked)
+                                    group: row.accessGroup, caller: target, tombstone: row.isTombstone, sync: syncMissed, locked: locked)
                         })
                     cellSetIndex[key] = cellSets.count - 1
                     return cellSets.count - 1
                 }()
             items.append(AccessMatrix.ItemRow(item: item, sealed: sealed, cells: cellSets[cellSet], cellSet: cellSet))
-            if !row.tombstone, !key.damaged { counts[key.group, default: 0] += 1 }
+            if !row.isTombstone, !key.damaged { counts[key.group, default: 0] += 1 }
         }
         let held = counts.map { (group: String(decoding: $0.key, as: UTF8.self), items: $0.value) }
         return AccessMatrix(

@@ -21,7 +21,7 @@ extension Keychain {
             for itemClass in ItemClass.stored {
                 try store.forEachRow(itemClass, filter: .everyRow, withSecret: false) { _, row in
                     let key = Array(row.accessGroup.utf8)
-                    if row.malformed == nil, !row.tombstone, let count = counts[key] { counts[key] = count + 1 }
+                    if row.malformed == nil, !row.isTombstone, let count = counts[key] { counts[key] = count + 1 }
                     return true
                 }
             }

@@ -134,7 +134,7 @@ extension Keychain {
             var live = 0
             try store.forEachRow(itemClass, filter: filter, withSecret: false) { rowid, row in
                 rowids.append(rowid)
-                if !row.tombstone { live += 1 }
+                if !row.isTombstone { live += 1 }
                 return true
             }
             return (itemClass, rowids, live)

@@ -102,7 +102,7 @@ extension Keychain {
         // A live holder of a class the device has locked: Apple's INSERT meets the UNIQUE
         // constraint without decrypting it (-25299); only add -U has to open it (-25308).
         if !updateExisting, !keys.device.allowsEveryClass,
-            let holder = try store.row(itemClass, holdingKeyOf: prepared.sealed, inGroup: group), !holder.row.tombstone,
+            let holder = try store.row(itemClass, holdingKeyOf: prepared.sealed, inGroup: group), !holder.row.isTombstone,
             isLocked(holder.row)
         {
             throw duplicate(prepared.item)

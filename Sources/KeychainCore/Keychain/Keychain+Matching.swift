@@ -110,7 +110,7 @@ extension Keychain {
         let holdsKey = schema.primaryKey.allSatisfy { code in
             schema.attribute(code)!.isPlaintextColumn || found.row.digests[code] == sealed.digests[code]
         }
-        guard holdsKey, item.accessGroup.sameBytes(as: group), item.isSynchronizable == sealed.sync else {
+        guard holdsKey, item.accessGroup.sameBytes(as: group), item.isSynchronizable == sealed.isSynchronizable else {
             throw DamagedRow.Reason.queryMismatch.error(itemClass, uuid: found.row.uuid)
         }
         return (found.rowid, opened)

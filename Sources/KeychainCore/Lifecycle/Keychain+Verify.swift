@@ -61,7 +61,7 @@ extension Keychain {
                 let before = report.damaged.count
                 _ = try containingDamage(&report.damaged) {
                     let opened = try keys.openRow(row, itemClass: itemClass)
-                    if !row.tombstone, keys.hasPasswordLayer(opened) {
+                    if !row.isTombstone, keys.hasPasswordLayer(opened) {
                         try keys.checkOuterLayer(opened)
                         report.behindPassword += 1
                     } else {

@@ -144,7 +144,7 @@ extension SyncSession {
                 return "holds an attribute \(code) the \(record.itemClass.rawValue) class does not have"
             }
         }
-        guard record.attributes[Schema.synchronizable] == .bool(true), record.attributes[Schema.tombstone] == nil,
+        guard PolicyAttributes.isSynchronizable(record.attributes), record.attributes[Schema.tombstone] == nil,
             let group = record.attributes[Schema.accessGroup]?.stringValue, !group.isEmpty,
             let pdmn = record.attributes[Schema.protection]?.stringValue, ["ak", "ck", "dk"].contains(pdmn),
             (record.attributes[Schema.accessControl]?.stringValue ?? pdmn) == pdmn

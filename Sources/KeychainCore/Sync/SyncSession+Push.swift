@@ -125,10 +125,10 @@ extension SyncSession {
     func deletionReason(_ entry: SyncState.Entry) throws -> String {
         var filter = RowFilter.everyRow
         filter.uuid = entry.rowUUID.bytes
-        guard let row = try store.rows(entry.itemClass, filter: filter, withSecret: false).first?.row, !row.tombstone else {
+        guard let row = try store.rows(entry.itemClass, filter: filter, withSecret: false).first?.row, !row.isTombstone else {
             return "deleted here; the deletion reached the cloud"
         }
-        if !row.sync { return "synchronizable turned off here (1 to 0): the other devices' copies are deleted, this one stays" }
+        if !row.isSynchronizable { return "synchronizable turned off here (1 to 0): the other devices' copies are deleted, this one stays" }
         return (Self.eligibility(row.syncRow) ?? "no longer synchronizable") + "; the other devices' copies are deleted"
     }
 }

@@ -13,7 +13,7 @@ extension KeyRing {
             case .v1:
                 prefix =
                     Array("kc1\0\(schema.table)\0".utf8) + row.uuid
-                    + Array("\0\(row.accessGroup)\0\(row.sync ? 1 : 0)\0\(row.accessibility)\0".utf8)
+                    + Array("\0\(row.accessGroup)\0\(row.isSynchronizable ? 1 : 0)\0\(row.accessibility)\0".utf8)
             case .v2(let id):
                 var fields = [Array("kc2".utf8), id, Array(schema.table.utf8), row.uuid]
                 // An access control that is the protection alone is not bound: it repeats `pdmn`,
@@ -148,7 +148,7 @@ extension KeyRing {
         -> ItemSecret?
     {
         guard let wrapped = sealed.wrappedItemKey, let box = sealed.secret else {
-            if sealed.tombstone { return nil }
+            if sealed.isTombstone { return nil }
             throw DamagedRow.Reason.missingSecret.error(schema.itemClass, uuid: sealed.uuid)
         }
         let binding = Binding(format, schema, sealed)
@@ -206,8 +206,8 @@ extension KeyRing {
     {
         let itemClass = schema.itemClass
         if sealed.malformed != nil { throw DamagedRow.Reason.malformedColumn.error(itemClass, uuid: sealed.uuid) }
-        guard sealed.tombstone == (sealed.secretPresent == false) else {
-            throw (sealed.tombstone ? DamagedRow.Reason.tombstoneWithSecret : .missingSecret).error(itemClass, uuid: sealed.uuid)
+        guard sealed.isTombstone == (sealed.secretPresent == false) else {
+            throw (sealed.isTombstone ? DamagedRow.Reason.tombstoneWithSecret : .missingSecret).error(itemClass, uuid: sealed.uuid)
         }
         guard let accessibility = Accessibility(rawValue: sealed.accessibility),
             let plain = AEAD.openPublic(

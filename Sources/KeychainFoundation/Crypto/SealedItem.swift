@@ -21,10 +21,10 @@ package struct SealedItem: Sendable {
     /// found while reading it; `nil` for a well-formed row.
     package var malformed: String? = nil
 
-    package var accessGroup: String { plaintext[Schema.accessGroup]?.stringValue ?? "" }
+    package var accessGroup: String { PolicyAttributes.accessGroup(plaintext) }
     package var accessibility: String { plaintext[Schema.protection]?.stringValue ?? "" }
-    package var sync: Bool { plaintext[Schema.synchronizable] == .bool(true) }
-    package var tombstone: Bool { plaintext[Schema.tombstone] == .bool(true) }
+    package var isSynchronizable: Bool { PolicyAttributes.isSynchronizable(plaintext) }
+    package var isTombstone: Bool { PolicyAttributes.isTombstone(plaintext) }
     /// The `accc` column (the protection alone for most items).
     package var accessControlText: String { plaintext[Schema.accessControl]?.stringValue ?? accessibility }
     /// Whether the row's access control says more than its protection: reading it asks for

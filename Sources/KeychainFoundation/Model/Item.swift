@@ -18,7 +18,7 @@ package struct Item: Sendable {
     package var persistentRef: PersistentRef { PersistentRef(itemClass: itemClass, uuid: uuid) }
 
     /// The access group.
-    package var accessGroup: String { attributes[Schema.accessGroup]?.stringValue ?? "" }
+    package var accessGroup: String { PolicyAttributes.accessGroup(attributes) }
 
     /// The accessibility class.
     package var accessibility: Accessibility {
@@ -36,10 +36,10 @@ package struct Item: Sendable {
     }
 
     /// Whether the item is synchronizable.
-    package var isSynchronizable: Bool { attributes[Schema.synchronizable] == .bool(true) }
+    package var isSynchronizable: Bool { PolicyAttributes.isSynchronizable(attributes) }
 
     /// Whether the item is a tombstone.
-    package var isTombstone: Bool { attributes[Schema.tombstone] == .bool(true) }
+    package var isTombstone: Bool { PolicyAttributes.isTombstone(attributes) }
 
     /// A one-line description for reports and hints: class, account, service or server, and the
     /// persistent reference. Never secret bytes.
@@ -55,4 +55,15 @@ package struct Item: Sendable {
         parts.append("ref=\(persistentRef.base64)")
         return parts.joined(separator: " ")
     }
+}
+
+/// How the policy reads an item's group, sync and tombstone from its attributes: one way for every
+/// form the item takes (a live `Item`, a row's plaintext columns, a synced record).
+package enum PolicyAttributes {
+    /// The access group (`agrp`), empty when absent.
+    package static func accessGroup(_ values: [String: AttributeValue]) -> String { values[Schema.accessGroup]?.stringValue ?? "" }
+    /// Whether `sync` is true.
+    package static func isSynchronizable(_ values: [String: AttributeValue]) -> Bool { values[Schema.synchronizable] == .bool(true) }
+    /// Whether `tomb` is true.
+    package static func isTombstone(_ values: [String: AttributeValue]) -> Bool { values[Schema.tombstone] == .bool(true) }
 }
