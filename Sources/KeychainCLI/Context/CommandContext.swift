@@ -23,7 +23,10 @@ struct CommandContext {
     /// word there is unusable configuration, exit 78), else the stored one (`nil`).
     func resolvedDeviceState() throws -> DeviceState.Lock? {
         if let state = options.deviceState { return state }
-        return try SettingVariable.deviceState.word(DeviceState.Lock.init(rawValue:), allowed: "one of " + DeviceState.Lock.allNames)
+        return try SettingVariable.deviceState.word(allowed: "one of " + DeviceState.Lock.allNames) {
+            DeviceState.Lock(rawValue: $0) != nil
+        }
+        .flatMap(DeviceState.Lock.init(rawValue:))
     }
 
     /// The format in force: the option, the environment, else text.
@@ -91,7 +94,8 @@ struct CommandContext {
     /// The platform option, else KEYCHAINCTL_PLATFORM (an unknown word there is exit 78), else `nil`.
     private func resolvedPlatform() throws -> Platform? {
         if let platform = options.platform { return platform }
-        return try SettingVariable.platform.word(Platform.init(rawValue:), allowed: "ios or macos")
+        return try SettingVariable.platform.word(allowed: "ios or macos") { Platform(rawValue: $0) != nil }.flatMap(
+            Platform.init(rawValue:))
     }
 
     /// Loads the claims at `path`, signed by the provisioning profile at `provisioning`, under
@@ -149,7 +153,8 @@ struct CommandContext {
         try Authentication(ui: ui).checkSkip(allowed: allowsAuthUISkip, operation: command)
         let answer =
             try options.auth
-            ?? SettingVariable.auth.word(Authentication.Answer.init(rawValue:), allowed: "one of " + Authentication.Answer.allNames)
+            ?? SettingVariable.auth.word(allowed: "one of " + Authentication.Answer.allNames) { Authentication.Answer(rawValue: $0) != nil }
+            .flatMap(Authentication.Answer.init(rawValue:))
         let onTerminal = StandardStreams.isTerminal(0) || StandardStreams.isTerminal(2)
         var authentication = Authentication(ui: ui)
         if let given = answer {

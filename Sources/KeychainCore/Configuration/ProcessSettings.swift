@@ -34,11 +34,14 @@ package struct ProcessSettings {
         return ProcessSettings(
             keychainPath: SettingVariable.keychain.value ?? ConfigFolder.defaultKeychain, profileSource: profileSource,
             provisioning: SettingVariable.provisioning.value, teamID: SettingVariable.teamID.value,
-            platform: try SettingVariable.platform.word(Platform.init(rawValue:), allowed: "ios or macos"),
-            deviceState: try SettingVariable.deviceState.word(
-                DeviceState.Lock.init(rawValue:), allowed: "one of " + DeviceState.Lock.allNames),
-            authenticationAnswer: try SettingVariable.auth.word(
-                Authentication.Answer.init(rawValue:), allowed: "one of " + Authentication.Answer.allNames),
+            platform: try SettingVariable.platform.word(allowed: "ios or macos") { Platform(rawValue: $0) != nil }
+                .flatMap(Platform.init(rawValue:)),
+            deviceState: try SettingVariable.deviceState.word(allowed: "one of " + DeviceState.Lock.allNames) {
+                DeviceState.Lock(rawValue: $0) != nil
+            }.flatMap(DeviceState.Lock.init(rawValue:)),
+            authenticationAnswer: try SettingVariable.auth.word(allowed: "one of " + Authentication.Answer.allNames) {
+                Authentication.Answer(rawValue: $0) != nil
+            }.flatMap(Authentication.Answer.init(rawValue:)),
             noCache: SettingVariable.noCache.value == "1")
     }
 

@@ -19,11 +19,12 @@ package enum SettingVariable: String, CaseIterable, Sendable {
     /// The variable's value, `nil` when unset or empty.
     package var value: String? { Environment.value(rawValue) }
 
-    /// The variable's word, read by `parse`; `nil` when unset. A word `parse` does not know is
-    /// unusable configuration (exit 78) naming it and what `allowed` lists.
-    package func word<T>(_ parse: (String) -> T?, allowed: String) throws(ConfigurationError) -> T? {
+    /// The variable's word when `isKnown` takes it; `nil` when unset. A word it does not take is
+    /// unusable configuration (exit 78) naming it and what `allowed` lists. (Not generic over the
+    /// parsed type: other modules call it, and could not specialise a generic, at every start-up.)
+    package func word(allowed: String, _ isKnown: (String) -> Bool) throws(ConfigurationError) -> String? {
         guard let text = value else { return nil }
-        guard let parsed = parse(text) else { throw ConfigurationError("\(rawValue) is '\(text.terminalSafe)'; use \(allowed).") }
-        return parsed
+        guard isKnown(text) else { throw ConfigurationError("\(rawValue) is '\(text.terminalSafe)'; use \(allowed).") }
+        return text
     }
 }
