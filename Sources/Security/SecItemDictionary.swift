@@ -24,6 +24,8 @@ struct SecItemDictionary {
     /// (kSecUseOperationPrompt), and a persistent reference attribute is the keychain's own.
     private static let ignored: Set<String> = ["nleg", "u_OpPrompt", "persistref", "u_AuthCtx"]
 
+    /// Keys are told apart as `SecDbQuery.c` (`query_applier`) tells them: four characters make an
+    /// attribute, a longer key is a class, match, return, use or value key by its first letter.
     init(_ dictionary: CFDictionary?) throws(SecItemRefusal) {
         guard let dictionary else { throw .param("the dictionary is NULL") }
         var returns: ReturnOptions = []
@@ -91,8 +93,14 @@ struct SecItemDictionary {
                 continue
             case _ where key.hasPrefix("m_") || key.hasPrefix("u_") || key == "v_Ref":
                 throw SecItemRefusal(status: errSecUnimplemented, message: "\(key) is not provided on Linux (docs/LIBRARY.md)")
-            default:
+            case _ where key.utf16.count == 4:
+                // Four characters make an attribute, known to the class or errSecNoSuchAttr.
                 request.typedAttributes.append((code: key, value: try Self.bind(value, for: key)))
+            case _ where key.hasPrefix("f"):
+                continue  // callbacks, which securityd ignores
+            default:
+                // Any other key is errSecItemInvalidKey, which is errSecParam (SecBasePriv.h).
+                throw .param("'\(key)' is not a SecItem key")
             }
         }
         if asksForReturns { request.returnOptions = returns }

@@ -43,11 +43,18 @@ import Testing
         #expect(SecItemDelete(query) == errSecParam)
     }
 
-    @Test func anUnknownOrHugeAttributeNameIsNoSuchAttribute() {
-        for name in ["zzzz", String(repeating: "a", count: 100_000), "acct\u{0}", "\u{1b}[31m"] {
+    /// SecDbQuery.c (`query_applier`): a four-character key is an attribute (unknown to the class:
+    /// errSecNoSuchAttr); any other key that is no class, match, return, use or value key is
+    /// errSecItemInvalidKey, which SecBasePriv.h makes errSecParam. Neither leaks the name raw.
+    @Test func anUnknownKeyIsNoSuchAttributeOrAParameterError() {
+        let cases: [(String, OSStatus)] = [
+            ("zzzz", errSecNoSuchAttr), (String(repeating: "a", count: 100_000), errSecParam), ("acct\u{0}", errSecParam),
+            ("\u{1b}[31m", errSecParam),
+        ]
+        for (name, expected) in cases {
             let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, name: "victim", kSecReturnData as String: true]
             var result: CFTypeRef?
-            #expect(SecItemCopyMatching(query as CFDictionary, &result) == errSecNoSuchAttr)
+            #expect(SecItemCopyMatching(query as CFDictionary, &result) == expected, "\(name.prefix(8))")
             #expect(result == nil)
             #expect(SecurityTesting.lastFailure?.contains("\u{1b}") == false)
         }
