@@ -70,25 +70,16 @@ struct CommandContext {
     var keychainPath: String { options.keychain ?? GlobalOptions.keychain.environmentValue ?? ConfigFolder.defaultKeychain }
 
     /// Where this invocation's profile comes from (`ProfileSource`).
-    var profileSource: ProfileSource {
-        if let path = options.profile { return .option(path) }
-        if let path = GlobalOptions.profile.environmentValue { return .environment(path) }
-        guard let user = ConfigFolder.defaultProfile, access(user, F_OK) == 0 else { return .builtIn }
-        return .userDefault(user)
-    }
+    var profileSource: ProfileSource { ProfileSource.resolve(option: options.profile) }
 
     /// Loads the profile of `profileSource`. The built-in one takes no provisioning profile.
     func loadProfile() throws -> Profile {
         let provisioning = options.provisioning ?? GlobalOptions.provisioning.environmentValue
-        guard let path = profileSource.path else {
-            if provisioning != nil {
-                throw ConfigurationError(
-                    "--provisioning checks a profile's claims, and none was given: pass the app's entitlements as --profile too.")
-            }
-            return try BuiltInProfile.load(platform: try resolvedPlatform())
-        }
-        if case .userDefault = profileSource { try ProfileSource.checkUserDefault(path) }
-        return try loadProfile(path: path, provisioning: provisioning)
+        return try profileSource.load(
+            provisioning: provisioning,
+            refusal: "--provisioning checks a profile's claims, and none was given: pass the app's entitlements as --profile too.",
+            platform: try resolvedPlatform()
+        ) { path in try loadProfile(path: path, provisioning: provisioning) }
     }
 
     /// The platform option, else KEYCHAINCTL_PLATFORM (an unknown word there is exit 78), else `nil`.

@@ -23,16 +23,8 @@ package struct ProcessSettings {
     /// The settings the environment gives; an unknown word in a variable that takes one is
     /// unusable configuration, named.
     package static func fromEnvironment() throws(ConfigurationError) -> ProcessSettings {
-        let profileSource: ProfileSource
-        if let path = SettingVariable.profile.value {
-            profileSource = .environment(path)
-        } else if let user = ConfigFolder.defaultProfile, access(user, F_OK) == 0 {
-            profileSource = .userDefault(user)
-        } else {
-            profileSource = .builtIn
-        }
-        return ProcessSettings(
-            keychainPath: SettingVariable.keychain.value ?? ConfigFolder.defaultKeychain, profileSource: profileSource,
+        ProcessSettings(
+            keychainPath: SettingVariable.keychain.value ?? ConfigFolder.defaultKeychain, profileSource: .resolve(option: nil),
             provisioning: SettingVariable.provisioning.value, teamID: SettingVariable.teamID.value,
             platform: try SettingVariable.platform.word(allowed: "ios or macos") { Platform(rawValue: $0) != nil }
                 .flatMap(Platform.init(rawValue:)),
@@ -48,14 +40,10 @@ package struct ProcessSettings {
     /// The caller's profile, loaded as the command loads it (the user default only when it is the
     /// user's own; a provisioning profile only beside a profile).
     package func loadProfile() throws -> Profile {
-        guard let path = profileSource.path else {
-            if provisioning != nil {
-                throw ConfigurationError("KEYCHAINCTL_PROVISIONING checks a profile's claims, and no KEYCHAINCTL_PROFILE was given.")
-            }
-            return try BuiltInProfile.load(platform: platform)
-        }
-        if case .userDefault = profileSource { try ProfileSource.checkUserDefault(path) }
-        return try Profile.load(path: path, provisioning: provisioning, teamID: teamID, platform: platform, allowWildcard: false)
+        try profileSource.load(
+            provisioning: provisioning,
+            refusal: "KEYCHAINCTL_PROVISIONING checks a profile's claims, and no KEYCHAINCTL_PROFILE was given.", platform: platform
+        ) { path in try Profile.load(path: path, provisioning: provisioning, teamID: teamID, platform: platform, allowWildcard: false) }
     }
 
     /// Where the key comes from, in the command's order less its options and prompt:

@@ -38,6 +38,29 @@ package enum ProfileSource: Equatable {
         }
     }
 
+    /// The source in force: `option` (the command's `--profile`), else KEYCHAINCTL_PROFILE, else the
+    /// user default profile when it exists, else the built-in profile.
+    package static func resolve(option: String?) -> ProfileSource {
+        if let path = option { return .option(path) }
+        if let path = SettingVariable.profile.value { return .environment(path) }
+        guard let user = ConfigFolder.defaultProfile, access(user, F_OK) == 0 else { return .builtIn }
+        return .userDefault(user)
+    }
+
+    /// The profile this source gives: the built-in one for `platform`, which checks no claims, so a
+    /// `provisioning` profile beside it is refused (`refusal` says so in the caller's words); else
+    /// the file, through `file`, a user default only when it is the user's own.
+    package func load(
+        provisioning: String?, refusal: String, platform: @autoclosure () throws -> Platform?, file: (String) throws -> Profile
+    ) throws -> Profile {
+        guard let path else {
+            if provisioning != nil { throw ConfigurationError(refusal) }
+            return try BuiltInProfile.load(platform: try platform())
+        }
+        if case .userDefault = self { try Self.checkUserDefault(path) }
+        return try file(path)
+    }
+
     /// The file to load; `nil` for the built-in profile.
     package var path: String? {
         switch self {
