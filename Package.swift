@@ -73,9 +73,16 @@ let package = Package(
         // not follow a re-export: a stale test binary crashed on a grown ItemRequest).
         .target(
             name: "KeychainCore", dependencies: ["KeychainFoundation", "KeychainFormats", "CSQLite", "CFileSync"]),
+        // The command-line framework: option and command specs, parsing, help, the man page, the
+        // reference and completion scripts. It imports nothing of the keychain (a program describes
+        // itself to it with a ProgramSpec), so the compiler keeps it apart; a generic it offers is
+        // @inlinable, as the engine's are.
+        .target(name: "CommandLineKit"),
         .target(
             name: "KeychainCLI",
-            dependencies: ["KeychainCore", "KeychainFormats", "KeychainFoundation", "CProcess", "CTerminal", "CSpawn", "CBuildInfo"]),
+            dependencies: [
+                "CommandLineKit", "KeychainCore", "KeychainFormats", "KeychainFoundation", "CProcess", "CTerminal", "CSpawn", "CBuildInfo",
+            ]),
         .executableTarget(name: "keychainctl", dependencies: ["KeychainCLI"]),
         // `import Security` on Linux: SecItem's functions, constants, statuses and CF names, with full
         // Foundation (app code bridges `[String: Any]` to `CFDictionary`). The command never links it.
@@ -98,7 +105,8 @@ let package = Package(
         .testTarget(
             name: "KeychainCLITests",
             dependencies: [
-                "KeychainCLI", "KeychainCore", "KeychainFormats", "KeychainFoundation", "KeychainTestSupport", "keychainctl",
+                "CommandLineKit", "KeychainCLI", "KeychainCore", "KeychainFormats", "KeychainFoundation", "KeychainTestSupport",
+                "keychainctl",
                 "deny-keyring", "Security", "SecurityTesting",
             ],
             // Golden outputs are read by path, not bundled.
@@ -117,7 +125,8 @@ if ProcessInfo.processInfo.environment["KEYCHAINCTL_FUZZ"] != nil {
             dependencies: ["KeychainCore", "KeychainFormats", "KeychainFoundation", "FuzzSupport", "KeychainTestSupport"],
             path: "Fuzz/profile"),
         .executableTarget(
-            name: "fuzz-arguments", dependencies: ["KeychainCLI", "KeychainCore", "KeychainFormats", "KeychainFoundation", "FuzzSupport"],
+            name: "fuzz-arguments",
+            dependencies: ["KeychainCLI", "KeychainCore", "KeychainFormats", "KeychainFoundation", "FuzzSupport"],
             path: "Fuzz/arguments"),
         .executableTarget(
             name: "fuzz-values", dependencies: ["KeychainCore", "KeychainFormats", "KeychainFoundation", "FuzzSupport"], path: "Fuzz/values"

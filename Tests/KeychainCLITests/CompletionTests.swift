@@ -1,3 +1,4 @@
+import CommandLineKit
 import Foundation
 import Testing
 
@@ -47,7 +48,7 @@ import Testing
     }
 
     @Test func everyCommandAndOptionIsInEveryScriptAndThePage() throws {
-        let page = ManPage.render(Self.specs, version: ("keychainctl " + VersionReport.number))
+        let page = ManPage.render(Self.specs, program: KeychainProgram.spec, version: ("keychainctl " + VersionReport.number))
         for shell in ShellCompletion.shells {
             let script = try #require(KeychainCommandLine.completionScript(for: shell))
             for spec in Self.specs {

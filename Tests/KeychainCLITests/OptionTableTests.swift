@@ -1,3 +1,4 @@
+import CommandLineKit
 import Foundation
 import Testing
 
@@ -52,7 +53,7 @@ import Testing
     }
 
     @Test func theManPageListsEveryVariableTheFilesAndEveryExitStatus() {
-        let page = ManPage.render(Self.specs, version: ("keychainctl " + VersionReport.number))
+        let page = ManPage.render(Self.specs, program: KeychainProgram.spec, version: ("keychainctl " + VersionReport.number))
         let variables = Self.specs.flatMap(\.options).compactMap(\.environment) + GlobalOptions.specs.compactMap(\.environment)
         #expect(variables.contains("KEYCHAINCTL_ACCOUNT_KEY_FILE"))
         let environment = page.components(separatedBy: ".SH ENVIRONMENT\n").last?.components(separatedBy: ".SH FILES").first ?? ""
@@ -66,10 +67,10 @@ import Testing
     /// Root help groups the commands by what a user comes for: each command in exactly one group.
     /// The everyday commands' help shows the global options a script uses, and says where the rest are.
     @Test func rootHelpGroupsEveryCommandOnce() throws {
-        let grouped = HelpText.groups.flatMap(\.commands)
+        let grouped = KeychainProgram.spec.groups.flatMap(\.commands)
         #expect(grouped.sorted() == Self.specs.map(\.name).sorted(), "grouped: \(grouped)")
         #expect(Set(grouped).count == grouped.count)
-        let help = HelpText.root(Self.specs)
+        let help = HelpText.root(Self.specs, program: KeychainProgram.spec)
         #expect(help.contains("EVERYDAY SECRETS:\n  init ") && help.contains("EXAMPLES:\n  keychainctl init "))
         let sandbox = try Sandbox(initialize: false)
         let get = sandbox.run(["get", "--help"], profile: nil).stdout
@@ -92,7 +93,7 @@ import Testing
     }
 
     @Test func rootHelpListsEveryExitStatusFromTheTable() {
-        let help = HelpText.root(Self.specs)
+        let help = HelpText.root(Self.specs, program: KeychainProgram.spec)
         for row in ExitStatusTable.rows {
             let line = "  \(row.exit)" + String(repeating: " ", count: max(1, 6 - String(row.exit).count))
             #expect(help.contains(line), "root help lacks exit \(row.exit)")

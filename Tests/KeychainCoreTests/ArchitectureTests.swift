@@ -23,11 +23,11 @@ import Testing
 
     /// KeychainCLI's rooms, ground floor first.
     static let cli: [[String]] = [
-        ["Console", "Framework"],
+        ["Console"],
         ["Options"],
         ["Input", "Output"],
         ["Context"],
-        ["Exec", "Pages"],
+        ["Exec"],
         ["Sync"],
         ["Commands"],
     ]
@@ -137,6 +137,25 @@ import Testing
         #expect(levels == levels.sorted(by: >), "CONTRIBUTING.md lists \(module)'s rooms out of storey order: \(listed)")
     }
 
+    /// The command-line framework knows nothing of keychains: it imports nothing but the C library
+    /// and no word of its sources names a keychain or Apple; a program describes itself to it
+    /// (`ProgramSpec`), so it could serve another program as is.
+    @Test func theCommandLineFrameworkImportsNothingOfTheKeychain() throws {
+        let root = PackagePaths.root + "/Sources/CommandLineKit"
+        let files = try FileManager.default.contentsOfDirectory(atPath: root).filter { $0.hasSuffix(".swift") }
+        #expect(files.count >= 8, "\(files)")
+        for file in files {
+            let text = try String(contentsOfFile: root + "/" + file, encoding: .utf8)
+            let imports = text.split(separator: "\n").filter { $0.hasPrefix("import ") || $0.contains(" import ") }
+            #expect(imports.allSatisfy { $0 == "import Glibc" }, "\(file) imports \(imports)")
+            for word in ["keychain", "secitem", "apple"] {
+                #expect(!text.lowercased().contains(word), "CommandLineKit/\(file) mentions \(word)")
+            }
+        }
+        let manifest = try String(contentsOfFile: PackagePaths.root + "/Package.swift", encoding: .utf8)
+        #expect(manifest.contains(".target(name: \"CommandLineKit\")"), "CommandLineKit depends on nothing")
+    }
+
     /// Small rooms: no source file over 450 lines, but a generated table (which says so on its
     /// first line).
     @Test func noSourceFileIsOver450Lines() throws {
@@ -150,20 +169,5 @@ import Testing
             #expect(lines <= 451, "\(path) has \(lines) lines")
         }
         #expect(checked > 200)
-    }
-
-    /// The command-line framework (KeychainCLI/Framework) knows nothing of keychains: it imports
-    /// no module of the package and no word of its sources names a keychain or Apple, so it can
-    /// become a module of its own.
-    @Test func theCommandLineFrameworkKnowsNothingOfKeychains() throws {
-        let root = PackagePaths.root + "/Sources/KeychainCLI/Framework"
-        let files = try FileManager.default.contentsOfDirectory(atPath: root).filter { $0.hasSuffix(".swift") }
-        #expect(files.count >= 4)
-        for file in files {
-            let text = try String(contentsOfFile: root + "/" + file, encoding: .utf8)
-            for word in ["keychain", "secitem", "apple", "import Keychain"] {
-                #expect(!text.lowercased().contains(word.lowercased()), "Framework/\(file) mentions \(word)")
-            }
-        }
     }
 }

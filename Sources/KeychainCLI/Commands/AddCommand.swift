@@ -1,3 +1,4 @@
+import CommandLineKit
 import KeychainCore
 
 /// `keychainctl add`: SecItemAdd.
@@ -36,7 +37,7 @@ struct AddCommand: Subcommand {
             ),
             ("options", [Self.update.spec, Self.returns.spec, Self.accessControl.spec]),
             ("item attributes", ItemOptions.specs),
-            (GlobalOptions.sectionTitle, GlobalOptions.specs),
+            GlobalOptions.section,
         ])
 
     static let examples: [Example] = [

@@ -1,3 +1,4 @@
+import CommandLineKit
 import KeychainCore
 
 /// `keychainctl backup DEST`: a copy of the keychain, consistent while others write it.
@@ -14,7 +15,7 @@ struct BackupCommand: Subcommand {
             needs the same key file or passphrase. To restore, copy it back over the keychain file (with no \
             other process using it), or point KEYCHAINCTL_KEYCHAIN at it.
             """,
-        sections: [(GlobalOptions.sectionTitle, GlobalOptions.specs)],
+        sections: [GlobalOptions.section],
         operands: [("DEST", "The new file to write.")], requiredOperands: 1, briefGlobalOptions: true)
 
     static let examples: [Example] = [

@@ -1,3 +1,4 @@
+import CommandLineKit
 import Glibc
 import KeychainCore
 
@@ -20,7 +21,7 @@ struct CloudCommand: Subcommand {
             """,
         sections: [
             ("options", [Self.generateAccountKeyFile.spec, SyncCommand.accountKeyFile.spec]),
-            (GlobalOptions.sectionTitle, GlobalOptions.specs),
+            GlobalOptions.section,
         ],
         actions: [("init", "Create the store at DIR.")],
         operands: [("DIR", "The cloud store's directory.")])

@@ -1,3 +1,4 @@
+import CommandLineKit
 import KeychainCore
 
 /// `keychainctl completion bash|zsh|fish`: a completion script, generated from the option tables;
@@ -17,7 +18,7 @@ struct CompletionCommand: Subcommand {
             key file, KEYCHAINCTL_KEY, a key 'unlock' cached); otherwise, or on any error, it prints \
             nothing and exits 0, and never asks for a passphrase.
             """,
-        sections: [(GlobalOptions.sectionTitle, GlobalOptions.specs)],
+        sections: [GlobalOptions.section],
         operands: [("SHELL", "bash, zsh or fish; or names.")], operandWords: ShellCompletion.shells + ["names"])
 
     static let examples: [Example] = [

@@ -1,3 +1,4 @@
+import CommandLineKit
 import KeychainCore
 
 /// `keychainctl delete`: SecItemDelete.
@@ -14,7 +15,7 @@ struct DeleteCommand: Subcommand {
         sections: [
             ("options", Self.scope.specs),
             ("item attributes", ItemOptions.specs),
-            (GlobalOptions.sectionTitle, GlobalOptions.specs),
+            GlobalOptions.section,
         ])
 
     static let examples: [Example] = [

@@ -1,3 +1,4 @@
+import CommandLineKit
 import KeychainCore
 
 /// `keychainctl device`: the keychain's simulated device (lock state and passcode).
@@ -27,7 +28,7 @@ struct DeviceCommand: Subcommand {
             other command in a state without storing it (status then shows that state; the changes ignore \
             KEYCHAINCTL_DEVICE_STATE and refuse --device-state).
             """,
-        sections: [("options", [Self.yes.spec, Self.appID.spec, Self.parent.spec]), (GlobalOptions.sectionTitle, GlobalOptions.specs)],
+        sections: [("options", [Self.yes.spec, Self.appID.spec, Self.parent.spec]), GlobalOptions.section],
         actions: [
             ("status", "Print the state, the passcode and the biometry (the default)."),
             ("lock", "Lock the device: the when-unlocked classes become unavailable."),

@@ -1,3 +1,4 @@
+import CommandLineKit
 import KeychainCore
 
 /// `keychainctl error`: a status by number or name, as `security error` prints it, with what

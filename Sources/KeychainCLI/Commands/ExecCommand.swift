@@ -1,3 +1,4 @@
+import CommandLineKit
 import Glibc
 import KeychainCore
 
@@ -43,7 +44,7 @@ struct ExecCommand: Subcommand {
             ("the command's environment", ExecPlan.environmentSpecs),
             ("what CMD can reach", [Self.keepFD.spec, Self.allowKeyring.spec]),
             ("output", [Self.mask.spec, Self.ciMask.spec, Self.dryRun.spec]),
-            (GlobalOptions.sectionTitle, GlobalOptions.specs),
+            GlobalOptions.section,
         ],
         queryOptions: ["env", "file"], trailingCommand: ("CMD [ARG…]", "The command to run, after --."))
 

@@ -1,3 +1,4 @@
+import CommandLineKit
 import KeychainCore
 
 /// `keychainctl explain`: the status a call would return for this profile, platform and device
@@ -37,7 +38,7 @@ struct ExplainCommand: Subcommand {
                 ]
             ),
             ("item attributes", ItemOptions.specs),
-            (GlobalOptions.sectionTitle, GlobalOptions.specs),
+            GlobalOptions.section,
         ])
 
     static let examples: [Example] = [

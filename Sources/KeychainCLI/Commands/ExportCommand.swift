@@ -1,3 +1,4 @@
+import CommandLineKit
 import Glibc
 import KeychainCore
 
@@ -41,7 +42,7 @@ struct ExportCommand: Subcommand {
                 ] + Self.naming.specs + [Self.skipBinary.spec, Self.strict.spec]
             ),
             ("item attributes", ItemOptions.specs),
-            (GlobalOptions.sectionTitle, GlobalOptions.specsWithoutFormat),
+            (ProgramSpec.globalSectionTitle, GlobalOptions.specsWithoutFormat),
         ])
 
     static let examples: [Example] = [

@@ -1,3 +1,4 @@
+import CommandLineKit
 import KeychainCore
 
 /// `keychainctl find`: SecItemCopyMatching.
@@ -29,7 +30,7 @@ struct FindCommand: Subcommand {
                 ]
             ),
             ("item attributes", ItemOptions.specs),
-            (GlobalOptions.sectionTitle, GlobalOptions.specs),
+            GlobalOptions.section,
         ])
 
     static let examples: [Example] = [

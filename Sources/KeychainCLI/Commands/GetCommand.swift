@@ -1,3 +1,4 @@
+import CommandLineKit
 import KeychainCore
 
 /// `keychainctl get NAME [ACCOUNT]`: the secret alone, for scripts; several matches are an error.
@@ -20,7 +21,7 @@ struct GetCommand: Subcommand {
             there is none), prints nothing, and clears the clipboard after 45 seconds unless it changed.
             """,
         sections: [
-            ("options", [NamedItem.group.spec, Self.clip.spec, Self.clipSeconds.spec]), (GlobalOptions.sectionTitle, GlobalOptions.specs),
+            ("options", [NamedItem.group.spec, Self.clip.spec, Self.clipSeconds.spec]), GlobalOptions.section,
         ],
         operands: NamedItem.operands, requiredOperands: 1, briefGlobalOptions: true, operandIsStoredName: true)
 

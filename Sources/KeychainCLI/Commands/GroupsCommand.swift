@@ -1,3 +1,4 @@
+import CommandLineKit
 import KeychainCore
 
 /// `keychainctl groups`: the profile's access-group list.
@@ -9,7 +10,7 @@ struct GroupsCommand: Subcommand {
         abstract: "Print the profile's access groups in Apple's order, with sources, default and writability.",
         discussion:
             "When the keychain exists and a key file or KEYCHAINCTL_KEY opens it, the simulated device's state is shown too, with the classes it makes unavailable.",
-        sections: [("options", [NamedPath.appOption.spec]), (GlobalOptions.sectionTitle, GlobalOptions.specs)])
+        sections: [("options", [NamedPath.appOption.spec]), GlobalOptions.section])
 
     static let examples: [Example] = [
         Example("keychainctl groups", "The access groups of the profile in force, and where it came from."),

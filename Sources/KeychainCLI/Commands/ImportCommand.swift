@@ -1,3 +1,4 @@
+import CommandLineKit
 import Glibc
 import KeychainCore
 
@@ -47,7 +48,7 @@ struct ImportCommand: ImportOptions, Subcommand {
                     Self.onConflict.spec, Self.dryRun.spec,
                 ]
             ),
-            (GlobalOptions.sectionTitle, GlobalOptions.specs),
+            GlobalOptions.section,
         ],
         operands: [("FILE", "The input (default '-', standard input).")])
 

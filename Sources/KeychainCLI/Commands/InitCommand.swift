@@ -1,3 +1,4 @@
+import CommandLineKit
 import Glibc
 import KeychainCore
 
@@ -23,7 +24,7 @@ struct InitCommand: Subcommand {
             file for the default keychain; on a terminal it asks for a passphrase unless \
             --generate-key-file is given.
             """,
-        sections: [("options", [Self.generateKeyFile.spec, Self.kdf.spec]), (GlobalOptions.sectionTitle, GlobalOptions.specs)])
+        sections: [("options", [Self.generateKeyFile.spec, Self.kdf.spec]), GlobalOptions.section])
 
     static let examples: [Example] = [
         Example(

@@ -1,4 +1,5 @@
 import CProcess
+import CommandLineKit
 import Glibc
 import KeychainCore
 
@@ -28,7 +29,7 @@ public enum KeychainCommandLine {
             return run(order.map { arguments[$0] }, invalidUTF8: Set(order.indices.filter { invalidUTF8.contains(order[$0]) }))
         }
         guard let name = arguments.first, name != "-h", name != "--help", name != "help" else {
-            StandardStreams.out(HelpText.root(commands.map { $0.spec }))
+            StandardStreams.out(HelpText.root(commands.map { $0.spec }, program: KeychainProgram.spec))
             return arguments.isEmpty ? 64 : 0
         }
         if name == "--version" {
@@ -51,7 +52,7 @@ public enum KeychainCommandLine {
         do {
             let parsed = try ParsedArguments(arguments.dropFirst(), spec: type.spec, invalidUTF8: invalidUTF8)
             if parsed.helpRequested {
-                StandardStreams.out(HelpText.render(type.spec, examples: type.examples))
+                StandardStreams.out(HelpText.render(type.spec, program: KeychainProgram.spec, examples: type.examples))
                 return 0
             }
             if let option = parsed.invalidUTF8Option {

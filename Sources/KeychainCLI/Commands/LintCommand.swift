@@ -1,3 +1,4 @@
+import CommandLineKit
 import Glibc
 import KeychainCore
 
@@ -47,7 +48,7 @@ struct LintCommand: Subcommand {
                     Self.format.spec, Self.strict.spec, Self.warningsAsErrors.spec, NamedPath.appOption.spec,
                 ]
             ),
-            (GlobalOptions.sectionTitle, [GlobalOptions.platform.spec, GlobalOptions.teamID.spec]),
+            (ProgramSpec.globalSectionTitle, [GlobalOptions.platform.spec, GlobalOptions.teamID.spec]),
         ])
 
     static let examples: [Example] = [

@@ -1,3 +1,4 @@
+import CommandLineKit
 import Glibc
 import KeychainCore
 
@@ -18,7 +19,7 @@ struct ListCommand: Subcommand {
             are listed. Nothing to list prints nothing and exits 0. A shorthand for keychainctl find --limit all \
             --sync any.
             """,
-        sections: [("options", [NamedItem.group.spec]), (GlobalOptions.sectionTitle, GlobalOptions.specs)],
+        sections: [("options", [NamedItem.group.spec]), GlobalOptions.section],
         operands: [("PATTERN", "A glob the service must match (default: every service).")], briefGlobalOptions: true,
         operandIsStoredName: true)
 

@@ -1,3 +1,4 @@
+import CommandLineKit
 import KeychainCore
 
 /// `keychainctl lock`: forgets the key `unlock` cached (docs/CI.md).
@@ -17,7 +18,7 @@ struct LockCommand: Subcommand {
             When the keychain file is gone or unreadable (so its key cannot be named), every cached \
             keychainctl key is removed, as with --all, and a warning says so: a cleanup step never fails open.
             """,
-        sections: [("options", [Self.all.spec, Self.keyring.spec]), (GlobalOptions.sectionTitle, GlobalOptions.specs)])
+        sections: [("options", [Self.all.spec, Self.keyring.spec]), GlobalOptions.section])
 
     static let examples: [Example] = [
         Example("keychainctl lock", "Forget the cached key now.")

@@ -1,3 +1,4 @@
+import CommandLineKit
 import KeychainCore
 
 /// `keychainctl manpage`: the roff source of keychainctl(1), generated from the option tables.
@@ -9,7 +10,7 @@ struct ManPageCommand: Subcommand {
         name: name,
         abstract: "Print the keychainctl(1) man page (roff), generated from the same tables as --help.",
         discussion: "man <(keychainctl manpage) shows it; 'make install' installs it.",
-        sections: [("options", [Self.markdown.spec]), (GlobalOptions.sectionTitle, GlobalOptions.specs)])
+        sections: [("options", [Self.markdown.spec]), GlobalOptions.section])
 
     static let examples: [Example] = [
         Example("keychainctl manpage > keychainctl.1", "Write the man page (man ./keychainctl.1 reads it).")
@@ -27,7 +28,11 @@ struct ManPageCommand: Subcommand {
         let commands = KeychainCommandLine.commands.map { $0.spec }
         StandardStreams.out(
             asMarkdown
-                ? ReferencePage.markdown(commands, version: "keychainctl " + VersionReport.number, examples: KeychainCommandLine.examples)
-                : ManPage.render(commands, version: "keychainctl " + VersionReport.number, examples: KeychainCommandLine.examples))
+                ? ReferencePage.markdown(
+                    commands, program: KeychainProgram.spec, version: "keychainctl " + VersionReport.number,
+                    examples: KeychainCommandLine.examples)
+                : ManPage.render(
+                    commands, program: KeychainProgram.spec, version: "keychainctl " + VersionReport.number,
+                    examples: KeychainCommandLine.examples))
     }
 }

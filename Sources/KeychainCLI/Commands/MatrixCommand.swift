@@ -1,3 +1,4 @@
+import CommandLineKit
 import KeychainCore
 
 /// `keychainctl matrix`: items (or groups) × targets, who may read and write what, and where each
@@ -35,7 +36,7 @@ struct MatrixCommand: Subcommand {
             ),
             ("item attributes", ItemOptions.specs),
             (
-                GlobalOptions.sectionTitle,
+                ProgramSpec.globalSectionTitle,
                 GlobalOptions.specs.filter { $0.long != Self.profile.spec.long && $0.long != Self.provisioning.spec.long }
             ),
         ])

@@ -1,3 +1,4 @@
+import CommandLineKit
 import KeychainCore
 
 /// `keychainctl migrate-group`: move or copy a family of items between access groups, all or nothing.
@@ -25,7 +26,7 @@ struct MigrateGroupCommand: Subcommand {
         sections: [
             ("options", [Self.from.spec, Self.to.spec, Self.copy.spec, Self.onConflict.spec, Self.dryRun.spec, DamagedRows.option.spec]),
             ("filters", ItemOptions.specs),
-            (GlobalOptions.sectionTitle, GlobalOptions.specs),
+            GlobalOptions.section,
         ])
 
     static let examples: [Example] = [

@@ -1,3 +1,4 @@
+import CommandLineKit
 import Glibc
 import KeychainCore
 
@@ -21,7 +22,7 @@ struct ProfileCommand: Subcommand {
             """,
         sections: [
             ("options", [Self.target.spec]),
-            (GlobalOptions.sectionTitle, [GlobalOptions.profile.spec, GlobalOptions.format.spec]),
+            (ProgramSpec.globalSectionTitle, [GlobalOptions.profile.spec, GlobalOptions.format.spec]),
         ],
         actions: [
             ("show", "Print the built-in profile, or with --profile its entitlements, as an XML property list (the default)."),

@@ -1,3 +1,4 @@
+import CommandLineKit
 import Glibc
 import KeychainCore
 
@@ -36,7 +37,7 @@ struct RekeyCommand: Subcommand {
                 ]
             ),
             ("options", [Self.kdf.spec, Self.force.spec, Self.dryRun.spec]),
-            (GlobalOptions.sectionTitle, GlobalOptions.specs),
+            GlobalOptions.section,
         ])
 
     static let examples: [Example] = [

@@ -1,3 +1,4 @@
+import CommandLineKit
 import KeychainCore
 
 /// `keychainctl rm NAME [ACCOUNT]`: delete exactly one secret.
@@ -12,7 +13,7 @@ struct RemoveCommand: Subcommand {
             deletes one item only: a NAME (and ACCOUNT) matching several is an error naming their accounts \
             (exit 206), nothing deleted. Nothing matching is exit 44.
             """,
-        sections: [("options", [NamedItem.group.spec]), (GlobalOptions.sectionTitle, GlobalOptions.specs)],
+        sections: [("options", [NamedItem.group.spec]), GlobalOptions.section],
         operands: NamedItem.operands, requiredOperands: 1, briefGlobalOptions: true, operandIsStoredName: true)
 
     static let examples: [Example] = [

@@ -1,3 +1,4 @@
+import CommandLineKit
 import KeychainCore
 
 /// `keychainctl set NAME [ACCOUNT]`: store or replace a secret, the way `pass insert` does.
@@ -34,7 +35,7 @@ struct SetCommand: Subcommand {
         sections: [
             ("secret", [Self.dataFile.spec, Self.keepNewline.spec, Self.generate.spec, Self.length.spec, Self.print.spec]),
             ("options", [Self.label.spec, NamedItem.group.spec, Self.sync.spec]),
-            (GlobalOptions.sectionTitle, GlobalOptions.specs),
+            GlobalOptions.section,
         ],
         operands: NamedItem.operands, requiredOperands: 1, briefGlobalOptions: true, operandIsStoredName: true)
 

@@ -1,3 +1,4 @@
+import CommandLineKit
 import Glibc
 import KeychainCore
 
@@ -32,7 +33,7 @@ struct SyncCommand: Subcommand {
             """,
         sections: [
             ("options", [Self.cloud.spec, Self.accountKeyFile.spec, Self.dryRun.spec, Self.git.spec]),
-            (GlobalOptions.sectionTitle, GlobalOptions.specs),
+            GlobalOptions.section,
         ])
 
     static let examples: [Example] = [

@@ -1,3 +1,4 @@
+import CommandLineKit
 import KeychainCore
 
 /// `keychainctl unlock`: caches the keychain's key in the kernel keyring, so that later calls
@@ -39,7 +40,7 @@ struct UnlockCommand: Subcommand {
                 "options",
                 [Self.timeout.spec, Self.idle.spec, Self.keyring.spec, Self.shareUID.spec, Self.status.spec, Self.toKeyFile.spec]
             ),
-            (GlobalOptions.sectionTitle, GlobalOptions.specs),
+            GlobalOptions.section,
         ])
 
     static let examples: [Example] = [

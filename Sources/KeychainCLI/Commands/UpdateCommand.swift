@@ -1,3 +1,4 @@
+import CommandLineKit
 import KeychainCore
 
 /// `keychainctl update`: SecItemUpdate.
@@ -41,7 +42,7 @@ struct UpdateCommand: Subcommand {
             ),
             ("options", Self.scope.specs),
             ("query attributes", ItemOptions.specs),
-            (GlobalOptions.sectionTitle, GlobalOptions.specs),
+            GlobalOptions.section,
         ])
 
     static let examples: [Example] = [

@@ -1,3 +1,4 @@
+import CommandLineKit
 import KeychainCore
 
 /// `keychainctl verify`: opens the key hierarchy and every row, runs SQLite's integrity check, and
@@ -17,7 +18,7 @@ struct VerifyCommand: Subcommand {
             --repair deletes the damaged items after confirmation on a terminal (--yes otherwise; without a
             terminal and --yes it is exit 36). A damaged item leaves no tombstone: its attributes are unknown.
             """,
-        sections: [("options", [Self.repair.spec, Self.yes.spec]), (GlobalOptions.sectionTitle, GlobalOptions.specs)])
+        sections: [("options", [Self.repair.spec, Self.yes.spec]), GlobalOptions.section])
 
     static let examples: [Example] = [
         Example("keychainctl verify", "Check every item opens with the key, and the file's structure.")

@@ -2,7 +2,7 @@ import KeychainCore
 
 /// Every exit status keychainctl ends with: each keychain status's low byte (as macOS `security`
 /// exits), then keychainctl's own. The one table behind `keychainctl error`, error reports and
-/// the reference's exit-status table (docs/REFERENCE.md, generated from `markdown`).
+/// the pages' exit-status lists (`KeychainProgram`).
 enum ExitStatusTable {
     /// One exit status.
     struct Row {
@@ -54,15 +54,5 @@ enum ExitStatusTable {
     static var rows: [Row] {
         [Row(exit: success, status: nil, meaning: "success")]
             + KeychainStatus.allCases.map { Row(exit: $0.exitStatus, status: $0, meaning: $0.row.causes) } + own
-    }
-
-    /// The reference's table.
-    static var markdown: String {
-        var out = "| status | meaning |\n|---|---|\n"
-        for row in rows {
-            let meaning = row.status.map { "\($0.name) (\($0.rawValue)): \(row.meaning)" } ?? row.meaning
-            out += "| \(row.exit) | \(meaning) |\n"
-        }
-        return out
     }
 }

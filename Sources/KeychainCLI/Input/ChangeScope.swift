@@ -1,3 +1,4 @@
+import CommandLineKit
 import KeychainCore
 
 /// What a delete or an update acts on besides its query attributes, declared once for both: how

@@ -1,3 +1,4 @@
+import CommandLineKit
 import KeychainCore
 
 /// `CODE=PATH` assignments naming an item's data fields (an internet password's `binn`, `bini`,

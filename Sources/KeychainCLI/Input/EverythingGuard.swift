@@ -1,3 +1,4 @@
+import CommandLineKit
 import KeychainCore
 
 /// A `delete` or `update` whose query names no attribute, reference or group acts on every item

@@ -1,3 +1,4 @@
+import CommandLineKit
 import KeychainCore
 
 /// Where a command's secret comes from (docs/REFERENCE.md): a file, `-w`, standard input, or a prompt.

@@ -1,3 +1,4 @@
+import CommandLineKit
 import KeychainCore
 
 /// How commands that read or write many items report damaged rows (docs/SECURITY.md): never a whole

@@ -1,3 +1,4 @@
+import CommandLineKit
 import KeychainCore
 
 /// The options every command accepts, each declared once with its environment variable, and
@@ -51,13 +52,11 @@ struct GlobalOptions {
     static let applicationPasswordFD = Option.descriptor(
         "application-password-fd", "Read the application password of items protected by one from this file descriptor.")
 
-    /// The title of their section in command specs.
-    static let sectionTitle = "global options"
-
     /// The ones a script uses, which the everyday commands' help shows (`briefGlobalOptions`).
     static let everyday: Set<String> = ["keychain", "key-file", "passphrase-fd", "no-cache", "format"]
 
-    /// The options, for command specs, in help order: by theme (`themes`).
+    /// The options, for command specs, in help order: by theme (`themes`). A literal, as every
+    /// command's spec holds it: built from the themes it cost a find 1% more.
     static let specs: [OptionSpec] = [
         Self.keychain.spec, Self.keyFile.spec, Self.passphraseFD.spec, Self.noCache.spec, Self.profile.spec, Self.provisioning.spec,
         Self.platform.spec, Self.teamID.spec, Self.buildSetting.spec, Self.allowAnyGroup.spec, Self.deviceState.spec, Self.auth.spec,
@@ -75,13 +74,13 @@ struct GlobalOptions {
         ("output", ["format"]),
     ]
 
-    /// `options` (a command's global options) by theme, leaving out empty themes.
-    static func byTheme(_ options: [OptionSpec]) -> [(title: String, options: [OptionSpec])] {
-        themes.compactMap { theme in
-            let members = options.filter { theme.names.contains($0.long) }
-            return members.isEmpty ? nil : (theme.title, members)
-        }
+    /// The themes with their options, for the pages (`KeychainProgram`).
+    static var themedSpecs: [(title: String, options: [OptionSpec])] {
+        themes.map { theme in (theme.title, specs.filter { theme.names.contains($0.long) }) }
     }
+
+    /// Their section in a command's spec.
+    static var section: (title: String, options: [OptionSpec]) { (ProgramSpec.globalSectionTitle, specs) }
 
     /// The options of a command that declares its own `--format` (export, lint).
     static var specsWithoutFormat: [OptionSpec] { specs.filter { $0.long != Self.format.spec.long } }

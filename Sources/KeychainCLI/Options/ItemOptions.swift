@@ -1,3 +1,4 @@
+import CommandLineKit
 import KeychainCore
 
 /// The item attribute options shared by add, find, update, delete, migrate-group and export,

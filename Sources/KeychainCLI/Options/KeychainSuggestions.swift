@@ -1,3 +1,4 @@
+import CommandLineKit
 import KeychainCore
 
 /// The words completion offers for keychainctl's options that take any text but have usual

@@ -1,3 +1,4 @@
+import CommandLineKit
 import KeychainCore
 
 /// The generic password a script names by service and account (`set`, `get`, `rm`): NAME is the

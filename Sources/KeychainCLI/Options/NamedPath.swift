@@ -1,3 +1,4 @@
+import CommandLineKit
 import KeychainCore
 
 /// A file given as `NAME=PATH` (or a bare `PATH`, named by its last component): how `matrix` and

@@ -1,3 +1,4 @@
+import CommandLineKit
 import KeychainCore
 
 /// `--return a,b --return c`: the option add and find declare, and its values as words.

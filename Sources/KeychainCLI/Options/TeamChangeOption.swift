@@ -1,3 +1,4 @@
+import CommandLineKit
 import KeychainCore
 
 /// `--team-change TEAMID` of explain, matrix and lint: the option, and how its report reads.

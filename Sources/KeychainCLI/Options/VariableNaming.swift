@@ -1,3 +1,4 @@
+import CommandLineKit
 import KeychainCore
 
 /// How `exec --env-from` and `export`'s dotenv, shell and github-env formats name a variable after

@@ -1,3 +1,4 @@
+import CommandLineKit
 import KeychainCore
 
 /// `explain`'s output: text for people, stable sorted JSON for programs (docs/REFERENCE.md).

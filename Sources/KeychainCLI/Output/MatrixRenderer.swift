@@ -1,3 +1,4 @@
+import CommandLineKit
 import KeychainCore
 
 /// `matrix`'s output: a grid for people, stable sorted JSON for programs (docs/REFERENCE.md).

@@ -1,12 +1,12 @@
 /// Shell completion scripts for bash, zsh and fish, generated from the same command specs as
 /// `--help`: every subcommand, its options, and the values an option takes where the spec names
 /// them (`a|b|c`) or a path where it takes one.
-enum ShellCompletion {
+public enum ShellCompletion {
     /// The shells completion scripts are made for.
-    static let shells = ["bash", "zsh", "fish"]
+    public static let shells = ["bash", "zsh", "fish"]
 
     /// The script for `shell`; `nil` for a shell there is none for.
-    static func script(for shell: String, program: String, commands: [CommandSpec]) -> String? {
+    public static func script(for shell: String, program: String, commands: [CommandSpec]) -> String? {
         switch shell {
         case "bash": bash(commands, program: program)
         case "zsh": zsh(commands, program: program)
@@ -16,11 +16,11 @@ enum ShellCompletion {
     }
 
     /// The values an option takes: its choices (`auto|session|user`), a path, or anything.
-    enum Values: Equatable {
+    public enum Values: Equatable {
         case none, choices([String]), path, any
     }
 
-    static func values(of option: OptionSpec) -> Values {
+    public static func values(of option: OptionSpec) -> Values {
         switch option.kind {
         case .flag: .none
         case .choices: .choices(option.choices)
@@ -222,7 +222,7 @@ enum ShellCompletion {
 extension String {
     /// Each character that is a key of `replacements` replaced by its value (byte-wise: no
     /// `_StringProcessing`, whose conformances every call would pay for).
-    func replacingEvery(_ replacements: [Character: String]) -> String {
+    public func replacingEvery(_ replacements: [Character: String]) -> String {
         var out = ""
         for character in self { out += replacements[character] ?? String(character) }
         return out

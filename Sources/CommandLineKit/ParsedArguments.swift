@@ -5,30 +5,30 @@
 /// A command with actions (`device lock`) takes them as its leading words; otherwise no command
 /// takes positional arguments, so any stray word is a usage error (exit 64). Errors never quote a
 /// value or a stray word: either may be a secret typed in the wrong place.
-struct ParsedArguments {
-    private var values: [String: [String]] = [:]
+public struct ParsedArguments {
+    @usableFromInline var values: [String: [String]] = [:]
     private var flags: Set<String> = []
-    private let reads = ReadLog()
+    @usableFromInline let reads: ReadLog = ReadLog()
     /// The action the leading words named (the spec's first when none was given); `nil` for a
     /// command without actions.
-    private(set) var action: String?
+    public private(set) var action: String?
     /// The operands given, in order, at most as many as the command takes (`error -25300`).
-    private(set) var operands: [String] = []
+    public private(set) var operands: [String] = []
     /// The first operand (`error -25300`).
-    var operand: String? { operands.first }
+    public var operand: String? { operands.first }
     /// Whether `-h` or `--help` stood in option position (parsing stopped there).
-    private(set) var helpRequested = false
+    public private(set) var helpRequested = false
     /// The first option (other than a path) whose value was not valid UTF-8 on the command line:
     /// Swift would have replaced the bad bytes, making `x\xff` and `x\xfe` one account.
-    private(set) var invalidUTF8Option: String?
+    public private(set) var invalidUTF8Option: String?
     /// The command and its arguments after `--`, for a command that runs one (`exec`).
-    private(set) var trailing: [String]?
+    public private(set) var trailing: [String]?
     /// The command these options are for.
-    let command: String
+    public let command: String
 
     /// Parses `arguments` (after the subcommand's name) for `spec`; `invalidUTF8` holds the
     /// indices of words that were not valid UTF-8 as given.
-    init(_ arguments: ArraySlice<String>, spec: CommandSpec, invalidUTF8: Set<Int> = []) throws(UsageError) {
+    public init(_ arguments: ArraySlice<String>, spec: CommandSpec, invalidUTF8: Set<Int> = []) throws(UsageError) {
         // A linear search of a few dozen options for a handful of words: cheaper per process than
         // building two dictionaries (and looking up Character's Hashable conformance at run time).
         command = spec.name
@@ -140,7 +140,7 @@ struct ParsedArguments {
     /// These arguments in one spelling: the action's words, each option as `--long` or
     /// `--long=value`, then the operands (after `--` where the command runs none) and the trailing
     /// command after `--`. Parsed again they give these arguments (the argument fuzzer checks it).
-    func canonical(_ spec: CommandSpec) -> [String] {
+    public func canonical(_ spec: CommandSpec) -> [String] {
         var words = action.map { $0.split(separator: " ").map(String.init) } ?? []
         let optionWords =
             flags.sorted().map { "--" + $0 } + values.keys.sorted().flatMap { name in values[name]!.map { "--\(name)=\($0)" } }
@@ -154,7 +154,7 @@ struct ParsedArguments {
     }
 
     /// Whether `other` holds the same action, options, operands and trailing command.
-    func sameArguments(as other: ParsedArguments) -> Bool {
+    public func sameArguments(as other: ParsedArguments) -> Bool {
         action == other.action && values == other.values && flags == other.flags && operands == other.operands
             && trailing == other.trailing
     }
@@ -197,12 +197,13 @@ struct ParsedArguments {
     }
 
     /// The value of `option`, parsed; `nil` when not given, a usage error when it does not parse.
-    func value<Value>(_ option: Option<Value>) throws(UsageError) -> Value? {
+    /// Inlinable, as every generic of the framework, so a command's read is specialised for its type.
+    @inlinable public func value<Value>(_ option: Option<Value>) throws(UsageError) -> Value? {
         try values(option).last
     }
 
     /// Every value of a repeatable `option`, in order, each parsed.
-    func values<Value>(_ option: Option<Value>) throws(UsageError) -> [Value] {
+    @inlinable public func values<Value>(_ option: Option<Value>) throws(UsageError) -> [Value] {
         reads.note(option.spec.long)
         var parsed: [Value] = []
         for text in values[option.spec.long] ?? [] {
@@ -215,17 +216,17 @@ struct ParsedArguments {
     }
 
     /// Whether `flag` was given.
-    func flag(_ flag: Flag) -> Bool {
+    public func flag(_ flag: Flag) -> Bool {
         reads.note(flag.spec.long)
         return flags.contains(flag.spec.long)
     }
 
     /// The text given for `option`, unparsed: for reporting an error in the format asked for
     /// before the command's own options are read.
-    func rawValue(of option: OptionSpec) -> String? { values[option.long]?.last }
+    public func rawValue(of option: OptionSpec) -> String? { values[option.long]?.last }
 
     /// (code, value) for each option of `table` that was given, in the table's order.
-    func attributes(from table: [(spec: OptionSpec, code: String)]) -> [(code: String, value: String)] {
+    public func attributes(from table: [(spec: OptionSpec, code: String)]) -> [(code: String, value: String)] {
         table.compactMap { spec, code in
             reads.note(spec.long)
             return values[spec.long]?.last.map { (code, $0) }
@@ -234,20 +235,20 @@ struct ParsedArguments {
 
     /// The long names of the options read so far, for the test that every declared option is
     /// read by its command.
-    var readOptions: [String] { reads.names }
+    public var readOptions: [String] { reads.names }
 }
 
 /// The options a command read: a reference, so that the copies a command's parts make of the
 /// parsed arguments all record into one log.
-private final class ReadLog {
+@usableFromInline final class ReadLog {
     private(set) var names: [String] = []
-    func note(_ name: String) { names.append(name) }
+    @usableFromInline func note(_ name: String) { names.append(name) }
 }
 
 extension String {
     /// The text with its control characters written as escapes (`\\n`, `\\u{1B}`), so that a
     /// word echoed in a usage error cannot drive the terminal.
-    var escapedForTerminal: String {
+    public var escapedForTerminal: String {
         var out = ""
         for scalar in unicodeScalars {
             if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {

@@ -6,22 +6,22 @@ import Glibc
 /// command does not declare.
 ///
 /// A generic struct holding a closure, not a protocol: nothing is looked up at start-up.
-struct Option<Value>: Sendable {
-    private(set) var spec: OptionSpec
+public struct Option<Value>: Sendable {
+    public var spec: OptionSpec
     /// The value `text` spells, or `nil` when it spells none (a usage error naming `expected`).
-    let parse: @Sendable (String) -> Value?
+    public let parse: @Sendable (String) -> Value?
     /// What a valid value looks like, for the usage error ("a file descriptor number"); a
     /// `.choices` option lists its words instead.
-    private let expectedText: String
+    @usableFromInline let expectedText: String
 
     /// What a valid value looks like, for the usage error ("auto, session or user").
-    var expected: String {
+    @inlinable public var expected: String {
         let words = spec.choices
         guard let last = words.last, words.count > 1 else { return words.first ?? expectedText }
         return words.dropLast().joined(separator: ", ") + " or " + last
     }
 
-    init(
+    @inlinable public init(
         _ long: String, _ short: Character? = nil, _ valueName: String, kind: OptionKind = .text, repeatable: Bool = false,
         environment: String? = nil, suggestions: Suggestions = .none, expected: String = "", _ help: String,
         parse: @escaping @Sendable (String) -> Value?
@@ -36,7 +36,7 @@ struct Option<Value>: Sendable {
 
 extension Option where Value == String {
     /// Text taken as given.
-    static func text(
+    public static func text(
         _ long: String, _ valueName: String, repeatable: Bool = false, environment: String? = nil, suggestions: Suggestions = .none,
         _ help: String
     ) -> Option {
@@ -44,7 +44,7 @@ extension Option where Value == String {
     }
 
     /// Text taken as given, with a short name (or `nil`).
-    static func text(
+    public static func text(
         _ long: String, _ short: Character?, _ valueName: String, repeatable: Bool = false, environment: String? = nil,
         suggestions: Suggestions = .none, _ help: String
     ) -> Option {
@@ -53,7 +53,7 @@ extension Option where Value == String {
 
     /// A file path taken as given (its bytes need not be UTF-8); with `optional`, the path may be
     /// left out, and the value is then empty.
-    static func path(
+    public static func path(
         _ long: String, short: Character? = nil, valueName: String = "path", repeatable: Bool = false, environment: String? = nil,
         optional: Bool = false, _ help: String
     ) -> Option {
@@ -65,14 +65,14 @@ extension Option where Value == String {
 
 extension Option where Value == Int32 {
     /// A file descriptor number.
-    static func descriptor(_ long: String, environment: String? = nil, _ help: String) -> Option {
+    public static func descriptor(_ long: String, environment: String? = nil, _ help: String) -> Option {
         Option(long, nil, "n", environment: environment, expected: "a file descriptor number", help) { Int32($0) }
     }
 }
 
 extension Option {
     /// One of the words `valueName` lists (`auto|session|user`), parsed by `parse`.
-    static func choice(
+    @inlinable public static func choice(
         _ long: String, _ short: Character? = nil, _ valueName: String, environment: String? = nil, _ help: String,
         _ parse: @escaping @Sendable (String) -> Value?
     ) -> Option {
@@ -81,32 +81,32 @@ extension Option {
 }
 
 /// An option that takes no value, declared once as a constant of its command.
-struct Flag: Sendable {
-    let spec: OptionSpec
+public struct Flag: Sendable {
+    public let spec: OptionSpec
 
-    init(_ long: String, environment: String? = nil, _ help: String) {
+    public init(_ long: String, environment: String? = nil, _ help: String) {
         spec = OptionSpec(long: long, short: nil, valueName: nil, kind: .flag, repeatable: false, help: help, environment: environment)
     }
 
-    init(_ long: String, _ short: Character, _ help: String) {
+    public init(_ long: String, _ short: Character, _ help: String) {
         spec = OptionSpec(long: long, short: short, valueName: nil, kind: .flag, repeatable: false, help: help, environment: nil)
     }
 }
 
 extension Option {
     /// The value of the option's environment variable (see `OptionSpec.environmentValue`).
-    var environmentValue: String? { spec.environmentValue }
+    @inlinable public var environmentValue: String? { spec.environmentValue }
 }
 
 extension Flag {
     /// The value of the flag's environment variable (see `OptionSpec.environmentValue`).
-    var environmentValue: String? { spec.environmentValue }
+    public var environmentValue: String? { spec.environmentValue }
 }
 
 extension OptionSpec {
     /// A text option read as given and checked by whoever reads it (a table of such options), so a
     /// plain spec with no parser, which is cheaper to declare at start-up than a typed `Option`.
-    static func plain(
+    public static func plain(
         _ long: String, _ short: Character?, _ valueName: String, kind: OptionKind = .text, suggestions: Suggestions = .none, _ help: String
     ) -> OptionSpec {
         OptionSpec(
@@ -115,7 +115,7 @@ extension OptionSpec {
     }
 
     /// The value of the option's environment variable, when it has one and it is set and not empty.
-    var environmentValue: String? {
+    public var environmentValue: String? {
         guard let environment, let pointer = getenv(environment), pointer.pointee != 0 else { return nil }
         return String(cString: pointer)
     }

@@ -2,17 +2,17 @@
 /// (`--class genp`): a number the program gives words to through `provider`, installed only when
 /// a completion script is made. A number, not a closure or a string: declaring an option then
 /// costs nothing at start-up.
-struct Suggestions: Sendable, Equatable {
-    let id: UInt8
+public struct Suggestions: Sendable, Equatable {
+    public let id: UInt8
 
-    init(_ id: UInt8) { self.id = id }
+    public init(_ id: UInt8) { self.id = id }
 
     /// No words: completion offers any text.
-    static var none: Suggestions { Suggestions(0) }
+    public static var none: Suggestions { Suggestions(0) }
 
     /// The program's words for each kind (none until the program installs its own).
-    nonisolated(unsafe) static var provider: @Sendable (Suggestions) -> [String] = { _ in [] }
+    nonisolated(unsafe) public static var provider: @Sendable (Suggestions) -> [String] = { _ in [] }
 
     /// The words, computed only when completing.
-    var words: [String] { self == .none ? [] : Self.provider(self) }
+    public var words: [String] { self == .none ? [] : Self.provider(self) }
 }
