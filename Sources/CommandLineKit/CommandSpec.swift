@@ -34,10 +34,17 @@ public struct OptionSpec: Sendable {
     /// Whether the value may be left out (`init --generate-key-file`): the option is then given
     /// with an empty value, which the command reads as "the default".
     public var valueOptional = false
+    /// Whether a value is one the option takes, checked as the command line is parsed; `nil` for
+    /// an option that takes any text (or whose reader checks it, as a table of plain options).
+    public var accepts: (@Sendable (String) -> Bool)? = nil
+    /// What a valid value looks like, for the usage error ("a file descriptor number"); a
+    /// `.choices` option lists its words instead.
+    public var expectedText = ""
 
     @inlinable public init(
         long: String, short: Character?, valueName: String?, kind: OptionKind, repeatable: Bool, help: String, environment: String?,
-        suggestions: Suggestions = .none, valueOptional: Bool = false
+        suggestions: Suggestions = .none, valueOptional: Bool = false, accepts: (@Sendable (String) -> Bool)? = nil,
+        expectedText: String = ""
     ) {
         self.long = long
         self.short = short
@@ -48,6 +55,15 @@ public struct OptionSpec: Sendable {
         self.environment = environment
         self.suggestions = suggestions
         self.valueOptional = valueOptional
+        self.accepts = accepts
+        self.expectedText = expectedText
+    }
+
+    /// What a valid value looks like, for the usage error ("auto, session or user").
+    public var expected: String {
+        let words = choices
+        guard let last = words.last, words.count > 1 else { return words.first ?? expectedText }
+        return words.dropLast().joined(separator: ", ") + " or " + last
     }
 
     /// The words a `.choices` option takes, from its placeholder (split only when asked: at

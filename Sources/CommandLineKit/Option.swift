@@ -1,36 +1,34 @@
 import Glibc
 
 /// An option that takes a value, declared once as a constant of its command: its spelling, help
-/// and environment variable (`spec`), and how its text becomes a `Value`. Commands read it as
-/// `try arguments.value(Self.timeout)`, never by name, so a read cannot name an option the
-/// command does not declare.
+/// and environment variable (`spec`), and how its text becomes a `Value`. The parser checks a given
+/// value with it (a usage error naming what is expected, before the command is built), and the
+/// command reads it where it uses it, as `arguments[Self.timeout]`, never by name, so a read cannot
+/// name an option the command does not declare.
 ///
 /// A generic struct holding a closure, not a protocol: nothing is looked up at start-up.
 public struct Option<Value>: Sendable {
     public var spec: OptionSpec
-    /// The value `text` spells, or `nil` when it spells none (a usage error naming `expected`).
+    /// The value `text` spells, or `nil` when it spells none.
     public let parse: @Sendable (String) -> Value?
-    /// What a valid value looks like, for the usage error ("a file descriptor number"); a
-    /// `.choices` option lists its words instead.
-    @usableFromInline let expectedText: String
 
-    /// What a valid value looks like, for the usage error ("auto, session or user").
-    @inlinable public var expected: String {
-        let words = spec.choices
-        guard let last = words.last, words.count > 1 else { return words.first ?? expectedText }
-        return words.dropLast().joined(separator: ", ") + " or " + last
-    }
-
+    /// An option whose text `parse` turns into its value; `expected` says what a valid value looks
+    /// like, for the usage error ("a file descriptor number"; a `.choices` option lists its words).
     @inlinable public init(
         _ long: String, _ short: Character? = nil, _ valueName: String, kind: OptionKind = .text, repeatable: Bool = false,
         environment: String? = nil, suggestions: Suggestions = .none, expected: String = "", _ help: String,
         parse: @escaping @Sendable (String) -> Value?
     ) {
-        spec = OptionSpec(
-            long: long, short: short, valueName: valueName, kind: kind, repeatable: repeatable, help: help, environment: environment,
-            suggestions: suggestions)
+        self.init(
+            OptionSpec(
+                long: long, short: short, valueName: valueName, kind: kind, repeatable: repeatable, help: help, environment: environment,
+                suggestions: suggestions, accepts: { parse($0) != nil }, expectedText: expected),
+            parse: parse)
+    }
+
+    @inlinable init(_ spec: OptionSpec, parse: @escaping @Sendable (String) -> Value?) {
+        self.spec = spec
         self.parse = parse
-        self.expectedText = expected
     }
 }
 
@@ -48,7 +46,11 @@ extension Option where Value == String {
         _ long: String, _ short: Character?, _ valueName: String, repeatable: Bool = false, environment: String? = nil,
         suggestions: Suggestions = .none, _ help: String
     ) -> Option {
-        Option(long, short, valueName, repeatable: repeatable, environment: environment, suggestions: suggestions, help) { $0 }
+        Option(
+            OptionSpec(
+                long: long, short: short, valueName: valueName, kind: .text, repeatable: repeatable, help: help, environment: environment,
+                suggestions: suggestions)
+        ) { $0 }
     }
 
     /// A file path taken as given (its bytes need not be UTF-8); with `optional`, the path may be
@@ -57,9 +59,11 @@ extension Option where Value == String {
         _ long: String, short: Character? = nil, valueName: String = "path", repeatable: Bool = false, environment: String? = nil,
         optional: Bool = false, _ help: String
     ) -> Option {
-        var option = Option(long, short, valueName, kind: .path, repeatable: repeatable, environment: environment, help) { $0 }
-        option.spec.valueOptional = optional
-        return option
+        Option(
+            OptionSpec(
+                long: long, short: short, valueName: valueName, kind: .path, repeatable: repeatable, help: help, environment: environment,
+                valueOptional: optional)
+        ) { $0 }
     }
 }
 

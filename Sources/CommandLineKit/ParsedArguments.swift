@@ -8,7 +8,6 @@
 public struct ParsedArguments {
     @usableFromInline var values: [String: [String]] = [:]
     private var flags: Set<String> = []
-    @usableFromInline let reads: ReadLog = ReadLog()
     /// The action the leading words named (the spec's first when none was given); `nil` for a
     /// command without actions.
     public private(set) var action: String?
@@ -127,13 +126,22 @@ public struct ParsedArguments {
                 valueIndex = index
                 index += 1
             }
-            if invalidUTF8.contains(valueIndex), option.kind != .path, invalidUTF8Option == nil {
-                invalidUTF8Option = option.long
+            if invalidUTF8.contains(valueIndex), option.kind != .path {
+                // Reported apart, as the program reports bad text (never checked as a value).
+                if invalidUTF8Option == nil { invalidUTF8Option = option.long }
+            } else if let accepts = option.accepts, !accepts(value) {
+                throw UsageError("'\(value.escapedForTerminal)' is not valid for --\(option.long); use \(option.expected).")
             }
             if !option.repeatable, values[option.long] != nil {
                 throw UsageError("--\(option.long) was given more than once.")
             }
             values[option.long, default: []].append(value)
+        }
+        if operands.count < spec.requiredOperands {
+            let missing = spec.operands[operands.count]
+            throw UsageError(
+                "\(spec.name) needs \(missing.name) (\(missing.help.dropLast(missing.help.hasSuffix(".") ? 1 : 0))): "
+                    + "\(spec.name)\(spec.operandWords(spec.operands.map(\.name))) [options].")
         }
     }
 
@@ -196,29 +204,21 @@ public struct ParsedArguments {
         return previous[b.count]
     }
 
-    /// The value of `option`, parsed; `nil` when not given, a usage error when it does not parse.
-    /// Inlinable, as every generic of the framework, so a command's read is specialised for its type.
-    @inlinable public func value<Value>(_ option: Option<Value>) throws(UsageError) -> Value? {
-        try values(option).last
+    /// The value of `option`, parsed (the parser checked it); `nil` when not given. Inlinable, as
+    /// every generic of the framework, so a command's read is specialised for its type.
+    @inlinable public subscript<Value>(option: Option<Value>) -> Value? {
+        values[option.spec.long]?.last.flatMap(option.parse)
     }
 
-    /// Every value of a repeatable `option`, in order, each parsed.
-    @inlinable public func values<Value>(_ option: Option<Value>) throws(UsageError) -> [Value] {
-        reads.note(option.spec.long)
-        var parsed: [Value] = []
-        for text in values[option.spec.long] ?? [] {
-            guard let value = option.parse(text) else {
-                throw UsageError("'\(text.escapedForTerminal)' is not valid for --\(option.spec.long); use \(option.expected).")
-            }
-            parsed.append(value)
-        }
-        return parsed
+    /// Every value of a repeatable `option`, in order, each parsed (the parser checked them).
+    @inlinable public func all<Value>(_ option: Option<Value>) -> [Value] {
+        // An option not in the command's spec was never given, so every value here was checked.
+        (values[option.spec.long] ?? []).compactMap(option.parse)
     }
 
     /// Whether `flag` was given.
-    public func flag(_ flag: Flag) -> Bool {
-        reads.note(flag.spec.long)
-        return flags.contains(flag.spec.long)
+    public subscript(flag: Flag) -> Bool {
+        flags.contains(flag.spec.long)
     }
 
     /// The text given for `option`, unparsed: for reporting an error in the format asked for
@@ -228,21 +228,9 @@ public struct ParsedArguments {
     /// (code, value) for each option of `table` that was given, in the table's order.
     public func attributes(from table: [(spec: OptionSpec, code: String)]) -> [(code: String, value: String)] {
         table.compactMap { spec, code in
-            reads.note(spec.long)
-            return values[spec.long]?.last.map { (code, $0) }
+            values[spec.long]?.last.map { (code, $0) }
         }
     }
-
-    /// The long names of the options read so far, for the test that every declared option is
-    /// read by its command.
-    public var readOptions: [String] { reads.names }
-}
-
-/// The options a command read: a reference, so that the copies a command's parts make of the
-/// parsed arguments all record into one log.
-@usableFromInline final class ReadLog {
-    private(set) var names: [String] = []
-    @usableFromInline func note(_ name: String) { names.append(name) }
 }
 
 extension String {

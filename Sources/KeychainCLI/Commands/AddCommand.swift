@@ -13,8 +13,8 @@ struct AddCommand: Subcommand {
     )
     static let noData = Flag(
         "no-data", "Store the item without data (SecItemAdd without kSecValueData): a find for its data returns none.")
-    static let dataField = Option.text(
-        "data-field", "code=path", repeatable: true,
+    static let dataField = Option.assignment(
+        "data-field", "code=path",
         "A data field sealed with the secret and returned only with it (an internet password's binn, bini, bin0-bin3), read from a file.")
     static let update = Flag("update", "U", "Update an existing item with the same primary key instead of failing.")
     static let returns = ReturnWords.option("Print the new item: attributes, persistent-ref (comma-separated).")
@@ -52,49 +52,41 @@ struct AddCommand: Subcommand {
     ]
 
     let context: CommandContext
-    let item: ItemOptions
-    let dataFile: String?
-    let stripNewline: Bool
-    let password: String?
-    let updateExisting: Bool
-    let returns: [String]
-    let referenceFiles: [String]
-    let noData: Bool
-    let dataFields: [String]
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        context = try CommandContext(arguments)
-        item = try ItemOptions(arguments, accessControl: try arguments.value(Self.accessControl))
-        dataFile = try arguments.value(Self.dataFile)
-        stripNewline = arguments.flag(Self.stripNewline)
-        password = try arguments.value(Self.password)
-        updateExisting = arguments.flag(Self.update)
-        returns = ReturnWords.split(try arguments.values(Self.returns))
-        referenceFiles = try arguments.values(Self.refFile)
-        noData = arguments.flag(Self.noData)
-        dataFields = try arguments.values(Self.dataField)
-        if noData, dataFile != nil || password != nil || stripNewline || !referenceFiles.isEmpty {
+    func validate() throws(UsageError) {
+        let secretGiven = context[Self.dataFile] != nil || context[Self.password] != nil || context[Self.stripNewline]
+        if context[Self.noData], secretGiven || !context.all(Self.refFile).isEmpty {
             throw UsageError("--no-data stores no secret; it takes no --data-file, -w, --strip-newline or --ref-file.")
         }
-        if !referenceFiles.isEmpty, dataFile != nil || password != nil || stripNewline {
+        if !context.all(Self.refFile).isEmpty, secretGiven {
             throw UsageError("--ref-file is the item's value; it takes no --data-file, -w or --strip-newline.")
         }
     }
 
+    /// The item the attribute options and `--access-control` describe.
+    private func item() -> ItemOptions {
+        ItemOptions(context.arguments, accessControl: context[Self.accessControl])
+    }
+
     func run() throws {
+        let item = item()
+        let returns = ReturnWords.split(context.all(Self.returns))
+        let referenceFiles = context.all(Self.refFile)
+        let updateExisting = context[Self.update]
         let caller = try context.caller()
         let credential = try context.openingCredential()
         var request = item.request(returns: returns)
-        request.attributes += try DataFieldFiles.read(dataFields, option: "--\(Self.dataField.spec.long)")
+        request.attributes += try DataFieldFiles.read(context.all(Self.dataField), option: "--\(Self.dataField.spec.long)")
         let result: Keychain.AddResult
         let keychain: Keychain
         if referenceFiles.isEmpty {
             // The secret is read (perhaps prompted for) before the keychain opens.
+            let (dataFile, password, stripNewline) = (context[Self.dataFile], context[Self.password], context[Self.stripNewline])
             let secret =
-                noData
+                context[Self.noData]
                 ? nil
                 : try SecretInput(
-                    file: dataFile, argument: password, stripNewline: stripNewline, passphraseFD: context.options.passphraseFD
+                    file: dataFile, argument: password, stripNewline: stripNewline, passphraseFD: context[GlobalOptions.passphraseFD]
                 ).read(prompt: "Secret for the new item: ")
             if let secret, dataFile == nil, password == nil, !stripNewline, !StandardStreams.isTerminal(0),
                 secret.withUnsafeBytes({ $0.last == 0x0A })

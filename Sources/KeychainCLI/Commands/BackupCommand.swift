@@ -23,15 +23,9 @@ struct BackupCommand: Subcommand {
     ]
 
     let context: CommandContext
-    let destination: String
-
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        context = try CommandContext(arguments)
-        guard let destination = arguments.operand else { throw UsageError("backup needs where to write: keychainctl backup DEST.") }
-        self.destination = destination
-    }
 
     func run() throws {
+        let destination = context.arguments.operand ?? ""
         let keychain = try context.openKeychain()
         let items = try keychain.backup(to: destination)
         switch context.resolvedFormat {

@@ -34,29 +34,24 @@ struct CloudCommand: Subcommand {
     ]
 
     let context: CommandContext
-    let directory: String
-    let generateKeyFile: String?
-    let accountKeyFile: String?
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        context = try CommandContext(arguments)
-        generateKeyFile = try arguments.value(Self.generateAccountKeyFile)
-        accountKeyFile = try arguments.value(SyncCommand.accountKeyFile)
-        guard let directory = arguments.operand else { throw UsageError("cloud init needs the store's directory: cloud init DIR.") }
-        self.directory = directory
-        if generateKeyFile != nil, accountKeyFile != nil {
+    func validate() throws(UsageError) {
+        guard context.arguments.operand != nil else { throw UsageError("cloud init needs the store's directory: cloud init DIR.") }
+        if context[Self.generateAccountKeyFile] != nil, context[SyncCommand.accountKeyFile] != nil {
             throw UsageError("give one of --generate-account-key-file (a new account) and --account-key-file (an existing key).")
         }
     }
 
     func run() throws {
+        let directory = context.arguments.operand ?? ""
+        let generateKeyFile = context[Self.generateAccountKeyFile]
         let key: SecretBytes
         if let generateKeyFile {
             try SyncCommand.checkKeyOutside(store: directory, keyFile: generateKeyFile)
             guard case .key(let generated) = try InitCommand.writeNewKey(to: generateKeyFile) else { return }
             key = generated
         } else {
-            key = try SyncCommand.accountKey(accountKeyFile, store: directory)
+            key = try SyncCommand.accountKey(context[SyncCommand.accountKeyFile], store: directory)
         }
         do {
             try CloudStore.create(at: directory, accountKey: key)

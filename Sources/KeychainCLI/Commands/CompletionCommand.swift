@@ -26,17 +26,15 @@ struct CompletionCommand: Subcommand {
     ]
 
     let context: CommandContext
-    let shell: String
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        context = try CommandContext(arguments)
-        guard let shell = arguments.operand, ShellCompletion.shells.contains(shell) || shell == "names" else {
+    func validate() throws(UsageError) {
+        guard let shell = context.arguments.operand, ShellCompletion.shells.contains(shell) || shell == "names" else {
             throw UsageError("completion takes a shell: bash, zsh or fish (or names).")
         }
-        self.shell = shell
     }
 
     func run() throws {
+        let shell = context.arguments.operand ?? ""
         guard shell != "names" else { return printNames() }
         if let script = KeychainCommandLine.completionScript(for: shell) {
             StandardStreams.out(script)
@@ -49,9 +47,7 @@ struct CompletionCommand: Subcommand {
     /// control character or a line break are left out.
     private func printNames() {
         guard let keychain = try? context.keychainIfKeyAtHand(), let caller = try? context.caller() else { return }
-        let request = ItemRequest(
-            itemClass: ItemClass.genericPassword.rawValue, attributes: [(Schema.synchronizable, "any")], limit: "all",
-            returns: ["attributes"])
+        let request = ItemRequest(itemClass: .genericPassword, matchLimit: .all, returnOptions: .attributes, syncFilter: .any)
         guard let found = try? keychain.find(request, caller: caller, skipDamaged: true) else { return }
         let names = Set(found.items.compactMap { $0.item.attributes[Schema.service]?.stringValue }).filter {
             !$0.isEmpty && !$0.containsControlCharacters

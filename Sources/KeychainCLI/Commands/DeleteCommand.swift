@@ -24,19 +24,12 @@ struct DeleteCommand: Subcommand {
     ]
 
     let context: CommandContext
-    let item: ItemOptions
-    let scope: ChangeScope
-
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        context = try CommandContext(arguments)
-        item = try ItemOptions(arguments)
-        scope = try ChangeScope(arguments, Self.scope)
-    }
 
     func run() throws {
+        let scope = ChangeScope(context.arguments, Self.scope)
+        let request = scope.request(ItemOptions(context.arguments))
         let caller = try context.caller()
         let keychain = try context.openKeychain()
-        let request = scope.request(item)
         let deleted = try scope.perform(request, verb: "delete", count: \.count) { dryRun, skipDamaged in
             try keychain.delete(request, caller: caller, dryRun: dryRun, skipDamaged: skipDamaged)
         }

@@ -61,37 +61,29 @@ struct DeviceCommand: Subcommand {
     ]
 
     let context: CommandContext
-    let action: Keychain.DeviceAction?
-    /// `app-clip remove` or `app-clip promote`, when one was given.
-    let appClipAction: String?
-    let appID: String?
-    let parent: String?
-    let yes: Bool
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        context = try CommandContext(arguments)
-        action = arguments.action.flatMap(Keychain.DeviceAction.init(rawValue:))
-        appClipAction = [Self.appClipRemove, Self.appClipPromote].first { $0 == arguments.action }
-        parent = try arguments.value(Self.parent)
-        appID = try arguments.value(Self.appID)
-        if appClipAction == nil, appID != nil {
+    func validate() throws(UsageError) {
+        if appClipAction == nil, context[Self.appID] != nil {
             throw UsageError("--app-id goes with 'device app-clip remove' and 'device app-clip promote'.")
         }
-        yes = arguments.flag(Self.yes)
-        if (appClipAction == Self.appClipPromote) != (parent != nil) {
+        if (appClipAction == Self.appClipPromote) != (context[Self.parent] != nil) {
             throw UsageError("--parent PATH (the full app's profile) goes with 'device app-clip promote', and only with it.")
         }
-        if action != nil, context.options.deviceState != nil {
+        if let action = context.arguments.action, Keychain.DeviceAction(rawValue: action) != nil, context[GlobalOptions.deviceState] != nil
+        {
             throw UsageError(
-                "--device-state runs one call in a state without storing it; 'device \(arguments.action!)' changes the stored state. Give one or the other."
+                "--device-state runs one call in a state without storing it; 'device \(action)' changes the stored state. Give one or the other."
             )
         }
     }
 
+    /// `app-clip remove` or `app-clip promote`, when one was given.
+    private var appClipAction: String? { [Self.appClipRemove, Self.appClipPromote].first { $0 == context.arguments.action } }
+
     func run() throws {
         if let appClipAction { return try runAppClip(appClipAction) }
         let keychain = try context.openKeychain()
-        guard let action else {
+        guard let action = context.arguments.action.flatMap(Keychain.DeviceAction.init(rawValue:)) else {
             var out = Self.render(keychain.device, format: context.resolvedFormat, invalidated: nil)
             if context.resolvedFormat == .text, try context.resolvedDeviceState() != nil {
                 out +=
@@ -101,7 +93,7 @@ struct DeviceCommand: Subcommand {
             return
         }
         let lost = try keychain.invalidatedCount(by: action)
-        if lost > 0, !yes {
+        if lost > 0, !context[Self.yes] {
             let question =
                 "\(action == .passcodeRemove ? "Removing the passcode" : "Changing the enrolled biometry") deletes \(lost) "
                 + "item\(lost == 1 ? "" : "s") \(Self.invalidatedKind(action)), in every access group, for good. Continue? [y/N] "
@@ -123,7 +115,8 @@ struct DeviceCommand: Subcommand {
 
     /// Removes or promotes the App Clip's items, and says how many.
     private func runAppClip(_ appClipAction: String) throws {
-        guard let clip = try appID ?? context.loadProfile().accessGroups.applicationIdentifier else {
+        let parent = context[Self.parent]
+        guard let clip = try context[Self.appID] ?? context.loadProfile().accessGroups.applicationIdentifier else {
             throw UsageError("name the App Clip: --app-id IDENTIFIER, or a --profile that claims an application identifier.")
         }
         let keychain = try context.openKeychain()

@@ -33,25 +33,19 @@ struct ErrorCommand: Subcommand {
     ]
 
     let context: CommandContext
-    let query: String?
-    let exit: Int32?
-    let list: Bool
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        context = try CommandContext(arguments)
-        query = arguments.operand
-        exit = try arguments.value(Self.exit)
-        list = arguments.flag(Self.list)
-        if [query != nil, exit != nil, list].filter({ $0 }).count != 1 {
+    func validate() throws(UsageError) {
+        if [context.arguments.operand != nil, context[Self.exit] != nil, context[Self.list]].filter({ $0 }).count != 1 {
             throw UsageError("error takes one of: a STATUS, --exit N, or --list.")
         }
     }
 
     func run() throws {
+        let (query, list) = (context.arguments.operand, context[Self.list])
         let rows: [ExitStatusTable.Row]
         if list {
             rows = ExitStatusTable.rows
-        } else if let exit {
+        } else if let exit = context[Self.exit] {
             rows = ExitStatusTable.rows.filter { $0.exit == exit }
             guard !rows.isEmpty else {
                 throw UsageError("keychainctl never exits \(exit); 'keychainctl error --list' shows the exits it has.")

@@ -59,35 +59,33 @@ struct ExecCommand: Subcommand {
     enum MaskMode: String { case auto, always, never }
 
     let context: CommandContext
-    let plan: ExecPlan
-    let mask: MaskMode
-    let ciMask: Bool
-    let dryRun: Bool
-    let command: [String]
-    let isolation: ChildProcess.Isolation
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        context = try CommandContext(arguments)
-        mask = try arguments.value(Self.mask) ?? .auto
-        ciMask = arguments.flag(Self.ciMask)
-        dryRun = arguments.flag(Self.dryRun)
-        plan = try ExecPlan(arguments)
+    func validate() throws(UsageError) {
+        _ = try ExecPlan(context.arguments)
+        _ = try isolation()
+        guard let first = command.first, !first.isEmpty else {
+            throw UsageError("exec runs a command: give it after '--' (keychainctl exec --env NAME=QUERY -- CMD ARG…).")
+        }
+    }
+
+    /// The command and its arguments, after `--`.
+    var command: [String] { context.arguments.trailing ?? [] }
+
+    /// What the command may keep: the descriptors `--keep-fd` names (each open now, checked before
+    /// keychainctl opens descriptors of its own that could take the number), the keyring.
+    private func isolation() throws(UsageError) -> ChildProcess.Isolation {
         var isolation = ChildProcess.Isolation()
-        isolation.allowKeyring = arguments.flag(Self.allowKeyring)
-        for word in try arguments.values(Self.keepFD) {
+        isolation.allowKeyring = context[Self.allowKeyring]
+        for word in context.all(Self.keepFD) {
             guard let fd = Int32(word), fd >= 3 else { throw UsageError("--keep-fd takes a descriptor number of 3 or more.") }
-            // Checked now, before keychainctl opens descriptors of its own that could take the number.
             guard fcntl(fd, F_GETFD) >= 0 else { throw UsageError("--keep-fd \(fd): no such open descriptor.") }
             isolation.keep.append(fd)
         }
-        self.isolation = isolation
-        guard let trailing = arguments.trailing, let first = trailing.first, !first.isEmpty else {
-            throw UsageError("exec runs a command: give it after '--' (keychainctl exec --env NAME=QUERY -- CMD ARG…).")
-        }
-        command = trailing
+        return isolation
     }
 
     func run() throws {
+        let (plan, isolation, mask) = (try ExecPlan(context.arguments), try isolation(), context[Self.mask] ?? .auto)
         let caller = try context.caller()
         let resolved: ExecPlan.Resolved
         do {
@@ -108,7 +106,9 @@ struct ExecCommand: Subcommand {
             }
         }
         for warning in resolved.warnings { StandardStreams.warn(warning) }
-        if dryRun { return StandardStreams.out(ExecReport.dryRun(resolved, command: command, format: context.resolvedFormat)) }
+        if context[Self.dryRun] {
+            return StandardStreams.out(ExecReport.dryRun(resolved, command: command, format: context.resolvedFormat))
+        }
 
         let executable: String
         switch ChildProcess.resolve(command[0], path: resolved.path) {
@@ -117,7 +117,7 @@ struct ExecCommand: Subcommand {
         case .notExecutable(let path):
             throw SilentExitWithMessage(code: 126, message: "\(path.terminalSafe): not an executable file; nothing was run.")
         }
-        if ciMask {
+        if context[Self.ciMask] {
             if Environment.value("GITHUB_ACTIONS") == "true" {
                 ExecReport.addMaskLines(resolved.secrets)
             } else {

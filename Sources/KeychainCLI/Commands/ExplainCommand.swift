@@ -49,36 +49,27 @@ struct ExplainCommand: Subcommand {
     ]
 
     let context: CommandContext
-    let item: ItemOptions
-    let operation: Explanation.Operation
-    let limit: String?
-    let candidates: Int
-    let strict: Bool
-    let teamChange: String?
-    let app: String?
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        context = try CommandContext(arguments)
-        item = try ItemOptions(arguments)
-        operation = try arguments.value(Self.operation) ?? .find
-        limit = try arguments.value(Self.limit)
-        candidates = try arguments.value(Self.candidates) ?? 20
-        strict = arguments.flag(Self.strict)
-        teamChange = try arguments.value(Self.teamChange)
-        app = try arguments.value(NamedPath.appOption)
-        if app != nil, teamChange != nil {
+    func validate() throws(UsageError) {
+        if context[NamedPath.appOption] != nil, context[Self.teamChange] != nil {
             throw UsageError("--team-change explains one target: give it with --profile, not --app.")
         }
     }
 
+    /// The call explained: the operation, its request, how many candidates a report lists.
+    private func call() -> (operation: Explanation.Operation, request: ItemRequest, candidates: Int) {
+        let request = ItemOptions(context.arguments).request(limit: context[Self.limit])
+        return (context[Self.operation] ?? .find, request, context[Self.candidates] ?? 20)
+    }
+
     func run() throws {
-        if let app { return try runApp(app) }
+        if let app = context[NamedPath.appOption] { return try runApp(app) }
+        let (operation, request, candidates) = call()
         let profile = try context.loadProfile()
         let keychain = try context.openKeychain()
-        let request = item.request(limit: limit)
         var caller = Caller(profile)
         var report: TeamChangeReport? = nil
-        if let teamChange {
+        if let teamChange = context[Self.teamChange] {
             let assessed = try keychain.assess(profile, movingTo: teamChange)
             caller = Caller(name: "\(profile.path) signed by \(teamChange)", groups: assessed.moved)
             report = assessed
@@ -91,7 +82,7 @@ struct ExplainCommand: Subcommand {
         case .json: StandardStreams.out(JSON.render(renderer.json) + "\n")
         case .text: StandardStreams.out(renderer.text)
         }
-        if strict, let predicted = explanation.predicted { throw SilentExit(code: predicted.status.exitStatus) }
+        if context[Self.strict], let predicted = explanation.predicted { throw SilentExit(code: predicted.status.exitStatus) }
     }
 
     /// `--app`: the call explained for each target of the built app, one block (or JSON object,
@@ -100,7 +91,7 @@ struct ExplainCommand: Subcommand {
         let targets = try NamedPath.app(app)
         let profiles = try targets.map { try context.loadProfile(path: $0.path, provisioning: nil) }
         let keychain = try context.openKeychain()
-        let request = item.request(limit: limit)
+        let (operation, request, candidates) = call()
         var failure: KeychainError?
         var texts: [String] = []
         var objects: [JSON.Value] = []
@@ -123,6 +114,6 @@ struct ExplainCommand: Subcommand {
         case .json: StandardStreams.out(JSON.render(.array(objects)) + "\n")
         case .text: StandardStreams.out(texts.joined(separator: "\n"))
         }
-        if strict, let failure { throw SilentExit(code: failure.status.exitStatus) }
+        if context[Self.strict], let failure { throw SilentExit(code: failure.status.exitStatus) }
     }
 }

@@ -52,41 +52,27 @@ struct ExportCommand: Subcommand {
         )
     ]
 
-    let context: CommandContext
-    let item: ItemOptions
-    let format: ExportFormat
-    let withSecrets: Bool
-    let output: String?
-    let force: Bool
-    let appendTo: String?
-    let naming: VariableNaming
-    let skipBinary: Bool
-    let allowPrivateKeyExport: Bool
-    let strict: Bool
+    static let ownsFormat = true
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        context = try CommandContext(arguments, ownFormat: true)
-        item = try ItemOptions(arguments)
-        format = try arguments.value(Self.format) ?? .json
-        withSecrets = arguments.flag(Self.withSecrets)
-        output = try arguments.value(Self.output)
-        force = arguments.flag(Self.force)
-        appendTo = try arguments.value(Self.appendTo)
-        naming = try VariableNaming(arguments, Self.naming)
-        skipBinary = arguments.flag(Self.skipBinary)
-        allowPrivateKeyExport = arguments.flag(Self.allowPrivateKeyExport)
-        strict = arguments.flag(Self.strict)
-        if output != nil, appendTo != nil { throw UsageError("give --output or --append-to, not both.") }
-        if force, output == nil { throw UsageError("--force replaces the --output file; give --output.") }
+    let context: CommandContext
+
+    func validate() throws(UsageError) {
+        let naming = try VariableNaming(context.arguments, Self.naming)
+        if context[Self.output] != nil, context[Self.appendTo] != nil { throw UsageError("give --output or --append-to, not both.") }
+        if context[Self.force], context[Self.output] == nil { throw UsageError("--force replaces the --output file; give --output.") }
         if [.dotenv, .shell, .githubEnv].contains(format) {
-            guard withSecrets else {
+            guard context[Self.withSecrets] else {
                 throw UsageError("--format \(format.rawValue) writes values: add --with-secrets (or use json for attributes).")
             }
             try naming.requireBound(for: "--format \(format.rawValue)")
         }
     }
 
+    var format: ExportFormat { context[Self.format] ?? .json }
+
     func run() throws {
+        let (item, naming) = (ItemOptions(context.arguments), try VariableNaming(context.arguments, Self.naming))
+        let (withSecrets, output, appendTo) = (context[Self.withSecrets], context[Self.output], context[Self.appendTo])
         if withSecrets, output == nil, appendTo == nil, StandardStreams.isTerminal(1) {
             throw UsageError("refusing to print secrets to a terminal; use --output FILE, or pipe the output.")
         }
@@ -101,14 +87,16 @@ struct ExportCommand: Subcommand {
                         || Schema.of(itemClass)?.attribute($0.code) != nil
                 }
             }.map(\.rawValue) : [item.itemClass]
-        let writer = ExportWriter(format: format, withSecrets: withSecrets, naming: naming, skipBinary: skipBinary, strict: strict)
+        let writer = ExportWriter(
+            format: format, withSecrets: withSecrets, naming: naming, skipBinary: context[Self.skipBinary],
+            strict: context[Self.strict])
         var found = 0
         var lastMiss: Error?
         for itemClass in classes {
-            var request = ItemRequest(
-                itemClass: itemClass, attributes: item.attributes, limit: "all",
-                returns: ["attributes", "persistent-ref"] + (withSecrets ? ["data"] : []))
-            request.allowPrivateKeyExport = allowPrivateKeyExport
+            var request = ItemRequest(itemClass: itemClass, attributes: item.attributes)
+            request.matchLimit = .all
+            request.returnOptions = withSecrets ? [.attributes, .persistentRef, .data] : [.attributes, .persistentRef]
+            request.allowPrivateKeyExport = context[Self.allowPrivateKeyExport]
             do {
                 _ = try keychain.find(request, caller: caller) { _, entry in
                     found += 1
@@ -124,6 +112,6 @@ struct ExportCommand: Subcommand {
         if format == .githubEnv {
             ExecReport.addMaskLines(writer.values, dataStream: output == nil && appendTo == nil ? 1 : nil)
         }
-        try ExportDestination.write(text, output: output, force: force, appendTo: appendTo)
+        try ExportDestination.write(text, output: output, force: context[Self.force], appendTo: appendTo)
     }
 }

@@ -41,34 +41,26 @@ struct FindCommand: Subcommand {
         ),
     ]
 
-    let context: CommandContext
-    let item: ItemOptions
-    let limit: String?
-    let returns: [String]
-    let persistentRef: String?
-    let passwordOnly: Bool
-    let skipDamaged: Bool
-    let allowPrivateKeyExport: Bool
+    static let allowsAuthUISkip = true
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        context = try CommandContext(arguments, allowsAuthUISkip: true)
-        item = try ItemOptions(arguments)
-        limit = try arguments.value(Self.limit)
-        returns = ReturnWords.split(try arguments.values(Self.returns))
-        persistentRef = try arguments.value(Self.persistentRef)
-        passwordOnly = arguments.flag(Self.passwordOnly)
-        skipDamaged = arguments.flag(DamagedRows.option)
-        allowPrivateKeyExport = arguments.flag(Self.allowPrivateKeyExport)
-        if passwordOnly, !returns.isEmpty || (limit != nil && limit != "one" && limit != "1") {
+    let context: CommandContext
+
+    func validate() throws(UsageError) {
+        let limit = context[Self.limit]
+        if context[Self.passwordOnly], !context.all(Self.returns).isEmpty || (limit != nil && limit != "one" && limit != "1") {
             throw UsageError("-w prints one item's secret; it takes no --return and no --limit other than one.")
         }
     }
 
     func run() throws {
+        let passwordOnly = context[Self.passwordOnly]
+        let skipDamaged = context[DamagedRows.option]
+        var request = ItemOptions(context.arguments).request(
+            limit: context[Self.limit], returns: passwordOnly ? ["data"] : ReturnWords.split(context.all(Self.returns)),
+            persistentRef: context[Self.persistentRef])
+        request.allowPrivateKeyExport = context[Self.allowPrivateKeyExport]
         let caller = try context.caller()
         let keychain = try context.openKeychain()
-        var request = item.request(limit: limit, returns: passwordOnly ? ["data"] : returns, persistentRef: persistentRef)
-        request.allowPrivateKeyExport = allowPrivateKeyExport
         if passwordOnly {
             let result = try keychain.find(request, caller: caller, skipDamaged: skipDamaged) { _, found in
                 guard let secret = found.secret else { return }

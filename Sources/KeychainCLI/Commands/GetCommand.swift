@@ -31,27 +31,19 @@ struct GetCommand: Subcommand {
     ]
 
     let context: CommandContext
-    let named: NamedItem
-    let clip: Bool
-    let clipSeconds: Int
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        context = try CommandContext(arguments)
-        clip = arguments.flag(Self.clip)
-        let seconds = try arguments.value(Self.clipSeconds)
-        clipSeconds = seconds ?? 45
-        named = try NamedItem(arguments)
-        if seconds != nil, !clip { throw UsageError("--clip-seconds goes with --clip.") }
+    func validate() throws(UsageError) {
+        if context[Self.clipSeconds] != nil, !context[Self.clip] { throw UsageError("--clip-seconds goes with --clip.") }
     }
 
     func run() throws {
         let caller = try context.caller()
         // The clipboard's tool is found first: a missing one costs no keychain read.
-        let clipboard = clip ? try Clipboard() : nil
+        let clipboard = context[Self.clip] ? try Clipboard() : nil
         let keychain = try context.openKeychain()
-        let found = try named.theOne(keychain, caller: caller, command: Self.name, withData: true)
+        let found = try NamedItem(context.arguments).theOne(keychain, caller: caller, command: Self.name, withData: true)
         if let clipboard {
-            return try clipboard.copy(found.secret ?? SecretBytes(count: 0), clearAfter: clipSeconds)
+            return try clipboard.copy(found.secret ?? SecretBytes(count: 0), clearAfter: context[Self.clipSeconds] ?? 45)
         }
         StandardStreams.out(secret: found.secret ?? SecretBytes(count: 0))
         if StandardStreams.isTerminal(1) { StandardStreams.out("\n") }

@@ -19,15 +19,8 @@ struct GroupsCommand: Subcommand {
 
     let context: CommandContext
 
-    let app: String?
-
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        context = try CommandContext(arguments)
-        app = try arguments.value(NamedPath.appOption)
-    }
-
     func run() throws {
-        if let app { return try runApp(app) }
+        if let app = context[NamedPath.appOption] { return try runApp(app) }
         let profile = try context.loadProfile()
         let device = try context.keychainIfKeyAtHand()?.device
         let renderer = ProfileRenderer(profile: profile, source: context.profileSource)

@@ -60,36 +60,24 @@ struct ImportCommand: ImportOptions, Subcommand {
     ]
 
     let context: CommandContext
-    let file: String?
-    let inputFormat: ImportFormat?
-    let fromEnv: [String]
-    let service: String?
-    let group: String?
-    let label: String?
-    let accessible: String?
-    let policy: Keychain.ImportPolicy
-    let dryRun: Bool
-    let p12PassphraseFD: Int32?
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        context = try CommandContext(arguments)
-        file = arguments.operand
-        inputFormat = try arguments.value(Self.inputFormat)
-        p12PassphraseFD = try arguments.value(Self.p12PassphraseFD)
-        fromEnv = try arguments.values(Self.fromEnv).flatMap { $0.split(separator: ",").map(String.init) }
-        service = try arguments.value(Self.service)
-        group = try arguments.value(Self.group)
-        label = try arguments.value(Self.label)
-        accessible = try arguments.value(Self.accessible)
-        policy = try arguments.value(Self.onConflict) ?? .fail
-        dryRun = arguments.flag(Self.dryRun)
+    func validate() throws(UsageError) {
         if !fromEnv.isEmpty, file != nil { throw UsageError("import reads a FILE or --from-env, not both.") }
-        if p12PassphraseFD != nil, !isPKCS12 { throw UsageError("--p12-passphrase-fd is for a PKCS#12 file (--input-format pkcs12).") }
+        if context[Self.p12PassphraseFD] != nil, !isPKCS12 {
+            throw UsageError("--p12-passphrase-fd is for a PKCS#12 file (--input-format pkcs12).")
+        }
         if isPKCS12, file == nil || file == "-" { throw UsageError("a PKCS#12 import reads a FILE, not standard input.") }
-        if !fromEnv.isEmpty || inputFormat == .dotenv, service == nil {
+        if !fromEnv.isEmpty || inputFormat == .dotenv, context[Self.service] == nil {
             throw UsageError("dotenv and --from-env items need --service (their svce; each NAME becomes an account).")
         }
     }
+
+    /// The file to read (`-` or none: standard input).
+    var file: String? { context.arguments.operand }
+    var inputFormat: ImportFormat? { context[Self.inputFormat] }
+    /// The variables `--from-env` names.
+    var fromEnv: [String] { context.all(Self.fromEnv).flatMap { $0.split(separator: ",").map(String.init) } }
+    var service: String? { context[Self.service] }
 
     /// Whether the input is a PKCS#12 file: by --input-format, else by its name.
     var isPKCS12: Bool {
@@ -103,8 +91,10 @@ struct ImportCommand: ImportOptions, Subcommand {
         let keychain = try context.openKeychain()
         let progress = ProgressLine("importing")
         defer { progress.finish() }
-        let report = try keychain.importItems(caller: caller, policy: policy, dryRun: dryRun, keepingItems: context.resolvedFormat == .json)
-        {
+        let report = try keychain.importItems(
+            caller: caller, policy: context[Self.onConflict] ?? .fail, dryRun: context[Self.dryRun],
+            keepingItems: context.resolvedFormat == .json
+        ) {
             let item = try source.next()
             if item != nil { progress.advance() }
             return item
@@ -121,7 +111,7 @@ struct ImportCommand: ImportOptions, Subcommand {
 
     /// A json or jsonl `item` in --group when it names no group of its own.
     func inDefaultGroup(_ item: Keychain.ImportItem) -> Keychain.ImportItem {
-        guard let group, item.request.explicitGroup == nil else { return item }
+        guard let group = context[Self.group], item.request.explicitGroup == nil else { return item }
         var grouped = item
         grouped.request.attributes.append((Schema.accessGroup, group))
         return grouped
@@ -130,15 +120,17 @@ struct ImportCommand: ImportOptions, Subcommand {
     /// The attributes --group, --label and --accessible give every item of a dotenv, environment
     /// or PKCS#12 import.
     private var givenAttributes: [(code: String, value: String)] {
-        [(Schema.accessGroup, group), (Schema.label, label), (Schema.protection, accessible)].compactMap { code, value in
-            value.map { (code, $0) }
-        }
+        [(Schema.accessGroup, context[Self.group]), (Schema.label, context[Self.label]), (Schema.protection, context[Self.accessible])]
+            .compactMap { code, value in
+                value.map { (code, $0) }
+            }
     }
 
     /// A PKCS#12 file's identities and certificates (`SecPKCS12Import`).
     private func importPKCS12(_ path: String) throws {
         let passphrase =
-            try p12PassphraseFD.map { try CommandContext.passphrase(fromFD: $0, what: "the PKCS#12 passphrase") } ?? SecretBytes(count: 0)
+            try context[Self.p12PassphraseFD].map { try CommandContext.passphrase(fromFD: $0, what: "the PKCS#12 passphrase") }
+            ?? SecretBytes(count: 0)
         let contents = try SecretFiles.readFile(path, limit: InputLimits.objectFileBytes)
         let archive: PKCS12Archive
         do {
@@ -148,7 +140,7 @@ struct ImportCommand: ImportOptions, Subcommand {
         }
         let caller = try context.caller()
         let report = try context.openKeychain().importPKCS12(
-            archive, request: ItemRequest(attributes: givenAttributes), caller: caller, dryRun: dryRun)
+            archive, request: ItemRequest(attributes: givenAttributes), caller: caller, dryRun: context[Self.dryRun])
         StandardStreams.out(PKCS12ReportRenderer.render(report, format: context.resolvedFormat))
     }
 }

@@ -34,14 +34,6 @@ struct InitCommand: Subcommand {
     ]
 
     let context: CommandContext
-    let generateKeyFile: String?
-    let kdf: PassphraseKDF.Preset
-
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        context = try CommandContext(arguments)
-        generateKeyFile = try arguments.value(Self.generateKeyFile)
-        kdf = try arguments.value(Self.kdf) ?? .moderate
-    }
 
     func run() throws {
         let path = context.keychainPath
@@ -52,7 +44,7 @@ struct InitCommand: Subcommand {
         }
         let credential: KeychainCredential
         var createdKeyFile: String?
-        if let keyPath = generateKeyFile {
+        if let keyPath = context[Self.generateKeyFile] {
             let file = try keyPath.isEmpty ? defaultKeyFile() : keyPath
             credential = try Self.writeNewKey(to: file)
             createdKeyFile = file
@@ -73,7 +65,7 @@ struct InitCommand: Subcommand {
                     + "(and give later commands KEYCHAINCTL_KEY_FILE), or pass --passphrase-fd N.")
         }
         do {
-            try Keychain.create(path: path, credential: credential, preset: kdf)
+            try Keychain.create(path: path, credential: credential, preset: context[Self.kdf] ?? .moderate)
         } catch {
             if let createdKeyFile { unlink(createdKeyFile) }
             throw error

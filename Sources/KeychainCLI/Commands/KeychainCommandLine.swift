@@ -62,7 +62,7 @@ public enum KeychainCommandLine {
                         + "(give the bytes of a data attribute as base64:...). Nothing was done.")
                 return ErrorReporter.report(error, format: parsed.rawValue(of: GlobalOptions.format.spec) == "json" ? .json : .text)
             }
-            command = try type.init(parsed)
+            command = try type.validated(parsed)
         } catch {
             return usage(error.description, command: type.name)
         }
@@ -75,7 +75,7 @@ public enum KeychainCommandLine {
         } catch let error as UsageError {
             return usage(error.description, command: type.name)
         } catch {
-            return ErrorReporter.report(error, format: command.context.resolvedFormat)
+            return ErrorReporter.report(error, format: command.errorFormat)
         }
     }
 
@@ -137,26 +137,12 @@ public enum KeychainCommandLine {
         guard let name = arguments.first, let type = commands.first(where: { $0.name == name }) else { return 64 }
         do {
             let parsed = try ParsedArguments(arguments.dropFirst(), spec: type.spec)
-            if !parsed.helpRequested { _ = try type.init(parsed) }
+            if !parsed.helpRequested { _ = try type.validated(parsed) }
             return 0
         } catch {
             _ = error.description
             return ExitStatusTable.usage
         }
-    }
-
-    /// The options each command declares but does not read when built from an empty command line
-    /// (for the test that every declared option is read: a declared option nothing reads would be
-    /// accepted and silently ignored).
-    package static func optionsNotRead() -> [String: [String]] {
-        var unread: [String: [String]] = [:]
-        for type in commands {
-            guard let parsed = try? ParsedArguments([], spec: type.spec) else { continue }
-            _ = try? type.init(parsed)
-            let missing = type.spec.options.map(\.long).filter { !parsed.readOptions.contains($0) }
-            if !missing.isEmpty { unread[type.name] = missing }
-        }
-        return unread
     }
 
     /// Runs the process's command line and exits. Before anything is read, the process is made
@@ -194,18 +180,41 @@ public enum KeychainCommandLine {
     }
 }
 
-/// A subcommand: its spec, how it is built from parsed options, and what it does.
+/// A subcommand: its spec, the rules between its options, and what it does. Its options are
+/// declared once, as constants its spec lists; their values are checked as the command line is
+/// parsed, and read where they are used (`context[Self.limit]`), never copied into properties.
 protocol Subcommand {
     /// The command's name: found by it without building every command's spec.
     static var name: String { get }
     static var spec: CommandSpec { get }
-    init(_ arguments: ParsedArguments) throws(UsageError)
-    var context: CommandContext { get }
-    func run() throws
     /// Command lines showing the command at work (`Example`).
     static var examples: [Example] { get }
+    /// Whether the command declares its own `--format` (the global one is then not read).
+    static var ownsFormat: Bool { get }
+    /// Whether `--auth-ui skip` may leave protected items out of its results (find alone).
+    static var allowsAuthUISkip: Bool { get }
+    init(context: CommandContext)
+    var context: CommandContext { get }
+    /// The rules between options and operands (one of two, one going with another, an operand
+    /// needed), checked before anything is read or run, as swift-argument-parser's `validate`.
+    func validate() throws(UsageError)
+    func run() throws
+    /// The format an error is reported in.
+    var errorFormat: OutputFormat { get }
 }
 
 extension Subcommand {
     static var examples: [Example] { [] }
+    static var ownsFormat: Bool { false }
+    static var allowsAuthUISkip: Bool { false }
+    func validate() throws(UsageError) {}
+    var errorFormat: OutputFormat { context.resolvedFormat }
+
+    /// The command for `arguments`, its global and own rules checked.
+    static func validated(_ arguments: ParsedArguments) throws(UsageError) -> Self {
+        let command = Self(context: CommandContext(arguments, ownFormat: ownsFormat, allowsAuthUISkip: allowsAuthUISkip))
+        try command.context.validate()
+        try command.validate()
+        return command
+    }
 }

@@ -66,39 +66,40 @@ struct LintCommand: Subcommand {
         case text, json, sarif
     }
 
-    var context: CommandContext
-    let targets: [NamedPath]
-    let provisioning: [NamedPath]
-    let sources: [NamedPath]
-    let codeGroups: [String]
-    let teamChange: String?
-    let now: Int64?
-    let format: Format?
-    let strictness: Bool
-    let app: String?
+    static let ownsFormat = true
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        context = try CommandContext(arguments, ownFormat: true)
-        targets = try NamedPath.parse(try arguments.values(Self.target) + arguments.values(Self.profile), option: Self.target.spec.long)
-        provisioning = try NamedPath.attached(try arguments.values(Self.provisioning), option: Self.provisioning.spec.long)
-        sources = try NamedPath.attached(try arguments.values(Self.source), option: Self.source.spec.long)
-        codeGroups = try arguments.values(Self.codeGroup)
-        teamChange = try arguments.value(Self.teamChange)
-        now = try arguments.value(Self.now)
-        format = try arguments.value(Self.format)
-        strictness = arguments.flag(Self.strict) || arguments.flag(Self.warningsAsErrors)
-        app = try arguments.value(NamedPath.appOption)
-        guard !targets.isEmpty || app != nil else {
+    let context: CommandContext
+
+    func validate() throws(UsageError) {
+        _ = try provisioning()
+        _ = try sources()
+        guard try !targets().isEmpty || context[NamedPath.appOption] != nil else {
             throw UsageError("lint needs a --target NAME=PATH for each target to check, or --app PATH for a built app's.")
         }
-        // Errors (exit 78) are reported as JSON when the report would be JSON or SARIF.
-        context.options.format = format.map { $0 == .text ? .text : .json }
+    }
+
+    /// Errors (exit 78) are reported as JSON when the report would be JSON or SARIF.
+    var errorFormat: OutputFormat { context[Self.format].map { $0 == .text ? .text : .json } ?? context.resolvedFormat }
+
+    /// The targets `--target` and `--profile` name.
+    private func targets() throws(UsageError) -> [NamedPath] {
+        try NamedPath.parse(context.all(Self.target) + context.all(Self.profile), option: Self.target.spec.long)
+    }
+
+    /// The provisioning profiles `--provisioning` attaches to targets.
+    private func provisioning() throws(UsageError) -> [NamedPath] {
+        try NamedPath.attached(context.all(Self.provisioning), option: Self.provisioning.spec.long)
+    }
+
+    /// The `.entitlements` sources `--source` attaches to targets.
+    private func sources() throws(UsageError) -> [NamedPath] {
+        try NamedPath.attached(context.all(Self.source), option: Self.source.spec.long)
     }
 
     func run() throws {
-        let named = targets + (try app.map(NamedPath.app) ?? [])
-        let provisioning = try NamedPath.attach(provisioning, option: Self.provisioning.spec.long, to: named)
-        let sources = try NamedPath.attach(sources, option: Self.source.spec.long, to: named)
+        let named = try targets() + (try context[NamedPath.appOption].map(NamedPath.app) ?? [])
+        let provisioning = try NamedPath.attach(try provisioning(), option: Self.provisioning.spec.long, to: named)
+        let sources = try NamedPath.attach(try sources(), option: Self.source.spec.long, to: named)
         let lintTargets = try named.map { named in
             let claims = try ProfileDocument.load(path: named.path)
             // A bundle brings its embedded provisioning profile, unless --provisioning names another.
@@ -108,22 +109,23 @@ struct LintCommand: Subcommand {
             let sourcePath = sources[named.name]
             return LintTarget(
                 name: named.name, claimsPath: named.path, claims: claims, provisioning: profile, sourcePath: sourcePath,
-                source: try sourcePath.map { try ProfileDocument.load(path: $0) }, buildSettings: context.options.buildSettings)
+                source: try sourcePath.map { try ProfileDocument.load(path: $0) }, buildSettings: context.buildSettings)
         }
-        var linter = Linter(targets: lintTargets, now: now ?? Int64(time(nil)) * 1000)
-        linter.codeGroups = codeGroups
-        linter.platform = context.options.platform ?? GlobalOptions.platform.environmentValue.flatMap(Platform.init(rawValue:))
-        linter.teamID = context.options.teamID ?? GlobalOptions.teamID.environmentValue
-        linter.teamChange = teamChange
+        var linter = Linter(targets: lintTargets, now: context[Self.now] ?? Int64(time(nil)) * 1000)
+        linter.codeGroups = context.all(Self.codeGroup)
+        linter.platform = context[GlobalOptions.platform] ?? GlobalOptions.platform.environmentValue.flatMap(Platform.init(rawValue:))
+        linter.teamID = context.given(GlobalOptions.teamID)
+        linter.teamChange = context[Self.teamChange]
         let findings = linter.run()
+        let strict = context[Self.strict] || context[Self.warningsAsErrors]
         let files = Set(lintTargets.flatMap { [$0.claimsPath, $0.provisioning?.path, $0.sourcePath].compactMap { $0 } }).count
         let renderer = LintRenderer(findings: findings, files: files)
-        switch format ?? Self.format.environmentValue.flatMap(Format.init(rawValue:)) ?? .text {
+        switch context[Self.format] ?? Self.format.environmentValue.flatMap(Format.init(rawValue:)) ?? .text {
         case .text: StandardStreams.out(renderer.text)
         case .json: StandardStreams.out(JSON.render(renderer.json) + "\n")
         case .sarif: StandardStreams.out(JSON.render(renderer.sarif) + "\n")
         }
-        if findings.contains(where: { $0.severity == .error || (strictness && $0.severity == .warning) }) {
+        if findings.contains(where: { $0.severity == .error || (strict && $0.severity == .warning) }) {
             throw SilentExit(code: ExitStatusTable.lintErrors)
         }
     }

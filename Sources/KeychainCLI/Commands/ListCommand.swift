@@ -35,29 +35,20 @@ struct ListCommand: Subcommand {
     ]
 
     let context: CommandContext
-    let pattern: String?
-    let group: String?
-
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        context = try CommandContext(arguments)
-        pattern = arguments.operand
-        group = try arguments.value(NamedItem.group)
-    }
 
     func run() throws {
         let caller = try context.caller()
         let keychain = try context.openKeychain()
-        var attributes: [(code: String, value: String)] = [(Schema.synchronizable, "any")]
-        if let group { attributes.append((Schema.accessGroup, group)) }
         let request = ItemRequest(
-            itemClass: ItemClass.genericPassword.rawValue, attributes: attributes, limit: "all", returns: ["attributes"])
+            itemClass: .genericPassword, attributes: context[NamedItem.group].map { [(Schema.accessGroup, $0)] } ?? [], matchLimit: .all,
+            returnOptions: .attributes, syncFilter: .any)
         var items: [Item] = []
         do {
             let result = try keychain.find(request, caller: caller)
             try DamagedRows.finish(result.damaged, skip: true)
             items = result.items.map(\.item)
         } catch let error as KeychainError where error.status == .itemNotFound {}
-        if let pattern {
+        if let pattern = context.arguments.operand {
             items = items.filter { fnmatch(pattern, $0.attributes[Schema.service]?.stringValue ?? "", 0) == 0 }
         }
         items.sort { Self.sortKey($0).lexicographicallyPrecedes(Self.sortKey($1)) }

@@ -25,21 +25,16 @@ struct LockCommand: Subcommand {
     ]
 
     let context: CommandContext
-    let all: Bool
-    let ring: KernelKeyring.Ring?
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        context = try CommandContext(arguments)
-        all = arguments.flag(Self.all)
-        ring = try arguments.value(Self.keyring)
-        if ring != nil, !all { throw UsageError("--keyring chooses the keyring --all sweeps; give --all.") }
+    func validate() throws(UsageError) {
+        if context[Self.keyring] != nil, !context[Self.all] { throw UsageError("--keyring chooses the keyring --all sweeps; give --all.") }
     }
 
     func run() throws {
         let path = context.keychainPath
         let removed: Int
-        if all {
-            removed = KeyCache.invalidateAll(in: ring.map { [$0] } ?? KernelKeyring.Ring.allCases)
+        if context[Self.all] {
+            removed = KeyCache.invalidateAll(in: context[Self.keyring].map { [$0] } ?? KernelKeyring.Ring.allCases)
         } else {
             let store: KeychainStore
             do {
@@ -62,7 +57,7 @@ struct LockCommand: Subcommand {
     private func report(_ removed: Int, path: String) {
         switch context.resolvedFormat {
         case .text:
-            if all {
+            if context[Self.all] {
                 StandardStreams.err("locked: \(removed) cached key\(removed == 1 ? "" : "s") removed\n")
             } else {
                 StandardStreams.err(
@@ -71,7 +66,8 @@ struct LockCommand: Subcommand {
                         : "\(path.terminalSafe) was not unlocked\n")
             }
         case .json:
-            StandardStreams.out(JSON.render(.object(["keychain": all ? .null : .string(path), "removed": .number(Int64(removed))])) + "\n")
+            StandardStreams.out(
+                JSON.render(.object(["keychain": context[Self.all] ? .null : .string(path), "removed": .number(Int64(removed))])) + "\n")
         }
     }
 }

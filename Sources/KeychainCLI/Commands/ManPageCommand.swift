@@ -17,17 +17,11 @@ struct ManPageCommand: Subcommand {
     ]
 
     let context: CommandContext
-    let asMarkdown: Bool
-
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        context = try CommandContext(arguments)
-        asMarkdown = arguments.flag(Self.markdown)
-    }
 
     func run() throws {
         let commands = KeychainCommandLine.commands.map { $0.spec }
         StandardStreams.out(
-            asMarkdown
+            context[Self.markdown]
                 ? ReferencePage.markdown(
                     commands, program: KeychainProgram.spec, version: "keychainctl " + VersionReport.number,
                     examples: KeychainCommandLine.examples)

@@ -52,29 +52,28 @@ struct MatrixCommand: Subcommand {
     ]
 
     let context: CommandContext
-    let item: ItemOptions
-    let targets: [NamedPath]
-    let provisioning: [NamedPath]
-    let byGroup: Bool
-    let teamChange: String?
-    let app: String?
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        context = try CommandContext(arguments)
-        item = try ItemOptions(arguments)
-        targets = try NamedPath.parse(try arguments.values(Self.target) + arguments.values(Self.profile), option: Self.target.spec.long)
-        app = try arguments.value(NamedPath.appOption)
-        provisioning = try NamedPath.attached(try arguments.values(Self.provisioning), option: Self.provisioning.spec.long)
-        byGroup = try arguments.value(Self.by) ?? false
-        teamChange = try arguments.value(Self.teamChange)
-        guard !targets.isEmpty || app != nil else {
+    func validate() throws(UsageError) {
+        _ = try provisioning()
+        guard try !targets().isEmpty || context[NamedPath.appOption] != nil else {
             throw UsageError("matrix needs a --target NAME=PATH for each target to compare, or --app PATH for a built app's.")
         }
     }
 
+    /// The targets `--target` and `--profile` name.
+    private func targets() throws(UsageError) -> [NamedPath] {
+        try NamedPath.parse(context.all(Self.target) + context.all(Self.profile), option: Self.target.spec.long)
+    }
+
+    /// The provisioning profiles `--provisioning` attaches to targets.
+    private func provisioning() throws(UsageError) -> [NamedPath] {
+        try NamedPath.attached(context.all(Self.provisioning), option: Self.provisioning.spec.long)
+    }
+
     func run() throws {
-        let targets = targets + (try app.map(NamedPath.app) ?? [])
-        let provisioning = try NamedPath.attach(provisioning, option: Self.provisioning.spec.long, to: targets)
+        let (item, teamChange) = (ItemOptions(context.arguments), context[Self.teamChange])
+        let targets = try targets() + (try context[NamedPath.appOption].map(NamedPath.app) ?? [])
+        let provisioning = try NamedPath.attach(try provisioning(), option: Self.provisioning.spec.long, to: targets)
         let profiles = try targets.map { try context.loadProfile(path: $0.path, provisioning: provisioning[$0.name]) }
         // With no keychain, what the entitlements alone say: where adds land and who may read them.
         if teamChange == nil, item.request().attributes.isEmpty, (try? KeychainStore.checkExists(context.keychainPath)) == nil {
@@ -104,7 +103,8 @@ struct MatrixCommand: Subcommand {
         }
         let matrix = try keychain.matrix(request, targets: callers)
         let renderer = MatrixRenderer(
-            matrix: matrix, profiles: columns, teamChanges: reports, request: request, device: keychain.device, byGroup: byGroup)
+            matrix: matrix, profiles: columns, teamChanges: reports, request: request, device: keychain.device,
+            byGroup: context[Self.by] ?? false)
         switch context.resolvedFormat {
         case .json: StandardStreams.out(JSON.render(renderer.json) + "\n")
         case .text: StandardStreams.out(renderer.text)

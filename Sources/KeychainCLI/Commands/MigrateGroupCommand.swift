@@ -37,36 +37,22 @@ struct MigrateGroupCommand: Subcommand {
     ]
 
     let context: CommandContext
-    let item: ItemOptions
-    let from: String
-    let to: String
-    let copy: Bool
-    let onConflict: ConflictPolicy
-    let dryRun: Bool
-    let skipDamaged: Bool
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        context = try CommandContext(arguments)
-        item = try ItemOptions(arguments)
-        let from = try arguments.value(Self.from)
-        let to = try arguments.value(Self.to)
-        copy = arguments.flag(Self.copy)
-        onConflict = try arguments.value(Self.onConflict) ?? .fail
-        dryRun = arguments.flag(Self.dryRun)
-        skipDamaged = arguments.flag(DamagedRows.option)
-        guard let from, let to else { throw UsageError("migrate-group needs --from GROUP and --to GROUP.") }
-        self.from = from
-        self.to = to
+    func validate() throws(UsageError) {
+        guard context[Self.from] != nil, context[Self.to] != nil else {
+            throw UsageError("migrate-group needs --from GROUP and --to GROUP.")
+        }
     }
 
     func run() throws {
+        let from = context[Self.from] ?? ""
+        var migration = Keychain.Migration(from: from, to: context[Self.to] ?? "", request: ItemOptions(context.arguments).request())
+        migration.copy = context[Self.copy]
+        migration.onConflict = context[Self.onConflict] ?? .fail
+        migration.dryRun = context[Self.dryRun]
+        migration.skipDamaged = context[DamagedRows.option]
         let caller = try context.caller()
         let keychain = try context.openKeychain()
-        var migration = Keychain.Migration(from: from, to: to, request: item.request())
-        migration.copy = copy
-        migration.onConflict = onConflict
-        migration.dryRun = dryRun
-        migration.skipDamaged = skipDamaged
         do {
             let report = try keychain.migrateGroup(migration, caller: caller)
             StandardStreams.out(MigrationRenderer.render(report, format: context.resolvedFormat))
@@ -75,7 +61,7 @@ struct MigrateGroupCommand: Subcommand {
                     "\(report.unselectedSynchronizable) synchronizable item(s) of \(from) were not selected; add --sync any to include them."
                 )
             }
-            try DamagedRows.finish(report.damaged, skip: skipDamaged)
+            try DamagedRows.finish(report.damaged, skip: migration.skipDamaged)
         } catch let refused as MigrationConflictError {
             StandardStreams.out(MigrationRenderer.render(refused.report, format: context.resolvedFormat))
             throw refused.error

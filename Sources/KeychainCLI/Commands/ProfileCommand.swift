@@ -38,18 +38,13 @@ struct ProfileCommand: Subcommand {
     ]
 
     let context: CommandContext
-    let action: String
-    let target: String?
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        context = try CommandContext(arguments)
-        action = arguments.action ?? "show"
-        target = try arguments.value(Self.target)
-        if target != nil, action != "show" { throw UsageError("--target goes with profile show.") }
+    func validate() throws(UsageError) {
+        if context[Self.target] != nil, context.arguments.action != "show" { throw UsageError("--target goes with profile show.") }
     }
 
     func run() throws {
-        guard action == "path" else { return try show() }
+        guard context.arguments.action == "path" else { return try show() }
         guard let path = ConfigFolder.defaultProfile else {
             throw ConfigurationError(
                 "neither XDG_CONFIG_HOME nor HOME is an absolute folder, so there is no default profile: the built-in one is used.")
@@ -65,7 +60,8 @@ struct ProfileCommand: Subcommand {
 
     /// The built-in profile, or the entitlements of --profile (of its --target), as XML.
     private func show() throws {
-        guard let path = context.options.profile ?? GlobalOptions.profile.environmentValue else {
+        let target = context[Self.target]
+        guard let path = context.given(GlobalOptions.profile) else {
             if target != nil { throw UsageError("--target picks a target of a built app: give the app as --profile.") }
             return StandardStreams.out(BuiltInProfile.plist)
         }

@@ -48,42 +48,31 @@ struct RekeyCommand: Subcommand {
     ]
 
     let context: CommandContext
-    let generateKeyFile: String?
-    let newKeyFile: String?
-    let newPassphraseFD: Int32?
-    let newPassphraseEnv: String?
-    let prompt: Bool
-    let kdf: PassphraseKDF.Preset
-    let force: Bool
-    let dryRun: Bool
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        context = try CommandContext(arguments)
-        generateKeyFile = try arguments.value(Self.generateKeyFile)
-        newKeyFile = try arguments.value(Self.newKeyFile)
-        newPassphraseFD = try arguments.value(Self.newPassphraseFD)
-        newPassphraseEnv = try arguments.value(Self.newPassphraseEnv)
-        prompt = arguments.flag(Self.newPassphrasePrompt)
-        kdf = try arguments.value(Self.kdf) ?? .moderate
-        force = arguments.flag(Self.force)
-        dryRun = arguments.flag(Self.dryRun)
-        let given = [generateKeyFile != nil, newKeyFile != nil, newPassphraseFD != nil, newPassphraseEnv != nil, prompt].filter { $0 }.count
-        guard given == 1 else {
+    func validate() throws(UsageError) {
+        let given = [
+            context[Self.generateKeyFile] != nil, context[Self.newKeyFile] != nil, context[Self.newPassphraseFD] != nil,
+            context[Self.newPassphraseEnv] != nil, context[Self.newPassphrasePrompt],
+        ]
+        guard given.filter({ $0 }).count == 1 else {
             throw UsageError(
                 "give the new credential once: --generate-key-file, --new-key-file, --new-passphrase-fd, --new-passphrase-env or --new-passphrase-prompt."
             )
         }
-        if force, generateKeyFile == nil { throw UsageError("--force replaces the --generate-key-file file; give --generate-key-file.") }
+        if context[Self.force], context[Self.generateKeyFile] == nil {
+            throw UsageError("--force replaces the --generate-key-file file; give --generate-key-file.")
+        }
     }
 
     func run() throws {
+        let (generateKeyFile, dryRun) = (context[Self.generateKeyFile], context[Self.dryRun])
         let path = context.keychainPath
         let keychain = try context.openKeychain()
         let started = Stopwatch()
         var pendingKeyFile: String?
         let credential: KeychainCredential
         if let target = generateKeyFile {
-            if !force, access(target, F_OK) == 0 {
+            if !context[Self.force], access(target, F_OK) == 0 {
                 throw InputError("\(target) exists; a key file is never overwritten without --force.")
             }
             let staging = target + ".new"
@@ -97,7 +86,7 @@ struct RekeyCommand: Subcommand {
         let progress = ProgressLine("rekeying")
         do {
             defer { progress.finish() }
-            count = try keychain.rekey(to: credential, preset: kdf, dryRun: dryRun, progress: progress.advance)
+            count = try keychain.rekey(to: credential, preset: context[Self.kdf] ?? .moderate, dryRun: dryRun, progress: progress.advance)
         } catch {
             if let pendingKeyFile { unlink(pendingKeyFile) }
             throw error
@@ -126,12 +115,14 @@ struct RekeyCommand: Subcommand {
 
     /// The new credential from a key file, a descriptor, a variable or the terminal.
     private func newCredential() throws -> KeychainCredential {
-        if let newKeyFile {
+        if let newKeyFile = context[Self.newKeyFile] {
             let text = try SecretFiles.readKeyFile(newKeyFile)
             return try KeychainCredential.key(base64: text, source: "key file \(newKeyFile)")
         }
-        if let fd = newPassphraseFD { return .passphrase(try CommandContext.passphrase(fromFD: fd, what: "the new passphrase")) }
-        if let variable = newPassphraseEnv {
+        if let fd = context[Self.newPassphraseFD] {
+            return .passphrase(try CommandContext.passphrase(fromFD: fd, what: "the new passphrase"))
+        }
+        if let variable = context[Self.newPassphraseEnv] {
             guard let secret = Environment.takeSecret(variable) else {
                 throw ConfigurationError("\(variable.terminalSafe) is not set (or empty); nothing was changed.")
             }

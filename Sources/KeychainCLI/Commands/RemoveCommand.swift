@@ -21,17 +21,11 @@ struct RemoveCommand: Subcommand {
     ]
 
     let context: CommandContext
-    let named: NamedItem
-
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        context = try CommandContext(arguments)
-        named = try NamedItem(arguments)
-    }
 
     func run() throws {
         let caller = try context.caller()
         let keychain = try context.openKeychain()
-        let found = try named.theOne(keychain, caller: caller, command: Self.name, withData: false)
+        let found = try NamedItem(context.arguments).theOne(keychain, caller: caller, command: Self.name, withData: false)
         _ = try keychain.delete(ItemRequest(persistentRef: found.item.persistentRef.base64), caller: caller)
     }
 }

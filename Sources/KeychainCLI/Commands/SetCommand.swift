@@ -48,41 +48,29 @@ struct SetCommand: Subcommand {
     ]
 
     let context: CommandContext
-    let named: NamedItem
-    let dataFile: String?
-    let keepNewline: Bool
-    let generate: Bool
-    let length: Int?
-    let printGenerated: Bool
-    let label: String?
-    let sync: Bool
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        context = try CommandContext(arguments)
-        dataFile = try arguments.value(Self.dataFile)
-        keepNewline = arguments.flag(Self.keepNewline)
-        generate = arguments.flag(Self.generate)
-        length = try arguments.value(Self.length)
-        printGenerated = arguments.flag(Self.print)
-        label = try arguments.value(Self.label)
-        sync = arguments.flag(Self.sync)
-        named = try NamedItem(arguments, syncState: sync ? "yes" : "no")
-        if generate, dataFile != nil || keepNewline {
+    func validate() throws(UsageError) {
+        if context[Self.generate], context[Self.dataFile] != nil || context[Self.keepNewline] {
             throw UsageError("--generate makes the secret; it takes no --data-file or --keep-newline.")
         }
-        if !generate, length != nil || printGenerated { throw UsageError("--length and --print go with --generate.") }
+        if !context[Self.generate], context[Self.length] != nil || context[Self.print] {
+            throw UsageError("--length and --print go with --generate.")
+        }
     }
 
     func run() throws {
+        let sync = context[Self.sync]
+        let named = NamedItem(context.arguments, syncState: sync ? .yes : .no)
+        let dataFile = context[Self.dataFile]
         let caller = try context.caller()
         let credential = try context.openingCredential()
         // The secret is read (perhaps prompted for) before the keychain opens, as add does.
         let secret =
-            generate
-            ? PasswordGenerator.make(length: length ?? PasswordGenerator.defaultLength)
+            context[Self.generate]
+            ? PasswordGenerator.make(length: context[Self.length] ?? PasswordGenerator.defaultLength)
             : try SecretInput(
-                file: dataFile, argument: nil, stripNewline: dataFile == nil && !keepNewline,
-                passphraseFD: context.options.passphraseFD
+                file: dataFile, argument: nil, stripNewline: dataFile == nil && !context[Self.keepNewline],
+                passphraseFD: context[GlobalOptions.passphraseFD]
             ).read(prompt: "Secret for \(named.described): ")
         let keychain = try context.openKeychain(with: credential)
         var existing: Item?
@@ -98,16 +86,16 @@ struct SetCommand: Subcommand {
                     + "sends its secret to every device of the account. Nothing was stored. To replace it there, run "
                     + "'keychainctl set \(named.words) --sync'; to keep a local one, store it under another name.")
         }
-        let labelChange = label.map { [(code: Schema.label, value: $0)] } ?? []
+        let labelChange = context[Self.label].map { [(code: Schema.label, value: $0)] } ?? []
         if let item = existing {
             _ = try keychain.update(
                 ItemRequest(persistentRef: item.persistentRef.base64), changes: labelChange, secret: secret, caller: caller)
         } else {
-            var request = named.request(storing: true)
-            request.attributes += labelChange
+            let request = ItemRequest(
+                itemClass: ItemClass.genericPassword.rawValue, attributes: named.attributes(storing: true) + labelChange)
             _ = try keychain.add(request, secret: secret, caller: caller, updateExisting: true)
         }
-        guard generate, printGenerated else { return }
+        guard context[Self.generate], context[Self.print] else { return }
         StandardStreams.out(secret: secret)
         if StandardStreams.isTerminal(1) { StandardStreams.out("\n") }
     }

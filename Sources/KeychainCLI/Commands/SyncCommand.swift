@@ -44,25 +44,16 @@ struct SyncCommand: Subcommand {
     ]
 
     let context: CommandContext
-    let cloudPath: String
-    let accountKeyFile: String?
-    let dryRun: Bool
-    let git: Bool
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        context = try CommandContext(arguments)
-        let cloudPath = try arguments.value(Self.cloud)
-        accountKeyFile = try arguments.value(Self.accountKeyFile)
-        dryRun = arguments.flag(Self.dryRun)
-        git = arguments.flag(Self.git)
-        guard let cloudPath else { throw UsageError("sync needs --cloud DIR (a store made by 'cloud init').") }
-        self.cloudPath = cloudPath
+    func validate() throws(UsageError) {
+        guard context[Self.cloud] != nil else { throw UsageError("sync needs --cloud DIR (a store made by 'cloud init').") }
     }
 
     func run() throws {
-        let key = try Self.accountKey(accountKeyFile, store: cloudPath)
+        let (cloudPath, dryRun) = (context[Self.cloud] ?? "", context[Self.dryRun])
+        let key = try Self.accountKey(context[Self.accountKeyFile], store: cloudPath)
         let report: SyncReport
-        if git {
+        if context[Self.git] {
             let workingCopy = try GitWorkingCopy(path: cloudPath)
             // Opened once: a retried attempt must not derive a passphrase's key again.
             let keychain = try context.openKeychain()

@@ -48,26 +48,14 @@ struct UnlockCommand: Subcommand {
     ]
 
     let context: CommandContext
-    let timeout: String?
-    let idle: String?
-    let ring: KeyCache.RingChoice
-    let shareUID: Bool
-    let status: Bool
-    let toKeyFile: String?
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        context = try CommandContext(arguments)
-        timeout = try arguments.value(Self.timeout)
-        idle = try arguments.value(Self.idle)
-        let ring = try arguments.value(Self.keyring)
-        self.ring = ring ?? .auto
-        shareUID = arguments.flag(Self.shareUID)
-        status = arguments.flag(Self.status)
-        toKeyFile = try arguments.value(Self.toKeyFile)
-        if status, timeout != nil || idle != nil || ring != nil || shareUID || toKeyFile != nil {
+    func validate() throws(UsageError) {
+        let cacheOptions =
+            context[Self.timeout] != nil || context[Self.idle] != nil || context[Self.keyring] != nil || context[Self.shareUID]
+        if context[Self.status], cacheOptions || context[Self.toKeyFile] != nil {
             throw UsageError("--status only reports; give --timeout, --idle, --keyring, --share-uid and --to-key-file without it.")
         }
-        if toKeyFile != nil, timeout != nil || idle != nil || ring != nil || shareUID {
+        if context[Self.toKeyFile] != nil, cacheOptions {
             throw UsageError(
                 "--to-key-file writes a file, which has no timeout or keyring: give it without --timeout, --idle, --keyring and --share-uid."
             )
@@ -77,10 +65,12 @@ struct UnlockCommand: Subcommand {
     func run() throws {
         let path = context.keychainPath
         try context.checkKeychainExists()
-        if status { return try report(path) }
-        if let toKeyFile { return try writeKeyFile(toKeyFile, keychain: path) }
-        let timeoutSeconds = try DurationText.seconds(timeout ?? "15m", option: Self.timeout.spec.long)
-        let idleSeconds = try idle.map { try DurationText.seconds($0, option: Self.idle.spec.long) }.flatMap { $0 == 0 ? nil : $0 }
+        if context[Self.status] { return try report(path) }
+        if let toKeyFile = context[Self.toKeyFile] { return try writeKeyFile(toKeyFile, keychain: path) }
+        let timeoutSeconds = try DurationText.seconds(context[Self.timeout] ?? "15m", option: Self.timeout.spec.long)
+        let idleSeconds = try context[Self.idle].map { try DurationText.seconds($0, option: Self.idle.spec.long) }.flatMap {
+            $0 == 0 ? nil : $0
+        }
         if let idleSeconds, timeoutSeconds > 0, idleSeconds > timeoutSeconds {
             throw KeychainError(
                 .param,
@@ -96,8 +86,8 @@ struct UnlockCommand: Subcommand {
         let placement: KeyCache.Placement
         do {
             placement = try KeyCache.store(
-                keychain.keychainKey, for: id, timeout: timeoutSeconds == 0 ? nil : timeoutSeconds, idle: idleSeconds, ring: ring,
-                shareUID: shareUID)
+                keychain.keychainKey, for: id, timeout: timeoutSeconds == 0 ? nil : timeoutSeconds, idle: idleSeconds,
+                ring: context[Self.keyring] ?? .auto, shareUID: context[Self.shareUID])
         } catch { throw ConfigurationError("cannot cache the key: \(error.description)") }
         let cached = Self.describe(ring: placement.ring, serial: placement.serial, expires: placement.expires, idle: idleSeconds)
         switch context.resolvedFormat {

@@ -12,13 +12,13 @@ struct UpdateCommand: Subcommand {
         (.plain("set-accessible", nil, "class", suggestions: .accessibilities, "New accessibility (pdmn)."), Schema.protection),
         (.plain("set-sync", nil, "yes|no", kind: .choices, "Make the item synchronizable or not."), Schema.synchronizable),
     ]
-    static let setAttr = Option.text("set-attr", nil, "code=value", repeatable: true, "Set any attribute by its code.")
+    static let setAttr = Option.assignment("set-attr", "code=value", "Set any attribute by its code.")
     static let setDataFile = Option.path("set-data-file", "New secret from this file.")
     static let setDataStdin = Flag("set-data-stdin", "New secret from standard input.")
     static let setPassword = Option.text("set-password", nil, "secret", "New secret itself (visible in the process list).")
     static let stripNewline = Flag("strip-newline", "Drop one trailing newline from the new secret.")
-    static let setDataField = Option.text(
-        "set-data-field", "code=path", repeatable: true,
+    static let setDataField = Option.assignment(
+        "set-data-field", "code=path",
         "Replace one data field (an internet password's binn, bini, bin0-bin3) with a file's bytes; the data and other fields stay.")
     static let setAccessControl = Option.text(
         "set-access-control", nil, "flags|none", suggestions: .accessControlOrNone,
@@ -53,55 +53,48 @@ struct UpdateCommand: Subcommand {
     ]
 
     let context: CommandContext
-    let item: ItemOptions
-    let changes: [(code: String, value: String)]
-    let dataFields: [String]
-    let setDataFile: String?
-    let setDataStdin: Bool
-    let setPassword: String?
-    let stripNewline: Bool
-    let scope: ChangeScope
-    let accessControl: AccessControlRequest?
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        context = try CommandContext(arguments)
-        item = try ItemOptions(arguments)
-        let changes = arguments.attributes(from: Self.changeOptions)
-        let accessControl = try arguments.value(Self.setAccessControl).map {
-            AccessControlRequest(flags: $0, protection: changes.last { $0.code == Schema.protection }?.value)
-        }
-        self.accessControl = accessControl
-        self.changes =
-            changes.filter { accessControl == nil || $0.code != Schema.protection }
-            + (try ItemOptions.parseAssignments(try arguments.values(Self.setAttr), option: "--set-attr"))
-        dataFields = try arguments.values(Self.setDataField)
-        setDataFile = try arguments.value(Self.setDataFile)
-        setDataStdin = arguments.flag(Self.setDataStdin)
-        setPassword = try arguments.value(Self.setPassword)
-        stripNewline = arguments.flag(Self.stripNewline)
-        scope = try ChangeScope(arguments, Self.scope)
-        // Checked with the options, before the profile or the keychain is read.
-        if setDataStdin, setDataFile != nil || setPassword != nil {
+    /// Checked with the options, before the profile or the keychain is read.
+    func validate() throws(UsageError) {
+        if context[Self.setDataStdin], context[Self.setDataFile] != nil || context[Self.setPassword] != nil {
             throw UsageError("give the new secret once: --set-data-file, --set-data-stdin or --set-password.")
         }
     }
 
+    /// The attribute changes the `--set-…` options give, and `--set-access-control`'s request
+    /// (whose protection is `--set-accessible`'s, which is then no attribute change).
+    private func changes() -> (attributes: [(code: String, value: String)], accessControl: AccessControlRequest?) {
+        let changes = context.arguments.attributes(from: Self.changeOptions)
+        let accessControl = context[Self.setAccessControl].map {
+            AccessControlRequest(flags: $0, protection: changes.last { $0.code == Schema.protection }?.value)
+        }
+        let attributes =
+            changes.filter { accessControl == nil || $0.code != Schema.protection }
+            + context.all(Self.setAttr).map { ($0.code, $0.value) }
+        return (attributes, accessControl)
+    }
+
     func run() throws {
+        let scope = ChangeScope(context.arguments, Self.scope)
+        let request = scope.request(ItemOptions(context.arguments))
+        let changes = changes()
         let caller = try context.caller()
         let credential = try context.openingCredential()
         var secret: SecretBytes?
-        if setDataFile != nil || setDataStdin || setPassword != nil {
+        let setDataFile = context[Self.setDataFile]
+        let setPassword = context[Self.setPassword]
+        if setDataFile != nil || context[Self.setDataStdin] || setPassword != nil {
             secret = try SecretInput(
-                file: setDataFile, argument: setPassword, stripNewline: stripNewline, passphraseFD: context.options.passphraseFD
+                file: setDataFile, argument: setPassword, stripNewline: context[Self.stripNewline],
+                passphraseFD: context[GlobalOptions.passphraseFD]
             ).read(prompt: "New secret: ")
         }
         let keychain = try context.openKeychain(with: credential)
-        let request = scope.request(item)
-        let allChanges = changes + (try DataFieldFiles.read(dataFields, option: "--\(Self.setDataField.spec.long)"))
+        let dataFields = try DataFieldFiles.read(context.all(Self.setDataField), option: "--\(Self.setDataField.spec.long)")
         let matched = try scope.perform(request, verb: "update", count: \.count) { dryRun, skipDamaged in
             try keychain.update(
-                request, changes: allChanges, secret: secret, caller: caller, dryRun: dryRun, skipDamaged: skipDamaged,
-                accessControl: accessControl)
+                request, changes: changes.attributes + dataFields, secret: secret, caller: caller, dryRun: dryRun,
+                skipDamaged: skipDamaged, accessControl: changes.accessControl)
         }
         if scope.dryRun {
             StandardStreams.out(ItemRenderer.listing(matched.items, format: context.resolvedFormat))

@@ -25,23 +25,16 @@ struct VerifyCommand: Subcommand {
     ]
 
     let context: CommandContext
-    let repair: Bool
-    let yes: Bool
-
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        context = try CommandContext(arguments)
-        repair = arguments.flag(Self.repair)
-        yes = arguments.flag(Self.yes)
-    }
 
     func run() throws {
         let keychain = try context.openKeychain()
         var report = try keychain.verify()
         let format = context.resolvedFormat
-        if repair, !report.damaged.isEmpty {
+        if context[Self.repair], !report.damaged.isEmpty {
             if format == .text { StandardStreams.out(Self.text(report, path: context.keychainPath)) }
             let go =
-                try yes || Confirmation.ask("Delete \(report.damaged.count) damaged item\(report.damaged.count == 1 ? "" : "s")? [y/N] ")
+                try context[Self.yes]
+                || Confirmation.ask("Delete \(report.damaged.count) damaged item\(report.damaged.count == 1 ? "" : "s")? [y/N] ")
             guard go else { throw KeychainError(.decode, hint: "nothing was deleted.", damaged: report.damaged) }
             report = try keychain.repair()
             if format == .text {

@@ -6,24 +6,50 @@ import KeychainCore
 /// opens it, the calling app's profile, how authentication is answered and the output format,
 /// each from its option, else its environment variable, else the default.
 struct CommandContext {
-    var options: GlobalOptions
-    /// The command being run.
-    let command: String
+    /// The invocation's options and operands, each read where it is used (values were checked
+    /// when parsed).
+    let arguments: ParsedArguments
+    /// Whether the command declares its own `--format` (export, lint): the global one is then not
+    /// read, and errors are reported in the variable's format.
+    let ownFormat: Bool
     /// Whether the command leaves protected items out of its results with `--auth-ui skip` (find
     /// alone, as Apple's kSecUseAuthenticationUISkip applies to SecItemCopyMatching only).
     let allowsAuthUISkip: Bool
 
-    /// The context `arguments` gives; a command that owns `--format` passes `ownFormat`.
-    init(_ arguments: ParsedArguments, ownFormat: Bool = false, allowsAuthUISkip: Bool = false) throws(UsageError) {
-        options = try GlobalOptions(arguments, ownFormat: ownFormat)
-        command = arguments.command
+    init(_ arguments: ParsedArguments, ownFormat: Bool = false, allowsAuthUISkip: Bool = false) {
+        self.arguments = arguments
+        self.ownFormat = ownFormat
         self.allowsAuthUISkip = allowsAuthUISkip
+    }
+
+    /// The command being run.
+    var command: String { arguments.command }
+
+    /// The value of `option` on the command line (checked when parsed), `nil` when not given.
+    subscript<Value>(option: Option<Value>) -> Value? { arguments[option] }
+
+    /// Whether `flag` was given.
+    subscript(flag: Flag) -> Bool { arguments[flag] }
+
+    /// Every value of a repeatable `option`, in order.
+    func all<Value>(_ option: Option<Value>) -> [Value] { arguments.all(option) }
+
+    /// The text of `option`, else of its environment variable.
+    func given(_ option: Option<String>) -> String? { arguments[option] ?? option.environmentValue }
+
+    /// The build settings `--build-setting` gives, by name (checked by `validate`).
+    var buildSettings: [String: String] { (try? GlobalOptions.settings(all(GlobalOptions.buildSetting))) ?? [:] }
+
+    /// The rules between the global options' values, before the command's own: each
+    /// `--build-setting` a NAME=VALUE, no name twice.
+    func validate() throws(UsageError) {
+        _ = try GlobalOptions.settings(all(GlobalOptions.buildSetting))
     }
 
     /// The device state this call runs as: the option, else KEYCHAINCTL_DEVICE_STATE (an unknown
     /// word there is unusable configuration, exit 78), else the stored one (`nil`).
     func resolvedDeviceState() throws -> DeviceState.Lock? {
-        if let state = options.deviceState { return state }
+        if let state = self[GlobalOptions.deviceState] { return state }
         return try SettingVariable.deviceState.word(allowed: "one of " + DeviceState.Lock.allNames) {
             DeviceState.Lock(rawValue: $0) != nil
         }
@@ -32,7 +58,8 @@ struct CommandContext {
 
     /// The format in force: the option, the environment, else text.
     var resolvedFormat: OutputFormat {
-        options.format ?? GlobalOptions.format.environmentValue.flatMap(OutputFormat.init(rawValue:)) ?? .text
+        (ownFormat ? nil : self[GlobalOptions.format]) ?? GlobalOptions.format.environmentValue.flatMap(OutputFormat.init(rawValue:))
+            ?? .text
     }
 
     /// Whether this call uses the default keychain: neither `--keychain` nor KEYCHAINCTL_KEYCHAIN, or
@@ -48,12 +75,12 @@ struct CommandContext {
     /// file of its own beside any other keychain unless a key source is already in the environment.
     var initCommand: String {
         var words = ["keychainctl", "init"]
-        if let keychain = options.keychain { words += ["--keychain", keychain.shellQuoted] }
+        if let keychain = self[GlobalOptions.keychain] { words += ["--keychain", keychain.shellQuoted] }
         let keyInEnvironment = [
             GlobalOptions.keyFile.environmentValue, Environment.value(Self.keyVariable), Environment.value(Self.passphraseVariable),
         ]
         .contains { $0 != nil }
-        if !usesDefaultKeychain, !keyInEnvironment, options.keyFile == nil, options.passphraseFD == nil {
+        if !usesDefaultKeychain, !keyInEnvironment, self[GlobalOptions.keyFile] == nil, self[GlobalOptions.passphraseFD] == nil {
             words += ["--generate-key-file", besideKeyFile.shellQuoted]
         }
         return words.joined(separator: " ")
@@ -68,14 +95,14 @@ struct CommandContext {
     }
 
     /// The keychain path in force.
-    var keychainPath: String { options.keychain ?? GlobalOptions.keychain.environmentValue ?? ConfigFolder.defaultKeychain }
+    var keychainPath: String { given(GlobalOptions.keychain) ?? ConfigFolder.defaultKeychain }
 
     /// Where this invocation's profile comes from (`ProfileSource`).
-    var profileSource: ProfileSource { ProfileSource.resolve(option: options.profile) }
+    var profileSource: ProfileSource { ProfileSource.resolve(option: self[GlobalOptions.profile]) }
 
     /// Loads the profile of `profileSource`. The built-in one takes no provisioning profile.
     func loadProfile() throws -> Profile {
-        let provisioning = options.provisioning ?? GlobalOptions.provisioning.environmentValue
+        let provisioning = given(GlobalOptions.provisioning)
         return try profileSource.load(
             provisioning: provisioning,
             refusal: "--provisioning checks a profile's claims, and none was given: pass the app's entitlements as --profile too.",
@@ -85,7 +112,7 @@ struct CommandContext {
 
     /// The platform option, else KEYCHAINCTL_PLATFORM (an unknown word there is exit 78), else `nil`.
     private func resolvedPlatform() throws -> Platform? {
-        if let platform = options.platform { return platform }
+        if let platform = self[GlobalOptions.platform] { return platform }
         return try SettingVariable.platform.word(allowed: "ios or macos") { Platform(rawValue: $0) != nil }.flatMap(
             Platform.init(rawValue:))
     }
@@ -94,8 +121,9 @@ struct CommandContext {
     /// this invocation's team ID, platform and wildcard options.
     func loadProfile(path: String, provisioning: String?) throws -> Profile {
         let loaded = try Profile.load(
-            path: path, provisioning: provisioning, teamID: options.teamID ?? GlobalOptions.teamID.environmentValue,
-            buildSettings: options.buildSettings, platform: try resolvedPlatform(), allowWildcard: options.allowAnyGroup)
+            path: path, provisioning: provisioning, teamID: given(GlobalOptions.teamID),
+            buildSettings: buildSettings, platform: try resolvedPlatform(),
+            allowWildcard: self[GlobalOptions.allowAnyGroup])
         for warning in loaded.warnings { StandardStreams.warn(warning) }
         return loaded
     }
@@ -124,7 +152,7 @@ struct CommandContext {
         {
             // A rekey interrupted between its commit and its key file's rename left the new key
             // beside the old one.
-            guard let path = options.keyFile ?? GlobalOptions.keyFile.environmentValue, access(path + ".new", F_OK) == 0 else {
+            guard let path = given(GlobalOptions.keyFile), access(path + ".new", F_OK) == 0 else {
                 throw error
             }
             throw KeychainError(
@@ -141,10 +169,10 @@ struct CommandContext {
     /// application password comes from `--application-password-fd`, else a prompt on the terminal
     /// (unless `--auth-ui fail`). `--auth-ui skip` outside find is errSecParam, before anything else.
     func authentication() throws -> Authentication {
-        let ui = options.authUI ?? .allow
+        let ui = self[GlobalOptions.authUI] ?? .allow
         try Authentication(ui: ui).checkSkip(allowed: allowsAuthUISkip, operation: command)
         let answer =
-            try options.auth
+            try self[GlobalOptions.auth]
             ?? SettingVariable.auth.word(allowed: "one of " + Authentication.Answer.allNames) { Authentication.Answer(rawValue: $0) != nil }
             .flatMap(Authentication.Answer.init(rawValue:))
         let onTerminal = StandardStreams.isTerminal(0) || StandardStreams.isTerminal(2)
@@ -154,7 +182,7 @@ struct CommandContext {
         } else if onTerminal {
             authentication.answer = { prompt in try Confirmation.authenticate(prompt) }
         }
-        if let fd = options.applicationPasswordFD {
+        if let fd = self[GlobalOptions.applicationPasswordFD] {
             authentication.applicationPassword = { _ in try Self.passphrase(fromFD: fd, what: "the application password") }
         } else if onTerminal, ui == .allow {
             authentication.applicationPassword = { item in
@@ -168,8 +196,8 @@ struct CommandContext {
     /// prompt) opens it: a key source, or a key cached by `unlock`. For commands that only mention
     /// the keychain, such as `groups` showing the device.
     func keychainIfKeyAtHand() throws -> Keychain? {
-        guard options.passphraseFD == nil, (try? KeychainStore.checkExists(keychainPath)) != nil else { return nil }
-        if options.keyFile != nil || GlobalOptions.keyFile.environmentValue != nil || Environment.value(Self.keyVariable) != nil
+        guard self[GlobalOptions.passphraseFD] == nil, (try? KeychainStore.checkExists(keychainPath)) != nil else { return nil }
+        if given(GlobalOptions.keyFile) != nil || Environment.value(Self.keyVariable) != nil
             || defaultKeyFile.map({ access($0, F_OK) == 0 }) == true
         {
             return try openKeychain(with: Keychain.opening(path: keychainPath, source: credentialSource()))
@@ -182,7 +210,7 @@ struct CommandContext {
     }
 
     /// Whether a key cached by `unlock` may be used: not with `--no-cache` or KEYCHAINCTL_NO_CACHE=1.
-    private var noCache: Bool { options.noCache || GlobalOptions.noCache.environmentValue == "1" }
+    private var noCache: Bool { self[GlobalOptions.noCache] || GlobalOptions.noCache.environmentValue == "1" }
 
     /// The secret variables, taken (and wiped) whichever source wins. Only their names are here:
     /// no option carries these values.
@@ -237,8 +265,8 @@ struct CommandContext {
     /// The sources that name their key outright: `--key-file`, `--passphrase-fd`, then what the
     /// variables name (KEYCHAINCTL_KEY_FILE, KEYCHAINCTL_KEY).
     private func explicitCredential(_ chain: CredentialChain) throws -> KeychainCredential? {
-        if let keyFile = options.keyFile { return try SecretFiles.key(fromFile: keyFile) }
-        if let fd = options.passphraseFD { return .passphrase(try Self.passphrase(fromFD: fd, what: "the passphrase")) }
+        if let keyFile = self[GlobalOptions.keyFile] { return try SecretFiles.key(fromFile: keyFile) }
+        if let fd = self[GlobalOptions.passphraseFD] { return .passphrase(try Self.passphrase(fromFD: fd, what: "the passphrase")) }
         return try chain.named()
     }
 

@@ -47,24 +47,24 @@ struct ExecPlan {
     let strict: Bool
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
-        envs = try Self.assignments(try arguments.values(Self.env), option: "--env")
-        files = try Self.assignments(try arguments.values(Self.file), option: "--file")
+        envs = try Self.assignments(arguments.all(Self.env), option: "--env")
+        files = try Self.assignments(arguments.all(Self.file), option: "--file")
         var named: [String] = []
         for name in envs.map(\.name) + files.map(\.name) {
             guard !named.contains(name) else { throw UsageError("\(name) is given twice among --env and --file.") }
             named.append(name)
         }
-        envFrom = try arguments.values(Self.envFrom)
+        envFrom = arguments.all(Self.envFrom)
         naming = try VariableNaming(arguments, Self.naming)
         if !envFrom.isEmpty { try naming.requireBound(for: "--env-from") }
-        envFiles = try arguments.values(Self.envFile)
-        base64 = Set(try arguments.values(Self.base64))
-        let groupList = try arguments.values(Self.group).flatMap { $0.split(separator: ",").map(String.init) }
+        envFiles = arguments.all(Self.envFile)
+        base64 = Set(arguments.all(Self.base64))
+        let groupList = arguments.all(Self.group).flatMap { $0.split(separator: ",").map(String.init) }
         groups = groupList.isEmpty ? nil : groupList
-        pristine = arguments.flag(Self.pristine)
-        keep = try arguments.values(Self.keep).flatMap { $0.split(separator: ",").map(String.init) }
-        noOverride = arguments.flag(Self.noOverride)
-        strict = arguments.flag(Self.strict)
+        pristine = arguments[Self.pristine]
+        keep = arguments.all(Self.keep).flatMap { $0.split(separator: ",").map(String.init) }
+        noOverride = arguments[Self.noOverride]
+        strict = arguments[Self.strict]
     }
 
     /// `NAME=QUERY` words; NAME must be a variable name.

@@ -28,12 +28,12 @@ struct ChangeScope {
     let all: Bool
     let skipDamaged: Bool
 
-    init(_ arguments: ParsedArguments, _ options: Options) throws(UsageError) {
-        limit = try arguments.value(options.limit)
-        persistentRef = try arguments.value(options.persistentRef)
-        dryRun = arguments.flag(options.dryRun)
-        all = arguments.flag(EverythingGuard.all)
-        skipDamaged = arguments.flag(DamagedRows.option)
+    init(_ arguments: ParsedArguments, _ options: Options) {
+        limit = arguments[options.limit]
+        persistentRef = arguments[options.persistentRef]
+        dryRun = arguments[options.dryRun]
+        all = arguments[EverythingGuard.all]
+        skipDamaged = arguments[DamagedRows.option]
     }
 
     /// The request `item` selects within this scope.

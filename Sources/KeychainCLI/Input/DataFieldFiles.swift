@@ -6,8 +6,8 @@ import KeychainCore
 enum DataFieldFiles {
     /// Each assignment read as a `code=base64:…` attribute pair, which the keychain seals with the
     /// data. A file over the secret limit, or one that does not open, is an error naming it.
-    static func read(_ assignments: [String], option: String) throws -> [(code: String, value: String)] {
-        try ItemOptions.parseAssignments(assignments, option: option).map { pair in
+    static func read(_ assignments: [Assignment], option: String) throws -> [(code: String, value: String)] {
+        try assignments.map { pair in
             guard Schema.attribute(pair.code)?.isDataField == true else {
                 throw UsageError("\(option) names a data field (binn, bini, bin0, bin1, bin2 or bin3), not '\(pair.code)'.")
             }

@@ -1,10 +1,10 @@
 import CommandLineKit
 import KeychainCore
 
-/// The options every command accepts, each declared once with its environment variable, and
-/// their values as given on the command line. What they mean together (which keychain, which
-/// credential, which profile) is `CommandContext`'s.
-struct GlobalOptions {
+/// The options every command accepts, each declared once with its environment variable. What they
+/// mean together (which keychain, which credential, which profile) is `CommandContext`'s, which
+/// reads each where it uses it.
+enum GlobalOptions {
     static let keychain = Option.path(
         "keychain", environment: SettingVariable.keychain.rawValue, "The keychain file (default $XDG_DATA_HOME/keychainctl/keychain.db).")
     static let profile = Option.path(
@@ -84,43 +84,6 @@ struct GlobalOptions {
 
     /// The options of a command that declares its own `--format` (export, lint).
     static var specsWithoutFormat: [OptionSpec] { specs.filter { $0.long != Self.format.spec.long } }
-
-    let keychain: String?
-    let profile: String?
-    let provisioning: String?
-    let platform: Platform?
-    let keyFile: String?
-    let passphraseFD: Int32?
-    let noCache: Bool
-    let teamID: String?
-    /// `--build-setting NAME=VALUE`, by name.
-    let buildSettings: [String: String]
-    /// `nil` also for a command that reads its own `--format` (which may set it for its errors).
-    var format: OutputFormat?
-    let allowAnyGroup: Bool
-    let deviceState: DeviceState.Lock?
-    let auth: Authentication.Answer?
-    let authUI: Authentication.UI?
-    let applicationPasswordFD: Int32?
-
-    /// The options `arguments` gives; a command that owns `--format` passes `ownFormat`.
-    init(_ arguments: ParsedArguments, ownFormat: Bool = false) throws(UsageError) {
-        keychain = try arguments.value(Self.keychain)
-        profile = try arguments.value(Self.profile)
-        provisioning = try arguments.value(Self.provisioning)
-        platform = try arguments.value(Self.platform)
-        keyFile = try arguments.value(Self.keyFile)
-        passphraseFD = try arguments.value(Self.passphraseFD)
-        noCache = arguments.flag(Self.noCache)
-        teamID = try arguments.value(Self.teamID)
-        buildSettings = try Self.settings(try arguments.values(Self.buildSetting))
-        format = ownFormat ? nil : try arguments.value(Self.format)
-        allowAnyGroup = arguments.flag(Self.allowAnyGroup)
-        deviceState = try arguments.value(Self.deviceState)
-        auth = try arguments.value(Self.auth)
-        authUI = try arguments.value(Self.authUI)
-        applicationPasswordFD = try arguments.value(Self.applicationPasswordFD)
-    }
 
     /// The words of `--build-setting`, each `NAME=VALUE` with a name as Xcode spells one; a name
     /// given twice, or a control character, is a usage error.

@@ -41,8 +41,8 @@ struct ItemOptions {
     ]
     static let itemClass = Option.text(
         "class", nil, "class", suggestions: .itemClasses, "genp (default), inet, cert, keys, idnt, or their long names.")
-    static let attr = Option.text(
-        "attr", nil, "code=value", repeatable: true, "Any attribute by its four-character code; data may be given as base64:….")
+    static let attr = Option.assignment(
+        "attr", "code=value", "Any attribute by its four-character code; data may be given as base64:….")
 
     /// The options, for command specs.
     static let specs: [OptionSpec] = [Self.itemClass.spec] + attributeOptions.map(\.spec) + [Self.attr.spec]
@@ -54,8 +54,8 @@ struct ItemOptions {
     let accessControl: AccessControlRequest?
 
     /// The item `arguments` describes; `accessControl` is add's `--access-control`, when given.
-    init(_ arguments: ParsedArguments, accessControl flags: String? = nil) throws(UsageError) {
-        itemClass = try arguments.value(Self.itemClass)
+    init(_ arguments: ParsedArguments, accessControl flags: String? = nil) {
+        itemClass = arguments[Self.itemClass]
         let given = arguments.attributes(from: Self.attributeOptions)
         let accessControl = flags.map { flags in
             AccessControlRequest(flags: flags, protection: given.last { $0.code == Schema.protection }?.value)
@@ -63,19 +63,7 @@ struct ItemOptions {
         self.accessControl = accessControl
         attributes =
             given.filter { accessControl == nil || $0.code != Schema.protection }
-            + (try Self.parseAssignments(try arguments.values(Self.attr), option: "--attr"))
-    }
-
-    /// `CODE=VALUE` words split at the first `=`; anything else is a usage error (exit 64).
-    static func parseAssignments(_ words: [String], option: String) throws(UsageError) -> [(code: String, value: String)] {
-        var pairs: [(code: String, value: String)] = []
-        for word in words {
-            guard let equals = word.firstIndex(of: "="), equals != word.startIndex else {
-                throw UsageError("\(option) takes CODE=VALUE, not '\(word)'.")
-            }
-            pairs.append((String(word[..<equals]), String(word[word.index(after: equals)...])))
-        }
-        return pairs
+            + arguments.all(Self.attr).map { ($0.code, $0.value) }
     }
 
     /// A request from these options.
@@ -84,5 +72,25 @@ struct ItemOptions {
             itemClass: itemClass, attributes: attributes, limit: limit, returns: returns, persistentRef: persistentRef)
         request.accessControl = accessControl
         return request
+    }
+}
+
+/// A `CODE=VALUE` word (`--attr`, `--set-attr`, `--data-field`): split at the first `=`, the code
+/// not empty. A word that is none is refused as the command line is parsed.
+struct Assignment: Sendable {
+    let code: String
+    let value: String
+
+    init?(_ word: String) {
+        guard let equals = word.firstIndex(of: "="), equals != word.startIndex else { return nil }
+        code = String(word[..<equals])
+        value = String(word[word.index(after: equals)...])
+    }
+}
+
+extension Option where Value == Assignment {
+    /// A repeatable `CODE=VALUE` option (`valueName` says what VALUE is: `code=value`, `code=path`).
+    static func assignment(_ long: String, _ valueName: String, _ help: String) -> Option {
+        Option(long, nil, valueName, repeatable: true, expected: "CODE=VALUE", help, parse: Assignment.init)
     }
 }

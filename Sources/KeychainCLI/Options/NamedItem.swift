@@ -16,34 +16,39 @@ struct NamedItem {
     let service: String
     let account: String?
     let group: String?
-    /// The sync state the item must have: "any" (get, rm), or "yes" or "no" (set).
-    let syncState: String
+    /// The sync state the item must have: any (get, rm), or yes or no (set).
+    let syncState: SyncFilter
 
-    init(_ arguments: ParsedArguments, syncState: String = "any") throws(UsageError) {
+    /// The item `arguments` names (NAME is a required operand of each command that names one).
+    init(_ arguments: ParsedArguments, syncState: SyncFilter = .any) {
         self.syncState = syncState
-        group = try arguments.value(Self.group)
-        guard let service = arguments.operands.first else {
-            throw UsageError("\(arguments.command) needs the secret's NAME (its service): keychainctl \(arguments.command) NAME [ACCOUNT].")
-        }
-        self.service = service
+        group = arguments[Self.group]
+        service = arguments.operands.first ?? ""
         account = arguments.operands.dropFirst().first
     }
 
-    /// The request selecting the item: a generic password of any sync state.
-    func request(returns: [String] = [], limit: String? = nil, storing: Bool = false) -> ItemRequest {
+    /// The attributes selecting the item (`storing`: with an empty account when none is named, as
+    /// SecItemAdd defaults it, and the sync state as an attribute, where add's checks read it).
+    func attributes(storing: Bool) -> [(code: String, value: String)] {
         var attributes: [(code: String, value: String)] = [(Schema.service, service)]
         if let account { attributes.append((Schema.account, account)) } else if storing { attributes.append((Schema.account, "")) }
         if let group { attributes.append((Schema.accessGroup, group)) }
-        if !storing || syncState != "any" { attributes.append((Schema.synchronizable, syncState)) }
-        return ItemRequest(itemClass: ItemClass.genericPassword.rawValue, attributes: attributes, limit: limit, returns: returns)
+        if storing { attributes.append((Schema.synchronizable, syncState == .yes ? "yes" : "no")) }
+        return attributes
+    }
+
+    /// The query selecting the item: a generic password of this sync state.
+    func query(_ returns: ReturnOptions, limit: MatchLimit, sync: SyncFilter? = nil) -> ItemRequest {
+        ItemRequest(
+            itemClass: .genericPassword, attributes: attributes(storing: false), matchLimit: limit, returnOptions: returns,
+            syncFilter: sync ?? syncState)
     }
 
     /// A synchronizable item of this name, when there is one.
     func synchronizable(_ keychain: Keychain, caller: Caller) throws -> Item? {
-        var query = request(returns: ["attributes"], limit: "1")
-        query.attributes.removeAll { $0.code == Schema.synchronizable }
-        query.attributes.append((Schema.synchronizable, "yes"))
-        do { return try keychain.find(query, caller: caller, skipDamaged: true).items.first?.item } catch let error as KeychainError
+        do {
+            return try keychain.find(query(.attributes, limit: .one, sync: .yes), caller: caller, skipDamaged: true).items.first?.item
+        } catch let error as KeychainError
             where error.status == .itemNotFound
         { return nil }
     }
@@ -64,7 +69,7 @@ struct NamedItem {
         var found: [Keychain.FoundItem] = []
         let result: Keychain.FindSummary
         do {
-            result = try keychain.find(request(returns: [withData ? "data" : "attributes"], limit: "2"), caller: caller) { _, match in
+            result = try keychain.find(query(withData ? .data : .attributes, limit: .count(2)), caller: caller) { _, match in
                 found.append(match)
             }
         } catch let error as KeychainError where error.status == .itemNotFound {
@@ -85,7 +90,7 @@ struct NamedItem {
     /// errSecParam for a name that matches several items, naming each by account and group, never
     /// picking one.
     private func ambiguity(_ keychain: Keychain, caller: Caller, command: String) throws -> KeychainError {
-        let all = try keychain.find(request(returns: ["attributes"], limit: "all"), caller: caller, skipDamaged: true)
+        let all = try keychain.find(query(.attributes, limit: .all), caller: caller, skipDamaged: true)
         let names = all.items.map { found in
             let item = found.item
             let account = item.attributes[Schema.account]?.stringValue ?? ""

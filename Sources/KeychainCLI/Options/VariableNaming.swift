@@ -47,10 +47,10 @@ struct VariableNaming {
 
     /// The naming `arguments` gives through `options`.
     init(_ arguments: ParsedArguments, _ options: Options) throws(UsageError) {
-        code = try arguments.value(options.nameFrom) ?? Schema.account
-        prefix = try arguments.value(options.prefix) ?? ""
-        upper = arguments.flag(options.upper)
-        allowed = try arguments.values(options.allowNames).flatMap {
+        code = arguments[options.nameFrom] ?? Schema.account
+        prefix = arguments[options.prefix] ?? ""
+        upper = arguments[options.upper]
+        allowed = arguments.all(options.allowNames).flatMap {
             $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
         }
         if !prefix.isEmpty, !prefix.utf8.allSatisfy(Self.isNameByte) {

@@ -46,6 +46,19 @@ package struct ItemRequest: Sendable {
         self.persistentRef = persistentRef
     }
 
+    /// A request of the engine's own, or of a command's for its own ends, in typed values: nothing
+    /// in it is parsed back from words.
+    package init(
+        itemClass: ItemClass, attributes: [(code: String, value: String)] = [], matchLimit: MatchLimit, returnOptions: ReturnOptions,
+        syncFilter: SyncFilter? = nil
+    ) {
+        self.itemClass = itemClass.rawValue
+        self.attributes = attributes
+        self.matchLimit = matchLimit
+        self.returnOptions = returnOptions
+        self.syncFilter = syncFilter
+    }
+
     /// The explicit access group (`agrp`), checked against entitlements before anything else is parsed.
     package var explicitGroup: String? { attributes.last { $0.code == Schema.accessGroup }?.value }
 }
