@@ -74,6 +74,19 @@ import Testing
         #expect(KeychainCommandLine.parseOnly(["unlock", "--keyring", "user"]) == 0)
     }
 
+    /// Through the binary: a value its option does not take (`--attr` wants CODE=VALUE) and a
+    /// missing required operand are usage errors naming what is expected, and nothing is read: a
+    /// keychain that does not exist is never reported.
+    @Test func theParserRefusesBadValuesAndMissingOperands() throws {
+        let sandbox = try Sandbox(initialize: false)
+        let attr = sandbox.run(["add", "-s", "x", "--attr", "nocode"], profile: nil)
+        #expect(attr.status == 64 && attr.stderr.contains("--attr; use CODE=VALUE"), "\(attr.stderr)")
+        let get = sandbox.run(["get"], profile: nil)
+        #expect(get.status == 64 && get.stderr.contains("get needs NAME") && !get.stderr.contains("init"), "\(get.stderr)")
+        let given = sandbox.run(["get", "api"], profile: nil)
+        #expect(given.status != 64, "with NAME the call goes on (to the missing keychain): \(given.stderr)")
+    }
+
     /// Options that contradict each other are a usage error found with the options, before the
     /// profile or the keychain is read (as swift-argument-parser's `validate` runs before `run`).
     @Test func contradictoryOptionsAreAUsageErrorBeforeTheCommandRuns() {
