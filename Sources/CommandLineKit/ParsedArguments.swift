@@ -139,9 +139,7 @@ public struct ParsedArguments {
         }
         if operands.count < spec.requiredOperands {
             let missing = spec.operands[operands.count]
-            throw UsageError(
-                "\(spec.name) needs \(missing.name) (\(missing.help.dropLast(missing.help.hasSuffix(".") ? 1 : 0))): "
-                    + "\(spec.name)\(spec.operandWords(spec.operands.map(\.name))) [options].")
+            throw UsageError("\(spec.name) needs \(missing.name): \(missing.help.prefix(1).lowercased() + missing.help.dropFirst())")
         }
     }
 
