@@ -42,6 +42,10 @@ let package = Package(
         // Starting exec's command and git: fork, a fresh session keyring, descriptors closed and the
         // keyring calls denied by seccomp before execve (posix_spawn can do none of it).
         .target(name: "CSpawn"),
+        // The platform's own calls (the kernel keyring, starting a program isolated, the terminal's
+        // echo, core dumps and ptrace, syncfs, errno's text), each behind a small Swift type: the
+        // one module that imports the C shims for them, so a port to another system changes it alone.
+        .target(name: "KeychainPlatform", dependencies: ["CKeyring", "CSpawn", "CTerminal", "CProcess", "CFileSync"]),
         // The engine in three storeys, each a module, so the compiler keeps their dependencies
         // pointing down (CONTRIBUTING.md's map; ArchitectureTests keeps the rooms inside each). A
         // generic the foundation offers the others is @inlinable, or they cannot specialise it:
@@ -49,7 +53,7 @@ let package = Package(
         // The foundation: support, errors, the model, cryptography, the store, queries, the key cache.
         .target(
             name: "KeychainFoundation",
-            dependencies: ["CSQLite", "CSodium", "CCrypto", "CZip", "CKeyring"],
+            dependencies: ["KeychainPlatform", "CSQLite", "CSodium", "CCrypto", "CZip"],
             linkerSettings: [
                 // Release binaries link SQLite and libsodium statically (and `make release` links the
                 // whole executable statically): every call is a new process, and the dynamic loader's
@@ -67,12 +71,12 @@ let package = Package(
                     .when(configuration: .release)),
             ]),
         // Apple's formats: entitlements and provisioning profiles, what Xcode built, certificates and keys.
-        .target(name: "KeychainFormats", dependencies: ["KeychainFoundation", "CCrypto", "CZip"]),
+        .target(name: "KeychainFormats", dependencies: ["KeychainFoundation", "KeychainPlatform", "CCrypto", "CZip"]),
         // The SecItem policy and the features over it. It re-exports the two modules under it; what
         // depends on it names them too, so that a change of their layout rebuilds it (SwiftPM does
         // not follow a re-export: a stale test binary crashed on a grown ItemRequest).
         .target(
-            name: "KeychainCore", dependencies: ["KeychainFoundation", "KeychainFormats", "CSQLite", "CFileSync"]),
+            name: "KeychainCore", dependencies: ["KeychainFoundation", "KeychainFormats", "KeychainPlatform", "CSQLite"]),
         // The command-line framework: option and command specs, parsing, help, the man page, the
         // reference and completion scripts. It imports nothing of the keychain (a program describes
         // itself to it with a ProgramSpec), so the compiler keeps it apart; a generic it offers is
@@ -81,7 +85,7 @@ let package = Package(
         .target(
             name: "KeychainCLI",
             dependencies: [
-                "CommandLineKit", "KeychainCore", "KeychainFormats", "KeychainFoundation", "CProcess", "CTerminal", "CSpawn", "CBuildInfo",
+                "CommandLineKit", "KeychainCore", "KeychainFormats", "KeychainFoundation", "KeychainPlatform", "CBuildInfo",
             ]),
         .executableTarget(name: "keychainctl", dependencies: ["KeychainCLI"]),
         // `import Security` on Linux: SecItem's functions, constants, statuses and CF names, with full
@@ -95,9 +99,11 @@ let package = Package(
         // What the test targets and the fuzzers share: the package's paths, the kill-midway step,
         // waiting with a deadline, the masker fed in chunks.
         .target(
-            name: "KeychainTestSupport", dependencies: ["KeychainCore", "KeychainFormats", "KeychainFoundation"], path: "Tests/Support"),
+            name: "KeychainTestSupport", dependencies: ["KeychainCore", "KeychainFormats", "KeychainFoundation", "KeychainPlatform"],
+            path: "Tests/Support"),
         .testTarget(
-            name: "KeychainCoreTests", dependencies: ["KeychainCore", "KeychainFormats", "KeychainFoundation", "KeychainTestSupport"]),
+            name: "KeychainCoreTests",
+            dependencies: ["KeychainCore", "KeychainFormats", "KeychainFoundation", "KeychainPlatform", "KeychainTestSupport"]),
         // Keychain code written as apps write it, through `import Security` (docs/LIBRARY.md).
         .testTarget(name: "SecurityTests", dependencies: ["Security", "SecurityTesting"]),
         // Test support: runs a command where a seccomp filter blocks the kernel keyring.
@@ -105,9 +111,8 @@ let package = Package(
         .testTarget(
             name: "KeychainCLITests",
             dependencies: [
-                "CommandLineKit", "KeychainCLI", "KeychainCore", "KeychainFormats", "KeychainFoundation", "KeychainTestSupport",
-                "keychainctl",
-                "deny-keyring", "Security", "SecurityTesting",
+                "CommandLineKit", "KeychainCLI", "KeychainCore", "KeychainFormats", "KeychainFoundation", "KeychainPlatform",
+                "KeychainTestSupport", "keychainctl", "deny-keyring", "Security", "SecurityTesting",
             ],
             // Golden outputs are read by path, not bundled.
             exclude: ["Golden"]),

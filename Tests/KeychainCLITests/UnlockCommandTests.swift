@@ -1,5 +1,6 @@
 import Foundation
 import KeychainCore
+import KeychainPlatform
 import KeychainTestSupport
 import Testing
 

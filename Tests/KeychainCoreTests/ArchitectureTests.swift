@@ -156,6 +156,26 @@ import Testing
         #expect(manifest.contains(".target(name: \"CommandLineKit\")"), "CommandLineKit depends on nothing")
     }
 
+    /// The platform's C shims (the kernel keyring, spawning, the terminal, prctl and signalfd,
+    /// syncfs) are imported by KeychainPlatform alone, which wraps each in a small Swift type: a
+    /// port to another system changes that module and nothing above it.
+    @Test func onlyThePlatformModuleCallsThePlatform() throws {
+        let shims = ["CKeyring", "CSpawn", "CTerminal", "CProcess", "CFileSync"]
+        var importers: [String: Set<String>] = [:]
+        for folder in ["Sources", "Tests", "Fuzz"] {
+            let root = PackagePaths.root + "/" + folder
+            for path in FileManager.default.enumerator(atPath: root)?.compactMap({ $0 as? String }) ?? [] where path.hasSuffix(".swift") {
+                let text = try String(contentsOfFile: root + "/" + path, encoding: .utf8)
+                for shim in shims where text.contains("import \(shim)\n") {
+                    importers[shim, default: []].insert(folder + "/" + path.split(separator: "/")[0])
+                }
+            }
+        }
+        for shim in shims {
+            #expect(importers[shim] == ["Sources/KeychainPlatform"], "\(shim) is imported by \(importers[shim] ?? [])")
+        }
+    }
+
     /// Small rooms: no source file over 450 lines, but a generated table (which says so on its
     /// first line).
     @Test func noSourceFileIsOver450Lines() throws {

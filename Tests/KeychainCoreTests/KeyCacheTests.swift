@@ -1,4 +1,5 @@
 import Foundation
+import KeychainPlatform
 import KeychainTestSupport
 import Testing
 

@@ -1,5 +1,6 @@
 import Glibc
 import KeychainCore
+import KeychainPlatform
 
 /// What the machine running the tests offers, for the tests that need it: each such test is gated
 /// on one of these with `.enabled(if:)`, so a machine without it skips the test by name.

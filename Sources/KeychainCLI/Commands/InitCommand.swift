@@ -1,6 +1,7 @@
 import CommandLineKit
 import Glibc
 import KeychainCore
+import KeychainPlatform
 
 /// `keychainctl init`: creates a keychain.
 struct InitCommand: Subcommand {

@@ -1,7 +1,7 @@
-import CProcess
 import CommandLineKit
 import Glibc
 import KeychainCore
+import KeychainPlatform
 
 /// The `keychainctl` entry point: parse, run one command, map any failure to its exit status.
 ///
@@ -149,7 +149,7 @@ public enum KeychainCommandLine {
     /// undumpable: no core file and no same-user ptrace can copy a key or a secret. A run whose
     /// output could not all be written exits 74, never 0.
     public static func main() -> Never {
-        if cprocess_protect_memory() != 0 {
+        if !ProcessGuard.protectMemory() {
             StandardStreams.warn("cannot turn off core dumps for this process; a crash could write secrets to disk.")
         }
         // A static Swift runtime reads the arguments from /proc: with no descriptor left to open it

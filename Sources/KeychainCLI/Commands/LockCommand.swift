@@ -1,5 +1,6 @@
 import CommandLineKit
 import KeychainCore
+import KeychainPlatform
 
 /// `keychainctl lock`: forgets the key `unlock` cached (docs/CI.md).
 struct LockCommand: Subcommand {

@@ -1,6 +1,7 @@
 import CommandLineKit
 import Glibc
 import KeychainCore
+import KeychainPlatform
 
 /// `keychainctl rekey`: a new key or passphrase for the whole keychain (docs/CI.md).
 struct RekeyCommand: Subcommand {

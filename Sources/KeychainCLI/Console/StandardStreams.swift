@@ -1,5 +1,6 @@
 import Glibc
 import KeychainCore
+import KeychainPlatform
 
 /// Writing to stdout and stderr as bytes, and what a terminal is.
 ///

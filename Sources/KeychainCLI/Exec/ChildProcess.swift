@@ -1,7 +1,6 @@
-import CProcess
-import CSpawn
 import Glibc
 import KeychainCore
+import KeychainPlatform
 
 /// Running `exec`'s command (docs/GUIDE.md, `exec`).
 ///
@@ -57,62 +56,7 @@ enum ChildProcess {
     static let forwarded: [Int32] = [SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH, SIGALRM]
 
     /// What a started program may reach of keychainctl's process besides what it was given.
-    struct Isolation {
-        /// Whether the kernel confines a started program to its own Landlock domain.
-        static var landlock: Bool { cspawn_landlock_abi() > 0 }
-
-        /// Whether any process may ptrace (and read the memory of) any other of its user: no Yama,
-        /// or `kernel.yama.ptrace_scope` 0.
-        static var sameUserPtraceOpen: Bool {
-            guard let scope = FileBytes.read(path: "/proc/sys/kernel/yama/ptrace_scope", limit: 16) else { return true }
-            return scope.first == UInt8(ascii: "0")
-        }
-
-        /// The warning `exec` prints before running a command that could take the key `unlock`
-        /// cached from the shell that cached it; `nil` where the kernel keeps it from doing so.
-        static func exposedKeyWarning(keyCached: Bool) -> String? {
-            guard keyCached, !landlock, sameUserPtraceOpen else { return nil }
-            return "this kernel has no Landlock and does not restrict ptrace between one user's processes "
-                + "(kernel.yama.ptrace_scope is 0 or absent): CMD cannot call ptrace, but it can rewrite the memory of the shell "
-                + "that ran 'keychainctl unlock' through /proc/PID/mem and make it read the cached key. "
-                + "Set kernel.yama.ptrace_scope=1, or run 'keychainctl lock' before running code you do not trust."
-        }
-
-        /// Descriptors of 3 and up left open (`--keep-fd`); every other one is closed on exec.
-        var keep: [Int32] = []
-        /// `--allow-keyring`: the kernel keyring calls are not denied (ptrace and its kin still are).
-        var allowKeyring = false
-
-        /// Calls `body` with the C options: a new session keyring always, the keyring calls
-        /// denied unless allowed, `dups` applied first, `mask` and `defaults` when given.
-        func withOptions<R>(
-            dups: [(from: Int32, to: Int32)] = [], nullStdin: Bool = false, mask: sigset_t? = nil, defaults: sigset_t? = nil,
-            _ body: (UnsafePointer<cspawn_options>) -> R
-        ) -> R {
-            let from = dups.map(\.from)
-            let to = dups.map(\.to)
-            let hasMask = mask != nil
-            let hasDefaults = defaults != nil
-            var mask = mask ?? sigset_t()
-            var defaults = defaults ?? sigset_t()
-            return from.withUnsafeBufferPointer { fromBuffer in
-                to.withUnsafeBufferPointer { toBuffer in
-                    keep.withUnsafeBufferPointer { keepBuffer in
-                        withUnsafePointer(to: &mask) { maskPointer in
-                            withUnsafePointer(to: &defaults) { defaultsPointer in
-                                var options = cspawn_options(
-                                    dup_from: fromBuffer.baseAddress, dup_to: toBuffer.baseAddress, dup_count: dups.count,
-                                    keep: keepBuffer.baseAddress, keep_count: keep.count, null_stdin: nullStdin ? 1 : 0,
-                                    new_session_keyring: 1, deny_keyring: allowKeyring ? 0 : 1,
-                                    mask: hasMask ? maskPointer : nil, defaults: hasDefaults ? defaultsPointer : nil)
-                                return body(&options)
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
+    typealias Isolation = SpawnIsolation
 
     /// Replaces this process with `executable`, isolated as `isolation` says; returns only when
     /// that failed (with errno). The forwarded signals are unblocked first: a launcher that had
@@ -122,7 +66,7 @@ enum ChildProcess {
         var mask = sigset_t()
         sigprocmask(SIG_SETMASK, nil, &mask)
         for signal in forwarded { sigdelset(&mask, signal) }
-        guard isolation.withOptions(mask: mask, { cspawn_prepare($0) }) == 0 else { return errno }
+        guard Spawn.prepare(isolation, mask: mask) else { return errno }
         return withCStrings(arguments) { argv in
             environment.withPointers { envp in
                 _ = execve(executable, argv, envp)
@@ -145,7 +89,7 @@ enum ChildProcess {
             var previous = sigset_t()
             sigprocmask(SIG_BLOCK, &blocked, &previous)
             self.previous = previous
-            fd = cprocess_signalfd(&blocked)
+            fd = ProcessGuard.signalDescriptor(&blocked)
             guard fd >= 0 else {
                 sigprocmask(SIG_SETMASK, &previous, nil)
                 throw InputError("cannot watch signals: \(SystemError.text(errno)).")
@@ -171,8 +115,7 @@ enum ChildProcess {
         var streams: [Stream] = []
         for (target, masker) in [(Int32(1), stdoutMasker), (Int32(2), stderrMasker)] {
             guard let masker else { continue }
-            var ends: [Int32] = [0, 0]
-            guard cspawn_pipe(&ends) == 0 else {
+            guard let ends = Spawn.pipe() else {
                 let error = errno
                 for stream in streams {
                     close(stream.read)
@@ -181,7 +124,7 @@ enum ChildProcess {
                 cleanup()
                 throw InputError("cannot make a pipe: \(SystemError.text(error)).")
             }
-            streams.append(Stream(read: ends[0], write: ends[1], target: target, masker: masker))
+            streams.append(Stream(read: ends.read, write: ends.write, target: target, masker: masker))
         }
         // SIGPIPE, which keychainctl ignores while it pumps, is the command's default again; the
         // forwarded signals start unblocked (as `replace` does), the rest as keychainctl had them.
@@ -221,16 +164,15 @@ enum ChildProcess {
                 continue
             }
             if fds[0].revents & Int16(POLLIN) != 0 {
-                var info = signalfd_siginfo()
-                while read(signals, &info, MemoryLayout<signalfd_siginfo>.size) == MemoryLayout<signalfd_siginfo>.size {
-                    let number = Int32(info.ssi_signo)
+                while let received = ProcessGuard.nextSignal(from: signals) {
+                    let number = received.signal
                     if number == SIGCHLD {
                         var status: Int32 = 0
                         if waitpid(child, &status, WNOHANG) == child {
                             ending = Ending(waitStatus: status)
                             exitedAt = monotonicMilliseconds()
                         }
-                    } else if info.ssi_pid != 0 {
+                    } else if received.sender != 0 {
                         kill(child, number)
                     }
                 }
@@ -262,14 +204,13 @@ enum ChildProcess {
         _ executable: String, arguments: [String], environment: EnvironmentBlock, isolation: Isolation,
         dups: [(from: Int32, to: Int32)] = [], nullStdin: Bool = false, mask: sigset_t? = nil, defaults: sigset_t? = nil
     ) -> (pid: pid_t, error: Int32) {
-        let child = withCStrings(arguments) { argv in
+        withCStrings(arguments) { argv in
             environment.withPointers { envp in
-                isolation.withOptions(dups: dups, nullStdin: nullStdin, mask: mask, defaults: defaults) {
-                    cspawn_start(executable, argv, envp, $0)
-                }
+                Spawn.start(
+                    executable, argv: argv, envp: envp, isolation: isolation, dups: dups, nullStdin: nullStdin, mask: mask,
+                    defaults: defaults)
             }
         }
-        return (child, errno)
     }
 
     /// Runs `executable` with stdin from /dev/null and its stdout and stderr collected together
@@ -281,8 +222,8 @@ enum ChildProcess {
         limit: Int = 65536
     ) throws -> (status: Int32, output: [UInt8]) {
         // Close-on-exec: the only write ends the program and its children hold are their stdout and stderr.
-        var ends: [Int32] = [0, 0]
-        guard cspawn_pipe(&ends) == 0 else { throw InputError("cannot make a pipe: \(SystemError.text(errno)).") }
+        guard let pipe = Spawn.pipe() else { throw InputError("cannot make a pipe: \(SystemError.text(errno)).") }
+        let ends = [pipe.read, pipe.write]
         let (child, spawnError) = start(
             executable, arguments: arguments, environment: environment, isolation: isolation, dups: [(ends[1], 1), (ends[1], 2)],
             nullStdin: true)

@@ -1,6 +1,6 @@
-import CSpawn
 import Glibc
 import KeychainCore
+import KeychainPlatform
 
 /// `get --clip`: the secret copied to the desktop's clipboard, never printed, and cleared after a
 /// while unless something else was copied since (as `pass -c` does). The copy goes through the
@@ -61,8 +61,8 @@ struct Clipboard {
     /// Puts `secret` on the clipboard, and starts the clearer: after `seconds`, the clipboard is
     /// emptied if it still holds `secret`.
     func copy(_ secret: SecretBytes, clearAfter seconds: Int) throws {
-        var ends: [Int32] = [0, 0]
-        guard cspawn_pipe(&ends) == 0 else { throw InputError("cannot make a pipe: \(SystemError.text(errno)).") }
+        guard let pipe = Spawn.pipe() else { throw InputError("cannot make a pipe: \(SystemError.text(errno)).") }
+        let ends = [pipe.read, pipe.write]
         let null = open("/dev/null", O_RDWR | O_CLOEXEC)
         defer { close(null) }
         let child = start(executable, tool.copy, environment: EnvironmentBlock(environment), dups: [(ends[0], 0), (null, 1), (null, 2)])

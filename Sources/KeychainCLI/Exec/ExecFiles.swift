@@ -1,5 +1,6 @@
 import Glibc
 import KeychainCore
+import KeychainPlatform
 
 /// `exec --file NAME=QUERY`: each secret's exact bytes in a file of mode 0400, in a fresh folder of
 /// mode 0700 in memory-backed storage where there is some ($XDG_RUNTIME_DIR, else /dev/shm, else

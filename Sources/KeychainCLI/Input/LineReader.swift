@@ -1,5 +1,6 @@
 import Glibc
 import KeychainCore
+import KeychainPlatform
 
 /// Lines of a file descriptor, one at a time, in guarded memory (an import's lines hold secrets):
 /// a stream of any length costs one line's worth of memory, and a line over `limit` is an error.

@@ -1,6 +1,6 @@
-import CTerminal
 import Glibc
 import KeychainCore
+import KeychainPlatform
 
 /// Reading secrets (item data and passphrases) into guarded memory, never through argv unless the
 /// user insists with `-w`.
@@ -24,12 +24,12 @@ enum SecretReader {
         let fd = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY)
         guard fd >= 0 else { throw InputError("no terminal to prompt on.") }
         defer { close(fd) }
-        guard cterminal_echo_off(fd) == 0 else {
+        guard Terminal.echoOff(fd) else {
             throw InputError("cannot turn off echo on the terminal (\(SystemError.text(errno))); nothing was read.")
         }
         var restored = false
         defer {
-            if !restored { _ = cterminal_echo_restore() }
+            if !restored { _ = Terminal.restoreEcho() }
             _ = Glibc.write(fd, "\n", 1)
         }
         _ = text.withCString { Glibc.write(fd, $0, strlen($0)) }
@@ -47,7 +47,7 @@ enum SecretReader {
             withUnsafeBytes(of: &byte) { secret.append($0) }
         }
         restored = true
-        guard cterminal_echo_restore() == 0 else {
+        guard Terminal.restoreEcho() else {
             throw InputError("cannot turn echo back on (\(SystemError.text(errno))); run 'stty echo'.")
         }
         return secret

@@ -1,5 +1,6 @@
 import Glibc
 import KeychainCore
+import KeychainPlatform
 
 /// `export`'s output, item by item, with secrets kept in guarded memory until written.
 final class ExportWriter {

@@ -1,5 +1,6 @@
 import Glibc
 import KeychainFoundation
+import KeychainPlatform
 
 /// Secrets read whole from descriptors and files into guarded memory, with a cap on what is read:
 /// key files (checked as ssh checks a private key), passphrases and data files. The command line and

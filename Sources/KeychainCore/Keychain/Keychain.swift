@@ -1,6 +1,7 @@
 import Glibc
 import KeychainFormats
 import KeychainFoundation
+import KeychainPlatform
 
 /// An open keychain: the SecItem policy (add, find, update, delete, group moves) over the store
 /// and the key ring. Mirrors `SecItemServer.c`'s checks and their order.

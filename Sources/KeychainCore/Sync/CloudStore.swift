@@ -1,7 +1,7 @@
-import CFileSync
 import Glibc
 import KeychainFormats
 import KeychainFoundation
+import KeychainPlatform
 
 /// The cloud store several keychain files (devices of one account) sync through (docs/SYNC.md): a
 /// directory holding a sealed marker and one file per record, `records/<uuid hex>`, each sealed
@@ -212,7 +212,7 @@ package final class CloudStore {
         let fd = open(recordsPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw StoreError("cannot open \(recordsPath): \(SystemError.text(errno))") }
         defer { close(fd) }
-        guard !fileSystem || cfilesync_syncfs(fd) == 0, fsync(fd) == 0 else {
+        guard !fileSystem || FileSync.fileSystem(of: fd), fsync(fd) == 0 else {
             throw StoreError("cannot sync \(recordsPath): \(SystemError.text(errno))")
         }
     }

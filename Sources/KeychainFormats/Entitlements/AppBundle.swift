@@ -1,5 +1,6 @@
 import Glibc
 import KeychainFoundation
+import KeychainPlatform
 
 /// A built app or extension bundle, read where Apple's loader reads it: an iOS bundle
 /// (`Example.app/Info.plist`, the executable beside it, `embedded.mobileprovision`) or a macOS one

@@ -1,5 +1,6 @@
 import Glibc
 import KeychainFoundation
+import KeychainPlatform
 
 /// The entitlements a built executable carries, read where Apple's loader reads them: in a signed
 /// Mach-O, the code signature's embedded entitlements blob (`CSSLOT_ENTITLEMENTS`, magic

@@ -1,5 +1,6 @@
 import Glibc
 import KeychainFoundation
+import KeychainPlatform
 
 /// A profile file read into its entitlements and, for a provisioning profile, its envelope.
 ///

@@ -1,4 +1,5 @@
 import Glibc
+import KeychainPlatform
 
 /// A keychain's key cached in the kernel keyring by `unlock`, so that a passphrase keychain costs
 /// later calls one keyring read instead of an Argon2id derivation (docs/CI.md).

@@ -1,4 +1,5 @@
 import Glibc
+import KeychainPlatform
 
 /// Folder creation for the keychain and key files.
 package enum Folders {

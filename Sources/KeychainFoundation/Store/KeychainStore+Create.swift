@@ -1,4 +1,5 @@
 import Glibc
+import KeychainPlatform
 
 /// Creating a keychain file, safely against other processes doing the same at the same moment.
 extension KeychainStore {

@@ -1,33 +1,36 @@
 import CKeyring
 import Glibc
 
+// The platform's own calls, each behind a small Swift type: a port to another system changes
+// this module alone (ArchitectureTests checks that no other module calls the C shims it wraps).
+
 /// The Linux kernel keyring, as far as the key cache needs it: "user" keys in the session or the
 /// user keyring, found by description. No daemon: the kernel holds the payload, forgets it at its
 /// expiry, and destroys it when invalidated (docs/CI.md).
-package enum KernelKeyring {
+public enum KernelKeyring {
     /// Where a cached key lives.
     /// Searched in this order: the user keyring first, because without a session keyring of its
     /// own a process's session keyring leads to the user keyring too, and the key is reported
     /// where it is.
-    package enum Ring: String, Sendable, CaseIterable {
+    public enum Ring: String, Sendable, CaseIterable {
         /// The user keyring: every process of this user without a private session keyring of its own.
         case user
         /// The session keyring: every descendant of the login or CI session holds it, nothing else.
         case session
 
-        package var special: Int32 { self == .session ? CKEYRING_SPEC_SESSION : CKEYRING_SPEC_USER }
+        public var special: Int32 { self == .session ? CKEYRING_SPEC_SESSION : CKEYRING_SPEC_USER }
     }
 
     /// A system call the kernel refused, with its errno.
-    package struct Failure: Error, Sendable {
-        package let errno: Int32
-        package let call: String
+    public struct Failure: Error, Sendable {
+        public let errno: Int32
+        public let call: String
 
         /// Whether the keyring itself is unavailable here (a seccomp filter such as Docker's default
         /// one, or a kernel without keys), as opposed to one key or keyring refusing.
-        package var blocked: Bool { [EPERM, ENOSYS, EOPNOTSUPP].contains(errno) && call != "keyctl(SETPERM)" }
+        public var blocked: Bool { [EPERM, ENOSYS, EOPNOTSUPP].contains(errno) && call != "keyctl(SETPERM)" }
 
-        package var description: String {
+        public var description: String {
             if blocked {
                 return "the kernel keyring is not available here (\(call): \(SystemError.text(errno))); "
                     + "a container's default seccomp profile blocks it. Use KEYCHAINCTL_KEY_FILE instead."
@@ -43,7 +46,7 @@ package enum KernelKeyring {
     /// the user-session keyring's is racy where that keyring is created lazily (a new user
     /// namespace). An owner other than this user means an inherited session: `su` without a
     /// login, or `sudo` with a `pam_keyinit` that does not force a new one.
-    package static func sessionKeyringOwner() throws(Failure) -> uid_t? {
+    public static func sessionKeyringOwner() throws(Failure) -> uid_t? {
         let session = ckeyring_keyring_id(CKEYRING_SPEC_SESSION, 0)
         guard session >= 0 else {
             if errno == ENOKEY { return nil }
@@ -55,12 +58,12 @@ package enum KernelKeyring {
 
     /// Whether this process has a session keyring of its own: one it has, owned by this user. A
     /// key put in another user's would be possessed (so read) by every process of that user.
-    package static func hasOwnSessionKeyring() throws(Failure) -> Bool {
+    public static func hasOwnSessionKeyring() throws(Failure) -> Bool {
         try sessionKeyringOwner() == geteuid()
     }
 
     /// A key's type, owner and description (KEYCTL_DESCRIBE: "type;uid;gid;perm;description").
-    package static func describe(_ serial: Int32) -> (type: String, owner: uid_t, name: String)? {
+    public static func describe(_ serial: Int32) -> (type: String, owner: uid_t, name: String)? {
         var buffer = [CChar](repeating: 0, count: 512)
         let got = ckeyring_describe(serial, &buffer, buffer.count)
         guard got > 0, got <= buffer.count else { return nil }
@@ -74,10 +77,10 @@ package enum KernelKeyring {
     /// Adds (or replaces) the key `description` in `ring` with `payload`, readable by its possessors
     /// only (and, with `shareUID`, by every process of this user), expiring after `timeout` seconds
     /// (0: never). Returns its serial.
-    package static func add(_ description: String, payload: SecretBytes, ring: Ring, timeout: UInt32, shareUID: Bool) throws(Failure)
-        -> Int32
-    {
-        let serial = payload.withUnsafeBytes { ckeyring_add(description, $0.baseAddress, $0.count, ring.special) }
+    public static func add(
+        _ description: String, payload: UnsafeRawBufferPointer, ring: Ring, timeout: UInt32, shareUID: Bool
+    ) throws(Failure) -> Int32 {
+        let serial = ckeyring_add(description, payload.baseAddress, payload.count, ring.special)
         guard serial >= 0 else { throw Failure(errno: errno, call: "add_key") }
         // A new key's permissions are the kernel's default, possessor: all, user: view
         // (0x3f010000). shareUID adds the user's read and search.
@@ -97,31 +100,30 @@ package enum KernelKeyring {
     /// The serial of the key `description` reachable from `ring`; `nil` when there is none, it
     /// expired, or the keyring cannot be reached (all of them mean "not cached"). With `ownOnly`,
     /// a key another user owns (put in a session keyring this process shares) is not taken.
-    package static func search(_ description: String, in ring: Ring, ownOnly: Bool = false) -> Int32? {
+    public static func search(_ description: String, in ring: Ring, ownOnly: Bool = false) -> Int32? {
         let serial = ckeyring_search(ring.special, description)
         guard serial >= 0 else { return nil }
         if ownOnly, describe(Int32(serial))?.owner != geteuid() { return nil }
         return Int32(serial)
     }
 
-    /// The payload of key `serial` when it is exactly `length` bytes, read into guarded memory.
-    package static func read(_ serial: Int32, length: Int) -> SecretBytes? {
-        let payload = SecretBytes(count: length)
-        let got = payload.withUnsafeMutableBytes { ckeyring_read(serial, $0.baseAddress, $0.count) }
-        return got == length ? payload : nil
+    /// Reads the payload of key `serial` into `buffer`: its full length (which may exceed the
+    /// buffer's, and then nothing past it was written), or -1 with errno set.
+    public static func read(_ serial: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        ckeyring_read(serial, buffer.baseAddress, buffer.count)
     }
 
     /// Re-arms key `serial` to expire `seconds` from now.
-    package static func setTimeout(_ serial: Int32, seconds: UInt32) {
+    public static func setTimeout(_ serial: Int32, seconds: UInt32) {
         _ = ckeyring_set_timeout(serial, seconds)
     }
 
     /// Invalidates key `serial`: gone from every keyring, its payload destroyed.
     @discardableResult
-    package static func invalidate(_ serial: Int32) -> Bool { ckeyring_invalidate(serial) == 0 }
+    public static func invalidate(_ serial: Int32) -> Bool { ckeyring_invalidate(serial) == 0 }
 
     /// The "user" keys directly in `ring` whose description starts with `prefix`.
-    package static func keys(in ring: Ring, prefix: String) -> [(serial: Int32, description: String)] {
+    public static func keys(in ring: Ring, prefix: String) -> [(serial: Int32, description: String)] {
         let ringID = ckeyring_keyring_id(ring.special, 0)
         guard ringID >= 0 else { return [] }
         // The keyring's list is read again, larger, until it fits (it may grow between two reads).

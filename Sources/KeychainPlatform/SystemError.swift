@@ -2,7 +2,7 @@ import Glibc
 
 /// The C library's words for a system error number (`strerror`), the one way every message that
 /// reports a failed system call spells it.
-package enum SystemError {
+public enum SystemError {
     /// The text of `code`, such as "No such file or directory" for ENOENT.
-    package static func text(_ code: Int32) -> String { String(cString: strerror(code)) }
+    public static func text(_ code: Int32) -> String { String(cString: strerror(code)) }
 }

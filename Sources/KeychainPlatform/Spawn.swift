@@ -1,0 +1,78 @@
+import CSpawn
+import Glibc
+
+/// What a started program may reach of this process besides what it was given. Whatever this
+/// says, it starts in a new, empty session keyring, in a Landlock domain of its own where the
+/// kernel has Landlock, with ptrace, process_vm_readv/writev and pidfd_getfd denied by seccomp.
+public struct SpawnIsolation: Sendable {
+    /// Descriptors of 3 and up left open; every other one is closed on exec.
+    public var keep: [Int32] = []
+    /// Whether the kernel keyring calls are allowed (they are denied otherwise).
+    public var allowKeyring = false
+
+    public init() {}
+
+    /// Whether the kernel confines a started program to its own Landlock domain.
+    public static var landlock: Bool { cspawn_landlock_abi() > 0 }
+
+    /// Calls `body` with the C options: a new session keyring always, the keyring calls denied
+    /// unless allowed, `dups` applied first, `mask` and `defaults` when given.
+    func withOptions<R>(
+        dups: [(from: Int32, to: Int32)] = [], nullStdin: Bool = false, mask: sigset_t? = nil, defaults: sigset_t? = nil,
+        _ body: (UnsafePointer<cspawn_options>) -> R
+    ) -> R {
+        let from = dups.map(\.from)
+        let to = dups.map(\.to)
+        let hasMask = mask != nil
+        let hasDefaults = defaults != nil
+        var mask = mask ?? sigset_t()
+        var defaults = defaults ?? sigset_t()
+        return from.withUnsafeBufferPointer { fromBuffer in
+            to.withUnsafeBufferPointer { toBuffer in
+                keep.withUnsafeBufferPointer { keepBuffer in
+                    withUnsafePointer(to: &mask) { maskPointer in
+                        withUnsafePointer(to: &defaults) { defaultsPointer in
+                            var options = cspawn_options(
+                                dup_from: fromBuffer.baseAddress, dup_to: toBuffer.baseAddress, dup_count: dups.count,
+                                keep: keepBuffer.baseAddress, keep_count: keep.count, null_stdin: nullStdin ? 1 : 0,
+                                new_session_keyring: 1, deny_keyring: allowKeyring ? 0 : 1,
+                                mask: hasMask ? maskPointer : nil, defaults: hasDefaults ? defaultsPointer : nil)
+                            return body(&options)
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Starting a program isolated (`SpawnIsolation`): in C, because between fork and execve the child
+/// may call only async-signal-safe functions, and posix_spawn can neither join a keyring, enter a
+/// Landlock domain nor install a filter.
+public enum Spawn {
+    /// Makes this process what `isolation` asks of the program it is about to `execve`, with the
+    /// signal mask `mask`; false with errno set when it could not.
+    public static func prepare(_ isolation: SpawnIsolation, mask: sigset_t) -> Bool {
+        isolation.withOptions(mask: mask) { cspawn_prepare($0) } == 0
+    }
+
+    /// Forks and starts `path` with the NULL-terminated `argv` and `envp`, isolated as `isolation`
+    /// says, with `dups` applied (stdin from /dev/null with `nullStdin`, the signal `mask` and
+    /// `defaults` when given): its pid, or 0 or less with the errno of the failure.
+    public static func start(
+        _ path: String, argv: [UnsafeMutablePointer<CChar>?], envp: [UnsafeMutablePointer<CChar>?], isolation: SpawnIsolation,
+        dups: [(from: Int32, to: Int32)] = [], nullStdin: Bool = false, mask: sigset_t? = nil, defaults: sigset_t? = nil
+    ) -> (pid: pid_t, error: Int32) {
+        let child = isolation.withOptions(dups: dups, nullStdin: nullStdin, mask: mask, defaults: defaults) {
+            cspawn_start(path, argv, envp, $0)
+        }
+        return (child, errno)
+    }
+
+    /// A close-on-exec pipe; `nil` with errno set when none could be made.
+    public static func pipe() -> (read: Int32, write: Int32)? {
+        var ends: [Int32] = [0, 0]
+        guard cspawn_pipe(&ends) == 0 else { return nil }
+        return (ends[0], ends[1])
+    }
+}
