@@ -126,19 +126,38 @@ package enum JSONReader {
 
         func fail(_ what: String) -> Failure { Failure(offset: index, what: what) }
 
+        /// Steps into a container opening at `index` (nested `depth` deep), past the space after it:
+        /// whether it closes at once with `close`.
+        mutating func open(depth: Int, close: UInt8) throws(Failure) -> Bool {
+            guard depth < JSONReader.maximumDepth else { throw fail("nested deeper than \(JSONReader.maximumDepth) levels") }
+            index += 1
+            skipSpace()
+            guard index < bytes.count, bytes[index] == close else { return false }
+            index += 1
+            return true
+        }
+
+        /// After a container's element: past a ',' (true: another element follows) or the `close`
+        /// that ends the container `inside` (false).
+        mutating func next(close: UInt8, inside: String) throws(Failure) -> Bool {
+            skipSpace()
+            guard index < bytes.count else { throw fail("the text ends inside \(inside)") }
+            index += 1
+            if bytes[index - 1] == UInt8(ascii: ",") { return true }
+            guard bytes[index - 1] == close else {
+                index -= 1
+                throw fail("expected ',' or '\(Character(Unicode.Scalar(close)))'")
+            }
+            return false
+        }
+
         mutating func value(depth: Int) throws(Failure) -> Value {
             guard index < bytes.count else { throw fail("the text ends where a value should be") }
             switch bytes[index] {
             case UInt8(ascii: "{"):
-                guard depth < JSONReader.maximumDepth else { throw fail("nested deeper than \(JSONReader.maximumDepth) levels") }
-                index += 1
                 var members: [(key: String, value: Value)] = []
-                skipSpace()
-                if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-                    index += 1
-                    return .object(members)
-                }
-                while true {
+                if try open(depth: depth, close: UInt8(ascii: "}")) { return .object(members) }
+                repeat {
                     skipSpace()
                     guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw fail("expected a member name") }
                     let keyRange = try string()
@@ -148,38 +167,16 @@ package enum JSONReader {
                     index += 1
                     skipSpace()
                     members.append((key, try value(depth: depth + 1)))
-                    skipSpace()
-                    guard index < bytes.count else { throw fail("the text ends inside an object") }
-                    if bytes[index] == UInt8(ascii: ",") {
-                        index += 1
-                        continue
-                    }
-                    guard bytes[index] == UInt8(ascii: "}") else { throw fail("expected ',' or '}'") }
-                    index += 1
-                    return .object(members)
-                }
+                } while try next(close: UInt8(ascii: "}"), inside: "an object")
+                return .object(members)
             case UInt8(ascii: "["):
-                guard depth < JSONReader.maximumDepth else { throw fail("nested deeper than \(JSONReader.maximumDepth) levels") }
-                index += 1
                 var elements: [Value] = []
-                skipSpace()
-                if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
-                    index += 1
-                    return .array(elements)
-                }
-                while true {
+                if try open(depth: depth, close: UInt8(ascii: "]")) { return .array(elements) }
+                repeat {
                     skipSpace()
                     elements.append(try value(depth: depth + 1))
-                    skipSpace()
-                    guard index < bytes.count else { throw fail("the text ends inside an array") }
-                    if bytes[index] == UInt8(ascii: ",") {
-                        index += 1
-                        continue
-                    }
-                    guard bytes[index] == UInt8(ascii: "]") else { throw fail("expected ',' or ']'") }
-                    index += 1
-                    return .array(elements)
-                }
+                } while try next(close: UInt8(ascii: "]"), inside: "an array")
+                return .array(elements)
             case UInt8(ascii: "\""): return .string(try string())
             case UInt8(ascii: "t"): return try literal("true", .bool(true))
             case UInt8(ascii: "f"): return try literal("false", .bool(false))
