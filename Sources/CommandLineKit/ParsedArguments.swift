@@ -130,7 +130,7 @@ public struct ParsedArguments {
                 // Reported apart, as the program reports bad text (never checked as a value).
                 if invalidUTF8Option == nil { invalidUTF8Option = option.long }
             } else if let accepts = option.accepts, !accepts(value) {
-                throw UsageError("'\(value.escapedForTerminal)' is not valid for --\(option.long); use \(option.expected).")
+                throw UsageError("--\(option.long) does not take the value given (not shown); use \(option.expected).")
             }
             if !option.repeatable, values[option.long] != nil {
                 throw UsageError("--\(option.long) was given more than once.")
