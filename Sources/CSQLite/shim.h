@@ -3,6 +3,11 @@
 /* SQLITE_TRANSIENT is a macro casting -1 to a function pointer, which Swift cannot import. */
 static inline void (*csqlite_transient(void))(void *) { return (void (*)(void *))-1; }
 
+/* sqlite3_config is variadic too: no memory statistics, whose upkeep takes a global mutex on every
+   allocation SQLite makes (a twentieth of a find's instructions). Only before SQLite initialises;
+   afterwards it returns SQLITE_MISUSE and changes nothing. */
+static inline int csqlite_skip_memory_statistics(void) { return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0); }
+
 /* sqlite3_db_config is variadic, which Swift cannot call: the hardening a connection to an
    untrusted file gets (SQLite's "Defense Against The Dark Arts"), in one call. Returns SQLITE_OK or
    the first failure. */

@@ -146,12 +146,13 @@ public enum KeychainCommandLine {
     }
 
     /// Runs the process's command line and exits. Before anything is read, the process is made
-    /// undumpable: no core file and no same-user ptrace can copy a key or a secret. A run whose
-    /// output could not all be written exits 74, never 0.
+    /// undumpable: no core file and no same-user ptrace can copy a key or a secret; then SQLite is
+    /// configured for one command. A run whose output could not all be written exits 74, never 0.
     public static func main() -> Never {
         if !ProcessGuard.protectMemory() {
             StandardStreams.warn("cannot turn off core dumps for this process; a crash could write secrets to disk.")
         }
+        SQLiteConnection.configureForOneCommand()
         // A static Swift runtime reads the arguments from /proc: with no descriptor left to open it
         // (RLIMIT_NOFILE 3), there are none to run.
         guard CommandLine.argc >= 1 else {

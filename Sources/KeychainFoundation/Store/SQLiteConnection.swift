@@ -9,6 +9,12 @@ package final class SQLiteConnection {
     private var readDepth = 0
     private var writeDepth = 0
 
+    /// Configures SQLite for a process that is one command: no memory statistics, which nothing
+    /// reads and which lock a global mutex on every allocation (find -8% of its instructions). Only
+    /// the command calls it, before any SQLite call: SQLite's configuration is the whole process's,
+    /// and an app using the library keeps its own.
+    package static func configureForOneCommand() { _ = csqlite_skip_memory_statistics() }
+
     /// Opens (and with `create`, creates) the file at `path`.
     package init(path: String, create: Bool) throws(StoreError) {
         var db: OpaquePointer?
