@@ -52,8 +52,6 @@ struct ExportCommand: Subcommand {
         )
     ]
 
-    static let ownsFormat = true
-
     let context: CommandContext
 
     func validate() throws(UsageError) {

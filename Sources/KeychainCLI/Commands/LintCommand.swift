@@ -66,8 +66,6 @@ struct LintCommand: Subcommand {
         case text, json, sarif
     }
 
-    static let ownsFormat = true
-
     let context: CommandContext
 
     func validate() throws(UsageError) {
