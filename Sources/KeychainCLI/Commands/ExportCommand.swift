@@ -52,6 +52,8 @@ struct ExportCommand: Subcommand {
         )
     ]
 
+    static let ownsFormat = true
+
     let context: CommandContext
 
     func validate() throws(UsageError) {

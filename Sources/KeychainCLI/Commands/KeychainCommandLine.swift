@@ -190,6 +190,8 @@ protocol Subcommand {
     static var spec: CommandSpec { get }
     /// Command lines showing the command at work (`Example`).
     static var examples: [Example] { get }
+    /// Whether the command declares its own `--format` (the global one is then not read).
+    static var ownsFormat: Bool { get }
     /// Whether `--auth-ui skip` may leave protected items out of its results (find alone).
     static var allowsAuthUISkip: Bool { get }
     init(context: CommandContext)
@@ -204,16 +206,14 @@ protocol Subcommand {
 
 extension Subcommand {
     static var examples: [Example] { [] }
+    static var ownsFormat: Bool { false }
     static var allowsAuthUISkip: Bool { false }
     func validate() throws(UsageError) {}
     var errorFormat: OutputFormat { context.resolvedFormat }
 
     /// The command for `arguments`, its global and own rules checked.
     static func validated(_ arguments: ParsedArguments) throws(UsageError) -> Self {
-        // A command whose global options leave `--format` out reads one of its own (export, lint).
-        let global = spec.sections.first { $0.title == ProgramSpec.globalSectionTitle }?.options ?? []
-        let ownFormat = !global.contains { $0.long == GlobalOptions.format.spec.long }
-        let command = Self(context: CommandContext(arguments, ownFormat: ownFormat, allowsAuthUISkip: allowsAuthUISkip))
+        let command = Self(context: CommandContext(arguments, ownFormat: ownsFormat, allowsAuthUISkip: allowsAuthUISkip))
         try command.context.validate()
         try command.validate()
         return command

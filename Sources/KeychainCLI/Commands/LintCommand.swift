@@ -66,6 +66,8 @@ struct LintCommand: Subcommand {
         case text, json, sarif
     }
 
+    static let ownsFormat = true
+
     let context: CommandContext
 
     func validate() throws(UsageError) {
