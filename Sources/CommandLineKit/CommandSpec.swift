@@ -108,12 +108,15 @@ public struct CommandSpec: Sendable {
     /// The command a command runs, given after `--` (`exec -- CMD ARG…`), with its help; `nil`
     /// for the commands that run none.
     public var trailingCommand: (name: String, help: String)? = nil
+    /// Command lines showing the command at work: the EXAMPLES of its help, the man page and the
+    /// reference.
+    public var examples: [Example] = []
 
     public init(
         name: String, abstract: String, discussion: String = "", sections: [(title: String, options: [OptionSpec])],
         actions: [(words: String, help: String)] = [], operands: [(name: String, help: String)] = [], requiredOperands: Int = 0,
         operandWords: [String] = [], briefGlobalOptions: Bool = false, operandIsStoredName: Bool = false, queryOptions: [String] = [],
-        trailingCommand: (name: String, help: String)? = nil
+        trailingCommand: (name: String, help: String)? = nil, examples: [Example] = []
     ) {
         self.name = name
         self.abstract = abstract
@@ -127,6 +130,7 @@ public struct CommandSpec: Sendable {
         self.operandIsStoredName = operandIsStoredName
         self.queryOptions = queryOptions
         self.trailingCommand = trailingCommand
+        self.examples = examples
     }
 
     /// Every option the command accepts.
@@ -163,10 +167,9 @@ public struct CommandSpec: Sendable {
     }
 }
 
-/// One command line that shows a command at work, and what it does: each command's `examples`,
-/// the EXAMPLES of its help, the man page and the reference. The test suite runs them all, in help
-/// order, on a fresh machine (`ExampleTests`), so each must succeed after the ones before it. They
-/// are a static of the command, not part of its spec, so that no run builds them but help's.
+/// One command line that shows a command at work, and what it does: a command's `examples`, the
+/// EXAMPLES of its help, the man page and the reference. Write them to run as shown, in help order,
+/// each after the ones before it: a program's tests can then run them all on a fresh machine.
 public struct Example: Sendable {
     public let command: String
     public let does: String

@@ -1,7 +1,7 @@
 /// `--help` text, derived from the program's and the commands' specs.
 public enum HelpText {
     /// Help for one subcommand of `program`.
-    public static func render(_ spec: CommandSpec, program: ProgramSpec, examples: [Example] = []) -> String {
+    public static func render(_ spec: CommandSpec, program: ProgramSpec) -> String {
         var out = "OVERVIEW: \(spec.abstract)\n\n"
         if !spec.discussion.isEmpty { out += spec.discussion + "\n\n" }
         if !spec.operands.isEmpty {
@@ -35,8 +35,8 @@ public enum HelpText {
             if brief { out += "  \(program.briefGlobalNote)\n" }
         }
         out += "  -h, --help                        Show this help.\n"
-        if !examples.isEmpty {
-            out += "\nEXAMPLES:\n" + examples.map { "  \($0.command)\n      \($0.does)\n" }.joined()
+        if !spec.examples.isEmpty {
+            out += "\nEXAMPLES:\n" + spec.examples.map { "  \($0.command)\n      \($0.does)\n" }.joined()
         }
         return out
     }

@@ -2,7 +2,7 @@
 /// the same specs, for reading on a code host.
 public enum ReferencePage {
     public static func markdown(
-        _ commands: [CommandSpec], program: ProgramSpec, version: String, examples: [String: [Example]] = [:]
+        _ commands: [CommandSpec], program: ProgramSpec, version: String
     ) -> String {
         let name = program.name
         var out = """
@@ -30,8 +30,8 @@ public enum ReferencePage {
             for (title, options) in command.sections where !options.isEmpty && title != ProgramSpec.globalSectionTitle {
                 out += "\n\(title.prefix(1).uppercased() + title.dropFirst()):\n\n" + table(options)
             }
-            if let shown = examples[command.name], !shown.isEmpty {
-                out += "\nExamples:\n\n```sh\n" + shown.map { "# \($0.does)\n\($0.command)\n" }.joined(separator: "") + "```\n"
+            if !command.examples.isEmpty {
+                out += "\nExamples:\n\n```sh\n" + command.examples.map { "# \($0.does)\n\($0.command)\n" }.joined(separator: "") + "```\n"
             }
         }
         out +=

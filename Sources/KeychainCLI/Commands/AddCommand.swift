@@ -3,6 +3,33 @@ import KeychainCore
 
 /// `keychainctl add`: SecItemAdd.
 struct AddCommand: Subcommand {
+    static let name = "add"
+
+    static let spec = CommandSpec(
+        name: name,
+        abstract: "Add an item (SecItemAdd). The secret comes from standard input, --data-file, a prompt, or -w.",
+        discussion:
+            "Silent on success unless --return is given. An item with the same primary key fails with errSecDuplicateItem (exit 45) unless -U.",
+        sections: [
+            (
+                "secret",
+                [Self.dataFile.spec, Self.stripNewline.spec, Self.password.spec, Self.refFile.spec, Self.noData.spec, Self.dataField.spec]
+            ),
+            ("options", [Self.update.spec, Self.returns.spec, Self.accessControl.spec]),
+            ("item attributes", ItemOptions.specs),
+            GlobalOptions.section,
+        ],
+        examples: [
+            Example(
+                "printf %s 'hunter2' | keychainctl add -s api.example.com -a alice -l 'API token'",
+                "Add a generic password, the secret on standard input."
+            ),
+            Example(
+                "printf %s 'session' | keychainctl add --profile app.plist -s com.example.api -a session",
+                "Add an item as the app whose entitlements are in app.plist (into its default group)."
+            ),
+        ])
+
     static let dataFile = Option.path("data-file", "Read the secret from this file, bytes kept exactly.")
     static let stripNewline = Flag("strip-newline", "Drop one trailing newline from the secret read from stdin or a file.")
     static let password = Option.text(
@@ -22,34 +49,6 @@ struct AddCommand: Subcommand {
         "access-control", "flags", suggestions: .accessControlFlags,
         "Protect the item (SecAccessControl): a comma list of user-presence, biometry-any, biometry-current-set, "
             + "device-passcode, application-password, private-key-usage, or, and; its protection is --accessible.")
-
-    static let name = "add"
-
-    static let spec = CommandSpec(
-        name: name,
-        abstract: "Add an item (SecItemAdd). The secret comes from standard input, --data-file, a prompt, or -w.",
-        discussion:
-            "Silent on success unless --return is given. An item with the same primary key fails with errSecDuplicateItem (exit 45) unless -U.",
-        sections: [
-            (
-                "secret",
-                [Self.dataFile.spec, Self.stripNewline.spec, Self.password.spec, Self.refFile.spec, Self.noData.spec, Self.dataField.spec]
-            ),
-            ("options", [Self.update.spec, Self.returns.spec, Self.accessControl.spec]),
-            ("item attributes", ItemOptions.specs),
-            GlobalOptions.section,
-        ])
-
-    static let examples: [Example] = [
-        Example(
-            "printf %s 'hunter2' | keychainctl add -s api.example.com -a alice -l 'API token'",
-            "Add a generic password, the secret on standard input."
-        ),
-        Example(
-            "printf %s 'session' | keychainctl add --profile app.plist -s com.example.api -a session",
-            "Add an item as the app whose entitlements are in app.plist (into its default group)."
-        ),
-    ]
 
     let context: CommandContext
 

@@ -16,11 +16,10 @@ struct BackupCommand: Subcommand {
             other process using it), or point KEYCHAINCTL_KEYCHAIN at it.
             """,
         sections: [GlobalOptions.section],
-        operands: [("DEST", "The new file to write.")], requiredOperands: 1, briefGlobalOptions: true)
-
-    static let examples: [Example] = [
-        Example("keychainctl backup ~/keychain-backup.db", "Copy the keychain, still encrypted, while others may write to it.")
-    ]
+        operands: [("DEST", "The new file to write.")], requiredOperands: 1, briefGlobalOptions: true,
+        examples: [
+            Example("keychainctl backup ~/keychain-backup.db", "Copy the keychain, still encrypted, while others may write to it.")
+        ])
 
     let context: CommandContext
 

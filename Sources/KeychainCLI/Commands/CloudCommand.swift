@@ -4,9 +4,6 @@ import KeychainCore
 
 /// `keychainctl cloud init DIR`: a new cloud store for an account's devices to sync through.
 struct CloudCommand: Subcommand {
-    static let generateAccountKeyFile = Option.path(
-        "generate-account-key-file", "Write a new random account key (base64, mode 0600) to this file.")
-
     static let name = "cloud"
 
     static let spec = CommandSpec(
@@ -24,14 +21,16 @@ struct CloudCommand: Subcommand {
             GlobalOptions.section,
         ],
         actions: [("init", "Create the store at DIR.")],
-        operands: [("DIR", "The cloud store's directory.")])
+        operands: [("DIR", "The cloud store's directory.")],
+        examples: [
+            Example(
+                "keychainctl cloud init ~/cloud --generate-account-key-file ~/account.key",
+                "Create a cloud store and the account key that seals it."
+            )
+        ])
 
-    static let examples: [Example] = [
-        Example(
-            "keychainctl cloud init ~/cloud --generate-account-key-file ~/account.key",
-            "Create a cloud store and the account key that seals it."
-        )
-    ]
+    static let generateAccountKeyFile = Option.path(
+        "generate-account-key-file", "Write a new random account key (base64, mode 0600) to this file.")
 
     let context: CommandContext
 

@@ -19,11 +19,10 @@ struct CompletionCommand: Subcommand {
             nothing and exits 0, and never asks for a passphrase.
             """,
         sections: [GlobalOptions.section],
-        operands: [("SHELL", "bash, zsh or fish; or names.")], operandWords: ShellCompletion.shells + ["names"])
-
-    static let examples: [Example] = [
-        Example("source <(keychainctl completion bash)", "Complete commands, options and their values in this bash session.")
-    ]
+        operands: [("SHELL", "bash, zsh or fish; or names.")], operandWords: ShellCompletion.shells + ["names"],
+        examples: [
+            Example("source <(keychainctl completion bash)", "Complete commands, options and their values in this bash session.")
+        ])
 
     let context: CommandContext
 

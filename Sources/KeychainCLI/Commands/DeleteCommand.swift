@@ -3,8 +3,6 @@ import KeychainCore
 
 /// `keychainctl delete`: SecItemDelete.
 struct DeleteCommand: Subcommand {
-    static let scope = ChangeScope.Options(verb: "delete", dryRun: "List what would be deleted, change nothing.")
-
     static let name = "delete"
 
     static let spec = CommandSpec(
@@ -16,12 +14,13 @@ struct DeleteCommand: Subcommand {
             ("options", Self.scope.specs),
             ("item attributes", ItemOptions.specs),
             GlobalOptions.section,
+        ],
+        examples: [
+            Example("keychainctl delete -s api.example.com -a alice", "Delete the matching items."),
+            Example("keychainctl delete --all --dry-run", "List every generic password a delete without a selector would remove."),
         ])
 
-    static let examples: [Example] = [
-        Example("keychainctl delete -s api.example.com -a alice", "Delete the matching items."),
-        Example("keychainctl delete --all --dry-run", "List every generic password a delete without a selector would remove."),
-    ]
+    static let scope = ChangeScope.Options(verb: "delete", dryRun: "List what would be deleted, change nothing.")
 
     let context: CommandContext
 

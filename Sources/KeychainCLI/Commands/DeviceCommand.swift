@@ -3,16 +3,6 @@ import KeychainCore
 
 /// `keychainctl device`: the keychain's simulated device (lock state and passcode).
 struct DeviceCommand: Subcommand {
-    static let yes = Flag("yes", "Do not ask before deleting the items a change makes unreadable.")
-    static let appID = Option.text(
-        "app-id", "identifier", "app-clip actions: the App Clip's application identifier (default: the --profile's).")
-    static let parent = Option.text(
-        "parent", "identifier", "app-clip promote: the full app's application identifier, the group the App Clip's items move to.")
-
-    /// The App Clip actions: they act for the App Clip that --profile names, not on the state.
-    static let appClipRemove = "app-clip remove"
-    static let appClipPromote = "app-clip promote"
-
     static let name = "device"
 
     static let spec = CommandSpec(
@@ -47,18 +37,27 @@ struct DeviceCommand: Subcommand {
                 appClipPromote,
                 "Install the App Clip's full app (--parent): the clip's items move to the app's application identifier, then the clip goes."
             ),
+        ],
+        examples: [
+            Example(
+                "keychainctl device lock && keychainctl device unlock",
+                "Lock the simulated device (when-unlocked items become unreadable), then unlock it."
+            ),
+            Example(
+                "keychainctl get db admin --device-state before-first-unlock || echo \"not before the first unlock\"",
+                "Try one call as a widget would run right after a reboot."
+            ),
         ])
 
-    static let examples: [Example] = [
-        Example(
-            "keychainctl device lock && keychainctl device unlock",
-            "Lock the simulated device (when-unlocked items become unreadable), then unlock it."
-        ),
-        Example(
-            "keychainctl get db admin --device-state before-first-unlock || echo \"not before the first unlock\"",
-            "Try one call as a widget would run right after a reboot."
-        ),
-    ]
+    static let yes = Flag("yes", "Do not ask before deleting the items a change makes unreadable.")
+    static let appID = Option.text(
+        "app-id", "identifier", "app-clip actions: the App Clip's application identifier (default: the --profile's).")
+    static let parent = Option.text(
+        "parent", "identifier", "app-clip promote: the full app's application identifier, the group the App Clip's items move to.")
+
+    /// The App Clip actions: they act for the App Clip that --profile names, not on the state.
+    static let appClipRemove = "app-clip remove"
+    static let appClipPromote = "app-clip promote"
 
     let context: CommandContext
 

@@ -4,13 +4,6 @@ import KeychainCore
 /// `keychainctl error`: a status by number or name, as `security error` prints it, with what
 /// usually causes it in keychainctl; `--list` prints the whole table.
 struct ErrorCommand: Subcommand {
-    static let list = Flag("list", "Print every exit status with its meaning.")
-    static let exit = Option<Int32>(
-        "exit", nil, "n", expected: "an exit status from 0 to 255", "Look up the status behind this exit status."
-    ) {
-        Int32($0).flatMap { (0...255).contains($0) ? $0 : nil }
-    }
-
     static let name = "error"
 
     static let spec = CommandSpec(
@@ -25,12 +18,18 @@ struct ErrorCommand: Subcommand {
             exit status only. --list prints every exit status keychainctl can end with.
             """,
         sections: [("options", [Self.list.spec, Self.exit.spec, GlobalOptions.format.spec])],
-        operands: [("STATUS", "An exit status (0 to 255), an OSStatus in decimal or hex, or its name.")])
+        operands: [("STATUS", "An exit status (0 to 255), an OSStatus in decimal or hex, or its name.")],
+        examples: [
+            Example("keychainctl error -34018", "What errSecMissingEntitlement means and what usually causes it."),
+            Example("keychainctl error 44", "What exit status 44 means: errSecItemNotFound, and what usually causes it."),
+        ])
 
-    static let examples: [Example] = [
-        Example("keychainctl error -34018", "What errSecMissingEntitlement means and what usually causes it."),
-        Example("keychainctl error 44", "What exit status 44 means: errSecItemNotFound, and what usually causes it."),
-    ]
+    static let list = Flag("list", "Print every exit status with its meaning.")
+    static let exit = Option<Int32>(
+        "exit", nil, "n", expected: "an exit status from 0 to 255", "Look up the status behind this exit status."
+    ) {
+        Int32($0).flatMap { (0...255).contains($0) ? $0 : nil }
+    }
 
     let context: CommandContext
 

@@ -7,18 +7,6 @@ import KeychainPlatform
 /// every reference resolved before it starts, the keychain's own credentials never passed on, and
 /// its output masked (docs/CI.md).
 struct ExecCommand: Subcommand {
-    static let keepFD = Option.text(
-        "keep-fd", nil, "N", repeatable: true, "Leave descriptor N (3 or more) open in CMD; every other one is closed.")
-    static let allowKeyring = Flag(
-        "allow-keyring",
-        "Let CMD use the kernel keyring (add_key, keyctl, request_key); it still starts in a new, empty session keyring, and still cannot ptrace."
-    )
-    static let mask = Option.choice(
-        "mask", nil, "auto|always|never", "Replace secrets in CMD's output (auto: streams that are not a terminal).",
-        MaskMode.init(rawValue:))
-    static let ciMask = Flag("ci-mask", "In GitHub Actions, also print ::add-mask:: for every line of every secret first.")
-    static let dryRun = Flag("dry-run", "Resolve everything and print what CMD would get (never values); do not run CMD.")
-
     static let name = "exec"
 
     static let spec = CommandSpec(
@@ -47,14 +35,25 @@ struct ExecCommand: Subcommand {
             ("output", [Self.mask.spec, Self.ciMask.spec, Self.dryRun.spec]),
             GlobalOptions.section,
         ],
-        queryOptions: ["env", "file"], trailingCommand: ("CMD [ARG…]", "The command to run, after --."))
+        queryOptions: ["env", "file"], trailingCommand: ("CMD [ARG…]", "The command to run, after --."),
+        examples: [
+            Example(
+                "keychainctl exec --env NPM_TOKEN=service=ci,account=NPM_TOKEN -- sh -c 'echo \"token: $NPM_TOKEN\"'",
+                "Run a command with one secret in its environment, masked in what it prints."
+            )
+        ])
 
-    static let examples: [Example] = [
-        Example(
-            "keychainctl exec --env NPM_TOKEN=service=ci,account=NPM_TOKEN -- sh -c 'echo \"token: $NPM_TOKEN\"'",
-            "Run a command with one secret in its environment, masked in what it prints."
-        )
-    ]
+    static let keepFD = Option.text(
+        "keep-fd", nil, "N", repeatable: true, "Leave descriptor N (3 or more) open in CMD; every other one is closed.")
+    static let allowKeyring = Flag(
+        "allow-keyring",
+        "Let CMD use the kernel keyring (add_key, keyctl, request_key); it still starts in a new, empty session keyring, and still cannot ptrace."
+    )
+    static let mask = Option.choice(
+        "mask", nil, "auto|always|never", "Replace secrets in CMD's output (auto: streams that are not a terminal).",
+        MaskMode.init(rawValue:))
+    static let ciMask = Flag("ci-mask", "In GitHub Actions, also print ::add-mask:: for every line of every secret first.")
+    static let dryRun = Flag("dry-run", "Resolve everything and print what CMD would get (never values); do not run CMD.")
 
     /// How `--mask` decides.
     enum MaskMode: String { case auto, always, never }

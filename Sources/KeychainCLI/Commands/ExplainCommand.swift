@@ -4,18 +4,6 @@ import KeychainCore
 /// `keychainctl explain`: the status a call would return for this profile, platform and device
 /// state, and why each item that nearly matches is or is not included.
 struct ExplainCommand: Subcommand {
-    static let operation = Option.choice(
-        "operation", nil, "find|add|update|delete", "The call to explain (default find).", Explanation.Operation.init(rawValue:))
-    static let limit = Option.text(
-        "limit", nil, "one|all|n", suggestions: .limits,
-        "The call's match limit, as find takes it (default: one for find, all otherwise).")
-    static let candidates = Option<Int>(
-        "candidates", nil, "n", expected: "a number from 1 to 10000", "List at most this many items (default 20); the rest are counted."
-    ) { Int($0).flatMap { (1...10_000).contains($0) ? $0 : nil } }
-    static let strict = Flag("strict", "Exit with the predicted status's exit status (0 when the call would succeed).")
-    static let teamChange = TeamChangeOption.option(
-        "Explain the call as a build of the new team would make it, and say which groups' items it loses.")
-
     static let name = "explain"
 
     static let spec = CommandSpec(
@@ -39,14 +27,25 @@ struct ExplainCommand: Subcommand {
             ),
             ("item attributes", ItemOptions.specs),
             GlobalOptions.section,
+        ],
+        examples: [
+            Example(
+                "keychainctl explain --profile share-extension.plist -s com.example.api -a session",
+                "Why the share extension does not find the app's item, item by item."
+            )
         ])
 
-    static let examples: [Example] = [
-        Example(
-            "keychainctl explain --profile share-extension.plist -s com.example.api -a session",
-            "Why the share extension does not find the app's item, item by item."
-        )
-    ]
+    static let operation = Option.choice(
+        "operation", nil, "find|add|update|delete", "The call to explain (default find).", Explanation.Operation.init(rawValue:))
+    static let limit = Option.text(
+        "limit", nil, "one|all|n", suggestions: .limits,
+        "The call's match limit, as find takes it (default: one for find, all otherwise).")
+    static let candidates = Option<Int>(
+        "candidates", nil, "n", expected: "a number from 1 to 10000", "List at most this many items (default 20); the rest are counted."
+    ) { Int($0).flatMap { (1...10_000).contains($0) ? $0 : nil } }
+    static let strict = Flag("strict", "Exit with the predicted status's exit status (0 when the call would succeed).")
+    static let teamChange = TeamChangeOption.option(
+        "Explain the call as a build of the new team would make it, and say which groups' items it loses.")
 
     let context: CommandContext
 

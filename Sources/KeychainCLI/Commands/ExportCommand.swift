@@ -5,22 +5,6 @@ import KeychainCore
 /// `keychainctl export`: the items the profile can read, attributes only unless --with-secrets, in
 /// the formats `import`, dotenv loaders, shells and GitHub Actions read (docs/CI.md).
 struct ExportCommand: Subcommand {
-    static let format = Option.choice(
-        "format", nil, "json|jsonl|dotenv|shell|github-env", "What to write (default json).", ExportFormat.init(rawValue:))
-    static let withSecrets = Flag("with-secrets", "Include each item's secret (v_Data in json and jsonl; the value in the others).")
-    static let allowPrivateKeyExport = Flag(
-        "allow-private-key-export",
-        "With --with-secrets: let private keys' bytes out too (only extractable ones); without it a private key refuses the export.")
-    static let output = Option.path("output", short: "o", "Write to this new file (mode 0600) instead of stdout.")
-    static let force = Flag("force", "With --output: replace an existing file (atomically).")
-    static let appendTo = Option.path("append-to", "Append to this file (such as $GITHUB_ENV).")
-    static let naming = VariableNaming.Options(scope: "dotenv, shell, github-env")
-    static let skipBinary = Flag("skip-binary", "dotenv, shell, github-env: leave out (with a warning) secrets that are not text.")
-    static let strict = Flag(
-        "strict",
-        "dotenv, shell, github-env: refuse an item whose name would set a reserved variable (PATH, LD_*, BASH_ENV, …) instead of leaving it out."
-    )
-
     static let name = "export"
 
     static let spec = CommandSpec(
@@ -43,14 +27,29 @@ struct ExportCommand: Subcommand {
             ),
             ("item attributes", ItemOptions.specs),
             (ProgramSpec.globalSectionTitle, GlobalOptions.specsWithoutFormat),
+        ],
+        examples: [
+            Example(
+                "keychainctl export -s ci --with-secrets --format dotenv --allow-names 'NPM_*,DEPLOY_*' --output ci.env",
+                "Write the service's secrets as a dotenv file (mode 0600)."
+            )
         ])
 
-    static let examples: [Example] = [
-        Example(
-            "keychainctl export -s ci --with-secrets --format dotenv --allow-names 'NPM_*,DEPLOY_*' --output ci.env",
-            "Write the service's secrets as a dotenv file (mode 0600)."
-        )
-    ]
+    static let format = Option.choice(
+        "format", nil, "json|jsonl|dotenv|shell|github-env", "What to write (default json).", ExportFormat.init(rawValue:))
+    static let withSecrets = Flag("with-secrets", "Include each item's secret (v_Data in json and jsonl; the value in the others).")
+    static let allowPrivateKeyExport = Flag(
+        "allow-private-key-export",
+        "With --with-secrets: let private keys' bytes out too (only extractable ones); without it a private key refuses the export.")
+    static let output = Option.path("output", short: "o", "Write to this new file (mode 0600) instead of stdout.")
+    static let force = Flag("force", "With --output: replace an existing file (atomically).")
+    static let appendTo = Option.path("append-to", "Append to this file (such as $GITHUB_ENV).")
+    static let naming = VariableNaming.Options(scope: "dotenv, shell, github-env")
+    static let skipBinary = Flag("skip-binary", "dotenv, shell, github-env: leave out (with a warning) secrets that are not text.")
+    static let strict = Flag(
+        "strict",
+        "dotenv, shell, github-env: refuse an item whose name would set a reserved variable (PATH, LD_*, BASH_ENV, …) instead of leaving it out."
+    )
 
     static let ownsFormat = true
 

@@ -3,15 +3,6 @@ import KeychainCore
 
 /// `keychainctl find`: SecItemCopyMatching.
 struct FindCommand: Subcommand {
-    static let limit = Option.text("limit", "one|all|n", suggestions: .limits, "How many: one (default), all, or a number.")
-    static let returns = ReturnWords.option(
-        "attributes (default), data, persistent-ref, ref (a certificate or public key as PEM); comma-separated.")
-    static let allowPrivateKeyExport = Flag(
-        "allow-private-key-export",
-        "Let a private key's bytes be printed (its data, or its ref as a private key), and only if its extr is true.")
-    static let persistentRef = Option.text("persistent-ref", "base64", "Find one item by its persistent reference.")
-    static let passwordOnly = Flag("password-only", "w", "Print only the secret's bytes (a newline is added only on a terminal).")
-
     static let name = "find"
 
     static let spec = CommandSpec(
@@ -31,15 +22,23 @@ struct FindCommand: Subcommand {
             ),
             ("item attributes", ItemOptions.specs),
             GlobalOptions.section,
+        ],
+        examples: [
+            Example("keychainctl find -s api.example.com -a alice -w", "Print the secret alone."),
+            Example(
+                "keychainctl find --limit all --sync any --format json",
+                "Every generic password the profile reads, synchronizable or not, as JSON."
+            ),
         ])
 
-    static let examples: [Example] = [
-        Example("keychainctl find -s api.example.com -a alice -w", "Print the secret alone."),
-        Example(
-            "keychainctl find --limit all --sync any --format json",
-            "Every generic password the profile reads, synchronizable or not, as JSON."
-        ),
-    ]
+    static let limit = Option.text("limit", "one|all|n", suggestions: .limits, "How many: one (default), all, or a number.")
+    static let returns = ReturnWords.option(
+        "attributes (default), data, persistent-ref, ref (a certificate or public key as PEM); comma-separated.")
+    static let allowPrivateKeyExport = Flag(
+        "allow-private-key-export",
+        "Let a private key's bytes be printed (its data, or its ref as a private key), and only if its extr is true.")
+    static let persistentRef = Option.text("persistent-ref", "base64", "Find one item by its persistent reference.")
+    static let passwordOnly = Flag("password-only", "w", "Print only the secret's bytes (a newline is added only on a terminal).")
 
     static let allowsAuthUISkip = true
 

@@ -23,12 +23,11 @@ struct GetCommand: Subcommand {
         sections: [
             ("options", [NamedItem.group.spec, Self.clip.spec, Self.clipSeconds.spec]), GlobalOptions.section,
         ],
-        operands: NamedItem.operands, requiredOperands: 1, briefGlobalOptions: true, operandIsStoredName: true)
-
-    static let examples: [Example] = [
-        Example("TOKEN=$(keychainctl get github)", "Read the token into a variable, byte for byte."),
-        Example("keychainctl get db admin | wc -c", "Pipe a secret on without a trailing newline."),
-    ]
+        operands: NamedItem.operands, requiredOperands: 1, briefGlobalOptions: true, operandIsStoredName: true,
+        examples: [
+            Example("TOKEN=$(keychainctl get github)", "Read the token into a variable, byte for byte."),
+            Example("keychainctl get db admin | wc -c", "Pipe a secret on without a trailing newline."),
+        ])
 
     let context: CommandContext
 

@@ -5,23 +5,6 @@ import KeychainCore
 /// `keychainctl import`: items from json, jsonl, dotenv or the environment, added in one
 /// transaction with conflicts handled by one policy (docs/CI.md).
 struct ImportCommand: ImportOptions, Subcommand {
-    static let inputFormat = Option.choice(
-        "input-format", nil, "json|jsonl|dotenv|pkcs12", "The input's format (default: from the file name, else sniffed).",
-        ImportFormat.init(rawValue:))
-    static let p12PassphraseFD = Option.descriptor("p12-passphrase-fd", "pkcs12: read the file's passphrase from this file descriptor.")
-    static let fromEnv = Option.text(
-        "from-env", nil, "NAME,…", repeatable: true, "Import these variables of keychainctl's own environment.")
-    static let service = Option.text("service", "s", "service", "dotenv and --from-env: the items' service (svce); required for them.")
-    static let group = Option.text(
-        "group", "g", "group", "The items' access group; for json and jsonl, of the items that name none (default: the profile's).")
-    static let label = Option.text("label", "l", "label", "dotenv, pkcs12 and --from-env: the items' label (labl).")
-    static let accessible = Option.text(
-        "accessible", nil, "class", suggestions: .accessibilities, "dotenv, pkcs12 and --from-env: the items' accessibility (pdmn).")
-    static let onConflict = Option.choice(
-        "on-conflict", nil, "fail|skip|replace|update", "What to do with an item already stored (default fail).",
-        Keychain.ImportPolicy.init(rawValue:))
-    static let dryRun = Flag("dry-run", "Do everything and report it, then roll it back.")
-
     static let name = "import"
 
     static let spec = CommandSpec(
@@ -50,14 +33,30 @@ struct ImportCommand: ImportOptions, Subcommand {
             ),
             GlobalOptions.section,
         ],
-        operands: [("FILE", "The input (default '-', standard input).")])
+        operands: [("FILE", "The input (default '-', standard input).")],
+        examples: [
+            Example(
+                "NPM_TOKEN=npm_example keychainctl import --from-env NPM_TOKEN -s ci",
+                "Store a CI variable as the item service ci, account NPM_TOKEN."
+            )
+        ])
 
-    static let examples: [Example] = [
-        Example(
-            "NPM_TOKEN=npm_example keychainctl import --from-env NPM_TOKEN -s ci",
-            "Store a CI variable as the item service ci, account NPM_TOKEN."
-        )
-    ]
+    static let inputFormat = Option.choice(
+        "input-format", nil, "json|jsonl|dotenv|pkcs12", "The input's format (default: from the file name, else sniffed).",
+        ImportFormat.init(rawValue:))
+    static let p12PassphraseFD = Option.descriptor("p12-passphrase-fd", "pkcs12: read the file's passphrase from this file descriptor.")
+    static let fromEnv = Option.text(
+        "from-env", nil, "NAME,…", repeatable: true, "Import these variables of keychainctl's own environment.")
+    static let service = Option.text("service", "s", "service", "dotenv and --from-env: the items' service (svce); required for them.")
+    static let group = Option.text(
+        "group", "g", "group", "The items' access group; for json and jsonl, of the items that name none (default: the profile's).")
+    static let label = Option.text("label", "l", "label", "dotenv, pkcs12 and --from-env: the items' label (labl).")
+    static let accessible = Option.text(
+        "accessible", nil, "class", suggestions: .accessibilities, "dotenv, pkcs12 and --from-env: the items' accessibility (pdmn).")
+    static let onConflict = Option.choice(
+        "on-conflict", nil, "fail|skip|replace|update", "What to do with an item already stored (default fail).",
+        Keychain.ImportPolicy.init(rawValue:))
+    static let dryRun = Flag("dry-run", "Do everything and report it, then roll it back.")
 
     let context: CommandContext
 

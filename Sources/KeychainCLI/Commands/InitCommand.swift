@@ -5,13 +5,6 @@ import KeychainPlatform
 
 /// `keychainctl init`: creates a keychain.
 struct InitCommand: Subcommand {
-    static let generateKeyFile = Option.path(
-        "generate-key-file", optional: true,
-        "Write a new random key (base64, mode 0600) to this file and use it; without a path, the default keychain's key file.")
-    static let kdf = Option.choice(
-        "kdf", nil, "interactive|moderate|sensitive",
-        "Argon2id cost for a passphrase: 64 MiB, 256 MiB (default) or 1 GiB of memory per unlock.", PassphraseKDF.Preset.init(rawValue:))
-
     static let name = "init"
 
     static let spec = CommandSpec(
@@ -25,14 +18,20 @@ struct InitCommand: Subcommand {
             file for the default keychain; on a terminal it asks for a passphrase unless \
             --generate-key-file is given.
             """,
-        sections: [("options", [Self.generateKeyFile.spec, Self.kdf.spec]), GlobalOptions.section])
+        sections: [("options", [Self.generateKeyFile.spec, Self.kdf.spec]), GlobalOptions.section],
+        examples: [
+            Example(
+                "keychainctl init --generate-key-file",
+                "Create the default keychain, opened by a new random key file that later commands find by themselves."
+            )
+        ])
 
-    static let examples: [Example] = [
-        Example(
-            "keychainctl init --generate-key-file",
-            "Create the default keychain, opened by a new random key file that later commands find by themselves."
-        )
-    ]
+    static let generateKeyFile = Option.path(
+        "generate-key-file", optional: true,
+        "Write a new random key (base64, mode 0600) to this file and use it; without a path, the default keychain's key file.")
+    static let kdf = Option.choice(
+        "kdf", nil, "interactive|moderate|sensitive",
+        "Argon2id cost for a passphrase: 64 MiB, 256 MiB (default) or 1 GiB of memory per unlock.", PassphraseKDF.Preset.init(rawValue:))
 
     let context: CommandContext
 

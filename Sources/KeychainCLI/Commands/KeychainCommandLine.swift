@@ -52,7 +52,7 @@ public enum KeychainCommandLine {
         do {
             let parsed = try ParsedArguments(arguments.dropFirst(), spec: type.spec, invalidUTF8: invalidUTF8)
             if parsed.helpRequested {
-                StandardStreams.out(HelpText.render(type.spec, program: KeychainProgram.spec, examples: type.examples))
+                StandardStreams.out(HelpText.render(type.spec, program: KeychainProgram.spec))
                 return 0
             }
             if let option = parsed.invalidUTF8Option {
@@ -100,9 +100,6 @@ public enum KeychainCommandLine {
         let end = rest.firstIndex { arguments[$0] == "--" } ?? rest.endIndex
         return [index] + rest[..<end] + Array(0..<index) + rest[end...]
     }
-
-    /// Each subcommand's examples, by name: for the man page and the reference.
-    static var examples: [String: [Example]] { Dictionary(uniqueKeysWithValues: commands.map { ($0.name, $0.examples) }) }
 
     /// The program's name, as its pages and completion scripts spell it.
     static let program = "keychainctl"
@@ -188,8 +185,6 @@ protocol Subcommand {
     /// The command's name: found by it without building every command's spec.
     static var name: String { get }
     static var spec: CommandSpec { get }
-    /// Command lines showing the command at work (`Example`).
-    static var examples: [Example] { get }
     /// Whether the command declares its own `--format` (the global one is then not read).
     static var ownsFormat: Bool { get }
     /// Whether `--auth-ui skip` may leave protected items out of its results (find alone).
@@ -205,7 +200,6 @@ protocol Subcommand {
 }
 
 extension Subcommand {
-    static var examples: [Example] { [] }
     static var ownsFormat: Bool { false }
     static var allowsAuthUISkip: Bool { false }
     func validate() throws(UsageError) {}

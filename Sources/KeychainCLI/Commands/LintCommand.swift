@@ -5,27 +5,6 @@ import KeychainCore
 /// `keychainctl lint`: checks entitlement and provisioning files, before anything is built or
 /// shipped, for the mistakes that make keychain sharing fail (docs/DEBUGGING.md).
 struct LintCommand: Subcommand {
-    static let target = Option.text(
-        "target", nil, "name=path", repeatable: true, "One target: its name and claimed entitlements (repeat per target).")
-    static let provisioning = Option.text(
-        "provisioning", nil, "name=path", repeatable: true, "The provisioning profile that signs the target NAME.")
-    /// The spelling matrix used before `--target`, accepted here too.
-    static let profile = Option.text("profile", nil, "name=path", repeatable: true, "The same as --target (matrix's older spelling).")
-    static let source = Option.text(
-        "source", nil, "name=path", repeatable: true, "The source .entitlements of the target NAME, to compare with what was signed.")
-    static let codeGroup = Option.text(
-        "code-group", nil, "group", repeatable: true, "An access group the code passes as kSecAttrAccessGroup (repeat).")
-    static let teamChange = TeamChangeOption.option("Also say which groups stop matching if the app moves to this team (KC016).")
-    static let now = Option(
-        "now", nil, "iso-8601", expected: "an ISO-8601 UTC time such as 2026-11-24T00:00:00Z",
-        "The time expiry is judged at (default: now), as 2026-11-24T00:00:00Z.", parse: ISO8601.parse)
-    static let format = Option.choice(
-        "format", nil, "text|json|sarif", environment: GlobalOptions.format.spec.environment,
-        "Output format (the variable gives text or json; default text).", Format.init(rawValue:))
-
-    static let strict = Flag("strict", "Exit 65 for warnings too, as for errors (what a CI gate wants).")
-    static let warningsAsErrors = Flag("warnings-as-errors", "The same as --strict.")
-
     static let name = "lint"
 
     static let spec = CommandSpec(
@@ -49,17 +28,37 @@ struct LintCommand: Subcommand {
                 ]
             ),
             (ProgramSpec.globalSectionTitle, [GlobalOptions.platform.spec, GlobalOptions.teamID.spec]),
+        ],
+        examples: [
+            Example(
+                "keychainctl lint --target app=app.plist --target share=share-extension.plist",
+                "Entitlement mistakes across two targets, before anything is built."
+            ),
+            Example(
+                "keychainctl lint --app App.ipa",
+                "Every target of a built app at once, each with the entitlements signed into it and its embedded profile."),
         ])
 
-    static let examples: [Example] = [
-        Example(
-            "keychainctl lint --target app=app.plist --target share=share-extension.plist",
-            "Entitlement mistakes across two targets, before anything is built."
-        ),
-        Example(
-            "keychainctl lint --app App.ipa",
-            "Every target of a built app at once, each with the entitlements signed into it and its embedded profile."),
-    ]
+    static let target = Option.text(
+        "target", nil, "name=path", repeatable: true, "One target: its name and claimed entitlements (repeat per target).")
+    static let provisioning = Option.text(
+        "provisioning", nil, "name=path", repeatable: true, "The provisioning profile that signs the target NAME.")
+    /// The spelling matrix used before `--target`, accepted here too.
+    static let profile = Option.text("profile", nil, "name=path", repeatable: true, "The same as --target (matrix's older spelling).")
+    static let source = Option.text(
+        "source", nil, "name=path", repeatable: true, "The source .entitlements of the target NAME, to compare with what was signed.")
+    static let codeGroup = Option.text(
+        "code-group", nil, "group", repeatable: true, "An access group the code passes as kSecAttrAccessGroup (repeat).")
+    static let teamChange = TeamChangeOption.option("Also say which groups stop matching if the app moves to this team (KC016).")
+    static let now = Option(
+        "now", nil, "iso-8601", expected: "an ISO-8601 UTC time such as 2026-11-24T00:00:00Z",
+        "The time expiry is judged at (default: now), as 2026-11-24T00:00:00Z.", parse: ISO8601.parse)
+    static let format = Option.choice(
+        "format", nil, "text|json|sarif", environment: GlobalOptions.format.spec.environment,
+        "Output format (the variable gives text or json; default text).", Format.init(rawValue:))
+
+    static let strict = Flag("strict", "Exit 65 for warnings too, as for errors (what a CI gate wants).")
+    static let warningsAsErrors = Flag("warnings-as-errors", "The same as --strict.")
 
     /// Report formats.
     enum Format: String {

@@ -21,12 +21,11 @@ struct ListCommand: Subcommand {
             """,
         sections: [("options", [NamedItem.group.spec]), GlobalOptions.section],
         operands: [("PATTERN", "A glob the service must match (default: every service).")], briefGlobalOptions: true,
-        operandIsStoredName: true)
-
-    static let examples: [Example] = [
-        Example("keychainctl ls", "List every secret: service, account, group, label, modified, sync."),
-        Example("keychainctl ls 'git*' --format json", "The secrets whose service starts with git, as JSON."),
-    ]
+        operandIsStoredName: true,
+        examples: [
+            Example("keychainctl ls", "List every secret: service, account, group, label, modified, sync."),
+            Example("keychainctl ls 'git*' --format json", "The secrets whose service starts with git, as JSON."),
+        ])
 
     /// The columns: header, readable JSON key, Apple's code.
     static let columns: [(header: String, key: String, code: String)] = [

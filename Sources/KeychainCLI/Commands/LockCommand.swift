@@ -4,10 +4,6 @@ import KeychainPlatform
 
 /// `keychainctl lock`: forgets the key `unlock` cached (docs/CI.md).
 struct LockCommand: Subcommand {
-    static let all = Flag("all", "Remove the cached key of every keychain, not only this one's.")
-    static let keyring = Option.choice(
-        "keyring", nil, "session|user", "With --all: sweep only this keyring (default both).", KernelKeyring.Ring.init(rawValue:))
-
     static let name = "lock"
 
     static let spec = CommandSpec(
@@ -19,11 +15,14 @@ struct LockCommand: Subcommand {
             When the keychain file is gone or unreadable (so its key cannot be named), every cached \
             keychainctl key is removed, as with --all, and a warning says so: a cleanup step never fails open.
             """,
-        sections: [("options", [Self.all.spec, Self.keyring.spec]), GlobalOptions.section])
+        sections: [("options", [Self.all.spec, Self.keyring.spec]), GlobalOptions.section],
+        examples: [
+            Example("keychainctl lock", "Forget the cached key now.")
+        ])
 
-    static let examples: [Example] = [
-        Example("keychainctl lock", "Forget the cached key now.")
-    ]
+    static let all = Flag("all", "Remove the cached key of every keychain, not only this one's.")
+    static let keyring = Option.choice(
+        "keyring", nil, "session|user", "With --all: sweep only this keyring (default both).", KernelKeyring.Ring.init(rawValue:))
 
     let context: CommandContext
 

@@ -10,11 +10,10 @@ struct ManPageCommand: Subcommand {
         name: name,
         abstract: "Print the keychainctl(1) man page (roff), generated from the same tables as --help.",
         discussion: "man <(keychainctl manpage) shows it; 'make install' installs it.",
-        sections: [("options", [Self.markdown.spec]), GlobalOptions.section])
-
-    static let examples: [Example] = [
-        Example("keychainctl manpage > keychainctl.1", "Write the man page (man ./keychainctl.1 reads it).")
-    ]
+        sections: [("options", [Self.markdown.spec]), GlobalOptions.section],
+        examples: [
+            Example("keychainctl manpage > keychainctl.1", "Write the man page (man ./keychainctl.1 reads it).")
+        ])
 
     let context: CommandContext
 
@@ -23,10 +22,8 @@ struct ManPageCommand: Subcommand {
         StandardStreams.out(
             context[Self.markdown]
                 ? ReferencePage.markdown(
-                    commands, program: KeychainProgram.spec, version: "keychainctl " + VersionReport.number,
-                    examples: KeychainCommandLine.examples)
+                    commands, program: KeychainProgram.spec, version: "keychainctl " + VersionReport.number)
                 : ManPage.render(
-                    commands, program: KeychainProgram.spec, version: "keychainctl " + VersionReport.number,
-                    examples: KeychainCommandLine.examples))
+                    commands, program: KeychainProgram.spec, version: "keychainctl " + VersionReport.number))
     }
 }

@@ -4,19 +4,6 @@ import KeychainCore
 /// `keychainctl matrix`: items (or groups) × targets, who may read and write what, and where each
 /// target's adds without a group land.
 struct MatrixCommand: Subcommand {
-    static let target = Option.text(
-        "target", nil, "name=path", repeatable: true,
-        "One target: its name and entitlements (a file, a built bundle or its executable; repeat per target), as lint takes it.")
-    /// The spelling matrix had before `--target`, kept as its alias.
-    static let profile = Option.text("profile", nil, "name=path", repeatable: true, "The same as --target (its older spelling).")
-    static let provisioning = Option.text(
-        "provisioning", nil, "name=path", repeatable: true, "The provisioning profile that signs the target NAME (repeat per target).")
-    static let by = Option.choice("by", nil, "item|group", "One row per item (default) or per access group.") {
-        ["item": false, "group": true][$0]
-    }
-    static let teamChange = TeamChangeOption.option(
-        "Add a column per target for its build signed by this team, and say which groups' items each loses.")
-
     static let name = "matrix"
 
     static let spec = CommandSpec(
@@ -39,17 +26,29 @@ struct MatrixCommand: Subcommand {
                 ProgramSpec.globalSectionTitle,
                 GlobalOptions.specs.filter { $0.long != Self.profile.spec.long && $0.long != Self.provisioning.spec.long }
             ),
+        ],
+        examples: [
+            Example(
+                "keychainctl matrix --target app=app.plist --target share=share-extension.plist --target widget=widget.plist",
+                "Which target reads and writes each item, and where each one's adds land."
+            ),
+            Example(
+                "keychainctl matrix --app App.ipa --by group",
+                "The same for every target of a built app, by access group (with no keychain: what the entitlements allow)."),
         ])
 
-    static let examples: [Example] = [
-        Example(
-            "keychainctl matrix --target app=app.plist --target share=share-extension.plist --target widget=widget.plist",
-            "Which target reads and writes each item, and where each one's adds land."
-        ),
-        Example(
-            "keychainctl matrix --app App.ipa --by group",
-            "The same for every target of a built app, by access group (with no keychain: what the entitlements allow)."),
-    ]
+    static let target = Option.text(
+        "target", nil, "name=path", repeatable: true,
+        "One target: its name and entitlements (a file, a built bundle or its executable; repeat per target), as lint takes it.")
+    /// The spelling matrix had before `--target`, kept as its alias.
+    static let profile = Option.text("profile", nil, "name=path", repeatable: true, "The same as --target (its older spelling).")
+    static let provisioning = Option.text(
+        "provisioning", nil, "name=path", repeatable: true, "The provisioning profile that signs the target NAME (repeat per target).")
+    static let by = Option.choice("by", nil, "item|group", "One row per item (default) or per access group.") {
+        ["item": false, "group": true][$0]
+    }
+    static let teamChange = TeamChangeOption.option(
+        "Add a column per target for its build signed by this team, and say which groups' items each loses.")
 
     let context: CommandContext
 

@@ -3,14 +3,6 @@ import KeychainCore
 
 /// `keychainctl migrate-group`: move or copy a family of items between access groups, all or nothing.
 struct MigrateGroupCommand: Subcommand {
-    static let from = Option.text("from", nil, "group", "The source access group.")
-    static let to = Option.text("to", nil, "group", "The target access group.")
-    static let copy = Flag("copy", "Copy instead of moving: the source items stay.")
-    static let onConflict = Option.choice(
-        "on-conflict", nil, "fail|skip|replace", "What to do with items the target already has (default fail).",
-        ConflictPolicy.init(rawValue:))
-    static let dryRun = Flag("dry-run", "Print the plan and change nothing.")
-
     static let name = "migrate-group"
 
     static let spec = CommandSpec(
@@ -27,14 +19,21 @@ struct MigrateGroupCommand: Subcommand {
             ("options", [Self.from.spec, Self.to.spec, Self.copy.spec, Self.onConflict.spec, Self.dryRun.spec, DamagedRows.option.spec]),
             ("filters", ItemOptions.specs),
             GlobalOptions.section,
+        ],
+        examples: [
+            Example(
+                "keychainctl migrate-group --profile app.plist --from SKMME9E2Y8.com.example.app --to SKMME9E2Y8.com.example.shared --dry-run",
+                "Plan moving the app's items to the group its extensions share."
+            )
         ])
 
-    static let examples: [Example] = [
-        Example(
-            "keychainctl migrate-group --profile app.plist --from SKMME9E2Y8.com.example.app --to SKMME9E2Y8.com.example.shared --dry-run",
-            "Plan moving the app's items to the group its extensions share."
-        )
-    ]
+    static let from = Option.text("from", nil, "group", "The source access group.")
+    static let to = Option.text("to", nil, "group", "The target access group.")
+    static let copy = Flag("copy", "Copy instead of moving: the source items stay.")
+    static let onConflict = Option.choice(
+        "on-conflict", nil, "fail|skip|replace", "What to do with items the target already has (default fail).",
+        ConflictPolicy.init(rawValue:))
+    static let dryRun = Flag("dry-run", "Print the plan and change nothing.")
 
     let context: CommandContext
 

@@ -27,15 +27,14 @@ struct ProfileCommand: Subcommand {
         actions: [
             ("show", "Print the built-in profile, or with --profile its entitlements, as an XML property list (the default)."),
             ("path", "Print the path of the user's default profile, and whether it exists (on stderr)."),
+        ],
+        examples: [
+            Example("keychainctl profile show > my-profile.plist", "Start a profile of your own from the built-in one."),
+            Example(
+                "keychainctl profile show --profile App.ipa --target com.example.app.widget > widget.entitlements",
+                "Write the widget's signed entitlements as a plist to edit (then: keychainctl lint --target widget=widget.entitlements)."
+            ),
         ])
-
-    static let examples: [Example] = [
-        Example("keychainctl profile show > my-profile.plist", "Start a profile of your own from the built-in one."),
-        Example(
-            "keychainctl profile show --profile App.ipa --target com.example.app.widget > widget.entitlements",
-            "Write the widget's signed entitlements as a plist to edit (then: keychainctl lint --target widget=widget.entitlements)."
-        ),
-    ]
 
     let context: CommandContext
 

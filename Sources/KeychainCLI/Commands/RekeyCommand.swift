@@ -5,18 +5,6 @@ import KeychainPlatform
 
 /// `keychainctl rekey`: a new key or passphrase for the whole keychain (docs/CI.md).
 struct RekeyCommand: Subcommand {
-    static let generateKeyFile = Option.path(
-        "generate-key-file", "Generate a new random key into this file (refused if it exists, unless --force).")
-    static let newKeyFile = Option.path("new-key-file", "Use the key in this existing key file.")
-    static let newPassphraseFD = Option.descriptor("new-passphrase-fd", "Read the new passphrase from this file descriptor.")
-    static let newPassphraseEnv = Option.text("new-passphrase-env", nil, "VAR", "Take the new passphrase from this environment variable.")
-    static let newPassphrasePrompt = Flag("new-passphrase-prompt", "Ask for the new passphrase on the terminal (twice).")
-    static let kdf = Option.choice(
-        "kdf", nil, "interactive|moderate|sensitive", "Argon2id cost for a new passphrase (default moderate).",
-        PassphraseKDF.Preset.init(rawValue:))
-    static let force = Flag("force", "With --generate-key-file: replace an existing file (such as the current key file).")
-    static let dryRun = Flag("dry-run", "Check both credentials and open every item; change nothing.")
-
     static let name = "rekey"
 
     static let spec = CommandSpec(
@@ -39,14 +27,25 @@ struct RekeyCommand: Subcommand {
             ),
             ("options", [Self.kdf.spec, Self.force.spec, Self.dryRun.spec]),
             GlobalOptions.section,
+        ],
+        examples: [
+            Example(
+                "keychainctl rekey --generate-key-file new.key && mv new.key ~/.config/keychainctl/keychain.key",
+                "Re-encrypt everything under a new random key, then put it where the old one was."
+            )
         ])
 
-    static let examples: [Example] = [
-        Example(
-            "keychainctl rekey --generate-key-file new.key && mv new.key ~/.config/keychainctl/keychain.key",
-            "Re-encrypt everything under a new random key, then put it where the old one was."
-        )
-    ]
+    static let generateKeyFile = Option.path(
+        "generate-key-file", "Generate a new random key into this file (refused if it exists, unless --force).")
+    static let newKeyFile = Option.path("new-key-file", "Use the key in this existing key file.")
+    static let newPassphraseFD = Option.descriptor("new-passphrase-fd", "Read the new passphrase from this file descriptor.")
+    static let newPassphraseEnv = Option.text("new-passphrase-env", nil, "VAR", "Take the new passphrase from this environment variable.")
+    static let newPassphrasePrompt = Flag("new-passphrase-prompt", "Ask for the new passphrase on the terminal (twice).")
+    static let kdf = Option.choice(
+        "kdf", nil, "interactive|moderate|sensitive", "Argon2id cost for a new passphrase (default moderate).",
+        PassphraseKDF.Preset.init(rawValue:))
+    static let force = Flag("force", "With --generate-key-file: replace an existing file (such as the current key file).")
+    static let dryRun = Flag("dry-run", "Check both credentials and open every item; change nothing.")
 
     let context: CommandContext
 

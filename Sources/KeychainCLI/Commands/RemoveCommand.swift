@@ -14,11 +14,10 @@ struct RemoveCommand: Subcommand {
             (exit 206), nothing deleted. Nothing matching is exit 44.
             """,
         sections: [("options", [NamedItem.group.spec]), GlobalOptions.section],
-        operands: NamedItem.operands, requiredOperands: 1, briefGlobalOptions: true, operandIsStoredName: true)
-
-    static let examples: [Example] = [
-        Example("keychainctl rm db admin", "Delete exactly that one item.")
-    ]
+        operands: NamedItem.operands, requiredOperands: 1, briefGlobalOptions: true, operandIsStoredName: true,
+        examples: [
+            Example("keychainctl rm db admin", "Delete exactly that one item.")
+        ])
 
     let context: CommandContext
 

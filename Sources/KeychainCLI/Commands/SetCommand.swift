@@ -3,18 +3,6 @@ import KeychainCore
 
 /// `keychainctl set NAME [ACCOUNT]`: store or replace a secret, the way `pass insert` does.
 struct SetCommand: Subcommand {
-    static let dataFile = Option.path("data-file", "Read the secret from this file, bytes kept exactly.")
-    static let keepNewline = Flag("keep-newline", "Keep the trailing newline of a secret read from standard input.")
-    static let generate = Flag("generate", "Store a new random password (letters and digits) instead of reading one.")
-    static let length = Option<Int>(
-        "length", nil, "n", expected: "a length from \(PasswordGenerator.lengths.lowerBound) to \(PasswordGenerator.lengths.upperBound)",
-        "With --generate: the password's length (default \(PasswordGenerator.defaultLength))."
-    ) { Int($0).flatMap { PasswordGenerator.lengths.contains($0) ? $0 : nil } }
-    static let print = Flag("print", "With --generate: print the new password (a newline only on a terminal).")
-    static let label = Option.text("label", "l", "label", "The item's label (labl).")
-    static let sync = Flag(
-        "sync", "Store it in a synchronizable item, which 'keychainctl sync' shares with every device of the account.")
-
     static let name = "set"
 
     static let spec = CommandSpec(
@@ -37,15 +25,26 @@ struct SetCommand: Subcommand {
             ("options", [Self.label.spec, NamedItem.group.spec, Self.sync.spec]),
             GlobalOptions.section,
         ],
-        operands: NamedItem.operands, requiredOperands: 1, briefGlobalOptions: true, operandIsStoredName: true)
+        operands: NamedItem.operands, requiredOperands: 1, briefGlobalOptions: true, operandIsStoredName: true,
+        examples: [
+            Example("printf %s 'ghp_example' | keychainctl set github", "Store a token under the name github (replacing the one there)."),
+            Example(
+                "keychainctl set db admin --generate --length 40",
+                "Store a new random 40-character password for account admin of db, printing nothing."
+            ),
+        ])
 
-    static let examples: [Example] = [
-        Example("printf %s 'ghp_example' | keychainctl set github", "Store a token under the name github (replacing the one there)."),
-        Example(
-            "keychainctl set db admin --generate --length 40",
-            "Store a new random 40-character password for account admin of db, printing nothing."
-        ),
-    ]
+    static let dataFile = Option.path("data-file", "Read the secret from this file, bytes kept exactly.")
+    static let keepNewline = Flag("keep-newline", "Keep the trailing newline of a secret read from standard input.")
+    static let generate = Flag("generate", "Store a new random password (letters and digits) instead of reading one.")
+    static let length = Option<Int>(
+        "length", nil, "n", expected: "a length from \(PasswordGenerator.lengths.lowerBound) to \(PasswordGenerator.lengths.upperBound)",
+        "With --generate: the password's length (default \(PasswordGenerator.defaultLength))."
+    ) { Int($0).flatMap { PasswordGenerator.lengths.contains($0) ? $0 : nil } }
+    static let print = Flag("print", "With --generate: print the new password (a newline only on a terminal).")
+    static let label = Option.text("label", "l", "label", "The item's label (labl).")
+    static let sync = Flag(
+        "sync", "Store it in a synchronizable item, which 'keychainctl sync' shares with every device of the account.")
 
     let context: CommandContext
 

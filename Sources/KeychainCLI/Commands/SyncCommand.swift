@@ -5,14 +5,6 @@ import KeychainCore
 /// `keychainctl sync --cloud DIR`: this keychain as one device of an account, in step with the
 /// account's other devices through a cloud store, by CKKS's rules (docs/SYNC.md).
 struct SyncCommand: Subcommand {
-    /// The account key file, which cloud init also takes.
-    static let accountKeyFile = Option.path(
-        "account-key-file", environment: "KEYCHAINCTL_ACCOUNT_KEY_FILE", "File holding the account key, base64.")
-
-    static let cloud = Option.path("cloud", "The cloud store's directory (made by 'keychainctl cloud init').")
-    static let dryRun = Flag("dry-run", "Report what would happen; write nothing here or in the cloud.")
-    static let git = Flag("git", "DIR is a git working copy: pull the remote state first, push the changes after.")
-
     static let name = "sync"
 
     static let spec = CommandSpec(
@@ -34,14 +26,21 @@ struct SyncCommand: Subcommand {
         sections: [
             ("options", [Self.cloud.spec, Self.accountKeyFile.spec, Self.dryRun.spec, Self.git.spec]),
             GlobalOptions.section,
+        ],
+        examples: [
+            Example(
+                "keychainctl sync --cloud ~/cloud --account-key-file ~/account.key",
+                "Push this keychain's synchronizable items and pull the other devices'."
+            )
         ])
 
-    static let examples: [Example] = [
-        Example(
-            "keychainctl sync --cloud ~/cloud --account-key-file ~/account.key",
-            "Push this keychain's synchronizable items and pull the other devices'."
-        )
-    ]
+    /// The account key file, which cloud init also takes.
+    static let accountKeyFile = Option.path(
+        "account-key-file", environment: "KEYCHAINCTL_ACCOUNT_KEY_FILE", "File holding the account key, base64.")
+
+    static let cloud = Option.path("cloud", "The cloud store's directory (made by 'keychainctl cloud init').")
+    static let dryRun = Flag("dry-run", "Report what would happen; write nothing here or in the cloud.")
+    static let git = Flag("git", "DIR is a git working copy: pull the remote state first, push the changes after.")
 
     let context: CommandContext
 

@@ -6,21 +6,6 @@ import KeychainPlatform
 /// (later CI steps, a shell's commands) open a passphrase keychain without Argon2id, and need no
 /// credential in their environment (docs/CI.md).
 struct UnlockCommand: Subcommand {
-    static let timeout = Option.text(
-        "timeout", "duration", "How long the key stays cached (15m, 2h, 1d; default 15m; 0 until lock).")
-    static let idle = Option.text(
-        "idle", "duration", "Also forget it after this long unused (re-armed on each use, never past --timeout).")
-    static let keyring = Option.choice(
-        "keyring", nil, "auto|session|user",
-        "Where to cache it (default auto: the session keyring if this process has one, else the user keyring).",
-        KeyCache.RingChoice.init(rawValue:))
-    static let shareUID = Flag("share-uid", "Let every process of this user read it, also those in a private session keyring.")
-    static let status = Flag("status", "Say whether a key that opens the keychain is cached, and until when; cache nothing.")
-    static let toKeyFile = Option.path(
-        "to-key-file", valueName: "path",
-        "Where there is no kernel keyring (a container): write the key to this new file (base64, mode 0600) instead; "
-            + "later calls read it through KEYCHAINCTL_KEY_FILE, and removing it locks.")
-
     static let name = "unlock"
 
     static let spec = CommandSpec(
@@ -42,11 +27,25 @@ struct UnlockCommand: Subcommand {
                 [Self.timeout.spec, Self.idle.spec, Self.keyring.spec, Self.shareUID.spec, Self.status.spec, Self.toKeyFile.spec]
             ),
             GlobalOptions.section,
+        ],
+        examples: [
+            Example("keychainctl unlock --timeout 1h", "Cache the key in the kernel keyring for an hour: later calls need no credential.")
         ])
 
-    static let examples: [Example] = [
-        Example("keychainctl unlock --timeout 1h", "Cache the key in the kernel keyring for an hour: later calls need no credential.")
-    ]
+    static let timeout = Option.text(
+        "timeout", "duration", "How long the key stays cached (15m, 2h, 1d; default 15m; 0 until lock).")
+    static let idle = Option.text(
+        "idle", "duration", "Also forget it after this long unused (re-armed on each use, never past --timeout).")
+    static let keyring = Option.choice(
+        "keyring", nil, "auto|session|user",
+        "Where to cache it (default auto: the session keyring if this process has one, else the user keyring).",
+        KeyCache.RingChoice.init(rawValue:))
+    static let shareUID = Flag("share-uid", "Let every process of this user read it, also those in a private session keyring.")
+    static let status = Flag("status", "Say whether a key that opens the keychain is cached, and until when; cache nothing.")
+    static let toKeyFile = Option.path(
+        "to-key-file", valueName: "path",
+        "Where there is no kernel keyring (a container): write the key to this new file (base64, mode 0600) instead; "
+            + "later calls read it through KEYCHAINCTL_KEY_FILE, and removing it locks.")
 
     let context: CommandContext
 

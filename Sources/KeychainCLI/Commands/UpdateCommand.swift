@@ -3,6 +3,32 @@ import KeychainCore
 
 /// `keychainctl update`: SecItemUpdate.
 struct UpdateCommand: Subcommand {
+    static let name = "update"
+
+    static let spec = CommandSpec(
+        name: name,
+        abstract: "Update every matching item (SecItemUpdate), all or nothing.",
+        discussion:
+            "A change that makes two items collide changes nothing (exit 45). --dry-run checks everything and lists the matches. With no attribute, reference or group to select by, it needs --all (or a yes on a terminal): it would change every item of the class.",
+        sections: [
+            (
+                "changes",
+                Self.changeOptions.map(\.spec) + [
+                    Self.setAttr.spec, Self.setDataFile.spec, Self.setDataStdin.spec, Self.setPassword.spec, Self.stripNewline.spec,
+                    Self.setDataField.spec, Self.setAccessControl.spec,
+                ]
+            ),
+            ("options", Self.scope.specs),
+            ("query attributes", ItemOptions.specs),
+            GlobalOptions.section,
+        ],
+        examples: [
+            Example("printf %s 'rotated' | keychainctl update -s api.example.com -a alice --set-data-stdin", "Replace a secret."),
+            Example(
+                "keychainctl update -s api.example.com --set-label 'Rotated' --dry-run", "Show what a change would touch, changing nothing."
+            ),
+        ])
+
     /// Each `--set-…` option and the attribute code it changes.
     static let changeOptions: [(spec: OptionSpec, code: String)] = [
         (.plain("set-account", nil, "account", "New account (acct)."), Schema.account),
@@ -24,33 +50,6 @@ struct UpdateCommand: Subcommand {
         "set-access-control", nil, "flags|none", suggestions: .accessControlOrNone,
         "New access control (flags as add's --access-control; none: the protection alone), protection from --set-accessible.")
     static let scope = ChangeScope.Options(verb: "update", dryRun: "Check everything, list the matches, change nothing.")
-
-    static let name = "update"
-
-    static let spec = CommandSpec(
-        name: name,
-        abstract: "Update every matching item (SecItemUpdate), all or nothing.",
-        discussion:
-            "A change that makes two items collide changes nothing (exit 45). --dry-run checks everything and lists the matches. With no attribute, reference or group to select by, it needs --all (or a yes on a terminal): it would change every item of the class.",
-        sections: [
-            (
-                "changes",
-                Self.changeOptions.map(\.spec) + [
-                    Self.setAttr.spec, Self.setDataFile.spec, Self.setDataStdin.spec, Self.setPassword.spec, Self.stripNewline.spec,
-                    Self.setDataField.spec, Self.setAccessControl.spec,
-                ]
-            ),
-            ("options", Self.scope.specs),
-            ("query attributes", ItemOptions.specs),
-            GlobalOptions.section,
-        ])
-
-    static let examples: [Example] = [
-        Example("printf %s 'rotated' | keychainctl update -s api.example.com -a alice --set-data-stdin", "Replace a secret."),
-        Example(
-            "keychainctl update -s api.example.com --set-label 'Rotated' --dry-run", "Show what a change would touch, changing nothing."
-        ),
-    ]
 
     let context: CommandContext
 

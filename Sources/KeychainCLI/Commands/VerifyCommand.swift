@@ -4,9 +4,6 @@ import KeychainCore
 /// `keychainctl verify`: opens the key hierarchy and every row, runs SQLite's integrity check, and
 /// names every damaged row; `--repair` deletes those rows.
 struct VerifyCommand: Subcommand {
-    static let repair = Flag("repair", "Delete every damaged item.")
-    static let yes = Flag("yes", "Do not ask before deleting.")
-
     static let name = "verify"
 
     static let spec = CommandSpec(
@@ -18,11 +15,13 @@ struct VerifyCommand: Subcommand {
             --repair deletes the damaged items after confirmation on a terminal (--yes otherwise; without a
             terminal and --yes it is exit 36). A damaged item leaves no tombstone: its attributes are unknown.
             """,
-        sections: [("options", [Self.repair.spec, Self.yes.spec]), GlobalOptions.section])
+        sections: [("options", [Self.repair.spec, Self.yes.spec]), GlobalOptions.section],
+        examples: [
+            Example("keychainctl verify", "Check every item opens with the key, and the file's structure.")
+        ])
 
-    static let examples: [Example] = [
-        Example("keychainctl verify", "Check every item opens with the key, and the file's structure.")
-    ]
+    static let repair = Flag("repair", "Delete every damaged item.")
+    static let yes = Flag("yes", "Do not ask before deleting.")
 
     let context: CommandContext
 
