@@ -128,7 +128,8 @@ enum Bench {
     }
 
     static func printTable(
-        results: [String: [Int: Double]], pairedFloors: [String: [Int: Double]], sizes: [Int], peakFindKilobytes: Int, runs: Int,
+        results: [String: [Int: Double]], pairedFloors: [String: [Int: Double]], sizes: [Int], peakFindKilobytes: Int,
+        pageFaults: (find: Int, select: Int), runs: Int,
         migration: (seconds: Double, peakKilobytes: Int), migrationRuns: Int,
         crowded: (hit: (first: Double, second: Double), miss: (first: Double, second: Double)), instructions: Instructions
     ) {
@@ -175,7 +176,9 @@ enum Bench {
                 + "\(countRatio(instructions.find, instructions.select)) sqlite3 SELECT's \(millions(instructions.select)) (target ≤ 1.5×); "
                 + "add \(millions(instructions.add)), \(countRatio(instructions.add, instructions.insert)) sqlite3 INSERT's "
                 + "\(millions(instructions.insert)).")
-        print("Peak memory of a find: \(megabytes(peakFindKilobytes)) (target < 20 MB).")
+        print(
+            "Peak memory of a find: \(megabytes(peakFindKilobytes)) (target < 20 MB); page faults of a find: \(pageFaults.find), "
+                + "sqlite3 SELECT's: \(pageFaults.select).")
         print(
             "migrate-group of 10,000 items between two groups: median \(ms(migration.seconds)) of \(migrationRuns) runs "
                 + "(target < 1.5 s), peak memory \(megabytes(migration.peakKilobytes)) (target < 64 MB).")

@@ -1,10 +1,13 @@
 import Glibc
 
-/// Runs a command as a child process and measures it: wall time and peak memory (ru_maxrss).
+/// Runs a command as a child process and measures it: wall time, peak memory (ru_maxrss) and page
+/// faults.
 enum ProcessRunner {
     struct Measurement {
         let seconds: Double
         let peakKilobytes: Int
+        /// Pages the process touched first (minor and major faults): at start-up, mostly code.
+        let pageFaults: Int
         let status: Int32
     }
 
@@ -37,7 +40,8 @@ enum ProcessRunner {
         var end = timespec()
         clock_gettime(CLOCK_MONOTONIC, &end)
         let seconds = Double(end.tv_sec - start.tv_sec) + Double(end.tv_nsec - start.tv_nsec) / 1e9
-        return Measurement(seconds: seconds, peakKilobytes: usage.ru_maxrss, status: (status >> 8) & 0xFF)
+        return Measurement(
+            seconds: seconds, peakKilobytes: usage.ru_maxrss, pageFaults: usage.ru_minflt + usage.ru_majflt, status: (status >> 8) & 0xFF)
     }
 
     /// The median time of `runs` runs of `command(i)`, after `warmup` unmeasured ones; every run

@@ -29,6 +29,8 @@ var results: [String: [Int: Double]] = [:]
 /// For each operation with a floor, the floor's median from the runs alternating with it.
 var pairedFloors: [String: [Int: Double]] = [:]
 var peakFindKilobytes = 0
+/// Page faults of one find and of sqlite3's SELECT on the same size, the last size measured.
+var pageFaults = (find: 0, select: 0)
 let sizes = [1_000, 100_000]
 for size in sizes {
     let folder = "\(workdir)/\(size)"
@@ -76,6 +78,7 @@ for size in sizes {
     }
     let peak = ProcessRunner.run([binary, "find", "-s", "service-\(middle)", "-a", "account-\(middle)"], environment: environment)
     peakFindKilobytes = max(peakFindKilobytes, peak.peakKilobytes)
+    pageFaults = (peak.pageFaults, ProcessRunner.run(select(0), environment: []).pageFaults)
 }
 // 10,000 accounts under one service: a find naming service and account must use the primary key's
 // index, not walk the service's.
@@ -127,7 +130,8 @@ let counted = Bench.Instructions(
 let migrationRuns = 5
 let migration = try Bench.migration(binary: binary, workdir: workdir, runs: migrationRuns, profilePath: profilePath)
 Bench.printTable(
-    results: results, pairedFloors: pairedFloors, sizes: sizes, peakFindKilobytes: peakFindKilobytes, runs: runs, migration: migration,
+    results: results, pairedFloors: pairedFloors, sizes: sizes, peakFindKilobytes: peakFindKilobytes, pageFaults: pageFaults, runs: runs,
+    migration: migration,
     migrationRuns: migrationRuns, crowded: (crowdedHit, crowdedMiss), instructions: counted)
 print(
     "explain among 10,000 items (one service, every item a near miss): median \(Bench.milliseconds(explainTimes.first)) of \(runs) runs, "

@@ -59,8 +59,12 @@ import Testing
         try Data(lines.utf8).write(to: URL(fileURLWithPath: file))
         #expect(account.devices[0].run(["import", file, "--input-format", "jsonl"]).status == 0)
         var interrupted = 0
-        for attempt in 0..<6 {
-            // Each round changes a few items and kills the sync after a random delay.
+        var attempt = 0
+        // Each round changes an item and kills the sync after a random delay: six rounds at least,
+        // and more (up to 24) until three syncs were cut short, since a fast build may finish
+        // before a late kill.
+        while attempt < 6 || (interrupted < 3 && attempt < 24) {
+            defer { attempt += 1 }
             account.devices[0].run(["update", "-s", "bulk", "-a", "\(attempt)", "--sync", "yes", "--set-password", "changed-\(attempt)"])
             let killed = try account.devices[0].killMidway(
                 ["sync", "--cloud", account.cloud], environment: ["KEYCHAINCTL_ACCOUNT_KEY_FILE": account.accountKey],
