@@ -35,7 +35,7 @@ FUZZ_SECONDS ?= 120
 FUZZ_BUILD := KEYCHAINCTL_FUZZ=1 $(SWIFT) build --build-path .build/fuzz -c release \
 	-Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library
 
-.PHONY: all deps bench-deps build release check test demo bench startup-order lint install clean fuzz dist
+.PHONY: all deps bench-deps build release check check-small test demo bench startup-order lint install clean fuzz dist
 
 all: build
 
@@ -66,6 +66,13 @@ check: deps
 	$(call install-missing,$(TEST_PACKAGES))
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
+
+# The small tests alone, in seconds: the test targets that run in process (KeychainCoreTests,
+# SecurityTests); KeychainCLITests drives the real binary and takes minutes.
+SMALL_TESTS := ^(KeychainCoreTests|SecurityTests)\.
+check-small: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --filter '$(SMALL_TESTS)'
 
 # What CI runs: every test, then every fuzzer for 30 s.
 test: check
