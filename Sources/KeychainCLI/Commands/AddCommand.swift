@@ -8,15 +8,17 @@ struct AddCommand: Subcommand {
     static let spec = CommandSpec(
         name: name,
         abstract: "Add an item (SecItemAdd). The secret comes from standard input, --data-file, a prompt, or -w.",
-        discussion:
-            "Silent on success unless --return is given. An item with the same primary key fails with errSecDuplicateItem (exit 45) unless -U.",
+        discussion: """
+            Silent on success unless --return is given. An item with the same primary key fails with \
+            errSecDuplicateItem (exit 45) unless -U.
+            """,
         sections: [
             (
                 "secret",
                 [Self.dataFile.spec, Self.stripNewline.spec, Self.password.spec, Self.refFile.spec, Self.noData.spec, Self.dataField.spec]
             ),
             ("options", [Self.update.spec, Self.returns.spec, Self.accessControl.spec]),
-            ("item attributes", ItemOptions.specs),
+            ItemOptions.section,
             GlobalOptions.section,
         ],
         examples: [

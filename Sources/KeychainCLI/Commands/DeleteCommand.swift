@@ -8,11 +8,15 @@ struct DeleteCommand: Subcommand {
     static let spec = CommandSpec(
         name: name,
         abstract: "Delete every matching item (SecItemDelete).",
-        discussion:
-            "Synchronizable items leave a tombstone (no secret) so that the deletion can sync. --dry-run lists the matches. A damaged item is removed by its --persistent-ref without being opened. With no attribute, reference or group to select by, it needs --all (or a yes on a terminal): it would delete every item of the class.",
+        discussion: """
+            Synchronizable items leave a tombstone (no secret) so that the deletion can sync. --dry-run lists \
+            the matches. A damaged item is removed by its --persistent-ref without being opened. With no \
+            attribute, reference or group to select by, it needs --all (or a yes on a terminal): it would delete \
+            every item of the class.
+            """,
         sections: [
             ("options", Self.scope.specs),
-            ("item attributes", ItemOptions.specs),
+            ItemOptions.section,
             GlobalOptions.section,
         ],
         examples: [

@@ -25,7 +25,7 @@ struct ExplainCommand: Subcommand {
                     NamedPath.appOption.spec,
                 ]
             ),
-            ("item attributes", ItemOptions.specs),
+            ItemOptions.section,
             GlobalOptions.section,
         ],
         examples: [

@@ -25,7 +25,7 @@ struct ExportCommand: Subcommand {
                     Self.appendTo.spec,
                 ] + Self.naming.specs + [Self.skipBinary.spec, Self.strict.spec]
             ),
-            ("item attributes", ItemOptions.specs),
+            ItemOptions.section,
             (ProgramSpec.globalSectionTitle, GlobalOptions.specsWithoutFormat),
         ],
         examples: [

@@ -20,7 +20,7 @@ struct FindCommand: Subcommand {
                     DamagedRows.option.spec,
                 ]
             ),
-            ("item attributes", ItemOptions.specs),
+            ItemOptions.section,
             GlobalOptions.section,
         ],
         examples: [

@@ -8,8 +8,10 @@ struct GroupsCommand: Subcommand {
     static let spec = CommandSpec(
         name: name,
         abstract: "Print the profile's access groups in Apple's order, with sources, default and writability.",
-        discussion:
-            "When the keychain exists and a key file or KEYCHAINCTL_KEY opens it, the simulated device's state is shown too, with the classes it makes unavailable.",
+        discussion: """
+            When the keychain exists and a key file or KEYCHAINCTL_KEY opens it, the simulated device's state is \
+            shown too, with the classes it makes unavailable.
+            """,
         sections: [("options", [NamedPath.appOption.spec]), GlobalOptions.section],
         examples: [
             Example("keychainctl groups", "The access groups of the profile in force, and where it came from."),

@@ -21,7 +21,7 @@ struct MatrixCommand: Subcommand {
                 "options",
                 [Self.target.spec, Self.profile.spec, NamedPath.appOption.spec, Self.provisioning.spec, Self.by.spec, Self.teamChange.spec]
             ),
-            ("item attributes", ItemOptions.specs),
+            ItemOptions.section,
             (
                 ProgramSpec.globalSectionTitle,
                 GlobalOptions.specs.filter { $0.long != Self.profile.spec.long && $0.long != Self.provisioning.spec.long }

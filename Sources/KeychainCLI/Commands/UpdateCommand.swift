@@ -8,8 +8,11 @@ struct UpdateCommand: Subcommand {
     static let spec = CommandSpec(
         name: name,
         abstract: "Update every matching item (SecItemUpdate), all or nothing.",
-        discussion:
-            "A change that makes two items collide changes nothing (exit 45). --dry-run checks everything and lists the matches. With no attribute, reference or group to select by, it needs --all (or a yes on a terminal): it would change every item of the class.",
+        discussion: """
+            A change that makes two items collide changes nothing (exit 45). --dry-run checks everything and \
+            lists the matches. With no attribute, reference or group to select by, it needs --all (or a yes on a \
+            terminal): it would change every item of the class.
+            """,
         sections: [
             (
                 "changes",

@@ -46,6 +46,8 @@ struct ItemOptions {
 
     /// The options, for command specs.
     static let specs: [OptionSpec] = [Self.itemClass.spec] + attributeOptions.map(\.spec) + [Self.attr.spec]
+    /// Their section in the spec of a command that takes an item's attributes.
+    static var section: (title: String, options: [OptionSpec]) { ("item attributes", specs) }
 
     let itemClass: String?
     let attributes: [(code: String, value: String)]
