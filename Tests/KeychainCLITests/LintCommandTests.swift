@@ -16,6 +16,24 @@ import Testing
         try GoldenFile.check(GoldenFile.normalized(run.stdout), file)
     }
 
+    /// KEYCHAINCTL_PLATFORM decides lint's rules as it decides every command's: an unknown word is
+    /// unusable configuration (exit 78, as `groups` says it), never linting as if it were unset.
+    @Test func anUnknownPlatformVariableIsRefusedAsByEveryCommand() throws {
+        let sandbox = try Sandbox(initialize: false)
+        let lint = sandbox.run(Fixtures.seed, profile: nil, environment: ["KEYCHAINCTL_PLATFORM": "andriod"])
+        let groups = sandbox.run(["groups"], environment: ["KEYCHAINCTL_PLATFORM": "andriod"])
+        #expect(lint.status == 78)
+        #expect(lint.stdout.isEmpty)
+        #expect(lint.stderr.contains("KEYCHAINCTL_PLATFORM is 'andriod'; use ios or macos."))
+        #expect(groups.status == 78)
+        #expect(lint.stderr == groups.stderr)
+        // A known word is applied: the iOS profiles cannot sign a macOS build.
+        let macOS = sandbox.run(Fixtures.seed, profile: nil, environment: ["KEYCHAINCTL_PLATFORM": "macos"])
+        #expect(macOS.status == 65)
+        #expect(macOS.stdout.contains("dev-app.mobileprovision: Platform \"iOS\": the profile is for ios"))
+        #expect(sandbox.run(Fixtures.seed, profile: nil, environment: ["KEYCHAINCTL_PLATFORM": "ios"]).status == 0)
+    }
+
     @Test func sarifIsVersion2_1_0WithTheRuleTableAndOneResultPerFinding() throws {
         let sandbox = try Sandbox(initialize: false)
         let json = sandbox.run(Fixtures.broken + ["--format", "json"], profile: nil)

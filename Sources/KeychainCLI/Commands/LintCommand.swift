@@ -112,7 +112,7 @@ struct LintCommand: Subcommand {
         }
         var linter = Linter(targets: lintTargets, now: context[Self.now] ?? Int64(time(nil)) * 1000)
         linter.codeGroups = context.all(Self.codeGroup)
-        linter.platform = context[GlobalOptions.platform] ?? GlobalOptions.platform.environmentValue.flatMap(Platform.init(rawValue:))
+        linter.platform = try context.resolvedPlatform()
         linter.teamID = context.given(GlobalOptions.teamID)
         linter.teamChange = context[Self.teamChange]
         let findings = linter.run()

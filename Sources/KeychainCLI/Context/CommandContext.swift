@@ -111,7 +111,7 @@ struct CommandContext {
     }
 
     /// The platform option, else KEYCHAINCTL_PLATFORM (an unknown word there is exit 78), else `nil`.
-    private func resolvedPlatform() throws -> Platform? {
+    func resolvedPlatform() throws -> Platform? {
         if let platform = self[GlobalOptions.platform] { return platform }
         return try SettingVariable.platform.word(allowed: "ios or macos") { Platform(rawValue: $0) != nil }.flatMap(
             Platform.init(rawValue:))
