@@ -15,7 +15,7 @@ so a stale list costs only speed. `make startup-order` rewrites it.
 BINARY must keep its symbols (the unstripped `.build/release/keychainctl`; a copy without its debug
 information, which valgrind cannot read, is what runs). Each command of the everyday set below runs
 once under callgrind in a throwaway keychain, as the Quick start and the CI jobs use it; the
-functions they execute are listed, those more commands run first.
+functions they execute are listed, those more commands run first, then by name.
 """
 import os
 import re
@@ -82,7 +82,9 @@ def main():
                     counts[name] = 0
                     first_seen.append(name)
                 counts[name] += 1
-    ranked = sorted(first_seen, key=lambda name: -counts[name])  # stable: first seen breaks ties
+    # Those more commands run first, then by name: the order callgrind lists functions in follows
+    # the hashing seed of each run, and a list that changes with it would churn in every commit.
+    ranked = sorted(first_seen, key=lambda name: (-counts[name], name))
     with open(output, "w", encoding="utf-8") as order:
         order.write("".join(f".text.{name}\n" for name in ranked))
     print(f"{output}: {len(ranked)} functions from {len(COMMANDS)} commands")
