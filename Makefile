@@ -21,9 +21,10 @@ METADATA_FLAGS := -Xswiftc -Xfrontend -Xswiftc -prespecialize-generic-metadata \
 # Every function in a section of its own, and the code the everyday commands run laid out first,
 # together, in the order Scripts/startup.order lists it (`make startup-order` rewrites it): a find
 # then touches a few dense pages of code instead of a hundred scattered over 16 MB, each a page
-# fault at start-up (see docs/PERFORMANCE.md for the figures).
+# fault at start-up (see docs/PERFORMANCE.md for the figures). The option is gold's, the linker
+# Swift uses on Linux, named so that a toolchain defaulting to another fails loudly, not slowly.
 LAYOUT_FLAGS := -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections \
-	-Xlinker --section-ordering-file=$(CURDIR)/Scripts/startup.order
+	-Xswiftc -use-ld=gold -Xlinker --section-ordering-file=$(CURDIR)/Scripts/startup.order
 RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -static-executable $(METADATA_FLAGS) $(LAYOUT_FLAGS) \
 	-Xcc -DKEYCHAINCTL_COMMIT='"$(COMMIT)"'
 # What `make dist` checks its Debian package with.
