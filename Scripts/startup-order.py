@@ -40,6 +40,7 @@ COMMANDS = [
     (0, ["--help"]),
 ]
 
+
 def functions(binary, status, arguments, environment, folder):
     """The functions one command executes, in callgrind's order."""
     out = os.path.join(folder, "callgrind.out")
