@@ -27,11 +27,6 @@ package struct DamagedRow: Sendable, Equatable {
     /// What is wrong with it.
     package let reason: Reason
 
-    package init(ref: PersistentRef, reason: Reason) {
-        self.ref = ref
-        self.reason = reason
-    }
-
     /// One line for stderr and reports.
     package var description: String { "item \(ref.base64) is damaged: \(reason.rawValue)" }
 
