@@ -209,4 +209,22 @@ import Testing
         let staging = try FileManager.default.contentsOfDirectory(atPath: folder.path + "/records").filter { $0.contains(".new-") }
         #expect(staging.isEmpty, "\(staging)")
     }
+
+    /// A record is applied only with a class CKKS carries (`ak`, `ck`, `dk`): one another device
+    /// wrote with a this-device-only class, an unknown class, or an access control is refused.
+    @Test func aPulledRecordIsAppliedOnlyWithAClassThatSyncs() {
+        let uuid = Bytes16((0..<16).map { UInt8($0 + 3) })!
+        func problem(pdmn: String, accc: String? = nil) -> String? {
+            var record = Self.record(uuid)
+            record.attributes["port"] = nil
+            record.attributes["pdmn"] = .string(pdmn)
+            if let accc { record.attributes["accc"] = .string(accc) }
+            return SyncSession.problem(with: record)
+        }
+        for pdmn in ["ak", "ck", "dk"] { #expect(problem(pdmn: pdmn) == nil, "\(pdmn)") }
+        let refused = "is not a synchronizable item (sync, tomb, agrp, pdmn or accc)"
+        for pdmn in ["aku", "cku", "dku", "akpu", "zz", "", "AK"] { #expect(problem(pdmn: pdmn) == refused, "\(pdmn)") }
+        #expect(problem(pdmn: "ak", accc: "ak") == nil)
+        #expect(problem(pdmn: "ak", accc: "ck") == refused)
+    }
 }

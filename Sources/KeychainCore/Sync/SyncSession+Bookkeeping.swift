@@ -127,13 +127,9 @@ extension SyncSession {
         guard row.accessControl == row.accessibility else {
             return "it has an access control, which Apple does not allow on a synchronizable item; it stays on this device"
         }
-        switch Accessibility(rawValue: row.accessibility) {
-        case .whenUnlocked, .afterFirstUnlock, .always: return nil
-        case .whenPasscodeSetThisDeviceOnly:
-            return "when-passcode-set-this-device-only (akpu) items never leave the device"
-        case let accessibility?: return "\(accessibility.longName) (\(accessibility.rawValue)) items never leave the device"
-        case nil: return "its protection class is unknown"
-        }
+        guard let accessibility = Accessibility(rawValue: row.accessibility) else { return "its protection class is unknown" }
+        guard accessibility.isThisDeviceOnly else { return nil }
+        return "\(accessibility.longName) (\(accessibility.rawValue)) items never leave the device"
     }
 
     /// Why `record` cannot be applied as an item; `nil` when it can.
@@ -146,7 +142,7 @@ extension SyncSession {
         }
         guard PolicyAttributes.isSynchronizable(record.attributes), record.attributes[Schema.tombstone] == nil,
             let group = record.attributes[Schema.accessGroup]?.stringValue, !group.isEmpty,
-            let pdmn = record.attributes[Schema.protection]?.stringValue, ["ak", "ck", "dk"].contains(pdmn),
+            let pdmn = record.attributes[Schema.protection]?.stringValue, Accessibility(rawValue: pdmn)?.isThisDeviceOnly == false,
             (record.attributes[Schema.accessControl]?.stringValue ?? pdmn) == pdmn
         else { return "is not a synchronizable item (sync, tomb, agrp, pdmn or accc)" }
         return nil

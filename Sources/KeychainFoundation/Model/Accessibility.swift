@@ -32,7 +32,8 @@ package enum Accessibility: String, Sendable, CaseIterable {
         }
     }
 
-    /// Whether the class never leaves the device.
+    /// Whether the class never leaves the device: not restored to another one, never synced (CKKS
+    /// carries only `ak`, `ck` and `dk`).
     package var isThisDeviceOnly: Bool { rawValue.hasSuffix("u") }
 
     /// The default when an add names none: `dk` for certificates, `ak` otherwise (docs/FIDELITY.md).
