@@ -95,7 +95,7 @@ let package = Package(
         .target(name: "SecurityTesting", dependencies: ["Security", "KeychainCore", "KeychainFormats", "KeychainFoundation"]),
         .executableTarget(
             name: "keychainctl-bench",
-            dependencies: ["KeychainCore", "KeychainFormats", "KeychainFoundation", "Security", "SecurityTesting"]),
+            dependencies: ["KeychainCore", "KeychainFormats", "KeychainFoundation", "KeychainPlatform", "Security", "SecurityTesting"]),
         // What the test targets and the fuzzers share: the package's paths, the kill-midway step,
         // waiting with a deadline, the masker fed in chunks.
         .target(

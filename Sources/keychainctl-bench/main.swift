@@ -15,6 +15,13 @@ if arguments.count >= 2, arguments[1] == "--library" {
     for line in try LibraryBench.run(runs: arguments.count > 2 ? Int(arguments[2]) ?? 41 : 41, commandFindHit: nil) { print(line) }
     exit(0)
 }
+// `keychainctl-bench --sync BINARY WORKDIR`: sync's figures alone.
+if arguments.count >= 4, arguments[1] == "--sync" {
+    for line in SyncBench.run(binary: arguments[2], workdir: arguments[3], runs: 11, profilePath: Bench.fixture("app.plist")) {
+        print(line)
+    }
+    exit(0)
+}
 guard arguments.count >= 3 else {
     Bench.log("usage: keychainctl-bench BINARY WORKDIR [RUNS]")
     exit(64)
