@@ -8,10 +8,11 @@
 #   evgenyneu/keychain-swift        Sources, Tests/KeychainSwiftTests
 #   kishikawakatsumi/KeychainAccess Lib/KeychainAccess, Lib/KeychainAccessTests, run as its test host
 #                                   (Lib/TestHost/TestHost.entitlements, Team ID 27AEDK3C9F)
+#   jrendel/SwiftKeychainWrapper    SwiftKeychainWrapper, SwiftKeychainWrapperTests
 #
 # It builds a throwaway package whose targets are the wrapper's sources and tests, depending on this
-# package's Security product, with `-import-module Security` on the test target (the tests use
-# Security's names after `import Foundation` alone, as Apple platforms allow), makes a keychain
+# package's Security product, with `-import-module Security` on both (they may use Security's
+# names after `import Foundation` alone, as Apple platforms allow), makes a keychain
 # with `keychainctl init` under a throwaway HOME, and runs `swift test`. What it leaves out, and
 # why, is listed per wrapper: files for an API Apple has only on iOS, and tests whose expectation
 # rests on something other than the keychain (docs/LIBRARY.md). Outside CI: it needs the wrapper's
@@ -49,8 +50,16 @@ elif [ -f "$checkout/Lib/KeychainAccess/Keychain.swift" ]; then
     skip="testDefaultInitializer|testInitializerWithAccessGroup|testSetStringWithCustomService|testAllKeys|testStringConversionError"
     profile="$checkout/Lib/TestHost/TestHost.entitlements"
     team=27AEDK3C9F
+elif [ -f "$checkout/SwiftKeychainWrapper/KeychainWrapper.swift" ]; then
+    library=SwiftKeychainWrapper
+    cp -R "$checkout/SwiftKeychainWrapper" "$work/package/Sources/$library"
+    cp -R "$checkout/SwiftKeychainWrapperTests" "$work/package/Tests/${library}Tests"
+    remove="Sources/$library/Info.plist Sources/$library/SwiftKeychainWrapper.h Tests/${library}Tests/Info.plist"
+    skip=""
+    profile=""
+    team=""
 else
-    echo "$0: $checkout is neither keychain-swift nor KeychainAccess" >&2
+    echo "$0: $checkout is not keychain-swift, KeychainAccess or SwiftKeychainWrapper" >&2
     exit 64
 fi
 for path in $remove; do rm -rf "$work/package/"$path; done
@@ -59,13 +68,13 @@ cat > "$work/package/Package.swift" <<SWIFT
 // swift-tools-version:5.9
 import PackageDescription
 let security = Target.Dependency.product(name: "Security", package: "$(basename "$here" | tr "A-Z" "a-z")", condition: .when(platforms: [.linux]))
+let importSecurity = [SwiftSetting.unsafeFlags(["-Xfrontend", "-import-module", "-Xfrontend", "Security"])]
 let package = Package(
     name: "WrapperCheck",
     dependencies: [.package(path: "$here")],
     targets: [
-        .target(name: "$library", dependencies: [security]),
-        .testTarget(name: "${library}Tests", dependencies: ["$library", security],
-                    swiftSettings: [.unsafeFlags(["-Xfrontend", "-import-module", "-Xfrontend", "Security"])]),
+        .target(name: "$library", dependencies: [security], swiftSettings: importSecurity),
+        .testTarget(name: "${library}Tests", dependencies: ["$library", security], swiftSettings: importSecurity),
     ]
 )
 SWIFT
