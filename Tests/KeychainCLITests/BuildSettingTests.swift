@@ -15,7 +15,7 @@ import Testing
             </dict></plist>
             """
         let path = sandbox.folder + "/" + name
-        FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(text.utf8)))
         return path
     }
 

@@ -60,7 +60,7 @@ import Testing
         #expect(sandbox.run(["add", "-s", "strip", "--strip-newline"], stdin: Data("tok\n".utf8)).status == 0)
         #expect(sandbox.run(["find", "-s", "strip", "-w"]).stdout == "tok")
         let file = sandbox.folder + "/secret.bin"
-        FileManager.default.createFile(atPath: file, contents: bytes)
+        try #require(FileManager.default.createFile(atPath: file, contents: bytes))
         #expect(sandbox.run(["add", "-s", "file", "--data-file", file]).status == 0)
         #expect(sandbox.run(["find", "-s", "file", "-w"]).stdoutData == bytes)
     }
@@ -195,14 +195,14 @@ import Testing
         #expect(noFile.status == 53)
         #expect(noFile.stderr.contains("keychainctl init"))
         let junk = sandbox.folder + "/junk.db"
-        FileManager.default.createFile(atPath: junk, contents: Data(repeating: 0x41, count: 8192))
+        try #require(FileManager.default.createFile(atPath: junk, contents: Data(repeating: 0x41, count: 8192)))
         #expect(sandbox.run(["find", "-s", "x"], environment: ["KEYCHAINCTL_KEYCHAIN": junk]).status == 74)
         let wrongKey = sandbox.folder + "/other.key"
         let otherKey = Data(Data((0..<32).map { UInt8($0) }).base64EncodedString().utf8)
-        FileManager.default.createFile(atPath: wrongKey, contents: otherKey, attributes: [.posixPermissions: 0o600])
+        try #require(FileManager.default.createFile(atPath: wrongKey, contents: otherKey, attributes: [.posixPermissions: 0o600]))
         #expect(sandbox.run(["find", "-s", "x"], environment: ["KEYCHAINCTL_KEY_FILE": wrongKey]).status == 51)
         let badKey = sandbox.folder + "/bad.key"
-        FileManager.default.createFile(atPath: badKey, contents: Data("short".utf8), attributes: [.posixPermissions: 0o600])
+        try #require(FileManager.default.createFile(atPath: badKey, contents: Data("short".utf8), attributes: [.posixPermissions: 0o600]))
         #expect(sandbox.run(["find", "-s", "x"], environment: ["KEYCHAINCTL_KEY_FILE": badKey]).status == 78)
     }
 

@@ -16,8 +16,6 @@ import Testing
         print("keyring", result if result >= 0 else "errno %d" % ctypes.get_errno())
         """
 
-    /// Runs keychainctl `arguments` as app.plist, named by the environment (exec's command comes last).
-    @discardableResult
     /// The review's first finding: inside `exec`, `keychainctl find` read every item through the
     /// key `unlock` cached in the session. Now the command is in a new session keyring and its
     /// keyring calls are denied; with --allow-keyring they work, but the key is still not its own.
@@ -280,7 +278,7 @@ import Testing
         let sandbox = try Sandbox()
         sandbox.add(["-s", "db", "-a", "ci"], secret: "PROD-DB-PASSWORD")
         let output = sandbox.folder + "/out.txt"
-        FileManager.default.createFile(atPath: output, contents: nil)
+        try #require(FileManager.default.createFile(atPath: output, contents: nil))
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Sandbox.binary)
         process.arguments = [
@@ -317,7 +315,7 @@ import Testing
             sandbox, ["exec", "--env", "T=service=gh,account=ci", "--", "sh", "-c", "echo hello"], stdoutPath: "/dev/full")
         #expect(full.status == 74 && full.stderr.contains("cannot write the command's standard output"), "\(full.status) \(full.stderr)")
         let log = sandbox.folder + "/build.log"
-        FileManager.default.createFile(atPath: log, contents: nil)
+        try #require(FileManager.default.createFile(atPath: log, contents: nil))
         let masked = Fixtures.runAsApp(
             sandbox, ["exec", "--ci-mask", "--env", "T=service=gh,account=ci", "--", "sh", "-c", "echo \"build log: $T\""],
             environment: ["GITHUB_ACTIONS": "true"], stdoutPath: log)

@@ -77,7 +77,7 @@ import Testing
         #expect(update.status == 206 || update.status == 44, "\(update.stderr)")
         // Exactly the cap is accepted.
         let atCap = sandbox.folder + "/cap"
-        FileManager.default.createFile(atPath: atCap, contents: Data(repeating: 0x61, count: 16 << 20))
+        try #require(FileManager.default.createFile(atPath: atCap, contents: Data(repeating: 0x61, count: 16 << 20)))
         #expect(sandbox.run(["add", "-s", "cap", "--data-file", atCap], timeout: 60, memoryLimitKB: limit).status == 0)
         #expect(sandbox.run(["find", "-s", "zero"]).status == 44)
         // Passphrases and key files.
@@ -90,8 +90,9 @@ import Testing
             sandbox.run(["find", "-s", "x"], environment: ["KEYCHAINCTL_KEY_FILE": "", "KEYCHAINCTL_PASSPHRASE": longPassphrase]).status
                 == 78)
         let bigKey = sandbox.folder + "/big.key"
-        FileManager.default.createFile(
-            atPath: bigKey, contents: Data(repeating: 0x41, count: 1 << 20), attributes: [.posixPermissions: 0o600])
+        try #require(
+            FileManager.default.createFile(
+                atPath: bigKey, contents: Data(repeating: 0x41, count: 1 << 20), attributes: [.posixPermissions: 0o600]))
         let big = sandbox.run(["find", "-s", "x"], environment: ["KEYCHAINCTL_KEY_FILE": bigKey])
         #expect(big.status == 78 && big.stderr.contains("not a key file"), "\(big.stderr)")
         let device = sandbox.run(
@@ -215,7 +216,7 @@ import Testing
             ))
         for profile in profiles {
             let path = sandbox.folder + "/" + profile.name
-            FileManager.default.createFile(atPath: path, contents: profile.data)
+            try #require(FileManager.default.createFile(atPath: path, contents: profile.data))
             let started = Date()
             let run = sandbox.run(["groups", "--profile", path], profile: nil, timeout: 20)
             #expect(run.status == 78, "\(profile.name): \(run.status) \(run.stderr)")
@@ -227,18 +228,18 @@ import Testing
             <?xml version="1.0"?><plist version="1.0"><dict><key>keychain-access-groups</key><array><string>A.b</string></array>
             <key>x</key><integer>\(String(repeating: "9", count: 5000))</integer></dict></plist>
             """
-        FileManager.default.createFile(atPath: sandbox.folder + "/huge.plist", contents: Data(huge.utf8))
+        try #require(FileManager.default.createFile(atPath: sandbox.folder + "/huge.plist", contents: Data(huge.utf8)))
         let hugeRun = sandbox.run(["groups", "--profile", sandbox.folder + "/huge.plist"], profile: nil)
         #expect(hugeRun.status == 0 && hugeRun.stdout.contains("A.b"), "\(hugeRun.stderr)")
         // A 16-byte integer in a binary profile is read past (Foundation accepts it).
         let wide = Self.binaryPlist([
             [0xD2, 1, 3, 2, 4], Self.groupsKey, [0xA0], [0x51, 0x78], [0x14] + Array(repeating: 0xFF, count: 16),
         ])
-        FileManager.default.createFile(atPath: sandbox.folder + "/wide.plist", contents: wide)
+        try #require(FileManager.default.createFile(atPath: sandbox.folder + "/wide.plist", contents: wide))
         #expect(sandbox.run(["groups", "--profile", sandbox.folder + "/wide.plist"], profile: nil).status == 0)
         // Nesting within the limit still works: a binary profile three levels deep.
         let fine = Self.binaryPlist([[0xD1, 1, 2], Self.groupsKey, [0xA1, 3], [0x55] + Array("A.b.c".utf8)])
-        FileManager.default.createFile(atPath: sandbox.folder + "/fine.plist", contents: fine)
+        try #require(FileManager.default.createFile(atPath: sandbox.folder + "/fine.plist", contents: fine))
         let groups = sandbox.run(["groups", "--profile", sandbox.folder + "/fine.plist"], profile: nil)
         #expect(groups.status == 0 && groups.stdout.contains("A.b.c"), "\(groups.stderr)")
     }
@@ -297,7 +298,7 @@ import Testing
             </dict></plist>
             """
         let path = sandbox.folder + "/App.entitlements"
-        FileManager.default.createFile(atPath: path, contents: Data(source.utf8))
+        try #require(FileManager.default.createFile(atPath: path, contents: Data(source.utf8)))
         let groups = sandbox.run(["groups", "--profile", path, "--team-id", "SKMME9E2Y8"], profile: nil)
         #expect(groups.status == 0, "\(groups.stderr)")
         #expect(groups.stdout.contains("SKMME9E2Y8.com.example.shared") && groups.stdout.contains("SKMME9E2Y8.com.example.app"))
@@ -376,12 +377,12 @@ import Testing
         ]
         for (name, object) in unreached {
             let path = sandbox.folder + "/\(name).plist"
-            FileManager.default.createFile(atPath: path, contents: Self.binaryPlist(top + [object]))
+            try #require(FileManager.default.createFile(atPath: path, contents: Self.binaryPlist(top + [object])))
             let run = sandbox.run(["groups", "--profile", path], profile: nil)
             #expect(run.status == 78, "\(name): \(run.status) \(run.stderr)")
         }
         let fine = sandbox.folder + "/fine.plist"
-        FileManager.default.createFile(atPath: fine, contents: Self.binaryPlist(top + [[0x51, 0x61]]))
+        try #require(FileManager.default.createFile(atPath: fine, contents: Self.binaryPlist(top + [[0x51, 0x61]])))
         #expect(sandbox.run(["groups", "--profile", fine], profile: nil).status == 0, "an unreached valid object is fine")
     }
 
@@ -399,12 +400,13 @@ import Testing
         ]
         for (name, bytes) in damaged {
             let path = sandbox.folder + "/\(name).key"
-            FileManager.default.createFile(atPath: path, contents: Data(bytes), attributes: [.posixPermissions: 0o600])
+            try #require(FileManager.default.createFile(atPath: path, contents: Data(bytes), attributes: [.posixPermissions: 0o600]))
             let run = sandbox.run(["find", "-s", "svc", "-w"], environment: ["KEYCHAINCTL_KEY_FILE": path])
             #expect(run.status == 78 && run.stdout.isEmpty, "\(name): \(run.status) \(run.stderr)")
         }
         let spaced = sandbox.folder + "/spaced.key"
-        FileManager.default.createFile(atPath: spaced, contents: Data("\n  \(key)\r\n\n".utf8), attributes: [.posixPermissions: 0o600])
+        try #require(
+            FileManager.default.createFile(atPath: spaced, contents: Data("\n  \(key)\r\n\n".utf8), attributes: [.posixPermissions: 0o600]))
         #expect(sandbox.run(["find", "-s", "svc", "-w"], environment: ["KEYCHAINCTL_KEY_FILE": spaced]).stdout == "s")
     }
 

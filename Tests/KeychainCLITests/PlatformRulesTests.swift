@@ -76,7 +76,7 @@ import Testing
     func hostileProvisioningFilesAreExit78NamingTheFile(_ name: String, _ bytes: [UInt8], _ problem: String) throws {
         let sandbox = try Sandbox()
         let path = sandbox.folder + "/" + name
-        FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        try #require(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
         let run = sandbox.run(["find", "-a", "x", "--provisioning", path], timeout: 20)
         #expect(run.status == 78)
         #expect(run.stderr.contains(name))

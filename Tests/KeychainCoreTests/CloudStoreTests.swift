@@ -126,7 +126,7 @@ import Testing
         expectDecode(b, "a file larger than any record")
         // Names that are not 32 hex digits are not records.
         for name in ["notes.txt", String(repeating: "A", count: 32), String(repeating: "0", count: 31)] {
-            FileManager.default.createFile(atPath: records + name, contents: Data("x".utf8))
+            try #require(FileManager.default.createFile(atPath: records + name, contents: Data("x".utf8)))
         }
         #expect(try Set(store.listing().map(\.uuid)) == [a, b])
     }
@@ -147,7 +147,7 @@ import Testing
                     guard let record = try store.record(uuid) else { return }
                     var next = record
                     next.tag += 1
-                    try store.write(next)
+                    _ = try store.write(next)
                 }
             }
         }

@@ -26,7 +26,7 @@ import Testing
         var live: [SecretBytes] = []
         for index in 0..<20_000 {
             let secret = SecretBytes(count: 12 + index % 40)
-            secret.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: UInt8(truncatingIfNeeded: index | 1)) }
+            _ = secret.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: UInt8(truncatingIfNeeded: index | 1)) }
             live.append(secret)
         }
         for (index, secret) in live.enumerated() {

@@ -204,7 +204,7 @@ import Testing
             }
             for (index, bytes) in variants.enumerated() {
                 let path = "\(folder)/\(index)-\(name)"
-                FileManager.default.createFile(atPath: path, contents: Data(bytes))
+                try #require(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
                 do {
                     _ = try ProfileDocument.load(path: path)
                     outcomes.loaded += 1

@@ -41,12 +41,13 @@ import Testing
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let big = folder + "/big.plist"
-        _ = FileManager.default.createFile(atPath: big, contents: Data(count: ProfileDocument.maximumSize + 10))
+        try #require(FileManager.default.createFile(atPath: big, contents: Data(count: ProfileDocument.maximumSize + 10)))
         #expect(profileErrorMessage { _ = try ProfileDocument.load(path: big) }?.contains("larger than") == true)
         let latin1 = folder + "/latin1.plist"
-        _ = FileManager.default.createFile(
-            atPath: latin1,
-            contents: Data("<?xml version=\"1.0\"?><plist><dict><key>\u{e9}</key></dict></plist>".utf8.map { $0 == 0xC3 ? 0xE9 : $0 }))
+        try #require(
+            FileManager.default.createFile(
+                atPath: latin1,
+                contents: Data("<?xml version=\"1.0\"?><plist><dict><key>\u{e9}</key></dict></plist>".utf8.map { $0 == 0xC3 ? 0xE9 : $0 })))
         #expect(profileErrorMessage { _ = try ProfileDocument.load(path: latin1) }?.contains("UTF-8") == true)
     }
 

@@ -11,7 +11,7 @@ import Testing
     func aSecretIsReadWholeIntoABufferItsOwnSize(_ size: Int) throws {
         let path = NSTemporaryDirectory() + "keychainctl-secret-" + UUID().uuidString
         let bytes = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31) }
-        FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        try #require(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
         defer { try? FileManager.default.removeItem(atPath: path) }
         let secret = try SecretFiles.readFile(path, limit: 1 << 20)
         #expect(secret.count == size)
