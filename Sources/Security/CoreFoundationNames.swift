@@ -23,8 +23,8 @@ public typealias OSStatus = Int32
 public let noErr: OSStatus = 0
 
 /// kCFBooleanTrue and kCFBooleanFalse, implicitly unwrapped as Apple's are.
-nonisolated(unsafe) public let kCFBooleanTrue: CFBoolean! = NSNumber(value: true)
-nonisolated(unsafe) public let kCFBooleanFalse: CFBoolean! = NSNumber(value: false)
+public let kCFBooleanTrue: CFBoolean! = NSNumber(value: true)
+public let kCFBooleanFalse: CFBoolean! = NSNumber(value: false)
 
 /// An allocator: only the default one exists, and every function taking one ignores it.
 public final class CFAllocator: Sendable {

@@ -69,9 +69,15 @@ package enum OpenSSL {
         return Array(UnsafeBufferPointer(start: start, count: Int(ASN1_STRING_length(string))))
     }
 
-    /// Overwrites a copy of secret bytes that an OpenSSL call needed as an array.
+    /// Overwrites a copy of secret bytes that an OpenSSL call needed as an array, with
+    /// `OPENSSL_cleanse`, which the compiler cannot drop as a store nothing reads.
     package static func zero(_ bytes: inout [UInt8]) {
-        bytes.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }
+        bytes.withUnsafeMutableBytes { cleanse($0) }
+    }
+
+    /// Overwrites `memory` (a key schedule, a buffer) the same way.
+    package static func cleanse(_ memory: UnsafeMutableRawBufferPointer) {
+        if let base = memory.baseAddress { OPENSSL_cleanse(base, memory.count) }
     }
 
     /// SHA-1 of `bytes` (Apple's public key hash and application label).

@@ -238,7 +238,7 @@ private struct Reader {
                     RC2_cbc_encrypt(
                         input, output.baseAddress!.assumingMemoryBound(to: UInt8.self), length, &schedule,
                         ivBytes.baseAddress!.assumingMemoryBound(to: UInt8.self), RC2_DECRYPT)
-                    withUnsafeMutableBytes(of: &schedule) { $0.initializeMemory(as: UInt8.self, repeating: 0) }
+                    withUnsafeMutableBytes(of: &schedule) { OpenSSL.cleanse($0) }
                 }
             }
         }
