@@ -48,7 +48,7 @@ enum SyncBench {
     /// while after many were deleted. The files stay: deleting them would slow the push that follows.
     private static func fileCreationFloor(in directory: String, count: Int) -> Double {
         mkdir(directory, 0o700)
-        let record = [UInt8](repeating: 0x5A, count: 253)
+        let record = [UInt8](repeating: 0x5A, count: 260)  // a sealed record of one of `items`' passwords
         let clock = Bench.Stopwatch()
         for index in 0..<count {
             let fd = open("\(directory)/\(index).new", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
@@ -58,6 +58,7 @@ enum SyncBench {
         }
         let folder = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         _ = FileSync.fileSystem(of: folder)
+        fsync(folder)
         for index in 0..<count { rename("\(directory)/\(index).new", "\(directory)/\(index)") }
         fsync(folder)
         close(folder)
