@@ -1,5 +1,3 @@
-import Glibc
-
 /// An option that takes a value, declared once as a constant of its command: its spelling, help
 /// and environment variable (`spec`), and how its text becomes a `Value`. The parser checks a given
 /// value with it (a usage error naming what is expected, before the command is built), and the
@@ -105,22 +103,4 @@ extension Option {
 extension Flag {
     /// The value of the flag's environment variable (see `OptionSpec.environmentValue`).
     public var environmentValue: String? { spec.environmentValue }
-}
-
-extension OptionSpec {
-    /// A text option read as given and checked by whoever reads it (a table of such options), so a
-    /// plain spec with no parser, which is cheaper to declare at start-up than a typed `Option`.
-    public static func plain(
-        _ long: String, _ short: Character?, _ valueName: String, kind: OptionKind = .text, suggestions: Suggestions = .none, _ help: String
-    ) -> OptionSpec {
-        OptionSpec(
-            long: long, short: short, valueName: valueName, kind: kind, repeatable: false, help: help, environment: nil,
-            suggestions: suggestions)
-    }
-
-    /// The value of the option's environment variable, when it has one and it is set and not empty.
-    public var environmentValue: String? {
-        guard let environment, let pointer = getenv(environment), pointer.pointee != 0 else { return nil }
-        return String(cString: pointer)
-    }
 }
