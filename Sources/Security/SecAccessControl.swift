@@ -34,6 +34,18 @@ public final class SecAccessControl: @unchecked Sendable {
     }
 }
 
+/// Equal when the protection and constraints are (`SecAccessControlCompare` compares the
+/// contents), and hashable, as Swift makes every CoreFoundation type: app code keeps one in a
+/// `[String: AnyHashable]` query or a set.
+extension SecAccessControl: Hashable {
+    public static func == (lhs: SecAccessControl, rhs: SecAccessControl) -> Bool { lhs === rhs || lhs.control == rhs.control }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(control.protection.rawValue)
+        hasher.combine(control.flags.rawValue)
+    }
+}
+
 // swift-format-ignore: AlwaysUseLowerCamelCase
 /// Creates an access control (`SecAccessControl.m`): every combination Apple refuses is `nil`
 /// with an error in kCFErrorDomainOSStatus, code errSecParam, saying which rule.

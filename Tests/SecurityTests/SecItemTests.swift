@@ -139,6 +139,32 @@ func readPassword(_ account: String, extra: [String: Any] = [:]) -> (OSStatus, S
         #expect(readPassword("alice").0 == errSecItemNotFound)
     }
 
+    /// SecAccessControl.m (`SecAccessControlCompare`): an access control is equal to another with
+    /// the same protection and constraints, and, as every CoreFoundation type is in Swift,
+    /// hashable: queries typed `[String: AnyHashable]` (as Valet writes them) hold one.
+    @Test func anAccessControlIsHashableAndFitsAnAnyHashableQuery() throws {
+        var error: Unmanaged<CFError>?
+        let control = try #require(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, .userPresence, &error))
+        let same = try #require(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, .userPresence, &error))
+        let otherFlags = try #require(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, .devicePasscode, &error))
+        let otherClass = try #require(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleAfterFirstUnlock, .userPresence, &error))
+        #expect(control == same && control.hashValue == same.hashValue)
+        #expect(control != otherFlags && control != otherClass)
+        #expect(Set([control, same, otherFlags, otherClass]).count == 3)
+
+        var query: [String: AnyHashable] = [
+            kSecClass as String: kSecClassGenericPassword,
+            kSecAttrService as String: "api.example.com",
+            kSecAttrAccount as String: "alice",
+            kSecValueData as String: Data("x".utf8),
+        ]
+        query[kSecAttrAccessControl as String] = control
+        #expect(SecItemAdd(query as CFDictionary, nil) == errSecSuccess)
+        #expect(readPassword("alice").0 == errSecInteractionNotAllowed, "the access control was applied")
+        SecurityTesting.answerAuthentication(.approve)
+        #expect(readPassword("alice").1 == "x")
+    }
+
     /// SecAccessControl.m (`SecAccessControlCreateWithFlags`): two biometry constraints at once
     /// are refused with an error in the OSStatus domain.
     @Test func anImpossibleAccessControlIsRefusedWithAnError() throws {
