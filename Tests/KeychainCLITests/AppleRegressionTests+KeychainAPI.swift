@@ -82,6 +82,24 @@ extension AppleRegressionTests {
         Self.expect(sandbox, ["delete"] + noData, "\(functionality):110")
     }
 
+    /// `SecItemServer.c` (`query_update_applier`, `query_set_data`): an update's new data is checked
+    /// for its type only, so empty data replaces a secret as any other does (SimpleKeychain's
+    /// `testStoringDataItemUnderExistingKey` sets `Data()` over an item and expects success).
+    @Test func anUpdateToEmptyDataReplacesTheSecret() throws {
+        let sandbox = try Sandbox()
+        let file = "SecItemServer.c"
+        let item = ["-s", "empty-update", "-a", "alice"]
+        Self.expect(sandbox, ["add"] + item, stdin: "s3cret", "\(file): add")
+        let empty = sandbox.folder + "/empty"
+        try Data().write(to: URL(fileURLWithPath: empty))
+        Self.expect(sandbox, ["update"] + item + ["--set-data-file", empty], "\(file): query_set_data")
+        let found = Self.expect(sandbox, ["find"] + item + ["--return", "data,attributes", "--format", "json"], "\(file): find")
+        #expect(Self.object(found)["v_Data"] as? String == "", "\(file): the data is empty, not missing: \(found.stdout)")
+        #expect(Self.expect(sandbox, ["find"] + item + ["-w"], "\(file): find -w").stdout.isEmpty)
+        Self.expect(sandbox, ["update"] + item + ["--set-data-stdin"], stdin: "again", "\(file): and back")
+        #expect(Self.expect(sandbox, ["find"] + item + ["-w"], "\(file): find -w").stdout == "again")
+    }
+
     /// `KeychainAPITests.m`: an add with attributes only (`testBadTypeInParams`), an access control
     /// that is no access control, and the internal `clip` attribute anywhere
     /// (`testNotAllowedToPassInternalAttributes`), are errSecParam.

@@ -65,6 +65,19 @@ func readPassword(_ account: String, extra: [String: Any] = [:]) -> (OSStatus, S
         #expect(readPassword("alice").1 == "two")
     }
 
+    /// SecItemServer.c (`query_set_data`): empty data is a new secret like any other, as
+    /// SimpleKeychain's suite expects of `set(Data(), forKey:)` over an existing item.
+    @Test func anUpdateToEmptyDataSucceeds() throws {
+        #expect(addPassword("alice", "one") == errSecSuccess)
+        let query: [String: Any] = [
+            kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "api.example.com", kSecAttrAccount as String: "alice",
+        ]
+        let changes: [String: Any] = [kSecValueData as String: Data()]
+        #expect(SecItemUpdate(query as CFDictionary, changes as CFDictionary) == errSecSuccess)
+        let (status, password) = readPassword("alice")
+        #expect(status == errSecSuccess && password == "")
+    }
+
     /// SecItemServer.c `_SecItemUpdate`: nothing matched is errSecItemNotFound, and nothing is added.
     @Test func anUpdateOfAMissingItemIsNotFound() throws {
         let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "nobody"]

@@ -8,8 +8,9 @@ package struct ItemChanges: Sendable {
     package let dataFields: [String: SecretBytes]
 
     /// Parses changes (`typed`: values the `Security` library binds, not parsed) for `schema`.
-    /// Nothing to change, or data updated to nothing, is errSecParam. `accessControl` says a new
-    /// access control is among the changes.
+    /// Nothing to change is errSecParam; empty data is a change like any other (`query_set_data`
+    /// checks only that the value is data). `accessControl` says a new access control is among
+    /// the changes.
     package init(
         _ pairs: [(code: String, value: String)], typed: [(code: String, value: AttributeValue)] = [], secret: SecretBytes?,
         for schema: ClassSchema, accessControl: Bool = false
@@ -17,9 +18,6 @@ package struct ItemChanges: Sendable {
         let parsed = try AttributeSet(parsing: pairs, typed: typed, for: schema, allowSyncAny: false)
         guard !parsed.isEmpty || secret != nil || accessControl else {
             throw KeychainError(.param, hint: "nothing to change: give a --set-… option or a new secret.")
-        }
-        if let secret, secret.count == 0 {
-            throw KeychainError(.param, hint: "the new secret is empty; updating data to nothing is not allowed.")
         }
         var values = parsed.values
         var dataFields: [String: SecretBytes] = [:]
