@@ -35,21 +35,22 @@ if [ -f "$checkout/Sources/KeychainSwift.swift" ]; then
     skip=""
     profile=""
     team=""
+    bundle=""
 elif [ -f "$checkout/Lib/KeychainAccess/Keychain.swift" ]; then
     library=KeychainAccess
     cp -R "$checkout/Lib/KeychainAccess" "$work/package/Sources/$library"
     cp -R "$checkout/Lib/KeychainAccessTests" "$work/package/Tests/${library}Tests"
     # SharedCredentialTests: shared web credentials exist on iOS only (the wrapper compiles them
-    # out elsewhere). The skipped tests expect Bundle.main to be the test host app
-    # (com.kishikawakatsumi.KeychainAccess.TestHost; on Linux an xctest has no bundle identifier,
-    # and the wrapper's default service is then "", which one of the tests also names), the item
-    # data the wrapper requests on iOS only (`#if os(iOS)`), or a Swift error caught
-    # `as NSError`, which Linux's Foundation does not bridge.
+    # out elsewhere). The tests expect the test host's bundle identifier as the default service:
+    # an Info.plist beside the test executable gives it. The skipped tests expect the item data
+    # the wrapper requests on iOS only (`#if os(iOS)`), or a Swift error caught `as NSError`,
+    # which Linux's Foundation does not bridge.
     remove="Sources/$library/Info.plist Sources/$library/KeychainAccess.h
         Tests/${library}Tests/Info.plist Tests/${library}Tests/SharedCredentialTests.swift"
-    skip="testDefaultInitializer|testInitializerWithAccessGroup|testSetStringWithCustomService|testAllKeys|testStringConversionError"
+    skip="testAllKeys|testStringConversionError"
     profile="$checkout/Lib/TestHost/TestHost.entitlements"
     team=27AEDK3C9F
+    bundle=com.kishikawakatsumi.KeychainAccess.TestHost
 elif [ -f "$checkout/SwiftKeychainWrapper/KeychainWrapper.swift" ]; then
     library=SwiftKeychainWrapper
     cp -R "$checkout/SwiftKeychainWrapper" "$work/package/Sources/$library"
@@ -58,6 +59,7 @@ elif [ -f "$checkout/SwiftKeychainWrapper/KeychainWrapper.swift" ]; then
     skip=""
     profile=""
     team=""
+    bundle=""
 else
     echo "$0: $checkout is not keychain-swift, KeychainAccess or SwiftKeychainWrapper" >&2
     exit 64
@@ -82,6 +84,11 @@ SWIFT
 HOME="$work/home" "$(cd "$here" && swift build --show-bin-path)/keychainctl" init >/dev/null
 cd "$work/package"
 swift build --build-tests >/dev/null
+# On Linux, Foundation reads the main bundle's Info.plist from the executable's folder.
+if [ -n "$bundle" ]; then
+    printf '<?xml version="1.0" encoding="UTF-8"?>\n<plist version="1.0"><dict><key>CFBundleIdentifier</key><string>%s</string></dict></plist>\n' \
+        "$bundle" > "$(swift build --show-bin-path)/Info.plist"
+fi
 if [ -n "$skip" ]; then echo "skipped (see the script): $skip"; fi
 HOME="$work/home" KEYCHAINCTL_PROFILE="$profile" KEYCHAINCTL_TEAM_ID="$team" \
     timeout 600 swift test --skip-build ${skip:+--skip "$skip"} 2>&1 | grep -E "Executed|error:|failed" | tail -5
