@@ -9,6 +9,7 @@
 #   kishikawakatsumi/KeychainAccess Lib/KeychainAccess, Lib/KeychainAccessTests, run as its test host
 #                                   (Lib/TestHost/TestHost.entitlements, Team ID 27AEDK3C9F)
 #   jrendel/SwiftKeychainWrapper    SwiftKeychainWrapper, SwiftKeychainWrapperTests
+#   matthewpalmer/Locksmith         Source, Tests/LocksmithTests
 #
 # It builds a throwaway package whose targets are the wrapper's sources and tests, depending on this
 # package's Security product, with `-import-module Security` on both (they may use Security's
@@ -60,8 +61,17 @@ elif [ -f "$checkout/SwiftKeychainWrapper/KeychainWrapper.swift" ]; then
     profile=""
     team=""
     bundle=""
+elif [ -f "$checkout/Source/Locksmith.swift" ]; then
+    library=Locksmith
+    cp -R "$checkout/Source" "$work/package/Sources/$library"
+    cp -R "$checkout/Tests/LocksmithTests" "$work/package/Tests/${library}Tests"
+    remove="Sources/$library/Info.plist Sources/$library/Locksmith.h Tests/${library}Tests/Info.plist"
+    skip=""
+    profile=""
+    team=""
+    bundle=""
 else
-    echo "$0: $checkout is not keychain-swift, KeychainAccess or SwiftKeychainWrapper" >&2
+    echo "$0: $checkout is not keychain-swift, KeychainAccess, SwiftKeychainWrapper or Locksmith" >&2
     exit 64
 fi
 for path in $remove; do rm -rf "$work/package/"$path; done

@@ -52,6 +52,11 @@ public final class CFError: Error, @unchecked Sendable, CustomStringConvertible 
 /// The domain of errors that carry an `OSStatus` (kCFErrorDomainOSStatus).
 nonisolated(unsafe) public let kCFErrorDomainOSStatus: CFString = "NSOSStatusErrorDomain"
 
+/// `kCFBundleIdentifierKey` (CFBundle.h), the Info.plist key keychain code reads its default service
+/// from: `Bundle.main.infoDictionary?[kCFBundleIdentifierKey as String]` (docs/LIBRARY.md says where
+/// Linux finds the main bundle's Info.plist).
+nonisolated(unsafe) public let kCFBundleIdentifierKey: CFString! = "CFBundleIdentifier"
+
 // swift-format-ignore: AlwaysUseLowerCamelCase
 public func CFErrorGetDomain(_ error: CFError!) -> CFString! { error.domain as NSString }
 // swift-format-ignore: AlwaysUseLowerCamelCase

@@ -152,6 +152,14 @@ func readPassword(_ account: String, extra: [String: Any] = [:]) -> (OSStatus, S
         #expect(readPassword("alice").0 == errSecItemNotFound)
     }
 
+    /// CFBundle.h: `kCFBundleIdentifierKey` is the Info.plist key wrappers read their default
+    /// service from (Locksmith's `LocksmithDefaultService`), spelled as on Apple platforms.
+    @Test func theBundleIdentifierKeyIsCoreFoundations() {
+        #expect(kCFBundleIdentifierKey as String == "CFBundleIdentifier")
+        let service = Bundle.main.infoDictionary?[String(kCFBundleIdentifierKey)] as? String ?? "fallback"
+        #expect(service == Bundle.main.bundleIdentifier ?? "fallback")
+    }
+
     /// SecAccessControl.m (`SecAccessControlCompare`): an access control is equal to another with
     /// the same protection and constraints, and, as every CoreFoundation type is in Swift,
     /// hashable: queries typed `[String: AnyHashable]` (as Valet writes them) hold one.
