@@ -83,6 +83,24 @@ import Testing
         #expect(Self.run(sandbox, ["find", "-s", "synced"]).status == 44)
     }
 
+    /// `producer | keychainctl set NAME` whose producer failed reads nothing: the stored secret stays,
+    /// the refusal says how to store an empty one on purpose, and that works as said.
+    @Test func setKeepsTheSecretWhenStandardInputIsEmpty() throws {
+        let sandbox = try Self.sandbox()
+        #expect(Self.run(sandbox, ["set", "api", "ci"], stdin: "t0ken").status == 0)
+        let empty = Self.run(sandbox, ["set", "api", "ci", "--label", "L"], stdin: "")
+        #expect(empty.status == 206 && empty.stderr.contains("nothing was stored"), "\(empty.stderr)")
+        #expect(Self.run(sandbox, ["get", "api", "ci"]).stdout == "t0ken")
+        #expect(Self.run(sandbox, ["set", "fresh"], stdin: "").status == 206, "nor is a new item stored empty")
+        #expect(Self.run(sandbox, ["get", "fresh"]).status == 44)
+        let hint = "give the same command --data-file /dev/null"
+        #expect(empty.stderr.contains(hint))
+        #expect(Self.run(sandbox, ["set", "api", "ci", "--label", "L", "--data-file", "/dev/null"]).status == 0)
+        #expect(Self.run(sandbox, ["get", "api", "ci"]).stdout.isEmpty)
+        let listed = Self.run(sandbox, ["find", "-s", "api", "-a", "ci", "--format", "json"])
+        #expect((try listed.json() as? [String: Any])?["labl"] as? String == "L")
+    }
+
     @Test func generatedPasswordsAreRandomAndShownOnlyWhenAsked() throws {
         let sandbox = try Self.sandbox()
         let quiet = Self.run(sandbox, ["set", "db", "--generate"])

@@ -18,7 +18,9 @@ struct SetCommand: Subcommand {
             --sync: a secret meant for this machine never goes into an item that the next sync sends to \
             every device (one of that name is exit 206 without --sync). A shorthand for generic \
             passwords: printf %s SECRET | keychainctl add -U -s NAME -a ACCOUNT, or keychainctl update \
-            -s NAME -a ACCOUNT --set-data-stdin for an item elsewhere. Two items with the name is exit 206.
+            -s NAME -a ACCOUNT --set-data-stdin for an item elsewhere. Two items with the name is exit 206. \
+            An empty secret from standard input or the prompt, what a failed command before the pipe gives, is \
+            exit 206 and stores nothing; --data-file /dev/null stores an empty one.
             """,
         sections: [
             ("secret", [Self.dataFile.spec, Self.keepNewline.spec, Self.generate.spec, Self.length.spec, Self.print.spec]),
@@ -71,6 +73,14 @@ struct SetCommand: Subcommand {
                 file: dataFile, argument: nil, stripNewline: dataFile == nil && !context[Self.keepNewline],
                 passphraseFD: context[GlobalOptions.passphraseFD]
             ).read(prompt: "Secret for \(named.described): ")
+        // `producer | keychainctl set NAME` with a failed producer reads nothing: the stored secret
+        // stays. (add and update follow SecItem, which takes empty data.)
+        if secret.count == 0, dataFile == nil, !context[Self.generate] {
+            throw KeychainError(
+                .param,
+                hint: "the secret for \(named.described) is empty: nothing came from standard input or the prompt, "
+                    + "so nothing was stored. To store an empty secret, give the same command --data-file /dev/null.")
+        }
         let keychain = try context.openKeychain(with: credential)
         var existing: Item?
         do {

@@ -46,7 +46,7 @@ package enum KeychainStatus: Int32, Sendable, CaseIterable {
             Description(
                 name: "errSecParam", message: "One or more parameters passed to a function were not valid.",
                 causes:
-                    "a malformed value, an invalid accessibility, a bad limit, a secret over 16 MiB, an access control Apple refuses (or given with `--sync yes` or `--attr pdmn`), `--auth-ui skip` outside find, a prompt answered with anything but approve, cancel or fail; a `--ref-file` that is not a certificate or key keychainctl reads (named), a PKCS#12 with no identity, a private key's bytes asked for without `--allow-private-key-export` or not extractable",
+                    "a malformed value, an invalid accessibility, a bad limit, a secret over 16 MiB, an access control Apple refuses (or given with `--sync yes` or `--attr pdmn`), `--auth-ui skip` outside find, a prompt answered with anything but approve, cancel or fail; an empty secret given to `set` on standard input or at its prompt; a `--ref-file` that is not a certificate or key keychainctl reads (named), a PKCS#12 with no identity, a private key's bytes asked for without `--allow-private-key-export` or not extractable",
                 commands: Self.itemCommands + ["explain", "matrix"])
         case .userCanceled:
             Description(
