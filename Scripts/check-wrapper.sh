@@ -25,56 +25,38 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/package/Sources" "$work/package/Tests" "$work/home"
 
+# Each wrapper: its library's and tests' folders, the files left out of either (besides Info.plist),
+# the tests skipped, and the profile, Team ID and bundle identifier its tests expect.
+skip="" profile="" team="" bundle=""
 if [ -f "$checkout/Sources/KeychainSwift.swift" ]; then
-    library=KeychainSwift
-    cp -R "$checkout/Sources" "$work/package/Sources/$library"
-    cp -R "$checkout/Tests/KeychainSwiftTests" "$work/package/Tests/${library}Tests"
+    library=KeychainSwift sources=Sources tests=Tests/KeychainSwiftTests
     # ClearTests and macOS Tests run in Apple's macOS test host only.
-    remove="Sources/$library/Info.plist Sources/$library/KeychainSwift.h Sources/$library/PrivacyInfo.xcprivacy
-        Tests/${library}Tests/ClearTests.swift Tests/${library}Tests/macOS*Tests Tests/${library}Tests/Info.plist
-        Tests/${library}Tests/KeychainSwiftTests-Bridging-Header.h"
-    skip=""
-    profile=""
-    team=""
-    bundle=""
+    leave_out="KeychainSwift.h PrivacyInfo.xcprivacy ClearTests.swift macOS*Tests KeychainSwiftTests-Bridging-Header.h"
 elif [ -f "$checkout/Lib/KeychainAccess/Keychain.swift" ]; then
-    library=KeychainAccess
-    cp -R "$checkout/Lib/KeychainAccess" "$work/package/Sources/$library"
-    cp -R "$checkout/Lib/KeychainAccessTests" "$work/package/Tests/${library}Tests"
+    library=KeychainAccess sources=Lib/KeychainAccess tests=Lib/KeychainAccessTests
     # SharedCredentialTests: shared web credentials exist on iOS only (the wrapper compiles them
     # out elsewhere). The tests expect the test host's bundle identifier as the default service:
     # an Info.plist beside the test executable gives it. The skipped tests expect the item data
     # the wrapper requests on iOS only (`#if os(iOS)`), or a Swift error caught `as NSError`,
     # which Linux's Foundation does not bridge.
-    remove="Sources/$library/Info.plist Sources/$library/KeychainAccess.h
-        Tests/${library}Tests/Info.plist Tests/${library}Tests/SharedCredentialTests.swift"
+    leave_out="KeychainAccess.h SharedCredentialTests.swift"
     skip="testAllKeys|testStringConversionError"
     profile="$checkout/Lib/TestHost/TestHost.entitlements"
     team=27AEDK3C9F
     bundle=com.kishikawakatsumi.KeychainAccess.TestHost
 elif [ -f "$checkout/SwiftKeychainWrapper/KeychainWrapper.swift" ]; then
-    library=SwiftKeychainWrapper
-    cp -R "$checkout/SwiftKeychainWrapper" "$work/package/Sources/$library"
-    cp -R "$checkout/SwiftKeychainWrapperTests" "$work/package/Tests/${library}Tests"
-    remove="Sources/$library/Info.plist Sources/$library/SwiftKeychainWrapper.h Tests/${library}Tests/Info.plist"
-    skip=""
-    profile=""
-    team=""
-    bundle=""
+    library=SwiftKeychainWrapper sources=SwiftKeychainWrapper tests=SwiftKeychainWrapperTests
+    leave_out="SwiftKeychainWrapper.h"
 elif [ -f "$checkout/Source/Locksmith.swift" ]; then
-    library=Locksmith
-    cp -R "$checkout/Source" "$work/package/Sources/$library"
-    cp -R "$checkout/Tests/LocksmithTests" "$work/package/Tests/${library}Tests"
-    remove="Sources/$library/Info.plist Sources/$library/Locksmith.h Tests/${library}Tests/Info.plist"
-    skip=""
-    profile=""
-    team=""
-    bundle=""
+    library=Locksmith sources=Source tests=Tests/LocksmithTests
+    leave_out="Locksmith.h"
 else
     echo "$0: $checkout is not keychain-swift, KeychainAccess, SwiftKeychainWrapper or Locksmith" >&2
     exit 64
 fi
-for path in $remove; do rm -rf "$work/package/"$path; done
+cp -R "$checkout/$sources" "$work/package/Sources/$library"
+cp -R "$checkout/$tests" "$work/package/Tests/${library}Tests"
+for name in Info.plist $leave_out; do rm -rf "$work/package/Sources/$library/"$name "$work/package/Tests/${library}Tests/"$name; done
 
 cat > "$work/package/Package.swift" <<SWIFT
 // swift-tools-version:5.9
@@ -100,5 +82,9 @@ if [ -n "$bundle" ]; then
         "$bundle" > "$(swift build --show-bin-path)/Info.plist"
 fi
 if [ -n "$skip" ]; then echo "skipped (see the script): $skip"; fi
+# The summary, and the suite's own exit status (a failure or a timeout is this script's failure).
+status=0
 HOME="$work/home" KEYCHAINCTL_PROFILE="$profile" KEYCHAINCTL_TEAM_ID="$team" \
-    timeout 600 swift test --skip-build ${skip:+--skip "$skip"} 2>&1 | grep -E "Executed|error:|failed" | tail -5
+    timeout 600 swift test --skip-build ${skip:+--skip "$skip"} > "$work/test.log" 2>&1 || status=$?
+grep -E "Executed|error:|failed" "$work/test.log" | tail -5
+exit "$status"
