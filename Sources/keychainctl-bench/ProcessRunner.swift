@@ -28,8 +28,7 @@ enum ProcessRunner {
             argv.forEach { free($0) }
             envp.forEach { free($0) }
         }
-        var start = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &start)
+        let clock = Bench.Stopwatch()
         var pid: pid_t = 0
         guard posix_spawn(&pid, arguments[0], &actions, nil, argv, envp) == 0 else {
             fatalError("cannot run \(arguments[0])")
@@ -37,11 +36,9 @@ enum ProcessRunner {
         var status: Int32 = 0
         var usage = rusage()
         wait4(pid, &status, 0, &usage)
-        var end = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &end)
-        let seconds = Double(end.tv_sec - start.tv_sec) + Double(end.tv_nsec - start.tv_nsec) / 1e9
         return Measurement(
-            seconds: seconds, peakKilobytes: usage.ru_maxrss, pageFaults: usage.ru_minflt + usage.ru_majflt, status: (status >> 8) & 0xFF)
+            seconds: clock.seconds, peakKilobytes: usage.ru_maxrss, pageFaults: usage.ru_minflt + usage.ru_majflt,
+            status: (status >> 8) & 0xFF)
     }
 
     /// The median time of `runs` runs of `command(i)`, after `warmup` unmeasured ones; every run
