@@ -79,6 +79,81 @@ func readPassword(_ account: String, extra: [String: Any] = [:]) -> (OSStatus, S
     }
 
     /// SecItemServer.c `_SecItemUpdate`: nothing matched is errSecItemNotFound, and nothing is added.
+    /// SecItem.h (kSecReturnPersistentRef, kSecValuePersistentRef): the reference an add returns
+    /// names that item alone, as OneTimePassword stores its tokens: by it the item is read (its
+    /// attributes, data and the same reference back), updated and deleted, and once deleted the
+    /// reference finds nothing. Two items alike but for the account have two references.
+    @Test func aPersistentReferenceReadsUpdatesAndDeletesItsItemAlone() throws {
+        func add(_ account: String) throws -> Data {
+            let query: [String: Any] = [
+                kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "otp", kSecAttrAccount as String: account,
+                kSecAttrGeneric as String: Data("otpauth://totp/one".utf8), kSecValueData as String: Data("one".utf8),
+                kSecReturnPersistentRef as String: kCFBooleanTrue!,
+            ]
+            var result: AnyObject?
+            #expect(withUnsafeMutablePointer(to: &result) { SecItemAdd(query as CFDictionary, $0) } == errSecSuccess)
+            return try #require(result as? Data)
+        }
+        func read(_ ref: Data) -> (OSStatus, NSDictionary?) {
+            let query: [String: Any] = [
+                kSecClass as String: kSecClassGenericPassword, kSecValuePersistentRef as String: ref,
+                kSecReturnPersistentRef as String: true, kSecReturnAttributes as String: true, kSecReturnData as String: true,
+            ]
+            var result: AnyObject?
+            let status = withUnsafeMutablePointer(to: &result) { SecItemCopyMatching(query as CFDictionary, $0) }
+            return (status, result as? NSDictionary)
+        }
+        let first = try add("a")
+        let second = try add("b")
+        #expect(first != second)
+        let (status, item) = read(first)
+        #expect(status == errSecSuccess)
+        #expect(item?[kSecAttrAccount as String] as? String == "a")
+        #expect(item?[kSecValuePersistentRef as String] as? Data == first)
+        #expect(item?[kSecValueData as String] as? Data == Data("one".utf8))
+
+        let byRef: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecValuePersistentRef as String: first]
+        let changes: [String: Any] = [
+            kSecAttrGeneric as String: Data("otpauth://totp/two".utf8), kSecValueData as String: Data("two".utf8),
+        ]
+        #expect(SecItemUpdate(byRef as CFDictionary, changes as CFDictionary) == errSecSuccess)
+        #expect(read(first).1?[kSecValueData as String] as? Data == Data("two".utf8))
+        #expect(read(second).1?[kSecValueData as String] as? Data == Data("one".utf8))
+
+        #expect(SecItemDelete(byRef as CFDictionary) == errSecSuccess)
+        #expect(read(first).0 == errSecItemNotFound)
+        #expect(SecItemDelete(byRef as CFDictionary) == errSecItemNotFound)
+        #expect(read(second).0 == errSecSuccess)
+    }
+
+    /// SecItemServer.c: a persistent reference is one more query term, so the caller's access
+    /// groups still filter it. Another team's app handed the app's reference (a leaked log, a
+    /// shared file) cannot read, change or delete the item by it: errSecItemNotFound, as if the
+    /// reference named nothing.
+    @Test func aPersistentReferenceGivesAnotherAppNothing() throws {
+        let query: [String: Any] = [
+            kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "alice", kSecValueData as String: Data("s3cret".utf8),
+            kSecReturnPersistentRef as String: true,
+        ]
+        var result: AnyObject?
+        #expect(withUnsafeMutablePointer(to: &result) { SecItemAdd(query as CFDictionary, $0) } == errSecSuccess)
+        let ref = try #require(result as? Data)
+        try SecurityTesting.actAs(.accessGroups(["OTHERTEAM1.com.example.other"]))
+        let byRef: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecValuePersistentRef as String: ref]
+        var stolen: AnyObject?
+        let read = byRef.merging([kSecReturnData as String: true]) { $1 }
+        #expect(withUnsafeMutablePointer(to: &stolen) { SecItemCopyMatching(read as CFDictionary, $0) } == errSecItemNotFound)
+        #expect(stolen == nil)
+        let changes: [String: Any] = [kSecValueData as String: Data("mine".utf8)]
+        #expect(SecItemUpdate(byRef as CFDictionary, changes as CFDictionary) == errSecItemNotFound)
+        #expect(SecItemDelete(byRef as CFDictionary) == errSecItemNotFound)
+        try SecurityTesting.actAs(.accessGroups([app, shared]))
+        var back: AnyObject?
+        let mine = byRef.merging([kSecReturnData as String: true]) { $1 }
+        #expect(withUnsafeMutablePointer(to: &back) { SecItemCopyMatching(mine as CFDictionary, $0) } == errSecSuccess)
+        #expect(back as? Data == Data("s3cret".utf8))
+    }
+
     @Test func anUpdateOfAMissingItemIsNotFound() throws {
         let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "nobody"]
         let changes: [String: Any] = [kSecValueData as String: Data("x".utf8)]
