@@ -249,6 +249,39 @@ import Testing
         }
     }
 
+    /// A file or folder of the repository that a page names in prose (`Sources/…`, `Scripts/…`,
+    /// `Fixtures/…`, a glob up to its `*`) exists: a move, such as a room into another module,
+    /// cannot leave a page pointing at the old place. What transcripts print is left to them.
+    @Test func everyRepositoryPathAPageNamesExists() throws {
+        let roots = ["Sources/", "Tests/", "Scripts/", "Fixtures/", "Fuzz/", "docs/", "ci/", ".ci/", ".github/"]
+        var named = 0
+        for page in Self.pages {
+            let text = try String(contentsOfFile: Sandbox.packageRoot + "/" + page, encoding: .utf8)
+            // Prose lines: outside fenced blocks. Code spans: a run of backticks to the same run.
+            var fenced = false
+            let prose = text.components(separatedBy: "\n").filter { line in
+                let isFence = line.drop(while: { $0 == " " }).hasPrefix("```")
+                if isFence { fenced.toggle() }
+                return !fenced && !isFence
+            }
+            let span = try NSRegularExpression(pattern: "(`+)(.+?)\\1")
+            let spans = prose.flatMap { line in
+                span.matches(in: line, range: NSRange(line.startIndex..., in: line)).compactMap {
+                    Range($0.range(at: 2), in: line).map { line[$0] }
+                }
+            }
+            for word in spans.flatMap({ $0.split(whereSeparator: \.isWhitespace) }) {
+                guard roots.contains(where: { word.hasPrefix($0) }) else { continue }
+                var path = Substring(word.prefix { $0 != "*" })
+                while let last = path.last, ".,:;".contains(last) { path = path.dropLast() }
+                named += 1
+                #expect(
+                    FileManager.default.fileExists(atPath: Sandbox.packageRoot + "/" + path), "\(page) names \(path), which is not there")
+            }
+        }
+        #expect(named >= 30, "the pages name \(named) repository paths; the scan has lost them")
+    }
+
     /// The library's guide shows tests of the repository's own suite: the code it shows is those
     /// tests, word for word, so it compiles and passes with the suite.
     @Test func theLibraryGuidesTestsAreInTheSuite() throws {
