@@ -13,8 +13,9 @@
 #
 # It builds a throwaway package whose targets are the wrapper's sources and tests, depending on this
 # package's Security product, with `-import-module Security` on both (they may use Security's
-# names after `import Foundation` alone, as Apple platforms allow), makes a keychain
-# with `keychainctl init` under a throwaway HOME, and runs `swift test`. What it leaves out, and
+# names after `import Foundation` alone, as Apple platforms allow), and runs `swift test` under a
+# throwaway HOME, where the suite's first call makes the default keychain (nothing is set up first,
+# as an app sets up nothing on Apple platforms). What it leaves out, and
 # why, is listed per wrapper: files for an API Apple has only on iOS, and tests whose expectation
 # rests on something other than the keychain (docs/LIBRARY.md). Outside CI: it needs the wrapper's
 # sources, which this repository does not carry.
@@ -72,8 +73,6 @@ let package = Package(
     ]
 )
 SWIFT
-(cd "$here" && swift build --product keychainctl >/dev/null)
-HOME="$work/home" "$(cd "$here" && swift build --show-bin-path)/keychainctl" init >/dev/null
 cd "$work/package"
 swift build --build-tests >/dev/null
 # On Linux, Foundation reads the main bundle's Info.plist from the executable's folder.
@@ -84,7 +83,7 @@ fi
 if [ -n "$skip" ]; then echo "skipped (see the script): $skip"; fi
 # The summary, and the suite's own exit status (a failure or a timeout is this script's failure).
 status=0
-HOME="$work/home" KEYCHAINCTL_PROFILE="$profile" KEYCHAINCTL_TEAM_ID="$team" \
-    timeout 600 swift test --skip-build ${skip:+--skip "$skip"} > "$work/test.log" 2>&1 || status=$?
+env -u XDG_DATA_HOME -u XDG_CONFIG_HOME -u KEYCHAINCTL_KEYCHAIN -u KEYCHAINCTL_KEY_FILE HOME="$work/home" \
+    KEYCHAINCTL_PROFILE="$profile" KEYCHAINCTL_TEAM_ID="$team" timeout 600 swift test --skip-build ${skip:+--skip "$skip"} > "$work/test.log" 2>&1 || status=$?
 grep -E "Executed|error:|failed" "$work/test.log" | tail -5
 exit "$status"

@@ -88,7 +88,7 @@ package final class SecItemEngine: @unchecked Sendable {
                 caller: Caller(configuration.profile), answer: configuration.authenticationAnswer)
         } else {
             let settings = try ProcessSettings.fromEnvironment()
-            try KeychainStore.checkExists(settings.keychainPath, create: "keychainctl init")
+            try settings.ensureKeychain()
             made = Opened(
                 keychain: try Keychain(
                     path: settings.keychainPath, source: try settings.credentialSource(), deviceState: settings.deviceState),

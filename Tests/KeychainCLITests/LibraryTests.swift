@@ -98,6 +98,76 @@ import Testing
             "\(explained.stdout)")
     }
 
+    /// Runs `body` with the setting variables unset and the default folders under `home` (data and
+    /// config), the library reading the environment; everything is put back afterwards.
+    static func withDefaultsUnder(_ home: String, _ body: () throws -> Void) throws {
+        let lease = try SecurityTesting.Lease(inMemory: .accessGroups(["SKMME9E2Y8.com.example.app"]))
+        defer { withExtendedLifetime(lease) {} }
+        let values: [String: String?] = [
+            "XDG_DATA_HOME": home + "/data", "XDG_CONFIG_HOME": home + "/config", "KEYCHAINCTL_KEYCHAIN": nil, "KEYCHAINCTL_KEY_FILE": nil,
+            "KEYCHAINCTL_KEY": nil, "KEYCHAINCTL_PASSPHRASE": nil, "KEYCHAINCTL_PROFILE": nil, "KEYCHAINCTL_PLATFORM": nil,
+        ]
+        let saved = values.keys.map { ($0, getenv($0).map { String(cString: $0) }) }
+        defer {
+            for (name, value) in saved { if let value { setenv(name, value, 1) } else { unsetenv(name) } }
+            SecurityTesting.reset()
+        }
+        for (name, value) in values { if let value { setenv(name, value, 1) } else { unsetenv(name) } }
+        SecurityTesting.reset()
+        try body()
+    }
+
+    /// An app's keychain always exists on Apple platforms, so with no set-up and no keychain yet the
+    /// first call finds nothing (errSecItemNotFound, not errSecNotAvailable): the default keychain
+    /// is made, opened by a new default key file (0600, in a 0700 folder), and the command then
+    /// opens it with no variable at all.
+    @Test func theFirstCallMakesTheDefaultKeychainAsAnAppsAlwaysExists() throws {
+        let sandbox = try Sandbox()
+        let home = sandbox.folder + "/home"
+        try Self.withDefaultsUnder(home) {
+            let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "api.example.com"]
+            #expect(SecItemCopyMatching(query as CFDictionary, nil) == errSecItemNotFound, "\(SecurityTesting.lastFailure ?? "")")
+            #expect(Self.addAsTheApp(account: "alice") == errSecSuccess, "\(SecurityTesting.lastFailure ?? "")")
+        }
+        #expect(FileManager.default.fileExists(atPath: home + "/data/keychainctl/keychain.db"))
+        var status = stat()
+        #expect(stat(home + "/config/keychainctl/keychain.key", &status) == 0 && status.st_mode & 0o777 == 0o600)
+        #expect(stat(home + "/config/keychainctl", &status) == 0 && status.st_mode & 0o777 == 0o700)
+        let defaults = [
+            "KEYCHAINCTL_KEYCHAIN": "", "KEYCHAINCTL_KEY_FILE": "", "HOME": home, "XDG_DATA_HOME": home + "/data",
+            "XDG_CONFIG_HOME": home + "/config",
+        ]
+        let got = sandbox.run(["get", "api.example.com"], profile: nil, environment: defaults)
+        #expect(got.status == 0 && got.stdout == "s3cret", "\(got.stderr)")
+    }
+
+    /// Only the default keychain is made on first use: a keychain a variable names, or a key one
+    /// names, that is not there is errSecNotAvailable saying to run init, and nothing is created (a
+    /// typo must not get a new, empty keychain). One that cannot be made says why.
+    @Test func aNamedKeychainThatIsMissingIsNotMade() throws {
+        let sandbox = try Sandbox()
+        let home = sandbox.folder + "/home"
+        try Self.withDefaultsUnder(home) {
+            setenv("KEYCHAINCTL_KEYCHAIN", home + "/typo.db", 1)
+            SecurityTesting.reset()
+            #expect(Self.addAsTheApp(account: "alice") == errSecNotAvailable)
+            #expect(SecurityTesting.lastFailure?.contains("keychainctl init") == true, "\(SecurityTesting.lastFailure ?? "")")
+            unsetenv("KEYCHAINCTL_KEYCHAIN")
+            setenv("KEYCHAINCTL_KEY_FILE", home + "/typo.key", 1)
+            SecurityTesting.reset()
+            #expect(Self.addAsTheApp(account: "alice") == errSecNotAvailable)
+            unsetenv("KEYCHAINCTL_KEY_FILE")
+            #expect(!FileManager.default.fileExists(atPath: home), "nothing was made")
+
+            // A data folder that is a file: the keychain cannot be made, and the failure says so.
+            try #require(FileManager.default.createFile(atPath: sandbox.folder + "/not-a-folder", contents: Data()))
+            setenv("XDG_DATA_HOME", sandbox.folder + "/not-a-folder", 1)
+            SecurityTesting.reset()
+            #expect(Self.addAsTheApp(account: "alice") == errSecNotAvailable)
+            #expect(SecurityTesting.lastFailure?.contains("could not be created") == true, "\(SecurityTesting.lastFailure ?? "")")
+        }
+    }
+
     /// With no testing set-up, the library finds its keychain, key and caller where the command does,
     /// from the same variables; a variable it cannot use is errSecNotAvailable, saying which.
     @Test func withoutSetUpTheLibraryReadsTheCommandsVariables() throws {

@@ -47,7 +47,7 @@ struct CloudCommand: Subcommand {
         let key: SecretBytes
         if let generateKeyFile {
             try SyncCommand.checkKeyOutside(store: directory, keyFile: generateKeyFile)
-            guard case .key(let generated) = try InitCommand.writeNewKey(to: generateKeyFile) else { return }
+            guard case .key(let generated) = try KeyFile.writeNew(to: generateKeyFile) else { return }
             key = generated
         } else {
             key = try SyncCommand.accountKey(context[SyncCommand.accountKeyFile], store: directory)

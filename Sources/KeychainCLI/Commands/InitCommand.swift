@@ -46,7 +46,7 @@ struct InitCommand: Subcommand {
         var createdKeyFile: String?
         if let keyPath = context[Self.generateKeyFile] {
             let file = try keyPath.isEmpty ? defaultKeyFile() : keyPath
-            credential = try Self.writeNewKey(to: file)
+            credential = try KeyFile.writeNew(to: file)
             createdKeyFile = file
         } else if let given = try context.creatingCredential() {
             credential = given
@@ -57,7 +57,7 @@ struct InitCommand: Subcommand {
         } else if context.usesDefaultKeychain {
             // No key source and no terminal (a script, a container): the default key file.
             let file = try defaultKeyFile()
-            credential = try Self.writeNewKey(to: file)
+            credential = try KeyFile.writeNew(to: file)
             createdKeyFile = file
         } else {
             throw ConfigurationError(
@@ -89,33 +89,6 @@ struct InitCommand: Subcommand {
             throw ConfigurationError("neither XDG_CONFIG_HOME nor HOME is an absolute folder: give --generate-key-file a path.")
         }
         return file
-    }
-
-    /// Writes 32 random bytes, base64, to a new file of mode 0600 (refusing to overwrite).
-    static func writeNewKey(to path: String) throws -> KeychainCredential {
-        let key = SecretBytes.random(count: KeyRing.keyBytes)
-        try writeKey(key, to: path)
-        return .key(key)
-    }
-
-    /// Writes `key`, base64 and a newline, to a new file of mode 0600 (refusing to overwrite or to
-    /// follow a link), made durable: what `--key-file` and KEYCHAINCTL_KEY_FILE read.
-    static func writeKey(_ key: SecretBytes, to path: String) throws {
-        let text = key.base64()
-        withUnsafeBytes(of: UInt8(0x0A)) { text.append($0) }
-        try Folders.makeParents(of: path)
-        let fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else {
-            throw ConfigurationError(
-                "cannot create key file \(path): \(SystemError.text(errno)) (an existing key file is never overwritten).")
-        }
-        defer { close(fd) }
-        let written = text.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        guard written == text.count, fsync(fd) == 0 else {
-            unlink(path)
-            throw InputError("cannot write key file \(path): \(SystemError.text(errno)).")
-        }
-        Folders.syncParent(of: path)
     }
 }
 

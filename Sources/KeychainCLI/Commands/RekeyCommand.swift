@@ -77,7 +77,7 @@ struct RekeyCommand: Subcommand {
             }
             let staging = target + ".new"
             unlink(staging)
-            credential = dryRun ? .key(SecretBytes.random(count: KeyRing.keyBytes)) : try InitCommand.writeNewKey(to: staging)
+            credential = dryRun ? .key(SecretBytes.random(count: KeyRing.keyBytes)) : try KeyFile.writeNew(to: staging)
             pendingKeyFile = dryRun ? nil : staging
         } else {
             credential = try newCredential()

@@ -101,7 +101,7 @@ struct UnlockCommand: Subcommand {
         var source = try context.credentialSource()
         source.useCache = false
         let keychain = try Keychain(Keychain.opening(path: path, source: source))
-        try InitCommand.writeKey(keychain.keychainKey, to: file)
+        try KeyFile.write(keychain.keychainKey, to: file)
         switch context.resolvedFormat {
         case .text:
             StandardStreams.err("unlocked \(path.terminalSafe): key written to \(file.terminalSafe) (mode 0600); remove it to lock.\n")

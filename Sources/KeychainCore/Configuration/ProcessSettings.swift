@@ -46,6 +46,35 @@ package struct ProcessSettings {
         ) { path in try Profile.load(path: path, provisioning: provisioning, teamID: teamID, platform: platform, allowWildcard: false) }
     }
 
+    /// Makes sure the keychain is there. An app's keychain always exists on Apple platforms, so a
+    /// missing one is created on first use when it is the default keychain at an absolute path and
+    /// no variable names a key or passphrase: opened by the default key file, the one already there
+    /// or a new one, as `keychainctl init` makes it in a script. Any other missing keychain is
+    /// errSecNotAvailable naming `keychainctl init` (a variable pointing at the wrong file must not
+    /// get a new, empty keychain), and so is one that cannot be created, saying why.
+    package func ensureKeychain() throws {
+        guard access(keychainPath, F_OK) != 0 else { return }
+        let named = [SettingVariable.keychain, .keyFile, .key, .passphrase].contains { $0.value != nil }
+        guard !named, keychainPath.hasPrefix("/"), let keyFile = ConfigFolder.defaultKeyFile else {
+            try KeychainStore.checkExists(keychainPath, create: "keychainctl init")
+            return
+        }
+        do { try Self.createKeychain(at: keychainPath, keyFile: keyFile) } catch {
+            throw KeychainError(.notAvailable, hint: "no keychain at \(keychainPath), and it could not be created: \(error)")
+        }
+    }
+
+    /// Creates the keychain at `path` opened by the key in `keyFile` (written first when missing),
+    /// unless another process made it meanwhile.
+    package static func createKeychain(at path: String, keyFile: String) throws {
+        let credential = try KeyFile.existingOrNew(at: keyFile)
+        do {
+            try Keychain.create(path: path, credential: credential)
+        } catch let error as KeychainError where error.status == .duplicateKeychain {
+            // Another process made it first, opened by the same key file.
+        }
+    }
+
     /// Where the key comes from, in the command's order less its options and prompt:
     /// KEYCHAINCTL_KEY_FILE, KEYCHAINCTL_KEY, the key `unlock` cached (unless KEYCHAINCTL_NO_CACHE=1),
     /// the default keychain's key file, KEYCHAINCTL_PASSPHRASE. The secret variables are taken

@@ -32,7 +32,7 @@ extension KeychainStore {
     /// then hard-linked into place, so no process ever sees it half-made, of several makers exactly
     /// one wins, and an existing file is never overwritten (`existing` is thrown). The parent
     /// folders are made (mode 0700); a link in the way is refused (`what` names the file).
-    package static func publish(at path: String, what: String, existing: KeychainError, _ build: (String) throws -> Void) throws {
+    package static func publish(at path: String, what: String, existing: any Error, _ build: (String) throws -> Void) throws {
         try FileSafety.checkLinks(path, what: what)
         try Folders.makeParents(of: path)
         let temporary = "\(path).creating-\(getpid())-\(Base64.encode(Sodium.randomBytes(6)).replacingBytes("/", with: "_"))"
