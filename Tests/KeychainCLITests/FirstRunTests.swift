@@ -75,6 +75,23 @@ import Testing
         #expect(user.shell("keychainctl get api", extra: ["KEYCHAINCTL_KEY_FILE=\(user.home)/saved2.key"]).status == 44)
     }
 
+    /// A default key file that outlived its keychain is kept: `init` (no terminal) makes the new
+    /// keychain with it and says so, as the library's first call does, rather than refusing until
+    /// the user deletes a key that may still open a backup.
+    @Test func initKeepsTheDefaultKeyFileADeletedKeychainLeft() throws {
+        let user = try User()
+        #expect(user.shell("keychainctl init").status == 0)
+        #expect(user.shell("echo tok | keychainctl set api && keychainctl backup old.db").status == 0)
+        let keyFile = user.home + "/.config/keychainctl/keychain.key"
+        let key = try String(contentsOfFile: keyFile, encoding: .utf8)
+        let again = user.shell("rm .local/share/keychainctl/keychain.db && keychainctl init")
+        #expect(again.status == 0 && again.stdout.contains("unlocked by key file \(keyFile), which was already there"), "\(again.stderr)")
+        #expect(try String(contentsOfFile: keyFile, encoding: .utf8) == key)
+        #expect(user.shell("keychainctl get api").status == 44, "a new, empty keychain")
+        // The key still opens the backup the deleted keychain left.
+        #expect(user.shell("keychainctl get api --keychain old.db --key-file .config/keychainctl/keychain.key").stdout == "tok")
+    }
+
     /// Another keychain than the default: the 53 hint creates it with a key file of its own (the
     /// keychain named as the user named it), the 36 hint names the variable later calls need.
     @Test func anotherKeychainsHintsWorkAsPrinted() throws {

@@ -15,8 +15,8 @@ struct InitCommand: Subcommand {
             0600. The default keychain's key file is keychain.key in $XDG_CONFIG_HOME/keychainctl \
             (~/.config/keychainctl): every command opening the default keychain reads it when no other \
             source gives a key. With no key source and no terminal to ask a passphrase on, init makes that \
-            file for the default keychain; on a terminal it asks for a passphrase unless \
-            --generate-key-file is given.
+            file for the default keychain, or keeps the one a deleted keychain left (a key may still open \
+            its backups); on a terminal it asks for a passphrase unless --generate-key-file is given.
             """,
         sections: [("options", [Self.generateKeyFile.spec, Self.kdf.spec]), GlobalOptions.section],
         examples: [
@@ -44,6 +44,7 @@ struct InitCommand: Subcommand {
         }
         let credential: KeychainCredential
         var createdKeyFile: String?
+        var keptKeyFile: String?
         if let keyPath = context[Self.generateKeyFile] {
             let file = try keyPath.isEmpty ? defaultKeyFile() : keyPath
             credential = try KeyFile.writeNew(to: file)
@@ -55,10 +56,12 @@ struct InitCommand: Subcommand {
                     "a passphrase of fewer than 12 bytes is weak against an offline guess; a key file is stronger for automation.")
             }
         } else if context.usesDefaultKeychain {
-            // No key source and no terminal (a script, a container): the default key file.
+            // No key source and no terminal (a script, a container): the default key file, a new
+            // one, or the one a deleted keychain left (a key is never thrown away).
             let file = try defaultKeyFile()
-            credential = try KeyFile.writeNew(to: file)
-            createdKeyFile = file
+            let key = try KeyFile.existingOrNew(at: file)
+            credential = key.credential
+            if key.isNew { createdKeyFile = file } else { keptKeyFile = file }
         } else {
             throw ConfigurationError(
                 "no key for the new keychain \(path.terminalSafe), and no terminal to ask a passphrase on: run '\(context.initCommand)' "
@@ -70,7 +73,9 @@ struct InitCommand: Subcommand {
             if let createdKeyFile { unlink(createdKeyFile) }
             throw error
         }
-        let unlock = createdKeyFile.map { "key file \($0)" } ?? (credential.isPassphrase ? "passphrase" : "key")
+        let unlock =
+            createdKeyFile.map { "key file \($0)" } ?? keptKeyFile.map { "key file \($0), which was already there" }
+            ?? (credential.isPassphrase ? "passphrase" : "key")
         switch context.resolvedFormat {
         case .text: StandardStreams.out("created keychain \(path) (unlocked by \(unlock))\n")
         case .json:

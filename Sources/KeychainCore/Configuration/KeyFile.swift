@@ -31,13 +31,13 @@ package enum KeyFile {
         }
     }
 
-    /// The key in the file at `path`, or a new one written there when there is none; a file
-    /// another process wrote meanwhile is read rather than replaced.
-    package static func existingOrNew(at path: String) throws -> KeychainCredential {
-        if access(path, F_OK) == 0 { return try SecretFiles.key(fromFile: path) }
-        do { return try writeNew(to: path) } catch {
+    /// The key in the file at `path` (`isNew` false), or a new one written there when there is
+    /// none; a file another process wrote meanwhile is read rather than replaced.
+    package static func existingOrNew(at path: String) throws -> (credential: KeychainCredential, isNew: Bool) {
+        if access(path, F_OK) == 0 { return (try SecretFiles.key(fromFile: path), false) }
+        do { return (try writeNew(to: path), true) } catch {
             guard access(path, F_OK) == 0 else { throw error }
-            return try SecretFiles.key(fromFile: path)
+            return (try SecretFiles.key(fromFile: path), false)
         }
     }
 }

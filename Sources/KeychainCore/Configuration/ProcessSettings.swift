@@ -67,7 +67,7 @@ package struct ProcessSettings {
     /// Creates the keychain at `path` opened by the key in `keyFile` (written first when missing),
     /// unless another process made it meanwhile.
     package static func createKeychain(at path: String, keyFile: String) throws {
-        let credential = try KeyFile.existingOrNew(at: keyFile)
+        let credential = try KeyFile.existingOrNew(at: keyFile).credential
         do {
             try Keychain.create(path: path, credential: credential)
         } catch let error as KeychainError where error.status == .duplicateKeychain {
