@@ -141,6 +141,35 @@ import Testing
         #expect(got.status == 0 && got.stdout == "s3cret", "\(got.stderr)")
     }
 
+    /// With no profile a program is the built-in target, as LIBRARY warns: it reads what
+    /// `keychainctl set` stored, and a suite's delete of a whole class removes it too; a keychain
+    /// of the suite's own (the default folders moved) leaves the script's secrets alone.
+    @Test func aProgramWithNoProfileSharesTheScriptsGroup() throws {
+        let sandbox = try Sandbox()
+        let home = sandbox.folder + "/home"
+        let defaults = [
+            "KEYCHAINCTL_KEYCHAIN": "", "KEYCHAINCTL_KEY_FILE": "", "HOME": home, "XDG_DATA_HOME": home + "/data",
+            "XDG_CONFIG_HOME": home + "/config",
+        ]
+        #expect(sandbox.run(["init"], profile: nil, environment: defaults).status == 0)
+        #expect(sandbox.run(["set", "deploy-token"], profile: nil, stdin: Data("tok".utf8), environment: defaults).status == 0)
+        let everyPassword: [String: Any] = [kSecClass as String: kSecClassGenericPassword]
+        try Self.withDefaultsUnder(sandbox.folder + "/elsewhere") {
+            #expect(SecItemDelete(everyPassword as CFDictionary) == errSecItemNotFound, "a keychain of its own")
+        }
+        #expect(sandbox.run(["get", "deploy-token"], profile: nil, environment: defaults).stdout == "tok")
+        try Self.withDefaultsUnder(home) {
+            var result: CFTypeRef?
+            let query: [String: Any] = [
+                kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "deploy-token", kSecReturnData as String: true,
+            ]
+            #expect(SecItemCopyMatching(query as CFDictionary, &result) == errSecSuccess)
+            #expect(result as? Data == Data("tok".utf8))
+            #expect(SecItemDelete(everyPassword as CFDictionary) == errSecSuccess)
+        }
+        #expect(sandbox.run(["get", "deploy-token"], profile: nil, environment: defaults).status == 44)
+    }
+
     /// Only the default keychain is made on first use: a keychain a variable names, or a key one
     /// names, that is not there is errSecNotAvailable saying to run init, and nothing is created (a
     /// typo must not get a new, empty keychain). One that cannot be made says why.
