@@ -197,6 +197,58 @@ import Testing
         }
     }
 
+    /// The command a missing named keychain's refusal names, run as printed in the program's
+    /// environment, makes the keychain, and what it says to give the program next opens it: for a
+    /// keychain a variable names, and for a key file a variable names that is not there either.
+    @Test func aMissingKeychainsHintWorksAsPrinted() throws {
+        let sandbox = try Sandbox()
+        let home = sandbox.folder + "/home"
+        let folder = URL(fileURLWithPath: Sandbox.binary).deletingLastPathComponent().path
+        /// Runs `command` in sh with the variables the library reads, as the user's shell has them.
+        func shell(_ command: String, _ variables: [String: String]) -> Sandbox.Run {
+            sandbox.run(
+                ["/bin/sh", "-c", command], profile: nil,
+                environment: ["PATH": folder + ":/usr/bin:/bin", "HOME": home, "KEYCHAINCTL_KEYCHAIN": "", "KEYCHAINCTL_KEY_FILE": ""]
+                    .merging(variables) { $1 },
+                executable: "/usr/bin/env")
+        }
+        func hint(_ failure: String?) throws -> (command: String, then: String?) {
+            let text = try #require(failure)
+            let command = try #require(
+                text.components(separatedBy: "create it with '").dropFirst().first?.components(separatedBy: "'.").first)
+            return (command, text.components(separatedBy: "Then give this program ").dropFirst().first.map { String($0.dropLast()) })
+        }
+        try Self.withDefaultsUnder(home) {
+            let data = ["XDG_DATA_HOME": home + "/data", "XDG_CONFIG_HOME": home + "/config"]
+            let named = data.merging(["KEYCHAINCTL_KEYCHAIN": sandbox.folder + "/named.db"]) { $1 }
+            for (name, value) in named { setenv(name, value, 1) }
+            SecurityTesting.reset()
+            #expect(Self.addAsTheApp(account: "alice") == errSecNotAvailable)
+            let first = try hint(SecurityTesting.lastFailure)
+            #expect(
+                first.command.hasPrefix("keychainctl init --generate-key-file ") && first.command.hasSuffix("/named.db.key"), "\(first)")
+            let made = shell(first.command, named)
+            #expect(made.status == 0, "\(made.stderr)")
+            let variable = try #require(first.then?.split(separator: "=", maxSplits: 1).map(String.init))
+            #expect(variable.first == "KEYCHAINCTL_KEY_FILE")
+            setenv(variable[0], variable[1].trimmingCharacters(in: CharacterSet(charactersIn: "'")), 1)
+            SecurityTesting.reset()
+            #expect(Self.addAsTheApp(account: "alice") == errSecSuccess, "\(SecurityTesting.lastFailure ?? "")")
+
+            // The default keychain with a key file a variable names and nobody made.
+            unsetenv("KEYCHAINCTL_KEYCHAIN")
+            let keyNamed = data.merging(["KEYCHAINCTL_KEY_FILE": sandbox.folder + "/chosen.key"]) { $1 }
+            setenv("KEYCHAINCTL_KEY_FILE", sandbox.folder + "/chosen.key", 1)
+            SecurityTesting.reset()
+            #expect(Self.addAsTheApp(account: "bob") == errSecNotAvailable)
+            let second = try hint(SecurityTesting.lastFailure)
+            #expect(second.then == nil)
+            #expect(shell(second.command, keyNamed).status == 0)
+            SecurityTesting.reset()
+            #expect(Self.addAsTheApp(account: "bob") == errSecSuccess, "\(SecurityTesting.lastFailure ?? "")")
+        }
+    }
+
     /// With no testing set-up, the library finds its keychain, key and caller where the command does,
     /// from the same variables; a variable it cannot use is errSecNotAvailable, saying which.
     @Test func withoutSetUpTheLibraryReadsTheCommandsVariables() throws {

@@ -91,14 +91,16 @@ package final class KeychainStore {
     }
 
     /// errSecNotAvailable when there is no file at `path`, naming `create`, the command that makes
-    /// one: checked before anyone is asked for a passphrase or a secret.
-    package static func checkExists(_ path: String, create: @autoclosure () -> String? = nil) throws(KeychainError) {
+    /// one, and `then`, what the caller needs after it: checked before anyone is asked for a
+    /// passphrase or a secret.
+    package static func checkExists(
+        _ path: String, create: @autoclosure () -> String? = nil, then: @autoclosure () -> String? = nil
+    ) throws(KeychainError) {
         guard access(path, F_OK) == 0 else {
+            let command = create() ?? "keychainctl init --keychain \(path.shellQuoted)"
             throw KeychainError(
                 .notAvailable,
-                hint:
-                    "no keychain at \(path.terminalSafe); create it with '\(create() ?? "keychainctl init --keychain \(path.shellQuoted)")'."
-            )
+                hint: "no keychain at \(path.terminalSafe); create it with '\(command)'." + (then().map { " Then \($0)." } ?? ""))
         }
     }
 
