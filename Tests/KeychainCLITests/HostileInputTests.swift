@@ -112,6 +112,18 @@ import Testing
         }
         try FileManager.default.setAttributes([.posixPermissions: 0o400], ofItemAtPath: sandbox.keyFile)
         #expect(sandbox.run(["find", "-s", "svc", "-w"]).stdout == "s")
+
+        // The fix, run as printed, also for a path a shell would split or expand.
+        let spaced = sandbox.folder + "/my keys/it's $HOME.key"
+        try FileManager.default.createDirectory(atPath: sandbox.folder + "/my keys", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: sandbox.keyFile, toPath: spaced)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: spaced)
+        let refused = sandbox.run(["find", "-s", "svc", "-w"], environment: ["KEYCHAINCTL_KEY_FILE": spaced])
+        #expect(refused.status == 78, "\(refused.stderr)")
+        let fix = try #require(
+            refused.stderr.components(separatedBy: "run '").dropFirst().first?.components(separatedBy: "'. Nothing").first)
+        #expect(sandbox.run(["/bin/sh", "-c", fix], profile: nil, executable: "/usr/bin/env").status == 0, "\(fix)")
+        #expect(sandbox.run(["find", "-s", "svc", "-w"], environment: ["KEYCHAINCTL_KEY_FILE": spaced]).stdout == "s", "\(fix)")
     }
 
     /// A key file owned by another user, or reached through another user's symbolic link (the

@@ -197,6 +197,45 @@ import Testing
         }
     }
 
+    /// A default key file already there is read as every key file is, never replaced: one that is
+    /// not a key, or that others may read, stops the first call (errSecNotAvailable, nothing made),
+    /// and the fix the refusal prints, run as printed, lets the next call make the keychain.
+    @Test func aDefaultKeyFileThatCannotBeUsedIsNeverReplaced() throws {
+        let sandbox = try Sandbox()
+        let home = sandbox.folder + "/home"
+        let keyFile = home + "/config/keychainctl/keychain.key"
+        try FileManager.default.createDirectory(atPath: home + "/config/keychainctl", withIntermediateDirectories: true)
+        try #require(FileManager.default.createFile(atPath: keyFile, contents: Data("not a key\u{1B}[2J\n".utf8)))
+        chmod(keyFile, 0o600)
+        try Self.withDefaultsUnder(home) {
+            #expect(Self.addAsTheApp(account: "alice") == errSecNotAvailable)
+            #expect(SecurityTesting.lastFailure?.contains("could not be created") == true, "\(SecurityTesting.lastFailure ?? "")")
+            #expect(SecurityTesting.lastFailure?.contains("\u{1B}") == false, "control characters escaped")
+        }
+        #expect(try String(contentsOfFile: keyFile, encoding: .utf8) == "not a key\u{1B}[2J\n", "never replaced")
+        #expect(!FileManager.default.fileExists(atPath: home + "/data/keychainctl/keychain.db"))
+
+        // A real key, readable by others: refused with ssh's fix, which then works.
+        let made = sandbox.run(
+            ["init", "--keychain", sandbox.folder + "/scratch.db", "--generate-key-file", sandbox.folder + "/k"], profile: nil)
+        #expect(made.status == 0, "\(made.stderr)")
+        try FileManager.default.removeItem(atPath: keyFile)
+        try FileManager.default.copyItem(atPath: sandbox.folder + "/k", toPath: keyFile)
+        chmod(keyFile, 0o644)
+        try Self.withDefaultsUnder(home) {
+            #expect(Self.addAsTheApp(account: "alice") == errSecNotAvailable)
+            let failure = SecurityTesting.lastFailure ?? ""
+            let fix = try #require(
+                failure.components(separatedBy: "run '").dropFirst().first?.components(separatedBy: "'").first, "\(failure)")
+            #expect(fix == "chmod 600 \(keyFile)")
+            let fixed = sandbox.run(["/bin/sh", "-c", fix], profile: nil, executable: "/usr/bin/env")
+            #expect(fixed.status == 0, "\(fixed.stderr)")
+            SecurityTesting.reset()
+            #expect(Self.addAsTheApp(account: "alice") == errSecSuccess, "\(SecurityTesting.lastFailure ?? "")")
+        }
+        #expect(FileManager.default.contentsEqual(atPath: keyFile, andPath: sandbox.folder + "/k"))
+    }
+
     /// The command a missing named keychain's refusal names, run as printed in the program's
     /// environment, makes the keychain, and what it says to give the program next opens it: for a
     /// keychain a variable names, and for a key file a variable names that is not there either.

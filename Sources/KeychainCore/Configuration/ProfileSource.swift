@@ -30,7 +30,7 @@ package enum ProfileSource: Equatable {
             guard status.st_mode & 0o022 == 0 else {
                 throw ConfigurationError(
                     "the default profile's \(what) \(place) is writable by group or others (mode \(mode)), who would choose your access groups; "
-                        + "run 'chmod go-w \(place)'. Nothing was read.")
+                        + "run 'chmod go-w \(place.shellQuoted)'. Nothing was read.")
             }
             guard what == "folder" || status.st_mode & S_IFMT == S_IFREG else {
                 throw ConfigurationError("the default profile \(path) is not a regular file; nothing was read.")

@@ -55,7 +55,7 @@ package enum SecretFiles {
         guard status.st_mode & 0o077 == 0 else {
             throw ConfigurationError(
                 "key file \(path) is accessible by group or others (mode \(String(status.st_mode & 0o777, radix: 8))); "
-                    + "run 'chmod 600 \(path)'. Nothing was read.")
+                    + "run 'chmod 600 \(path.shellQuoted)'. Nothing was read.")
         }
         return try readAll(fd: fd, source: "key file \(path)", limit: InputLimits.keyFileBytes)
     }
