@@ -166,6 +166,11 @@ import Testing
         #expect(duplicate.status == 45 && !duplicate.stderr.utf8.contains(0x1B), "\(duplicate.stderr)")
         let json = try sandbox.run(["find", "-s", "svc", "--format", "json"]).json() as? [String: Any]
         #expect(json?["acct"] as? String == hostile)
+        // A word that is no subcommand or option, from a script's variable, is echoed escaped.
+        for arguments in [[hostile], ["find", "--" + hostile]] {
+            let usage = sandbox.run(arguments)
+            #expect(usage.status == 64 && !usage.stderr.utf8.contains(0x1B) && !usage.stderr.contains("\nforged"), "\(usage.stderr)")
+        }
     }
 
     /// A binary plist from `objects` (already encoded), one-byte offsets and references.

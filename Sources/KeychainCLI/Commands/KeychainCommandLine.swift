@@ -46,7 +46,7 @@ public enum KeychainCommandLine {
             return 0
         }
         guard let type = commands.first(where: { $0.name == name }) else {
-            return usage("unknown subcommand '\(name)'; run 'keychainctl --help' for the list.", command: nil)
+            return usage("unknown subcommand '\(name.terminalSafe)'; run 'keychainctl --help' for the list.", command: nil)
         }
         let command: any Subcommand
         do {
