@@ -88,6 +88,33 @@ import Testing
         #expect(given.status != 64, "with NAME the call goes on (to the missing keychain): \(given.stderr)")
     }
 
+    /// Every option and operand of every command, and the subcommand itself, given a word that
+    /// would drive a terminal (an escape sequence, a bell, a carriage return), as a script passing
+    /// an untrusted word would: whatever the command answers, those bytes never reach stdout or
+    /// stderr raw, and no call crashes.
+    @Test func noWordOnTheCommandLineReachesTheTerminalRaw() throws {
+        let sandbox = try Sandbox()
+        var runs = 0
+        for hostile in ["bin0\u{1B}]52;c;aGk=\u{07}\r\u{1B}[2J=x", "\u{1B}[2J\u{07}", "svce=\u{1B}[2J", "-\u{1B}"] {
+            var lines = [[hostile]]
+            for spec in Self.specs {
+                let own = spec.sections.filter { $0.title != ProgramSpec.globalSectionTitle }.flatMap(\.options)
+                let options = own + (spec.name == "find" ? GlobalOptions.specs : [])
+                lines += options.filter { $0.kind != .flag }.map { [spec.name, "--" + $0.long, hostile] }
+                lines += spec.operands.indices.map { count in [spec.name] + Array(repeating: hostile, count: count + 1) }
+                lines += spec.actions.map { [spec.name] + $0.words.split(separator: " ").prefix(1).map(String.init) + [hostile] }
+            }
+            for line in lines {
+                let run = sandbox.run(line, profile: nil, timeout: 30)
+                runs += 1
+                let shown = run.stdoutData + Data(run.stderr.utf8)
+                #expect(!shown.contains(0x1B) && !shown.contains(0x07), "\(line.dropLast()): \(run.stderr)")
+                #expect(!run.stderr.contains("Fatal error"), "\(line.dropLast()) crashed: \(run.stderr)")
+            }
+        }
+        #expect(runs > 450, "\(runs) command lines tried")
+    }
+
     /// Options that contradict each other are a usage error found with the options, before the
     /// profile or the keychain is read (as swift-argument-parser's `validate` runs before `run`).
     @Test func contradictoryOptionsAreAUsageErrorBeforeTheCommandRuns() {
