@@ -1,5 +1,6 @@
 import CommandLineKit
 import Foundation
+import KeychainCore
 import Testing
 
 @testable import KeychainCLI
@@ -113,6 +114,27 @@ import Testing
             }
         }
         #expect(runs > 450, "\(runs) command lines tried")
+    }
+
+    /// The same for every setting variable, and the folders the defaults come from: a value that
+    /// would drive a terminal is refused or used, never echoed raw, by an everyday command and a
+    /// SecItem one.
+    @Test func noSettingVariableReachesTheTerminalRaw() throws {
+        let sandbox = try Sandbox()
+        let names = SettingVariable.allCases.map(\.rawValue) + ["HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_RUNTIME_DIR"]
+        var runs = 0
+        for hostile in ["\u{1B}[2J\u{07}", "/tmp/\u{1B}]52;c;aGk=\u{07}", "1\r\u{1B}[1A"] {
+            for name in names {
+                for line in [["get", "api"], ["find", "-s", "api"], ["ls"]] {
+                    let run = sandbox.run(line, profile: nil, environment: [name: hostile], timeout: 30)
+                    runs += 1
+                    let shown = run.stdoutData + Data(run.stderr.utf8)
+                    #expect(!shown.contains(0x1B) && !shown.contains(0x07), "\(name) with \(line): \(run.stderr)")
+                    #expect(!run.stderr.contains("Fatal error"), "\(name) with \(line) crashed: \(run.stderr)")
+                }
+            }
+        }
+        #expect(runs == 3 * 3 * names.count)
     }
 
     /// Options that contradict each other are a usage error found with the options, before the
