@@ -124,5 +124,15 @@ import Testing
         let run = try User.hint(noKey, after: "run '", end: "' (and")
         #expect(user.shell(run).status == 0, "\(run)")
         #expect(user.shell("keychainctl init --keychain third.db --generate-key-file").status == 64)
+        // A call naming its key file: the hint makes the keychain with that file (new or there),
+        // so the same call then works; it used to leave the key file out.
+        for (keychain, keyFile) in [("fourth.db", "fourth-own.key"), ("fifth.db", "fourth-own.key")] {
+            let call = "keychainctl get api --keychain \(keychain) --key-file \(keyFile)"
+            let missing = user.shell(call)
+            let create = try User.hint(missing, after: "create it with '", end: "'.\n")
+            #expect(create.contains(keyFile), "\(missing.stderr)")
+            #expect(user.shell(create).status == 0, "\(create)")
+            #expect(user.shell(call).status == 44, "\(create)")
+        }
     }
 }

@@ -70,20 +70,14 @@ struct CommandContext {
     /// default keychain; `nil` otherwise, or when there is no folder of settings.
     var defaultKeyFile: String? { usesDefaultKeychain ? ConfigFolder.defaultKeyFile : nil }
 
-    /// The command that creates this call's keychain, as a hint prints it: `init` alone for the
-    /// default one (it makes its key file), with the keychain given as this call gave it, and a key
-    /// file of its own beside any other keychain unless a key source is already in the environment.
+    /// The command that creates this call's keychain, as a hint prints it (`InitHint`): the
+    /// keychain and key file as this call gave them, or a key file of its own beside a keychain
+    /// other than the default when no key source is given.
     var initCommand: String {
-        var words = ["keychainctl", "init"]
-        if let keychain = self[GlobalOptions.keychain] { words += ["--keychain", keychain.shellQuoted] }
-        let keyInEnvironment = [
-            GlobalOptions.keyFile.environmentValue, Environment.value(Self.keyVariable), Environment.value(Self.passphraseVariable),
-        ]
-        .contains { $0 != nil }
-        if !usesDefaultKeychain, !keyInEnvironment, self[GlobalOptions.keyFile] == nil, self[GlobalOptions.passphraseFD] == nil {
-            words += ["--generate-key-file", besideKeyFile.shellQuoted]
-        }
-        return words.joined(separator: " ")
+        InitHint(
+            keychainPath: keychainPath, keychainOption: self[GlobalOptions.keychain], keyFileOption: self[GlobalOptions.keyFile],
+            passphraseOption: self[GlobalOptions.passphraseFD] != nil
+        ).command
     }
 
     /// The key file `initCommand` names beside a keychain other than the default (`PATH.key`).

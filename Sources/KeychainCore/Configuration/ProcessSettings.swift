@@ -50,35 +50,21 @@ package struct ProcessSettings {
     /// missing one is created on first use when it is the default keychain at an absolute path and
     /// no variable names a key or passphrase: opened by the default key file, the one already there
     /// or a new one, as `keychainctl init` makes it in a script. Any other missing keychain is
-    /// errSecNotAvailable naming `keychainctl init` (a variable pointing at the wrong file must not
-    /// get a new, empty keychain), and so is one that cannot be created, saying why.
+    /// errSecNotAvailable naming the `init` that makes it (`InitHint`): a variable pointing at the
+    /// wrong file must not get a new, empty keychain. One that cannot be created says why.
     package func ensureKeychain() throws {
         guard access(keychainPath, F_OK) != 0 else { return }
         let named = [SettingVariable.keychain, .keyFile, .key, .passphrase].contains { $0.value != nil }
         guard !named, keychainPath.hasPrefix("/"), let keyFile = ConfigFolder.defaultKeyFile else {
-            let hint = initHint
-            try KeychainStore.checkExists(keychainPath, create: hint.command, then: hint.then)
+            let hint = InitHint(keychainPath: keychainPath)
+            try KeychainStore.checkExists(
+                keychainPath, create: hint.command, then: hint.newKeyFile.map { "give this program KEYCHAINCTL_KEY_FILE=\($0.shellQuoted)" }
+            )
             return
         }
         do { try Self.createKeychain(at: keychainPath, keyFile: keyFile) } catch {
             throw KeychainError(.notAvailable, hint: "no keychain at \(keychainPath), and it could not be created: \(error)")
         }
-    }
-
-    /// The command that makes the missing keychain when run in the same environment, and what the
-    /// program needs after it: `init` alone where a variable gives the key (with
-    /// `--generate-key-file` where the key file it names is missing too), else a key file of the
-    /// keychain's own beside it, which the program is then given (`init` makes the default
-    /// keychain's key file itself).
-    private var initHint: (command: String, then: String?) {
-        if let keyFile = SettingVariable.keyFile.value {
-            return (access(keyFile, F_OK) == 0 ? "keychainctl init" : "keychainctl init --generate-key-file \(keyFile.shellQuoted)", nil)
-        }
-        if keychainPath == ConfigFolder.defaultKeychain || [SettingVariable.key, .passphrase].contains(where: { $0.value != nil }) {
-            return ("keychainctl init", nil)
-        }
-        let beside = (keychainPath + ".key").shellQuoted
-        return ("keychainctl init --generate-key-file \(beside)", "give this program KEYCHAINCTL_KEY_FILE=\(beside)")
     }
 
     /// Creates the keychain at `path` opened by the key in `keyFile` (written first when missing),
