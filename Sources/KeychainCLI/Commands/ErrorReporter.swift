@@ -6,7 +6,7 @@ enum ErrorReporter {
     static func report(_ error: any Error, format: OutputFormat) -> Int32 {
         if let strict = error as? SilentExit { return strict.code }
         if let own = error as? SilentExitWithMessage {
-            StandardStreams.err("keychainctl: \(own.message)\n")
+            StandardStreams.err("keychainctl: \(own.message.terminalSafe)\n")
             return own.code
         }
         let (status, name, message, hint, exitStatus) = describe(error)

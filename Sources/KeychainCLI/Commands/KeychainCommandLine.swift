@@ -46,7 +46,7 @@ public enum KeychainCommandLine {
             return 0
         }
         guard let type = commands.first(where: { $0.name == name }) else {
-            return usage("unknown subcommand '\(name.terminalSafe)'; run 'keychainctl --help' for the list.", command: nil)
+            return usage("unknown subcommand '\(name)'; run 'keychainctl --help' for the list.", command: nil)
         }
         let command: any Subcommand
         do {
@@ -173,7 +173,10 @@ public enum KeychainCommandLine {
 
     private static func usage(_ message: String, command: String?) -> Int32 {
         let help = command.map { "keychainctl \($0) --help" } ?? "keychainctl --help"
-        StandardStreams.err("keychainctl: \(message)\nSee '\(help)'.\n")
+        // Usage errors are one line quoting words of the command line: every control character, a
+        // line break too, is escaped here, once, whatever built the text (as ErrorReporter does for
+        // every other failure).
+        StandardStreams.err("keychainctl: \(message.terminalSafe)\nSee '\(help)'.\n")
         return ExitStatusTable.usage
     }
 }

@@ -9,7 +9,7 @@ enum DataFieldFiles {
     static func read(_ assignments: [Assignment], option: String) throws -> [(code: String, value: String)] {
         try assignments.map { pair in
             guard Schema.attribute(pair.code)?.isDataField == true else {
-                throw UsageError("\(option) names a data field (binn, bini, bin0, bin1, bin2 or bin3), not '\(pair.code.terminalSafe)'.")
+                throw UsageError("\(option) names a data field (binn, bini, bin0, bin1, bin2 or bin3), not '\(pair.code)'.")
             }
             let bytes = try SecretFiles.readFile(pair.value, limit: InputLimits.secretBytes)
             return (pair.code, "base64:" + bytes.withUnsafeBytes { Base64.encode(Array($0)) })
