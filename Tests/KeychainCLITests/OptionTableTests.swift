@@ -106,7 +106,7 @@ import Testing
                 lines += spec.actions.map { [spec.name] + $0.words.split(separator: " ").prefix(1).map(String.init) + [hostile] }
             }
             for line in lines {
-                let run = sandbox.run(line, profile: nil, timeout: 30)
+                let run = sandbox.run(line, profile: nil, timeout: 30, inFolder: true)
                 runs += 1
                 let shown = run.stdoutData + Data(run.stderr.utf8)
                 #expect(!shown.contains(0x1B) && !shown.contains(0x07), "\(line.dropLast()): \(run.stderr)")
@@ -126,7 +126,7 @@ import Testing
         for hostile in ["\u{1B}[2J\u{07}", "/tmp/\u{1B}]52;c;aGk=\u{07}", "1\r\u{1B}[1A"] {
             for name in names {
                 for line in [["get", "api"], ["find", "-s", "api"], ["ls"]] {
-                    let run = sandbox.run(line, profile: nil, environment: [name: hostile], timeout: 30)
+                    let run = sandbox.run(line, profile: nil, environment: [name: hostile], timeout: 30, inFolder: true)
                     runs += 1
                     let shown = run.stdoutData + Data(run.stderr.utf8)
                     #expect(!shown.contains(0x1B) && !shown.contains(0x07), "\(name) with \(line): \(run.stderr)")

@@ -97,14 +97,16 @@ final class Sandbox {
     /// `stdoutPath` sends stdout to that file (such as /dev/full) instead of a pipe; `stdinPath`
     /// reads stdin from that file (such as /dev/zero); `memoryLimitKB` caps the child's address
     /// space (`ulimit -v`), so a run that grows without bound fails instead of exhausting the machine;
-    /// `executable` runs that program (a shell) with `arguments` instead of keychainctl.
+    /// `executable` runs that program (a shell) with `arguments` instead of keychainctl; `inFolder`
+    /// runs it in the sandbox's folder, so relative paths it is given land there, not in the package.
     @discardableResult
     func run(
         _ arguments: [String], profile: String? = "app.plist", stdin: Data? = nil, environment: [String: String] = [:],
         timeout: Double = 120, stdoutPath: String? = nil, stdinPath: String? = nil, memoryLimitKB: Int? = nil,
-        executable: String? = nil, beforeInput: ((Int32) -> Void)? = nil
+        executable: String? = nil, inFolder: Bool = false, beforeInput: ((Int32) -> Void)? = nil
     ) -> Run {
         let process = Process()
+        if inFolder { process.currentDirectoryURL = URL(fileURLWithPath: folder) }
         let fullArguments = arguments + (profile.map { ["--profile", "\(Self.profiles)/\($0)"] } ?? [])
         if let executable {
             process.executableURL = URL(fileURLWithPath: executable)
