@@ -81,7 +81,7 @@ struct CommandContext {
     }
 
     /// The key file `initCommand` names beside a keychain other than the default (`PATH.key`).
-    var besideKeyFile: String { keychainPath + ".key" }
+    var besideKeyFile: String { InitHint.keyFile(beside: keychainPath) }
 
     /// errSecNotAvailable naming `initCommand` when the keychain file does not exist.
     func checkKeychainExists() throws {

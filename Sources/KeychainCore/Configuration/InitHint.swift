@@ -32,11 +32,15 @@ package struct InitHint {
         } else if !passphraseOption, keychainPath != ConfigFolder.defaultKeychain,
             SettingVariable.key.value == nil, SettingVariable.passphrase.value == nil
         {
-            let beside = keychainPath + ".key"
+            let beside = Self.keyFile(beside: keychainPath)
             words += ["--generate-key-file", beside.shellQuoted]
             newKeyFile = beside
         }
         command = words.joined(separator: " ")
         self.newKeyFile = newKeyFile
     }
+
+    /// The key file of a keychain's own that the hint names beside it (`PATH.key`), where a later
+    /// call without a key looks for it too.
+    package static func keyFile(beside keychainPath: String) -> String { keychainPath + ".key" }
 }
