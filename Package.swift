@@ -45,6 +45,9 @@ let package = Package(
         // The platform's own calls (the kernel keyring, starting a program isolated, the terminal's
         // echo, core dumps and ptrace, syncfs, errno's text), each behind a small Swift type: the
         // one module that imports the C shims for them, so a port to another system changes it alone.
+        // Text made safe where it is shown: on a terminal, as a shell word, in roff, XML and Markdown.
+        // Below the engine and the command-line framework alike, so both escape a string one way.
+        .target(name: "TextEscaping"),
         .target(name: "KeychainPlatform", dependencies: ["CKeyring", "CSpawn", "CTerminal", "CProcess", "CFileSync"]),
         // The engine in three storeys, each a module, so the compiler keeps their dependencies
         // pointing down (CONTRIBUTING.md's map; ArchitectureTests keeps the rooms inside each). A
@@ -53,7 +56,7 @@ let package = Package(
         // The foundation: support, errors, the model, cryptography, the store, queries, the key cache.
         .target(
             name: "KeychainFoundation",
-            dependencies: ["KeychainPlatform", "CSQLite", "CSodium", "CCrypto", "CZip"],
+            dependencies: ["KeychainPlatform", "TextEscaping", "CSQLite", "CSodium", "CCrypto", "CZip"],
             linkerSettings: [
                 // Release binaries link SQLite and libsodium statically (and `make release` links the
                 // whole executable statically): every call is a new process, and the dynamic loader's
@@ -71,26 +74,26 @@ let package = Package(
                     .when(configuration: .release)),
             ]),
         // Apple's formats: entitlements and provisioning profiles, what Xcode built, certificates and keys.
-        .target(name: "KeychainFormats", dependencies: ["KeychainFoundation", "KeychainPlatform", "CCrypto", "CZip"]),
+        .target(name: "KeychainFormats", dependencies: ["KeychainFoundation", "KeychainPlatform", "TextEscaping", "CCrypto", "CZip"]),
         // The SecItem policy and the features over it. It re-exports the two modules under it; what
         // depends on it names them too, so that a change of their layout rebuilds it (SwiftPM does
         // not follow a re-export: a stale test binary crashed on a grown ItemRequest).
         .target(
-            name: "KeychainCore", dependencies: ["KeychainFoundation", "KeychainFormats", "KeychainPlatform", "CSQLite"]),
+            name: "KeychainCore", dependencies: ["KeychainFoundation", "KeychainFormats", "KeychainPlatform", "TextEscaping", "CSQLite"]),
         // The command-line framework: option and command specs, parsing, help, the man page, the
         // reference and completion scripts. It imports nothing of the keychain (a program describes
         // itself to it with a ProgramSpec), so the compiler keeps it apart; a generic it offers is
         // @inlinable, as the engine's are.
-        .target(name: "CommandLineKit"),
+        .target(name: "CommandLineKit", dependencies: ["TextEscaping"]),
         .target(
             name: "KeychainCLI",
             dependencies: [
-                "CommandLineKit", "KeychainCore", "KeychainFormats", "KeychainFoundation", "KeychainPlatform", "CBuildInfo",
+                "CommandLineKit", "KeychainCore", "KeychainFormats", "KeychainFoundation", "KeychainPlatform", "TextEscaping", "CBuildInfo",
             ]),
         .executableTarget(name: "keychainctl", dependencies: ["KeychainCLI"]),
         // `import Security` on Linux: SecItem's functions, constants, statuses and CF names, with full
         // Foundation (app code bridges `[String: Any]` to `CFDictionary`). The command never links it.
-        .target(name: "Security", dependencies: ["KeychainCore", "KeychainFormats", "KeychainFoundation"]),
+        .target(name: "Security", dependencies: ["KeychainCore", "KeychainFormats", "KeychainFoundation", "TextEscaping"]),
         // Pointing the library at a keychain, a profile and a device state from a test, without variables.
         .target(name: "SecurityTesting", dependencies: ["Security", "KeychainCore", "KeychainFormats", "KeychainFoundation"]),
         .executableTarget(
@@ -103,7 +106,9 @@ let package = Package(
             path: "Tests/Support"),
         .testTarget(
             name: "KeychainCoreTests",
-            dependencies: ["KeychainCore", "KeychainFormats", "KeychainFoundation", "KeychainPlatform", "KeychainTestSupport"]),
+            dependencies: [
+                "KeychainCore", "KeychainFormats", "KeychainFoundation", "KeychainPlatform", "KeychainTestSupport", "TextEscaping",
+            ]),
         // Keychain code written as apps write it, through `import Security` (docs/LIBRARY.md).
         .testTarget(name: "SecurityTests", dependencies: ["Security", "SecurityTesting"]),
         // Test support: runs a command where a seccomp filter blocks the kernel keyring.

@@ -1,3 +1,5 @@
+import TextEscaping
+
 /// The program's man page (section 1), rendered from its spec and its commands', so that the man
 /// page, `--help` and the completions never disagree.
 public enum ManPage {
@@ -63,15 +65,12 @@ public enum ManPage {
     /// Text safe in roff: backslashes and hyphens escaped, characters beyond ASCII as `\[uXXXX]`,
     /// no line starting with a control character.
     public static func roff(_ text: String) -> String {
-        var escaped = ""
-        for scalar in text.unicodeScalars {
+        let escaped = text.escaping { scalar in
             switch scalar {
-            case "\\": escaped += "\\e"
-            case "-": escaped += "\\-"
-            case _ where scalar.value > 0x7E:
-                let hex = String(scalar.value, radix: 16, uppercase: true)
-                escaped += "\\[u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex + "]"
-            default: escaped.unicodeScalars.append(scalar)
+            case "\\": "\\e"
+            case "-": "\\-"
+            case _ where scalar.value > 0x7E: "\\[u" + String.hex(scalar.value, digits: 4) + "]"
+            default: nil
             }
         }
         return escaped.split(separator: "\n", omittingEmptySubsequences: false).map { line in

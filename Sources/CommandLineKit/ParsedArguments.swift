@@ -1,3 +1,5 @@
+import TextEscaping
+
 /// The options of one invocation, parsed against its command's `CommandSpec`.
 ///
 /// Accepts `--long value`, `--long=value`, `-s value` and flags; `--` ends the options. Help
@@ -103,7 +105,7 @@ public struct ParsedArguments {
                 throw UsageError("unexpected argument (word \(position), not shown); \(spec.name) takes \(takes).")
             }
             guard let option else {
-                throw UsageError("unknown option '\(shown.escapedForTerminal)' for \(spec.name)." + Self.suggestion(for: shown, in: spec))
+                throw UsageError("unknown option '\(shown.terminalSafe)' for \(spec.name)." + Self.suggestion(for: shown, in: spec))
             }
             if option.isFlag {
                 guard inlineValue == nil else { throw UsageError("--\(option.long) takes no value.") }
@@ -228,21 +230,5 @@ public struct ParsedArguments {
         table.compactMap { spec, code in
             values[spec.long]?.last.map { (code, $0) }
         }
-    }
-}
-
-extension String {
-    /// The text with its control characters written as escapes (`\\n`, `\\u{1B}`), so that a
-    /// word echoed in a usage error cannot drive the terminal.
-    public var escapedForTerminal: String {
-        var out = ""
-        for scalar in unicodeScalars {
-            if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
-                out += scalar.escaped(asASCII: true)
-            } else {
-                out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
     }
 }

@@ -1,3 +1,5 @@
+import TextEscaping
+
 /// The command reference as Markdown (`PROGRAM manpage --markdown`): the man page's content, from
 /// the same specs, for reading on a code host.
 public enum ReferencePage {
@@ -70,16 +72,14 @@ public enum ReferencePage {
 
     /// Text whose `<`, `>` and `*` Markdown would take for markup, escaped.
     private static func escaped(_ text: String) -> String {
-        var out = ""
-        for character in text {
-            switch character {
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "*": out += "\\*"
-            case "_": out += "\\_"
-            default: out.append(character)
+        text.escaping { scalar in
+            switch scalar {
+            case "<": "&lt;"
+            case ">": "&gt;"
+            case "*": "\\*"
+            case "_": "\\_"
+            default: nil
             }
         }
-        return out
     }
 }

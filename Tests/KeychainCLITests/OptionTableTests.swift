@@ -116,6 +116,20 @@ import Testing
         #expect(runs > 450, "\(runs) command lines tried")
     }
 
+    /// A word is escaped one way wherever it is echoed: the command-line framework's unknown
+    /// option, the program's unknown subcommand and a refused value all show ESC and BEL as
+    /// `\x1B` and `\x07`, so what a user searches a log for does not depend on who refused it.
+    @Test func anEchoedWordIsEscapedOneWay() throws {
+        let sandbox = try Sandbox()
+        for (line, status) in [
+            (["find", "--x\u{1B}[2J\u{07}"], Int32(64)), (["x\u{1B}[2J\u{07}"], 64), (["find", "--limit", "x\u{1B}[2J\u{07}"], 206),
+        ] {
+            let run = sandbox.run(line, profile: nil, timeout: 30, inFolder: true)
+            #expect(run.status == status, "\(line.map(\.debugDescription)): \(run.stderr)")
+            #expect(run.stderr.contains("x\\x1B[2J\\x07"), "\(line.map(\.debugDescription)): \(run.stderr)")
+        }
+    }
+
     /// The same for every setting variable, and the folders the defaults come from: a value that
     /// would drive a terminal is refused or used, never echoed raw, by an everyday command and a
     /// SecItem one.

@@ -138,22 +138,28 @@ import Testing
     }
 
     /// The command-line framework knows nothing of keychains: it imports nothing but the C library
-    /// and no word of its sources names a keychain or Apple; a program describes itself to it
-    /// (`ProgramSpec`), so it could serve another program as is.
+    /// and TextEscaping, and no word of its sources names a keychain or Apple; a program describes
+    /// itself to it (`ProgramSpec`), so it could serve another program as is. TextEscaping, which
+    /// the framework and the engine share, imports nothing at all and knows no keychain either.
     @Test func theCommandLineFrameworkImportsNothingOfTheKeychain() throws {
-        let root = PackagePaths.root + "/Sources/CommandLineKit"
-        let files = try FileManager.default.contentsOfDirectory(atPath: root).filter { $0.hasSuffix(".swift") }
-        #expect(files.count >= 8, "\(files)")
-        for file in files {
-            let text = try String(contentsOfFile: root + "/" + file, encoding: .utf8)
-            let imports = text.split(separator: "\n").filter { $0.hasPrefix("import ") || $0.contains(" import ") }
-            #expect(imports.allSatisfy { $0 == "import Glibc" }, "\(file) imports \(imports)")
-            for word in ["keychain", "secitem", "apple"] {
-                #expect(!text.lowercased().contains(word), "CommandLineKit/\(file) mentions \(word)")
+        for (module, allowed, least) in [("CommandLineKit", ["import Glibc", "import TextEscaping"], 8), ("TextEscaping", [], 3)] {
+            let root = PackagePaths.root + "/Sources/" + module
+            let files = try FileManager.default.contentsOfDirectory(atPath: root).filter { $0.hasSuffix(".swift") }
+            #expect(files.count >= least, "\(files)")
+            for file in files {
+                let text = try String(contentsOfFile: root + "/" + file, encoding: .utf8)
+                let imports = text.split(separator: "\n").filter { $0.hasPrefix("import ") || $0.contains(" import ") }
+                #expect(imports.allSatisfy { allowed.contains(String($0)) }, "\(module)/\(file) imports \(imports)")
+                for word in ["keychain", "secitem", "apple"] {
+                    #expect(!text.lowercased().contains(word), "\(module)/\(file) mentions \(word)")
+                }
             }
         }
         let manifest = try String(contentsOfFile: PackagePaths.root + "/Package.swift", encoding: .utf8)
-        #expect(manifest.contains(".target(name: \"CommandLineKit\")"), "CommandLineKit depends on nothing")
+        #expect(
+            manifest.contains(".target(name: \"CommandLineKit\", dependencies: [\"TextEscaping\"])"),
+            "CommandLineKit depends on TextEscaping alone")
+        #expect(manifest.contains(".target(name: \"TextEscaping\")"), "TextEscaping depends on nothing")
     }
 
     /// The platform's C shims (the kernel keyring, spawning, the terminal, prctl and signalfd,

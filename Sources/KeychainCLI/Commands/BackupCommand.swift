@@ -1,5 +1,6 @@
 import CommandLineKit
 import KeychainCore
+import TextEscaping
 
 /// `keychainctl backup DEST`: a copy of the keychain, consistent while others write it.
 struct BackupCommand: Subcommand {

@@ -1,6 +1,7 @@
 import CommandLineKit
 import Glibc
 import KeychainCore
+import TextEscaping
 
 /// `keychainctl cloud init DIR`: a new cloud store for an account's devices to sync through.
 struct CloudCommand: Subcommand {

@@ -1,5 +1,6 @@
 import CommandLineKit
 import KeychainCore
+import TextEscaping
 
 /// `keychainctl completion bash|zsh|fish`: a completion script, generated from the option tables;
 /// `completion names`: the stored secrets' names, which those scripts offer after get, set, rm, ls.

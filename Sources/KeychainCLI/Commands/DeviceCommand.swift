@@ -1,5 +1,6 @@
 import CommandLineKit
 import KeychainCore
+import TextEscaping
 
 /// `keychainctl device`: the keychain's simulated device (lock state and passcode).
 struct DeviceCommand: Subcommand {

@@ -1,5 +1,6 @@
 import CommandLineKit
 import KeychainCore
+import TextEscaping
 
 /// `keychainctl error`: a status by number or name, as `security error` prints it, with what
 /// usually causes it in keychainctl; `--list` prints the whole table.

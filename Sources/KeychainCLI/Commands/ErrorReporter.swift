@@ -1,4 +1,5 @@
 import KeychainCore
+import TextEscaping
 
 /// The one place that turns a failure into stderr text and an exit status (docs/REFERENCE.md).
 enum ErrorReporter {

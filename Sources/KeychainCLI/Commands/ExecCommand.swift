@@ -2,6 +2,7 @@ import CommandLineKit
 import Glibc
 import KeychainCore
 import KeychainPlatform
+import TextEscaping
 
 /// `keychainctl exec … -- CMD`: runs a command with secrets in its environment or in files,
 /// every reference resolved before it starts, the keychain's own credentials never passed on, and

@@ -1,5 +1,6 @@
 import CommandLineKit
 import KeychainCore
+import TextEscaping
 
 /// `keychainctl explain`: the status a call would return for this profile, platform and device
 /// state, and why each item that nearly matches is or is not included.

@@ -1,5 +1,6 @@
 import CommandLineKit
 import KeychainCore
+import TextEscaping
 
 /// `keychainctl groups`: the profile's access-group list.
 struct GroupsCommand: Subcommand {

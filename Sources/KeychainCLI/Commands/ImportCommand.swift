@@ -1,6 +1,7 @@
 import CommandLineKit
 import Glibc
 import KeychainCore
+import TextEscaping
 
 /// `keychainctl import`: items from json, jsonl, dotenv or the environment, added in one
 /// transaction with conflicts handled by one policy (docs/CI.md).

@@ -2,6 +2,7 @@ import CommandLineKit
 import Glibc
 import KeychainCore
 import KeychainPlatform
+import TextEscaping
 
 /// `keychainctl init`: creates a keychain.
 struct InitCommand: Subcommand {

@@ -2,6 +2,7 @@ import CommandLineKit
 import Glibc
 import KeychainCore
 import KeychainPlatform
+import TextEscaping
 
 /// The `keychainctl` entry point: parse, run one command, map any failure to its exit status.
 ///

@@ -1,6 +1,7 @@
 import CommandLineKit
 import Glibc
 import KeychainCore
+import TextEscaping
 
 /// `keychainctl ls [PATTERN]`: one line per stored secret.
 struct ListCommand: Subcommand {

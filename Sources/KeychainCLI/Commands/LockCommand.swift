@@ -1,6 +1,7 @@
 import CommandLineKit
 import KeychainCore
 import KeychainPlatform
+import TextEscaping
 
 /// `keychainctl lock`: forgets the key `unlock` cached (docs/CI.md).
 struct LockCommand: Subcommand {

@@ -1,6 +1,7 @@
 import CommandLineKit
 import Glibc
 import KeychainCore
+import TextEscaping
 
 /// `keychainctl profile`: the profile used when none is given, to read or to start one's own from.
 struct ProfileCommand: Subcommand {

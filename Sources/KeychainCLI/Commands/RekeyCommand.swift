@@ -2,6 +2,7 @@ import CommandLineKit
 import Glibc
 import KeychainCore
 import KeychainPlatform
+import TextEscaping
 
 /// `keychainctl rekey`: a new key or passphrase for the whole keychain (docs/CI.md).
 struct RekeyCommand: Subcommand {

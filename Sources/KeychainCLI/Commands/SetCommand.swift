@@ -1,5 +1,6 @@
 import CommandLineKit
 import KeychainCore
+import TextEscaping
 
 /// `keychainctl set NAME [ACCOUNT]`: store or replace a secret, the way `pass insert` does.
 struct SetCommand: Subcommand {

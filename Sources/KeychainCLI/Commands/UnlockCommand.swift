@@ -1,6 +1,7 @@
 import CommandLineKit
 import KeychainCore
 import KeychainPlatform
+import TextEscaping
 
 /// `keychainctl unlock`: caches the keychain's key in the kernel keyring, so that later calls
 /// (later CI steps, a shell's commands) open a passphrase keychain without Argon2id, and need no

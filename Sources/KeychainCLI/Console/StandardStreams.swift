@@ -1,6 +1,7 @@
 import Glibc
 import KeychainCore
 import KeychainPlatform
+import TextEscaping
 
 /// Writing to stdout and stderr as bytes, and what a terminal is.
 ///

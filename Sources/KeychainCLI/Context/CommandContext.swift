@@ -1,6 +1,7 @@
 import CommandLineKit
 import Glibc
 import KeychainCore
+import TextEscaping
 
 /// What one invocation's global options mean together: the keychain file, the credential that
 /// opens it, the calling app's profile, how authentication is answered and the output format,

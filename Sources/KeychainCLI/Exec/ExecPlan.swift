@@ -1,6 +1,7 @@
 import CommandLineKit
 import Glibc
 import KeychainCore
+import TextEscaping
 
 /// What `exec` was asked to give its command, and how it resolves: which variables and files
 /// come from which items, over which inherited environment.

@@ -1,4 +1,5 @@
 import KeychainCore
+import TextEscaping
 
 /// What `exec` prints of its own: `--dry-run`'s plan (attributes and references, never values),
 /// and `--ci-mask`'s `::add-mask::` lines.

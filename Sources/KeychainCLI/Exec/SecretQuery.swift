@@ -1,4 +1,5 @@
 import KeychainCore
+import TextEscaping
 
 /// The QUERY of `exec --env NAME=QUERY`, `--env-from`, `--file` and `keychain:QUERY` values: one
 /// item's attributes as comma-separated `name=value` pairs, each name an attribute option's long

@@ -1,5 +1,6 @@
 import Glibc
 import KeychainCore
+import TextEscaping
 
 /// Asking the person at the terminal to confirm a destructive step.
 enum Confirmation {

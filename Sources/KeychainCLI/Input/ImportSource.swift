@@ -2,6 +2,7 @@ import CommandLineKit
 import Glibc
 import KeychainCore
 import KeychainPlatform
+import TextEscaping
 
 /// What an import source needs of the command that reads it: where the items are, in what
 /// format, and how an entry that names only itself (a dotenv line, a variable) becomes an item.

@@ -1,4 +1,5 @@
 import KeychainCore
+import TextEscaping
 
 /// Durations on the command line (`--timeout 15m`, `--idle 1h30m`): whole numbers with a unit
 /// each (`s`, `m`, `h`, `d`), run together; a bare number is seconds; `0` is "no limit".

@@ -1,5 +1,6 @@
 import CommandLineKit
 import KeychainCore
+import TextEscaping
 
 /// The options every command accepts, each declared once with its environment variable. What they
 /// mean together (which keychain, which credential, which profile) is `CommandContext`'s, which

@@ -1,5 +1,6 @@
 import CommandLineKit
 import KeychainCore
+import TextEscaping
 
 /// The generic password a script names by service and account (`set`, `get`, `rm`): NAME is the
 /// service, ACCOUNT the account (any account when left out, except for `set`, which stores an

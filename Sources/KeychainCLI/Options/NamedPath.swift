@@ -1,5 +1,6 @@
 import CommandLineKit
 import KeychainCore
+import TextEscaping
 
 /// A file given as `NAME=PATH` (or a bare `PATH`, named by its last component): how `matrix` and
 /// `lint` name the targets they compare.

@@ -1,5 +1,6 @@
 import CommandLineKit
 import KeychainCore
+import TextEscaping
 
 /// `--team-change TEAMID` of explain, matrix and lint: the option, and how its report reads.
 enum TeamChangeOption {

@@ -1,5 +1,6 @@
 import CommandLineKit
 import KeychainCore
+import TextEscaping
 
 /// How `exec --env-from` and `export`'s dotenv, shell and github-env formats name a variable after
 /// an item: an attribute (`--name-from acct|labl|svce`), an optional `--prefix`, `--upper`, and the

@@ -1,5 +1,6 @@
 import CommandLineKit
 import KeychainCore
+import TextEscaping
 
 /// `explain`'s output: text for people, stable sorted JSON for programs (docs/REFERENCE.md).
 struct ExplanationRenderer {

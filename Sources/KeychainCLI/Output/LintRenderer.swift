@@ -1,4 +1,5 @@
 import KeychainCore
+import TextEscaping
 
 /// `lint`'s reports: compiler-style text, stable sorted JSON, and SARIF 2.1.0 for CI annotations.
 struct LintRenderer {

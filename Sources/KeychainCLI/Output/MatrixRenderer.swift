@@ -1,5 +1,6 @@
 import CommandLineKit
 import KeychainCore
+import TextEscaping
 
 /// `matrix`'s output: a grid for people, stable sorted JSON for programs (docs/REFERENCE.md).
 struct MatrixRenderer {

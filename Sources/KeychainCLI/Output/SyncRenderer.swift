@@ -1,5 +1,6 @@
 import Glibc
 import KeychainCore
+import TextEscaping
 
 /// The sync report: a line per item for people, one JSON object for programs.
 enum SyncRenderer {

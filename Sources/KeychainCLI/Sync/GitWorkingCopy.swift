@@ -1,5 +1,6 @@
 import Glibc
 import KeychainCore
+import TextEscaping
 
 /// `sync --git`: the cloud store is a git working copy, and the remote is the cloud. Each attempt
 /// starts from the remote's state (fetch, reset to the upstream branch), syncs, commits the record

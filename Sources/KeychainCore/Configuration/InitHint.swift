@@ -1,5 +1,6 @@
 import Glibc
 import KeychainFoundation
+import TextEscaping
 
 /// The `keychainctl init` that makes a missing keychain, as a refusal prints it for the user to
 /// run where the refused call ran (its variables in force): the command's hint and the library's

@@ -1,6 +1,7 @@
 import Glibc
 import KeychainFormats
 import KeychainFoundation
+import TextEscaping
 
 /// What a process that has no command line (the `Security` library) runs as: the keychain, the
 /// key that opens it, the caller's profile and the simulated device state, from the setting

@@ -1,6 +1,7 @@
 import Glibc
 import KeychainFormats
 import KeychainFoundation
+import TextEscaping
 
 /// Where the profile of an invocation comes from, first match wins: `--profile`, then
 /// KEYCHAINCTL_PROFILE, then the user's default profile file when it exists, then the built-in

@@ -1,6 +1,7 @@
 import Glibc
 import KeychainFoundation
 import KeychainPlatform
+import TextEscaping
 
 /// Secrets read whole from descriptors and files into guarded memory, with a cap on what is read:
 /// key files (checked as ssh checks a private key), passphrases and data files. The command line and

@@ -1,3 +1,5 @@
+import TextEscaping
+
 /// The environment variables that configure keychainctl, named once: the command's global options
 /// fall back on them, and the `Security` library, which has no options, reads them alone.
 package enum SettingVariable: String, CaseIterable, Sendable {

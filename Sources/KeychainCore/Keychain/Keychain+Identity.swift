@@ -1,5 +1,6 @@
 import KeychainFormats
 import KeychainFoundation
+import TextEscaping
 
 /// Identities (`kSecClassIdentity`): not a table but a certificate joined with the private key whose
 /// application label (`klbl`) is the certificate's public key hash (`pkhh`).

@@ -1,5 +1,6 @@
 import KeychainFormats
 import KeychainFoundation
+import TextEscaping
 
 /// SecItemAdd with `kSecValueRef`: a certificate, key or identity whose attributes are derived from
 /// it (docs/FIDELITY.md), the caller's attributes taking precedence.

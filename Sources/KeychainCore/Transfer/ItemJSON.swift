@@ -1,5 +1,6 @@
 import KeychainFormats
 import KeychainFoundation
+import TextEscaping
 
 /// One item as `export` writes it and `import` reads it: the keys of `find --format json` (Apple's
 /// attribute codes, `class`, `v_PersistentRef`) and `v_Data`, the secret's exact bytes in base64

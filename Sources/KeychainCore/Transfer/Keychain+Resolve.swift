@@ -1,5 +1,6 @@
 import KeychainFormats
 import KeychainFoundation
+import TextEscaping
 
 /// Resolving `exec`'s secret references: every one before the command starts, in one read, each
 /// naming exactly one item (docs/CI.md).

@@ -1,4 +1,5 @@
 import KeychainFoundation
+import TextEscaping
 
 /// What `--ref-file` gives an add, as `kSecValueRef` gives `SecItemAdd`: the certificates and keys
 /// read from the files, each file named in any refusal.

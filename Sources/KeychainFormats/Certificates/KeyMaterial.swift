@@ -1,5 +1,6 @@
 import CCrypto
 import KeychainFoundation
+import TextEscaping
 
 /// A key as `SecKeyCreateWithData` holds it, and the attributes `SecItemAdd` derives from it
 /// (`SecKeyCopyAttributeDictionary`, `SecKey.m:109-157`, with the RSA and EC overrides;

@@ -1,5 +1,6 @@
 import CCrypto
 import KeychainFoundation
+import TextEscaping
 
 /// The objects in a certificate or key file: each PEM block (certificate, key) with its label,
 /// or the whole file as one DER object. Read by OpenSSL's PEM reader; the bytes stay in guarded

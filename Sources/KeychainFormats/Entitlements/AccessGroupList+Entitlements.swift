@@ -1,4 +1,5 @@
 import KeychainFoundation
+import TextEscaping
 
 /// Building the list from a profile's entitlements (docs/FIDELITY.md).
 extension AccessGroupList {

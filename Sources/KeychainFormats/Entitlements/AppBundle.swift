@@ -1,6 +1,7 @@
 import Glibc
 import KeychainFoundation
 import KeychainPlatform
+import TextEscaping
 
 /// A built app or extension bundle, read where Apple's loader reads it: an iOS bundle
 /// (`Example.app/Info.plist`, the executable beside it, `embedded.mobileprovision`) or a macOS one

@@ -1,4 +1,5 @@
 import KeychainFoundation
+import TextEscaping
 
 /// The build variables in an entitlements source file (`$(AppIdentifierPrefix)`, `$(CFBundleIdentifier)`,
 /// `${PRODUCT_BUNDLE_IDENTIFIER}`, `$(PRODUCT_NAME:rfc1034identifier)`, …), resolved the way Xcode

@@ -1,4 +1,5 @@
 import KeychainFoundation
+import TextEscaping
 
 /// Reads the DER form of entitlements that codesign writes beside the XML one (the code
 /// signature's slot 7, magic 0xfade7172; a simulator build's `__TEXT,__ents_der` section):

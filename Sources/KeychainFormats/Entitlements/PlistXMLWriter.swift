@@ -1,4 +1,5 @@
 import KeychainFoundation
+import TextEscaping
 
 /// A property list written as Apple's XML format, for a user to read and edit (`profile show`):
 /// keys sorted, text escaped. Values keychainctl does not read (numbers, data, sets, dates it could
@@ -35,20 +36,15 @@ package enum PlistXMLWriter {
     /// `text` with `&`, `<` and `>` escaped (control characters cannot be in a plist at all, and
     /// the readers refuse them in groups: they are written as character references).
     private static func escaped(_ text: String) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
+        text.escaping { scalar in
             switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            default:
-                if scalar.value < 0x20 && scalar != "\t" && scalar != "\n" {
-                    out += "&#\(scalar.value);"
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
+            case "&": "&amp;"
+            case "<": "&lt;"
+            case ">": "&gt;"
+            case "\t", "\n": nil
+            case _ where scalar.value < 0x20: "&#\(scalar.value);"
+            default: nil
             }
         }
-        return out
     }
 }

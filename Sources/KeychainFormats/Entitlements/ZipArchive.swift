@@ -2,6 +2,7 @@ import CZip
 import Glibc
 import KeychainFoundation
 import Synchronization
+import TextEscaping
 
 /// A zip archive (an `.ipa`: `Payload/NAME.app/…`), read in place with zlib's minizip: nothing is
 /// unpacked to disk, and only the entries asked for are inflated.

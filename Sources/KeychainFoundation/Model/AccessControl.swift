@@ -1,3 +1,5 @@
+import TextEscaping
+
 /// A SecAccessControl as keychainctl simulates it (docs/FIDELITY.md): the
 /// protection class and what reading the item requires. Every item has one; an item added with
 /// only an accessibility has the protection alone. The `accc` column holds it in the text form of

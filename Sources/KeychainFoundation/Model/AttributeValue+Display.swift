@@ -1,3 +1,5 @@
+import TextEscaping
+
 /// Human-readable text for a value (text output and hints).
 extension AttributeValue {
     /// Strings with control characters escaped (`String.terminalSafe`), numbers in decimal,

@@ -1,3 +1,5 @@
+import TextEscaping
+
 /// Parsing command-line text into a typed value for an attribute.
 extension AttributeValue {
     /// Parses `text` as a value of `attribute`. A malformed value is errSecParam (-50), as SecItem

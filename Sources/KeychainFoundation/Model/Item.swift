@@ -1,3 +1,5 @@
+import TextEscaping
+
 /// One keychain item as stored: its identity and its attributes (the secret is kept apart).
 package struct Item: Sendable {
     /// The item's class.

@@ -1,3 +1,5 @@
+import TextEscaping
+
 /// Attributes given for one class, parsed and checked: each code exists for the class
 /// (else errSecNoSuchAttr), each value is well-formed (else errSecParam), none given twice.
 package struct AttributeSet: Sendable {

@@ -1,4 +1,5 @@
 import Glibc
+import TextEscaping
 
 /// The keychain file: one SQLite database in WAL mode holding the schema version, the key check,
 /// the wrapped class keys and one table per item class.

@@ -4,65 +4,6 @@ extension String {
     /// authenticated data and Apple's `CFEqual` on access groups compare bytes: every entitlement
     /// check uses this, so that the check and the SQL can never disagree about a group.
     package func sameBytes(as other: String) -> Bool { utf8.elementsEqual(other.utf8) }
-
-    /// The string made safe to print on a terminal: C0 control characters, DEL and C1 control
-    /// characters become visible escapes (`\n`, `\t`, `\r`, `\x1B`, `\u{9B}`), so that an
-    /// attribute cannot move the cursor, forge a line or send a terminal command. Everything else is
-    /// kept; JSON output carries the exact value.
-    package var terminalSafe: String {
-        guard containsControlCharacters else { return self }
-        var out = ""
-        for scalar in unicodeScalars {
-            guard Self.isControl(scalar) else {
-                out.unicodeScalars.append(scalar)
-                continue
-            }
-            switch scalar {
-            case "\n": out += "\\n"
-            case "\t": out += "\\t"
-            case "\r": out += "\\r"
-            default:
-                let hex = String(scalar.value, radix: 16, uppercase: true)
-                out += scalar.value < 0x80 ? "\\x" + (hex.count == 1 ? "0" : "") + hex : "\\u{\(hex)}"
-            }
-        }
-        return out
-    }
-
-    /// The string as one word of a POSIX shell command, for a command keychainctl prints for the
-    /// user to run: as it is when it holds only characters no shell treats specially, else in single
-    /// quotes (each `'` written `'\''`); terminal-safe either way.
-    package var shellQuoted: String {
-        let plain =
-            !isEmpty
-            && utf8.allSatisfy { byte in
-                (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A) || "@%+=:,./_-".utf8.contains(byte)
-            }
-        return plain ? self : ("'" + split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'").terminalSafe
-    }
-
-    /// Each line made terminal-safe (`terminalSafe`), the line breaks kept: for messages of several
-    /// lines that quote strings from files.
-    package var linesTerminalSafe: String {
-        guard containsControlCharacters else { return self }
-        return split(separator: "\n", omittingEmptySubsequences: false).map { String($0).terminalSafe }.joined(separator: "\n")
-    }
-
-    /// Whether the string holds a C0 or C1 control character or DEL.
-    /// Scanned as UTF-8: C0 and DEL are single bytes, C1 is 0xC2 followed by 0x80-0x9F.
-    package var containsControlCharacters: Bool {
-        var previous: UInt8 = 0
-        for byte in utf8 {
-            if byte < 0x20 || byte == 0x7F || (previous == 0xC2 && (0x80...0x9F).contains(byte)) { return true }
-            previous = byte
-        }
-        return false
-    }
-
-    /// Whether `scalar` is a C0 or C1 control character or DEL.
-    package static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
-    }
 }
 
 extension Collection where Element == UInt8 {
