@@ -68,9 +68,7 @@ public enum KeychainCommandLine {
             return usage(error.description, command: type.name)
         }
         do {
-            if let text = GlobalOptions.format.environmentValue, OutputFormat(rawValue: text) == nil {
-                throw ConfigurationError("KEYCHAINCTL_FORMAT is '\(text.terminalSafe)'; use text or json.")
-            }
+            _ = try SettingVariable.format.word(allowed: "text or json") { OutputFormat(rawValue: $0) != nil }
             try command.run()
             return 0
         } catch let error as UsageError {
@@ -211,8 +209,7 @@ extension Subcommand {
 
     /// The command for `arguments`, its global and own rules checked.
     static func validated(_ arguments: ParsedArguments) throws(UsageError) -> Self {
-        let command = Self(context: CommandContext(arguments, ownFormat: ownsFormat, allowsAuthUISkip: allowsAuthUISkip))
-        try command.context.validate()
+        let command = Self(context: try CommandContext(arguments, ownFormat: ownsFormat, allowsAuthUISkip: allowsAuthUISkip))
         try command.validate()
         return command
     }

@@ -17,10 +17,16 @@ struct CommandContext {
     /// alone, as Apple's kSecUseAuthenticationUISkip applies to SecItemCopyMatching only).
     let allowsAuthUISkip: Bool
 
-    init(_ arguments: ParsedArguments, ownFormat: Bool = false, allowsAuthUISkip: Bool = false) {
+    /// The build settings `--build-setting` gives, by name.
+    let buildSettings: [String: String]
+
+    /// The context of `arguments`, the rules between the global options' values checked (each
+    /// `--build-setting` a NAME=VALUE, no name twice) before the command's own.
+    init(_ arguments: ParsedArguments, ownFormat: Bool = false, allowsAuthUISkip: Bool = false) throws(UsageError) {
         self.arguments = arguments
         self.ownFormat = ownFormat
         self.allowsAuthUISkip = allowsAuthUISkip
+        buildSettings = try GlobalOptions.settings(arguments.all(GlobalOptions.buildSetting))
     }
 
     /// The command being run.
@@ -37,15 +43,6 @@ struct CommandContext {
 
     /// The text of `option`, else of its environment variable.
     func given(_ option: Option<String>) -> String? { arguments[option] ?? option.environmentValue }
-
-    /// The build settings `--build-setting` gives, by name (checked by `validate`).
-    var buildSettings: [String: String] { (try? GlobalOptions.settings(all(GlobalOptions.buildSetting))) ?? [:] }
-
-    /// The rules between the global options' values, before the command's own: each
-    /// `--build-setting` a NAME=VALUE, no name twice.
-    func validate() throws(UsageError) {
-        _ = try GlobalOptions.settings(all(GlobalOptions.buildSetting))
-    }
 
     /// The device state this call runs as: the option, else KEYCHAINCTL_DEVICE_STATE (an unknown
     /// word there is unusable configuration, exit 78), else the stored one (`nil`).
