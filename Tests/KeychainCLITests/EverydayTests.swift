@@ -48,6 +48,25 @@ import Testing
         #expect(provisioned.status == 78 && provisioned.stderr.contains("--profile"), "\(provisioned.stderr)")
     }
 
+    /// `profile show --program NAME` prints the profile a Swift program of that name has with no
+    /// profile: the built-in form with the program's own group, which the command's is not. It
+    /// goes with `show` alone and without `--profile`, whose profile it would not be.
+    @Test func profileShowPrintsAProgramsOwnProfile() throws {
+        let sandbox = try Self.sandbox()
+        let shown = Self.run(sandbox, ["profile", "show", "--program", "myserver"])
+        #expect(shown.status == 0 && shown.stdout.contains("<string>keychainctl.program.myserver</string>"), "\(shown.stderr)")
+        #expect(!shown.stdout.contains("keychainctl.default"))
+        let file = sandbox.folder + "/myserver.plist"
+        try Data(shown.stdout.utf8).write(to: URL(fileURLWithPath: file))
+        #expect(Self.run(sandbox, ["set", "api", "--profile", file], stdin: "s3cret").status == 0)
+        #expect(Self.run(sandbox, ["get", "api"]).status == 44, "the command's own group does not hold the program's item")
+        #expect(Self.run(sandbox, ["get", "api", "--profile", file]).stdout == "s3cret")
+        for wrong in [["profile", "path", "--program", "x"], ["profile", "show", "--program", "x", "--profile", file]] {
+            let run = Self.run(sandbox, wrong)
+            #expect(run.status == 64 && run.stderr.contains("--program"), "\(wrong): \(run.stderr)")
+        }
+    }
+
     @Test func setReadsAndReplacesGetNeverPicksOne() throws {
         let sandbox = try Self.sandbox()
         #expect(Self.run(sandbox, ["set", "api", "ci"], stdin: "one\r\n").status == 0)

@@ -1,4 +1,6 @@
 import Foundation
+import KeychainFormats
+import KeychainPlatform
 import Security
 import SecurityTesting
 import Testing
@@ -137,14 +139,28 @@ import Testing
             "KEYCHAINCTL_KEYCHAIN": "", "KEYCHAINCTL_KEY_FILE": "", "HOME": home, "XDG_DATA_HOME": home + "/data",
             "XDG_CONFIG_HOME": home + "/config",
         ]
-        let got = sandbox.run(["get", "api.example.com"], profile: nil, environment: defaults)
+        let program = try Self.programProfile(sandbox)
+        let got = sandbox.run(["get", "api.example.com", "--profile", program], profile: nil, environment: defaults)
         #expect(got.status == 0 && got.stdout == "s3cret", "\(got.stderr)")
     }
 
-    /// With no profile a program is the built-in target, as LIBRARY warns: it reads what
-    /// `keychainctl set` stored, and a suite's delete of a whole class removes it too; a keychain
-    /// of the suite's own (the default folders moved) leaves the script's secrets alone.
-    @Test func aProgramWithNoProfileSharesTheScriptsGroup() throws {
+    /// This test program's profile with no profile given, as `keychainctl profile show --program`
+    /// prints it for the file name of the running executable, written to a file in `sandbox`.
+    static func programProfile(_ sandbox: Sandbox) throws -> String {
+        let name = try #require(Executable.name)
+        #expect(name == URL(fileURLWithPath: CommandLine.arguments[0]).lastPathComponent, "the test runs its own executable")
+        let shown = sandbox.run(["profile", "show", "--program", name], profile: nil)
+        try #require(shown.status == 0, "\(shown.stderr)")
+        let path = sandbox.folder + "/program.plist"
+        try #require(FileManager.default.createFile(atPath: path, contents: shown.stdoutData))
+        return path
+    }
+
+    /// With no profile a program is an app of its own, as on Apple platforms: it neither reads what
+    /// `keychainctl set` stored in the same keychain nor deletes it with a delete of a whole class
+    /// (a test suite's `clear()`), and the command reads the program's items only as the program,
+    /// through the profile `profile show --program` prints. Given the same profile, they share.
+    @Test func aProgramWithNoProfileIsAnAppOfItsOwn() throws {
         let sandbox = try Sandbox()
         let home = sandbox.folder + "/home"
         let defaults = [
@@ -154,20 +170,57 @@ import Testing
         #expect(sandbox.run(["init"], profile: nil, environment: defaults).status == 0)
         #expect(sandbox.run(["set", "deploy-token"], profile: nil, stdin: Data("tok".utf8), environment: defaults).status == 0)
         let everyPassword: [String: Any] = [kSecClass as String: kSecClassGenericPassword]
-        try Self.withDefaultsUnder(sandbox.folder + "/elsewhere") {
-            #expect(SecItemDelete(everyPassword as CFDictionary) == errSecItemNotFound, "a keychain of its own")
-        }
-        #expect(sandbox.run(["get", "deploy-token"], profile: nil, environment: defaults).stdout == "tok")
+        let token: [String: Any] = [
+            kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "deploy-token", kSecReturnData as String: true,
+        ]
         try Self.withDefaultsUnder(home) {
             var result: CFTypeRef?
-            let query: [String: Any] = [
-                kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "deploy-token", kSecReturnData as String: true,
-            ]
-            #expect(SecItemCopyMatching(query as CFDictionary, &result) == errSecSuccess)
-            #expect(result as? Data == Data("tok".utf8))
-            #expect(SecItemDelete(everyPassword as CFDictionary) == errSecSuccess)
+            #expect(SecItemCopyMatching(token as CFDictionary, &result) == errSecItemNotFound, "the script's secret is not the program's")
+            #expect(Self.addAsTheApp(account: "alice") == errSecSuccess, "\(SecurityTesting.lastFailure ?? "")")
+            #expect(SecItemDelete(everyPassword as CFDictionary) == errSecSuccess, "its own item deleted")
+            #expect(Self.addAsTheApp(account: "bob") == errSecSuccess)
         }
-        #expect(sandbox.run(["get", "deploy-token"], profile: nil, environment: defaults).status == 44)
+        #expect(sandbox.run(["get", "deploy-token"], profile: nil, environment: defaults).stdout == "tok", "the script's secret kept")
+        #expect(sandbox.run(["get", "api.example.com"], profile: nil, environment: defaults).status == 44, "not the command's")
+        let program = try Self.programProfile(sandbox)
+        let group = BuiltInProfile.programGroup(executable: Executable.name)
+        let found = sandbox.run(
+            ["find", "-s", "api.example.com", "--format", "json", "--profile", program], profile: nil, environment: defaults)
+        #expect(found.status == 0 && found.stdout.contains("\"bob\"") && found.stdout.contains(group), "\(found.stderr)")
+        // A secret given to the program by a script, as the program's own.
+        let given = sandbox.run(["set", "db-password", "--profile", program], profile: nil, stdin: Data("pw".utf8), environment: defaults)
+        #expect(given.status == 0, "\(given.stderr)")
+        // The same profile for both (the user default here): they share the command's group.
+        let path = sandbox.run(["profile", "path"], profile: nil, environment: defaults).stdout.trimmingCharacters(in: .newlines)
+        let shown = sandbox.run(["profile", "show"], profile: nil, environment: defaults)
+        try #require(FileManager.default.createFile(atPath: path, contents: shown.stdoutData))
+        try Self.withDefaultsUnder(home) {
+            var result: CFTypeRef?
+            #expect(SecItemCopyMatching(token as CFDictionary, &result) == errSecSuccess, "\(SecurityTesting.lastFailure ?? "")")
+            #expect(result as? Data == Data("tok".utf8))
+        }
+        try FileManager.default.removeItem(atPath: path)
+        try Self.withDefaultsUnder(home) {
+            var result: CFTypeRef?
+            let given: [String: Any] = [
+                kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "db-password", kSecReturnData as String: true,
+            ]
+            #expect(SecItemCopyMatching(given as CFDictionary, &result) == errSecSuccess, "\(SecurityTesting.lastFailure ?? "")")
+            #expect(result as? Data == Data("pw".utf8))
+        }
+    }
+
+    /// A program's group is made of its executable's file name, whatever bytes that holds: never a
+    /// control character, a space or a second namespace, never empty, never unbounded.
+    @Test(arguments: [
+        ("myserver", "keychainctl.program.myserver"), ("LoginPackageTests.xctest", "keychainctl.program.LoginPackageTests.xctest"),
+        ("my server\u{1B}[2J", "keychainctl.program.my_server__2J"), ("caf\u{E9}", "keychainctl.program.caf_"),
+        ("", "keychainctl.program.unnamed"), ("a*b", "keychainctl.program.a_b"),
+    ])
+    func aProgramsGroupIsItsNameMadeSafe(name: String, group: String) {
+        #expect(BuiltInProfile.programGroup(executable: name) == group)
+        #expect(BuiltInProfile.programGroup(executable: nil) == "keychainctl.program.unnamed")
+        #expect(BuiltInProfile.programGroup(executable: String(repeating: "x", count: 5000)).utf8.count == 20 + 200)
     }
 
     /// Only the default keychain is made on first use: a keychain a variable names, or a key one

@@ -8,6 +8,8 @@ struct ProfileCommand: Subcommand {
     static let name = "profile"
     static let target = Option.text(
         "target", nil, "ID", "With a built app as --profile: the target (its bundle identifier) whose entitlements to print.")
+    static let program = Option.text(
+        "program", "NAME", "The profile a Swift program of this file name acts as with no profile (its own group).")
 
     static let spec = CommandSpec(
         name: name,
@@ -19,10 +21,14 @@ struct ProfileCommand: Subcommand {
             To start a default of your own: keychainctl profile show > "$(keychainctl profile path)" (its \
             folder must exist), then edit it. With --profile, show prints that profile's entitlements \
             instead, as signed: from a built app, .ipa or archive the app's, or with --target ID the \
-            extension's of that bundle identifier; an XML plist to edit and give back to lint --target.
+            extension's of that bundle identifier; an XML plist to edit and give back to lint --target. \
+            A Swift program using the Security library with no profile is an app of its own, as on Apple \
+            platforms: its group is \(BuiltInProfile.programGroup(executable: "NAME")), NAME its executable's \
+            file name; show --program NAME prints that profile, for the command to read or store what the \
+            program does.
             """,
         sections: [
-            ("options", [Self.target.spec]),
+            ("options", [Self.target.spec, Self.program.spec]),
             (ProgramSpec.globalSectionTitle, [GlobalOptions.profile.spec, GlobalOptions.format.spec]),
         ],
         actions: [
@@ -32,6 +38,9 @@ struct ProfileCommand: Subcommand {
         examples: [
             Example("keychainctl profile show > my-profile.plist", "Start a profile of your own from the built-in one."),
             Example(
+                "keychainctl profile show --program myserver > myserver.plist",
+                "The profile of the Swift program myserver, to give it a secret: keychainctl set api --profile myserver.plist."),
+            Example(
                 "keychainctl profile show --profile App.ipa --target com.example.app.widget > widget.entitlements",
                 "Write the widget's signed entitlements as a plist to edit (then: keychainctl lint --target widget=widget.entitlements)."
             ),
@@ -40,7 +49,12 @@ struct ProfileCommand: Subcommand {
     let context: CommandContext
 
     func validate() throws(UsageError) {
-        if context[Self.target] != nil, context.arguments.action != "show" { throw UsageError("--target goes with profile show.") }
+        for option in [Self.target, Self.program] where context[option] != nil && context.arguments.action != "show" {
+            throw UsageError("--\(option.spec.long) goes with profile show.")
+        }
+        if context[Self.program] != nil, context.given(GlobalOptions.profile) != nil {
+            throw UsageError("--program prints the profile a program has when it is given none; leave out --profile.")
+        }
     }
 
     func run() throws {
@@ -58,12 +72,14 @@ struct ProfileCommand: Subcommand {
         }
     }
 
-    /// The built-in profile, or the entitlements of --profile (of its --target), as XML.
+    /// The built-in profile (a program's, with --program), or the entitlements of --profile (of its
+    /// --target), as XML.
     private func show() throws {
         let target = context[Self.target]
         guard let path = context.given(GlobalOptions.profile) else {
             if target != nil { throw UsageError("--target picks a target of a built app: give the app as --profile.") }
-            return StandardStreams.out(BuiltInProfile.plist)
+            guard let program = context[Self.program] else { return StandardStreams.out(BuiltInProfile.plist) }
+            return StandardStreams.out(BuiltInProfile.plist(group: BuiltInProfile.programGroup(executable: program)))
         }
         var file = path
         if let target {

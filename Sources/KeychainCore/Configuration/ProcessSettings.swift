@@ -1,6 +1,7 @@
 import Glibc
 import KeychainFormats
 import KeychainFoundation
+import KeychainPlatform
 import TextEscaping
 
 /// What a process that has no command line (the `Security` library) runs as: the keychain, the
@@ -39,11 +40,14 @@ package struct ProcessSettings {
     }
 
     /// The caller's profile, loaded as the command loads it (the user default only when it is the
-    /// user's own; a provisioning profile only beside a profile).
+    /// user's own; a provisioning profile only beside a profile). With neither, the program is an app
+    /// of its own, as on Apple platforms: the built-in profile with the program's own group, not the
+    /// command's, so that a test suite's delete of a whole class leaves a script's secrets alone.
     package func loadProfile() throws -> Profile {
         try profileSource.load(
             provisioning: provisioning,
-            refusal: "KEYCHAINCTL_PROVISIONING checks a profile's claims, and no KEYCHAINCTL_PROFILE was given.", platform: platform
+            refusal: "KEYCHAINCTL_PROVISIONING checks a profile's claims, and no KEYCHAINCTL_PROFILE was given.", platform: platform,
+            builtInGroup: BuiltInProfile.programGroup(executable: Executable.name)
         ) { path in try Profile.load(path: path, provisioning: provisioning, teamID: teamID, platform: platform, allowWildcard: false) }
     }
 

@@ -48,15 +48,17 @@ package enum ProfileSource: Equatable {
         return .userDefault(user)
     }
 
-    /// The profile this source gives: the built-in one for `platform`, which checks no claims, so a
-    /// `provisioning` profile beside it is refused (`refusal` says so in the caller's words); else
-    /// the file, through `file`, a user default only when it is the user's own.
+    /// The profile this source gives: the built-in one for `platform`, with the access group
+    /// `builtInGroup`, which checks no claims, so a `provisioning` profile beside it is refused
+    /// (`refusal` says so in the caller's words); else the file, through `file`, a user default only
+    /// when it is the user's own.
     package func load(
-        provisioning: String?, refusal: String, platform: @autoclosure () throws -> Platform?, file: (String) throws -> Profile
+        provisioning: String?, refusal: String, platform: @autoclosure () throws -> Platform?, builtInGroup: String = BuiltInProfile.group,
+        file: (String) throws -> Profile
     ) throws -> Profile {
         guard let path else {
             if provisioning != nil { throw ConfigurationError(refusal) }
-            return try BuiltInProfile.load(platform: try platform())
+            return try BuiltInProfile.load(platform: try platform(), group: builtInGroup)
         }
         if case .userDefault = self { try Self.checkUserDefault(path) }
         return try file(path)

@@ -4,14 +4,32 @@ import KeychainFoundation
 /// its own with one access group, so that a script can store its first secret with no Apple
 /// entitlements file written by hand. `keychainctl profile show` prints it as a plist to start
 /// from; everything Apple-specific (Team IDs, other targets, provisioning) needs a real profile.
+///
+/// A program using the `Security` library with no profile is an app of its own, as every app is
+/// on Apple platforms: the same profile with its own group (`programGroup`), so that it neither
+/// reads a script's secrets nor deletes them, and two programs do not share theirs.
 package enum BuiltInProfile {
     /// How reports name it where they name a profile's file.
     package static let name = "built-in"
-    /// Its one access group, where its items live.
+    /// The command's one access group, where its items live.
     package static let group = "keychainctl.default"
 
+    /// The group of a program named `executable` (its file name): `keychainctl.program.` and the
+    /// name, each character other than a letter, a digit, `.`, `-` or `_` written `_`.
+    package static func programGroup(executable: String?) -> String {
+        let safe = (executable ?? "").unicodeScalars.map { scalar in
+            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || ".-_".unicodeScalars.contains(scalar))
+                ? Character(scalar) : "_"
+        }
+        return "keychainctl.program." + (safe.isEmpty ? "unnamed" : String(safe.prefix(200)))
+    }
+
     /// The profile as an XML property list.
-    package static let plist = """
+    package static let plist = plist(group: group)
+
+    /// A profile of the built-in form with the one access group `group`.
+    package static func plist(group: String) -> String {
+        """
         <?xml version="1.0" encoding="UTF-8"?>
         <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
         <plist version="1.0">
@@ -24,9 +42,10 @@ package enum BuiltInProfile {
         </plist>
 
         """
+    }
 
-    /// The profile, loaded as a file holding `plist` would be.
-    package static func load(platform: Platform?) throws(ProfileError) -> Profile {
-        try Profile.decode(Array(plist.utf8), path: name, teamID: nil, platform: platform, allowWildcard: false)
+    /// The profile with `group`, loaded as a file holding its plist would be.
+    package static func load(platform: Platform?, group: String = group) throws(ProfileError) -> Profile {
+        try Profile.decode(Array(plist(group: group).utf8), path: name, teamID: nil, platform: platform, allowWildcard: false)
     }
 }
