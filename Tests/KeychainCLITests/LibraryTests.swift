@@ -223,6 +223,16 @@ import Testing
         #expect(BuiltInProfile.programGroup(executable: String(repeating: "x", count: 5000)).utf8.count == 20 + 200)
     }
 
+    /// A program keeps its name, so its group, when its file is replaced while it runs (a package
+    /// upgrade makes the kernel's link end in ` (deleted)`); a name that only looks so stays whole.
+    @Test func aProgramReplacedWhileRunningKeepsItsName() {
+        #expect(Executable.name(ofPath: "/usr/bin/myserver (deleted)", linkedByKernel: true) == "myserver")
+        #expect(Executable.name(ofPath: "/usr/bin/myserver", linkedByKernel: true) == "myserver")
+        #expect(Executable.name(ofPath: "./odd (deleted)", linkedByKernel: false) == "odd (deleted)")
+        #expect(Executable.name(ofPath: "", linkedByKernel: false) == nil)
+        #expect(Executable.name(ofPath: "/", linkedByKernel: true) == nil)
+    }
+
     /// Only the default keychain is made on first use: a keychain a variable names, or a key one
     /// names, that is not there is errSecNotAvailable saying to run init, and nothing is created (a
     /// typo must not get a new, empty keychain). One that cannot be made says why.
