@@ -29,6 +29,35 @@ import Testing
         try GoldenFile.check(GoldenFile.normalized(run.stdout), file)
     }
 
+    /// An item a program stored with no profile is in that program's group: explain names the
+    /// program, and its fix, run as printed in the shell (a name with a leading '-' included),
+    /// gives the profile that finds the item.
+    @Test(arguments: ["myserver", "-odd"])
+    func aProgramsItemIsExplainedAsTheProgramsAndFoundAsPrinted(_ program: String) throws {
+        let sandbox = try Sandbox()
+        try FileManager.default.createDirectory(atPath: sandbox.folder + "/bin", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: sandbox.folder + "/bin/keychainctl", withDestinationPath: Sandbox.binary)
+        let shown = sandbox.run(["profile", "show", "--program=" + program], profile: nil)
+        let stored = sandbox.folder + "/stored.plist"
+        try #require(FileManager.default.createFile(atPath: stored, contents: shown.stdoutData))
+        let add = sandbox.run(["add", "-s", "api", "-a", "bot", "--profile", stored], profile: nil, stdin: Data("SECRET-3".utf8))
+        #expect(add.status == 0, "\(add.stderr)")
+        let explained = sandbox.run(["explain", "-s", "api", "-a", "bot"], profile: nil)
+        #expect(explained.stdout.contains("the group of the program \(program) when it is given no profile"), "\(explained.stdout)")
+        let fix = try #require(
+            explained.stdout.components(separatedBy: "\n").first { $0.hasPrefix("  fix: act as that program: ") }, "\(explained.stdout)")
+        let parts = fix.dropFirst("  fix: act as that program: ".count).components(separatedBy: ", then pass ")
+        try #require(parts.count == 2, "\(fix)")
+        let made = sandbox.run(
+            ["-c", parts[0]], profile: nil, environment: ["PATH": sandbox.folder + "/bin:/usr/bin:/bin"], executable: "/bin/sh",
+            inFolder: true)
+        #expect(made.status == 0, "\(parts[0]): \(made.stderr)")
+        let words = parts[1].split(separator: " ").map(String.init)
+        let again = sandbox.run(["explain", "-s", "api", "-a", "bot", "--format", "json"] + words, profile: nil, inFolder: true)
+        let predicted = (try again.json() as? [String: Any])?["predicted"] as? [String: Any]
+        #expect(predicted?["status"] as? Int == 0, "\(words): \(again.stdout) \(again.stderr)")
+    }
+
     @Test func jsonHasTheContractsKeys() throws {
         let sandbox = try Self.workedCase()
         let run = sandbox.run(["explain", "-s", "com.example.app", "--format", "json"], profile: "widget.plist")

@@ -329,6 +329,21 @@ extension Keychain {
                 )
             }
             let list = groups.readable.joined(separator: ", ")
+            if let program = BuiltInProfile.program(ofGroup: group) {
+                // The name holds only letters, digits, '.', '-' and '_': a word for the shell as it
+                // is, and for the parser too once a leading '-' is attached or behind './'.
+                let plist = (program.hasPrefix("-") ? "./" : "") + program + ".plist"
+                return (
+                    .init(
+                        code: .groupNotEntitled, attribute: Schema.accessGroup, itemValue: group,
+                        text:
+                            "is in \(group), the group of the program \(program) when it is given no profile; this profile does not read it (it reads \(list.isEmpty ? "nothing" : list))"
+                    ),
+                    .entitlements(
+                        "act as that program: keychainctl profile show --program=\(program) > \(plist), then pass --profile \(plist)"
+                    )
+                )
+            }
             return (
                 .init(
                     code: .groupNotEntitled, attribute: Schema.accessGroup, itemValue: group,

@@ -14,6 +14,9 @@ package enum BuiltInProfile {
     /// The command's one access group, where its items live.
     package static let group = "keychainctl.default"
 
+    /// What a program's group starts with.
+    static let programPrefix = "keychainctl.program."
+
     /// The group of a program named `executable` (its file name): `keychainctl.program.` and the
     /// name, each character other than a letter, a digit, `.`, `-` or `_` written `_`.
     package static func programGroup(executable: String?) -> String {
@@ -21,7 +24,15 @@ package enum BuiltInProfile {
             scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || ".-_".unicodeScalars.contains(scalar))
                 ? Character(scalar) : "_"
         }
-        return "keychainctl.program." + (safe.isEmpty ? "unnamed" : String(safe.prefix(200)))
+        return programPrefix + (safe.isEmpty ? "unnamed" : String(safe.prefix(200)))
+    }
+
+    /// The program whose group `group` is, as `profile show --program` takes it; `nil` for any
+    /// other group (one a program's name could not make included).
+    package static func program(ofGroup group: String) -> String? {
+        guard group.hasPrefix(programPrefix) else { return nil }
+        let name = String(group.dropFirst(programPrefix.count))
+        return !name.isEmpty && programGroup(executable: name) == group ? name : nil
     }
 
     /// The profile as an XML property list.
