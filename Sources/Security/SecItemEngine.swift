@@ -66,7 +66,8 @@ package final class SecItemEngine: @unchecked Sendable {
             return errSecSuccess
         } catch {
             let (status, message) = Self.status(of: error)
-            lastFailure = message.terminalSafe
+            let note = status == errSecItemNotFound ? opened?.notFoundNote.map { " " + $0 } ?? "" : ""
+            lastFailure = (message + note).terminalSafe
             return status
         }
     }
@@ -76,6 +77,8 @@ package final class SecItemEngine: @unchecked Sendable {
         let keychain: Keychain
         let caller: Caller
         let answer: Authentication.Answer?
+        /// What a miss adds for a program given no profile, which reads its own group alone.
+        var notFoundNote: String? = nil
     }
 
     /// Opens what the testing API chose, else what the environment names (only then read).
@@ -90,13 +93,23 @@ package final class SecItemEngine: @unchecked Sendable {
         } else {
             let settings = try ProcessSettings.fromEnvironment()
             try settings.ensureKeychain()
+            let profile = try settings.loadProfile()
             made = Opened(
                 keychain: try Keychain(
                     path: settings.keychainPath, source: try settings.credentialSource(), deviceState: settings.deviceState),
-                caller: Caller(try settings.loadProfile()), answer: settings.authenticationAnswer)
+                caller: Caller(profile), answer: settings.authenticationAnswer,
+                notFoundNote: settings.profileSource == .builtIn ? Self.programNote(profile) : nil)
         }
         opened = made
         return made
+    }
+
+    /// Why a program given no profile misses what a script stored: it is an app of its own.
+    private static func programNote(_ profile: Profile) -> String? {
+        guard let group = profile.accessGroups.groups.first, let program = BuiltInProfile.program(ofGroup: group) else { return nil }
+        return "This program was given no profile, so it is an app of its own and reads only \(group); "
+            + "'keychainctl set' keeps a script's secrets in \(BuiltInProfile.group). A script stores one for this program "
+            + "with --profile and the profile 'keychainctl profile show --program=\(program)' prints."
     }
 
     /// The status an error is, and its words: a keychain error its own status; configuration the

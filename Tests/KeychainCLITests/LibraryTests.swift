@@ -144,6 +144,13 @@ import Testing
         #expect(got.status == 0 && got.stdout == "s3cret", "\(got.stderr)")
     }
 
+    /// A PATH that runs `keychainctl` from `sandbox`'s folder, for a printed command run as printed.
+    static func path(in sandbox: Sandbox) throws -> String {
+        try FileManager.default.createDirectory(atPath: sandbox.folder + "/bin", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: sandbox.folder + "/bin/keychainctl", withDestinationPath: Sandbox.binary)
+        return sandbox.folder + "/bin:/usr/bin:/bin"
+    }
+
     /// This test program's profile with no profile given, as `keychainctl profile show --program`
     /// prints it for the file name of the running executable, written to a file in `sandbox`.
     static func programProfile(_ sandbox: Sandbox) throws -> String {
@@ -173,9 +180,11 @@ import Testing
         let token: [String: Any] = [
             kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "deploy-token", kSecReturnData as String: true,
         ]
+        var missed = ""
         try Self.withDefaultsUnder(home) {
             var result: CFTypeRef?
             #expect(SecItemCopyMatching(token as CFDictionary, &result) == errSecItemNotFound, "the script's secret is not the program's")
+            missed = SecurityTesting.lastFailure ?? ""
             #expect(Self.addAsTheApp(account: "alice") == errSecSuccess, "\(SecurityTesting.lastFailure ?? "")")
             #expect(SecItemDelete(everyPassword as CFDictionary) == errSecSuccess, "its own item deleted")
             #expect(Self.addAsTheApp(account: "bob") == errSecSuccess)
@@ -187,8 +196,17 @@ import Testing
         let found = sandbox.run(
             ["find", "-s", "api.example.com", "--format", "json", "--profile", program], profile: nil, environment: defaults)
         #expect(found.status == 0 && found.stdout.contains("\"bob\"") && found.stdout.contains(group), "\(found.stderr)")
-        // A secret given to the program by a script, as the program's own.
-        let given = sandbox.run(["set", "db-password", "--profile", program], profile: nil, stdin: Data("pw".utf8), environment: defaults)
+        // A secret given to the program by a script, as the program's own, with the profile the
+        // program's miss says to print, run as printed.
+        #expect(missed.contains("no profile, so it is an app of its own") && missed.contains(group), "\(missed)")
+        let printed = try #require(missed.components(separatedBy: "the profile '").last?.components(separatedBy: "' prints").first)
+        let made = sandbox.run(
+            ["-c", printed + " > printed.plist"], profile: nil, environment: defaults.merging(["PATH": try Self.path(in: sandbox)]) { $1 },
+            executable: "/bin/sh", inFolder: true)
+        #expect(made.status == 0, "\(printed): \(made.stderr)")
+        let given = sandbox.run(
+            ["set", "db-password", "--profile", sandbox.folder + "/printed.plist"], profile: nil, stdin: Data("pw".utf8),
+            environment: defaults)
         #expect(given.status == 0, "\(given.stderr)")
         // The same profile for both (the user default here): they share the command's group.
         let path = sandbox.run(["profile", "path"], profile: nil, environment: defaults).stdout.trimmingCharacters(in: .newlines)
