@@ -241,6 +241,30 @@ import Testing
         #expect(BuiltInProfile.programGroup(executable: String(repeating: "x", count: 5000)).utf8.count == 20 + 200)
     }
 
+    /// No executable name reaches a group outside the programs' own namespace: whatever bytes the
+    /// name holds, the group is `keychainctl.program.` and safe characters, never the command's
+    /// group or an app's, and `program(ofGroup:)` gives back the name that made it.
+    @Test func noExecutableNameReachesAnotherGroup() {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("aZ09.-_ *$/\u{1B}\u{0}\u{E9}\u{202E}".unicodeScalars)
+        for _ in 0..<2000 {
+            let name = String(
+                String.UnicodeScalarView(
+                    (0..<Int.random(in: 0...24, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }))
+            let group = BuiltInProfile.programGroup(executable: name)
+            let rest = group.dropFirst("keychainctl.program.".count)
+            #expect(group.hasPrefix("keychainctl.program.") && !rest.isEmpty, "\(name.debugDescription) → \(group)")
+            #expect(
+                rest.unicodeScalars.allSatisfy {
+                    $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || ".-_".unicodeScalars.contains($0))
+                })
+            #expect(BuiltInProfile.program(ofGroup: group).map(BuiltInProfile.programGroup(executable:)) == group)
+        }
+        for other in [BuiltInProfile.group, "SKMME9E2Y8.com.example.app", "keychainctl.program.", "keychainctl.program.a b"] {
+            #expect(BuiltInProfile.program(ofGroup: other) == nil, "\(other)")
+        }
+    }
+
     /// A program keeps its name, so its group, when its file is replaced while it runs (a package
     /// upgrade makes the kernel's link end in ` (deleted)`); a name that only looks so stays whole.
     @Test func aProgramReplacedWhileRunningKeepsItsName() {
