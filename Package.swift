@@ -42,12 +42,13 @@ let package = Package(
         // Starting exec's command and git: fork, a fresh session keyring, descriptors closed and the
         // keyring calls denied by seccomp before execve (posix_spawn can do none of it).
         .target(name: "CSpawn"),
-        // The platform's own calls (the kernel keyring, starting a program isolated, the terminal's
-        // echo, core dumps and ptrace, syncfs, errno's text), each behind a small Swift type: the
-        // one module that imports the C shims for them, so a port to another system changes it alone.
         // Text made safe where it is shown: on a terminal, as a shell word, in roff, XML and Markdown.
         // Below the engine and the command-line framework alike, so both escape a string one way.
         .target(name: "TextEscaping"),
+        // The platform's own calls (the kernel keyring, starting a program isolated, the terminal's
+        // echo, core dumps and ptrace, syncfs, errno's text, the executable's name), each behind a
+        // small Swift type: the one module that imports the C shims for them, so a port to another
+        // system changes it alone.
         .target(name: "KeychainPlatform", dependencies: ["CKeyring", "CSpawn", "CTerminal", "CProcess", "CFileSync"]),
         // The engine in three storeys, each a module, so the compiler keeps their dependencies
         // pointing down (CONTRIBUTING.md's map; ArchitectureTests keeps the rooms inside each). A
