@@ -53,12 +53,12 @@ package enum ProfileSource: Equatable {
     /// (`refusal` says so in the caller's words); else the file, through `file`, a user default only
     /// when it is the user's own.
     package func load(
-        provisioning: String?, refusal: String, platform: @autoclosure () throws -> Platform?, builtInGroup: String = BuiltInProfile.group,
-        file: (String) throws -> Profile
+        provisioning: String?, refusal: String, platform: @autoclosure () throws -> Platform?,
+        builtInGroup: @autoclosure () -> String = BuiltInProfile.group, file: (String) throws -> Profile
     ) throws -> Profile {
         guard let path else {
             if provisioning != nil { throw ConfigurationError(refusal) }
-            return try BuiltInProfile.load(platform: try platform(), group: builtInGroup)
+            return try BuiltInProfile.load(platform: try platform(), group: builtInGroup())
         }
         if case .userDefault = self { try Self.checkUserDefault(path) }
         return try file(path)

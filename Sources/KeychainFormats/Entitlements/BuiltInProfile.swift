@@ -28,7 +28,7 @@ package enum BuiltInProfile {
     }
 
     /// The program whose group `group` is, as `profile show --program` takes it; `nil` for any
-    /// other group (one a program's name could not make included).
+    /// other group, including one under the prefix that no executable's name makes.
     package static func program(ofGroup group: String) -> String? {
         guard group.hasPrefix(programPrefix) else { return nil }
         let name = String(group.dropFirst(programPrefix.count))
