@@ -66,7 +66,7 @@ package final class SecItemEngine: @unchecked Sendable {
             return errSecSuccess
         } catch {
             let (status, message) = Self.status(of: error)
-            let note = status == errSecItemNotFound ? opened?.notFoundNote.map { " " + $0 } ?? "" : ""
+            let note = opened?.program.flatMap { Self.note(status, program: $0) }.map { " " + $0 } ?? ""
             lastFailure = (message + note).terminalSafe
             return status
         }
@@ -77,8 +77,8 @@ package final class SecItemEngine: @unchecked Sendable {
         let keychain: Keychain
         let caller: Caller
         let answer: Authentication.Answer?
-        /// What a miss adds for a program given no profile, which reads its own group alone.
-        var notFoundNote: String? = nil
+        /// The program's own group and name when it was given no profile (an app of its own).
+        var program: (group: String, name: String)? = nil
     }
 
     /// Opens what the testing API chose, else what the environment names (only then read).
@@ -98,18 +98,32 @@ package final class SecItemEngine: @unchecked Sendable {
                 keychain: try Keychain(
                     path: settings.keychainPath, source: try settings.credentialSource(), deviceState: settings.deviceState),
                 caller: Caller(profile), answer: settings.authenticationAnswer,
-                notFoundNote: settings.profileSource == .builtIn ? Self.programNote(profile) : nil)
+                program: settings.profileSource == .builtIn ? Self.program(profile) : nil)
         }
         opened = made
         return made
     }
 
-    /// Why a program given no profile misses what a script stored: it is an app of its own.
-    private static func programNote(_ profile: Profile) -> String? {
-        guard let group = profile.accessGroups.groups.first, let program = BuiltInProfile.program(ofGroup: group) else { return nil }
-        return "This program was given no profile, so it is an app of its own and reads only \(group); "
-            + "'keychainctl set' keeps a script's secrets in \(BuiltInProfile.group). A script stores one for this program "
-            + "with --profile and the profile 'keychainctl profile show --program=\(program)' prints."
+    /// The group and name of a program given no profile, from its built-in profile.
+    private static func program(_ profile: Profile) -> (group: String, name: String)? {
+        guard let group = profile.accessGroups.groups.first, let name = BuiltInProfile.program(ofGroup: group) else { return nil }
+        return (group, name)
+    }
+
+    /// What a failure adds for a program given no profile, which is an app of its own: why it
+    /// misses what a script stored, and how it acts as the app whose groups it names.
+    private static func note(_ status: OSStatus, program: (group: String, name: String)) -> String? {
+        let own = "This program was given no profile, so it is an app of its own whose one group is \(program.group)"
+        switch status {
+        case errSecItemNotFound:
+            return own + "; 'keychainctl set' keeps a script's secrets in \(BuiltInProfile.group). A script stores one for this program "
+                + "with --profile and the profile 'keychainctl profile show --program=\(program.name)' prints."
+        case errSecMissingEntitlement:
+            return own + ". To act as your app, give it the app's entitlements or what Xcode built: KEYCHAINCTL_PROFILE=PATH "
+                + "(and KEYCHAINCTL_TEAM_ID when they spell $(AppIdentifierPrefix))."
+        default:
+            return nil
+        }
     }
 
     /// The status an error is, and its words: a keychain error its own status; configuration the

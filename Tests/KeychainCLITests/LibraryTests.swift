@@ -228,6 +228,26 @@ import Testing
         }
     }
 
+    /// App code that names its app's group, run with no profile, is errSecMissingEntitlement as an
+    /// app without that entitlement is; the failure says the program is an app of its own and how
+    /// to act as the app, and done so (what Xcode built, as KEYCHAINCTL_PROFILE) the same add works.
+    @Test func aProgramNamingItsAppsGroupIsToldHowToActAsTheApp() throws {
+        let sandbox = try Sandbox()
+        let add: [String: Any] = [
+            kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "alice",
+            kSecAttrAccessGroup as String: "SKMME9E2Y8.com.example.app", kSecValueData as String: Data("s3cret".utf8),
+        ]
+        try Self.withDefaultsUnder(sandbox.folder + "/home") {
+            #expect(SecItemAdd(add as CFDictionary, nil) == errSecMissingEntitlement)
+            let failure = SecurityTesting.lastFailure ?? ""
+            #expect(failure.contains("given no profile, so it is an app of its own"), "\(failure)")
+            #expect(failure.contains("KEYCHAINCTL_PROFILE=PATH"), "\(failure)")
+            setenv("KEYCHAINCTL_PROFILE", Self.app, 1)
+            SecurityTesting.reset()
+            #expect(SecItemAdd(add as CFDictionary, nil) == errSecSuccess, "\(SecurityTesting.lastFailure ?? "")")
+        }
+    }
+
     /// A program's group is made of its executable's file name, whatever bytes that holds: never a
     /// control character, a space or a second namespace, never empty, never unbounded.
     @Test(arguments: [
