@@ -35,8 +35,7 @@ import Testing
     @Test(arguments: ["myserver", "-odd"])
     func aProgramsItemIsExplainedAsTheProgramsAndFoundAsPrinted(_ program: String) throws {
         let sandbox = try Sandbox()
-        try FileManager.default.createDirectory(atPath: sandbox.folder + "/bin", withIntermediateDirectories: true)
-        try FileManager.default.createSymbolicLink(atPath: sandbox.folder + "/bin/keychainctl", withDestinationPath: Sandbox.binary)
+        let path = try sandbox.pathWithKeychainctl()
         let shown = sandbox.run(["profile", "show", "--program=" + program], profile: nil)
         let stored = sandbox.folder + "/stored.plist"
         try #require(FileManager.default.createFile(atPath: stored, contents: shown.stdoutData))
@@ -49,7 +48,7 @@ import Testing
         let parts = fix.dropFirst("  fix: act as that program: ".count).components(separatedBy: ", then pass ")
         try #require(parts.count == 2, "\(fix)")
         let made = sandbox.run(
-            ["-c", parts[0]], profile: nil, environment: ["PATH": sandbox.folder + "/bin:/usr/bin:/bin"], executable: "/bin/sh",
+            ["-c", parts[0]], profile: nil, environment: ["PATH": path], executable: "/bin/sh",
             inFolder: true)
         #expect(made.status == 0, "\(parts[0]): \(made.stderr)")
         let words = parts[1].split(separator: " ").map(String.init)

@@ -22,12 +22,11 @@ import Testing
     static func prepared(_ name: String) throws -> (sandbox: Sandbox, arguments: [String]) {
         let sandbox = try Sandbox()
         let folder = "\(cases)/\(name)"
-        try FileManager.default.createDirectory(atPath: sandbox.folder + "/bin", withIntermediateDirectories: true)
-        try FileManager.default.createSymbolicLink(atPath: sandbox.folder + "/bin/keychainctl", withDestinationPath: Sandbox.binary)
+        let path = try sandbox.pathWithKeychainctl()
         if FileManager.default.fileExists(atPath: folder + "/setup.sh") {
             let setup = sandbox.run(
                 ["-c", "cd \"$0\" && sh -eu ./setup.sh", folder], profile: nil,
-                environment: ["PATH": sandbox.folder + "/bin:/usr/bin:/bin"], executable: "/bin/sh")
+                environment: ["PATH": path], executable: "/bin/sh")
             try #require(setup.status == 0, "\(name) setup: \(setup.stderr)")
         }
         let command = try String(contentsOfFile: folder + "/command.sh", encoding: .utf8)

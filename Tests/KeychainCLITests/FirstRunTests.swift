@@ -10,11 +10,13 @@ import Testing
         let sandbox: Sandbox
         var home: String { sandbox.folder + "/home" }
 
+        /// PATH as the user has it: keychainctl and the system's tools.
+        let path: String
+
         init() throws {
             sandbox = try Sandbox(initialize: false)
             try FileManager.default.createDirectory(atPath: sandbox.folder + "/home", withIntermediateDirectories: true)
-            try FileManager.default.createDirectory(atPath: sandbox.folder + "/bin", withIntermediateDirectories: true)
-            try FileManager.default.createSymbolicLink(atPath: sandbox.folder + "/bin/keychainctl", withDestinationPath: Sandbox.binary)
+            path = try sandbox.pathWithKeychainctl()
         }
 
         /// `script` in sh, in HOME, as the user types it: only PATH and HOME (plus `extra`) set.
@@ -26,7 +28,7 @@ import Testing
         /// `arguments` (a program and its arguments) with only PATH and HOME (plus `extra`) set.
         func run(_ arguments: [String], stdin: String? = nil, extra: [String] = []) -> Sandbox.Run {
             sandbox.run(
-                ["-i", "PATH=\(sandbox.folder)/bin:/usr/bin:/bin", "HOME=\(home)"] + extra + arguments, profile: nil,
+                ["-i", "PATH=\(path)", "HOME=\(home)"] + extra + arguments, profile: nil,
                 stdin: stdin.map { Data($0.utf8) }, executable: "/usr/bin/env")
         }
 

@@ -144,13 +144,6 @@ import Testing
         #expect(got.status == 0 && got.stdout == "s3cret", "\(got.stderr)")
     }
 
-    /// A PATH that runs `keychainctl` from `sandbox`'s folder, for a printed command run as printed.
-    static func path(in sandbox: Sandbox) throws -> String {
-        try FileManager.default.createDirectory(atPath: sandbox.folder + "/bin", withIntermediateDirectories: true)
-        try FileManager.default.createSymbolicLink(atPath: sandbox.folder + "/bin/keychainctl", withDestinationPath: Sandbox.binary)
-        return sandbox.folder + "/bin:/usr/bin:/bin"
-    }
-
     /// This test program's profile with no profile given, as `keychainctl profile show --program`
     /// prints it for the file name of the running executable, written to a file in `sandbox`.
     static func programProfile(_ sandbox: Sandbox) throws -> String {
@@ -201,7 +194,8 @@ import Testing
         #expect(missed.contains("no profile, so it is an app of its own") && missed.contains(group), "\(missed)")
         let printed = try #require(missed.components(separatedBy: "the profile '").last?.components(separatedBy: "' prints").first)
         let made = sandbox.run(
-            ["-c", printed + " > printed.plist"], profile: nil, environment: defaults.merging(["PATH": try Self.path(in: sandbox)]) { $1 },
+            ["-c", printed + " > printed.plist"], profile: nil,
+            environment: defaults.merging(["PATH": try sandbox.pathWithKeychainctl()]) { $1 },
             executable: "/bin/sh", inFolder: true)
         #expect(made.status == 0, "\(printed): \(made.stderr)")
         let given = sandbox.run(

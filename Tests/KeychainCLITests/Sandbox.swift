@@ -193,6 +193,17 @@ final class Sandbox {
             stdin: Data((password + "\n").utf8))
     }
 
+    /// A PATH on which `keychainctl` is the binary under test (linked into the sandbox's `bin`),
+    /// for running a printed command, or a script, as a user types it.
+    func pathWithKeychainctl() throws -> String {
+        let bin = folder + "/bin"
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        if (try? FileManager.default.destinationOfSymbolicLink(atPath: bin + "/keychainctl")) == nil {
+            try FileManager.default.createSymbolicLink(atPath: bin + "/keychainctl", withDestinationPath: Sandbox.binary)
+        }
+        return bin + ":/usr/bin:/bin"
+    }
+
     /// Adds a generic password with `secret` on stdin.
     @discardableResult
     func add(_ arguments: [String], secret: String = "s3cret", profile: String = "app.plist") -> Run {
