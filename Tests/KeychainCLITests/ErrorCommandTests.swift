@@ -1,5 +1,6 @@
 import CommandLineKit
 import Foundation
+import KeychainFoundation
 import Testing
 
 @testable import KeychainCLI
@@ -29,6 +30,23 @@ import Testing
         for status in KeychainStatus.allCases {
             #expect(list.filter { $0["status"] as? Int == Int(status.rawValue) }.map { $0["exit"] as? Int } == [Int(status.exitStatus)])
         }
+    }
+
+    /// A status keychainctl returns is named and worded as Apple's header has it, the words the
+    /// `Security` library's SecCopyErrorMessageString gives: the table holds them once. (Two had
+    /// been written again by hand, and differed: -34020 and -25306.)
+    @Test func aStatusKeychainctlReturnsSaysWhatAppleSays() throws {
+        let sandbox = try Sandbox(initialize: false)
+        for status in KeychainStatus.allCases {
+            let apple = try #require(AppleStatuses.row(status: status.rawValue), "\(status)")
+            let json = try #require(
+                try sandbox.run(["error", "--format", "json", "--", String(status.rawValue)], profile: nil).json() as? [String: Any])
+            #expect(json["name"] as? String == apple.name && json["appleMessage"] as? String == apple.message, "\(json)")
+        }
+        let restricted = sandbox.run(["error", "RestrictedAPI"], profile: nil)
+        #expect(
+            restricted.stdout.hasPrefix(
+                "errSecRestrictedAPI (-34020, 0xFFFF7B1C): Client is restricted and is not permitted to perform this operation.\n"))
     }
 
     /// `error` names the commands a status comes from: each is a real command, and the ones tried

@@ -114,16 +114,12 @@ struct ErrorCommand: Subcommand {
     }
 
     /// The status `text` names: a number (`number`) or a constant name, among keychainctl's own.
-    static func status(_ text: String) -> KeychainStatus? {
-        if let number = number(text) { return KeychainStatus(rawValue: number) }
-        return KeychainStatus(name: text)
-    }
+    static func status(_ text: String) -> KeychainStatus? { appleStatus(text).flatMap { KeychainStatus(rawValue: $0.status) } }
 
     /// The status `text` names among all of Apple's (SecBase.h and its kin).
     static func appleStatus(_ text: String) -> AppleStatuses.Row? {
-        if let number = number(text) { return AppleStatuses.rows.first { $0.status == number } }
-        let wanted = text.lowercased()
-        return AppleStatuses.rows.first { $0.name.lowercased() == wanted || $0.name.lowercased() == "errsec" + wanted }
+        if let number = number(text) { return AppleStatuses.row(status: number) }
+        return AppleStatuses.row(named: text)
     }
 
     /// A status of Apple's that keychainctl never returns: what it is, and that.
@@ -137,22 +133,15 @@ struct ErrorCommand: Subcommand {
             ]
             StandardStreams.out(JSON.render(.object(object)) + "\n")
         case .text:
-            let digits = String(UInt32(bitPattern: row.status), radix: 16, uppercase: true)
-            let hex = "0x" + String(repeating: "0", count: max(0, 8 - digits.count)) + digits
-            StandardStreams.out("\(row.name) (\(row.status), \(hex)): \(row.message)\n  \(note)\n")
+            StandardStreams.out("\(row.name) (\(row.status), \(row.hex)): \(row.message)\n  \(note)\n")
         }
-    }
-
-    private static func hex(_ status: KeychainStatus) -> String {
-        let digits = String(UInt32(bitPattern: status.rawValue), radix: 16, uppercase: true)
-        return "0x" + String(repeating: "0", count: max(0, 8 - digits.count)) + digits
     }
 
     private static func text(_ row: ExitStatusTable.Row) -> String {
         guard let status = row.status else { return "exit \(row.exit): \(row.meaning)\n" }
         let apple = status.appleMessage == status.message ? "" : "  Apple's message: \(status.appleMessage)\n"
         return """
-            \(status.name) (\(status.rawValue), \(hex(status))): \(status.message)
+            \(status.name) (\(status.rawValue), \(status.apple.hex)): \(status.message)
             \(apple)  exit status: \(row.exit)
               usually: \(row.meaning)
               from: \(status.row.commands.joined(separator: ", "))

@@ -14,13 +14,10 @@ package enum KeychainStatus: Int32, Sendable, CaseIterable {
     case missingEntitlement = -34018
     case restrictedAPI = -34020
 
-    /// One row of the status table: Apple's constant name and message (`SecCopyErrorMessageString`),
-    /// and what usually causes the status in keychainctl. The one table behind error reports,
-    /// `keychainctl error` and the reference's exit-status table.
+    /// One row of the status table: what usually causes the status in keychainctl, and the commands
+    /// that return it. The one table behind error reports, `keychainctl error` and the reference's
+    /// exit-status table; Apple's name and message come from `AppleStatuses`, written once.
     package struct Description: Sendable {
-        package let name: String
-        /// Apple's message (`SecCopyErrorMessageString`).
-        package let message: String
         package let causes: String
         /// What keychainctl says instead where Apple's words mislead on Linux (no computer to
         /// restart, no user name); `nil` where Apple's are right.
@@ -44,97 +41,87 @@ package enum KeychainStatus: Int32, Sendable, CaseIterable {
         switch self {
         case .param:
             Description(
-                name: "errSecParam", message: "One or more parameters passed to a function were not valid.",
                 causes:
                     "a malformed value, an invalid accessibility, a bad limit, a secret over 16 MiB, an access control Apple refuses (or given with `--sync yes` or `--attr pdmn`), `--auth-ui skip` outside find, a prompt answered with anything but approve, cancel or fail; an empty secret given to `set` on standard input or at its prompt; a `--ref-file` that is not a certificate or key keychainctl reads (named), a PKCS#12 with no identity, a private key's bytes asked for without `--allow-private-key-export` or not extractable",
                 commands: Self.itemCommands + ["explain", "matrix"])
         case .userCanceled:
             Description(
-                name: "errSecUserCanceled", message: "User canceled the operation.",
                 causes: "authentication cancelled (`--auth cancel`, or at the prompt); a confirmation answered no",
                 commands: Self.secretReaders + ["verify", "device"])
         case .authFailed:
             Description(
-                name: "errSecAuthFailed", message: "The user name or passphrase you entered is not correct.",
                 causes:
                     "wrong key or passphrase; authentication failed, or asked of a device that cannot give it (no biometry, no passcode); a wrong application password; an `akpu` add without a passcode; a wrong PKCS#12 passphrase. Nothing was read or changed",
                 ownMessage: "The key, passphrase or password given is not correct, or authentication failed.", commands: Self.openers)
         case .notAvailable:
             Description(
-                name: "errSecNotAvailable", message: "No keychain is available. You may need to restart your computer.",
                 causes:
                     "no keychain at that path (run `init`). On iOS: a keyboard extension without Full Access (kishikawakatsumi/KeychainAccess#470)",
                 ownMessage: "No keychain is available at that path.", commands: Self.openers)
         case .duplicateKeychain:
             Description(
-                name: "errSecDuplicateKeychain", message: "A keychain with the same name already exists.",
                 causes: "`init` on an existing keychain; `backup` to a file that exists",
                 ownMessage: "The file already exists.", commands: ["init", "backup", "cloud"])
         case .duplicateItem:
             Description(
-                name: "errSecDuplicateItem", message: "The specified item already exists in the keychain.",
                 causes:
                     "an item with the same primary key (class, account, service or server…, access group, sync) exists; a find that missed it carried a non-key attribute such as the label or `pdmn` (`add -U` replaces instead)",
                 commands: ["add", "update", "import", "migrate-group", "sync"])
         case .itemNotFound:
             Description(
-                name: "errSecItemNotFound", message: "The specified item could not be found in the keychain.",
                 causes:
                     "nothing matches in the groups this profile reads: the item is in another target's default group, synchronizable (the query needs `--sync any`), has another service or class, or macOS ignored the group the item is in (`keychainctl groups` lists the groups this profile reads)",
                 commands: ["find", "get", "update", "delete", "rm", "export", "exec", "migrate-group"])
         case .noSuchAttr:
             Description(
-                name: "errSecNoSuchAttr", message: "The specified attribute does not exist.",
                 causes: "an attribute the class does not have",
                 commands: ["add", "find", "update", "delete", "import", "explain", "matrix"])
         case .noSuchClass:
             Description(
-                name: "errSecNoSuchClass", message: "The specified item class does not exist.",
                 causes: "a class that is none of genp, inet, cert, keys and idnt",
                 commands: ["add", "find", "update", "delete", "import", "export", "explain", "matrix"])
         case .interactionNotAllowed:
             Description(
-                name: "errSecInteractionNotAllowed", message: "User interaction is not allowed.",
                 causes:
                     "an item of a class the device's lock state makes unavailable; a protected item with nobody to authenticate (no `--auth`, no terminal) or `--auth-ui fail`; an application password not given; a confirmation (`verify --repair`, `device passcode remove`, `device biometry change`) with no terminal and no `--yes`; a keychain with no key source, no key cached by `unlock` and no terminal to ask for its passphrase (`unlock --status`: nothing cached)",
                 commands: Self.itemCommands + ["unlock", "verify", "device"])
         case .decode:
             Description(
-                name: "errSecDecode", message: "Unable to decode the provided data.",
                 causes:
                     "a tampered or damaged item or class key, the row kept and named (see below); a malformed PKCS#12, one whose key is not RSA or EC, or one asking for too many key-derivation iterations",
                 commands: Self.secretReaders + ["verify", "import", "sync", "rekey"])
         case .missingEntitlement:
             Description(
-                name: "errSecMissingEntitlement", message: "A required entitlement isn't present.",
                 causes:
                     "the profile may not use that group: a group without its Team ID prefix, another target's group, no writable group at all, or on macOS an application identifier or app group that no provisioning profile validates",
                 commands: Self.itemCommands)
         case .restrictedAPI:
             Description(
-                name: "errSecRestrictedAPI", message: "Operation is restricted.",
                 causes:
                     "an App Clip (`com.apple.developer.on-demand-install-capable`) whose access groups are more than its application identifier, or that adds or updates a synchronizable item",
                 commands: ["add", "find", "update", "delete", "set", "get", "ls", "rm"])
         }
     }
 
+    /// Apple's row for this status: its constant name and message (SecBase.h).
+    package var apple: AppleStatuses.Row {
+        AppleStatuses.row(status: rawValue) ?? AppleStatuses.Row(name: "OSStatus \(rawValue)", status: rawValue, message: "")
+    }
+
     /// Apple's constant name.
-    package var name: String { row.name }
+    package var name: String { apple.name }
 
     /// Apple's message (`SecCopyErrorMessageString`).
-    package var appleMessage: String { row.message }
+    package var appleMessage: String { apple.message }
 
     /// The message errors show: Apple's, or keychainctl's own where Apple's misleads on Linux.
-    package var message: String { row.ownMessage ?? row.message }
+    package var message: String { row.ownMessage ?? appleMessage }
 
     /// The status called `name`: Apple's constant (`errSecItemNotFound`), with or without its
     /// `errSec` prefix, in any case.
     package init?(name: String) {
-        let wanted = name.lowercased()
-        guard let status = Self.allCases.first(where: { $0.name.lowercased() == wanted || $0.name.lowercased() == "errsec" + wanted })
-        else { return nil }
-        self = status
+        guard let apple = AppleStatuses.row(named: name) else { return nil }
+        self.init(rawValue: apple.status)
     }
 
     /// The shell exit status: the status's low byte, as macOS `security` exits.
