@@ -71,7 +71,7 @@ public enum SecurityTesting {
     public static func actAs(_ entitlements: Entitlements) throws {
         let profile = try load(entitlements)
         guard State.shared.current?.configuration != nil else {
-            throw TestingError("no keychain is in use: call useInMemoryKeychain or useKeychain first")
+            throw TestingError.noKeychain
         }
         State.shared.update { $0.configuration?.profile = profile }
     }
@@ -86,7 +86,7 @@ public enum SecurityTesting {
     /// passcode removed or a biometry change invalidates the items bound to them.
     public static func changeDevice(_ change: DeviceChange) throws {
         guard let configuration = State.shared.current?.configuration, let action = Keychain.DeviceAction(rawValue: change.rawValue)
-        else { throw TestingError("no keychain is in use: call useInMemoryKeychain or useKeychain first") }
+        else { throw TestingError.noKeychain }
         let keychain = try Keychain(path: configuration.keychainPath, credential: configuration.credential)
         _ = try keychain.changeDevice(action)
         SecItemEngine.shared.configure(configuration)
@@ -128,6 +128,9 @@ public enum SecurityTesting {
 public struct TestingError: Error, CustomStringConvertible {
     public let description: String
     init(_ description: String) { self.description = description }
+
+    /// A call that changes the keychain in use, made before one was chosen.
+    static let noKeychain = TestingError("no keychain is in use: call useInMemoryKeychain or useKeychain first")
 }
 
 /// The testing API's choice and the in-memory folder it made, handed to the engine on each change.

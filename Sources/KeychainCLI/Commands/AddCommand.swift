@@ -15,7 +15,10 @@ struct AddCommand: Subcommand {
         sections: [
             (
                 "secret",
-                [Self.dataFile.spec, Self.stripNewline.spec, Self.password.spec, Self.refFile.spec, Self.noData.spec, Self.dataField.spec]
+                [
+                    SecretInput.dataFile.spec, Self.stripNewline.spec, Self.password.spec, Self.refFile.spec, Self.noData.spec,
+                    Self.dataField.spec,
+                ]
             ),
             ("options", [Self.update.spec, Self.returns.spec, Self.accessControl.spec]),
             ItemOptions.section,
@@ -32,7 +35,6 @@ struct AddCommand: Subcommand {
             ),
         ])
 
-    static let dataFile = Option.path("data-file", "Read the secret from this file, bytes kept exactly.")
     static let stripNewline = Flag("strip-newline", "Drop one trailing newline from the secret read from stdin or a file.")
     static let password = Option.text(
         "password", "w", "secret", "The secret itself: visible to other users in the process list; prefer stdin.")
@@ -55,7 +57,7 @@ struct AddCommand: Subcommand {
     let context: CommandContext
 
     func validate() throws(UsageError) {
-        let secretGiven = context[Self.dataFile] != nil || context[Self.password] != nil || context[Self.stripNewline]
+        let secretGiven = context[SecretInput.dataFile] != nil || context[Self.password] != nil || context[Self.stripNewline]
         if context[Self.noData], secretGiven || !context.all(Self.refFile).isEmpty {
             throw UsageError("--no-data stores no secret; it takes no --data-file, -w, --strip-newline or --ref-file.")
         }
@@ -82,7 +84,7 @@ struct AddCommand: Subcommand {
         let keychain: Keychain
         if referenceFiles.isEmpty {
             // The secret is read (perhaps prompted for) before the keychain opens.
-            let (dataFile, password, stripNewline) = (context[Self.dataFile], context[Self.password], context[Self.stripNewline])
+            let (dataFile, password, stripNewline) = (context[SecretInput.dataFile], context[Self.password], context[Self.stripNewline])
             let secret =
                 context[Self.noData]
                 ? nil

@@ -32,7 +32,8 @@ struct InitCommand: Subcommand {
         "Write a new random key (base64, mode 0600) to this file and use it; without a path, the default keychain's key file.")
     static let kdf = Option.choice(
         "kdf", nil, "interactive|moderate|sensitive",
-        "Argon2id cost for a passphrase: 64 MiB, 256 MiB (default) or 1 GiB of memory per unlock.", PassphraseKDF.Preset.init(rawValue:))
+        "Argon2id cost for a new passphrase: 64 MiB, 256 MiB (default) or 1 GiB of memory per unlock.", PassphraseKDF.Preset.init(rawValue:)
+    )
 
     let context: CommandContext
 

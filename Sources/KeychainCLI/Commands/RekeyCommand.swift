@@ -26,7 +26,7 @@ struct RekeyCommand: Subcommand {
                     Self.newPassphrasePrompt.spec,
                 ]
             ),
-            ("options", [Self.kdf.spec, Self.force.spec, Self.dryRun.spec]),
+            ("options", [InitCommand.kdf.spec, Self.force.spec, Self.dryRun.spec]),
             GlobalOptions.section,
         ],
         examples: [
@@ -42,9 +42,6 @@ struct RekeyCommand: Subcommand {
     static let newPassphraseFD = Option.descriptor("new-passphrase-fd", "Read the new passphrase from this file descriptor.")
     static let newPassphraseEnv = Option.text("new-passphrase-env", nil, "VAR", "Take the new passphrase from this environment variable.")
     static let newPassphrasePrompt = Flag("new-passphrase-prompt", "Ask for the new passphrase on the terminal (twice).")
-    static let kdf = Option.choice(
-        "kdf", nil, "interactive|moderate|sensitive", "Argon2id cost for a new passphrase (default moderate).",
-        PassphraseKDF.Preset.init(rawValue:))
     static let force = Flag("force", "With --generate-key-file: replace an existing file (such as the current key file).")
     static let dryRun = Flag("dry-run", "Check both credentials and open every item; change nothing.")
 
@@ -87,7 +84,8 @@ struct RekeyCommand: Subcommand {
         let progress = ProgressLine("rekeying")
         do {
             defer { progress.finish() }
-            count = try keychain.rekey(to: credential, preset: context[Self.kdf] ?? .moderate, dryRun: dryRun, progress: progress.advance)
+            count = try keychain.rekey(
+                to: credential, preset: context[InitCommand.kdf] ?? .moderate, dryRun: dryRun, progress: progress.advance)
         } catch {
             if let pendingKeyFile { unlink(pendingKeyFile) }
             throw error

@@ -24,7 +24,7 @@ struct SetCommand: Subcommand {
             exit 206 and stores nothing; --data-file /dev/null stores an empty one.
             """,
         sections: [
-            ("secret", [Self.dataFile.spec, Self.keepNewline.spec, Self.generate.spec, Self.length.spec, Self.print.spec]),
+            ("secret", [SecretInput.dataFile.spec, Self.keepNewline.spec, Self.generate.spec, Self.length.spec, Self.print.spec]),
             ("options", [Self.label.spec, NamedItem.group.spec, Self.sync.spec]),
             GlobalOptions.section,
         ],
@@ -37,7 +37,6 @@ struct SetCommand: Subcommand {
             ),
         ])
 
-    static let dataFile = Option.path("data-file", "Read the secret from this file, bytes kept exactly.")
     static let keepNewline = Flag("keep-newline", "Keep the trailing newline of a secret read from standard input.")
     static let generate = Flag("generate", "Store a new random password (letters and digits) instead of reading one.")
     static let length = Option<Int>(
@@ -52,7 +51,7 @@ struct SetCommand: Subcommand {
     let context: CommandContext
 
     func validate() throws(UsageError) {
-        if context[Self.generate], context[Self.dataFile] != nil || context[Self.keepNewline] {
+        if context[Self.generate], context[SecretInput.dataFile] != nil || context[Self.keepNewline] {
             throw UsageError("--generate makes the secret; it takes no --data-file or --keep-newline.")
         }
         if !context[Self.generate], context[Self.length] != nil || context[Self.print] {
@@ -63,7 +62,7 @@ struct SetCommand: Subcommand {
     func run() throws {
         let sync = context[Self.sync]
         let named = NamedItem(context.arguments, syncState: sync ? .yes : .no)
-        let dataFile = context[Self.dataFile]
+        let dataFile = context[SecretInput.dataFile]
         let caller = try context.caller()
         let credential = try context.openingCredential()
         // The secret is read (perhaps prompted for) before the keychain opens, as add does.

@@ -200,7 +200,7 @@ struct ExecPlan {
         if strict, let left = result.variables.first(where: { $0.item == nil && Self.keychainQuery($0.value) != nil }) {
             throw KeychainError(.param, hint: "--strict: \(left.name) still holds a keychain: value; nothing was run.")
         }
-        result.variables.append(Variable(name: "KEYCHAINCTL_EXEC", value: SecretBytes(copying: Array("1".utf8)), origin: .env, item: nil))
+        result.variables.append(Variable(name: Self.marker, value: SecretBytes(copying: Array("1".utf8)), origin: .env, item: nil))
         return result
     }
 
@@ -261,11 +261,15 @@ struct ExecPlan {
     }
 
     /// keychainctl's own variables that are never passed on (`false`) or passed on only when named
-    /// by `--keep` (`true`: paths, which are useless without the file but may be wanted).
+    /// by `--keep` (`true`: paths, which are useless without the file but may be wanted). The last
+    /// is sync's `--account-key-file`, declared by a command, which exec may not reach up to.
     static let credentialVariables: [String: Bool] = [
-        "KEYCHAINCTL_KEY": false, "KEYCHAINCTL_PASSPHRASE": false, "KEYCHAINCTL_EXEC": false,
-        "KEYCHAINCTL_KEY_FILE": true, "KEYCHAINCTL_ACCOUNT_KEY_FILE": true,
+        SettingVariable.key.rawValue: false, SettingVariable.passphrase.rawValue: false, marker: false,
+        SettingVariable.keyFile.rawValue: true, "KEYCHAINCTL_ACCOUNT_KEY_FILE": true,
     ]
+
+    /// The variable set to 1 in the command's environment, so a script can tell it runs under exec.
+    static let marker = "KEYCHAINCTL_EXEC"
 
     /// keychainctl's environment as the command inherits it: all of it (or with --pristine only
     /// --keep's), less keychainctl's own credentials.

@@ -3,6 +3,9 @@ import KeychainCore
 
 /// Where a command's secret comes from (docs/REFERENCE.md): a file, `-w`, standard input, or a prompt.
 struct SecretInput {
+    /// `--data-file`, the option naming the file (add and set).
+    static let dataFile = Option.path("data-file", "Read the secret from this file, bytes kept exactly.")
+
     let file: String?
     let argument: String?
     let stripNewline: Bool

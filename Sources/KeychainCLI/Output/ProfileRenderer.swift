@@ -83,7 +83,7 @@ struct ProfileRenderer {
         let ignored: [JSON.Value] =
             list.ignored.map { entry in
                 var object = entryJSON(entry)
-                object["reason"] = .string("app-group-ignored-platform")
+                object["reason"] = .string(Explanation.Code.appGroupIgnoredPlatform.rawValue)
                 return .object(object)
             }
             + list.patterns.map { entry in

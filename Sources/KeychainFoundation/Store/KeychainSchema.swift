@@ -97,7 +97,7 @@ package enum KeychainSchema {
     private static func compareObjects(_ connection: SQLiteConnection) throws(StoreError) -> Shape {
         var found: Set<[String]> = []
         do {
-            let statement = try connection.prepare("SELECT type, name, tbl_name, sql FROM sqlite_schema")
+            let statement = try connection.prepare(rowsSQL)
             while try statement.step() {
                 found.insert([statement.text(0), statement.text(1), statement.text(2), statement.isNull(3) ? "NULL" : statement.text(3)])
             }
