@@ -96,7 +96,9 @@ let package = Package(
         // Foundation (app code bridges `[String: Any]` to `CFDictionary`). The command never links it.
         .target(name: "Security", dependencies: ["KeychainCore", "KeychainFormats", "KeychainFoundation", "TextEscaping"]),
         // Pointing the library at a keychain, a profile and a device state from a test, without variables.
-        .target(name: "SecurityTesting", dependencies: ["Security", "KeychainCore", "KeychainFormats", "KeychainFoundation"]),
+        .target(
+            name: "SecurityTesting",
+            dependencies: ["Security", "KeychainCore", "KeychainFormats", "KeychainFoundation", "KeychainPlatform"]),
         .executableTarget(
             name: "keychainctl-bench",
             dependencies: ["KeychainCore", "KeychainFormats", "KeychainFoundation", "KeychainPlatform", "Security", "SecurityTesting"]),

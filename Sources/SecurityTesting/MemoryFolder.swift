@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import KeychainPlatform
 
 /// A private folder (mode 0700) in memory: under /dev/shm (a tmpfs on Linux) when it is there to
 /// write in, else the temporary folder; removed when the test moves on, and at exit.
@@ -8,7 +9,7 @@ enum MemoryFolder {
         let base = access("/dev/shm", W_OK | X_OK) == 0 ? "/dev/shm" : NSTemporaryDirectory()
         var template = Array((base + "/keychainctl-test-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else {
-            throw TestingError("cannot make a folder in \(base): \(String(cString: strerror(errno)))")
+            throw TestingError("cannot make a folder in \(base): \(SystemError.text(errno))")
         }
         let path = String(cString: made)
         Made.shared.add(path)

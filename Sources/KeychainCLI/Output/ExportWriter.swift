@@ -1,6 +1,7 @@
 import Glibc
 import KeychainCore
 import KeychainPlatform
+import TextEscaping
 
 /// `export`'s output, item by item, with secrets kept in guarded memory until written.
 final class ExportWriter {
@@ -119,7 +120,8 @@ final class ExportWriter {
         case .githubEnv:
             var delimiter: String
             repeat {
-                delimiter = "ghadelim_" + SecretBytes.random(count: 12).withUnsafeBytes { $0.map { String($0, radix: 16) }.joined() }
+                delimiter =
+                    "ghadelim_" + SecretBytes.random(count: 12).withUnsafeBytes { $0.map { String.hex(UInt32($0), digits: 2) }.joined() }
             } while value.withUnsafeBytes({ bytes in
                 let marker = Array(delimiter.utf8)
                 return bytes.count >= marker.count && (0...(bytes.count - marker.count)).contains { bytes[$0...].starts(with: marker) }

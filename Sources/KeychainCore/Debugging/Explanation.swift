@@ -5,7 +5,6 @@ import KeychainFoundation
 /// why it is or is not included (docs/DEBUGGING.md).
 package struct Explanation: Sendable {
     /// The SecItem call explained.
-    /// The call explained.
     package typealias Operation = SecItemOperation
 
     /// How one item stands.

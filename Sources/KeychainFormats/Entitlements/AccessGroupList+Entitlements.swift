@@ -34,8 +34,7 @@ extension AccessGroupList {
                 guard case .string(let text) = element, text.containsControlCharacters,
                     let bad = text.unicodeScalars.first(where: String.isControl)
                 else { continue }
-                let hex = String(bad.value, radix: 16, uppercase: true)
-                let code = "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+                let code = "U+" + String.hex(bad.value, digits: 4)
                 let position = entitlements[key]?.string == nil ? " entry \(index)" : ""
                 throw ProfileError(
                     "profile \(path): entitlement \(key)\(position) holds the control character \(code); no signing authority issues such an identifier, so the profile is refused."

@@ -1,3 +1,5 @@
+import TextEscaping
+
 /// Finding a row of Apple's status table, the one place a status's name and message are written.
 extension AppleStatuses {
     /// The row declaring `status` (the first, where two headers declare the same number).
@@ -13,8 +15,5 @@ extension AppleStatuses {
 
 extension AppleStatuses.Row {
     /// The status as Apple's documentation prints it: its 32 bits in hex (`0xFFFF9D2C`).
-    package var hex: String {
-        let digits = String(UInt32(bitPattern: status), radix: 16, uppercase: true)
-        return "0x" + String(repeating: "0", count: max(0, 8 - digits.count)) + digits
-    }
+    package var hex: String { "0x" + String.hex(UInt32(bitPattern: status), digits: 8) }
 }

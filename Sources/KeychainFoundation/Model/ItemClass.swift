@@ -11,12 +11,12 @@ package enum ItemClass: String, Sendable, CaseIterable, Comparable {
     /// Identity (`kSecClassIdentity`): a join of a certificate and its private key, not a table.
     case identity = "idnt"
 
-    /// Parses a class code or its long name; `nil` for anything else (errSecNoSuchClass).
     /// Every spelling `init(parsing:)` accepts, codes first (for completion).
     package static let spellings = [
         "genp", "inet", "cert", "keys", "idnt", "generic-password", "internet-password", "certificate", "key", "identity",
     ]
 
+    /// Parses a class code or its command-line name; `nil` for anything else (errSecNoSuchClass).
     package init?(parsing text: String) {
         switch text {
         case "genp", "generic-password": self = .genericPassword
