@@ -21,10 +21,9 @@ struct LintCommand: Subcommand {
         sections: [
             (
                 "options",
-                [
-                    Self.target.spec, Self.profile.spec, Self.provisioning.spec, Self.source.spec, Self.codeGroup.spec,
-                    Self.teamChange.spec, Self.now.spec,
-                    Self.format.spec, Self.strict.spec, Self.warningsAsErrors.spec, NamedPath.appOption.spec,
+                TargetOptions.specs + [
+                    Self.source.spec, Self.codeGroup.spec, Self.teamChange.spec, Self.now.spec, Self.format.spec, Self.strict.spec,
+                    Self.warningsAsErrors.spec,
                 ]
             ),
             (ProgramSpec.globalSectionTitle, [GlobalOptions.platform.spec, GlobalOptions.teamID.spec]),
@@ -39,12 +38,6 @@ struct LintCommand: Subcommand {
                 "Every target of a built app at once, each with the entitlements signed into it and its embedded profile."),
         ])
 
-    static let target = Option.text(
-        "target", nil, "name=path", repeatable: true, "One target: its name and claimed entitlements (repeat per target).")
-    static let provisioning = Option.text(
-        "provisioning", nil, "name=path", repeatable: true, "The provisioning profile that signs the target NAME.")
-    /// The spelling matrix used before `--target`, accepted here too.
-    static let profile = Option.text("profile", nil, "name=path", repeatable: true, "The same as --target (matrix's older spelling).")
     static let source = Option.text(
         "source", nil, "name=path", repeatable: true, "The source .entitlements of the target NAME, to compare with what was signed.")
     static let codeGroup = Option.text(
@@ -70,25 +63,12 @@ struct LintCommand: Subcommand {
     let context: CommandContext
 
     func validate() throws(UsageError) {
-        _ = try provisioning()
+        try TargetOptions.validate(context.arguments, command: Self.name, for: "to check")
         _ = try sources()
-        guard try !targets().isEmpty || context[NamedPath.appOption] != nil else {
-            throw UsageError("lint needs a --target NAME=PATH for each target to check, or --app PATH for a built app's.")
-        }
     }
 
     /// Errors (exit 78) are reported as JSON when the report would be JSON or SARIF.
     var errorFormat: OutputFormat { context[Self.format].map { $0 == .text ? .text : .json } ?? context.resolvedFormat }
-
-    /// The targets `--target` and `--profile` name.
-    private func targets() throws(UsageError) -> [NamedPath] {
-        try NamedPath.parse(context.all(Self.target) + context.all(Self.profile), option: Self.target.spec.long)
-    }
-
-    /// The provisioning profiles `--provisioning` attaches to targets.
-    private func provisioning() throws(UsageError) -> [NamedPath] {
-        try NamedPath.attached(context.all(Self.provisioning), option: Self.provisioning.spec.long)
-    }
 
     /// The `.entitlements` sources `--source` attaches to targets.
     private func sources() throws(UsageError) -> [NamedPath] {
@@ -96,8 +76,7 @@ struct LintCommand: Subcommand {
     }
 
     func run() throws {
-        let named = try targets() + (try context[NamedPath.appOption].map(NamedPath.app) ?? [])
-        let provisioning = try NamedPath.attach(try provisioning(), option: Self.provisioning.spec.long, to: named)
+        let (named, provisioning) = try TargetOptions.resolve(context.arguments)
         let sources = try NamedPath.attach(try sources(), option: Self.source.spec.long, to: named)
         let lintTargets = try named.map { named in
             let claims = try ProfileDocument.load(path: named.path)

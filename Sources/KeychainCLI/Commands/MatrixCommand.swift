@@ -19,12 +19,12 @@ struct MatrixCommand: Subcommand {
         sections: [
             (
                 "options",
-                [Self.target.spec, Self.profile.spec, NamedPath.appOption.spec, Self.provisioning.spec, Self.by.spec, Self.teamChange.spec]
+                TargetOptions.specs + [Self.by.spec, Self.teamChange.spec]
             ),
             ItemOptions.section,
             (
                 ProgramSpec.globalSectionTitle,
-                GlobalOptions.specs.filter { $0.long != Self.profile.spec.long && $0.long != Self.provisioning.spec.long }
+                GlobalOptions.specs.filter { $0.long != TargetOptions.profile.spec.long && $0.long != TargetOptions.provisioning.spec.long }
             ),
         ],
         examples: [
@@ -37,13 +37,6 @@ struct MatrixCommand: Subcommand {
                 "The same for every target of a built app, by access group (with no keychain: what the entitlements allow)."),
         ])
 
-    static let target = Option.text(
-        "target", nil, "name=path", repeatable: true,
-        "One target: its name and entitlements (a file, a built bundle or its executable; repeat per target), as lint takes it.")
-    /// The spelling matrix had before `--target`, kept as its alias.
-    static let profile = Option.text("profile", nil, "name=path", repeatable: true, "The same as --target (its older spelling).")
-    static let provisioning = Option.text(
-        "provisioning", nil, "name=path", repeatable: true, "The provisioning profile that signs the target NAME (repeat per target).")
     static let by = Option.choice("by", nil, "item|group", "One row per item (default) or per access group.") {
         ["item": false, "group": true][$0]
     }
@@ -52,27 +45,11 @@ struct MatrixCommand: Subcommand {
 
     let context: CommandContext
 
-    func validate() throws(UsageError) {
-        _ = try provisioning()
-        guard try !targets().isEmpty || context[NamedPath.appOption] != nil else {
-            throw UsageError("matrix needs a --target NAME=PATH for each target to compare, or --app PATH for a built app's.")
-        }
-    }
-
-    /// The targets `--target` and `--profile` name.
-    private func targets() throws(UsageError) -> [NamedPath] {
-        try NamedPath.parse(context.all(Self.target) + context.all(Self.profile), option: Self.target.spec.long)
-    }
-
-    /// The provisioning profiles `--provisioning` attaches to targets.
-    private func provisioning() throws(UsageError) -> [NamedPath] {
-        try NamedPath.attached(context.all(Self.provisioning), option: Self.provisioning.spec.long)
-    }
+    func validate() throws(UsageError) { try TargetOptions.validate(context.arguments, command: Self.name, for: "to compare") }
 
     func run() throws {
         let (item, teamChange) = (ItemOptions(context.arguments), context[Self.teamChange])
-        let targets = try targets() + (try context[NamedPath.appOption].map(NamedPath.app) ?? [])
-        let provisioning = try NamedPath.attach(try provisioning(), option: Self.provisioning.spec.long, to: targets)
+        let (targets, provisioning) = try TargetOptions.resolve(context.arguments)
         let profiles = try targets.map { try context.loadProfile(path: $0.path, provisioning: provisioning[$0.name]) }
         // With no keychain, what the entitlements alone say: where adds land and who may read them.
         if teamChange == nil, item.request().attributes.isEmpty, (try? KeychainStore.checkExists(context.keychainPath)) == nil {
