@@ -59,7 +59,8 @@ enum Bench {
                 (start..<end).map { i in
                     (
                         ItemRequest(attributes: [
-                            ("svce", sharedService ?? "service-\(i)"), ("acct", "account-\(i)"), ("labl", "label \(i)"),
+                            (Schema.service, sharedService ?? "service-\(i)"), (Schema.account, "account-\(i)"),
+                            (Schema.label, "label \(i)"),
                         ]),
                         secret
                     )
