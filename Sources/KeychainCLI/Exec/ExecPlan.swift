@@ -262,7 +262,8 @@ struct ExecPlan {
 
     /// keychainctl's own variables that are never passed on (`false`) or passed on only when named
     /// by `--keep` (`true`: paths, which are useless without the file but may be wanted). The last
-    /// is sync's `--account-key-file`, declared by a command, which exec may not reach up to.
+    /// is the variable of sync's `--account-key-file`, spelled here because a command (a storey
+    /// above exec) declares the option.
     static let credentialVariables: [String: Bool] = [
         SettingVariable.key.rawValue: false, SettingVariable.passphrase.rawValue: false, marker: false,
         SettingVariable.keyFile.rawValue: true, "KEYCHAINCTL_ACCOUNT_KEY_FILE": true,
