@@ -18,6 +18,22 @@ import Testing
         try keychain.keychain.find(TemporaryKeychain.request(pairs, class: itemClass, limit: limit, returns: returns), caller: app)
     }
 
+    /// A class is its code or its hyphenated name, exactly as written; completion offers every
+    /// spelling the parser takes, and nothing else.
+    @Test func aClassIsItsCodeOrItsNameExactly() {
+        let spelled: [(String, ItemClass)] = [
+            ("genp", .genericPassword), ("generic-password", .genericPassword), ("inet", .internetPassword),
+            ("internet-password", .internetPassword), ("cert", .certificate), ("certificate", .certificate), ("keys", .key),
+            ("key", .key), ("idnt", .identity), ("identity", .identity),
+        ]
+        for (text, itemClass) in spelled { #expect(ItemClass(parsing: text) == itemClass, "\(text)") }
+        #expect(Set(ItemClass.spellings) == Set(spelled.map(\.0)) && ItemClass.spellings.count == spelled.count)
+        #expect(ItemClass.spellings.prefix(5) == ["genp", "inet", "cert", "keys", "idnt"])
+        for text in ["", "GENP", "generic password", "Generic-Password", "keys ", "password", "genp\u{0}"] {
+            #expect(ItemClass(parsing: text) == nil, "\(text)")
+        }
+    }
+
     @Test func primaryKeyDefaultsMakeTwoBareAddsCollide() throws {
         try keychain.add([], as: app)
         #expect(status { try keychain.add([], as: app) } == -25299)

@@ -12,21 +12,17 @@ package enum ItemClass: String, Sendable, CaseIterable, Comparable {
     case identity = "idnt"
 
     /// Every spelling `init(parsing:)` accepts, codes first (for completion).
-    package static let spellings = [
-        "genp", "inet", "cert", "keys", "idnt", "generic-password", "internet-password", "certificate", "key", "identity",
-    ]
+    package static var spellings: [String] { allCases.map(\.rawValue) + allCases.map(\.argumentName) }
 
     /// Parses a class code or its command-line name; `nil` for anything else (errSecNoSuchClass).
     package init?(parsing text: String) {
-        switch text {
-        case "genp", "generic-password": self = .genericPassword
-        case "inet", "internet-password": self = .internetPassword
-        case "cert", "certificate": self = .certificate
-        case "keys", "key": self = .key
-        case "idnt", "identity": self = .identity
-        default: return nil
-        }
+        guard let parsed = Self(rawValue: text) ?? Self.allCases.first(where: { $0.argumentName == text }) else { return nil }
+        self = parsed
     }
+
+    /// The name the command line takes besides the code: the long name, hyphenated
+    /// (`generic-password`).
+    package var argumentName: String { String(longName.map { $0 == " " ? "-" : $0 }) }
 
     /// The long name used in CLI output.
     package var longName: String {
