@@ -25,6 +25,17 @@ import Testing
         }
     }
 
+    /// README and docs/DEBUGGING.md count the cases as there are folders, and the guide's table
+    /// links every one of them.
+    @Test func theDocsCountAndListEveryCase() throws {
+        let debugging = try String(contentsOfFile: Sandbox.packageRoot + "/docs/DEBUGGING.md", encoding: .utf8)
+        let readme = try String(contentsOfFile: Sandbox.packageRoot + "/README.md", encoding: .utf8)
+        #expect(Self.cases.count >= 15)
+        #expect(debugging.contains("holds \(Self.cases.count) real cases"))
+        #expect(readme.contains("\(Self.cases.count) real cases"))
+        for name in Self.cases { #expect(debugging.contains("](../Fixtures/Cases/\(name)/README.md)"), "\(name) is not in the table") }
+    }
+
     @Test(arguments: cases)
     func caseMatchesItsTranscript(_ name: String) throws {
         let sandbox = try Sandbox(initialize: false)
