@@ -49,6 +49,29 @@ import Testing
                 "errSecRestrictedAPI (-34020, 0xFFFF7B1C): Client is restricted and is not permitted to perform this operation.\n"))
     }
 
+    /// README's exit-status paragraph agrees with the table it summarises: each "N errSecName"
+    /// is that status's exit, and keychainctl's own numbers are the table's.
+    @Test func theReadmesExitStatusesAreTheTables() throws {
+        let readme = try String(contentsOfFile: Sandbox.packageRoot + "/README.md", encoding: .utf8)
+        let paragraph = try #require(
+            readme.components(separatedBy: "## Exit status\n").dropFirst().first?.components(separatedBy: "\n## ").first)
+        let section = paragraph.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        let pairs = try NSRegularExpression(pattern: #"(\d+) (errSec\w+)"#)
+            .matches(in: section, range: NSRange(section.startIndex..., in: section))
+            .map { (Int32(section[Range($0.range(at: 1), in: section)!])!, String(section[Range($0.range(at: 2), in: section)!])) }
+        #expect(pairs.count >= 7, "\(pairs)")
+        for (exit, name) in pairs {
+            let status = try #require(KeychainStatus(name: name), "\(name)")
+            #expect(status.exitStatus == exit, "README says \(name) exits \(exit); it exits \(status.exitStatus)")
+        }
+        for (exit, words) in [
+            (ExitStatusTable.usage, "a usage error"), (ExitStatusTable.lintErrors, "`lint` found errors"),
+            (ExitStatusTable.unusableConfiguration, "an unusable profile"), (ExitStatusTable.ioFailure, "a file that cannot be read"),
+        ] {
+            #expect(section.contains("\(exit) \(words)"), "README's exit \(exit): \(words)")
+        }
+    }
+
     /// `error` names the commands a status comes from: each is a real command, and the ones tried
     /// here end with it through the binary.
     @Test func theCommandsAStatusComesFromAreRealAndProduceIt() throws {
