@@ -29,8 +29,7 @@ struct SecItemDictionary {
     init(_ dictionary: CFDictionary?) throws(SecItemRefusal) {
         guard let dictionary else { throw .param("the dictionary is NULL") }
         var returns: ReturnOptions = []
-        for (key, value) in dictionary {
-            guard let key = Self.string(key) else { throw .param("a key that is not a string") }
+        for (key, value) in try Self.entries(dictionary) {
             switch key {
             case "class":
                 guard let text = Self.string(value) else { throw .param("kSecClass takes a class constant") }

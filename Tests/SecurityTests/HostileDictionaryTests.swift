@@ -19,13 +19,19 @@ import Testing
     }
 
     static var badValues: [(String, Any)] {
-        [
+        // An array and a dictionary that hold themselves: walking them would never end.
+        let selfArray = NSMutableArray()
+        selfArray.add(selfArray)
+        let selfDictionary = NSMutableDictionary()
+        selfDictionary["acct"] = selfDictionary
+        return [
             ("an array", ["victim"]), ("a dictionary", ["acct": "victim"]), ("null", NSNull()), ("a nested array", [[["x"]]]),
-            ("a date for a string attribute", Date()),
+            ("a date for a string attribute", Date()), ("an array holding itself", selfArray),
+            ("a dictionary holding itself", selfDictionary),
         ]
     }
 
-    @Test(arguments: 0..<5)
+    @Test(arguments: 0..<7)
     func aValueOfAnotherTypeIsAParameterError(_ index: Int) {
         let query: [String: Any] = [
             kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: Self.badValues[index].1,
@@ -41,6 +47,40 @@ import Testing
         query[kSecClass] = kSecClassGenericPassword
         query[NSNumber(value: 7)] = "victim"
         #expect(SecItemDelete(query) == errSecParam)
+        // A key that holds itself is refused unread, as a value that does.
+        let selfArray = NSMutableArray()
+        selfArray.add(selfArray)
+        query.removeObject(forKey: NSNumber(value: 7))
+        query[selfArray] = "victim"
+        #expect(SecItemDelete(query) == errSecParam)
+    }
+
+    /// Arrays nested 200,000 deep: converting them to Swift arrays, level by level, would overflow
+    /// any stack. Kept for the life of the process: releasing them is as deep a recursion.
+    nonisolated(unsafe) static let deep: NSArray = {
+        var deep = NSArray(object: "victim")
+        for _ in 0..<200_000 { deep = NSArray(object: deep) }
+        return deep
+    }()
+
+    /// Collections nested past the stack, or holding themselves, in every dictionary each call
+    /// reads: errSecParam, with nothing changed and the victim's secret still there.
+    @Test func aCollectionNestedPastTheStackIsAParameterError() {
+        let selfDictionary = NSMutableDictionary()
+        selfDictionary["acct"] = selfDictionary
+        for value in [Self.deep, selfDictionary] {
+            let hostile: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: value]
+            #expect(SecItemAdd(hostile as CFDictionary, nil) == errSecParam)
+            #expect(SecItemDelete(hostile as CFDictionary) == errSecParam)
+            let victim: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "victim"]
+            #expect(SecItemUpdate(victim as CFDictionary, [kSecAttrLabel as String: value] as CFDictionary) == errSecParam)
+        }
+        var result: CFTypeRef?
+        let query: [String: Any] = [
+            kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "victim", kSecReturnData as String: true,
+        ]
+        #expect(SecItemCopyMatching(query as CFDictionary, &result) == errSecSuccess)
+        #expect((result as? Data).map { String(decoding: $0, as: UTF8.self) } == "secret")
     }
 
     /// SecDbQuery.c (`query_applier`): a four-character key is an attribute (unknown to the class:

@@ -1,0 +1,37 @@
+import CoreFoundation
+import Foundation
+
+extension SecItemDictionary {
+    /// What stands in for a collection value (an array, dictionary or set): no SecItem key this
+    /// library reads takes one, so every reader refuses it (errSecParam), and its elements are
+    /// never read.
+    struct Collection {}
+
+    /// The dictionary's keys and values, each value read as a Swift value but a collection.
+    /// Foundation turns a stored array or dictionary into a Swift one element by element, all the
+    /// way down, and compares keys element by element too, so a collection that holds itself, or
+    /// one nested deeper than the stack, would never come back. The keys and values are therefore
+    /// taken from the storage as they are (through CoreFoundation, which does not convert them): a
+    /// key that is not a string is refused before any lookup, and a collection value stands in as
+    /// `Collection`.
+    static func entries(_ dictionary: NSDictionary) throws(SecItemRefusal) -> [(key: String, value: Any)] {
+        let stored = unsafeBitCast(dictionary, to: CoreFoundation.CFDictionary.self)
+        let count = CFDictionaryGetCount(stored)
+        guard count > 0 else { return [] }
+        var keys = [UnsafeRawPointer?](repeating: nil, count: count)
+        var values = [UnsafeRawPointer?](repeating: nil, count: count)
+        CFDictionaryGetKeysAndValues(stored, &keys, &values)
+        let objects = zip(keys, values).compactMap { key, value in
+            key.flatMap { key in
+                value.map {
+                    (Unmanaged<AnyObject>.fromOpaque(key).takeUnretainedValue(), Unmanaged<AnyObject>.fromOpaque($0).takeUnretainedValue())
+                }
+            }
+        }
+        guard objects.allSatisfy({ $0.0 is NSString }) else { throw .param("a key that is not a string") }
+        return objects.map { key, value in
+            let isCollection = value is NSArray || value is NSDictionary || value is NSSet || value is NSOrderedSet
+            return (String(key as! NSString), isCollection ? Collection() : dictionary.object(forKey: key) ?? NSNull())
+        }
+    }
+}
