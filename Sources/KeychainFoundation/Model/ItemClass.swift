@@ -15,14 +15,23 @@ package enum ItemClass: String, Sendable, CaseIterable, Comparable {
     package static var spellings: [String] { allCases.map(\.rawValue) + allCases.map(\.argumentName) }
 
     /// Parses a class code or its command-line name; `nil` for anything else (errSecNoSuchClass).
+    /// Every find parses its class, and most give a code or none (`""`): names are made only when
+    /// neither.
     package init?(parsing text: String) {
-        guard let parsed = Self(rawValue: text) ?? Self.allCases.first(where: { $0.argumentName == text }) else { return nil }
-        self = parsed
+        if let code = Self(rawValue: text) {
+            self = code
+        } else if !text.isEmpty, let named = Self.allCases.first(where: { $0.argumentName == text }) {
+            self = named
+        } else {
+            return nil
+        }
     }
 
     /// The name the command line takes besides the code: the long name, hyphenated
     /// (`generic-password`).
-    package var argumentName: String { String(longName.map { $0 == " " ? "-" : $0 }) }
+    package var argumentName: String {
+        String(decoding: longName.utf8.map { $0 == UInt8(ascii: " ") ? UInt8(ascii: "-") : $0 }, as: UTF8.self)
+    }
 
     /// The long name used in CLI output.
     package var longName: String {
