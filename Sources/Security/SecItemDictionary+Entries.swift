@@ -21,14 +21,11 @@ extension SecItemDictionary {
         var keys = [UnsafeRawPointer?](repeating: nil, count: count)
         var values = [UnsafeRawPointer?](repeating: nil, count: count)
         CFDictionaryGetKeysAndValues(stored, &keys, &values)
-        let objects = zip(keys, values).compactMap { key, value in
-            key.flatMap { key in
-                value.map {
-                    (Unmanaged<AnyObject>.fromOpaque(key).takeUnretainedValue(), Unmanaged<AnyObject>.fromOpaque($0).takeUnretainedValue())
-                }
-            }
+        var objects: [(key: AnyObject, value: AnyObject)] = []
+        for case let (key?, value?) in zip(keys, values) {
+            objects.append((Unmanaged.fromOpaque(key).takeUnretainedValue(), Unmanaged.fromOpaque(value).takeUnretainedValue()))
         }
-        guard objects.allSatisfy({ $0.0 is NSString }) else { throw .param("a key that is not a string") }
+        guard objects.allSatisfy({ $0.key is NSString }) else { throw .param("a key that is not a string") }
         return objects.map { key, value in
             let isCollection = value is NSArray || value is NSDictionary || value is NSSet || value is NSOrderedSet
             return (String(key as! NSString), isCollection ? Collection() : dictionary.object(forKey: key) ?? NSNull())
