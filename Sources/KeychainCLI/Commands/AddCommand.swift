@@ -16,7 +16,7 @@ struct AddCommand: Subcommand {
             (
                 "secret",
                 [
-                    SecretInput.dataFile.spec, Self.stripNewline.spec, Self.password.spec, Self.refFile.spec, Self.noData.spec,
+                    SecretInput.dataFile.spec, SecretInput.stripNewline.spec, Self.password.spec, Self.refFile.spec, Self.noData.spec,
                     Self.dataField.spec,
                 ]
             ),
@@ -35,7 +35,6 @@ struct AddCommand: Subcommand {
             ),
         ])
 
-    static let stripNewline = Flag("strip-newline", "Drop one trailing newline from the secret read from stdin or a file.")
     static let password = Option.text(
         "password", "w", "secret", "The secret itself: visible to other users in the process list; prefer stdin.")
     static let refFile = Option.path(
@@ -57,7 +56,7 @@ struct AddCommand: Subcommand {
     let context: CommandContext
 
     func validate() throws(UsageError) {
-        let secretGiven = context[SecretInput.dataFile] != nil || context[Self.password] != nil || context[Self.stripNewline]
+        let secretGiven = context[SecretInput.dataFile] != nil || context[Self.password] != nil || context[SecretInput.stripNewline]
         if context[Self.noData], secretGiven || !context.all(Self.refFile).isEmpty {
             throw UsageError("--no-data stores no secret; it takes no --data-file, -w, --strip-newline or --ref-file.")
         }
@@ -84,7 +83,9 @@ struct AddCommand: Subcommand {
         let keychain: Keychain
         if referenceFiles.isEmpty {
             // The secret is read (perhaps prompted for) before the keychain opens.
-            let (dataFile, password, stripNewline) = (context[SecretInput.dataFile], context[Self.password], context[Self.stripNewline])
+            let (dataFile, password, stripNewline) = (
+                context[SecretInput.dataFile], context[Self.password], context[SecretInput.stripNewline]
+            )
             let secret =
                 context[Self.noData]
                 ? nil

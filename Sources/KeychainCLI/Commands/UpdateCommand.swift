@@ -17,7 +17,7 @@ struct UpdateCommand: Subcommand {
             (
                 "changes",
                 Self.changeOptions.map(\.spec) + [
-                    Self.setAttr.spec, Self.setDataFile.spec, Self.setDataStdin.spec, Self.setPassword.spec, Self.stripNewline.spec,
+                    Self.setAttr.spec, Self.setDataFile.spec, Self.setDataStdin.spec, Self.setPassword.spec, SecretInput.stripNewline.spec,
                     Self.setDataField.spec, Self.setAccessControl.spec,
                 ]
             ),
@@ -45,7 +45,6 @@ struct UpdateCommand: Subcommand {
     static let setDataFile = Option.path("set-data-file", "New secret from this file.")
     static let setDataStdin = Flag("set-data-stdin", "New secret from standard input.")
     static let setPassword = Option.text("set-password", nil, "secret", "New secret itself (visible in the process list).")
-    static let stripNewline = Flag("strip-newline", "Drop one trailing newline from the new secret.")
     static let setDataField = Option.assignment(
         "set-data-field", "code=path",
         "Replace one data field (an internet password's binn, bini, bin0-bin3) with a file's bytes; the data and other fields stay.")
@@ -87,7 +86,7 @@ struct UpdateCommand: Subcommand {
         let setPassword = context[Self.setPassword]
         if setDataFile != nil || context[Self.setDataStdin] || setPassword != nil {
             secret = try SecretInput(
-                file: setDataFile, argument: setPassword, stripNewline: context[Self.stripNewline],
+                file: setDataFile, argument: setPassword, stripNewline: context[SecretInput.stripNewline],
                 passphraseFD: context[GlobalOptions.passphraseFD]
             ).read(prompt: "New secret: ")
         }

@@ -5,6 +5,8 @@ import KeychainCore
 struct SecretInput {
     /// `--data-file`, the option naming the file (add and set).
     static let dataFile = Option.path("data-file", "Read the secret from this file, bytes kept exactly.")
+    /// `--strip-newline` (add and update), which `stripNewline` carries.
+    static let stripNewline = Flag("strip-newline", "Drop one trailing newline from the secret read from standard input or a file.")
 
     let file: String?
     let argument: String?
