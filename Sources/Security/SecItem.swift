@@ -9,17 +9,17 @@ import KeychainCore
 /// Adds the item `attributes` describes; with return keys, `result` receives it as
 /// `SecItemCopyMatching` would.
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
-    let parsed: SecItemDictionary
+    var parsed: SecItemDictionary
     do { parsed = try SecItemCall.parse(attributes) } catch { return SecItemCall.refuse(error) }
+    parsed.inferLabel()
     var request = parsed.request
     request.accessControl = parsed.accessControl?.request
     let secret = parsed.secret
     return SecItemEngine.shared.perform(ui: parsed.ui) { keychain, caller in
         let added = try keychain.add(request, secret: secret, caller: caller)
         guard let result else { return }
-        let returns = request.returnOptions ?? []
-        let found = Keychain.FoundItem(item: added.item, secret: returns.contains(.data) ? secret : nil)
-        result.pointee = SecItemResult.shape([found], returns: returns, limit: .one)
+        let found = Keychain.FoundItem(item: added.item, secret: request.returnOptions?.contains(.data) == true ? secret : nil)
+        result.pointee = SecItemResult.shape([found], returns: parsed.returns, limit: .one)
     }
 }
 
@@ -35,7 +35,7 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
     if request.matchLimit == nil { request.matchLimit = .one }
     return SecItemEngine.shared.perform(ui: parsed.ui) { keychain, caller in
         let found = try keychain.find(request, caller: caller)
-        result?.pointee = SecItemResult.shape(found.items, returns: found.query.returns, limit: found.query.limit)
+        result?.pointee = SecItemResult.shape(found.items, returns: parsed.returns, limit: found.query.limit)
     }
 }
 

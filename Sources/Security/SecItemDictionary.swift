@@ -18,6 +18,11 @@ struct SecItemDictionary {
     var ui: Authentication.UI = .allow
     /// Whether a return key was given at all.
     var asksForReturns = false
+    /// What the return keys ask for, as the caller gave them (`request.returnOptions` is what the
+    /// engine is asked: a certificate's data in place of its reference, which is made from it).
+    var returns: ReturnOptions = []
+    /// kSecValueRef: a certificate whose attributes stand in for those the caller left out.
+    var reference: SecCertificate?
 
     /// Keys that change nothing on this keychain: it is always the data-protection keychain
     /// (kSecUseDataProtectionKeychain), there is nobody to show a prompt's reason to
@@ -28,7 +33,6 @@ struct SecItemDictionary {
     /// attribute, a longer key is a class, match, return, use or value key by its first letter.
     init(_ dictionary: CFDictionary?) throws(SecItemRefusal) {
         guard let dictionary else { throw .param("the dictionary is NULL") }
-        var returns: ReturnOptions = []
         for (key, value) in try Self.entries(dictionary) {
             switch key {
             case "class":
@@ -60,6 +64,11 @@ struct SecItemDictionary {
             case "v_Data":
                 guard let bytes = value as? Data else { throw .param("kSecValueData takes data") }
                 data = bytes
+            case "v_Ref":
+                guard let certificate = value as? SecCertificate else {
+                    throw .param("kSecValueRef takes a SecCertificate (SecKey and SecIdentity are not provided on Linux)")
+                }
+                reference = certificate
             case "v_PersistentRef":
                 guard let bytes = value as? Data else { throw .param("kSecValuePersistentRef takes data") }
                 request.persistentRef = Data(bytes).base64EncodedString()
@@ -90,7 +99,7 @@ struct SecItemDictionary {
                 if flag { ui = .fail }
             case _ where Self.ignored.contains(key):
                 continue
-            case _ where key.hasPrefix("m_") || key.hasPrefix("u_") || key == "v_Ref":
+            case _ where key.hasPrefix("m_") || key.hasPrefix("u_"):
                 throw SecItemRefusal(status: errSecUnimplemented, message: "\(key) is not provided on Linux (docs/LIBRARY.md)")
             case _ where key.utf16.count == 4:
                 // Four characters make an attribute, known to the class or errSecNoSuchAttr.
@@ -102,18 +111,45 @@ struct SecItemDictionary {
                 throw .param("'\(key)' is not a SecItem key")
             }
         }
+        if let reference { adopt(reference) }
         if asksForReturns { request.returnOptions = returns }
-        // A certificate's or key's object (SecCertificate, SecKey) is not provided: asking for one is
-        // refused rather than answered with nothing. A password has none, and Apple returns nothing.
-        if returns.contains(.reference), let itemClass = request.itemClass.flatMap(ItemClass.init(parsing:)),
-            itemClass.hasReference || itemClass == .identity
-        {
+        guard returns.contains(.reference), let itemClass = request.itemClass.flatMap(ItemClass.init(parsing:)) else { return }
+        switch itemClass {
+        case .certificate:
+            // The engine opens the certificate's data, from which its SecCertificate is made.
+            request.returnOptions = returns.subtracting(.reference).union(.data)
+        case .key, .identity:
+            // A key's object (SecKey, SecIdentity) is not provided: asking for one is refused
+            // rather than answered with nothing.
             throw SecItemRefusal(
                 status: errSecUnimplemented,
                 message:
-                    "kSecReturnRef for \(itemClass.longName) items: SecCertificate, SecKey and SecIdentity are not provided on Linux (docs/LIBRARY.md)"
-            )
+                    "kSecReturnRef for \(itemClass.longName) items: SecKey and SecIdentity are not provided on Linux (docs/LIBRARY.md)")
+        case .genericPassword, .internetPassword:
+            break  // A password has no object, and Apple returns none.
         }
+    }
+
+    /// kSecValueRef as `SecItemAttributesPrepare` (`SecItem.m`) expands it: the certificate's
+    /// attribute dictionary, its class and its data fill in what the caller left out; what the
+    /// caller gave wins, its own kSecValueData included. A query matches on the attributes alone,
+    /// as securityd reads a query's data for nothing.
+    private mutating func adopt(_ reference: SecCertificate) {
+        let given = Set(request.typedAttributes.map(\.code))
+        for (code, value) in reference.certificate.referenceAttributes.sorted(by: { $0.key < $1.key }) where !given.contains(code) {
+            request.typedAttributes.append((code: code, value: value))
+        }
+        if request.itemClass == nil { request.itemClass = ItemClass.certificate.rawValue }
+        if data == nil { data = Data(reference.certificate.der) }
+    }
+
+    /// The label `SecItemAdd` gives a certificate added by reference without one (`infer_cert_label`,
+    /// `SecItem.m`): its subject summary.
+    mutating func inferLabel() {
+        guard let summary = reference?.certificate.summary, !request.typedAttributes.contains(where: { $0.code == Schema.label }) else {
+            return
+        }
+        request.typedAttributes.append((code: Schema.label, value: .string(summary)))
     }
 
     /// `value` as `SecDbItem.c` stores it for attribute `code`: a string stays a string (parsed

@@ -1,27 +1,39 @@
 import Foundation
 import KeychainCore
 
-/// Results shaped as `SecItemCopyMatching` returns them (`SecItemServer.c`, `handle_result`): one
-/// return type alone is the bare value (data, or a persistent reference as data), several a
-/// dictionary of attributes with `v_Data` and `v_PersistentRef`; kSecMatchLimitOne one of these,
-/// any other limit an array of them. Attribute values come back typed as stored.
+/// Results shaped as `SecItemCopyMatching` returns them (`SecItemServer.c`, `handle_result`;
+/// `SecItem.m`, `SecItemResultProcess`): one return type alone is the bare value (data, a
+/// persistent reference as data, or a certificate's SecCertificate), several a dictionary of
+/// attributes with `v_Data`, `v_PersistentRef` and `v_Ref`; kSecMatchLimitOne one of these, any
+/// other limit an array of them. Attribute values come back typed as stored.
 enum SecItemResult {
+    /// `returns` is what the caller asked for; a certificate's reference is made from its data,
+    /// which the engine was asked for in its place.
     static func shape(_ found: [Keychain.FoundItem], returns: ReturnOptions, limit: MatchLimit) -> CFTypeRef? {
-        // A password has no object to return as a reference: Apple leaves it out.
-        let returns = returns.subtracting(.reference)
-        guard !returns.isEmpty else { return nil }
+        // A password has no object: asked for its reference alone, Apple returns nothing.
+        guard !(found.first?.item.itemClass == .certificate ? returns : returns.subtracting(.reference)).isEmpty else { return nil }
         let shaped = found.map { one($0, returns: returns) }
         if limit == .one { return shaped.first ?? nil }
         return NSArray(array: shaped.compactMap { $0 })
     }
 
-    static func one(_ found: Keychain.FoundItem, returns: ReturnOptions) -> AnyObject? {
-        if returns == .data { return found.secret.map { $0.withUnsafeBytes { NSData(bytes: $0.baseAddress, length: $0.count) } } }
-        if returns == .persistentRef { return NSData(data: Data(found.item.persistentRef.bytes)) }
+    static func one(_ found: Keychain.FoundItem, returns asked: ReturnOptions) -> AnyObject? {
+        // Only a certificate has an object here; a password has none, and Apple leaves it out. Data
+        // that is not a certificate (one added raw) makes none either.
+        let reference =
+            found.item.itemClass == .certificate && asked.contains(.reference)
+            ? found.secret.flatMap { $0.withUnsafeBytes { SecCertificate(der: Array($0)) } } : nil
+        let returns = asked.subtracting(.reference)
+        if returns.isEmpty { return reference }
+        if returns == .data, reference == nil {
+            return found.secret.map { $0.withUnsafeBytes { NSData(bytes: $0.baseAddress, length: $0.count) } }
+        }
+        if returns == .persistentRef, reference == nil { return NSData(data: Data(found.item.persistentRef.bytes)) }
         var dictionary: [String: Any] = [:]
         if returns.contains(.attributes) { dictionary = attributes(of: found.item) }
         if returns.contains(.data), let secret = found.secret { dictionary["v_Data"] = secret.withUnsafeBytes { Data($0) } }
         if returns.contains(.persistentRef) { dictionary["v_PersistentRef"] = Data(found.item.persistentRef.bytes) }
+        if let reference { dictionary["v_Ref"] = reference }
         return NSDictionary(dictionary: dictionary)
     }
 

@@ -20,6 +20,8 @@ package struct Certificate: Sendable {
     package let publicKeyHash: [UInt8]
     /// `SecCertificateCopySubjectSummary`, the label an add gives it.
     package let summary: String?
+    /// The subject's common names, in order (`SecCertificateCopyCommonName` gives the last).
+    package let commonNames: [String]
 
     /// Apple's parser refuses a serial number longer than this (`SecCertificate.c:1830`).
     package static let maximumSerialBytes = 37
@@ -55,16 +57,24 @@ package struct Certificate: Sendable {
         guard let bits = X509_get0_pubkey_bitstr(x509), let key = OpenSSL.bytes(of: bits) else { throw ObjectError("it has no public key") }
         publicKeyHash = key.withUnsafeBytes { OpenSSL.sha1($0) }
         summary = SubjectSummary.of(x509)
+        commonNames = SubjectSummary.commonNames(of: x509)
     }
 
-    /// The attributes `SecItemAdd` derives from the certificate, label included when it has one
-    /// (codes literal, as in Apple's certificate attribute dictionary).
-    package var attributes: [String: AttributeValue] {
+    /// The certificate's attribute dictionary (`SecCertificateCopyAttributeDictionary`): what a
+    /// query naming the certificate by reference matches (codes literal, as in Apple's dictionary).
+    package var referenceAttributes: [String: AttributeValue] {
         var attributes: [String: AttributeValue] = [
             "ctyp": .number(version), "cenc": .number(3), "subj": .data(normalizedSubject),
             "issr": .data(normalizedIssuer), "slnr": .data(serialNumber), "pkhh": .data(publicKeyHash),
         ]
         if let subjectKeyID { attributes["skid"] = .data(subjectKeyID) }
+        return attributes
+    }
+
+    /// The attributes `SecItemAdd` derives from the certificate: its attribute dictionary and, when
+    /// it has one, its subject summary as the label (`infer_cert_label`, `SecItem.m`).
+    package var attributes: [String: AttributeValue] {
+        var attributes = referenceAttributes
         if let summary { attributes[Schema.label] = .string(summary) }
         return attributes
     }

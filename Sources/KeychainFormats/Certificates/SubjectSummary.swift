@@ -50,6 +50,17 @@ package enum SubjectSummary {
         return (alternatives.emails + emails).first ?? alternatives.dnsNames.first ?? summary
     }
 
+    /// The subject's common names in the order they appear (`SecCertificateCopyCommonNames`).
+    package static func commonNames(of x509: OpaquePointer) -> [String] {
+        guard let name = X509_get_subject_name(x509) else { return [] }
+        return (0..<X509_NAME_entry_count(name)).compactMap { index in
+            guard let entry = X509_NAME_get_entry(name, index), OBJ_obj2nid(X509_NAME_ENTRY_get_object(entry)) == NID_commonName else {
+                return nil
+            }
+            return text(UnsafePointer(X509_NAME_ENTRY_get_data(entry)))
+        }
+    }
+
     /// The subject alternative names' e-mail addresses and DNS-like names, in order.
     private static func alternativeNames(_ x509: OpaquePointer) -> (emails: [String], dnsNames: [String]) {
         guard let raw = X509_get_ext_d2i(x509, NID_subject_alt_name, nil, nil) else { return ([], []) }

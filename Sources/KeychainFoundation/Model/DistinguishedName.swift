@@ -21,6 +21,12 @@ package enum DistinguishedName {
         }
     }
 
+    /// A Name's content (what `issr` and `subj` hold) as a whole Name again, its SEQUENCE header
+    /// put back (`SecCertificateCopyNormalizedIssuerSequence`).
+    package static func sequence(ofContent content: [UInt8]) -> [UInt8] {
+        DERHeader.bytes(constructed: true, length: content.count, tag: V_ASN1_SEQUENCE) + content
+    }
+
     /// The normalised form of `content`, a Name without its SEQUENCE header (what `issr` and
     /// `subj` hold, normalised or not); `nil` when it is not one. The empty Name (no RDN, as in
     /// a certificate whose subject is empty) is its own normal form, as `normalizedContent(of:)`

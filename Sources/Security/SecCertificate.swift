@@ -1,0 +1,70 @@
+import Foundation
+import KeychainCore
+
+/// An X.509 certificate, as `SecCertificateCreateWithData` makes one and `kSecReturnRef` returns
+/// one: immutable, equal to another when their DER bytes are (as `CFEqual` compares two), and
+/// hashable, as Swift makes every CoreFoundation type. Nothing in it is secret.
+public final class SecCertificate: Sendable {
+    let certificate: Certificate
+
+    init(_ certificate: Certificate) { self.certificate = certificate }
+
+    /// The certificate `bytes` encode, or `nil` when they are not exactly one DER certificate.
+    convenience init?(der bytes: [UInt8]) {
+        guard let certificate = try? Certificate(der: bytes) else { return nil }
+        self.init(certificate)
+    }
+}
+
+extension SecCertificate: Hashable {
+    public static func == (left: SecCertificate, right: SecCertificate) -> Bool { left.certificate.der == right.certificate.der }
+    public func hash(into hasher: inout Hasher) { hasher.combine(certificate.der) }
+}
+
+// swift-format-ignore: AlwaysUseLowerCamelCase
+/// The certificate `data` holds in DER, or `nil` when it holds anything else (PEM, a key, bytes
+/// after the certificate).
+public func SecCertificateCreateWithData(_ allocator: CFAllocator?, _ data: CFData) -> SecCertificate? {
+    SecCertificate(der: [UInt8](data as Data))
+}
+
+// swift-format-ignore: AlwaysUseLowerCamelCase
+/// The certificate's DER bytes, exactly as it was made from.
+public func SecCertificateCopyData(_ certificate: SecCertificate) -> CFData {
+    NSData(data: Data(certificate.certificate.der))
+}
+
+// swift-format-ignore: AlwaysUseLowerCamelCase
+/// A name for people: the subject's common names, else its organizational unit or organization,
+/// else an e-mail or DNS name (the label `SecItemAdd` gives a certificate added by reference).
+public func SecCertificateCopySubjectSummary(_ certificate: SecCertificate) -> CFString? {
+    certificate.certificate.summary.map { $0 as NSString }
+}
+
+// swift-format-ignore: AlwaysUseLowerCamelCase
+/// The subject's last common name; errSecInternal (-26276) when it has none, as on Apple platforms.
+public func SecCertificateCopyCommonName(_ certificate: SecCertificate, _ commonName: UnsafeMutablePointer<CFString?>) -> OSStatus {
+    guard let last = certificate.certificate.commonNames.last else { return errSecInternal }
+    commonName.pointee = last as NSString
+    return errSecSuccess
+}
+
+// swift-format-ignore: AlwaysUseLowerCamelCase
+/// The issuer's name normalised as the keychain stores `kSecAttrIssuer`, as a DER SEQUENCE.
+public func SecCertificateCopyNormalizedIssuerSequence(_ certificate: SecCertificate) -> CFData? {
+    NSData(data: Data(DistinguishedName.sequence(ofContent: certificate.certificate.normalizedIssuer)))
+}
+
+// swift-format-ignore: AlwaysUseLowerCamelCase
+/// The subject's name normalised as the keychain stores `kSecAttrSubject`, as a DER SEQUENCE.
+public func SecCertificateCopyNormalizedSubjectSequence(_ certificate: SecCertificate) -> CFData? {
+    NSData(data: Data(DistinguishedName.sequence(ofContent: certificate.certificate.normalizedSubject)))
+}
+
+// swift-format-ignore: AlwaysUseLowerCamelCase
+/// The serial number's content bytes (a leading zero kept), as `kSecAttrSerialNumber` holds them.
+public func SecCertificateCopySerialNumberData(_ certificate: SecCertificate, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?)
+    -> CFData?
+{
+    NSData(data: Data(certificate.certificate.serialNumber))
+}
