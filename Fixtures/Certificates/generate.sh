@@ -74,6 +74,12 @@ openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:secp256k1 -out secp256k
 openssl pkcs8 -topk8 -in leaf-ec.key -passout pass:fixture -out leaf-ec-encrypted.key
 cat leaf-ec.pem leaf-ec.key > leaf-ec-identity.pem
 
+# Signatures OpenSSL makes of one message, which the library's SecKey verifies (and, RSA PKCS#1
+# v1.5 being deterministic, makes again byte for byte).
+printf 'keychainctl signs this' > signed-message.txt
+openssl dgst -sha256 -sign leaf-rsa.key -out signed-message.rsa-pkcs1-sha256.sig signed-message.txt
+openssl dgst -sha256 -sign leaf-ec.key -out signed-message.ec-sha256.sig signed-message.txt
+
 # PKCS#12: modern (AES-256-CBC, PBKDF2, HMAC-SHA-256) with the chain; legacy (RC2-40 for the
 # certificates, 3DES for the key, SHA-1 MAC, as OpenSSL 1.x and older Keychain Access wrote);
 # one with no key.

@@ -14,6 +14,7 @@
 #include <openssl/objects.h>
 #include <openssl/pem.h>
 #include <openssl/pkcs12.h>
+#include <openssl/rsa.h>
 #include <openssl/rc2.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>

@@ -52,6 +52,14 @@ public final class CFError: Error, @unchecked Sendable, CustomStringConvertible 
 /// The domain of errors that carry an `OSStatus` (kCFErrorDomainOSStatus).
 nonisolated(unsafe) public let kCFErrorDomainOSStatus: CFString = "NSOSStatusErrorDomain"
 
+extension CFError {
+    /// Hands a function's caller an error in kCFErrorDomainOSStatus through its `error` out
+    /// parameter (when it passed one), retained as a Create function's result is.
+    static func report(_ status: OSStatus, _ message: String, to error: UnsafeMutablePointer<Unmanaged<CFError>?>?) {
+        error?.pointee = Unmanaged.passRetained(CFError(domain: kCFErrorDomainOSStatus as String, code: Int(status), description: message))
+    }
+}
+
 /// `kCFBundleIdentifierKey` (CFBundle.h), the Info.plist key keychain code reads its default service
 /// from: `Bundle.main.infoDictionary?[kCFBundleIdentifierKey as String]` (docs/LIBRARY.md says where
 /// Linux finds the main bundle's Info.plist).

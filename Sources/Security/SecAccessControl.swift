@@ -54,8 +54,7 @@ public func SecAccessControlCreateWithFlags(
     _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> SecAccessControl? {
     func fail(_ message: String) -> SecAccessControl? {
-        error?.pointee = Unmanaged.passRetained(
-            CFError(domain: kCFErrorDomainOSStatus as String, code: Int(errSecParam), description: message))
+        CFError.report(errSecParam, message, to: error)
         return nil
     }
     guard let text = SecItemDictionary.string(protection), let accessibility = Accessibility(rawValue: text) else {

@@ -10,7 +10,7 @@ import KeychainCore
 /// `SecItemCopyMatching` would.
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     var parsed: SecItemDictionary
-    do { parsed = try SecItemCall.parse(attributes) } catch { return SecItemCall.refuse(error) }
+    do { parsed = try SecItemCall.parse(attributes, forQuery: false) } catch { return SecItemCall.refuse(error) }
     parsed.inferLabel()
     var request = parsed.request
     request.accessControl = parsed.accessControl?.request
@@ -46,7 +46,7 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
     let changes: SecItemDictionary
     do {
         parsed = try SecItemCall.parse(query)
-        changes = try SecItemDictionary(attributesToUpdate)
+        changes = try SecItemDictionary(attributesToUpdate, forQuery: false)
     } catch { return SecItemCall.refuse(error) }
     guard changes.request.itemClass == nil else { return SecItemCall.refuse(.param("kSecClass cannot be changed by an update")) }
     let secret = changes.secret
@@ -70,8 +70,8 @@ public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
 enum SecItemCall {
     /// A query or attributes dictionary, which must name its class (`SecItemServer.c`: "query
     /// missing class name").
-    static func parse(_ dictionary: CFDictionary) throws(SecItemRefusal) -> SecItemDictionary {
-        let parsed = try SecItemDictionary(dictionary)
+    static func parse(_ dictionary: CFDictionary, forQuery: Bool = true) throws(SecItemRefusal) -> SecItemDictionary {
+        let parsed = try SecItemDictionary(dictionary, forQuery: forQuery)
         guard parsed.request.itemClass != nil else { throw .param("query missing class name") }
         return parsed
     }

@@ -21,8 +21,8 @@ struct SecItemDictionary {
     /// What the return keys ask for, as the caller gave them (`request.returnOptions` is what the
     /// engine is asked: a certificate's data in place of its reference, which is made from it).
     var returns: ReturnOptions = []
-    /// kSecValueRef: a certificate whose attributes stand in for those the caller left out.
-    var reference: SecCertificate?
+    /// kSecValueRef: a certificate or key whose attributes stand in for those the caller left out.
+    var reference: Reference?
 
     /// Keys that change nothing on this keychain: it is always the data-protection keychain
     /// (kSecUseDataProtectionKeychain), there is nobody to show a prompt's reason to
@@ -31,7 +31,9 @@ struct SecItemDictionary {
 
     /// Keys are told apart as `SecDbQuery.c` (`query_applier`) tells them: four characters make an
     /// attribute, a longer key is a class, match, return, use or value key by its first letter.
-    init(_ dictionary: CFDictionary?) throws(SecItemRefusal) {
+    /// `forQuery`: the dictionary is a query (SecItemCopyMatching, SecItemDelete, SecItemUpdate's
+    /// first), not attributes to write, which changes what a key's reference stands for.
+    init(_ dictionary: CFDictionary?, forQuery: Bool) throws(SecItemRefusal) {
         guard let dictionary else { throw .param("the dictionary is NULL") }
         for (key, value) in try Self.entries(dictionary) {
             switch key {
@@ -65,10 +67,7 @@ struct SecItemDictionary {
                 guard let bytes = value as? Data else { throw .param("kSecValueData takes data") }
                 data = bytes
             case "v_Ref":
-                guard let certificate = value as? SecCertificate else {
-                    throw .param("kSecValueRef takes a SecCertificate (SecKey and SecIdentity are not provided on Linux)")
-                }
-                reference = certificate
+                reference = try Reference(value)
             case "v_PersistentRef":
                 guard let bytes = value as? Data else { throw .param("kSecValuePersistentRef takes data") }
                 request.persistentRef = Data(bytes).base64EncodedString()
@@ -111,45 +110,9 @@ struct SecItemDictionary {
                 throw .param("'\(key)' is not a SecItem key")
             }
         }
-        if let reference { adopt(reference) }
+        if let reference { adopt(reference, forQuery: forQuery) }
         if asksForReturns { request.returnOptions = returns }
-        guard returns.contains(.reference), let itemClass = request.itemClass.flatMap(ItemClass.init(parsing:)) else { return }
-        switch itemClass {
-        case .certificate:
-            // The engine opens the certificate's data, from which its SecCertificate is made.
-            request.returnOptions = returns.subtracting(.reference).union(.data)
-        case .key, .identity:
-            // A key's object (SecKey, SecIdentity) is not provided: asking for one is refused
-            // rather than answered with nothing.
-            throw SecItemRefusal(
-                status: errSecUnimplemented,
-                message:
-                    "kSecReturnRef for \(itemClass.longName) items: SecKey and SecIdentity are not provided on Linux (docs/LIBRARY.md)")
-        case .genericPassword, .internetPassword:
-            break  // A password has no object, and Apple returns none.
-        }
-    }
-
-    /// kSecValueRef as `SecItemAttributesPrepare` (`SecItem.m`) expands it: the certificate's
-    /// attribute dictionary, its class and its data fill in what the caller left out; what the
-    /// caller gave wins, its own kSecValueData included. A query matches on the attributes alone,
-    /// as securityd reads a query's data for nothing.
-    private mutating func adopt(_ reference: SecCertificate) {
-        let given = Set(request.typedAttributes.map(\.code))
-        for (code, value) in reference.certificate.referenceAttributes.sorted(by: { $0.key < $1.key }) where !given.contains(code) {
-            request.typedAttributes.append((code: code, value: value))
-        }
-        if request.itemClass == nil { request.itemClass = ItemClass.certificate.rawValue }
-        if data == nil { data = Data(reference.certificate.der) }
-    }
-
-    /// The label `SecItemAdd` gives a certificate added by reference without one (`infer_cert_label`,
-    /// `SecItem.m`): its subject summary.
-    mutating func inferLabel() {
-        guard let summary = reference?.certificate.summary, !request.typedAttributes.contains(where: { $0.code == Schema.label }) else {
-            return
-        }
-        request.typedAttributes.append((code: Schema.label, value: .string(summary)))
+        try askForObjects()
     }
 
     /// `value` as `SecDbItem.c` stores it for attribute `code`: a string stays a string (parsed
@@ -187,6 +150,13 @@ struct SecItemDictionary {
     static func string(_ value: Any) -> String? {
         if let text = value as? String { return text }
         return (value as? NSString).map(String.init)
+    }
+
+    /// A whole number given as a number or as its decimal text (`kSecAttrKeySizeInBits`, and the
+    /// key type and class constants, which are strings of digits).
+    static func integer(_ value: Any) -> Int? {
+        if let text = string(value) { return Int(text) }
+        return (value as? NSNumber)?.intValue
     }
 
     static func bool(_ value: Any) -> Bool? {

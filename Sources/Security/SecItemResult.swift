@@ -3,26 +3,24 @@ import KeychainCore
 
 /// Results shaped as `SecItemCopyMatching` returns them (`SecItemServer.c`, `handle_result`;
 /// `SecItem.m`, `SecItemResultProcess`): one return type alone is the bare value (data, a
-/// persistent reference as data, or a certificate's SecCertificate), several a dictionary of
+/// persistent reference as data, or a certificate's or key's object), several a dictionary of
 /// attributes with `v_Data`, `v_PersistentRef` and `v_Ref`; kSecMatchLimitOne one of these, any
 /// other limit an array of them. Attribute values come back typed as stored.
 enum SecItemResult {
-    /// `returns` is what the caller asked for; a certificate's reference is made from its data,
-    /// which the engine was asked for in its place.
+    /// `returns` is what the caller asked for; a certificate's or key's object is made from its
+    /// data, which the engine was asked for in its place.
     static func shape(_ found: [Keychain.FoundItem], returns: ReturnOptions, limit: MatchLimit) -> CFTypeRef? {
         // A password has no object: asked for its reference alone, Apple returns nothing.
-        guard !(found.first?.item.itemClass == .certificate ? returns : returns.subtracting(.reference)).isEmpty else { return nil }
+        guard !(found.first?.item.itemClass.hasReference == true ? returns : returns.subtracting(.reference)).isEmpty else {
+            return nil
+        }
         let shaped = found.map { one($0, returns: returns) }
         if limit == .one { return shaped.first ?? nil }
         return NSArray(array: shaped.compactMap { $0 })
     }
 
     static func one(_ found: Keychain.FoundItem, returns asked: ReturnOptions) -> AnyObject? {
-        // Only a certificate has an object here; a password has none, and Apple leaves it out. Data
-        // that is not a certificate (one added raw) makes none either.
-        let reference =
-            found.item.itemClass == .certificate && asked.contains(.reference)
-            ? found.secret.flatMap { $0.withUnsafeBytes { SecCertificate(der: Array($0)) } } : nil
+        let reference = asked.contains(.reference) ? found.secret.flatMap { object(of: found.item, data: $0) } : nil
         let returns = asked.subtracting(.reference)
         if returns.isEmpty { return reference }
         if returns == .data, reference == nil {
@@ -35,6 +33,16 @@ enum SecItemResult {
         if returns.contains(.persistentRef) { dictionary["v_PersistentRef"] = Data(found.item.persistentRef.bytes) }
         if let reference { dictionary["v_Ref"] = reference }
         return NSDictionary(dictionary: dictionary)
+    }
+
+    /// The object a certificate or key item holds. A password has none, and Apple leaves it out;
+    /// data that is not the object its class says (added raw) makes none either.
+    static func object(of item: Item, data: SecretBytes) -> AnyObject? {
+        switch item.itemClass {
+        case .certificate: data.withUnsafeBytes { SecCertificate(der: Array($0)) }
+        case .key: SecKey(item: item, data: data)
+        case .genericPassword, .internetPassword, .identity: nil
+        }
     }
 
     /// The item's attributes as Apple returns them: its class, and every stored attribute but those

@@ -114,10 +114,10 @@ import Testing
         #expect(result == nil)
     }
 
-    /// A key's object (SecKey) is not provided: kSecReturnRef for one is errSecUnimplemented, while
-    /// for a password (which has none) it is ignored, as Apple ignores it.
+    /// An identity's object (SecIdentity) is not provided: kSecReturnRef for one is
+    /// errSecUnimplemented, while for a password (which has none) it is ignored, as Apple ignores it.
     @Test func aReferenceToAnObjectTheLibraryDoesNotProvideIsUnimplemented() {
-        var query: [String: Any] = [kSecClass as String: kSecClassKey, kSecReturnRef as String: true]
+        var query: [String: Any] = [kSecClass as String: kSecClassIdentity, kSecReturnRef as String: true]
         #expect(SecItemCopyMatching(query as CFDictionary, nil) == errSecUnimplemented)
         query = [kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "victim", kSecReturnRef as String: true]
         var result: CFTypeRef?

@@ -27,8 +27,8 @@ extension KeyMaterial {
         return SecretBytes(copying: UnsafeRawBufferPointer(start: start, count: count))
     }
 
-    /// An OpenSSL key from Apple's external representation.
-    private static func rebuild(external: SecretBytes, keyType: String, isPrivate: Bool, bits: Int) -> OpaquePointer? {
+    /// An OpenSSL key from Apple's external representation; the caller frees it.
+    static func rebuild(external: SecretBytes, keyType: String, isPrivate: Bool, bits: Int) -> OpaquePointer? {
         guard OpenSSL.start() else { return nil }
         defer { ERR_clear_error() }
         switch keyType {

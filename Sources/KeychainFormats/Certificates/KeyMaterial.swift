@@ -8,7 +8,7 @@ import TextEscaping
 /// PKCS#1 or SubjectPublicKeyInfo; RSA of 1024 to 4096 bits, the NIST curves P-256, P-384 and
 /// P-521, Ed25519 and X25519: the types Apple's SecKey stores.
 package struct KeyMaterial: Sendable {
-    package enum Algorithm: Sendable, Equatable {
+    package enum Algorithm: Sendable, Equatable, CaseIterable {
         case rsa
         case ec
         case ed25519
@@ -22,6 +22,12 @@ package struct KeyMaterial: Sendable {
             case .ed25519: "105"
             case .x25519: "106"
             }
+        }
+
+        /// The algorithm a kSecAttrKeyType names; `nil` for one this keychain does not hold.
+        package init?(keyType: String) {
+            guard let found = Self.allCases.first(where: { $0.keyType == keyType }) else { return nil }
+            self = found
         }
 
         /// Whether `SecPKCS12Import` takes such a private key (RSA and EC only: `SecImportExport.c:106-118`).
@@ -42,7 +48,7 @@ package struct KeyMaterial: Sendable {
     package let applicationLabel: [UInt8]
 
     /// The curves Apple's SecECKey takes, by OpenSSL's group name.
-    private static let curves: [String: Int] = ["prime256v1": 256, "secp384r1": 384, "secp521r1": 521]
+    static let curves: [String: Int] = ["prime256v1": 256, "secp384r1": 384, "secp521r1": 521]
 
     /// Reads a DER key whose PEM label (if it had one) was `label`.
     package init(der: SecretBytes, label: String?) throws(ObjectError) {

@@ -40,6 +40,7 @@ package enum Schema {
     package static let isExtractable = "extr"
     package static let keyType = type
     package static let keySizeInBits = "bsiz"
+    package static let isPermanent = "perm"
 
     /// The attributes a person names an item by, in the order every report and hint shows them;
     /// reports that say more append the label, the group or the protection after these.
@@ -100,7 +101,7 @@ package enum Schema {
             AttributeDescriptor(publicKeyHash, "public key hash", .data),
             // Keys.
             AttributeDescriptor(keyClass, "key class", .number),
-            AttributeDescriptor("perm", "permanent", .bool),
+            AttributeDescriptor(isPermanent, "permanent", .bool),
             AttributeDescriptor(isPrivate, "private", .bool),
             AttributeDescriptor("modi", "modifiable", .bool),
             AttributeDescriptor(applicationLabel, "application label", .data),
@@ -123,6 +124,12 @@ package enum Schema {
             AttributeDescriptor("wrap", "can wrap", .bool),
             AttributeDescriptor("unwp", "can unwrap", .bool),
         ].map { ($0.code, $0) })
+
+    /// A key's usage flags, the attributes named "can …" (kSecAttrCanEncrypt …
+    /// kSecAttrCanVerifyRecover): a query naming a key by reference leaves them out, with
+    /// kSecAttrIsPermanent, as their values vary between Apple's releases (`SecItem.m`,
+    /// `AttributeCreateFilteredOutSecAttrs`).
+    package static let keyUsage = Set(all.values.filter { $0.name.hasPrefix("can ") }.map(\.code))
 
     private static let common = [
         creationDate, modificationDate, label, accessGroup, protection, synchronizable, tombstone, accessControl, appClipItem,

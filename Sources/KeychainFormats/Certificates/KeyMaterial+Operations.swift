@@ -1,0 +1,223 @@
+import CCrypto
+import KeychainFoundation
+
+/// What `SecKeyCreateRandomKey`, `SecKeyCreateWithData` and the SecKey operations do with a key,
+/// by OpenSSL: a new random key, a key from Apple's external representation, and signing,
+/// verifying, encrypting and decrypting with the algorithms `KeyOperation` lists.
+extension KeyMaterial {
+    /// A new random private key (`SecKeyCreateRandomKey`): RSA of `bits` (1024 to 4096, a multiple
+    /// of 8, as `SecRSAKeyGeneratePair` takes), or EC on the NIST curve of `bits` (256, 384, 521).
+    package static func random(_ algorithm: Algorithm, bits: Int) throws(ObjectError) -> KeyMaterial {
+        guard OpenSSL.start() else { throw ObjectError("OpenSSL could not start") }
+        defer { ERR_clear_error() }
+        let context: OpaquePointer?
+        switch algorithm {
+        case .rsa:
+            guard (1024...4096).contains(bits), bits % 8 == 0 else {
+                throw ObjectError("an RSA key of \(bits) bits is not one Apple makes (1024 to 4096, a multiple of 8)")
+            }
+            context = EVP_PKEY_CTX_new_from_name(nil, "RSA", nil)
+            guard let context, EVP_PKEY_keygen_init(context) == 1, EVP_PKEY_CTX_set_rsa_keygen_bits(context, Int32(bits)) == 1 else {
+                EVP_PKEY_CTX_free(context)
+                throw ObjectError("OpenSSL could not set up an RSA key")
+            }
+        case .ec:
+            guard let group = curves.first(where: { $0.value == bits })?.key else {
+                throw ObjectError("an elliptic-curve key of \(bits) bits is not one Apple makes (256, 384 or 521)")
+            }
+            context = EVP_PKEY_CTX_new_from_name(nil, "EC", nil)
+            guard let context, EVP_PKEY_keygen_init(context) == 1, EVP_PKEY_CTX_set_group_name(context, group) == 1 else {
+                EVP_PKEY_CTX_free(context)
+                throw ObjectError("OpenSSL could not set up an elliptic-curve key")
+            }
+        case .ed25519, .x25519:
+            throw ObjectError("a random Curve25519 key is not provided; RSA and elliptic-curve keys are")
+        }
+        defer { EVP_PKEY_CTX_free(context) }
+        var key: OpaquePointer?
+        guard EVP_PKEY_generate(context, &key) == 1, let key else { throw ObjectError("OpenSSL could not make the key") }
+        defer { EVP_PKEY_free(key) }
+        return try KeyMaterial(key, isPrivate: true)
+    }
+
+    /// The key Apple's external representation `external` holds (`SecKeyCreateWithData`, which
+    /// reads no size attribute): PKCS#1 for RSA; `04‖X‖Y`, with `‖K` for a private key, for EC,
+    /// whose curve its length says; the 32 raw bytes for Curve25519.
+    package init(external: SecretBytes, algorithm: Algorithm, isPrivate: Bool) throws(ObjectError) {
+        var size = 256
+        if algorithm == .ec {
+            // The point is 1 + 2w bytes and the scalar w more, for a curve of w-byte coordinates.
+            let width = isPrivate ? (external.count - 1) / 3 : (external.count - 1) / 2
+            size = Self.curves.values.first(where: { ($0 + 7) / 8 == width }) ?? 0
+        }
+        guard let key = Self.rebuild(external: external, keyType: algorithm.keyType, isPrivate: isPrivate, bits: size) else {
+            throw ObjectError(
+                "the data is not \(isPrivate ? "a private" : "a public") \(algorithm.name) key in Apple's external representation")
+        }
+        defer { EVP_PKEY_free(key) }
+        try self.init(key, isPrivate: isPrivate)
+    }
+
+    /// The public half (`SecKeyCopyPublicKey`); the key itself when it is public.
+    package var publicKey: KeyMaterial {
+        get throws(ObjectError) {
+            guard isPrivate else { return self }
+            return try KeyMaterial(external: SecretBytes(copying: publicBytes), algorithm: algorithm, isPrivate: false)
+        }
+    }
+
+    /// The signature of `data` by this private key.
+    package func sign(_ operation: KeyOperation, _ data: [UInt8]) throws(ObjectError) -> [UInt8] {
+        try check(operation, data, needsPrivate: true, signing: true)
+        return try withKey { key throws(ObjectError) in
+            if operation.hashesMessage {
+                return try run(operation, key, sign: true) { context, output, length in
+                    EVP_DigestSign(context, output, length, data, data.count)
+                }
+            }
+            return try run(operation, key, sign: true) { context, output, length in EVP_PKEY_sign(context, output, length, data, data.count)
+            }
+        }
+    }
+
+    /// Whether `signature` is this key's (public or private) signature of `data`.
+    package func verify(_ operation: KeyOperation, _ data: [UInt8], signature: [UInt8]) throws(ObjectError) -> Bool {
+        try check(operation, data, needsPrivate: false, signing: true)
+        return try withKey { key throws(ObjectError) in
+            let verified: Int32
+            if operation.hashesMessage {
+                verified = try prepare(operation, key, sign: false) { EVP_DigestVerify($0, signature, signature.count, data, data.count) }
+            } else {
+                verified = try prepare(operation, key, sign: false) { EVP_PKEY_verify($0, signature, signature.count, data, data.count) }
+            }
+            ERR_clear_error()
+            return verified == 1
+        }
+    }
+
+    /// `plaintext` encrypted to this key's public half.
+    package func encrypt(_ operation: KeyOperation, _ plaintext: [UInt8]) throws(ObjectError) -> [UInt8] {
+        try check(operation, plaintext, needsPrivate: false, signing: false)
+        return try withKey { key throws(ObjectError) in
+            try crypt(operation, key, encrypt: true) { EVP_PKEY_encrypt($0, $1, $2, plaintext, plaintext.count) }
+        }
+    }
+
+    /// `ciphertext` decrypted by this private key.
+    package func decrypt(_ operation: KeyOperation, _ ciphertext: [UInt8]) throws(ObjectError) -> [UInt8] {
+        try check(operation, ciphertext, needsPrivate: true, signing: false)
+        return try withKey { key throws(ObjectError) in
+            try crypt(operation, key, encrypt: false) { EVP_PKEY_decrypt($0, $1, $2, ciphertext, ciphertext.count) }
+        }
+    }
+
+    /// Refuses an operation this key cannot do, or an input the operation does not take.
+    private func check(_ operation: KeyOperation, _ input: [UInt8], needsPrivate: Bool, signing: Bool) throws(ObjectError) {
+        guard operation.algorithm == algorithm, operation.isSignature == signing else {
+            throw ObjectError("\(operation) is not an operation for \(isPrivate ? "a private" : "a public") \(algorithm.name) key")
+        }
+        guard !needsPrivate || isPrivate else { throw ObjectError("\(operation) needs the private key; this is a public one") }
+        if let length = operation.digestLength, !operation.hashesMessage, signing, input.count != length {
+            throw ObjectError("\(operation) signs a \(length)-byte digest, not \(input.count) bytes")
+        }
+    }
+
+    /// Runs `body` on this key as an OpenSSL key.
+    private func withKey<Result>(_ body: (OpaquePointer) throws(ObjectError) -> Result) throws(ObjectError) -> Result {
+        guard OpenSSL.start(), let key = Self.rebuild(external: external, keyType: algorithm.keyType, isPrivate: isPrivate, bits: bits)
+        else { throw ObjectError("the key cannot be read back") }
+        defer {
+            EVP_PKEY_free(key)
+            ERR_clear_error()
+        }
+        return try body(key)
+    }
+
+    /// A signing or verifying context for `key` set up for `operation`, passed to `body`: a digest
+    /// context when the operation hashes the message, a key context otherwise.
+    private func prepare<Result>(_ operation: KeyOperation, _ key: OpaquePointer, sign: Bool, _ body: (OpaquePointer) -> Result)
+        throws(ObjectError) -> Result
+    {
+        let digest = operation.digest.map { EVP_get_digestbyname($0.name) } ?? nil
+        if operation.hashesMessage {
+            guard let message = EVP_MD_CTX_new() else { throw ObjectError("OpenSSL could not allocate") }
+            defer { EVP_MD_CTX_free(message) }
+            var context: OpaquePointer?
+            let started =
+                sign
+                ? EVP_DigestSignInit(message, &context, digest, nil, key) : EVP_DigestVerifyInit(message, &context, digest, nil, key)
+            guard started == 1, let context, pad(operation, context) else { throw ObjectError("OpenSSL could not start \(operation)") }
+            return body(message)
+        }
+        guard let context = EVP_PKEY_CTX_new(key, nil) else { throw ObjectError("OpenSSL could not allocate") }
+        defer { EVP_PKEY_CTX_free(context) }
+        guard (sign ? EVP_PKEY_sign_init(context) : EVP_PKEY_verify_init(context)) == 1,
+            digest.map({ EVP_PKEY_CTX_set_signature_md(context, $0) == 1 }) ?? true, pad(operation, context)
+        else { throw ObjectError("OpenSSL could not start \(operation)") }
+        return body(context)
+    }
+
+    /// Signs with `write`, which is called for the length and then for the bytes.
+    private func run(
+        _ operation: KeyOperation, _ key: OpaquePointer, sign: Bool,
+        _ write: (OpaquePointer, UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<Int>) -> Int32
+    ) throws(ObjectError) -> [UInt8] {
+        let bytes = try prepare(operation, key, sign: sign) { context in output { write(context, $0, $1) } }
+        guard let bytes else { throw ObjectError("OpenSSL could not compute \(operation) (\(OpenSSL.lastError()))") }
+        return bytes
+    }
+
+    /// Encrypts or decrypts with `write`, which is called for the length and then for the bytes.
+    private func crypt(
+        _ operation: KeyOperation, _ key: OpaquePointer, encrypt: Bool,
+        _ write: (OpaquePointer, UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<Int>) -> Int32
+    ) throws(ObjectError) -> [UInt8] {
+        guard let context = EVP_PKEY_CTX_new(key, nil) else { throw ObjectError("OpenSSL could not allocate") }
+        defer { EVP_PKEY_CTX_free(context) }
+        guard (encrypt ? EVP_PKEY_encrypt_init(context) : EVP_PKEY_decrypt_init(context)) == 1, pad(operation, context) else {
+            throw ObjectError("OpenSSL could not start \(operation)")
+        }
+        guard let bytes = output({ write(context, $0, $1) }) else {
+            throw ObjectError("\(operation) failed (\(OpenSSL.lastError(otherwise: "the input does not fit the key")))")
+        }
+        return bytes
+    }
+
+    /// The bytes a two-call OpenSSL function writes: once for the length, once for the bytes.
+    private func output(_ write: (UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<Int>) -> Int32) -> [UInt8]? {
+        var length = 0
+        guard write(nil, &length) == 1, length > 0 else { return nil }
+        var bytes = [UInt8](repeating: 0, count: length)
+        guard bytes.withUnsafeMutableBufferPointer({ write($0.baseAddress, &length) }) == 1 else { return nil }
+        return Array(bytes.prefix(length))
+    }
+
+    /// Sets an RSA operation's padding (and OAEP's digests, PSS's salt); nothing for ECDSA.
+    private func pad(_ operation: KeyOperation, _ context: OpaquePointer) -> Bool {
+        switch operation {
+        case .ecdsa: return true
+        case .rsaPKCS1: return EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PADDING) == 1
+        case .rsaPKCS1Encryption: return EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PADDING) == 1
+        case .rsaPSS:
+            // Apple's PSS salts with as many bytes as the digest has ("…:SHA256:SHA256:32").
+            return EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PSS_PADDING) == 1
+                && EVP_PKEY_CTX_set_rsa_pss_saltlen(context, RSA_PSS_SALTLEN_DIGEST) == 1
+        case .rsaOAEP(let digest):
+            let md = EVP_get_digestbyname(digest.name)
+            return EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_OAEP_PADDING) == 1 && EVP_PKEY_CTX_set_rsa_oaep_md(context, md) == 1
+                && EVP_PKEY_CTX_set_rsa_mgf1_md(context, md) == 1
+        }
+    }
+}
+
+extension KeyMaterial.Algorithm {
+    /// Its name in messages.
+    package var name: String {
+        switch self {
+        case .rsa: "RSA"
+        case .ec: "elliptic-curve"
+        case .ed25519: "Ed25519"
+        case .x25519: "X25519"
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import KeychainCore
+
+/// kSecValueRef and kSecReturnRef: the objects the library provides (SecCertificate, SecKey)
+/// stand for their items as `SecItem.m` makes them stand.
+extension SecItemDictionary {
+    /// A kSecValueRef the library provides.
+    enum Reference {
+        case certificate(SecCertificate)
+        case key(SecKey)
+
+        /// The object `value` is; errSecParam for any other (`errSecValueRefUnsupported` is
+        /// errSecParam, SecBasePriv.h).
+        init(_ value: Any) throws(SecItemRefusal) {
+            if let certificate = value as? SecCertificate {
+                self = .certificate(certificate)
+            } else if let key = value as? SecKey {
+                self = .key(key)
+            } else {
+                throw .param("kSecValueRef takes a SecCertificate or a SecKey (SecIdentity is not provided on Linux)")
+            }
+        }
+
+        /// The object's attribute dictionary (`SecItemCopyAttributeDictionary`): a certificate's
+        /// whole; a key's without the usage flags and kSecAttrIsPermanent in a query, which vary
+        /// between Apple's releases (`AttributeCreateFilteredOutSecAttrs`).
+        func attributes(forQuery: Bool) -> [String: AttributeValue] {
+            switch self {
+            case .certificate(let certificate): return certificate.certificate.referenceAttributes
+            case .key(let key):
+                guard forQuery else { return key.key.attributes }
+                return key.key.attributes.filter { !Schema.keyUsage.contains($0.key) && $0.key != Schema.isPermanent }
+            }
+        }
+
+        var itemClass: ItemClass {
+            switch self {
+            case .certificate: .certificate
+            case .key: .key
+            }
+        }
+
+        /// Apple's external representation: a certificate's DER, a key's bytes.
+        var data: Data {
+            switch self {
+            case .certificate(let certificate): Data(certificate.certificate.der)
+            case .key(let key): key.key.external.withUnsafeBytes { Data($0) }
+            }
+        }
+    }
+
+    /// kSecValueRef as `SecItemAttributesPrepare` (`SecItem.m`) expands it: the object's attribute
+    /// dictionary, its class and its data fill in what the caller left out; what the caller gave
+    /// wins, its own kSecValueData included. A query matches on the attributes alone, as securityd
+    /// reads a query's data for nothing.
+    mutating func adopt(_ reference: Reference, forQuery: Bool) {
+        let given = Set(request.typedAttributes.map(\.code))
+        for (code, value) in reference.attributes(forQuery: forQuery).sorted(by: { $0.key < $1.key }) where !given.contains(code) {
+            request.typedAttributes.append((code: code, value: value))
+        }
+        if request.itemClass == nil { request.itemClass = reference.itemClass.rawValue }
+        if data == nil { data = reference.data }
+    }
+
+    /// The label `SecItemAdd` gives a certificate added by reference without one
+    /// (`infer_cert_label`, `SecItem.m`): its subject summary.
+    mutating func inferLabel() {
+        guard case .certificate(let certificate)? = reference, let summary = certificate.certificate.summary,
+            !request.typedAttributes.contains(where: { $0.code == Schema.label })
+        else { return }
+        request.typedAttributes.append((code: Schema.label, value: .string(summary)))
+    }
+
+    /// kSecReturnRef: the engine opens a certificate's or key's data, from which its object is
+    /// made (`SecItemResult`), and a key's is handed over as Apple hands a software key's, when it
+    /// is extractable. An identity's object is not provided: asking for one is refused rather than
+    /// answered with nothing. A password has none, and Apple returns none.
+    mutating func askForObjects() throws(SecItemRefusal) {
+        guard let itemClass = request.itemClass.flatMap(ItemClass.init(parsing:)) else { return }
+        if itemClass == .key { request.allowPrivateKeyExport = true }
+        guard returns.contains(.reference) else { return }
+        switch itemClass {
+        case .certificate, .key:
+            request.returnOptions = returns.subtracting(.reference).union(.data)
+        case .identity:
+            throw SecItemRefusal(
+                status: errSecUnimplemented,
+                message: "kSecReturnRef for identities: SecIdentity is not provided on Linux (docs/LIBRARY.md)")
+        case .genericPassword, .internetPassword:
+            break
+        }
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import KeychainCore
+
+/// What an algorithm is asked to do with a key (SecKey.h).
+public enum SecKeyOperationType: CFIndex, Sendable {
+    case sign, verify, encrypt, decrypt, keyExchange  // 0 to 4, as SecKey.h numbers them
+}
+
+// swift-format-ignore: AlwaysUseLowerCamelCase
+/// Whether `key` can do `operation` with `algorithm`: a signature by a private key of the
+/// algorithm's type, its verification by either half, an encryption to either half, a decryption
+/// by a private key. An algorithm not provided is supported by no key.
+public func SecKeyIsAlgorithmSupported(_ key: SecKey, _ operation: SecKeyOperationType, _ algorithm: SecKeyAlgorithm) -> Bool {
+    guard let run = algorithm.operation, run.algorithm == key.key.algorithm else { return false }
+    switch operation {
+    case .sign: return run.isSignature && key.key.isPrivate
+    case .verify: return run.isSignature
+    case .encrypt: return !run.isSignature
+    case .decrypt: return !run.isSignature && key.key.isPrivate
+    case .keyExchange: return false
+    }
+}
+
+// swift-format-ignore: AlwaysUseLowerCamelCase
+/// The signature of `dataToSign` (a message, or a digest of the algorithm's length) by the
+/// private key `key`; `nil` with errSecParam when the key cannot sign with the algorithm.
+public func SecKeyCreateSignature(
+    _ key: SecKey, _ algorithm: SecKeyAlgorithm, _ dataToSign: CFData, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
+) -> CFData? {
+    transform(dataToSign, by: key, .sign, algorithm, error)
+}
+
+// swift-format-ignore: AlwaysUseLowerCamelCase
+/// Whether `signature` is `key`'s signature of `signedData`. A signature that does not verify is
+/// `false` with an error: errSecVerifyFailed for RSA and errSecParam for ECDSA, as Apple reports
+/// them (`SecKeyAdaptors.m`).
+public func SecKeyVerifySignature(
+    _ key: SecKey, _ algorithm: SecKeyAlgorithm, _ signedData: CFData, _ signature: CFData,
+    _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
+) -> Bool {
+    let verified = run(key, .verify, algorithm, error) { key, operation throws(ObjectError) in
+        try key.verify(operation, [UInt8](signedData as Data), signature: [UInt8](signature as Data))
+    }
+    // `nil`: refused, and the error says why.
+    guard verified == false, let operation = algorithm.operation else { return verified ?? false }
+    let rsa = operation.algorithm == .rsa
+    CFError.report(
+        rsa ? errSecVerifyFailed : errSecParam, rsa ? "RSA signature verification failed, no match" : "Wrong ECDSA X962 signature",
+        to: error)
+    return false
+}
+
+// swift-format-ignore: AlwaysUseLowerCamelCase
+/// `plaintext` encrypted to `key` (its public half) with an RSA encryption algorithm.
+public func SecKeyCreateEncryptedData(
+    _ key: SecKey, _ algorithm: SecKeyAlgorithm, _ plaintext: CFData, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
+) -> CFData? {
+    transform(plaintext, by: key, .encrypt, algorithm, error)
+}
+
+// swift-format-ignore: AlwaysUseLowerCamelCase
+/// `ciphertext` decrypted by the private key `key`; `nil` with errSecParam when it does not
+/// decrypt.
+public func SecKeyCreateDecryptedData(
+    _ key: SecKey, _ algorithm: SecKeyAlgorithm, _ ciphertext: CFData, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
+) -> CFData? {
+    transform(ciphertext, by: key, .decrypt, algorithm, error)
+}
+
+/// What signing, encrypting or decrypting `data` with `key` makes.
+private func transform(
+    _ data: CFData, by key: SecKey, _ operation: SecKeyOperationType, _ algorithm: SecKeyAlgorithm,
+    _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
+) -> CFData? {
+    run(key, operation, algorithm, error) { key, chosen throws(ObjectError) in
+        let input = [UInt8](data as Data)
+        let output: [UInt8] =
+            switch operation {
+            case .sign: try key.sign(chosen, input)
+            case .encrypt: try key.encrypt(chosen, input)
+            default: try key.decrypt(chosen, input)
+            }
+        return NSData(data: Data(output))
+    }
+}
+
+/// Runs `body` when `key` supports `operation` with `algorithm`; otherwise, or when `body` fails,
+/// `nil` with errSecParam saying why (`SecKeyRunAlgorithmAndCopyResult`).
+private func run<Result>(
+    _ key: SecKey, _ operation: SecKeyOperationType, _ algorithm: SecKeyAlgorithm, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?,
+    _ body: (KeyMaterial, KeyOperation) throws(ObjectError) -> Result
+) -> Result? {
+    let out = error
+    guard SecKeyIsAlgorithmSupported(key, operation, algorithm), let chosen = algorithm.operation else {
+        CFError.report(errSecParam, "\(algorithm.rawValue): algorithm not supported by the key", to: out)
+        return nil
+    }
+    do {
+        return try body(key.key, chosen)
+    } catch {
+        CFError.report(errSecParam, error.reason, to: out)
+        return nil
+    }
+}

@@ -1,0 +1,231 @@
+import Foundation
+import Security
+import SecurityTesting
+import Testing
+
+// Keys through `import Security`, as app code makes, stores and uses them: SecKeyCreateRandomKey
+// with kSecAttrIsPermanent, SecKeyCreateWithData, kSecValueRef and kSecReturnRef, signatures and
+// encryption. Each expectation cites the Apple source it comes from (apple-oss-distributions/
+// Security); the known answers are OpenSSL's (Fixtures/Certificates/generate.sh).
+
+private let app = "SKMME9E2Y8.com.example.app"
+private let certificates = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().appendingPathComponent("Fixtures/Certificates")
+
+private func fixture(_ name: String) throws -> Data { try Data(contentsOf: certificates.appendingPathComponent(name)) }
+
+/// A PEM fixture's DER.
+private func der(ofPEM name: String) throws -> Data {
+    let lines = String(decoding: try fixture(name), as: UTF8.self).split(separator: "\n").filter { !$0.hasPrefix("-----") }
+    return try #require(Data(base64Encoded: lines.joined()))
+}
+
+/// `SecKeyCreateWithData`, its error's code when it fails.
+private func key(_ data: Data, type: CFString, keyClass: CFString) -> (SecKey?, Int?) {
+    var error: Unmanaged<CFError>?
+    let attributes = [kSecAttrKeyType as String: type, kSecAttrKeyClass as String: keyClass] as CFDictionary
+    let made = SecKeyCreateWithData(data as CFData, attributes, &error)
+    return (made, error.map { CFErrorGetCode($0.takeRetainedValue()) })
+}
+
+/// `SecKeyCreateRandomKey`, its error's code when it fails.
+private func randomKey(_ parameters: [String: Any]) -> (SecKey?, Int?) {
+    var error: Unmanaged<CFError>?
+    let made = SecKeyCreateRandomKey(parameters as CFDictionary, &error)
+    return (made, error.map { CFErrorGetCode($0.takeRetainedValue()) })
+}
+
+/// `query` through SecItemCopyMatching.
+private func copyMatching(_ query: [String: Any]) -> (OSStatus, CFTypeRef?) {
+    var result: CFTypeRef?
+    let status = SecItemCopyMatching(query as CFDictionary, &result)
+    return (status, result)
+}
+
+/// A signature check, its error's code when it does not verify.
+private func verify(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ message: Data, _ signature: Data) -> (Bool, Int?) {
+    var error: Unmanaged<CFError>?
+    let verified = SecKeyVerifySignature(key, algorithm, message as CFData, signature as CFData, &error)
+    return (verified, error.map { CFErrorGetCode($0.takeRetainedValue()) })
+}
+
+@Suite struct SecKeyTests {
+    let keychain: SecurityTesting.Lease
+
+    init() throws { keychain = try SecurityTesting.Lease(inMemory: .accessGroups([app])) }
+
+    /// SecKey.m `SecKeyCreateRandomKey` and `SecKeyCopyAttributeDictionary`, SecECKey.m: a P-256
+    /// key's attributes (class and type as Apple's strings), its external representation
+    /// (`04‖X‖Y‖K`, 97 bytes; its public half `04‖X‖Y`), read back by SecKeyCreateWithData.
+    @Test func aRandomECKeyIsApplesShape() throws {
+        let (made, failure) = randomKey([kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256])
+        let privateKey = try #require(made, "error \(failure ?? 0)")
+        let attributes = try #require(SecKeyCopyAttributes(privateKey) as? [String: Any])
+        #expect(attributes[kSecAttrKeyClass as String] as? String == kSecAttrKeyClassPrivate as String)
+        #expect(attributes[kSecAttrKeyType as String] as? String == kSecAttrKeyTypeECSECPrimeRandom as String)
+        #expect(attributes[kSecAttrKeySizeInBits as String] as? Int == 256)
+        #expect(attributes[kSecAttrCanSign as String] as? Bool == true)
+        let external = try #require(SecKeyCopyExternalRepresentation(privateKey, nil) as Data?)
+        #expect(external.count == 97 && external.first == 0x04)
+        #expect(attributes[kSecValueData as String] as? Data == external)
+
+        let publicKey = try #require(SecKeyCopyPublicKey(privateKey))
+        let point = try #require(SecKeyCopyExternalRepresentation(publicKey, nil) as Data?)
+        #expect(point == external.prefix(65))
+        #expect(key(point, type: kSecAttrKeyTypeECSECPrimeRandom, keyClass: kSecAttrKeyClassPublic).0 == publicKey)
+        #expect(key(external, type: kSecAttrKeyTypeECSECPrimeRandom, keyClass: kSecAttrKeyClassPrivate).0 == privateKey)
+        #expect(publicKey != privateKey)
+    }
+
+    /// Known answers: OpenSSL's ECDSA signature of a message verifies with the fixture's public
+    /// point, and its RSA PKCS#1 v1.5 signature is made again byte for byte from the fixture's
+    /// PKCS#1 key (the deterministic scheme); a changed message does not verify, with Apple's
+    /// codes (`SecKeyAdaptors.m`: errSecParam for ECDSA X9.62, errSecVerifyFailed for RSA).
+    @Test func signaturesAgreeWithOpenSSL() throws {
+        let message = try fixture("signed-message.txt")
+        let point = try fixture("leaf-ec-public.der").suffix(65)
+        let ecKey = try #require(key(Data(point), type: kSecAttrKeyTypeEC, keyClass: kSecAttrKeyClassPublic).0)
+        let ecSignature = try fixture("signed-message.ec-sha256.sig")
+        #expect(verify(ecKey, .ecdsaSignatureMessageX962SHA256, message, ecSignature) == (true, nil))
+        #expect(verify(ecKey, .ecdsaSignatureMessageX962SHA256, message + [0x21], ecSignature) == (false, Int(errSecParam)))
+
+        let rsaKey = try #require(key(try der(ofPEM: "leaf-rsa-pkcs1.key"), type: kSecAttrKeyTypeRSA, keyClass: kSecAttrKeyClassPrivate).0)
+        let signature = SecKeyCreateSignature(rsaKey, .rsaSignatureMessagePKCS1v15SHA256, message as CFData, nil) as Data?
+        #expect(signature == (try fixture("signed-message.rsa-pkcs1-sha256.sig")))
+        let rsaPublic = try #require(SecKeyCopyPublicKey(rsaKey))
+        #expect(verify(rsaPublic, .rsaSignatureMessagePKCS1v15SHA256, message, try #require(signature)) == (true, nil))
+        #expect(
+            verify(rsaPublic, .rsaSignatureMessagePKCS1v15SHA256, message.dropLast(), try #require(signature)) == (
+                false, Int(errSecVerifyFailed)
+            ))
+    }
+
+    /// Every provided algorithm round-trips on a key of its type, over a message or a digest of
+    /// the algorithm's length (a digest of another length is errSecParam, `SecKeyAdaptors.m`:
+    /// "bad digest size"); a key of the other type supports none of them.
+    @Test func everyProvidedAlgorithmRoundTrips() throws {
+        let ec = try #require(randomKey([kSecAttrKeyType as String: kSecAttrKeyTypeEC, kSecAttrKeySizeInBits as String: 384]).0)
+        let rsa = try #require(randomKey([kSecAttrKeyType as String: kSecAttrKeyTypeRSA, kSecAttrKeySizeInBits as String: "2048"]).0)
+        let message = Data("the same message".utf8)
+        let signing: [(SecKeyAlgorithm, Int?)] = [
+            (.ecdsaSignatureMessageX962SHA1, nil), (.ecdsaSignatureMessageX962SHA256, nil), (.ecdsaSignatureMessageX962SHA512, nil),
+            (.ecdsaSignatureDigestX962SHA256, 32), (.ecdsaSignatureDigestX962SHA384, 48),
+            (.rsaSignatureMessagePKCS1v15SHA256, nil), (.rsaSignatureDigestPKCS1v15SHA256, 32), (.rsaSignatureMessagePSSSHA256, nil),
+            (.rsaSignatureMessagePSSSHA512, nil), (.rsaSignatureDigestPSSSHA384, 48),
+        ]
+        for (algorithm, digestLength) in signing {
+            let owner = SecKeyIsAlgorithmSupported(ec, .sign, algorithm) ? ec : rsa
+            let other = owner == ec ? rsa : ec
+            #expect(SecKeyIsAlgorithmSupported(owner, .sign, algorithm), "\(algorithm.rawValue)")
+            #expect(!SecKeyIsAlgorithmSupported(other, .sign, algorithm) && !SecKeyIsAlgorithmSupported(other, .verify, algorithm))
+            let input = digestLength.map { Data(repeating: 7, count: $0) } ?? message
+            let signature = try #require(SecKeyCreateSignature(owner, algorithm, input as CFData, nil) as Data?, "\(algorithm.rawValue)")
+            #expect(verify(try #require(SecKeyCopyPublicKey(owner)), algorithm, input, signature).0, "\(algorithm.rawValue)")
+            if let digestLength {
+                var error: Unmanaged<CFError>?
+                #expect(SecKeyCreateSignature(owner, algorithm, Data(count: digestLength + 1) as CFData, &error) == nil)
+                #expect(error.map { CFErrorGetCode($0.takeRetainedValue()) } == Int(errSecParam))
+            }
+        }
+        let rsaPublic = try #require(SecKeyCopyPublicKey(rsa))
+        for algorithm in [SecKeyAlgorithm.rsaEncryptionOAEPSHA256, .rsaEncryptionOAEPSHA1, .rsaEncryptionPKCS1] {
+            let sealed = try #require(SecKeyCreateEncryptedData(rsaPublic, algorithm, message as CFData, nil) as Data?)
+            #expect(SecKeyCreateDecryptedData(rsa, algorithm, sealed as CFData, nil) as Data? == message)
+            #expect(!SecKeyIsAlgorithmSupported(rsaPublic, .decrypt, algorithm))
+            var error: Unmanaged<CFError>?
+            #expect(SecKeyCreateDecryptedData(rsa, algorithm, Data(sealed.reversed()) as CFData, &error) == nil)
+            #expect(error.map { CFErrorGetCode($0.takeRetainedValue()) } == Int(errSecParam))
+        }
+        // Signing needs the private key; an algorithm not provided is supported by nobody.
+        #expect(SecKeyCreateSignature(rsaPublic, .rsaSignatureMessagePSSSHA256, message as CFData, nil) == nil)
+        #expect(!SecKeyIsAlgorithmSupported(ec, .sign, SecKeyAlgorithm(rawValue: "algid:sign:ECDSA:RFC4754" as CFString)))
+    }
+
+    /// SecKey.m `SecKeyCreateRandomKey`: a half is stored only when its attributes (its own
+    /// dictionary, then the top level's) say kSecAttrIsPermanent; SecItem.m stores it by
+    /// reference. The stored private key comes back by kSecReturnRef as the same key, and signs
+    /// what the original public key verifies; kSecReturnData gives its external representation.
+    @Test func aPermanentKeyIsStoredAndComesBackAsItsObject() throws {
+        let tag = Data("com.example.signing".utf8)
+        let (made, failure) = randomKey([
+            kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256,
+            kSecAttrLabel as String: "signing key",
+            kSecPrivateKeyAttrs as String: [kSecAttrIsPermanent as String: true, kSecAttrApplicationTag as String: tag],
+        ])
+        let privateKey = try #require(made, "error \(failure ?? 0)")
+
+        let query: [String: Any] = [
+            kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: tag, kSecReturnRef as String: true,
+        ]
+        let found = try #require(copyMatching(query).1 as? SecKey)
+        #expect(found == privateKey)
+        let message = Data("stored, then used".utf8)
+        let signature = try #require(SecKeyCreateSignature(found, .ecdsaSignatureMessageX962SHA256, message as CFData, nil) as Data?)
+        #expect(verify(try #require(SecKeyCopyPublicKey(privateKey)), .ecdsaSignatureMessageX962SHA256, message, signature).0)
+
+        var both = query
+        both[kSecReturnAttributes as String] = true
+        both[kSecReturnData as String] = true
+        let dictionary = try #require(copyMatching(both).1 as? [String: Any])
+        #expect(dictionary[kSecValueRef as String] as? SecKey == privateKey)
+        #expect(dictionary[kSecValueData as String] as? Data == SecKeyCopyExternalRepresentation(privateKey, nil) as Data?)
+        #expect(dictionary[kSecAttrLabel as String] as? String == "signing key")
+        #expect(dictionary[kSecAttrAccessGroup as String] as? String == app)
+
+        // The public half was not asked to be permanent: it is not stored.
+        let publicQuery: [String: Any] = [kSecClass as String: kSecClassKey, kSecAttrKeyClass as String: kSecAttrKeyClassPublic]
+        #expect(copyMatching(publicQuery).0 == errSecItemNotFound)
+        #expect(SecItemDelete([kSecValueRef as String: privateKey] as CFDictionary) == errSecSuccess)
+        #expect(copyMatching(query).0 == errSecItemNotFound)
+    }
+
+    /// SecItem.m `SecItemAttributesPrepare`: a key added by reference is found by the same
+    /// reference (its usage flags and kSecAttrIsPermanent left out of the query); a second add is
+    /// errSecDuplicateItem; another app's groups do not reach it.
+    @Test func aKeyIsAddedAndFoundByReferenceInItsGroupsAlone() throws {
+        let privateKey = try #require(randomKey([kSecAttrKeyType as String: kSecAttrKeyTypeRSA, kSecAttrKeySizeInBits as String: 1024]).0)
+        let publicKey = try #require(SecKeyCopyPublicKey(privateKey))
+        #expect(SecItemAdd([kSecValueRef as String: publicKey] as CFDictionary, nil) == errSecSuccess)
+        #expect(SecItemAdd([kSecValueRef as String: publicKey] as CFDictionary, nil) == errSecDuplicateItem)
+        #expect(copyMatching([kSecValueRef as String: publicKey, kSecReturnRef as String: true]).1 as? SecKey == publicKey)
+        #expect(copyMatching([kSecValueRef as String: privateKey]).0 == errSecItemNotFound)
+
+        try SecurityTesting.actAs(.accessGroups(["SKMME9E2Y8.com.example.other"]))
+        #expect(copyMatching([kSecValueRef as String: publicKey, kSecReturnRef as String: true]).0 == errSecItemNotFound)
+        #expect(SecItemDelete([kSecValueRef as String: publicKey] as CFDictionary) == errSecItemNotFound)
+    }
+
+    /// What is not a key makes none, with errSecParam and never a crash: bytes of the wrong length
+    /// or shape, a missing or unprovided type or class, a size Apple does not make; a Secure
+    /// Enclave key is errSecUnimplemented (there is none); a stored private key is still a key.
+    @Test func whatIsNotAKeyMakesNone() throws {
+        let point = try fixture("leaf-ec-public.der").suffix(65)
+        let hostile: [(String, Data, CFString, CFString)] = [
+            ("a truncated point", Data(point.dropLast()), kSecAttrKeyTypeEC, kSecAttrKeyClassPublic),
+            ("a point off the curve", Data([0x04] + [UInt8](repeating: 1, count: 64)), kSecAttrKeyTypeEC, kSecAttrKeyClassPublic),
+            ("a public point as a private key", Data(point), kSecAttrKeyTypeEC, kSecAttrKeyClassPrivate),
+            ("an EC point as RSA", Data(point), kSecAttrKeyTypeRSA, kSecAttrKeyClassPublic),
+            ("empty", Data(), kSecAttrKeyTypeRSA, kSecAttrKeyClassPrivate),
+            ("nested a million deep", Data(repeating: 0x30, count: 1_000_000), kSecAttrKeyTypeRSA, kSecAttrKeyClassPrivate),
+            ("a DSA type", Data(point), kSecAttrKeyTypeDSA, kSecAttrKeyClassPublic),
+            ("a symmetric class", Data(count: 32), kSecAttrKeyTypeEC, kSecAttrKeyClassSymmetric),
+        ]
+        for (what, data, type, keyClass) in hostile {
+            let (made, code) = key(data, type: type, keyClass: keyClass)
+            #expect(made == nil && code == Int(errSecParam), "\(what)")
+        }
+        #expect(randomKey([kSecAttrKeyType as String: kSecAttrKeyTypeRSA, kSecAttrKeySizeInBits as String: 512]).1 == Int(errSecParam))
+        #expect(randomKey([kSecAttrKeyType as String: kSecAttrKeyTypeEC, kSecAttrKeySizeInBits as String: 255]).1 == Int(errSecParam))
+        #expect(randomKey([kSecAttrKeyType as String: kSecAttrKeyTypeEC]).1 == Int(errSecParam))
+        #expect(randomKey([kSecAttrKeySizeInBits as String: 256]).1 == Int(errSecParam))
+        let enclave: [String: Any] = [
+            kSecAttrKeyType as String: kSecAttrKeyTypeEC, kSecAttrKeySizeInBits as String: 256,
+            kSecAttrTokenID as String: "com.apple.setoken",
+        ]
+        #expect(randomKey(enclave).1 == Int(errSecUnimplemented))
+        #expect(
+            randomKey([
+                kSecAttrKeyType as String: kSecAttrKeyTypeEC, kSecAttrKeySizeInBits as String: 256, kSecPrivateKeyAttrs as String: "x",
+            ]).1 == Int(errSecParam))
+    }
+}
