@@ -9,6 +9,9 @@ import KeychainCore
 /// Adds the item `attributes` describes; with return keys, `result` receives it as
 /// `SecItemCopyMatching` would.
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
+    if let identity = IdentityCall.identity(in: attributes) {
+        return IdentityCall.run(.add, attributes, identity: identity, result: result)
+    }
     var parsed: SecItemDictionary
     do { parsed = try SecItemCall.parse(attributes, forQuery: false) } catch { return SecItemCall.refuse(error) }
     parsed.inferLabel()
@@ -26,6 +29,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 // swift-format-ignore: AlwaysUseLowerCamelCase
 /// Finds what `query` matches; `result` receives it shaped as its return keys and limit ask.
 public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
+    if let identity = IdentityCall.identity(in: query) { return IdentityCall.run(.copyMatching, query, identity: identity, result: result) }
     let parsed: SecItemDictionary
     do { parsed = try SecItemCall.parse(query) } catch { return SecItemCall.refuse(error) }
     var request = parsed.request
@@ -42,6 +46,7 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 // swift-format-ignore: AlwaysUseLowerCamelCase
 /// Changes every item `query` matches as `attributesToUpdate` says.
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
+    if let identity = IdentityCall.identity(in: query) { return IdentityCall.update(query, identity: identity, attributesToUpdate) }
     let parsed: SecItemDictionary
     let changes: SecItemDictionary
     do {
@@ -60,6 +65,7 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
 // swift-format-ignore: AlwaysUseLowerCamelCase
 /// Deletes every item `query` matches.
 public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
+    if let identity = IdentityCall.identity(in: query) { return IdentityCall.run(.delete, query, identity: identity, result: nil) }
     let parsed: SecItemDictionary
     do { parsed = try SecItemCall.parse(query) } catch { return SecItemCall.refuse(error) }
     return SecItemEngine.shared.perform(ui: parsed.ui) { keychain, caller in

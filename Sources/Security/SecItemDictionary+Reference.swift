@@ -17,7 +17,7 @@ extension SecItemDictionary {
             } else if let key = value as? SecKey {
                 self = .key(key)
             } else {
-                throw .param("kSecValueRef takes a SecCertificate or a SecKey (SecIdentity is not provided on Linux)")
+                throw .param("kSecValueRef takes a SecCertificate, a SecKey, or in a query or an add a SecIdentity")
             }
         }
 
@@ -72,22 +72,17 @@ extension SecItemDictionary {
     }
 
     /// kSecReturnRef: the engine opens a certificate's or key's data, from which its object is
-    /// made (`SecItemResult`), and a key's is handed over as Apple hands a software key's, when it
-    /// is extractable. An identity's object is not provided: asking for one is refused rather than
-    /// answered with nothing. A password has none, and Apple returns none.
-    mutating func askForObjects() throws(SecItemRefusal) {
+    /// made (`SecItemResult`); for an identity, its key's data and its certificate too. A key's
+    /// data is handed over as Apple hands a software key's, when it is extractable. A password has
+    /// no object, and Apple returns none.
+    mutating func askForObjects() {
         guard let itemClass = request.itemClass.flatMap(ItemClass.init(parsing:)) else { return }
-        if itemClass == .key { request.allowPrivateKeyExport = true }
+        if itemClass == .key || itemClass == .identity { request.allowPrivateKeyExport = true }
         guard returns.contains(.reference) else { return }
         switch itemClass {
-        case .certificate, .key:
-            request.returnOptions = returns.subtracting(.reference).union(.data)
-        case .identity:
-            throw SecItemRefusal(
-                status: errSecUnimplemented,
-                message: "kSecReturnRef for identities: SecIdentity is not provided on Linux (docs/LIBRARY.md)")
-        case .genericPassword, .internetPassword:
-            break
+        case .certificate, .key: request.returnOptions = returns.subtracting(.reference).union(.data)
+        case .identity: request.returnOptions = returns.union(.data)
+        case .genericPassword, .internetPassword: break
         }
     }
 }

@@ -19,7 +19,7 @@ struct SecItemDictionary {
     /// Whether a return key was given at all.
     var asksForReturns = false
     /// What the return keys ask for, as the caller gave them (`request.returnOptions` is what the
-    /// engine is asked: a certificate's data in place of its reference, which is made from it).
+    /// engine is asked: an object's data, from which the object is made).
     var returns: ReturnOptions = []
     /// kSecValueRef: a certificate or key whose attributes stand in for those the caller left out.
     var reference: Reference?
@@ -112,7 +112,7 @@ struct SecItemDictionary {
         }
         if let reference { adopt(reference, forQuery: forQuery) }
         if asksForReturns { request.returnOptions = returns }
-        try askForObjects()
+        askForObjects()
     }
 
     /// `value` as `SecDbItem.c` stores it for attribute `code`: a string stays a string (parsed

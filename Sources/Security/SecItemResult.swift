@@ -20,7 +20,7 @@ enum SecItemResult {
     }
 
     static func one(_ found: Keychain.FoundItem, returns asked: ReturnOptions) -> AnyObject? {
-        let reference = asked.contains(.reference) ? found.secret.flatMap { object(of: found.item, data: $0) } : nil
+        let reference = asked.contains(.reference) ? object(of: found) : nil
         let returns = asked.subtracting(.reference)
         if returns.isEmpty { return reference }
         if returns == .data, reference == nil {
@@ -35,13 +35,18 @@ enum SecItemResult {
         return NSDictionary(dictionary: dictionary)
     }
 
-    /// The object a certificate or key item holds. A password has none, and Apple leaves it out;
-    /// data that is not the object its class says (added raw) makes none either.
-    static func object(of item: Item, data: SecretBytes) -> AnyObject? {
-        switch item.itemClass {
-        case .certificate: data.withUnsafeBytes { SecCertificate(der: Array($0)) }
-        case .key: SecKey(item: item, data: data)
-        case .genericPassword, .internetPassword, .identity: nil
+    /// The object a certificate, key or identity item holds. A password has none, and Apple
+    /// leaves it out; data that is not the object its class says (added raw) makes none either.
+    static func object(of found: Keychain.FoundItem) -> AnyObject? {
+        guard let data = found.secret else { return nil }
+        switch found.item.itemClass {
+        case .certificate: return data.withUnsafeBytes { SecCertificate(der: Array($0)) }
+        case .key: return SecKey(item: found.item, data: data)
+        case .identity:
+            guard let certificate = found.certificate.flatMap(SecCertificate.init(der:)), let key = SecKey(item: found.item, data: data)
+            else { return nil }
+            return SecIdentity(certificate: certificate, privateKey: key)
+        case .genericPassword, .internetPassword: return nil
         }
     }
 

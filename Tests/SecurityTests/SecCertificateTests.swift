@@ -8,28 +8,10 @@ import Testing
 // expectation cites the Apple source or test it comes from (apple-oss-distributions/Security).
 
 private let app = "SKMME9E2Y8.com.example.app"
-private let certificates = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent().appendingPathComponent("Fixtures/Certificates")
-
-/// A fixture's bytes.
-private func fixture(_ name: String) throws -> Data { try Data(contentsOf: certificates.appendingPathComponent(name)) }
 
 /// The certificate in a DER fixture.
 private func certificate(_ name: String) throws -> SecCertificate {
     try #require(SecCertificateCreateWithData(nil, try fixture(name) as CFData))
-}
-
-/// A PEM fixture's DER (the base64 between its armour lines).
-private func der(ofPEM name: String) throws -> Data {
-    let lines = String(decoding: try fixture(name), as: UTF8.self).split(separator: "\n").filter { !$0.hasPrefix("-----") }
-    return try #require(Data(base64Encoded: lines.joined()))
-}
-
-/// `query` run through SecItemCopyMatching: its status and result.
-private func copyMatching(_ query: [String: Any]) -> (OSStatus, CFTypeRef?) {
-    var result: CFTypeRef?
-    let status = SecItemCopyMatching(query as CFDictionary, &result)
-    return (status, result)
 }
 
 @Suite struct SecCertificateTests {
@@ -161,8 +143,7 @@ private func copyMatching(_ query: [String: Any]) -> (OSStatus, CFTypeRef?) {
 
     /// What is not a certificate makes no SecCertificate: a reference of another type is errSecParam
     /// (`errSecValueRefUnsupported` is errSecParam, SecBasePriv.h); a certificate item whose data was
-    /// added raw and is no certificate returns no object; SecIdentity is not provided, so a
-    /// reference to one is errSecUnimplemented.
+    /// added raw and is no certificate returns no object.
     @Test func whatIsNotACertificateMakesNoObject() throws {
         #expect(SecItemAdd([kSecValueRef as String: "a string"] as CFDictionary, nil) == errSecParam)
         #expect(SecItemDelete([kSecValueRef as String: Data([0x30, 0x00])] as CFDictionary) == errSecParam)
@@ -173,6 +154,5 @@ private func copyMatching(_ query: [String: Any]) -> (OSStatus, CFTypeRef?) {
         #expect(status == errSecSuccess)
         #expect(result == nil)
 
-        #expect(copyMatching([kSecClass as String: kSecClassIdentity, kSecReturnRef as String: true]).0 == errSecUnimplemented)
     }
 }

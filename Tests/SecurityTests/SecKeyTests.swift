@@ -9,16 +9,6 @@ import Testing
 // Security); the known answers are OpenSSL's (Fixtures/Certificates/generate.sh).
 
 private let app = "SKMME9E2Y8.com.example.app"
-private let certificates = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent().appendingPathComponent("Fixtures/Certificates")
-
-private func fixture(_ name: String) throws -> Data { try Data(contentsOf: certificates.appendingPathComponent(name)) }
-
-/// A PEM fixture's DER.
-private func der(ofPEM name: String) throws -> Data {
-    let lines = String(decoding: try fixture(name), as: UTF8.self).split(separator: "\n").filter { !$0.hasPrefix("-----") }
-    return try #require(Data(base64Encoded: lines.joined()))
-}
 
 /// `SecKeyCreateWithData`, its error's code when it fails.
 private func key(_ data: Data, type: CFString, keyClass: CFString) -> (SecKey?, Int?) {
@@ -33,13 +23,6 @@ private func randomKey(_ parameters: [String: Any]) -> (SecKey?, Int?) {
     var error: Unmanaged<CFError>?
     let made = SecKeyCreateRandomKey(parameters as CFDictionary, &error)
     return (made, error.map { CFErrorGetCode($0.takeRetainedValue()) })
-}
-
-/// `query` through SecItemCopyMatching.
-private func copyMatching(_ query: [String: Any]) -> (OSStatus, CFTypeRef?) {
-    var result: CFTypeRef?
-    let status = SecItemCopyMatching(query as CFDictionary, &result)
-    return (status, result)
 }
 
 /// A signature check, its error's code when it does not verify.

@@ -12,6 +12,8 @@ extension Keychain {
         package var dataFields: [String: SecretBytes] = [:]
         /// The object as PEM, when `ref` was asked for (`ObjectReference`).
         package var reference: SecretBytes? = nil
+        /// An identity's certificate (DER), when `ref` was asked for.
+        package var certificate: [UInt8]? = nil
 
         package init(item: Item, secret: SecretBytes?) {
             self.item = item
@@ -130,6 +132,7 @@ extension Keychain {
         var found = FoundItem(item: item, secret: wantsData ? opened?.data : nil)
         if wantsData { found.dataFields = opened?.fields ?? [:] }
         if query.returns.contains(.reference), let secret = opened?.data {
+            found.certificate = certificate
             found.reference = try ObjectReference.pem(
                 of: item, secret: secret, certificate: certificate, exportPrivate: request.allowPrivateKeyExport)
         }

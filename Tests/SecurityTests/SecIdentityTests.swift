@@ -1,0 +1,119 @@
+import Foundation
+import Security
+import SecurityTesting
+import Testing
+
+// Identities through `import Security`, as app code reads a client certificate and keeps it:
+// SecPKCS12Import, then SecItemAdd, SecItemCopyMatching and SecItemDelete by the identity, as
+// `SecItem.m` (`explode_identity`) makes them: on the certificate, then on the private key.
+
+private let app = "SKMME9E2Y8.com.example.app"
+
+/// SecPKCS12Import of a fixture: its status and items.
+private func importPKCS12(_ name: String, _ options: [String: Any] = [kSecImportExportPassphrase as String: "fixture"]) throws
+    -> (OSStatus, [[String: Any]])
+{
+    var items: CFArray?
+    let status = SecPKCS12Import(try fixture(name) as CFData, options as CFDictionary, &items)
+    return (status, (items as? [[String: Any]]) ?? [])
+}
+
+/// The one identity of `identity-modern.p12` (the EC leaf, with its intermediate and root).
+private func importedIdentity() throws -> SecIdentity {
+    let (status, items) = try importPKCS12("identity-modern.p12")
+    #expect(status == errSecSuccess)
+    return try #require(items.first?[kSecImportItemIdentity as String] as? SecIdentity)
+}
+
+@Suite struct SecIdentityTests {
+    let keychain: SecurityTesting.Lease
+
+    init() throws { keychain = try SecurityTesting.Lease(inMemory: .accessGroups([app])) }
+
+    /// SecImportExport.c `SecPKCS12Import`: one dictionary per identity, its certificate the leaf,
+    /// its private key the leaf's (it signs what the leaf's public key verifies), its chain the
+    /// leaf and then its issuers; nothing is stored without kSecUseDataProtectionKeychain.
+    @Test func aPKCS12FileGivesItsIdentityAndChainAndStoresNothing() throws {
+        let (status, items) = try importPKCS12("identity-modern.p12")
+        #expect(status == errSecSuccess && items.count == 1)
+        let identity = try #require(items.first?[kSecImportItemIdentity as String] as? SecIdentity)
+        var certificate: SecCertificate?
+        var privateKey: SecKey?
+        #expect(SecIdentityCopyCertificate(identity, &certificate) == errSecSuccess)
+        #expect(SecIdentityCopyPrivateKey(identity, &privateKey) == errSecSuccess)
+        #expect(certificate == SecCertificateCreateWithData(nil, try fixture("leaf-ec.der") as CFData))
+        let key = try #require(privateKey)
+        let publicPoint = try fixture("leaf-ec-public.der").suffix(65)
+        #expect(SecKeyCopyExternalRepresentation(try #require(SecKeyCopyPublicKey(key)), nil) as Data? == Data(publicPoint))
+
+        let chain = try #require(items.first?[kSecImportItemCertChain as String] as? [SecCertificate])
+        #expect(
+            chain.compactMap { SecCertificateCopySubjectSummary($0) as String? } == [
+                "ci signing", "Fixture Intermediate", "  Fixture   Root CA ",
+            ])
+        #expect(copyMatching([kSecClass as String: kSecClassIdentity]).0 == errSecItemNotFound)
+        #expect(copyMatching([kSecClass as String: kSecClassCertificate]).0 == errSecItemNotFound)
+    }
+
+    /// SecImportExport.c: a wrong (or missing) passphrase is errSecAuthFailed, a file that is not
+    /// PKCS#12 errSecDecode; neither crashes or hangs.
+    @Test func aWrongPassphraseOrABrokenFileIsAStatus() throws {
+        #expect(try importPKCS12("identity-modern.p12", [kSecImportExportPassphrase as String: "wrong"]).0 == errSecAuthFailed)
+        #expect(try importPKCS12("identity-modern.p12", [:]).0 == errSecAuthFailed)
+        #expect(try importPKCS12("leaf-ec.der").0 == errSecDecode)
+        let started = Date()
+        #expect(try importPKCS12("hostile-iterations.p12").0 != errSecSuccess)
+        #expect(Date().timeIntervalSince(started) < 30)
+    }
+
+    /// SecItem.m `explode_identity`: an identity is added as its certificate and its key (a
+    /// certificate already stored is no failure; a second add is errSecDuplicateItem, both halves
+    /// being there); its persistent reference is `idnt` and the certificate's UUID; a find by class
+    /// returns the identity by kSecReturnRef; a delete by it removes both halves.
+    @Test func anIdentityIsAddedFoundAndDeleted() throws {
+        let identity = try importedIdentity()
+        var added: CFTypeRef?
+        let add: [String: Any] = [kSecValueRef as String: identity, kSecReturnPersistentRef as String: true]
+        #expect(SecItemAdd(add as CFDictionary, &added) == errSecSuccess)
+        let reference = try #require(added as? Data)
+        #expect(reference.count == 20 && reference.prefix(4) == Data("idnt".utf8))
+        #expect(SecItemAdd([kSecValueRef as String: identity] as CFDictionary, nil) == errSecDuplicateItem)
+        // With the key gone and the certificate still there, the identity is added again.
+        var privateKey: SecKey?
+        #expect(SecIdentityCopyPrivateKey(identity, &privateKey) == errSecSuccess)
+        #expect(SecItemDelete([kSecValueRef as String: try #require(privateKey)] as CFDictionary) == errSecSuccess)
+        #expect(SecItemAdd([kSecValueRef as String: identity] as CFDictionary, nil) == errSecSuccess)
+
+        let byClass: [String: Any] = [kSecClass as String: kSecClassIdentity, kSecReturnRef as String: true]
+        #expect(copyMatching(byClass).1 as? SecIdentity == identity)
+        var both = byClass
+        both[kSecReturnAttributes as String] = true
+        let found = try #require(copyMatching(both).1 as? [String: Any])
+        #expect(found[kSecValueRef as String] as? SecIdentity == identity)
+        #expect(found[kSecAttrLabel as String] as? String == "ci signing")
+        let byReference: [String: Any] = [kSecValueRef as String: identity, kSecReturnPersistentRef as String: true]
+        #expect(copyMatching(byReference).1 as? Data == reference)
+
+        #expect(SecItemDelete([kSecValueRef as String: identity] as CFDictionary) == errSecSuccess)
+        #expect(copyMatching([kSecClass as String: kSecClassCertificate]).0 == errSecItemNotFound)
+        #expect(copyMatching([kSecClass as String: kSecClassKey]).0 == errSecItemNotFound)
+    }
+
+    /// SecImportExport.c `SecPKCS12ImportToModernKeychain`: with kSecUseDataProtectionKeychain
+    /// the identity is stored with the other options (here a label), and an import of the same
+    /// file again counts what is there as added; another app's groups do not reach it.
+    @Test func anImportIntoTheKeychainStoresTheIdentityInTheCallersGroups() throws {
+        let options: [String: Any] = [
+            kSecImportExportPassphrase as String: "fixture", kSecUseDataProtectionKeychain as String: true,
+        ]
+        #expect(try importPKCS12("identity-modern.p12", options).0 == errSecSuccess)
+        #expect(try importPKCS12("identity-modern.p12", options).0 == errSecSuccess)
+        let identity = try importedIdentity()
+        let query: [String: Any] = [kSecClass as String: kSecClassIdentity, kSecReturnRef as String: true]
+        #expect(copyMatching(query).1 as? SecIdentity == identity)
+
+        try SecurityTesting.actAs(.accessGroups(["SKMME9E2Y8.com.example.other"]))
+        #expect(copyMatching(query).0 == errSecItemNotFound)
+        #expect(SecItemDelete([kSecValueRef as String: identity] as CFDictionary) == errSecItemNotFound)
+    }
+}
