@@ -1,16 +1,21 @@
 import FuzzSupport
 import KeychainCore
 
-/// libFuzzer target for what `add --ref-file` and `import --input-format pkcs12` read: the first
-/// byte picks a certificate-or-key file (PEM or DER) or a PKCS#12 file (passphrase "fixture", the
-/// seeds'). Whatever parses must also come back out: a certificate as PEM, a key's public half
-/// rebuilt from the external representation the keychain stores.
+/// libFuzzer target for what `add --ref-file` and `import --input-format pkcs12` read, and what
+/// `SecKeyCreateWithData` reads: the first byte picks a certificate-or-key file (PEM or DER), a
+/// PKCS#12 file (passphrase "fixture", the seeds'), or, with its high bit set, a key in Apple's
+/// external representation (its low bits: RSA or EC, public or private). Whatever parses must
+/// also come back out: a certificate as PEM, a key's public half rebuilt from the external
+/// representation the keychain stores, and a key read from one reads back the same and verifies
+/// its own signature.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzObjects(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: count))
     guard let selector = bytes.first else { return 0 }
     let rest = SecretBytes(copying: bytes.dropFirst())
-    if selector % 2 == 0 {
+    if selector >= 0x80 {
+        checkExternal(rest, algorithm: selector & 2 == 0 ? .ec : .rsa, isPrivate: selector & 1 == 1)
+    } else if selector % 2 == 0 {
         guard let reference = try? ItemReference(files: [(path: "fuzz", contents: rest)]) else { return 0 }
         for certificate in reference.certificates {
             precondition(Certificate.pem(der: certificate.der) != nil, "a parsed certificate did not encode")
@@ -34,6 +39,23 @@ private func check(_ key: KeyMaterial) {
     precondition(
         KeyMaterial.publicKeyPEM(external: key.external, keyType: type, isPrivate: key.isPrivate, bits: Int(bits)) != nil,
         "a parsed key's public half did not rebuild")
+}
+
+/// A key in Apple's external representation: when it parses, what the keychain would store of it
+/// reads back as the same key, its public half is its own, and its signature of a digest
+/// verifies with that half.
+private func checkExternal(_ bytes: SecretBytes, algorithm: KeyMaterial.Algorithm, isPrivate: Bool) {
+    guard let key = try? KeyMaterial(external: bytes, algorithm: algorithm, isPrivate: isPrivate) else { return }
+    let again = try? KeyMaterial(external: key.external, algorithm: algorithm, isPrivate: isPrivate)
+    precondition(again?.publicBytes == key.publicBytes, "a key did not read back from its external representation")
+    guard let publicKey = try? key.publicKey else { preconditionFailure("a key's public half did not rebuild") }
+    precondition(publicKey.publicBytes == key.publicBytes && !publicKey.isPrivate, "a key's public half is another key")
+    check(key)
+    guard isPrivate else { return }
+    let operation: KeyOperation = algorithm == .ec ? .ecdsa(.sha256, hashesMessage: false) : .rsaPSS(.sha256, hashesMessage: false)
+    let digest = [UInt8](repeating: 0x5A, count: 32)
+    guard let signature = try? key.sign(operation, digest) else { preconditionFailure("a parsed private key did not sign") }
+    precondition((try? publicKey.verify(operation, digest, signature: signature)) == true, "a key's signature did not verify")
 }
 
 /// The entry point SwiftPM links for this executable.

@@ -20,6 +20,7 @@ package enum KeyOperation: Sendable, Equatable, CustomStringConvertible {
 
         /// SHA-1, SHA-224, SHA-256, SHA-384 and SHA-512.
         static let all = [20, 28, 32, 48, 64].map(Digest.init(length:))
+        package static let sha256 = Digest(length: 32)
 
         /// Its name in Apple's identifiers, which OpenSSL takes too: SHA1, SHA224, …, SHA512.
         package var name: String { length == 20 ? "SHA1" : "SHA\(length * 8)" }
