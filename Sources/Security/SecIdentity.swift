@@ -40,11 +40,6 @@ public func SecIdentityCopyPrivateKey(_ identityRef: SecIdentity, _ privateKeyRe
 enum IdentityCall {
     enum Operation { case add, copyMatching, delete }
 
-    /// The identity `dictionary` names by kSecValueRef, if it names one.
-    static func identity(in dictionary: CFDictionary) -> SecIdentity? {
-        (try? SecItemDictionary.entries(dictionary))?.first { $0.key == kSecValueRef as String }?.value as? SecIdentity
-    }
-
     /// The call's status. An add tolerates an existing certificate, and an existing key beside a
     /// new certificate (errSecDuplicateItem only when both exist); a delete keeps the key while
     /// any certificate still holds its public key. An add's or find's result is the identity's

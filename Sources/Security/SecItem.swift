@@ -9,11 +9,9 @@ import KeychainCore
 /// Adds the item `attributes` describes; with return keys, `result` receives it as
 /// `SecItemCopyMatching` would.
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
-    if let identity = IdentityCall.identity(in: attributes) {
-        return IdentityCall.run(.add, attributes, identity: identity, result: result)
-    }
     var parsed: SecItemDictionary
     do { parsed = try SecItemCall.parse(attributes, forQuery: false) } catch { return SecItemCall.refuse(error) }
+    if let identity = parsed.identity { return IdentityCall.run(.add, attributes, identity: identity, result: result) }
     parsed.inferLabel()
     var request = parsed.request
     request.accessControl = parsed.accessControl?.request
@@ -29,9 +27,9 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 // swift-format-ignore: AlwaysUseLowerCamelCase
 /// Finds what `query` matches; `result` receives it shaped as its return keys and limit ask.
 public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
-    if let identity = IdentityCall.identity(in: query) { return IdentityCall.run(.copyMatching, query, identity: identity, result: result) }
     let parsed: SecItemDictionary
     do { parsed = try SecItemCall.parse(query) } catch { return SecItemCall.refuse(error) }
+    if let identity = parsed.identity { return IdentityCall.run(.copyMatching, query, identity: identity, result: result) }
     var request = parsed.request
     // Without return keys Apple returns nothing, but the match is still made (and its status).
     if !parsed.asksForReturns { request.returnOptions = [] }
@@ -46,13 +44,14 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 // swift-format-ignore: AlwaysUseLowerCamelCase
 /// Changes every item `query` matches as `attributesToUpdate` says.
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
-    if let identity = IdentityCall.identity(in: query) { return IdentityCall.update(query, identity: identity, attributesToUpdate) }
     let parsed: SecItemDictionary
     let changes: SecItemDictionary
     do {
         parsed = try SecItemCall.parse(query)
         changes = try SecItemDictionary(attributesToUpdate, forQuery: false)
     } catch { return SecItemCall.refuse(error) }
+    if let identity = parsed.identity { return IdentityCall.update(query, identity: identity, attributesToUpdate) }
+    guard changes.identity == nil else { return SecItemCall.refuse(.param("an identity names items; it is not an attribute to update")) }
     guard changes.request.itemClass == nil else { return SecItemCall.refuse(.param("kSecClass cannot be changed by an update")) }
     let secret = changes.secret
     return SecItemEngine.shared.perform(ui: parsed.ui) { keychain, caller in
@@ -65,9 +64,9 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
 // swift-format-ignore: AlwaysUseLowerCamelCase
 /// Deletes every item `query` matches.
 public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
-    if let identity = IdentityCall.identity(in: query) { return IdentityCall.run(.delete, query, identity: identity, result: nil) }
     let parsed: SecItemDictionary
     do { parsed = try SecItemCall.parse(query) } catch { return SecItemCall.refuse(error) }
+    if let identity = parsed.identity { return IdentityCall.run(.delete, query, identity: identity, result: nil) }
     return SecItemEngine.shared.perform(ui: parsed.ui) { keychain, caller in
         _ = try keychain.delete(parsed.request, caller: caller)
     }
@@ -75,10 +74,10 @@ public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
 
 enum SecItemCall {
     /// A query or attributes dictionary, which must name its class (`SecItemServer.c`: "query
-    /// missing class name").
+    /// missing class name") unless it names an identity, whose call is made on its two halves.
     static func parse(_ dictionary: CFDictionary, forQuery: Bool = true) throws(SecItemRefusal) -> SecItemDictionary {
         let parsed = try SecItemDictionary(dictionary, forQuery: forQuery)
-        guard parsed.request.itemClass != nil else { throw .param("query missing class name") }
+        guard parsed.request.itemClass != nil || parsed.identity != nil else { throw .param("query missing class name") }
         return parsed
     }
 

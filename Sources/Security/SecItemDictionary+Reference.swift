@@ -17,7 +17,7 @@ extension SecItemDictionary {
             } else if let key = value as? SecKey {
                 self = .key(key)
             } else {
-                throw .param("kSecValueRef takes a SecCertificate, a SecKey, or in a query or an add a SecIdentity")
+                throw .param("kSecValueRef takes a SecCertificate, a SecKey or a SecIdentity")
             }
         }
 

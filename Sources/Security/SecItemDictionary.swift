@@ -23,6 +23,8 @@ struct SecItemDictionary {
     var returns: ReturnOptions = []
     /// kSecValueRef: a certificate or key whose attributes stand in for those the caller left out.
     var reference: Reference?
+    /// kSecValueRef naming an identity: the call is made on its certificate and its key instead.
+    var identity: SecIdentity?
 
     /// Keys that change nothing on this keychain: it is always the data-protection keychain
     /// (kSecUseDataProtectionKeychain), there is nobody to show a prompt's reason to
@@ -67,7 +69,7 @@ struct SecItemDictionary {
                 guard let bytes = value as? Data else { throw .param("kSecValueData takes data") }
                 data = bytes
             case "v_Ref":
-                reference = try Reference(value)
+                if let named = value as? SecIdentity { identity = named } else { reference = try Reference(value) }
             case "v_PersistentRef":
                 guard let bytes = value as? Data else { throw .param("kSecValuePersistentRef takes data") }
                 request.persistentRef = Data(bytes).base64EncodedString()

@@ -114,11 +114,11 @@ extension KeyMaterial {
     /// Refuses an operation this key cannot do, or an input the operation does not take.
     private func check(_ operation: KeyOperation, _ input: [UInt8], needsPrivate: Bool, signing: Bool) throws(ObjectError) {
         guard operation.algorithm == algorithm, operation.isSignature == signing else {
-            throw ObjectError("\(operation) is not an operation for \(isPrivate ? "a private" : "a public") \(algorithm.name) key")
+            throw ObjectError("\(operation.name) is not an operation for \(isPrivate ? "a private" : "a public") \(algorithm.name) key")
         }
-        guard !needsPrivate || isPrivate else { throw ObjectError("\(operation) needs the private key; this is a public one") }
+        guard !needsPrivate || isPrivate else { throw ObjectError("\(operation.name) needs the private key; this is a public one") }
         if let length = operation.digestLength, !operation.hashesMessage, signing, input.count != length {
-            throw ObjectError("\(operation) signs a \(length)-byte digest, not \(input.count) bytes")
+            throw ObjectError("\(operation.name) signs a \(length)-byte digest, not \(input.count) bytes")
         }
     }
 
@@ -146,14 +146,14 @@ extension KeyMaterial {
             let started =
                 sign
                 ? EVP_DigestSignInit(message, &context, digest, nil, key) : EVP_DigestVerifyInit(message, &context, digest, nil, key)
-            guard started == 1, let context, pad(operation, context) else { throw ObjectError("OpenSSL could not start \(operation)") }
+            guard started == 1, let context, pad(operation, context) else { throw ObjectError("OpenSSL could not start \(operation.name)") }
             return body(message)
         }
         guard let context = EVP_PKEY_CTX_new(key, nil) else { throw ObjectError("OpenSSL could not allocate") }
         defer { EVP_PKEY_CTX_free(context) }
         guard (sign ? EVP_PKEY_sign_init(context) : EVP_PKEY_verify_init(context)) == 1,
             digest.map({ EVP_PKEY_CTX_set_signature_md(context, $0) == 1 }) ?? true, pad(operation, context)
-        else { throw ObjectError("OpenSSL could not start \(operation)") }
+        else { throw ObjectError("OpenSSL could not start \(operation.name)") }
         return body(context)
     }
 
@@ -163,7 +163,7 @@ extension KeyMaterial {
         _ write: (OpaquePointer, UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<Int>) -> Int32
     ) throws(ObjectError) -> [UInt8] {
         let bytes = try prepare(operation, key, sign: sign) { context in output { write(context, $0, $1) } }
-        guard let bytes else { throw ObjectError("OpenSSL could not compute \(operation) (\(OpenSSL.lastError()))") }
+        guard let bytes else { throw ObjectError("OpenSSL could not compute \(operation.name) (\(OpenSSL.lastError()))") }
         return bytes
     }
 
@@ -175,10 +175,10 @@ extension KeyMaterial {
         guard let context = EVP_PKEY_CTX_new(key, nil) else { throw ObjectError("OpenSSL could not allocate") }
         defer { EVP_PKEY_CTX_free(context) }
         guard (encrypt ? EVP_PKEY_encrypt_init(context) : EVP_PKEY_decrypt_init(context)) == 1, pad(operation, context) else {
-            throw ObjectError("OpenSSL could not start \(operation)")
+            throw ObjectError("OpenSSL could not start \(operation.name)")
         }
         guard let bytes = output({ write(context, $0, $1) }) else {
-            throw ObjectError("\(operation) failed (\(OpenSSL.lastError(otherwise: "the input does not fit the key")))")
+            throw ObjectError("\(operation.name) failed (\(OpenSSL.lastError(otherwise: "the input does not fit the key")))")
         }
         return bytes
     }

@@ -1,7 +1,7 @@
 /// What a SecKey algorithm asks of a key (`SecKeyAdaptors.m`): the signatures and encryptions
 /// keychainctl's SecKey provides. A signature either hashes the message itself or signs a digest
 /// the caller made, which must be as long as its digest.
-package enum KeyOperation: Sendable, Equatable, CustomStringConvertible {
+package enum KeyOperation: Sendable {
     /// ECDSA, the signature DER-encoded as X9.62 says (`…ECDSASignature…X962…`).
     case ecdsa(Digest, hashesMessage: Bool)
     /// RSA PKCS#1 v1.5 signatures (`…RSASignature…PKCS1v15…`).
@@ -14,7 +14,7 @@ package enum KeyOperation: Sendable, Equatable, CustomStringConvertible {
     case rsaPKCS1Encryption
 
     /// SHA-1 or a SHA-2 digest, named by its length.
-    package struct Digest: Sendable, Equatable {
+    package struct Digest: Sendable {
         /// Its length in bytes.
         package let length: Int
 
@@ -69,7 +69,8 @@ package enum KeyOperation: Sendable, Equatable, CustomStringConvertible {
     /// The length of the digest a digest signature signs.
     package var digestLength: Int? { digest?.length }
 
-    package var description: String {
+    /// Its name in messages.
+    package var name: String {
         switch self {
         case .ecdsa(let digest, let message): "ECDSA (X9.62, \(message ? "message" : "digest"), \(digest.name))"
         case .rsaPKCS1(let digest, let message): "RSA PKCS#1 v1.5 (\(message ? "message" : "digest"), \(digest.name))"
