@@ -80,6 +80,19 @@ printf 'keychainctl signs this' > signed-message.txt
 openssl dgst -sha256 -sign leaf-rsa.key -out signed-message.rsa-pkcs1-sha256.sig signed-message.txt
 openssl dgst -sha256 -sign leaf-ec.key -out signed-message.ec-sha256.sig signed-message.txt
 
+# The leaf's EC key in Apple's external representation (04‖X‖Y‖K), another key's public point,
+# and what OpenSSL derives from the two: the ECDH secret, and 20 bytes of ANSI X9.63 (SHA-256,
+# shared info "keychai").
+openssl ec -in leaf-ec.key -pubout -outform DER 2>/dev/null | tail -c 65 > leaf-ec-external.bin
+openssl ec -in leaf-ec.key -noout -text 2>/dev/null | sed -n '/priv:/,/pub:/p' | sed '1d;$d' | tr -d ' :\n' \
+  | tail -c 64 | xxd -r -p >> leaf-ec-external.bin
+openssl ec -in leaf-nocn.key -pubout -outform DER 2>/dev/null | tail -c 65 > leaf-nocn-point.bin
+openssl ec -in leaf-nocn.key -pubout -out leaf-nocn-public.pem 2>/dev/null
+openssl pkeyutl -derive -inkey leaf-ec.key -peerkey leaf-nocn-public.pem -out ecdh-leaf-nocn.bin
+rm -f leaf-nocn-public.pem
+openssl kdf -keylen 20 -kdfopt digest:SHA256 -kdfopt hexkey:"$(xxd -p -c 256 ecdh-leaf-nocn.bin)" \
+  -kdfopt hexinfo:6b657963686169 -binary -out ecdh-leaf-nocn-x963-sha256.bin X963KDF
+
 # PKCS#12: modern (AES-256-CBC, PBKDF2, HMAC-SHA-256) with the chain; legacy (RC2-40 for the
 # certificates, 3DES for the key, SHA-1 MAC, as OpenSSL 1.x and older Keychain Access wrote);
 # one with no key.

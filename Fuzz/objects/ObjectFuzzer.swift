@@ -52,7 +52,8 @@ private func checkExternal(_ bytes: SecretBytes, algorithm: KeyMaterial.Algorith
     precondition(publicKey.publicBytes == key.publicBytes && !publicKey.isPrivate, "a key's public half is another key")
     check(key)
     guard isPrivate else { return }
-    let operation: KeyOperation = algorithm == .ec ? .ecdsa(.sha256, hashesMessage: false) : .rsaPSS(.sha256, hashesMessage: false)
+    let operation: KeyOperation =
+        algorithm == .ec ? .ecdsa(.sha256, hashesMessage: false, raw: false) : .rsaPSS(.sha256, hashesMessage: false)
     let digest = [UInt8](repeating: 0x5A, count: 32)
     guard let signature = try? key.sign(operation, digest) else { preconditionFailure("a parsed private key did not sign") }
     precondition((try? publicKey.verify(operation, digest, signature: signature)) == true, "a key's signature did not verify")

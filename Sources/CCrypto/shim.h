@@ -9,8 +9,10 @@
 #include <openssl/cms.h>
 #include <openssl/core_names.h>
 #include <openssl/decoder.h>
+#include <openssl/ec.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
+#include <openssl/kdf.h>
 #include <openssl/objects.h>
 #include <openssl/pem.h>
 #include <openssl/pkcs12.h>

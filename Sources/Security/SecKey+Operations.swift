@@ -9,15 +9,15 @@ public enum SecKeyOperationType: CFIndex, Sendable {
 // swift-format-ignore: AlwaysUseLowerCamelCase
 /// Whether `key` can do `operation` with `algorithm`: a signature by a private key of the
 /// algorithm's type, its verification by either half, an encryption to either half, a decryption
-/// by a private key. An algorithm not provided is supported by no key.
+/// or a key exchange by a private key. An algorithm not provided is supported by no key.
 public func SecKeyIsAlgorithmSupported(_ key: SecKey, _ operation: SecKeyOperationType, _ algorithm: SecKeyAlgorithm) -> Bool {
     guard let run = algorithm.operation, run.algorithm == key.key.algorithm else { return false }
     switch operation {
-    case .sign: return run.isSignature && key.key.isPrivate
-    case .verify: return run.isSignature
-    case .encrypt: return !run.isSignature
-    case .decrypt: return !run.isSignature && key.key.isPrivate
-    case .keyExchange: return false
+    case .sign: return run.kind == .signature && key.key.isPrivate
+    case .verify: return run.kind == .signature
+    case .encrypt: return run.kind == .encryption
+    case .decrypt: return run.kind == .encryption && key.key.isPrivate
+    case .keyExchange: return run.kind == .keyExchange && key.key.isPrivate
     }
 }
 
@@ -32,8 +32,8 @@ public func SecKeyCreateSignature(
 
 // swift-format-ignore: AlwaysUseLowerCamelCase
 /// Whether `signature` is `key`'s signature of `signedData`. A signature that does not verify is
-/// `false` with an error: errSecVerifyFailed for RSA and errSecParam for ECDSA, as Apple reports
-/// them (`SecKeyAdaptors.m`).
+/// `false` with an error: errSecParam for an X9.62 ECDSA signature and errSecVerifyFailed for the
+/// others, as Apple reports them (`SecKeyAdaptors.m`).
 public func SecKeyVerifySignature(
     _ key: SecKey, _ algorithm: SecKeyAlgorithm, _ signedData: CFData, _ signature: CFData,
     _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
@@ -43,10 +43,11 @@ public func SecKeyVerifySignature(
     }
     // `nil`: refused, and the error says why.
     guard verified == false, let operation = algorithm.operation else { return verified ?? false }
-    let rsa = operation.algorithm == .rsa
-    CFError.report(
-        rsa ? errSecVerifyFailed : errSecParam, rsa ? "RSA signature verification failed, no match" : "Wrong ECDSA X962 signature",
-        to: error)
+    if case .ecdsa(_, _, raw: false) = operation {
+        CFError.report(errSecParam, "Wrong ECDSA X962 signature", to: error)
+    } else {
+        CFError.report(errSecVerifyFailed, "\(operation.name) signature verification failed, no match", to: error)
+    }
     return false
 }
 
@@ -100,5 +101,32 @@ private func run<Result>(
     } catch {
         CFError.report(errSecParam, error.reason, to: out)
         return nil
+    }
+}
+
+/// The parameters of a key exchange (SecKey.h).
+nonisolated(unsafe) public let kSecKeyKeyExchangeParameterRequestedSize: CFString = "requestedSize"
+nonisolated(unsafe) public let kSecKeyKeyExchangeParameterSharedInfo: CFString = "sharedInfo"
+
+// swift-format-ignore: AlwaysUseLowerCamelCase
+/// The secret `privateKey` shares with `publicKey` (ECDH on the same curve): the shared x
+/// coordinate, or with an X9.63 algorithm the kSecKeyKeyExchangeParameterRequestedSize bytes the
+/// derivation makes of it and kSecKeyKeyExchangeParameterSharedInfo. A missing size, or keys of
+/// other curves, are `nil` with errSecParam.
+public func SecKeyCopyKeyExchangeResult(
+    _ privateKey: SecKey, _ algorithm: SecKeyAlgorithm, _ publicKey: SecKey, _ parameters: CFDictionary,
+    _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
+) -> CFData? {
+    let entries = (try? SecItemDictionary.entries(parameters)) ?? []
+    func value(_ key: CFString) -> Any? { entries.first { $0.key == key as String }?.value }
+    let size = value(kSecKeyKeyExchangeParameterRequestedSize).flatMap { $0 as? NSNumber }?.intValue
+    let info = value(kSecKeyKeyExchangeParameterSharedInfo)
+    guard info == nil || info is Data else {
+        CFError.report(errSecParam, "ECDHKeyExchange wrong sharedInfo type (must be CFData/NSData)", to: error)
+        return nil
+    }
+    return run(privateKey, .keyExchange, algorithm, error) { key, operation throws(ObjectError) in
+        let secret = try key.exchange(operation, with: publicKey.key, requestedSize: size, sharedInfo: [UInt8]((info as? Data) ?? Data()))
+        return secret.withUnsafeBytes { NSData(bytes: $0.baseAddress, length: $0.count) }
     }
 }

@@ -124,6 +124,78 @@ private func verify(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ message: Data
         #expect(!SecKeyIsAlgorithmSupported(ec, .sign, SecKeyAlgorithm(rawValue: "algid:sign:ECDSA:RFC4754" as CFString)))
     }
 
+    /// RFC 4754 signatures are the two numbers side by side, each as wide as the curve: OpenSSL's
+    /// X9.62 signature of the message, so rewritten, verifies; one changed byte does not, with
+    /// errSecVerifyFailed (`SecKeyAdaptors.m`: "Wrong ECDSA RFC4754 signature").
+    @Test func rfc4754SignaturesAreTheNumbersSideBySide() throws {
+        let message = try fixture("signed-message.txt")
+        let point = try fixture("leaf-ec-public.der").suffix(65)
+        let publicKey = try #require(key(Data(point), type: kSecAttrKeyTypeEC, keyClass: kSecAttrKeyClassPublic).0)
+        let raw = try #require(Self.numbers(ofX962: try fixture("signed-message.ec-sha256.sig")))
+        #expect(verify(publicKey, .ecdsaSignatureMessageRFC4754SHA256, message, raw) == (true, nil))
+        var changed = raw
+        changed[10] ^= 1
+        #expect(verify(publicKey, .ecdsaSignatureMessageRFC4754SHA256, message, changed) == (false, Int(errSecVerifyFailed)))
+        #expect(verify(publicKey, .ecdsaSignatureMessageRFC4754SHA256, message, raw.dropLast()) == (false, Int(errSecVerifyFailed)))
+
+        let privateKey = try #require(
+            key(try fixture("leaf-ec-external.bin"), type: kSecAttrKeyTypeEC, keyClass: kSecAttrKeyClassPrivate).0)
+        let made = try #require(SecKeyCreateSignature(privateKey, .ecdsaSignatureMessageRFC4754SHA256, message as CFData, nil) as Data?)
+        #expect(made.count == 64)
+        #expect(verify(publicKey, .ecdsaSignatureMessageRFC4754SHA256, message, made) == (true, nil))
+    }
+
+    /// An X9.62 signature's two INTEGERs, each padded to 32 bytes (P-256).
+    static func numbers(ofX962 der: Data) -> Data? {
+        var bytes = [UInt8](der)
+        guard bytes.count > 8, bytes.removeFirst() == 0x30 else { return nil }
+        bytes.removeFirst()  // the SEQUENCE's length (a P-256 signature is under 128 bytes)
+        var numbers = Data()
+        for _ in 0..<2 {
+            guard bytes.count > 2, bytes.removeFirst() == 0x02 else { return nil }
+            let length = Int(bytes.removeFirst())
+            guard bytes.count >= length else { return nil }
+            let value = bytes.prefix(length).drop { $0 == 0 }
+            guard value.count <= 32 else { return nil }
+            numbers += Data(repeating: 0, count: 32 - value.count) + value
+            bytes.removeFirst(length)
+        }
+        return numbers
+    }
+
+    /// SecKeyAdaptors.m ECDH: the shared secret OpenSSL derives from the fixtures' two keys, and
+    /// its X9.63 derivation (SHA-256, a requested size, shared info), from either side; a missing
+    /// size, or a key on another curve, is errSecParam.
+    @Test func aKeyExchangeAgreesWithOpenSSL() throws {
+        let mine = try #require(key(try fixture("leaf-ec-external.bin"), type: kSecAttrKeyTypeEC, keyClass: kSecAttrKeyClassPrivate).0)
+        let theirs = try #require(key(try fixture("leaf-nocn-point.bin"), type: kSecAttrKeyTypeEC, keyClass: kSecAttrKeyClassPublic).0)
+        func exchange(_ algorithm: SecKeyAlgorithm, _ parameters: [String: Any]) -> (Data?, Int?) {
+            var error: Unmanaged<CFError>?
+            let result = SecKeyCopyKeyExchangeResult(mine, algorithm, theirs, parameters as CFDictionary, &error) as Data?
+            return (result, error.map { CFErrorGetCode($0.takeRetainedValue()) })
+        }
+        #expect(exchange(.ecdhKeyExchangeStandard, [:]).0 == (try fixture("ecdh-leaf-nocn.bin")))
+        #expect(exchange(.ecdhKeyExchangeCofactor, [:]).0 == (try fixture("ecdh-leaf-nocn.bin")))
+        let derivation: [String: Any] = [
+            kSecKeyKeyExchangeParameterRequestedSize as String: 20,
+            kSecKeyKeyExchangeParameterSharedInfo as String: Data("keychai".utf8),
+        ]
+        #expect(exchange(.ecdhKeyExchangeStandardX963SHA256, derivation).0 == (try fixture("ecdh-leaf-nocn-x963-sha256.bin")))
+        #expect(exchange(.ecdhKeyExchangeStandardX963SHA256, [:]).1 == Int(errSecParam))
+
+        let ephemeral = try #require(randomKey([kSecAttrKeyType as String: kSecAttrKeyTypeEC, kSecAttrKeySizeInBits as String: 256]).0)
+        let both = try [mine, ephemeral].map { own -> Data in
+            let other = try #require(SecKeyCopyPublicKey(own == mine ? ephemeral : mine))
+            return try #require(SecKeyCopyKeyExchangeResult(own, .ecdhKeyExchangeStandard, other, [:] as CFDictionary, nil) as Data?)
+        }
+        #expect(both[0] == both[1])
+        let p384 = try #require(randomKey([kSecAttrKeyType as String: kSecAttrKeyTypeEC, kSecAttrKeySizeInBits as String: 384]).0)
+        var error: Unmanaged<CFError>?
+        #expect(SecKeyCopyKeyExchangeResult(mine, .ecdhKeyExchangeStandard, p384, [:] as CFDictionary, &error) == nil)
+        #expect(error.map { CFErrorGetCode($0.takeRetainedValue()) } == Int(errSecParam))
+        #expect(!SecKeyIsAlgorithmSupported(theirs, .keyExchange, .ecdhKeyExchangeStandard))
+    }
+
     /// SecKey.m `SecKeyCreateRandomKey`: a half is stored only when its attributes (its own
     /// dictionary, then the top level's) say kSecAttrIsPermanent; SecItem.m stores it by
     /// reference. The stored private key comes back by kSecReturnRef as the same key, and signs

@@ -69,9 +69,9 @@ extension KeyMaterial {
                     defer { EVP_PKEY_CTX_free(context) }
                     guard let builder = OSSL_PARAM_BLD_new() else { return nil }
                     defer { OSSL_PARAM_BLD_free(builder) }
-                    guard OSSL_PARAM_BLD_push_utf8_string(builder, staticKey("group"), name, 0) == 1,
-                        OSSL_PARAM_BLD_push_octet_string(builder, staticKey("pub"), base, pointLength) == 1,
-                        scalar.map({ OSSL_PARAM_BLD_push_BN(builder, staticKey("priv"), $0) == 1 }) ?? true,
+                    guard OSSL_PARAM_BLD_push_utf8_string(builder, OpenSSL.parameterName("group"), name, 0) == 1,
+                        OSSL_PARAM_BLD_push_octet_string(builder, OpenSSL.parameterName("pub"), base, pointLength) == 1,
+                        scalar.map({ OSSL_PARAM_BLD_push_BN(builder, OpenSSL.parameterName("priv"), $0) == 1 }) ?? true,
                         let parameters = OSSL_PARAM_BLD_to_param(builder)
                     else { return nil }
                     defer { OSSL_PARAM_free(parameters) }
@@ -94,11 +94,5 @@ extension KeyMaterial {
         default:
             return nil
         }
-    }
-
-    /// A parameter name (OSSL_PKEY_PARAM_GROUP_NAME, _PUB_KEY, _PRIV_KEY) in static memory: a
-    /// parameter builder keeps the pointer, so a Swift string's temporary copy would dangle.
-    private static func staticKey(_ name: StaticString) -> UnsafePointer<CChar> {
-        UnsafeRawPointer(name.utf8Start).assumingMemoryBound(to: CChar.self)
     }
 }

@@ -68,8 +68,8 @@ extension KeyMaterial {
 
     /// The signature of `data` by this private key.
     package func sign(_ operation: KeyOperation, _ data: [UInt8]) throws(ObjectError) -> [UInt8] {
-        try check(operation, data, needsPrivate: true, signing: true)
-        return try withKey { key throws(ObjectError) in
+        try check(operation, data, needsPrivate: true, kind: .signature)
+        let signature = try withKey { key throws(ObjectError) in
             if operation.hashesMessage {
                 return try run(operation, key, sign: true) { context, output, length in
                     EVP_DigestSign(context, output, length, data, data.count)
@@ -78,11 +78,19 @@ extension KeyMaterial {
             return try run(operation, key, sign: true) { context, output, length in EVP_PKEY_sign(context, output, length, data, data.count)
             }
         }
+        guard case .ecdsa(_, _, raw: true) = operation else { return signature }
+        guard let raw = rawSignature(signature) else { throw ObjectError("OpenSSL's ECDSA signature cannot be read") }
+        return raw
     }
 
     /// Whether `signature` is this key's (public or private) signature of `data`.
-    package func verify(_ operation: KeyOperation, _ data: [UInt8], signature: [UInt8]) throws(ObjectError) -> Bool {
-        try check(operation, data, needsPrivate: false, signing: true)
+    package func verify(_ operation: KeyOperation, _ data: [UInt8], signature given: [UInt8]) throws(ObjectError) -> Bool {
+        try check(operation, data, needsPrivate: false, kind: .signature)
+        var signature = given
+        if case .ecdsa(_, _, raw: true) = operation {
+            guard let encoded = derSignature(given) else { return false }
+            signature = encoded
+        }
         return try withKey { key throws(ObjectError) in
             let verified: Int32
             if operation.hashesMessage {
@@ -97,7 +105,7 @@ extension KeyMaterial {
 
     /// `plaintext` encrypted to this key's public half.
     package func encrypt(_ operation: KeyOperation, _ plaintext: [UInt8]) throws(ObjectError) -> [UInt8] {
-        try check(operation, plaintext, needsPrivate: false, signing: false)
+        try check(operation, plaintext, needsPrivate: false, kind: .encryption)
         return try withKey { key throws(ObjectError) in
             try crypt(operation, key, encrypt: true) { EVP_PKEY_encrypt($0, $1, $2, plaintext, plaintext.count) }
         }
@@ -105,19 +113,114 @@ extension KeyMaterial {
 
     /// `ciphertext` decrypted by this private key.
     package func decrypt(_ operation: KeyOperation, _ ciphertext: [UInt8]) throws(ObjectError) -> [UInt8] {
-        try check(operation, ciphertext, needsPrivate: true, signing: false)
+        try check(operation, ciphertext, needsPrivate: true, kind: .encryption)
         return try withKey { key throws(ObjectError) in
             try crypt(operation, key, encrypt: false) { EVP_PKEY_decrypt($0, $1, $2, ciphertext, ciphertext.count) }
         }
     }
 
+    /// The secret this private key shares with `peer`'s public half (`SecKeyCopyKeyExchangeResult`):
+    /// the x coordinate of the shared point, or `requestedSize` bytes the ANSI X9.63 derivation
+    /// makes of it with `sharedInfo`.
+    package func exchange(_ operation: KeyOperation, with peer: KeyMaterial, requestedSize: Int?, sharedInfo: [UInt8])
+        throws(ObjectError) -> SecretBytes
+    {
+        try check(operation, [], needsPrivate: true, kind: .keyExchange)
+        guard peer.algorithm == .ec, peer.bits == bits else { throw ObjectError("the other key is not on this key's curve") }
+        let shared = try withKey { key throws(ObjectError) -> SecretBytes in
+            let point = SecretBytes(copying: peer.publicBytes)
+            guard let other = Self.rebuild(external: point, keyType: algorithm.keyType, isPrivate: false, bits: bits) else {
+                throw ObjectError("the other key cannot be read back")
+            }
+            defer { EVP_PKEY_free(other) }
+            guard let context = EVP_PKEY_CTX_new(key, nil) else { throw ObjectError("OpenSSL could not allocate") }
+            defer { EVP_PKEY_CTX_free(context) }
+            var length = 0
+            guard EVP_PKEY_derive_init(context) == 1, EVP_PKEY_derive_set_peer(context, other) == 1,
+                EVP_PKEY_derive(context, nil, &length) == 1, length > 0
+            else { throw ObjectError("OpenSSL could not start ECDH (\(OpenSSL.lastError()))") }
+            let secret = SecretBytes(count: length)
+            let derived = secret.withUnsafeMutableBytes { EVP_PKEY_derive(context, $0.bindMemory(to: UInt8.self).baseAddress, &length) }
+            guard derived == 1, length == secret.count else { throw ObjectError("OpenSSL could not compute ECDH") }
+            return secret
+        }
+        guard case .ecdh(let kdf?) = operation else { return shared }
+        guard let requestedSize, (1...(1 << 20)).contains(requestedSize) else {
+            throw ObjectError("the X9.63 derivation needs a requested size of 1 byte to 1 MiB")
+        }
+        return try Self.x963(kdf, secret: shared, sharedInfo: sharedInfo, length: requestedSize)
+    }
+
+    /// ANSI X9.63's key derivation (OpenSSL's X963KDF) of `length` bytes from `secret`.
+    private static func x963(_ digest: KeyOperation.Digest, secret: SecretBytes, sharedInfo: [UInt8], length: Int) throws(ObjectError)
+        -> SecretBytes
+    {
+        guard let kdf = EVP_KDF_fetch(nil, "X963KDF", nil) else { throw ObjectError("OpenSSL has no X9.63 derivation") }
+        defer { EVP_KDF_free(kdf) }
+        guard let context = EVP_KDF_CTX_new(kdf), let builder = OSSL_PARAM_BLD_new() else {
+            throw ObjectError("OpenSSL could not allocate")
+        }
+        defer {
+            EVP_KDF_CTX_free(context)
+            OSSL_PARAM_BLD_free(builder)
+        }
+        let output = SecretBytes(count: length)
+        let derived = digest.name.withCString { name in
+            secret.withUnsafeBytes { key in
+                sharedInfo.withUnsafeBytes { info -> Int32 in
+                    guard OSSL_PARAM_BLD_push_utf8_string(builder, OpenSSL.parameterName("digest"), name, 0) == 1,
+                        OSSL_PARAM_BLD_push_octet_string(builder, OpenSSL.parameterName("key"), key.baseAddress, key.count) == 1,
+                        OSSL_PARAM_BLD_push_octet_string(builder, OpenSSL.parameterName("info"), info.baseAddress, info.count) == 1,
+                        let parameters = OSSL_PARAM_BLD_to_param(builder)
+                    else { return 0 }
+                    defer { OSSL_PARAM_free(parameters) }
+                    return output.withUnsafeMutableBytes {
+                        EVP_KDF_derive(context, $0.bindMemory(to: UInt8.self).baseAddress, length, parameters)
+                    }
+                }
+            }
+        }
+        guard derived == 1 else { throw ObjectError("OpenSSL could not derive the key (\(OpenSSL.lastError()))") }
+        return output
+    }
+
+    /// An X9.62 (DER) ECDSA signature as RFC 4754's two numbers, each as wide as the curve.
+    private func rawSignature(_ der: [UInt8]) -> [UInt8]? {
+        guard let signature = OpenSSL.decode(der, { d2i_ECDSA_SIG(nil, $0, $1) }, free: { ECDSA_SIG_free($0) }) else { return nil }
+        defer { ECDSA_SIG_free(signature) }
+        let width = (bits + 7) / 8
+        var raw = [UInt8](repeating: 0, count: 2 * width)
+        let written = raw.withUnsafeMutableBufferPointer { buffer -> Bool in
+            BN_bn2binpad(ECDSA_SIG_get0_r(signature), buffer.baseAddress, Int32(width)) == Int32(width)
+                && BN_bn2binpad(ECDSA_SIG_get0_s(signature), buffer.baseAddress! + width, Int32(width)) == Int32(width)
+        }
+        return written ? raw : nil
+    }
+
+    /// RFC 4754's two numbers as an X9.62 (DER) signature; `nil` when they are not two numbers as
+    /// wide as the curve.
+    private func derSignature(_ raw: [UInt8]) -> [UInt8]? {
+        let width = (bits + 7) / 8
+        guard raw.count == 2 * width, let signature = ECDSA_SIG_new() else { return nil }
+        defer { ECDSA_SIG_free(signature) }
+        let numbers = raw.withUnsafeBufferPointer { bytes in
+            (BN_bin2bn(bytes.baseAddress, Int32(width), nil), BN_bin2bn(bytes.baseAddress! + width, Int32(width), nil))
+        }
+        guard let r = numbers.0, let s = numbers.1, ECDSA_SIG_set0(signature, r, s) == 1 else {
+            BN_free(numbers.0)
+            BN_free(numbers.1)
+            return nil
+        }
+        return OpenSSL.encode { i2d_ECDSA_SIG(signature, $0) }
+    }
+
     /// Refuses an operation this key cannot do, or an input the operation does not take.
-    private func check(_ operation: KeyOperation, _ input: [UInt8], needsPrivate: Bool, signing: Bool) throws(ObjectError) {
-        guard operation.algorithm == algorithm, operation.isSignature == signing else {
+    private func check(_ operation: KeyOperation, _ input: [UInt8], needsPrivate: Bool, kind: KeyOperation.Kind) throws(ObjectError) {
+        guard operation.algorithm == algorithm, operation.kind == kind else {
             throw ObjectError("\(operation.name) is not an operation for \(isPrivate ? "a private" : "a public") \(algorithm.name) key")
         }
         guard !needsPrivate || isPrivate else { throw ObjectError("\(operation.name) needs the private key; this is a public one") }
-        if let length = operation.digestLength, !operation.hashesMessage, signing, input.count != length {
+        if kind == .signature, !operation.hashesMessage, let length = operation.digest?.length, input.count != length {
             throw ObjectError("\(operation.name) signs a \(length)-byte digest, not \(input.count) bytes")
         }
     }
@@ -195,7 +298,7 @@ extension KeyMaterial {
     /// Sets an RSA operation's padding (and OAEP's digests, PSS's salt); nothing for ECDSA.
     private func pad(_ operation: KeyOperation, _ context: OpaquePointer) -> Bool {
         switch operation {
-        case .ecdsa: return true
+        case .ecdsa, .ecdh: return true
         case .rsaPKCS1: return EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PADDING) == 1
         case .rsaPKCS1Encryption: return EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PADDING) == 1
         case .rsaPSS:

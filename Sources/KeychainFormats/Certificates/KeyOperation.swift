@@ -1,9 +1,10 @@
-/// What a SecKey algorithm asks of a key (`SecKeyAdaptors.m`): the signatures and encryptions
-/// keychainctl's SecKey provides. A signature either hashes the message itself or signs a digest
-/// the caller made, which must be as long as its digest.
+/// What a SecKey algorithm asks of a key (`SecKeyAdaptors.m`): the signatures, encryptions and
+/// key exchanges keychainctl's SecKey provides. A signature either hashes the message itself or
+/// signs a digest the caller made, which must be as long as its digest.
 package enum KeyOperation: Sendable {
-    /// ECDSA, the signature DER-encoded as X9.62 says (`…ECDSASignature…X962…`).
-    case ecdsa(Digest, hashesMessage: Bool)
+    /// ECDSA (`…ECDSASignature…`): the signature DER-encoded as X9.62 says, or with `raw` the
+    /// two numbers side by side, each as wide as the curve, as RFC 4754 says.
+    case ecdsa(Digest, hashesMessage: Bool, raw: Bool)
     /// RSA PKCS#1 v1.5 signatures (`…RSASignature…PKCS1v15…`).
     case rsaPKCS1(Digest, hashesMessage: Bool)
     /// RSA PSS signatures salted with the digest's length (`…RSASignature…PSS…`).
@@ -12,6 +13,13 @@ package enum KeyOperation: Sendable {
     case rsaOAEP(Digest)
     /// RSA PKCS#1 v1.5 encryption (`kSecKeyAlgorithmRSAEncryptionPKCS1`).
     case rsaPKCS1Encryption
+    /// Elliptic-curve Diffie-Hellman (`…ECDHKeyExchange…`): the shared secret itself, or what the
+    /// ANSI X9.63 key derivation makes of it with `kdf`. The cofactor variant is the same on the
+    /// NIST curves, whose cofactor is 1.
+    case ecdh(kdf: Digest?)
+
+    /// What an operation does.
+    package enum Kind: Sendable { case signature, encryption, keyExchange }
 
     /// SHA-1 or a SHA-2 digest, named by its length.
     package struct Digest: Sendable {
@@ -37,23 +45,24 @@ package enum KeyOperation: Sendable {
     /// The kind of key it takes.
     package var algorithm: KeyMaterial.Algorithm {
         switch self {
-        case .ecdsa: .ec
+        case .ecdsa, .ecdh: .ec
         case .rsaPKCS1, .rsaPSS, .rsaOAEP, .rsaPKCS1Encryption: .rsa
         }
     }
 
-    /// Whether it signs (or verifies) rather than encrypts (or decrypts).
-    package var isSignature: Bool {
+    package var kind: Kind {
         switch self {
-        case .ecdsa, .rsaPKCS1, .rsaPSS: true
-        case .rsaOAEP, .rsaPKCS1Encryption: false
+        case .ecdsa, .rsaPKCS1, .rsaPSS: .signature
+        case .rsaOAEP, .rsaPKCS1Encryption: .encryption
+        case .ecdh: .keyExchange
         }
     }
 
     /// Its digest, if it has one.
     package var digest: Digest? {
         switch self {
-        case .ecdsa(let digest, _), .rsaPKCS1(let digest, _), .rsaPSS(let digest, _), .rsaOAEP(let digest): digest
+        case .ecdsa(let digest, _, _), .rsaPKCS1(let digest, _), .rsaPSS(let digest, _), .rsaOAEP(let digest): digest
+        case .ecdh(let kdf): kdf
         case .rsaPKCS1Encryption: nil
         }
     }
@@ -61,22 +70,21 @@ package enum KeyOperation: Sendable {
     /// Whether a signature hashes the message itself.
     package var hashesMessage: Bool {
         switch self {
-        case .ecdsa(_, let message), .rsaPKCS1(_, let message), .rsaPSS(_, let message): message
-        case .rsaOAEP, .rsaPKCS1Encryption: false
+        case .ecdsa(_, let message, _), .rsaPKCS1(_, let message), .rsaPSS(_, let message): message
+        case .rsaOAEP, .rsaPKCS1Encryption, .ecdh: false
         }
     }
 
-    /// The length of the digest a digest signature signs.
-    package var digestLength: Int? { digest?.length }
-
     /// Its name in messages.
     package var name: String {
+        let input = hashesMessage ? "message" : "digest"
         switch self {
-        case .ecdsa(let digest, let message): "ECDSA (X9.62, \(message ? "message" : "digest"), \(digest.name))"
-        case .rsaPKCS1(let digest, let message): "RSA PKCS#1 v1.5 (\(message ? "message" : "digest"), \(digest.name))"
-        case .rsaPSS(let digest, let message): "RSA PSS (\(message ? "message" : "digest"), \(digest.name))"
-        case .rsaOAEP(let digest): "RSA OAEP (\(digest.name))"
-        case .rsaPKCS1Encryption: "RSA PKCS#1 v1.5 encryption"
+        case .ecdsa(let digest, _, let raw): return "ECDSA (\(raw ? "RFC 4754" : "X9.62"), \(input), \(digest.name))"
+        case .rsaPKCS1(let digest, _): return "RSA PKCS#1 v1.5 (\(input), \(digest.name))"
+        case .rsaPSS(let digest, _): return "RSA PSS (\(input), \(digest.name))"
+        case .rsaOAEP(let digest): return "RSA OAEP (\(digest.name))"
+        case .rsaPKCS1Encryption: return "RSA PKCS#1 v1.5 encryption"
+        case .ecdh(let kdf): return "ECDH" + (kdf.map { " (X9.63 KDF, \($0.name))" } ?? "")
         }
     }
 }
@@ -84,23 +92,40 @@ package enum KeyOperation: Sendable {
 extension KeyOperation {
     /// The operation an Apple algorithm identifier names (`SecKeyAdaptors.m`:
     /// `algid:sign:ECDSA:message-X962:SHA256`, `algid:sign:RSA:digest-PSS:SHA256:SHA256:32`,
-    /// `algid:encrypt:RSA:OAEP:SHA256`, `algid:encrypt:RSA:PKCS1`); `nil` for one not provided.
+    /// `algid:encrypt:RSA:OAEP:SHA256`, `algid:encrypt:RSA:PKCS1`,
+    /// `algid:keyexchange:ECDH:KDFX963:SHA256`); `nil` for one not provided.
     package init?(algorithmID: String) {
         let parts = algorithmID.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
-        guard parts.count >= 4, parts[0] == "algid" else { return nil }
+        guard parts.count >= 3, parts[0] == "algid" else { return nil }
+        if parts[1] == "keyexchange" {
+            guard parts[2] == "ECDH" || parts[2] == "ECDHC" else { return nil }
+            if parts.count == 3 {
+                self = .ecdh(kdf: nil)
+                return
+            }
+            guard parts.count == 5, parts[3] == "KDFX963", let digest = Digest(name: parts[4]) else { return nil }
+            self = .ecdh(kdf: digest)
+            return
+        }
+        guard parts.count >= 4 else { return nil }
         let digest = parts.count > 4 ? Digest(name: parts[4]) : nil
         switch (parts[1], parts[2], parts[3], digest) {
-        case ("sign", "ECDSA", let form, let digest?) where parts.count == 5 && form.hasSuffix("-X962"):
-            guard let message = Self.hashesMessage(form, "X962") else { return nil }
-            self = .ecdsa(digest, hashesMessage: message)
-        case ("sign", "RSA", let form, let digest?) where parts.count == 5 && form.hasSuffix("-PKCS1v15"):
+        case ("sign", "ECDSA", let form, let digest?) where parts.count == 5:
+            if let message = Self.hashesMessage(form, "X962") {
+                self = .ecdsa(digest, hashesMessage: message, raw: false)
+            } else if let message = Self.hashesMessage(form, "RFC4754") {
+                self = .ecdsa(digest, hashesMessage: message, raw: true)
+            } else {
+                return nil
+            }
+        case ("sign", "RSA", let form, let digest?) where parts.count == 5:
             guard let message = Self.hashesMessage(form, "PKCS1v15") else { return nil }
             self = .rsaPKCS1(digest, hashesMessage: message)
-        case ("sign", "RSA", let form, let digest?) where form.hasSuffix("-PSS"):
+        case ("sign", "RSA", let form, let digest?) where parts.count == 7:
             // PSS names its MGF1 digest and salt length too, which are the digest's.
-            guard parts.count == 7, parts[5] == digest.name, parts[6] == String(digest.length),
-                let message = Self.hashesMessage(form, "PSS")
-            else { return nil }
+            guard parts[5] == digest.name, parts[6] == String(digest.length), let message = Self.hashesMessage(form, "PSS") else {
+                return nil
+            }
             self = .rsaPSS(digest, hashesMessage: message)
         case ("encrypt", "RSA", "OAEP", let digest?) where parts.count == 5:
             self = .rsaOAEP(digest)

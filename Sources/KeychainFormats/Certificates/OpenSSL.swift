@@ -80,6 +80,12 @@ package enum OpenSSL {
         if let base = memory.baseAddress { OPENSSL_cleanse(base, memory.count) }
     }
 
+    /// A parameter name (`group`, `pub`, `digest`, …) in static memory: a parameter builder keeps
+    /// the pointer, so a Swift string's temporary copy would dangle.
+    package static func parameterName(_ name: StaticString) -> UnsafePointer<CChar> {
+        UnsafeRawPointer(name.utf8Start).assumingMemoryBound(to: CChar.self)
+    }
+
     /// SHA-1 of `bytes` (Apple's public key hash and application label).
     package static func sha1(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: 20)
