@@ -92,6 +92,7 @@ openssl pkeyutl -derive -inkey leaf-ec.key -peerkey leaf-nocn-public.pem -out ec
 rm -f leaf-nocn-public.pem
 openssl kdf -keylen 20 -kdfopt digest:SHA256 -kdfopt hexkey:"$(xxd -p -c 256 ecdh-leaf-nocn.bin)" \
   -kdfopt hexinfo:6b657963686169 -binary -out ecdh-leaf-nocn-x963-sha256.bin X963KDF
+python3 ecies-fixture.py
 
 # PKCS#12: modern (AES-256-CBC, PBKDF2, HMAC-SHA-256) with the chain; legacy (RC2-40 for the
 # certificates, 3DES for the key, SHA-1 MAC, as OpenSSL 1.x and older Keychain Access wrote);

@@ -7,15 +7,15 @@ public enum SecKeyOperationType: CFIndex, Sendable {
 }
 
 // swift-format-ignore: AlwaysUseLowerCamelCase
-/// Whether `key` can do `operation` with `algorithm`: a signature by a private key of the
-/// algorithm's type, its verification by either half, an encryption to either half, a decryption
-/// or a key exchange by a private key. An algorithm not provided is supported by no key.
+/// Whether `key` can do `operation` with `algorithm`, as Apple's keys split the work: a private key
+/// of the algorithm's type signs, decrypts and exchanges keys, a public key verifies and
+/// encrypts. An algorithm not provided is supported by no key.
 public func SecKeyIsAlgorithmSupported(_ key: SecKey, _ operation: SecKeyOperationType, _ algorithm: SecKeyAlgorithm) -> Bool {
     guard let run = algorithm.operation, run.algorithm == key.key.algorithm else { return false }
     switch operation {
     case .sign: return run.kind == .signature && key.key.isPrivate
-    case .verify: return run.kind == .signature
-    case .encrypt: return run.kind == .encryption
+    case .verify: return run.kind == .signature && !key.key.isPrivate
+    case .encrypt: return run.kind == .encryption && !key.key.isPrivate
     case .decrypt: return run.kind == .encryption && key.key.isPrivate
     case .keyExchange: return run.kind == .keyExchange && key.key.isPrivate
     }

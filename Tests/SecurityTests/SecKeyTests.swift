@@ -114,7 +114,7 @@ private func verify(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ message: Data
         for algorithm in [SecKeyAlgorithm.rsaEncryptionOAEPSHA256, .rsaEncryptionOAEPSHA1, .rsaEncryptionPKCS1] {
             let sealed = try #require(SecKeyCreateEncryptedData(rsaPublic, algorithm, message as CFData, nil) as Data?)
             #expect(SecKeyCreateDecryptedData(rsa, algorithm, sealed as CFData, nil) as Data? == message)
-            #expect(!SecKeyIsAlgorithmSupported(rsaPublic, .decrypt, algorithm))
+            #expect(!SecKeyIsAlgorithmSupported(rsaPublic, .decrypt, algorithm) && !SecKeyIsAlgorithmSupported(rsa, .encrypt, algorithm))
             var error: Unmanaged<CFError>?
             #expect(SecKeyCreateDecryptedData(rsa, algorithm, Data(sealed.reversed()) as CFData, &error) == nil)
             #expect(error.map { CFErrorGetCode($0.takeRetainedValue()) } == Int(errSecParam))
@@ -122,6 +122,50 @@ private func verify(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ message: Data
         // Signing needs the private key; an algorithm not provided is supported by nobody.
         #expect(SecKeyCreateSignature(rsaPublic, .rsaSignatureMessagePSSSHA256, message as CFData, nil) == nil)
         #expect(!SecKeyIsAlgorithmSupported(ec, .sign, SecKeyAlgorithm(rawValue: "algid:sign:ECDSA:RFC4754" as CFString)))
+    }
+
+    /// si-44-seckey-ies.m: ECIES seals to a public key and opens with its private key, on P-256
+    /// (AES-128) and P-384 (AES-256), with a zero or a derived IV: the ephemeral point, the
+    /// ciphertext and a 16-byte tag. A changed tag, ciphertext, point tag or point does not open
+    /// (errSecParam); a private key does not encrypt, a public one does not decrypt.
+    @Test func eciesSealsToAPublicKeyAndOpensWithItsPrivateKey() throws {
+        let message = Data("hello".utf8)
+        for bits in [256, 384] {
+            let privateKey = try #require(
+                randomKey([kSecAttrKeyType as String: kSecAttrKeyTypeEC, kSecAttrKeySizeInBits as String: bits]).0)
+            let publicKey = try #require(SecKeyCopyPublicKey(privateKey))
+            let pointLength = 2 * ((bits + 7) / 8) + 1
+            for algorithm in [
+                SecKeyAlgorithm.eciesEncryptionStandardX963SHA256AESGCM, .eciesEncryptionStandardVariableIVX963SHA256AESGCM,
+                .eciesEncryptionCofactorX963SHA384AESGCM,
+            ] {
+                #expect(
+                    SecKeyIsAlgorithmSupported(publicKey, .encrypt, algorithm)
+                        && SecKeyIsAlgorithmSupported(privateKey, .decrypt, algorithm))
+                #expect(
+                    !SecKeyIsAlgorithmSupported(privateKey, .encrypt, algorithm)
+                        && !SecKeyIsAlgorithmSupported(publicKey, .decrypt, algorithm))
+                let sealed = try #require(SecKeyCreateEncryptedData(publicKey, algorithm, message as CFData, nil) as Data?)
+                #expect(sealed.count == pointLength + message.count + 16 && sealed.first == 0x04)
+                #expect(SecKeyCreateDecryptedData(privateKey, algorithm, sealed as CFData, nil) as Data? == message)
+                for index in [sealed.count - 8, sealed.count - 20, 0, 1] {
+                    var broken = [UInt8](sealed)
+                    broken[index] ^= 0xFF
+                    var error: Unmanaged<CFError>?
+                    #expect(SecKeyCreateDecryptedData(privateKey, algorithm, Data(broken) as CFData, &error) == nil, "byte \(index)")
+                    #expect(error.map { CFErrorGetCode($0.takeRetainedValue()) } == Int(errSecParam))
+                }
+                #expect(SecKeyCreateDecryptedData(privateKey, algorithm, sealed.prefix(pointLength + 15) as CFData, nil) == nil)
+            }
+        }
+        // A message sealed to the fixture's key by another implementation (Python's cryptography,
+        // Fixtures/Certificates/ecies-fixture.py) opens.
+        let fixtureKey = try #require(
+            key(try fixture("leaf-ec-external.bin"), type: kSecAttrKeyTypeEC, keyClass: kSecAttrKeyClassPrivate).0)
+        let sealed = try fixture("ecies-variable-iv-sha256.bin")
+        let opened = SecKeyCreateDecryptedData(fixtureKey, .eciesEncryptionStandardVariableIVX963SHA256AESGCM, sealed as CFData, nil)
+        #expect(opened as Data? == Data("keychainctl sealed this".utf8))
+        #expect(SecKeyCreateDecryptedData(fixtureKey, .eciesEncryptionStandardX963SHA256AESGCM, sealed as CFData, nil) == nil)
     }
 
     /// RFC 4754 signatures are the two numbers side by side, each as wide as the curve: OpenSSL's

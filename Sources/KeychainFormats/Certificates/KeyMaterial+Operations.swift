@@ -106,6 +106,9 @@ extension KeyMaterial {
     /// `plaintext` encrypted to this key's public half.
     package func encrypt(_ operation: KeyOperation, _ plaintext: [UInt8]) throws(ObjectError) -> [UInt8] {
         try check(operation, plaintext, needsPrivate: false, kind: .encryption)
+        if case .ecies(let digest, let variableIV) = operation {
+            return try (isPrivate ? publicKey : self).eciesSeal(digest, variableIV: variableIV, plaintext)
+        }
         return try withKey { key throws(ObjectError) in
             try crypt(operation, key, encrypt: true) { EVP_PKEY_encrypt($0, $1, $2, plaintext, plaintext.count) }
         }
@@ -114,6 +117,7 @@ extension KeyMaterial {
     /// `ciphertext` decrypted by this private key.
     package func decrypt(_ operation: KeyOperation, _ ciphertext: [UInt8]) throws(ObjectError) -> [UInt8] {
         try check(operation, ciphertext, needsPrivate: true, kind: .encryption)
+        if case .ecies(let digest, let variableIV) = operation { return try eciesOpen(digest, variableIV: variableIV, ciphertext) }
         return try withKey { key throws(ObjectError) in
             try crypt(operation, key, encrypt: false) { EVP_PKEY_decrypt($0, $1, $2, ciphertext, ciphertext.count) }
         }
@@ -298,7 +302,7 @@ extension KeyMaterial {
     /// Sets an RSA operation's padding (and OAEP's digests, PSS's salt); nothing for ECDSA.
     private func pad(_ operation: KeyOperation, _ context: OpaquePointer) -> Bool {
         switch operation {
-        case .ecdsa, .ecdh: return true
+        case .ecdsa, .ecdh, .ecies: return true
         case .rsaPKCS1: return EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PADDING) == 1
         case .rsaPKCS1Encryption: return EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PADDING) == 1
         case .rsaPSS:

@@ -13,6 +13,9 @@ package enum KeyOperation: Sendable {
     case rsaOAEP(Digest)
     /// RSA PKCS#1 v1.5 encryption (`kSecKeyAlgorithmRSAEncryptionPKCS1`).
     case rsaPKCS1Encryption
+    /// ECIES with ANSI X9.63's derivation and AES-GCM (`…ECIESEncryption…X963…AESGCM`), its IV all
+    /// zero or, with `variableIV`, derived with the key.
+    case ecies(Digest, variableIV: Bool)
     /// Elliptic-curve Diffie-Hellman (`…ECDHKeyExchange…`): the shared secret itself, or what the
     /// ANSI X9.63 key derivation makes of it with `kdf`. The cofactor variant is the same on the
     /// NIST curves, whose cofactor is 1.
@@ -45,7 +48,7 @@ package enum KeyOperation: Sendable {
     /// The kind of key it takes.
     package var algorithm: KeyMaterial.Algorithm {
         switch self {
-        case .ecdsa, .ecdh: .ec
+        case .ecdsa, .ecdh, .ecies: .ec
         case .rsaPKCS1, .rsaPSS, .rsaOAEP, .rsaPKCS1Encryption: .rsa
         }
     }
@@ -53,7 +56,7 @@ package enum KeyOperation: Sendable {
     package var kind: Kind {
         switch self {
         case .ecdsa, .rsaPKCS1, .rsaPSS: .signature
-        case .rsaOAEP, .rsaPKCS1Encryption: .encryption
+        case .rsaOAEP, .rsaPKCS1Encryption, .ecies: .encryption
         case .ecdh: .keyExchange
         }
     }
@@ -61,7 +64,8 @@ package enum KeyOperation: Sendable {
     /// Its digest, if it has one.
     package var digest: Digest? {
         switch self {
-        case .ecdsa(let digest, _, _), .rsaPKCS1(let digest, _), .rsaPSS(let digest, _), .rsaOAEP(let digest): digest
+        case .ecdsa(let digest, _, _), .rsaPKCS1(let digest, _), .rsaPSS(let digest, _), .rsaOAEP(let digest), .ecies(let digest, _):
+            digest
         case .ecdh(let kdf): kdf
         case .rsaPKCS1Encryption: nil
         }
@@ -71,7 +75,7 @@ package enum KeyOperation: Sendable {
     package var hashesMessage: Bool {
         switch self {
         case .ecdsa(_, let message, _), .rsaPKCS1(_, let message), .rsaPSS(_, let message): message
-        case .rsaOAEP, .rsaPKCS1Encryption, .ecdh: false
+        case .rsaOAEP, .rsaPKCS1Encryption, .ecdh, .ecies: false
         }
     }
 
@@ -85,6 +89,7 @@ package enum KeyOperation: Sendable {
         case .rsaOAEP(let digest): return "RSA OAEP (\(digest.name))"
         case .rsaPKCS1Encryption: return "RSA PKCS#1 v1.5 encryption"
         case .ecdh(let kdf): return "ECDH" + (kdf.map { " (X9.63 KDF, \($0.name))" } ?? "")
+        case .ecies(let digest, let variableIV): return "ECIES (X9.63 KDF, \(digest.name), AES-GCM\(variableIV ? ", derived IV" : ""))"
         }
     }
 }
@@ -93,7 +98,8 @@ extension KeyOperation {
     /// The operation an Apple algorithm identifier names (`SecKeyAdaptors.m`:
     /// `algid:sign:ECDSA:message-X962:SHA256`, `algid:sign:RSA:digest-PSS:SHA256:SHA256:32`,
     /// `algid:encrypt:RSA:OAEP:SHA256`, `algid:encrypt:RSA:PKCS1`,
-    /// `algid:keyexchange:ECDH:KDFX963:SHA256`); `nil` for one not provided.
+    /// `algid:encrypt:ECIES:ECDH:KDFX963:SHA256:AESGCM-KDFIV`, `algid:keyexchange:ECDH:KDFX963:SHA256`);
+    /// `nil` for one not provided.
     package init?(algorithmID: String) {
         let parts = algorithmID.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
         guard parts.count >= 3, parts[0] == "algid" else { return nil }
@@ -105,6 +111,14 @@ extension KeyOperation {
             }
             guard parts.count == 5, parts[3] == "KDFX963", let digest = Digest(name: parts[4]) else { return nil }
             self = .ecdh(kdf: digest)
+            return
+        }
+        if parts[1] == "encrypt", parts[2] == "ECIES" {
+            // algid:encrypt:ECIES:ECDH(C):KDFX963:SHA256:AESGCM(-KDFIV)
+            guard parts.count == 7, parts[3] == "ECDH" || parts[3] == "ECDHC", parts[4] == "KDFX963", let digest = Digest(name: parts[5]),
+                parts[6] == "AESGCM" || parts[6] == "AESGCM-KDFIV"
+            else { return nil }
+            self = .ecies(digest, variableIV: parts[6] == "AESGCM-KDFIV")
             return
         }
         guard parts.count >= 4 else { return nil }

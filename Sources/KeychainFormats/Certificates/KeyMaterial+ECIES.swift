@@ -1,0 +1,82 @@
+import CCrypto
+import KeychainFoundation
+
+/// ECIES as Apple's SecKey makes it (`SecKeyAdaptors.m`, `SecKeyECIESCopyEncryptedData`): a new
+/// ephemeral key on the recipient's curve, ECDH with the recipient's public key, ANSI X9.63's
+/// derivation of the AES key (16 bytes up to P-256, 32 above) with the ephemeral public point as
+/// shared info, then AES-GCM with a 16-byte IV (all zero, or derived after the key with the
+/// variable-IV algorithms) and a 16-byte tag. The result is the ephemeral point, the ciphertext
+/// and the tag.
+extension KeyMaterial {
+    /// The IV's and the tag's length.
+    private static let gcmBlock = 16
+
+    /// `plaintext` sealed to this public key.
+    func eciesSeal(_ digest: KeyOperation.Digest, variableIV: Bool, _ plaintext: [UInt8]) throws(ObjectError) -> [UInt8] {
+        let ephemeral = try KeyMaterial.random(.ec, bits: bits)
+        let key = try ephemeral.eciesKey(digest, variableIV: variableIV, peer: self, ephemeralPoint: ephemeral.publicBytes)
+        let (ciphertext, tag) = try Self.gcm(encrypt: true, key: key, keyLength: eciesKeyLength, input: plaintext, tag: nil)
+        return ephemeral.publicBytes + ciphertext + tag
+    }
+
+    /// A sealed message opened by this private key; errSecParam's reason when it is too short,
+    /// its ephemeral point is not on the curve, or its tag does not match.
+    func eciesOpen(_ digest: KeyOperation.Digest, variableIV: Bool, _ sealed: [UInt8]) throws(ObjectError) -> [UInt8] {
+        let pointLength = 2 * ((bits + 7) / 8) + 1
+        guard sealed.count >= pointLength + Self.gcmBlock else { throw ObjectError("the input is too short for ECIES") }
+        let point = Array(sealed.prefix(pointLength))
+        let ephemeral = try KeyMaterial(external: SecretBytes(copying: point), algorithm: .ec, isPrivate: false)
+        let key = try eciesKey(digest, variableIV: variableIV, peer: ephemeral, ephemeralPoint: point)
+        let body = sealed.dropFirst(pointLength)
+        let (plaintext, _) = try Self.gcm(
+            encrypt: false, key: key, keyLength: eciesKeyLength, input: Array(body.dropLast(Self.gcmBlock)),
+            tag: Array(body.suffix(Self.gcmBlock)))
+        return plaintext
+    }
+
+    /// The AES key's length for this key's curve.
+    private var eciesKeyLength: Int { bits > 256 ? 32 : 16 }
+
+    /// The AES key, then the IV: derived, or zeros.
+    private func eciesKey(_ digest: KeyOperation.Digest, variableIV: Bool, peer: KeyMaterial, ephemeralPoint: [UInt8]) throws(ObjectError)
+        -> SecretBytes
+    {
+        let length = eciesKeyLength
+        let derived = try exchange(
+            .ecdh(kdf: digest), with: peer, requestedSize: length + (variableIV ? Self.gcmBlock : 0), sharedInfo: ephemeralPoint)
+        guard !variableIV else { return derived }
+        let withIV = SecretBytes(count: length + Self.gcmBlock)
+        withIV.withUnsafeMutableBytes { target in derived.withUnsafeBytes { target.copyMemory(from: $0) } }
+        return withIV
+    }
+
+    /// AES-GCM with the key and IV `key` holds (its first `keyLength` bytes, then 16): the output
+    /// and, encrypting, the tag; decrypting, `tag` must match.
+    private static func gcm(encrypt: Bool, key: SecretBytes, keyLength: Int, input: [UInt8], tag: [UInt8]?) throws(ObjectError)
+        -> (output: [UInt8], tag: [UInt8])
+    {
+        guard let context = EVP_CIPHER_CTX_new() else { throw ObjectError("OpenSSL could not allocate") }
+        defer { EVP_CIPHER_CTX_free(context) }
+        let cipher = keyLength == 16 ? EVP_aes_128_gcm() : EVP_aes_256_gcm()
+        var output = [UInt8](repeating: 0, count: input.count + gcmBlock)
+        var tagBytes = tag ?? [UInt8](repeating: 0, count: gcmBlock)
+        var written: Int32 = 0
+        var final: Int32 = 0
+        let done = key.withUnsafeBytes { keyAndIV -> Bool in
+            let base = keyAndIV.bindMemory(to: UInt8.self).baseAddress
+            let mode: Int32 = encrypt ? 1 : 0
+            guard EVP_CipherInit_ex(context, cipher, nil, nil, nil, mode) == 1,
+                EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_IVLEN, Int32(gcmBlock), nil) == 1,
+                EVP_CipherInit_ex(context, nil, nil, base, base.map { $0 + keyLength }, mode) == 1,
+                EVP_CipherUpdate(context, &output, &written, input, Int32(input.count)) == 1
+            else { return false }
+            if !encrypt, EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, Int32(gcmBlock), &tagBytes) != 1 { return false }
+            let finished = output.withUnsafeMutableBufferPointer { EVP_CipherFinal_ex(context, $0.baseAddress! + Int(written), &final) }
+            guard finished == 1 else { return false }
+            return !encrypt || EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_GET_TAG, Int32(gcmBlock), &tagBytes) == 1
+        }
+        ERR_clear_error()
+        guard done else { throw ObjectError(encrypt ? "AES-GCM could not encrypt" : "the ciphertext or its tag was altered (AES-GCM)") }
+        return (Array(output.prefix(Int(written + final))), tagBytes)
+    }
+}
