@@ -53,8 +53,7 @@ enum IdentityCall {
             case .copyMatching: SecItemCopyMatching
             case .delete: { query, _ in SecItemDelete(query) }
             }
-        let partial = NSMutableDictionary()
-        for (key, value) in (try? SecItemDictionary.entries(dictionary)) ?? [] { partial[key] = value }
+        let partial = SecItemDictionary.mutableCopy(of: (try? SecItemDictionary.entries(dictionary)) ?? [])
         partial[kSecValueRef as String] = identity.certificate
         partial[kSecClass as String] = kSecClassCertificate
         var certificateResult: CFTypeRef?
@@ -80,8 +79,7 @@ enum IdentityCall {
     /// SecItemUpdate with an identity's reference (`handleUpdateIdentity`, `SecItem.m`): its
     /// certificate updated, then its private key, the first failure the call's status.
     static func update(_ query: CFDictionary, identity: SecIdentity, _ attributesToUpdate: CFDictionary) -> OSStatus {
-        let partial = NSMutableDictionary()
-        for (key, value) in (try? SecItemDictionary.entries(query)) ?? [] { partial[key] = value }
+        let partial = SecItemDictionary.mutableCopy(of: (try? SecItemDictionary.entries(query)) ?? [])
         for half: AnyObject in [identity.certificate, identity.privateKey] {
             partial[kSecValueRef as String] = half
             let status = SecItemUpdate(partial, attributesToUpdate)

@@ -42,8 +42,7 @@ public func SecPKCS12Import(_ pkcs12_data: CFData, _ options: CFDictionary, _ it
     var status = errSecSuccess
     let objects: [AnyObject] = imported.compactMap { $0[kSecImportItemIdentity as String] as AnyObject? } + others
     for object in objects {
-        let attributes = NSMutableDictionary()
-        for (key, value) in itemOptions { attributes[key] = value }
+        let attributes = SecItemDictionary.mutableCopy(of: itemOptions)
         attributes[kSecValueRef as String] = object
         let added = SecItemAdd(attributes, nil)
         if added != errSecSuccess, added != errSecDuplicateItem { status = added }

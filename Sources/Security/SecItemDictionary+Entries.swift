@@ -31,4 +31,13 @@ extension SecItemDictionary {
             return (String(key as! NSString), isCollection ? Collection() : dictionary.object(forKey: key) ?? NSNull())
         }
     }
+
+    /// A dictionary of `entries` (as `entries(_:)` read them) to change and pass on: the
+    /// client-side calls Apple makes on a caller's dictionary (an identity's halves, a key's
+    /// storage, a PKCS#12 file's items) are made on such a copy.
+    static func mutableCopy(of entries: [(key: String, value: Any)]) -> NSMutableDictionary {
+        let copy = NSMutableDictionary()
+        for (key, value) in entries { copy[key] = value }
+        return copy
+    }
 }

@@ -147,4 +147,8 @@ struct SecItemRefusal: Error {
     let message: String
 
     static func param(_ message: String) -> SecItemRefusal { SecItemRefusal(status: errSecParam, message: message) }
+
+    /// A key on a token or in the Secure Enclave (kSecAttrTokenID), which Linux has not.
+    static let noToken = SecItemRefusal(
+        status: errSecUnimplemented, message: "kSecAttrTokenID: there is no Secure Enclave or token on Linux")
 }

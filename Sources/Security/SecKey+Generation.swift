@@ -55,8 +55,7 @@ struct KeyGenerationRequest {
 
         /// The attributes `SecItemAdd` is given, with the half as kSecValueRef.
         func adding(_ half: SecKey) -> CFDictionary {
-            let dictionary = NSMutableDictionary()
-            for (key, value) in entries { dictionary[key] = value }
+            let dictionary = SecItemDictionary.mutableCopy(of: entries)
             dictionary[kSecValueRef as String] = half
             return dictionary
         }
@@ -65,9 +64,7 @@ struct KeyGenerationRequest {
     init(_ parameters: CFDictionary) throws(SecItemRefusal) {
         let top = try SecItemDictionary.entries(parameters)
         func value(_ key: CFString) -> Any? { top.first { $0.key == key as String }?.value }
-        guard value(kSecAttrTokenID) == nil else {
-            throw SecItemRefusal(status: errSecUnimplemented, message: "kSecAttrTokenID: there is no Secure Enclave or token on Linux")
-        }
+        guard value(kSecAttrTokenID) == nil else { throw .noToken }
         guard let type = value(kSecAttrKeyType).flatMap(SecItemDictionary.integer),
             let algorithm = KeyMaterial.Algorithm(keyType: String(type)), algorithm == .rsa || algorithm == .ec
         else { throw .param("incorrect or missing kSecAttrKeyType in key generation request (RSA and EC are provided)") }

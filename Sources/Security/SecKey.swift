@@ -47,9 +47,7 @@ public func SecKeyCreateWithData(_ keyData: CFData, _ attributes: CFDictionary, 
     let out = error
     do throws(SecItemRefusal) {
         let entries = try SecItemDictionary.entries(attributes)
-        guard entries.contains(where: { $0.key == kSecAttrTokenID as String }) == false else {
-            throw SecItemRefusal(status: errSecUnimplemented, message: "kSecAttrTokenID: there is no Secure Enclave or token on Linux")
-        }
+        guard !entries.contains(where: { $0.key == kSecAttrTokenID as String }) else { throw .noToken }
         let type = entries.first { $0.key == Schema.keyType }.flatMap { SecItemDictionary.integer($0.value) }
         guard let type, let algorithm = KeyMaterial.Algorithm(keyType: String(type)), algorithm == .rsa || algorithm == .ec else {
             throw .param("kSecAttrKeyType is missing or names a key type not provided (RSA and EC are)")

@@ -162,10 +162,15 @@ private func verify(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ message: Data
         // Fixtures/Certificates/ecies-fixture.py) opens.
         let fixtureKey = try #require(
             key(try fixture("leaf-ec-external.bin"), type: kSecAttrKeyTypeEC, keyClass: kSecAttrKeyClassPrivate).0)
-        let sealed = try fixture("ecies-variable-iv-sha256.bin")
-        let opened = SecKeyCreateDecryptedData(fixtureKey, .eciesEncryptionStandardVariableIVX963SHA256AESGCM, sealed as CFData, nil)
-        #expect(opened as Data? == Data("keychainctl sealed this".utf8))
-        #expect(SecKeyCreateDecryptedData(fixtureKey, .eciesEncryptionStandardX963SHA256AESGCM, sealed as CFData, nil) == nil)
+        let variableIV = try fixture("ecies-variable-iv-sha256.bin")
+        let zeroIV = try fixture("ecies-sha256.bin")
+        func open(_ sealed: Data, _ algorithm: SecKeyAlgorithm) -> Data? {
+            SecKeyCreateDecryptedData(fixtureKey, algorithm, sealed as CFData, nil) as Data?
+        }
+        #expect(open(variableIV, .eciesEncryptionStandardVariableIVX963SHA256AESGCM) == Data("keychainctl sealed this".utf8))
+        #expect(open(zeroIV, .eciesEncryptionStandardX963SHA256AESGCM) == Data("keychainctl sealed this".utf8))
+        #expect(open(variableIV, .eciesEncryptionStandardX963SHA256AESGCM) == nil)
+        #expect(open(zeroIV, .eciesEncryptionStandardVariableIVX963SHA256AESGCM) == nil)
     }
 
     /// RFC 4754 signatures are the two numbers side by side, each as wide as the curve: OpenSSL's

@@ -46,7 +46,10 @@ extension KeyMaterial {
             .ecdh(kdf: digest), with: peer, requestedSize: length + (variableIV ? Self.gcmBlock : 0), sharedInfo: ephemeralPoint)
         guard !variableIV else { return derived }
         let withIV = SecretBytes(count: length + Self.gcmBlock)
-        withIV.withUnsafeMutableBytes { target in derived.withUnsafeBytes { target.copyMemory(from: $0) } }
+        withIV.withUnsafeMutableBytes { target in
+            target.initializeMemory(as: UInt8.self, repeating: 0)
+            derived.withUnsafeBytes { target.copyMemory(from: $0) }
+        }
         return withIV
     }
 
