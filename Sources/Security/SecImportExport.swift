@@ -28,20 +28,20 @@ public func SecPKCS12Import(_ pkcs12_data: CFData, _ options: CFDictionary, _ it
         return error.status.rawValue
     }
     let others = archive.certificates.map(SecCertificate.init)
-    var imported: [NSDictionary] = []
-    for held in archive.identities {
-        let identity = SecIdentity(certificate: SecCertificate(held.certificate), privateKey: SecKey(held.key))
-        let chain = [identity.certificate] + issuers(of: held.certificate, among: others)
-        imported.append([kSecImportItemIdentity as String: identity, kSecImportItemCertChain as String: NSArray(array: chain)])
-    }
-    items.pointee = NSArray(array: imported)
+    let identities = archive.identities.map { SecIdentity(certificate: SecCertificate($0.certificate), privateKey: SecKey($0.key)) }
+    items.pointee = NSArray(
+        array: zip(identities, archive.identities).map { identity, held in
+            let chain = [identity.certificate] + issuers(of: held.certificate, among: others)
+            return NSDictionary(dictionary: [
+                kSecImportItemIdentity as String: identity, kSecImportItemCertChain as String: NSArray(array: chain),
+            ])
+        })
     let stores = entries.first { $0.key == kSecUseDataProtectionKeychain as String }.flatMap { SecItemDictionary.bool($0.value) } ?? false
     guard stores else { return errSecSuccess }
     // The other options go to SecItemAdd as they are (SecImportExport.c, secItemOptionsFromPKCS12Options).
     let itemOptions = entries.filter { $0.key != kSecImportExportPassphrase as String }
     var status = errSecSuccess
-    let objects: [AnyObject] = imported.compactMap { $0[kSecImportItemIdentity as String] as AnyObject? } + others
-    for object in objects {
+    for object in identities as [AnyObject] + others {
         let attributes = SecItemDictionary.mutableCopy(of: itemOptions)
         attributes[kSecValueRef as String] = object
         let added = SecItemAdd(attributes, nil)

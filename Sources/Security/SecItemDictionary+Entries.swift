@@ -4,8 +4,12 @@ import Foundation
 extension SecItemDictionary {
     /// What stands in for a collection value (an array, dictionary or set): no SecItem key this
     /// library reads takes one, so every reader refuses it (errSecParam), and its elements are
-    /// never read.
-    struct Collection {}
+    /// never read. The one reader that takes a dictionary (a key generation's
+    /// kSecPrivateKeyAttrs) reads it as a dictionary of its own, through `object`: Foundation's
+    /// lookup would convert it, all the way down.
+    struct Collection {
+        let object: AnyObject
+    }
 
     /// The dictionary's keys and values, each value read as a Swift value but a collection.
     /// Foundation turns a stored array or dictionary into a Swift one element by element, all the
@@ -28,7 +32,7 @@ extension SecItemDictionary {
         guard objects.allSatisfy({ $0.key is NSString }) else { throw .param("a key that is not a string") }
         return objects.map { key, value in
             let isCollection = value is NSArray || value is NSDictionary || value is NSSet || value is NSOrderedSet
-            return (String(key as! NSString), isCollection ? Collection() : dictionary.object(forKey: key) ?? NSNull())
+            return (String(key as! NSString), isCollection ? Collection(object: value) : dictionary.object(forKey: key) ?? NSNull())
         }
     }
 

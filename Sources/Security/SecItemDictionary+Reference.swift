@@ -50,16 +50,16 @@ extension SecItemDictionary {
     }
 
     /// kSecValueRef as `SecItemAttributesPrepare` (`SecItem.m`) expands it: the object's attribute
-    /// dictionary, its class and its data fill in what the caller left out; what the caller gave
-    /// wins, its own kSecValueData included. A query matches on the attributes alone, as securityd
-    /// reads a query's data for nothing.
+    /// dictionary, its class and, for an add, its data fill in what the caller left out; what the
+    /// caller gave wins, its own kSecValueData included. A query matches on the attributes alone:
+    /// securityd reads a query's data for nothing, so a private key's bytes are not copied for one.
     mutating func adopt(_ reference: Reference, forQuery: Bool) {
         let given = Set(request.typedAttributes.map(\.code))
         for (code, value) in reference.attributes(forQuery: forQuery).sorted(by: { $0.key < $1.key }) where !given.contains(code) {
             request.typedAttributes.append((code: code, value: value))
         }
         if request.itemClass == nil { request.itemClass = reference.itemClass.rawValue }
-        if data == nil { data = reference.data }
+        if data == nil, !forQuery { data = reference.data }
     }
 
     /// The label `SecItemAdd` gives a certificate added by reference without one

@@ -80,9 +80,9 @@ struct KeyGenerationRequest {
             var own: [(key: String, value: Any)] = []
             if let stored = value(name) {
                 // The half's dictionary, read as the top level is (a collection in it stands in unread).
-                guard let dictionary = (parameters as NSDictionary).object(forKey: name as String) as? NSDictionary,
-                    stored is SecItemDictionary.Collection
-                else { throw .param("\(name) takes a dictionary") }
+                guard let dictionary = (stored as? SecItemDictionary.Collection)?.object as? NSDictionary else {
+                    throw .param("\(name) takes a dictionary")
+                }
                 own = try SecItemDictionary.entries(dictionary)
             }
             let given = Set(own.map(\.key))

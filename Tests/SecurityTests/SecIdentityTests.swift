@@ -61,6 +61,15 @@ private func importedIdentity() throws -> SecIdentity {
         #expect(try importPKCS12("identity-modern.p12", [kSecImportExportPassphrase as String: "wrong"]).0 == errSecAuthFailed)
         #expect(try importPKCS12("identity-modern.p12", [:]).0 == errSecAuthFailed)
         #expect(try importPKCS12("leaf-ec.der").0 == errSecDecode)
+        // Options that hold themselves are read without walking them.
+        let selfHolding = NSMutableArray()
+        selfHolding.add(selfHolding)
+        #expect(try importPKCS12("identity-modern.p12", [kSecImportExportPassphrase as String: selfHolding]).0 == errSecAuthFailed)
+        let storing: [String: Any] = [
+            kSecImportExportPassphrase as String: "fixture", kSecUseDataProtectionKeychain as String: true,
+            kSecAttrLabel as String: selfHolding,
+        ]
+        #expect(try importPKCS12("identity-modern.p12", storing).0 == errSecParam)
         let started = Date()
         #expect(try importPKCS12("hostile-iterations.p12").0 != errSecSuccess)
         #expect(Date().timeIntervalSince(started) < 30)

@@ -231,6 +231,16 @@ private func verify(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ message: Data
         ]
         #expect(exchange(.ecdhKeyExchangeStandardX963SHA256, derivation).0 == (try fixture("ecdh-leaf-nocn-x963-sha256.bin")))
         #expect(exchange(.ecdhKeyExchangeStandardX963SHA256, [:]).1 == Int(errSecParam))
+        // Without shared info (`openssl kdf -keylen 20 -kdfopt digest:SHA256 -kdfopt hexkey:… X963KDF`).
+        let sizeOnly = [kSecKeyKeyExchangeParameterRequestedSize as String: 20]
+        #expect(
+            exchange(.ecdhKeyExchangeStandardX963SHA256, sizeOnly).0?.map { String(format: "%02x", $0) }.joined()
+                == "c9bf95ad8c6b0e241e84120d74c91be81ce0ff9d")
+        let selfHolding = NSMutableArray()
+        selfHolding.add(selfHolding)
+        var looped = derivation
+        looped[kSecKeyKeyExchangeParameterSharedInfo as String] = selfHolding
+        #expect(exchange(.ecdhKeyExchangeStandardX963SHA256, looped).1 == Int(errSecParam))
 
         let ephemeral = try #require(randomKey([kSecAttrKeyType as String: kSecAttrKeyTypeEC, kSecAttrKeySizeInBits as String: 256]).0)
         let both = try [mine, ephemeral].map { own -> Data in
@@ -327,6 +337,18 @@ private func verify(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ message: Data
             kSecAttrTokenID as String: "com.apple.setoken",
         ]
         #expect(randomKey(enclave).1 == Int(errSecUnimplemented))
+        // A half's attributes that hold themselves are read without walking them: errSecParam.
+        let selfHolding = NSMutableDictionary()
+        selfHolding[kSecAttrIsPermanent as String] = true
+        selfHolding[kSecAttrLabel as String] = selfHolding
+        let looped: [String: Any] = [
+            kSecAttrKeyType as String: kSecAttrKeyTypeEC, kSecAttrKeySizeInBits as String: 256, kSecPrivateKeyAttrs as String: selfHolding,
+        ]
+        #expect(randomKey(looped).1 == Int(errSecParam))
+        var error: Unmanaged<CFError>?
+        let loopedType = [kSecAttrKeyType as String: selfHolding, kSecAttrKeyClass as String: kSecAttrKeyClassPublic] as CFDictionary
+        #expect(SecKeyCreateWithData(Data(point) as CFData, loopedType, &error) == nil)
+        #expect(error.map { CFErrorGetCode($0.takeRetainedValue()) } == Int(errSecParam))
         #expect(
             randomKey([
                 kSecAttrKeyType as String: kSecAttrKeyTypeEC, kSecAttrKeySizeInBits as String: 256, kSecPrivateKeyAttrs as String: "x",
