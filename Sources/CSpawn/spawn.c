@@ -9,7 +9,9 @@
 #include <linux/seccomp.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -22,23 +24,26 @@
 #endif
 
 /* One architecture's system call numbers: the calls that act on another process's memory or
-   descriptors (ptrace, process_vm_readv/writev, pidfd_getfd), always denied, and the kernel
-   keyring's, denied unless allowed. `mask` clears x86-64's x32 bit, so an x32 call is looked up by
-   its number without it (x32's own ptrace and process_vm numbers, 521, 539 and 540, are listed). */
+   descriptors (ptrace, process_vm_readv/writev, pidfd_getfd), always denied, the kernel keyring's,
+   denied unless allowed, and ioctl, whose terminal requests that type into the terminal's input
+   (TIOCSTI) or paste into a virtual console (TIOCLINUX) are denied. `mask` clears x86-64's x32
+   bit, so an x32 call is looked up by its number without it (x32's own ptrace, process_vm and
+   ioctl numbers, 521, 539, 540 and 514, are listed). */
 struct arch_calls {
     uint32_t arch;
     uint32_t mask;
     int process[8];
     int keyring[3];
+    int ioctl[2];
 };
 
 static const struct arch_calls arch_calls[] = {
 #if defined(__x86_64__)
-    {AUDIT_ARCH_X86_64, ~0x40000000U, {101, 310, 311, 438, 521, 539, 540, -1}, {248, 249, 250}},
-    {AUDIT_ARCH_I386, ~0U, {26, 347, 348, 438, -1}, {286, 287, 288}},
+    {AUDIT_ARCH_X86_64, ~0x40000000U, {101, 310, 311, 438, 521, 539, 540, -1}, {248, 249, 250}, {16, 514}},
+    {AUDIT_ARCH_I386, ~0U, {26, 347, 348, 438, -1}, {286, 287, 288}, {54, -1}},
 #elif defined(__aarch64__)
-    {AUDIT_ARCH_AARCH64, ~0U, {117, 270, 271, 438, -1}, {217, 218, 219}},
-    {AUDIT_ARCH_ARM, ~0U, {26, 376, 377, 438, -1}, {309, 310, 311}},
+    {AUDIT_ARCH_AARCH64, ~0U, {117, 270, 271, 438, -1}, {217, 218, 219}, {29, -1}},
+    {AUDIT_ARCH_ARM, ~0U, {26, 376, 377, 438, -1}, {309, 310, 311}, {54, -1}},
 #else
 #error "exec's seccomp filter: add this architecture's numbers"
 #endif
@@ -70,14 +75,21 @@ static int with_no_new_privs_if_needed(int (*call)(const void *), const void *ar
 
 static int install_program(const void *program) { return install_filter(program); }
 
+/* The terminal requests no command may make: TIOCSTI pushes bytes into a terminal's input, which
+   the shell that started keychainctl reads as typed once the command ends; TIOCLINUX pastes a
+   virtual console's selection into its input the same way. The kernel reads the request as 32
+   bits, so only the argument's low half is compared (as bubblewrap does since CVE-2017-5226). */
+static const uint32_t denied_requests[] = {0x5412 /* TIOCSTI */, 0x541C /* TIOCLINUX */};
+#define DENIED_REQUEST_COUNT (sizeof denied_requests / sizeof denied_requests[0])
+
 /* The filter: on this machine's architecture and the 32-bit one it also runs, the process calls
-   (and the keyring calls when `deny_keyring`) fail with EPERM, as a container's default profile
-   fails them; a call from any other architecture fails with ENOSYS (its numbers are unknown here).
-   Built on the stack: nothing here may allocate. */
+   (and the keyring calls when `deny_keyring`), and ioctl with a denied terminal request, fail with
+   EPERM, as a container's default profile fails them; a call from any other architecture fails
+   with ENOSYS (its numbers are unknown here). Built on the stack: nothing here may allocate. */
 static int deny_calls(int deny_keyring) {
     struct sock_filter filter[FILTER_MAX];
     unsigned count = 0;
-    /* Each JEQ on a call number jumps to the last instruction, the denial; its offset is set below. */
+    /* Each JEQ that denies jumps to the last instruction, the denial; its offset is set below. */
     unsigned denials[FILTER_MAX];
     unsigned denial_count = 0;
     filter[count++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
@@ -89,13 +101,28 @@ static int deny_calls(int deny_keyring) {
         if (deny_keyring) {
             for (size_t i = 0; i < 3; i++) numbers[n++] = (unsigned)calls->keyring[i];
         }
-        /* Not this architecture: skip its block (load, mask, n tests, the allow), the arch stays loaded. */
-        filter[count++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, calls->arch, 0, (uint8_t)(n + 3));
+        unsigned ioctls = calls->ioctl[1] >= 0 ? 2 : 1;
+        /* The ioctl check: its number tests, the argument load, the request tests. */
+        unsigned check = ioctls + 1 + (unsigned)DENIED_REQUEST_COUNT;
+        /* Not this architecture: skip its block (load, mask, the tests, the check, the allow). */
+        filter[count++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, calls->arch, 0, (uint8_t)(n + check + 3));
         filter[count++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
         filter[count++] = (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K, calls->mask);
         for (unsigned i = 0; i < n; i++) {
             denials[denial_count++] = count;
             filter[count++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, numbers[i], 0, 0);
+        }
+        for (unsigned i = 0; i < ioctls; i++) {
+            /* To the load after the last ioctl test; not ioctl after the last: to the allow. */
+            unsigned to_load = ioctls - 1 - i;
+            unsigned to_allow = i + 1 == ioctls ? 1 + (unsigned)DENIED_REQUEST_COUNT : 0;
+            filter[count++] = (struct sock_filter)BPF_JUMP(
+                BPF_JMP | BPF_JEQ | BPF_K, (unsigned)calls->ioctl[i], (uint8_t)to_load, (uint8_t)to_allow);
+        }
+        filter[count++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[1]));
+        for (unsigned i = 0; i < DENIED_REQUEST_COUNT; i++) {
+            denials[denial_count++] = count;
+            filter[count++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, denied_requests[i], 0, 0);
         }
         filter[count++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
     }
@@ -258,3 +285,35 @@ pid_t cspawn_start(const char *path, char *const argv[], char *const envp[], con
 }
 
 int cspawn_pipe(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
+
+#ifndef MFD_NOEXEC_SEAL
+#define MFD_NOEXEC_SEAL 0x0008U
+#endif
+
+int cspawn_sealed_file(const char *name, const void *bytes, size_t count) {
+    /* Not executable where the kernel can say so (6.3 and later); older kernels refuse the flag. */
+    int fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_NOEXEC_SEAL);
+    if (fd < 0 && errno == EINVAL) fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (fd < 0) return -1;
+    const unsigned char *next = bytes;
+    size_t left = count;
+    int failed = fchmod(fd, 0400) != 0;
+    while (!failed && left > 0) {
+        ssize_t wrote = write(fd, next, left);
+        if (wrote < 0 && errno == EINTR) continue;
+        if (wrote <= 0) {
+            failed = 1;
+            break;
+        }
+        next += wrote;
+        left -= (size_t)wrote;
+    }
+    if (!failed && fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0) failed = 1;
+    if (failed) {
+        int saved = errno;
+        close(fd);
+        errno = saved;
+        return -1;
+    }
+    return fd;
+}

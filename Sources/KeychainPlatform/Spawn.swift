@@ -69,6 +69,13 @@ public enum Spawn {
         return (child, errno)
     }
 
+    /// A sealed, read-only file in memory holding `bytes` (`cspawn_sealed_file`): its close-on-exec
+    /// descriptor, or `nil` with errno set.
+    public static func sealedFile(named name: String, _ bytes: UnsafeRawBufferPointer) -> Int32? {
+        let fd = cspawn_sealed_file(name, bytes.baseAddress, bytes.count)
+        return fd >= 0 ? fd : nil
+    }
+
     /// A close-on-exec pipe; `nil` with errno set when none could be made.
     public static func pipe() -> (read: Int32, write: Int32)? {
         var ends: [Int32] = [0, 0]

@@ -130,18 +130,25 @@ import Testing
         #expect(plain.stdoutData == Data("héllo\u{0}world\n".utf8))
     }
 
-    /// --file: the exact bytes in a 0400 file in a 0700 folder, gone when the command ends and
-    /// when keychainctl is signalled; the signal reaches the command.
-    @Test func filesAreRemovedAndSignalsForwarded() throws {
+    /// --file: the exact bytes in a sealed, read-only file in memory (mode 0400), named /dev/fd/N,
+    /// which the command can read as often as it likes and nobody can write; nothing is written to
+    /// any folder; a signal sent to keychainctl reaches the command.
+    @Test func filesAreSealedInMemoryAndSignalsForwarded() throws {
         let sandbox = try Self.sandbox()
         let listing = Self.exec(
             sandbox, ["--mask", "never", "--file", "KEY=service=binary"],
-            script: "stat -c '%a' \"$(dirname \"$KEY\")\" \"$KEY\"; od -An -c \"$KEY\" | tr -d ' \\n'; echo; echo \"$KEY\"")
+            script: """
+                stat -L -c '%a' "$KEY"; od -An -c "$KEY" | tr -d ' \\n'; echo; od -An -c < "$KEY" | tr -d ' \\n'; echo; echo "$KEY"
+                (printf x >> "$KEY") 2> /dev/null && echo appended || echo sealed
+                """)
         #expect(listing.status == 0, "\(listing.stderr)")
         let lines = listing.stdout.split(separator: "\n").map(String.init)
-        #expect(lines.prefix(2) == ["700", "400"])
-        #expect(lines.count == 4 && lines[2] == "SECRET\\0binary")
-        #expect(lines.count == 4 && !FileManager.default.fileExists(atPath: lines[3]), "the file outlived the command")
+        #expect(lines.count == 5, "\(listing.stdout)")
+        #expect(lines.first == "400")
+        #expect(lines.dropFirst().prefix(2) == ["SECRET\\0binary", "SECRET\\0binary"], "read twice, the same bytes")
+        #expect(lines.count == 5 && lines[3].hasPrefix("/dev/fd/") && lines[4] == "sealed", "\(listing.stdout)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: sandbox.folder).filter { $0.hasPrefix("keychainctl-exec") }
+        #expect(left.isEmpty, "nothing on disk: \(left)")
 
         let trapped = sandbox.folder + "/trapped"
         let pathFile = sandbox.folder + "/path"
@@ -165,7 +172,7 @@ import Testing
         #expect(process.terminationStatus == 0 && process.terminationReason == .exit)
         #expect((try? String(contentsOfFile: trapped, encoding: .utf8)) == "TERM\n")
         let path = try String(contentsOfFile: pathFile, encoding: .utf8).trimmingCharacters(in: .newlines)
-        #expect(!path.isEmpty && !FileManager.default.fileExists(atPath: path), "the file outlived keychainctl's TERM")
+        #expect(path.hasPrefix("/dev/fd/"), "\(path)")
     }
 
     @Test func envFileEnvFromAndOverrides() throws {

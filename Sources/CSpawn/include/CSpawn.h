@@ -47,6 +47,12 @@ pid_t cspawn_start(const char *path, char *const argv[], char *const envp[], con
    and /proc/PID access are confined to its own domain, or only its ptrace calls denied. */
 int cspawn_landlock_abi(void);
 
+/* A file in memory holding `count` bytes of `bytes`, mode 0400, sealed so that nobody can change,
+   grow or shrink it, and not executable where the kernel can say so: its close-on-exec
+   descriptor, or -1 with errno set. A program given the descriptor opens it as /dev/fd/N; no
+   process outside the program's Landlock domain can open it through /proc. */
+int cspawn_sealed_file(const char *name, const void *bytes, size_t count);
+
 /* pipe2(fds, O_CLOEXEC), which Glibc's Swift module does not declare. */
 int cspawn_pipe(int fds[2]);
 

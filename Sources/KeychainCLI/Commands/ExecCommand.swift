@@ -23,16 +23,21 @@ struct ExecCommand: Subcommand {
             does not run. KEYCHAINCTL_KEY and KEYCHAINCTL_PASSPHRASE never reach CMD, nor KEYCHAINCTL_KEY_FILE \
             and KEYCHAINCTL_ACCOUNT_KEY_FILE unless kept with --keep. CMD starts in a new, empty session \
             keyring and, where the kernel has Landlock, in a domain of its own that cannot ptrace or read \
-            /proc/PID/mem of any other process of the user; ptrace, process_vm_readv/writev, pidfd_getfd and \
-            (unless --allow-keyring) the kernel keyring calls are denied to it; every descriptor from 3 up is \
-            closed (unless --keep-fd). So it cannot reach the key 'unlock' cached (without Landlock, only \
-            where kernel.yama.ptrace_scope is 1 or more: exec warns otherwise). CMD's exit status (or \
+            /proc/PID/mem of any other process of the user; ptrace, process_vm_readv/writev, pidfd_getfd, \
+            typing into the terminal (ioctl TIOCSTI, TIOCLINUX) and (unless --allow-keyring) the kernel \
+            keyring calls are denied to it; every descriptor from 3 up is closed (unless --keep-fd). So it \
+            cannot take the key 'unlock' cached from the keyring or from another process (without Landlock, \
+            only where kernel.yama.ptrace_scope is 1 or more: exec warns otherwise). It can still write \
+            what the user's later processes run (the rest of the step's script, shell start-up files, \
+            $GITHUB_ENV): with --lock the key is gone before CMD starts, so what it plants finds the \
+            keychain locked. A --file secret is a sealed file in memory named /dev/fd/N, which no other \
+            process of the user can open. CMD's exit status (or \
             signal) is passed through; 127: CMD not found, 126: not executable.
             """,
         sections: [
             ("secrets", ExecPlan.secretSpecs),
             ("the command's environment", ExecPlan.environmentSpecs),
-            ("what CMD can reach", [Self.keepFD.spec, Self.allowKeyring.spec]),
+            ("what CMD can reach", [Self.lock.spec, Self.keepFD.spec, Self.allowKeyring.spec]),
             ("output", [Self.mask.spec, Self.ciMask.spec, Self.dryRun.spec]),
             GlobalOptions.section,
         ],
@@ -54,6 +59,10 @@ struct ExecCommand: Subcommand {
         "mask", nil, "auto|always|never", "Replace secrets in CMD's output (auto: streams that are not a terminal).",
         MaskMode.init(rawValue:))
     static let ciMask = Flag("ci-mask", "In GitHub Actions, also print ::add-mask:: for every line of every secret first.")
+    static let lock = Flag(
+        "lock",
+        "Remove this keychain's cached key (as 'keychainctl lock' does) once every secret is resolved, before CMD starts: nothing CMD runs, plants or leaves behind finds it cached afterwards."
+    )
     static let dryRun = Flag("dry-run", "Resolve everything and print what CMD would get (never values); do not run CMD.")
 
     /// How `--mask` decides.
@@ -86,24 +95,22 @@ struct ExecCommand: Subcommand {
     }
 
     func run() throws {
-        let (plan, isolation, mask) = (try ExecPlan(context.arguments), try isolation(), context[Self.mask] ?? .auto)
+        let plan = try ExecPlan(context.arguments)
+        var isolation = try isolation()
+        let mask = context[Self.mask] ?? .auto
         let caller = try context.caller()
         let resolved: ExecPlan.Resolved
         do {
             let keychain = try context.openKeychain()
             resolved = try plan.resolve(keychain: keychain, caller: caller)
-            if let exposed = ChildProcess.Isolation.exposedKeyWarning(keyCached: keychain.usedCachedKey) {
-                StandardStreams.warn(exposed)
-            }
-            if keychain.cachedKeyRing == .user {
-                // A CI step cannot keep a session keyring of its own: there the advice is the job's lock step.
-                let inCI = Environment.value("GITHUB_ACTIONS") == "true" || Environment.value("GITLAB_CI") == "true"
-                StandardStreams.warn(
-                    "the keychain's key is cached in the user keyring, which every process of this user can link and read"
-                        + (isolation.allowKeyring ? ", CMD included (--allow-keyring)" : " (CMD cannot: its keyring calls are denied)")
-                        + (inCI
-                            ? "; end the job with 'keychainctl lock' (an if: always() step, or after_script), so no later job of this runner's user finds it."
-                            : "; run 'keychainctl unlock' inside a session keyring ('keyctl session - …') to keep it to one session."))
+            if context[Self.lock] {
+                // Everything is resolved: nothing CMD runs or leaves behind may find the key cached after it.
+                // A dry run changes nothing.
+                if !context[Self.dryRun], let id = keychain.identity, KeyCache.invalidate(id) {
+                    StandardStreams.err("locked \(context.keychainPath.terminalSafe) before starting the command (--lock)\n")
+                }
+            } else {
+                for warning in Self.cachedKeyWarnings(keychain, isolation: isolation) { StandardStreams.warn(warning) }
             }
         }
         for warning in resolved.warnings { StandardStreams.warn(warning) }
@@ -136,18 +143,16 @@ struct ExecCommand: Subcommand {
         if let unmasked = (stdoutMasker ?? stderrMasker)?.unmasked, !unmasked.isEmpty {
             StandardStreams.warn("not masked (shorter than \(SecretMasker.minimumBytes) bytes): \(unmasked.joined(separator: ", ")).")
         }
-        guard masked || !resolved.files.isEmpty else {
-            let environment = EnvironmentBlock(resolved.environment(filePaths: [:]))
+        let files = try ExecFiles(resolved.files)
+        isolation.keep += Array(files.descriptors.values)
+        let environment = EnvironmentBlock(resolved.environment(filePaths: files.paths))
+        guard masked else {
             throw cannotRun(ChildProcess.replace(with: executable, arguments: command, environment: environment, isolation: isolation))
         }
-        // Signals are watched before any --file secret is written, so that none ends keychainctl
-        // with the files still on disk.
         let watch = try ChildProcess.SignalWatch()
-        let files = try ExecFiles(resolved.files)
-        let environment = EnvironmentBlock(resolved.environment(filePaths: files.paths))
         let outcome = try ChildProcess.run(
             executable, arguments: command, environment: environment, isolation: isolation, watch: watch, stdoutMasker: stdoutMasker,
-            stderrMasker: stderrMasker, cleanup: files.remove)
+            stderrMasker: stderrMasker, cleanup: files.close)
         if case .failedToStart(let error) = outcome.ending { throw cannotRun(error) }
         _ = StandardStreams.finish(0)
         // The command succeeded but its output was not all written (a full disk, /dev/full): 74.
@@ -162,6 +167,23 @@ struct ExecCommand: Subcommand {
 }
 
 extension ExecCommand {
+    /// What `exec` warns of when the key it used stays cached for others to find while CMD runs.
+    fileprivate static func cachedKeyWarnings(_ keychain: Keychain, isolation: ChildProcess.Isolation) -> [String] {
+        var warnings: [String] = []
+        if let exposed = ChildProcess.Isolation.exposedKeyWarning(keyCached: keychain.usedCachedKey) { warnings.append(exposed) }
+        if keychain.cachedKeyRing == .user {
+            // A CI step cannot keep a session keyring of its own: there the advice is the job's lock step.
+            let inCI = Environment.value("GITHUB_ACTIONS") == "true" || Environment.value("GITLAB_CI") == "true"
+            warnings.append(
+                "the keychain's key is cached in the user keyring, which every process of this user can link and read"
+                    + (isolation.allowKeyring ? ", CMD included (--allow-keyring)" : " (CMD cannot: its keyring calls are denied)")
+                    + (inCI
+                        ? "; end the job with 'keychainctl lock' (an if: always() step, or after_script), so no later job of this runner's user finds it."
+                        : "; run 'keychainctl unlock' inside a session keyring ('keyctl session - …') to keep it to one session."))
+        }
+        return warnings
+    }
+
     /// The command could not be started (errno `error`): 127 when it is not there, else 126.
     fileprivate func cannotRun(_ error: Int32) -> SilentExitWithMessage {
         SilentExitWithMessage(

@@ -1,0 +1,198 @@
+import Foundation
+import KeychainTestSupport
+import Testing
+
+@testable import KeychainCLI
+
+/// The turn-5 review's ways out of `exec`, each run as the reviewer ran it and as a non-root user
+/// (`nobody` when the tests run as root): the command cannot act on another process, so it makes an
+/// unconfined process of the user run its code instead, through the step's own script, the
+/// terminal, a later step's environment, or another `exec`'s secret file. Each test has a control
+/// (the same attack without the defence, or from outside `exec`) that shows it works on this machine.
+@Suite struct ExecWayOutTests {
+    /// The user the attacks run as.
+    static let uid: UInt32 = getuid() == 0 ? 65534 : getuid()
+
+    /// The step's set-up, shared by every script below: a passphrase keychain with one item, the
+    /// key cached by `unlock` in the step's own session keyring (as GitHub's runner or a login gives).
+    static let setUp = """
+        set -u
+        cd "$(dirname "$0")"
+        export HOME="$PWD" KEYCHAINCTL_KEYCHAIN="$PWD/k.db"
+        printf 'correct horse battery' | ./keychainctl init --kdf interactive --passphrase-fd 0 > /dev/null 2>&1 || exit 80
+        printf OTHER-SECRET | KEYCHAINCTL_PASSPHRASE='correct horse battery' ./keychainctl set other ci || exit 81
+        printf 'correct horse battery' | ./keychainctl unlock --timeout 5m --passphrase-fd 0 2> /dev/null || exit 82
+
+        """
+
+    /// A folder the attacking user owns, holding the binary, the keyring helper and `files`.
+    static func stage(_ files: [String: String]) throws -> Sandbox {
+        let sandbox = try Sandbox(initialize: false)
+        for program in [Sandbox.binary, Sandbox.denyKeyring] {
+            let target = sandbox.folder + "/" + URL(fileURLWithPath: program).lastPathComponent
+            try FileManager.default.copyItem(atPath: program, toPath: target)
+        }
+        for (name, text) in files { try text.write(toFile: sandbox.folder + "/" + name, atomically: true, encoding: .utf8) }
+        for name in try FileManager.default.contentsOfDirectory(atPath: sandbox.folder) + [""] {
+            #expect(chown(sandbox.folder + "/" + name, uid, uid) == 0)
+        }
+        return sandbox
+    }
+
+    /// Runs `command` as the attacking user in a session keyring of its own, with a bare environment.
+    static func runAsUser(_ sandbox: Sandbox, _ command: [String], timeout: Double = 120) -> Sandbox.Run {
+        let user = uid == getuid() ? [] : ["setpriv", "--reuid", String(uid), "--regid", String(uid), "--clear-groups"]
+        return sandbox.run(
+            ["-i", "PATH=/usr/bin:/bin"] + user + [sandbox.folder + "/deny-keyring", "SESSION"] + command, profile: nil,
+            timeout: timeout, executable: "/usr/bin/env")
+    }
+
+    static func read(_ sandbox: Sandbox, _ name: String) -> String {
+        (try? String(contentsOfFile: sandbox.folder + "/" + name, encoding: .utf8)) ?? ""
+    }
+
+    /// Vector 1: bash reads a script file as it runs it (so GitHub runs a step: `bash --noprofile
+    /// --norc -eo pipefail FILE`); the command appends a line that the step's shell then runs with
+    /// the key it cached. With `--lock` there is no key left when that line runs.
+    @Test(.enabled(if: TestMachine.hasKeyring), arguments: [false, true])
+    func aLineAppendedToTheStepScriptFindsNoKeyUnderLock(lock: Bool) throws {
+        let evil = "printf '\\n./keychainctl get other ci > stolen 2>&1 || true\\n' >> \"$1\"\n"
+        let step =
+            Self.setUp
+            + "./keychainctl exec \(lock ? "--lock " : "")--env T=service=other,account=ci -- sh ./evil.sh \"$0\"\necho step continues\n"
+        let sandbox = try Self.stage(["evil.sh": evil, "step.sh": step])
+        let run = Self.runAsUser(sandbox, ["/bin/bash", "--noprofile", "--norc", "-eo", "pipefail", sandbox.folder + "/step.sh"])
+        #expect(run.status == 0, "\(run.status): \(run.stdout) \(run.stderr)")
+        #expect(run.stdout.contains("step continues"))
+        let stolen = Self.read(sandbox, "stolen")
+        #expect(!stolen.isEmpty, "the appended line ran")
+        if lock {
+            #expect(!stolen.contains("OTHER-SECRET"), "\(stolen)")
+            #expect(stolen.contains("errSecInteractionNotAllowed"), "\(stolen)")
+            #expect(run.stderr.contains("before starting the command (--lock)"), "\(run.stderr)")
+        } else {
+            // The control: without --lock the appended line reads the item with the cached key.
+            #expect(stolen.contains("OTHER-SECRET"), "\(stolen)")
+        }
+    }
+
+    /// Vector 3: the command appends BASH_ENV to `$GITHUB_ENV`, so the job's next step (here the
+    /// `lock` step) runs its hook before anything else. With `--lock` the hook finds nothing.
+    @Test(.enabled(if: TestMachine.hasKeyring), arguments: [false, true])
+    func aHookPlantedForTheNextStepFindsNoKeyUnderLock(lock: Bool) throws {
+        let evil = "printf 'BASH_ENV=%s/hook.sh\\n' \"$PWD\" >> \"$GITHUB_ENV\"\n"
+        let hook = "./keychainctl get other ci > stolen 2>&1 || true\n"
+        // Three steps as the runner runs them: each a new bash, the variables of $GITHUB_ENV exported.
+        let job =
+            Self.setUp + """
+                export GITHUB_ENV="$PWD/github_env"; : > "$GITHUB_ENV"
+                ./keychainctl exec \(lock ? "--lock " : "")--env T=service=other,account=ci -- sh ./evil.sh
+                set -a; . "$GITHUB_ENV"; set +a
+                bash --noprofile --norc -eo pipefail -c './keychainctl lock'
+
+                """
+        let sandbox = try Self.stage(["evil.sh": evil, "hook.sh": hook, "job.sh": job])
+        let run = Self.runAsUser(sandbox, ["/bin/bash", "--noprofile", "--norc", "-eo", "pipefail", sandbox.folder + "/job.sh"])
+        #expect(run.status == 0, "\(run.status): \(run.stdout) \(run.stderr)")
+        let stolen = Self.read(sandbox, "stolen")
+        #expect(!stolen.isEmpty, "the hook ran")
+        #expect(stolen.contains("OTHER-SECRET") == !lock, "\(stolen)")
+    }
+
+    /// Vector 2: an interactive shell in a terminal. The command pushes a line into the terminal's
+    /// input with TIOCSTI; the shell reads it as typed once `exec` returns. Under exec the request
+    /// is denied; the control, the same program run by the shell itself, types the line.
+    @Test(.enabled(if: TestMachine.hasKeyring))
+    func theCommandCannotTypeIntoTheTerminal() throws {
+        let legacy = (try? String(contentsOfFile: "/proc/sys/dev/tty/legacy_tiocsti", encoding: .utf8)) ?? "1"
+        let type = """
+            import fcntl, os, sys, termios
+            try:
+                tty = os.open("/dev/tty", os.O_RDWR)
+                for byte in (sys.argv[1] + "\\n").encode(): fcntl.ioctl(tty, termios.TIOCSTI, bytes([byte]))
+                print("typed")
+            except OSError as error:
+                print("TIOCSTI:", error.strerror)
+
+            """
+        let sandbox = try Self.stage(["type.py": type, "drive.py": Self.ptyDriver])
+        let lines = [
+            Self.setUp.replacingOccurrences(of: "\n\n", with: "\n").replacingOccurrences(
+                of: "cd \"$(dirname \"$0\")\"", with: "cd '\(sandbox.folder)'"),
+            "./keychainctl exec --env T=service=other,account=ci -- python3 type.py './keychainctl get other ci > by-exec 2>&1'",
+            "python3 type.py './keychainctl get other ci > by-plain 2>&1'",
+            "echo ALL-DONE; exit",
+        ].joined(separator: "\n") + "\n"
+        try lines.write(toFile: sandbox.folder + "/lines.sh", atomically: true, encoding: .utf8)
+        let run = Self.runAsUser(
+            sandbox, ["/usr/bin/python3", sandbox.folder + "/drive.py", sandbox.folder + "/lines.sh", "/bin/bash", "--noprofile", "--norc", "-i"])
+        #expect(run.stdout.contains("ALL-DONE"), "\(run.status): \(run.stdout) \(run.stderr)")
+        #expect(run.stdout.contains("TIOCSTI: Operation not permitted"), "\(run.stdout)")
+        #expect(Self.read(sandbox, "by-exec").isEmpty, "nothing was typed from under exec")
+        if legacy.hasPrefix("1") {
+            // The control: outside exec the same program types the line and the shell runs it.
+            #expect(Self.read(sandbox, "by-plain").contains("OTHER-SECRET"), "\(run.stdout)")
+        }
+    }
+
+    /// Vector 4: a process the first command leaves behind reads a later `exec --file` secret. The
+    /// secret is a sealed file in memory that only the second command's descriptor names; the
+    /// thief, in the first command's Landlock domain, cannot open it through /proc. The control: the
+    /// same thief started by the shell itself (no domain) can.
+    @Test(.enabled(if: TestMachine.hasKeyring && ChildProcess.Isolation.landlock), arguments: [false, true])
+    func aProcessLeftBehindCannotReadALaterCommandsFile(underExec: Bool) throws {
+        let thief = """
+            i=0; while [ ! -e go ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done
+            for fd in /proc/[0-9]*/fd/*; do
+                case "$(readlink "$fd" 2> /dev/null)" in *keychainctl:DEPLOY*) cat "$fd" >> stolen 2> /dev/null ;; esac
+            done
+            cat /dev/shm/keychainctl-exec.*/* >> stolen 2> /dev/null
+            touch done
+
+            """
+        let start = underExec ? "./keychainctl exec --env T=service=other,account=ci -- sh -c 'sh ./thief.sh & :'" : "sh ./thief.sh &"
+        let step =
+            Self.setUp + """
+                \(start)
+                ./keychainctl exec --file DEPLOY=service=other,account=ci -- sh -c 'touch go; i=0; while [ ! -e done ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; wc -c < "$DEPLOY"'
+                wait
+
+                """
+        let sandbox = try Self.stage(["thief.sh": thief, "step.sh": step])
+        let run = Self.runAsUser(sandbox, ["/bin/bash", "--noprofile", "--norc", "-eo", "pipefail", sandbox.folder + "/step.sh"])
+        #expect(run.status == 0, "\(run.status): \(run.stdout) \(run.stderr)")
+        #expect(run.stdout.contains("12"), "the command read its own file: \(run.stdout)")
+        #expect(FileManager.default.fileExists(atPath: sandbox.folder + "/done"), "the thief ran")
+        #expect(Self.read(sandbox, "stolen").contains("OTHER-SECRET") == !underExec, "\(Self.read(sandbox, "stolen"))")
+    }
+
+    /// Runs a program in a new pseudo-terminal, types the lines of a file into it one a second (a
+    /// line a command types with TIOCSTI must come before the next), and prints what the terminal
+    /// showed until the program ends (60 s at most).
+    static let ptyDriver = """
+        import os, pty, select, sys, time
+        lines = open(sys.argv[1], "rb").read().splitlines(keepends=True)
+        pid, fd = pty.fork()
+        if pid == 0:
+            os.execv(sys.argv[2], sys.argv[2:])
+        out = b""
+        deadline = time.time() + 60
+        next_line = time.time() + 0.3
+        while time.time() < deadline:
+            if lines and time.time() >= next_line:
+                os.write(fd, lines.pop(0))
+                next_line = time.time() + 1
+            ready, _, _ = select.select([fd], [], [], 0.2)
+            if not ready:
+                continue
+            try:
+                chunk = os.read(fd, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            out += chunk
+        sys.stdout.write(out.decode(errors="replace"))
+
+        """
+}
