@@ -3,6 +3,8 @@ import KeychainCore
 import KeychainTestSupport
 import Testing
 
+@testable import KeychainCLI
+
 /// What a command run by `exec` can reach besides what it was given, tried as the command would:
 /// the key `unlock` cached, the passphrase descriptor, keychainctl's own variables, secrets in
 /// forms the masker must know, variables named to run code, and files left behind by a signal.
@@ -179,10 +181,10 @@ import Testing
         sandbox.add(["-s", "ci", "-a", "LESSOPEN"], secret: "|echo PWNED-BY-LESSOPEN >&2; cat %s")
         let marker = sandbox.folder + "/ran"
         let unbounded = Fixtures.runAsApp(sandbox, ["exec", "--env-from", "service=ci", "--", "touch", marker])
-        #expect(unbounded.status == 64 && unbounded.stderr.contains("--allow-names 'NPM_*,AWS_*'"), "\(unbounded.stderr)")
+        #expect(unbounded.status == 64 && unbounded.stderr.contains("--allow-names with the names you expect ('NPM_TOKEN,AWS_ACCESS_KEY_ID')"), "\(unbounded.stderr)")
         // The hint, followed as printed: the planted item is named, and nothing runs.
         let planted = Fixtures.runAsApp(
-            sandbox, ["exec", "--env-from", "service=ci", "--allow-names", "NPM_*,AWS_*", "--", "touch", marker])
+            sandbox, ["exec", "--env-from", "service=ci", "--allow-names", "NPM_TOKEN,AWS_ACCESS_KEY_ID", "--", "touch", marker])
         let lessRef = sandbox.run(["find", "-s", "ci", "-a", "LESSOPEN", "--return", "persistent-ref"]).stdout
             .trimmingCharacters(in: .newlines)
         #expect(planted.status == 206 && planted.stderr.contains("ref=\(lessRef) gives LESSOPEN"), "\(planted.stderr)")
@@ -191,14 +193,18 @@ import Testing
         let narrowed = Fixtures.runAsApp(
             sandbox,
             [
-                "exec", "--env-from", "service=ci,account=NPM_TOKEN", "--allow-names", "NPM_*,AWS_*", "--", "sh", "-c",
+                "exec", "--env-from", "service=ci,account=NPM_TOKEN", "--allow-names", "NPM_TOKEN,AWS_ACCESS_KEY_ID", "--", "sh", "-c",
                 "echo \"$NPM_TOKEN ${LESSOPEN:-unset}\"",
             ])
         #expect(narrowed.status == 0 && narrowed.stdout == "[keychainctl:NPM_TOKEN] unset\n", "\(narrowed.stdout) \(narrowed.stderr)")
-        // A prefix makes every item's name harmless: CI_LESSOPEN is nothing to less.
+        // A prefix, like a pattern, admits only credential-shaped names: CI_LESSOPEN is refused too.
         let prefixed = Fixtures.runAsApp(
             sandbox, ["exec", "--env-from", "service=ci", "--prefix", "CI_", "--", "sh", "-c", "echo \"${LESSOPEN:-unset} $CI_NPM_TOKEN\""])
-        #expect(prefixed.status == 0 && prefixed.stdout == "unset [keychainctl:CI_NPM_TOKEN]\n", "\(prefixed.stdout) \(prefixed.stderr)")
+        #expect(prefixed.status == 206 && prefixed.stderr.contains("gives CI_LESSOPEN, which is not credential-shaped"), "\(prefixed.stderr)")
+        let prefixedOne = Fixtures.runAsApp(
+            sandbox,
+            ["exec", "--env-from", "service=ci,account=NPM_TOKEN", "--prefix", "CI_", "--", "sh", "-c", "echo \"${LESSOPEN:-unset} $CI_NPM_TOKEN\""])
+        #expect(prefixedOne.status == 0 && prefixedOne.stdout == "unset [keychainctl:CI_NPM_TOKEN]\n", "\(prefixedOne.stderr)")
         // An inherited variable is the caller's: an item replacing it is refused; the ways out work.
         let query = ["--env-from", "service=ci,account=NPM_TOKEN", "--allow-names", "NPM_*", "--mask", "never"]
         let inherited = ["NPM_TOKEN": "inherited-value"]
@@ -225,7 +231,61 @@ import Testing
         }
     }
 
-    /// The second line, for a user who allowed every name ('*'): items named after a variable that
+    /// The names of the turn-4 and turn-5 reviews: each ran code, moved a fetch (and the credential
+    /// sent with it) elsewhere, or changed what a later CI step runs.
+    static let reviewedNames = [
+        "LESSOPEN", "PIP_INDEX_URL", "UV_INDEX_URL", "DOCKER_HOST", "OPENSSL_CONF", "SSL_CERT_FILE", "CURL_CA_BUNDLE",
+        "REQUESTS_CA_BUNDLE", "NODE_EXTRA_CA_CERTS", "HTTPS_PROXY", "http_proxy", "ALL_PROXY", "NODE_TLS_REJECT_UNAUTHORIZED",
+        "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE", "KUBECONFIG", "BASH_XTRACEFD", "TMPDIR", "GNUPGHOME", "TERMINFO",
+        "TERMINFO_DIRS", "CC", "CXX", "GOFLAGS", "GOPROXY", "CURL_HOME",
+        "AWS_PAGER", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3", "VAULT_ADDR", "TWINE_REPOSITORY_URL", "AZURE_AUTHORITY_HOST",
+        "SONAR_HOST_URL", "GH_PAGER", "MANPAGER", "PERLDOC_PAGER", "SYSTEMD_PAGER", "PSQL_PAGER", "GIT_SEQUENCE_EDITOR",
+        "GNUMAKEFLAGS", "JAVA_OPTS", "SBT_OPTS", "ANT_OPTS", "MAVEN_ARGS", "CCACHE_PREFIX", "CMAKE_C_COMPILER_LAUNCHER", "RSYNC_RSH",
+        "RSYNC_CONNECT_PROG", "RUSTC", "RUSTC_WORKSPACE_WRAPPER", "RUSTFLAGS", "RUSTUP_DIST_SERVER", "YARN_NPM_REGISTRY_SERVER",
+        "COREPACK_NPM_REGISTRY", "BUNDLE_MIRROR__ALL", "PIPENV_PYPI_MIRROR", "BUILDKIT_HOST", "CONTAINER_HOST",
+        "DBUS_SESSION_BUS_ADDRESS", "SSH_AUTH_SOCK", "LOCALDOMAIN", "GIT_TRACE_REDACT", "GIT_CURL_VERBOSE", "GIT_TRACE_CURL",
+        "GIT_ALLOW_PROTOCOL", "GIT_OBJECT_DIRECTORY", "GIT_INDEX_FILE", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "XDG_CONFIG_DIRS",
+        "XDG_DATA_HOME", "INPUTRC", "TZ", "TEXTDOMAINDIR", "HISTFILE", "PS0", "PS1", "TMP", "TEMP", "JAVA_HOME", "GRADLE_USER_HOME",
+        "TF_CLI_ARGS", "TF_CLI_CONFIG_FILE", "HELM_PLUGINS", "ACTIONS_ID_TOKEN_REQUEST_URL", "ACTIONS_RUNTIME_URL",
+        "ACTIONS_ALLOW_UNSECURE_COMMANDS", "RUNNER_TOOL_CACHE",
+    ]
+
+    /// The turn-5 attack: the tool's own pattern `AWS_*` admitted `AWS_PAGER`, a command the AWS CLI
+    /// runs with every secret in its environment, and `AWS_ENDPOINT_URL`. A pattern now admits only
+    /// credential-shaped names: the planted items are refused by reference, nothing runs; the
+    /// credentials the user meant are made.
+    @Test func aPatternAdmitsOnlyCredentialShapedNames() throws {
+        let sandbox = try Sandbox()
+        sandbox.add(["-s", "ci", "-a", "AWS_ACCESS_KEY_ID"], secret: "AKIA-EXAMPLE-ID")
+        sandbox.add(["-s", "ci", "-a", "AWS_SECRET_ACCESS_KEY"], secret: "aws-secret-value")
+        sandbox.add(["-s", "ci", "-a", "AWS_PAGER"], secret: "sh -c 'echo PWNED-BY-AWS_PAGER: $AWS_SECRET_ACCESS_KEY >&2; cat'")
+        sandbox.add(["-s", "ci", "-a", "AWS_ENDPOINT_URL"], secret: "http://127.0.0.1:9")
+        let marker = sandbox.folder + "/ran"
+        let planted = Fixtures.runAsApp(
+            sandbox, ["exec", "--pristine", "--keep", "PATH", "--env-from", "service=ci", "--allow-names", "NPM_*,AWS_*", "--", "touch", marker])
+        #expect(planted.status == 206 && planted.stderr.contains("which is not credential-shaped"), "\(planted.stderr)")
+        #expect(planted.stderr.contains("AWS_ENDPOINT_URL") || planted.stderr.contains("AWS_PAGER"), "\(planted.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: marker), "nothing was run")
+        // The refusal's way out: list a name exactly. A reserved one is still left out (the last line).
+        let listed = Fixtures.runAsApp(
+            sandbox,
+            [
+                "exec", "--pristine", "--keep", "PATH", "--env-from", "service=ci", "--allow-names",
+                "AWS_ACCESS_KEY_ID,AWS_SECRET_ACCESS_KEY,AWS_PAGER,AWS_ENDPOINT_URL", "--", "sh", "-c", "env | cut -d= -f1 | sort",
+            ])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(listed.stdout.contains("AWS_ACCESS_KEY_ID\nAWS_SECRET_ACCESS_KEY\n"), "\(listed.stdout)")
+        #expect(!listed.stdout.contains("AWS_PAGER") && !listed.stdout.contains("AWS_ENDPOINT_URL"), "\(listed.stdout)")
+        #expect(listed.stderr.contains("would set AWS_PAGER") && listed.stderr.contains("would set AWS_ENDPOINT_URL"), "\(listed.stderr)")
+        // Credential-shaped names pass a pattern: the usual credentials of the usual tools.
+        let shaped = ["NPM_TOKEN", "AWS_SESSION_TOKEN", "GITHUB_TOKEN", "DEPLOY_KEY", "DB_PASSWORD", "TWINE_PASSWORD", "VAULT_TOKEN"]
+        for name in shaped { #expect(VariableNaming.isCredentialShaped(name) && !ReservedVariables.contains(name), "\(name)") }
+        for name in Self.reviewedNames {
+            #expect(!VariableNaming.isCredentialShaped(name) || ReservedVariables.contains(name), "a pattern admits \(name)")
+        }
+    }
+
+    /// The last line, for a user who listed every name exactly: items named after a variable that
     /// runs code or redirects where the command fetches from, or whom it trusts, are left out with a
     /// warning naming the item (refused with --strict), in exec and in export's variable formats.
     @Test func reservedNamesAreNeverMadeFromItems() throws {
@@ -236,38 +296,40 @@ import Testing
         sandbox.add(["-s", "ci", "-a", "GOOGLE_API_KEY"], secret: "google-key-value")
         sandbox.add(["-s", "ci", "-a", "BASH_ENV"], secret: evil)
         sandbox.add(["-s", "ci", "-a", "ld_preload"], secret: "/tmp/evil.so")
-        // The names of the turn-4 review, each of which ran code or moved a fetch elsewhere.
-        let reviewed = [
-            "LESSOPEN", "PIP_INDEX_URL", "UV_INDEX_URL", "DOCKER_HOST", "OPENSSL_CONF", "SSL_CERT_FILE", "CURL_CA_BUNDLE",
-            "REQUESTS_CA_BUNDLE", "NODE_EXTRA_CA_CERTS", "HTTPS_PROXY", "http_proxy", "ALL_PROXY", "NODE_TLS_REJECT_UNAUTHORIZED",
-            "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE", "KUBECONFIG", "BASH_XTRACEFD", "TMPDIR", "GNUPGHOME", "TERMINFO",
-            "TERMINFO_DIRS", "CC", "CXX", "GOFLAGS", "GOPROXY", "CURL_HOME",
-        ]
+        let reviewed = Self.reviewedNames
         for name in reviewed { sandbox.add(["-s", "ci", "-a", name], secret: "http://127.0.0.1:9/attacker") }
+        let everyName = (["NPM_TOKEN", "GOOGLE_API_KEY", "BASH_ENV", "LD_PRELOAD"] + reviewed.map { $0.uppercased() }).joined(separator: ",")
         let run = Fixtures.runAsApp(
             sandbox,
             [
-                "exec", "--env-from", "service=ci", "--allow-names", "*", "--upper", "--", "bash", "-c",
+                "exec", "--env-from", "service=ci", "--allow-names", everyName, "--upper", "--", "bash", "-c",
                 "echo \"${BASH_ENV:-unset} ${LD_PRELOAD:-unset} $NPM_TOKEN $GOOGLE_API_KEY\"; env",
             ])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.hasPrefix("unset unset [keychainctl:NPM_TOKEN] [keychainctl:GOOGLE_API_KEY]\n"), "\(run.stdout)")
-        let made = Set(run.stdout.split(separator: "\n").compactMap { $0.split(separator: "=").first.map(String.init) })
-        for name in reviewed { #expect(!made.contains(name) && !made.contains(name.uppercased()), "\(name) was made") }
+        for name in reviewed {
+            #expect(!run.stdout.contains("\n\(name.uppercased())=http://127.0.0.1:9/attacker"), "\(name) was made")
+            #expect(run.stderr.contains("would set \(name.uppercased())"), "\(name) was not named")
+        }
         #expect(!run.stderr.contains("PWNED"), "\(run.stderr)")
-        #expect(run.stderr.contains("would set BASH_ENV") && run.stderr.contains("would set LESSOPEN") && run.stderr.contains("ref="))
-        let strict = Fixtures.runAsApp(sandbox, ["exec", "--strict", "--env-from", "service=ci", "--allow-names", "*", "--", "true"])
+        #expect(run.stderr.contains("would set BASH_ENV") && run.stderr.contains("ref="))
+        let strict = Fixtures.runAsApp(
+            sandbox, ["exec", "--strict", "--env-from", "service=ci", "--allow-names", everyName, "--upper", "--", "true"])
         #expect(strict.status == 206, "\(strict.stderr)")
         let explicit = Fixtures.runAsApp(
             sandbox, ["exec", "--env", "BASH_ENV=service=ci,account=BASH_ENV", "--", "sh", "-c", "test -n \"$BASH_ENV\""])
         #expect(explicit.status == 0, "a name the user writes is the user's choice: \(explicit.stderr)")
-        let exported = Fixtures.runAsApp(sandbox, ["export", "--format", "shell", "--with-secrets", "--allow-names", "*", "-s", "ci"])
+        for format in ["shell", "dotenv", "github-env"] {
+            let exported = Fixtures.runAsApp(
+                sandbox, ["export", "--format", format, "--with-secrets", "--allow-names", everyName, "--upper", "-s", "ci"])
+            #expect(exported.status == 0 && exported.stdout.contains("NPM_TOKEN"), "\(format): \(exported.stderr)")
+            for name in ["BASH_ENV"] + reviewed where exported.stdout.contains(name.uppercased() + "=") {
+                Issue.record("\(format) made \(name)")
+            }
+            #expect(exported.stderr.contains("would set BASH_ENV"), "\(exported.stderr)")
+        }
         #expect(
-            exported.status == 0 && exported.stdout.contains("NPM_TOKEN") && !exported.stdout.contains("BASH_ENV")
-                && !exported.stdout.contains("LESSOPEN"), "\(exported.stdout)")
-        #expect(exported.stderr.contains("would set BASH_ENV"), "\(exported.stderr)")
-        #expect(
-            Fixtures.runAsApp(sandbox, ["export", "--format", "dotenv", "--with-secrets", "--allow-names", "*", "--strict", "-s", "ci"])
+            Fixtures.runAsApp(sandbox, ["export", "--format", "dotenv", "--with-secrets", "--allow-names", everyName, "--upper", "--strict", "-s", "ci"])
                 .status
                 == 206)
     }
@@ -324,7 +386,7 @@ import Testing
         #expect(written == "build log: [keychainctl:T]\n", "\(written)")
         #expect(masked.stderr.contains("::add-mask::npm-token-value"), "stderr is a pipe the runner reads: \(masked.stderr)")
         let exported = Fixtures.runAsApp(
-            sandbox, ["export", "--format", "github-env", "--with-secrets", "--prefix", "GH_", "-s", "gh"],
+            sandbox, ["export", "--format", "github-env", "--with-secrets", "--allow-names", "ci", "-s", "gh"],
             environment: ["GITHUB_ACTIONS": "true"])
         #expect(!exported.stdout.contains("::add-mask::") && exported.stdout.contains("npm-token-value"), "\(exported.stdout)")
     }

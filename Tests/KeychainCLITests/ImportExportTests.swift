@@ -142,6 +142,27 @@ import Testing
         #expect(Self.count(sandbox) == 4)
     }
 
+    /// The turn-5 review's L4: a dotenv file is sourced by shells (`set -a; . ./ci.env`), so a
+    /// backtick in a secret must not run a command there; the value reads back exact both in the
+    /// shell and through keychainctl's own dotenv reader.
+    @Test func aSourcedDotenvFileRunsNothing() throws {
+        let sandbox = try Self.sandbox()
+        let secret = "tok`touch pwned`en $(touch pwned2) \\` \"q\" 'a'"
+        #expect(sandbox.add(["-s", "ci", "-a", "DEPLOY_TOKEN"], secret: secret).status == 0)
+        let env = sandbox.folder + "/ci.env"
+        let written = sandbox.run(
+            ["export", "--with-secrets", "--format", "dotenv", "--allow-names", "DEPLOY_TOKEN", "-s", "ci", "--output", env])
+        #expect(written.status == 0, "\(written.stderr)")
+        let sourced = sandbox.run(
+            ["-c", "cd \"$(dirname \"$1\")\" && set -a && . \"$1\" && printf '%s' \"$DEPLOY_TOKEN\"", "sh", env], profile: nil,
+            executable: "/bin/sh")
+        #expect(sourced.status == 0 && sourced.stdout == secret, "\(sourced.stdout) \(sourced.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.folder + "/pwned"), "the backticks ran")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.folder + "/pwned2"))
+        let read = sandbox.run(["exec", "--env-file", env, "--mask", "never", "--", "sh", "-c", "printf '%s' \"$DEPLOY_TOKEN\""])
+        #expect(read.stdout == secret, "\(read.stdout) \(read.stderr)")
+    }
+
     @Test func exportFormatsAndDestinations() throws {
         let sandbox = try Self.sandbox()
         #expect(sandbox.add(["-s", "quote", "-a", "q"], secret: "SECRET 'it' \"$HOME\" \\ `x`").status == 0)
@@ -154,7 +175,7 @@ import Testing
         let shellText = sandbox.run(["export", "--with-secrets", "--format", "shell", "--allow-names", "q", "-s", "quote"])
         let shell = sandbox.run(["-c", "eval \"$1\"; printf '%s' \"$q\"", "sh", shellText.stdout], profile: nil, executable: "/bin/sh")
         #expect(shell.stdout == "SECRET 'it' \"$HOME\" \\ `x`", "\(shell.stdout) \(shell.stderr)")
-        let binary = sandbox.run(["export", "--with-secrets", "--format", "dotenv", "--allow-names", "*", "-s", "binary"])
+        let binary = sandbox.run(["export", "--with-secrets", "--format", "dotenv", "--allow-names", "blob", "-s", "binary"])
         #expect(binary.status == 206 && !binary.stderr.contains("SECRET"))
         #expect(sandbox.run(["export", "--format", "dotenv"]).status == 64, "dotenv without --with-secrets")
         let output = sandbox.folder + "/items.json"

@@ -11,42 +11,59 @@ enum ReservedVariables {
         // Shells
         "PATH", "IFS", "ENV", "BASH_ENV", "SHELLOPTS", "BASHOPTS", "PS4", "PROMPT_COMMAND", "CDPATH", "GLOBIGNORE", "SHELL",
         "HOME", "ZDOTDIR", "XDG_CONFIG_HOME", "EDITOR", "VISUAL", "PAGER", "BROWSER", "SSH_ASKPASS", "SUDO_ASKPASS",
-        "MAKEFLAGS", "MAKEFILES", "TMPDIR",
+        "MAKEFLAGS", "MAKEFILES", "TMPDIR", "TMP", "TEMP", "MANPAGER", "INPUTRC", "HISTFILE", "PS0", "PS1", "PS2", "PS3", "TZ",
+        "TEXTDOMAINDIR", "TEXTDOMAIN",
         // The C library and the dynamic loader
-        "GCONV_PATH", "GLIBC_TUNABLES", "LOCPATH", "NLSPATH", "HOSTALIASES", "RES_OPTIONS",
+        "GCONV_PATH", "GLIBC_TUNABLES", "LOCPATH", "NLSPATH", "HOSTALIASES", "RES_OPTIONS", "LOCALDOMAIN",
         // Interpreters and runtimes
         "NODE_OPTIONS", "NODE_PATH", "NODE_REPL_EXTERNAL_MODULE", "PERLLIB", "RUBYOPT", "RUBYLIB", "GEM_HOME", "GEM_PATH",
         "BUNDLE_GEMFILE", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "CLASSPATH", "MAVEN_OPTS", "GRADLE_OPTS",
         "DOTNET_STARTUP_HOOKS", "CORECLR_PROFILER_PATH", "LUA_PATH", "LUA_CPATH", "LUA_INIT", "PHPRC", "PHP_INI_SCAN_DIR",
-        "TCLLIBPATH", "RUSTC_WRAPPER",
+        "TCLLIBPATH", "RUSTC_WRAPPER", "RUSTC", "RUSTDOC", "HELM_PLUGINS",
         // Compilers and build tools
         "CC", "CXX", "CPP", "LD", "AR", "CFLAGS", "CXXFLAGS", "CPPFLAGS", "LDFLAGS",
         // Where tools fetch from, whom they trust, and what they run to get credentials
         "KUBECONFIG", "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE", "GNUPGHOME", "CURL_HOME", "NETRC", "WGETRC",
-        "SSLKEYLOGFILE",
-        // git
-        "GIT_SSH", "GIT_SSH_COMMAND", "GIT_EXEC_PATH", "GIT_ASKPASS", "GIT_EDITOR", "GIT_PAGER", "GIT_EXTERNAL_DIFF",
-        "GIT_PROXY_COMMAND", "GIT_TEMPLATE_DIR", "GIT_DIR", "GIT_WORK_TREE",
+        "SSLKEYLOGFILE", "SSH_AUTH_SOCK",
         // CI runners' command files
         "GITHUB_ENV", "GITHUB_PATH", "GITHUB_OUTPUT", "GITHUB_STATE", "GITHUB_STEP_SUMMARY",
     ]
 
-    /// Reserved prefixes: whole families of the above.
+    /// Reserved prefixes: whole families of the above, the CI runners' own settings (`ACTIONS_*`,
+    /// `RUNNER_*`: `export --format github-env` reaches every later step), the session bus, XDG's
+    /// folders, and tools' families that choose where they fetch from or what they run.
     static let prefixes: [String] = [
-        "LD_", "DYLD_", "BASH_", "PYTHON", "PERL5", "NPM_CONFIG_", "GIT_CONFIG", "GIT_SSL_", "CARGO_", "KEYCHAINCTL_", "LESS",
-        "OPENSSL_", "SSL_CERT_", "PIP_", "UV_", "DOCKER_", "TERMINFO", "NODE_TLS_", "CGO_",
+        "LD_", "DYLD_", "BASH_", "PYTHON", "PERL5", "NPM_CONFIG_", "CARGO_", "KEYCHAINCTL_", "LESS", "OPENSSL_", "SSL_CERT_", "PIP_",
+        "UV_", "DOCKER_", "TERMINFO", "NODE_TLS_", "CGO_", "ACTIONS_", "RUNNER_", "DBUS_", "XDG_", "RUSTUP_", "TF_CLI_", "COREPACK_",
+        "CCACHE_", "RSYNC_", "CMAKE_",
     ]
 
-    /// Reserved suffixes: CA bundles (`CURL_CA_BUNDLE`, `REQUESTS_CA_BUNDLE`, `NODE_EXTRA_CA_CERTS`)
-    /// and proxies (`HTTPS_PROXY`, `http_proxy`, `ALL_PROXY`), which put a man in the middle.
-    static let suffixes: [String] = ["_CA_BUNDLE", "_CA_CERTS", "_PROXY"]
+    /// Reserved endings: CA bundles (`CURL_CA_BUNDLE`, `NODE_EXTRA_CA_CERTS`) and proxies
+    /// (`HTTPS_PROXY`), which put a man in the middle; pagers and editors (`AWS_PAGER`, `GH_PAGER`),
+    /// which tools run; where a tool sends its requests and credentials (`AWS_ENDPOINT_URL`,
+    /// `VAULT_ADDR`, `SONAR_HOST_URL`, `RUSTUP_DIST_SERVER`); options, arguments and flags a tool
+    /// or its runtime adds (`JAVA_OPTS`, `MAVEN_ARGS`, `RUSTFLAGS`, `GNUMAKEFLAGS`); commands run in
+    /// a tool's place (`CCACHE_PREFIX`, `…_LAUNCHER`, `…_WRAPPER`, `RSYNC_RSH`, `…_PROG`); and the
+    /// folders and files it reads (`JAVA_HOME`, `…_DIR`, `…_PATH`, `TF_CLI_CONFIG_FILE`).
+    static let suffixes: [String] = [
+        "_CA_BUNDLE", "_CA_CERTS", "_PROXY", "PAGER", "_EDITOR", "_URL", "_URI", "_HOST", "_ADDR", "_ADDRESS", "_SERVER", "_OPTS",
+        "_OPTIONS", "_ARGS", "FLAGS", "_PREFIX", "_LAUNCHER", "_WRAPPER", "_RSH", "_PROG", "_HOME", "_DIR", "_DIRS", "_PATH", "_FILE",
+        "_SOCK", "_SOCKET",
+    ]
+
+    /// Reserved wherever they stand in a name: a tool's endpoints, registries and mirrors
+    /// (`AWS_ENDPOINT_URL_S3`, `YARN_NPM_REGISTRY_SERVER`, `BUNDLE_MIRROR__ALL`) and its configuration.
+    static let infixes: [String] = ["_ENDPOINT", "_REGISTRY", "_MIRROR", "_CONFIG"]
 
     /// Whether `name` is reserved. Go's settings (`GOFLAGS`, `GOPROXY`, `GOOS`, …) are `GO` and
     /// letters or digits, no underscore, so that `GOOGLE_API_KEY` stays a name an item may give.
+    /// git's variables (`GIT_*`) all change what git runs or reads, but a credential-shaped one
+    /// (`GIT_TOKEN`, which git never reads) is a tool's own.
     static func contains(_ name: String) -> Bool {
         let upper = VariableNaming.asciiUppercased(name)
         return names.contains(upper) || prefixes.contains { upper.hasPrefix($0) } || suffixes.contains { upper.hasSuffix($0) }
-            || (upper.hasPrefix("GO") && !upper.utf8.contains(UInt8(ascii: "_")))
+            || infixes.contains { upper.contains($0) } || (upper.hasPrefix("GO") && !upper.utf8.contains(UInt8(ascii: "_")))
+            || (upper.hasPrefix("GIT_") && !VariableNaming.isCredentialShaped(upper))
     }
 
     /// Why the item `reference` may not name the variable `name` (the start of a warning or an

@@ -9,8 +9,11 @@ import TextEscaping
 /// An item's attribute is written by whoever can add one item to a group the query matches
 /// (another device holding the account key, an import file's author, another app of the group),
 /// so the user, not the item, decides which names may come out: every name starts with `--prefix`,
-/// or matches one of `--allow-names`' patterns, or it is refused naming the item. A deny-list of
-/// names that change how programs run (`ReservedVariables`) stays behind it as a second line.
+/// or matches one of `--allow-names`' patterns, or it is refused naming the item. A name the user
+/// did not list exactly (one a pattern or the prefix admits) must also be credential-shaped
+/// (`NPM_TOKEN`, `AWS_ACCESS_KEY_ID`): `AWS_*` must not admit `AWS_PAGER`, a command the AWS CLI
+/// runs. A deny-list of names that change how programs run (`ReservedVariables`) stays behind both
+/// as the last line.
 struct VariableNaming {
     /// The attribute code the name comes from.
     let code: String
@@ -39,7 +42,7 @@ struct VariableNaming {
             prefix = .text("prefix", nil, "P", "\(scope): put P before each variable's name; only such names are made.")
             allowNames = .text(
                 "allow-names", nil, "PATTERN,…", repeatable: true,
-                "\(scope): make only names matching one of these patterns ('NPM_*,AWS_ACCESS_KEY_ID'); any other is refused.")
+                "\(scope): make only these names ('NPM_TOKEN,AWS_ACCESS_KEY_ID'); a pattern ('AWS_*') admits only credential-shaped names (…_TOKEN, …_KEY, …_ID, …); any other is refused.")
             upper = Flag("upper", "\(scope): upper-case each variable's name.")
         }
 
@@ -67,7 +70,8 @@ struct VariableNaming {
         guard prefix.isEmpty, allowed.isEmpty else { return }
         throw UsageError(
             "\(what) names variables after items, which anyone who can add an item to the group chooses: "
-                + "give --prefix P (every name starts with P) or --allow-names 'NPM_*,AWS_*' (only those names).")
+                + "give --allow-names with the names you expect ('NPM_TOKEN,AWS_ACCESS_KEY_ID'), or --prefix P "
+                + "(every name starts with P and is credential-shaped).")
     }
 
     /// The name `item` gives (which `check` may still refuse).
@@ -77,16 +81,33 @@ struct VariableNaming {
     }
 
     /// Why `name`, given by the item `reference`, may not be made (the start of an error); `nil`
-    /// when it may: a variable name, starting with the prefix (as every name does) and matching a
-    /// pattern when patterns were given.
+    /// when it may: a variable name, starting with the prefix (as every name does), listed exactly
+    /// in --allow-names, or matching a pattern (or only the prefix) and credential-shaped.
     func refusal(_ name: String, reference: String) -> String? {
         guard Self.isValid(name) else {
             return "item ref=\(reference) gives '\(String(name.prefix(40)).terminalSafe)', not a variable name; use --name-from or --prefix"
         }
+        if allowed.contains(name) { return nil }
         guard allowed.isEmpty || allowed.contains(where: { Self.matches(name, pattern: $0) }) else {
             return "item ref=\(reference) gives \(name), which --allow-names does not allow; narrow the query to the items you mean"
         }
+        guard Self.isCredentialShaped(name) else {
+            return "item ref=\(reference) gives \(name), which is not credential-shaped (…_TOKEN, …_KEY, …_SECRET, …_PASSWORD, "
+                + "…_ID, …): a pattern or --prefix admits only such names; list \(name) in --allow-names if you mean it"
+        }
         return nil
+    }
+
+    /// The endings of a name that holds a credential, and nothing else: a name a pattern admits must
+    /// have one (or be one, without its underscore).
+    static let credentialSuffixes = [
+        "_TOKEN", "_KEY", "_SECRET", "_PASSWORD", "_PASSWD", "_PASS", "_PWD", "_PAT", "_ID", "_CREDENTIALS", "_CREDENTIAL", "_AUTH",
+    ]
+
+    /// Whether `name`, upper-cased, ends with a credential suffix or is one (`TOKEN`).
+    static func isCredentialShaped(_ name: String) -> Bool {
+        let upper = asciiUppercased(name)
+        return credentialSuffixes.contains { upper.hasSuffix($0) || upper == $0.dropFirst() }
     }
 
     /// Whether `name` matches `pattern`, where `*` stands for any run of characters (even none).

@@ -106,6 +106,8 @@ final class ExportWriter {
                     case 0x0D: text("\\r")
                     case 0x09: text("\\t")
                     case 0x24: text("\\$")
+                    // A shell that sources the file would run what stands between backticks.
+                    case 0x60: text("\\`")
                     default: byte(character)
                     }
                 }

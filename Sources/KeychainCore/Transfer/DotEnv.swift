@@ -156,7 +156,7 @@ package enum DotEnv {
                     case UInt8(ascii: "n"): byte = 0x0A
                     case UInt8(ascii: "r"): byte = 0x0D
                     case UInt8(ascii: "t"): byte = 0x09
-                    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "$"): byte = next
+                    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "$"), UInt8(ascii: "`"): byte = next
                     default:
                         append(0x5C, to: value)  // any other escape is kept as written
                         continue
