@@ -13,19 +13,19 @@ import Testing
         defer { KeyCache.invalidate(id) }
         let explicit = CredentialSource(useCache: true) { _ in .key(temporary.key) }
 
-        _ = try KeyCache.store(temporary.key, for: id, timeout: 60, idle: nil, ring: .auto, shareUID: false)
+        _ = try KeyCache.store(temporary.key, for: id, path: "/tmp/keycache-test.db", timeout: 60, idle: nil, ring: .auto, shareUID: false)
         #expect(try Keychain(path: temporary.path, source: explicit).usedCachedKey)
 
         // A key that does not open the file (the file was rekeyed, or another took its identity):
         // not used, invalidated, and the next source opens the file.
-        _ = try KeyCache.store(SecretBytes.random(count: 32), for: id, timeout: 60, idle: nil, ring: .auto, shareUID: false)
+        _ = try KeyCache.store(SecretBytes.random(count: 32), for: id, path: "/tmp/keycache-test.db", timeout: 60, idle: nil, ring: .auto, shareUID: false)
         #expect(KeyCache.lookup(id) != nil)
         let opened = try Keychain(path: temporary.path, source: explicit)
         #expect(!opened.usedCachedKey)
         #expect(KeyCache.lookup(id) == nil)
 
         // Without the cache, the cached key is not even looked at.
-        _ = try KeyCache.store(temporary.key, for: id, timeout: 60, idle: nil, ring: .auto, shareUID: false)
+        _ = try KeyCache.store(temporary.key, for: id, path: "/tmp/keycache-test.db", timeout: 60, idle: nil, ring: .auto, shareUID: false)
         #expect(try !Keychain(path: temporary.path, source: CredentialSource(useCache: false) { _ in .key(temporary.key) }).usedCachedKey)
     }
 
@@ -47,9 +47,26 @@ import Testing
         let id = Array(repeating: UInt8(0x5A), count: 16)
         defer { KeyCache.invalidate(id) }
         let now = KeyCache.currentTime()
-        _ = try KeyCache.store(SecretBytes.random(count: 32), for: id, timeout: 10, idle: nil, ring: .auto, shareUID: false, now: now)
+        _ = try KeyCache.store(SecretBytes.random(count: 32), for: id, path: "/tmp/keycache-test.db", timeout: 10, idle: nil, ring: .auto, shareUID: false, now: now)
         #expect(KeyCache.lookup(id, now: now + 5) != nil)
         #expect(KeyCache.lookup(id, now: now + 11) == nil)
         #expect(KeyCache.lookup(id, now: now) == nil)
+    }
+
+    /// A key is tagged with its keychain's path: removing the keys of a path that is gone removes
+    /// that path's key alone, another keychain's stays.
+    @Test func removingByPathRemovesOnlyThatPathsKey() throws {
+        let (mine, theirs) = (Array(repeating: UInt8(0x3C), count: 16), Array(repeating: UInt8(0xC3), count: 16))
+        defer {
+            KeyCache.invalidate(mine)
+            KeyCache.invalidate(theirs)
+        }
+        let folder = "/tmp/keycache-\(getpid())"
+        _ = try KeyCache.store(SecretBytes.random(count: 32), for: mine, path: folder + "/job-1/k.db", timeout: 60, idle: nil, ring: .user, shareUID: false)
+        _ = try KeyCache.store(SecretBytes.random(count: 32), for: theirs, path: folder + "/job-2/k.db", timeout: 60, idle: nil, ring: .user, shareUID: false)
+        #expect(KeyCache.invalidate(taggedWith: folder + "/job-3/k.db") == 0)
+        #expect(KeyCache.invalidate(taggedWith: folder + "/job-1/./k.db") == 1)
+        #expect(KeyCache.lookup(mine) == nil)
+        #expect(KeyCache.lookup(theirs)?.pathTag == KeyCache.pathTag(folder + "/job-2/k.db"))
     }
 }

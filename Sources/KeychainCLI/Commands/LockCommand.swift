@@ -1,4 +1,5 @@
 import CommandLineKit
+import Glibc
 import KeychainCore
 import KeychainPlatform
 import TextEscaping
@@ -13,8 +14,9 @@ struct LockCommand: Subcommand {
         discussion: """
             The key is invalidated, not just unlinked: it is gone from every keyring at once. Exit 0 \
             also when nothing was cached, or when the keyring is unavailable (nothing can be cached there). \
-            When the keychain file is gone or unreadable (so its key cannot be named), every cached \
-            keychainctl key is removed, as with --all, and a warning says so: a cleanup step never fails open.
+            When the keychain file is gone or unreadable (so its identity cannot be read), the keys \
+            'unlock' cached for that path are removed, and no other: a cleanup step never fails open, and \
+            never locks another keychain, or another job's, of the same user.
             """,
         sections: [("options", [Self.all.spec, Self.keyring.spec]), GlobalOptions.section],
         examples: [
@@ -42,12 +44,14 @@ struct LockCommand: Subcommand {
                 try KeychainStore.checkExists(path)
                 store = try KeychainStore(path: path)
             } catch {
-                // The key must not outlive an unreadable file: sweep every keychainctl key instead.
-                let swept = KeyCache.invalidateAll()
-                StandardStreams.warn(
-                    "cannot read \(path.terminalSafe) to name its cached key (\(ErrorReporter.summary(of: error))); "
-                        + "removed every cached keychainctl key instead (\(swept)).")
-                return report(swept, path: path)
+                // The key must not outlive an unreadable file: what was cached for its path goes.
+                let removed = KeyCache.invalidate(taggedWith: path)
+                if access(path, F_OK) == 0 {
+                    StandardStreams.warn(
+                        "cannot read \(path.terminalSafe) to name its cached key (\(ErrorReporter.summary(of: error))); "
+                            + "removed the keys cached for that path instead (\(removed)).")
+                }
+                return report(removed, path: path, gone: access(path, F_OK) != 0)
             }
             guard case .v2(let id) = store.unlocking.format else { return report(0, path: path) }
             removed = KeyCache.invalidate(id) ? 1 : 0
@@ -55,16 +59,18 @@ struct LockCommand: Subcommand {
         report(removed, path: path)
     }
 
-    private func report(_ removed: Int, path: String) {
+    private func report(_ removed: Int, path: String, gone: Bool = false) {
         switch context.resolvedFormat {
         case .text:
             if context[Self.all] {
                 StandardStreams.err("locked: \(removed) cached key\(removed == 1 ? "" : "s") removed\n")
             } else {
+                let name = path.terminalSafe
                 StandardStreams.err(
                     removed > 0
-                        ? "locked \(path.terminalSafe): the key 'keychainctl unlock' cached is gone\n"
-                        : "\(path.terminalSafe) was not unlocked\n")
+                        ? "locked \(name): the key 'keychainctl unlock' cached is gone\n"
+                        : gone ? "no keychain at \(name) and no key cached for it: nothing to lock\n"
+                        : "no key is cached for \(name): nothing to lock\n")
             }
         case .json:
             StandardStreams.out(

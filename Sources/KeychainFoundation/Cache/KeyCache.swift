@@ -6,15 +6,18 @@ import KeychainPlatform
 ///
 /// One "user" key per keychain, named `keychainctl:v1:<hex of the file's identity>` (the random id
 /// `init` stores: a moved file keeps its cache, a rekeyed one's key check refuses the stale key).
-/// Its payload is the 32-byte keychain key, the absolute expiry and the idle timeout; the kernel's
-/// own expiry is the sooner of the two, re-armed on each use when an idle timeout is set, so a key
-/// never outlives either. A cached key is only ever a candidate: the caller tries it against the
-/// file's key check and invalidates it when it does not open.
+/// Its payload is the 32-byte keychain key, the absolute expiry, the idle timeout and the SHA-256
+/// of the keychain's absolute path when it was unlocked (its tag: what `lock` of a keychain file
+/// that is gone removes, and nothing else); the kernel's own expiry is the sooner of the two,
+/// re-armed on each use when an idle timeout is set, so a key never outlives either. A cached key
+/// is only ever a candidate: the caller tries it against the file's key check and invalidates it
+/// when it does not open.
 package enum KeyCache {
     /// What every cached key's description starts with.
     package static let prefix = "keychainctl:v1:"
-    private static let magic = Array("kck1".utf8)
-    private static let payloadBytes = 4 + KeyRing.keyBytes + 8 + 4
+    private static let magic = Array("kck2".utf8)
+    private static let tagBytes = 32
+    private static let payloadBytes = 4 + KeyRing.keyBytes + 8 + 4 + tagBytes
 
     /// A cached key as found.
     package struct Entry {
@@ -25,6 +28,8 @@ package enum KeyCache {
         package let idle: UInt32?
         package let ring: KernelKeyring.Ring
         package let serial: Int32
+        /// The SHA-256 of the keychain's absolute path when it was unlocked.
+        package let pathTag: [UInt8]
     }
 
     /// Where `unlock` put a key.
@@ -37,6 +42,12 @@ package enum KeyCache {
     /// How `unlock` chooses a keyring.
     package enum RingChoice: String, Sendable, CaseIterable {
         case auto, session, user
+    }
+
+    /// The tag of a key cached for the keychain at `path`: the SHA-256 of its absolute path,
+    /// resolved as far as it exists (so the same string names it after the file is gone).
+    package static func pathTag(_ path: String) -> [UInt8] {
+        SecretBytes(copying: Array(Folders.absolute(path).utf8)).sha256
     }
 
     /// The description of the key cached for the keychain whose identity is `id`.
@@ -65,10 +76,11 @@ package enum KeyCache {
         return nil
     }
 
-    /// Caches `key` for keychain `id`, replacing what was cached for it: for `timeout` seconds
-    /// (`nil`: until `lock`), and with `idle`, only while it keeps being used at most that far apart.
+    /// Caches `key` for keychain `id` at `path`, replacing what was cached for it: for `timeout`
+    /// seconds (`nil`: until `lock`), and with `idle`, only while it keeps being used at most that
+    /// far apart.
     package static func store(
-        _ key: SecretBytes, for id: [UInt8], timeout: UInt32?, idle: UInt32?, ring choice: RingChoice, shareUID: Bool,
+        _ key: SecretBytes, for id: [UInt8], path: String, timeout: UInt32?, idle: UInt32?, ring choice: RingChoice, shareUID: Bool,
         now: UInt64 = currentTime()
     ) throws(KeyCacheError) -> Placement {
         let sessionOwner: uid_t?
@@ -91,6 +103,7 @@ package enum KeyCache {
         key.withUnsafeBytes { payload.append($0) }
         withUnsafeBytes(of: (expires ?? 0).bigEndian) { payload.append($0) }
         withUnsafeBytes(of: (idle ?? 0).bigEndian) { payload.append($0) }
+        pathTag(path).withUnsafeBytes { payload.append($0) }
         // Whatever was cached for this keychain elsewhere goes first: one keychain, one cached key.
         invalidate(id)
         let serial: Int32
@@ -110,6 +123,23 @@ package enum KeyCache {
             while let serial = KernelKeyring.search(description(for: id), in: ring), KernelKeyring.invalidate(serial) { found = true }
         }
         return found
+    }
+
+    /// Invalidates every keychainctl key in either keyring that was cached for the keychain at
+    /// `path` (its tag), and no other; how many there were. What `lock` removes when the file is
+    /// gone and its identity cannot be read: another keychain's key, another job's, stays.
+    package static func invalidate(taggedWith path: String) -> Int {
+        let tag = pathTag(path)
+        var count = 0
+        for ring in KernelKeyring.Ring.allCases {
+            for key in KernelKeyring.keys(in: ring, prefix: prefix) {
+                guard let payload = KernelKeyring.read(key.serial, length: payloadBytes),
+                    let entry = decode(payload, ring: ring, serial: key.serial), entry.pathTag == tag
+                else { continue }
+                if KernelKeyring.invalidate(key.serial) { count += 1 }
+            }
+        }
+        return count
     }
 
     /// Invalidates every keychainctl key in `rings`; how many there were.
@@ -136,8 +166,10 @@ package enum KeyCache {
             let key = SecretBytes(count: 0)
             key.append(UnsafeRawBufferPointer(rebasing: bytes[4..<(4 + KeyRing.keyBytes)]))
             let expires = ByteOrder.bigEndian(bytes[(4 + KeyRing.keyBytes)..<(12 + KeyRing.keyBytes)])
-            let idle = UInt32(truncatingIfNeeded: ByteOrder.bigEndian(bytes[(12 + KeyRing.keyBytes)...]))
-            return Entry(key: key, expires: expires == 0 ? nil : expires, idle: idle == 0 ? nil : idle, ring: ring, serial: serial)
+            let idle = UInt32(truncatingIfNeeded: ByteOrder.bigEndian(bytes[(12 + KeyRing.keyBytes)..<(16 + KeyRing.keyBytes)]))
+            return Entry(
+                key: key, expires: expires == 0 ? nil : expires, idle: idle == 0 ? nil : idle, ring: ring, serial: serial,
+                pathTag: Array(bytes[(16 + KeyRing.keyBytes)...]))
         }
     }
 }

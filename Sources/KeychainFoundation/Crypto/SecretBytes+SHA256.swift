@@ -1,9 +1,8 @@
 import CSodium
 
 extension SecretBytes {
-    /// The SHA-256 of the bytes, as `sha256sum` prints it (lowercase hex): what `get --clip`'s
-    /// clearer compares the clipboard with, so that it holds no copy of the secret.
-    package var sha256Hex: String {
+    /// The SHA-256 of the bytes.
+    package var sha256: [UInt8] {
         _ = Sodium.ready
         var digest = [UInt8](repeating: 0, count: Int(crypto_hash_sha256_BYTES))
         let empty: [UInt8] = [0]
@@ -13,7 +12,13 @@ extension SecretBytes {
                 _ = digest.withUnsafeMutableBufferPointer { crypto_hash_sha256($0.baseAddress!, input, UInt64(bytes.count)) }
             }
         }
+        return digest
+    }
+
+    /// The SHA-256 of the bytes, as `sha256sum` prints it (lowercase hex): what `get --clip`'s
+    /// clearer compares the clipboard with, so that it holds no copy of the secret.
+    package var sha256Hex: String {
         let hex = Array("0123456789abcdef".utf8)
-        return String(decoding: digest.flatMap { [hex[Int($0 >> 4)], hex[Int($0 & 0x0F)]] }, as: UTF8.self)
+        return String(decoding: sha256.flatMap { [hex[Int($0 >> 4)], hex[Int($0 & 0x0F)]] }, as: UTF8.self)
     }
 }
