@@ -5,7 +5,9 @@ import KeychainPlatform
 /// Writing key files: a key in base64 and a newline, mode 0600, what `--key-file`,
 /// KEYCHAINCTL_KEY_FILE and the default keychain's key file hold (`SecretFiles` reads them). A key
 /// file is filled under a private temporary name and linked into place, so a reader never finds
-/// half a key, of two writers one wins, and an existing file is never overwritten.
+/// half a key, of two writers one wins, and an existing file is never overwritten. It is written
+/// through the descriptor that created it, never reopened by name, and only into a folder no other
+/// user can change (`FileSafety.checkFolders`).
 package enum KeyFile {
     /// A new random key, written to a new file at `path`.
     package static func writeNew(to path: String) throws -> KeychainCredential {
@@ -20,10 +22,8 @@ package enum KeyFile {
         let text = key.base64()
         withUnsafeBytes(of: UInt8(0x0A)) { text.append($0) }
         let existing = ConfigurationError("cannot create key file \(path): it exists (an existing key file is never overwritten).")
-        try KeychainStore.publish(at: path, what: "key file", existing: existing) { temporary in
-            let fd = open(temporary, O_WRONLY | O_CLOEXEC | O_NOFOLLOW)
-            guard fd >= 0 else { throw ConfigurationError("cannot create key file \(path): \(SystemError.text(errno)).") }
-            defer { close(fd) }
+        try FileSafety.checkFolders(of: path, what: "key file")
+        try KeychainStore.publish(at: path, what: "key file", existing: existing) { _, fd in
             let written = text.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
             guard written == text.count, fsync(fd) == 0 else {
                 throw InputError("cannot write key file \(path): \(SystemError.text(errno)).")

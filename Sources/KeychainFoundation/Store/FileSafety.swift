@@ -29,4 +29,30 @@ package enum FileSafety {
             index += 1
         }
     }
+
+    /// Refuses to put a file at `path` when a folder on its way, as far as it exists, is owned by
+    /// a user other than this one or root, or is writable by others (group or world) without the
+    /// sticky bit: that user could swap the file for one of their own, or read it, between its
+    /// creation and its use (as ssh's StrictModes refuses such folders).
+    package static func checkFolders(of path: String, what: String) throws(ConfigurationError) {
+        var folder = Folders.absolute(path)
+        repeat {
+            folder = folder.lastIndex(of: "/").map { $0 == folder.startIndex ? "/" : String(folder[..<$0]) } ?? "/"
+            var status = stat()
+            guard stat(folder, &status) == 0 else { continue }  // not made yet: made 0700 by us
+            let owner = status.st_uid
+            let othersWrite = status.st_mode & (S_IWGRP | S_IWOTH) != 0
+            let sticky = status.st_mode & S_ISVTX != 0
+            if owner != geteuid(), owner != 0 {
+                throw ConfigurationError(
+                    "refusing to write the \(what) \(path): \(folder) belongs to another user (uid \(owner)), who could replace or read it; "
+                        + "choose a folder of your own.")
+            }
+            if othersWrite, !sticky {
+                throw ConfigurationError(
+                    "refusing to write the \(what) \(path): other users can write \(folder) (mode \(String(status.st_mode & 0o7777, radix: 8))), "
+                        + "and could replace or read it; choose a folder only you can write (chmod go-w \(folder)).")
+            }
+        } while folder != "/"
+    }
 }

@@ -7,7 +7,7 @@ extension KeychainStore {
         try Self.publish(
             at: path, what: "backup",
             existing: KeychainError(.duplicateKeychain, hint: "\(path) exists; backup never overwrites a file. Nothing was written.")
-        ) { temporary in
+        ) { temporary, _ in
             do {
                 let copy = try SQLiteConnection(path: temporary, create: false)
                 try connection.backup(into: copy)

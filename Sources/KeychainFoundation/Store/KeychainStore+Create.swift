@@ -14,7 +14,7 @@ extension KeychainStore {
             at: path, what: "keychain",
             existing: KeychainError(
                 .duplicateKeychain, hint: "a keychain already exists at \(path); keychainctl init never overwrites one.")
-        ) { temporary in
+        ) { temporary, _ in
             let connection = try SQLiteConnection(path: temporary, create: false)
             try connection.execute("PRAGMA journal_mode = WAL")
             try connection.writeTransaction {
@@ -31,25 +31,54 @@ extension KeychainStore {
     /// Makes a new file at `path` as `build` fills it: under a private temporary name (mode 0600),
     /// then hard-linked into place, so no process ever sees it half-made, of several makers exactly
     /// one wins, and an existing file is never overwritten (`existing` is thrown). The parent
-    /// folders are made (mode 0700); a link in the way is refused (`what` names the file).
-    package static func publish(at path: String, what: String, existing: any Error, _ build: (String) throws -> Void) throws {
+    /// folders are made (mode 0700); a link in the way is refused (`what` names the file). `build`
+    /// gets the temporary name and the descriptor `O_EXCL` created it with: what it writes through
+    /// the descriptor reaches this file, whatever another process does to the name meanwhile.
+    package static func publish(at path: String, what: String, existing: any Error, _ build: (String, Int32) throws -> Void) throws {
         try FileSafety.checkLinks(path, what: what)
         try Folders.makeParents(of: path)
+        removeAbandoned(beside: path)
         let temporary = "\(path).creating-\(getpid())-\(Base64.encode(Sodium.randomBytes(6)).replacingBytes("/", with: "_"))"
-        let fd = open(temporary, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+        let fd = open(temporary, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { throw StoreError("cannot create \(temporary): \(SystemError.text(errno))") }
-        close(fd)
-        defer {
-            unlink(temporary)
-            unlink(temporary + "-wal")
-            unlink(temporary + "-shm")
-        }
-        try build(temporary)
+        defer { close(fd) }
+        defer { removeTemporary(temporary) }
+        try build(temporary, fd)
         guard link(temporary, path) == 0 else {
             if errno == EEXIST { throw existing }
             throw StoreError("cannot create \(path): \(SystemError.text(errno))")
         }
         Folders.syncParent(of: path)
+    }
+
+    /// What SQLite may leave beside a database it wrote: its write-ahead log, shared memory and
+    /// rollback journal.
+    private static let sideFiles = ["", "-wal", "-shm", "-journal"]
+
+    private static func removeTemporary(_ temporary: String) {
+        for suffix in sideFiles { unlink(temporary + suffix) }
+    }
+
+    /// Removes the temporary files of earlier makers of `path` that were killed before they could
+    /// (`PATH.creating-PID-…` whose process is gone, and SQLite's files beside them): a backup or
+    /// `init` ended by SIGKILL leaves nothing behind once the next one runs.
+    private static func removeAbandoned(beside path: String) {
+        let slash = path.lastIndex(of: "/")
+        let folder = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        let marker = String(slash.map { path[path.index(after: $0)...] } ?? path[...]) + ".creating-"
+        guard let directory = opendir(folder) else { return }
+        defer { closedir(directory) }
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard name.hasPrefix(marker) else { continue }
+            let rest = name.dropFirst(marker.count)
+            guard let dash = rest.firstIndex(of: "-"), let pid = pid_t(rest[..<dash]), pid > 0 else { continue }
+            guard kill(pid, 0) != 0, errno == ESRCH else { continue }
+            var status = stat()
+            let full = folder + "/" + name
+            guard lstat(full, &status) == 0, status.st_uid == geteuid() else { continue }
+            unlink(full)
+        }
     }
 
     /// Inserts or replaces keychain_meta entries.
