@@ -2,10 +2,11 @@
 # Installs keychainctl in a CI job from a release download folder, checked against its SHA256SUMS
 # or a pinned SHA-256, and, given a credential, creates or unlocks the job's keychain without
 # printing it. Everything goes into a folder of the job's own, and the key lives no longer than the
-# job: cached for 30 minutes (20 unused) and locked by the job's last step, or, where the kernel
-# keyring is blocked, in a key file inside that folder. The GitHub Action (action.yml) runs this
-# file; the GitLab template (ci/gitlab/keychainctl.yml) carries it verbatim (a test keeps the two
-# equal).
+# job: cached for 30 minutes (20 unused) and locked when the job ends (the Action's post step, the
+# template's after_script), or, where the kernel keyring is blocked, in a key file (the template
+# turns it into a descriptor of the job's shell and removes it). The GitHub Action (action.yml,
+# ci/action/main.js) runs this file; the GitLab template (ci/gitlab/keychainctl.yml) carries it
+# verbatim (a test keeps the two equal).
 #
 # Environment:
 #   KEYCHAINCTL_INSTALL_VERSION   the release, e.g. 1.0.0 (required)
@@ -19,6 +20,11 @@
 #                                 $CI_JOB_ID on GitLab, else $HOME/.keychainctl)
 #   KEYCHAINCTL_INPUT_PASSPHRASE  optional: the keychain's passphrase
 #   KEYCHAINCTL_INPUT_KEY         optional: the keychain's key (base64), instead of a passphrase
+#   KEYCHAINCTL_INPUT_PASSPHRASE_FILE, KEYCHAINCTL_INPUT_KEY_FILE
+#                                 or a file holding either (a GitLab "File" variable, whose value
+#                                 is the path): read, then removed; trailing newlines are dropped
+#   KEYCHAINCTL_KEY_DIR           where a key file goes when the keyring is blocked (default: the
+#                                 job's folder)
 #   KEYCHAINCTL_INPUT_KEYCHAIN, KEYCHAINCTL_KEYCHAIN
 #                                 the keychain (the first when not empty, else the second, else
 #                                 <job folder>/keychain.db)
@@ -27,6 +33,8 @@
 #   KEYCHAINCTL_PATH_FILE, KEYCHAINCTL_ENV_FILE
 #                                 where the bin folder and the variables for later steps go
 #                                 (default: GitHub's $GITHUB_PATH and $GITHUB_ENV)
+#   GITHUB_STATE                  when set (the Action), where the binary, its SHA-256, the keychain
+#                                 and any key file are recorded for the post step that locks
 set -euo pipefail
 
 fail() { echo "keychainctl install: $*" >&2; exit 1; }
@@ -115,9 +123,25 @@ kc="$dir/bin/keychainctl"
 [ -z "$path_file" ] || echo "$dir/bin" >> "$path_file"
 [ -z "$env_file" ] || echo "KEYCHAINCTL_KEYCHAIN=$keychain" >> "$env_file"
 
+# The post step runs this binary only if it is still the one installed here.
+state_file="${GITHUB_STATE:-}"
+[ -z "$state_file" ] || printf 'bin=%s\nsha256=%s\nkeychain=%s\n' "$kc" "$(sha256sum "$kc" | cut -d ' ' -f 1)" "$keychain" >> "$state_file"
+
+# A credential from a file (a GitLab "File" variable): read, and the file removed, so that only its
+# path stays in the job's environment.
+from_file() {
+    [ -n "$1" ] || return 0
+    [ -f "$1" ] || fail "$2 names $1, which is not a file."
+    cat "$1"
+    rm -f "$1" || echo "keychainctl install: cannot remove $1 after reading it; remove it yourself." >&2
+}
 passphrase="${KEYCHAINCTL_INPUT_PASSPHRASE:-}"
 key="${KEYCHAINCTL_INPUT_KEY:-}"
-unset KEYCHAINCTL_INPUT_PASSPHRASE KEYCHAINCTL_INPUT_KEY
+if [ -n "${KEYCHAINCTL_INPUT_PASSPHRASE_FILE:-}" ]; then
+    passphrase="$(from_file "$KEYCHAINCTL_INPUT_PASSPHRASE_FILE" KEYCHAINCTL_INPUT_PASSPHRASE_FILE)"
+fi
+if [ -n "${KEYCHAINCTL_INPUT_KEY_FILE:-}" ]; then key="$(from_file "$KEYCHAINCTL_INPUT_KEY_FILE" KEYCHAINCTL_INPUT_KEY_FILE)"; fi
+unset KEYCHAINCTL_INPUT_PASSPHRASE KEYCHAINCTL_INPUT_KEY KEYCHAINCTL_INPUT_PASSPHRASE_FILE KEYCHAINCTL_INPUT_KEY_FILE
 [ -z "$passphrase" ] || [ -z "$key" ] || fail "give a passphrase or a key, not both."
 [ -n "$passphrase$key" ] || exit 0
 # GitHub hides the credential in every later log line; it is printed nowhere else. A mask covers one
@@ -136,12 +160,14 @@ if [ ! -e "$keychain" ]; then with_credential init; fi
 status=0
 with_credential unlock --timeout "${KEYCHAINCTL_UNLOCK_TIMEOUT:-30m}" --idle "${KEYCHAINCTL_UNLOCK_IDLE:-20m}" 2> "$work/unlock.err" || status=$?
 if [ "$status" -eq 78 ]; then
-    # No kernel keyring (a container's seccomp profile): the key goes into the job's folder instead.
-    rm -f "$dir/keychain.key"
-    with_credential unlock --to-key-file "$dir/keychain.key" 2> "$work/unlock.err" \
+    # No kernel keyring (a container's seccomp profile): the key goes into a file instead.
+    key_file="${KEYCHAINCTL_KEY_DIR:-$dir}/keychain.key"
+    rm -f "$key_file"
+    with_credential unlock --to-key-file "$key_file" 2> "$work/unlock.err" \
         || fail "the keychain did not unlock (exit $?): $(cat "$work/unlock.err")"
-    [ -z "$env_file" ] || echo "KEYCHAINCTL_KEY_FILE=$dir/keychain.key" >> "$env_file"
-    echo "keychainctl install: no kernel keyring here (a container's seccomp profile): the key is in $dir/keychain.key (mode 0600) for this job's later steps; it goes when the folder does." >&2
+    [ -z "$env_file" ] || echo "KEYCHAINCTL_KEY_FILE=$key_file" >> "$env_file"
+    [ -z "$state_file" ] || echo "key_file=$key_file" >> "$state_file"
+    echo "keychainctl install: no kernel keyring here (a container's seccomp profile): the key is in a file (mode 0600) for this job's later steps, removed when the job ends." >&2
 elif [ "$status" -ne 0 ]; then
     fail "the keychain did not unlock (exit $status; 51 is a wrong credential): $(cat "$work/unlock.err")"
 else

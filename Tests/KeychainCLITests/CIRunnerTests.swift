@@ -19,20 +19,23 @@ import Testing
     }
 
     /// A GitHub job: its own RUNNER_TEMP and GitHub files, each step a new bash reading them, as the
-    /// runner starts steps. The Action (ci/install.sh with `inputs`) comes first, its output kept in
-    /// `action.out` and `action.err` of the job's folder, then `steps`.
-    static func githubJob(_ sandbox: Sandbox, name: String, inputs: [String: String], steps: [String]) throws -> String {
+    /// runner starts steps. The Action's main step (ci/action/main.js with `inputs`, the action's
+    /// input names) comes first, its output kept in `action.out` and `action.err` of the job's
+    /// folder, then `steps`, then, unless the job dies first (`post` false), the Action's post step
+    /// with what the main step saved in GITHUB_STATE, its output in `post.out`.
+    static func githubJob(_ sandbox: Sandbox, name: String, inputs: [String: String], steps: [String], post: Bool = true) throws
+        -> String
+    {
         let job = sandbox.folder + "/" + name
         try FileManager.default.createDirectory(atPath: job, withIntermediateDirectories: true)
-        var script = "mkdir -p '\(job)/tmp' && : > '\(job)/path' && : > '\(job)/env'\n"
+        var script = "mkdir -p '\(job)/tmp' && : > '\(job)/path' && : > '\(job)/env' && : > '\(job)/state'\n"
         let runner =
             "env -i PATH=/usr/bin:/bin HOME='\(job)' RUNNER_TEMP='\(job)/tmp' GITHUB_PATH='\(job)/path' GITHUB_ENV='\(job)/env' "
             + "GITHUB_ACTIONS=true"
-        let action = inputs.merging([
-            "KEYCHAINCTL_INSTALL_VERSION": VersionReport.number, "KEYCHAINCTL_DOWNLOAD_BASE": "file://" + sandbox.folder + "/dist",
-        ]) { $1 }.map { "\($0.key)='\($0.value)'" }.sorted().joined(separator: " ")
+        let action = inputs.merging(["version": VersionReport.number, "download-base": "file://" + sandbox.folder + "/dist"]) { $1 }
+            .map { "'INPUT_\($0.key.uppercased())=\($0.value)'" }.sorted().joined(separator: " ")
         script +=
-            "\(runner) \(action) bash '\(root)/ci/install.sh' > '\(job)/action.out' 2> '\(job)/action.err' "
+            "\(runner) GITHUB_STATE='\(job)/state' \(action) node '\(root)/ci/action/main.js' > '\(job)/action.out' 2> '\(job)/action.err' "
             + "|| echo \"\(name) action failed: $?\"\n"
         for (index, step) in steps.enumerated() {
             // A later step: the runner's variables plus what GITHUB_PATH and GITHUB_ENV gave.
@@ -44,7 +47,40 @@ import Testing
             """.write(toFile: file, atomically: true, encoding: .utf8)
             script += "\(runner) bash '\(file)'\n"
         }
+        if post {
+            // The runner gives the post step each saved NAME=VALUE as STATE_NAME.
+            script += """
+                state=(); while IFS= read -r line; do state+=("STATE_$line"); done < '\(job)/state'
+                \(runner) "${state[@]}" node '\(root)/ci/action/post.js' > '\(job)/post.out' 2>&1 || echo "\(name) post failed: $?"
+
+                """
+        }
         return script + "rm -rf '\(job)/tmp'\n"
+    }
+
+    /// A GitLab job as a shell executor runs it: before_script and the job's `lines` in one bash,
+    /// after_script in another, each with only the job's variables. `credential` gives the key as a
+    /// masked variable, or, with `asFile`, as a variable of type File (the variable holds a path).
+    static func gitlabJob(
+        _ sandbox: Sandbox, project: String, id: Int, credential: Bool, asFile: Bool = false, lines: String, extra: [String] = []
+    ) throws -> String {
+        let before = try Fixtures.gitlabBlock("before_script")
+        let after = try Fixtures.gitlabBlock("after_script")
+        var variables = [
+            "PATH=/usr/bin:/bin", "HOME='\(sandbox.folder)'", "CI_PROJECT_DIR='\(project)'", "CI_JOB_ID=\(id)", "GITLAB_CI=true",
+            "KEYCHAINCTL_INSTALL_VERSION=\(VersionReport.number)", "KEYCHAINCTL_DOWNLOAD_BASE='file://\(sandbox.folder)/dist'",
+        ]
+        if credential, asFile {
+            let file = sandbox.folder + "/variables-\(id)/KEYCHAINCTL_INPUT_KEY_FILE"
+            try FileManager.default.createDirectory(atPath: sandbox.folder + "/variables-\(id)", withIntermediateDirectories: true)
+            try Self.key.write(toFile: file, atomically: true, encoding: .utf8)
+            variables.append("KEYCHAINCTL_INPUT_KEY_FILE='\(file)'")
+        } else if credential {
+            variables.append("KEYCHAINCTL_INPUT_KEY='\(Self.key)'")
+        }
+        let shell = "env -i \((variables + extra).joined(separator: " ")) bash -c"
+        let quote = { (text: String) in "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        return "\(shell) \(quote("set -eo pipefail\n" + before + "\n" + lines))\n\(shell) \(quote(after))\n"
     }
 
     /// Runs `script` in one session keyring, which every job of the script shares, as the jobs of
@@ -58,32 +94,32 @@ import Testing
     static let key = Data((0..<32).map { UInt8(truncatingIfNeeded: $0 &* 11 &+ 5) }).base64EncodedString()
 
     /// Two jobs in sequence on one runner user: the first provisions a keychain kept outside its
-    /// RUNNER_TEMP, caches the key for 30 minutes and locks it in an `if: always()` step, as README
-    /// shows; the second, with no credential, finds the keychain locked and the key gone.
-    /// Without the lock step (the control) the second job reads the first one's secret.
+    /// RUNNER_TEMP and caches the key for 30 minutes, with no lock step of its own, as README shows;
+    /// the Action's post step locks it when the job ends, so the second, with no credential, finds
+    /// the keychain locked and the key gone. When the first job dies before its post step can run
+    /// (the control), the second reads the first one's secret.
     @Test(.enabled(if: TestMachine.hasKeyring)) func aLaterJobOfTheSameUserReadsNothing() throws {
-        for page in ["README.md", "docs/CI.md"] {
-            let text = try String(contentsOfFile: Self.root + "/" + page, encoding: .utf8)
-            #expect(text.contains("- if: always()\n  run: keychainctl lock\n"), "\(page) shows the Action without its lock step")
-        }
         let sandbox = try Self.released()
         let kept = sandbox.folder + "/kept.db"
         let provision = [
             "printf first-job-secret | keychainctl set deploy-token",
             "keychainctl unlock --status --format json > \"$HOME/status.json\"",
         ]
-        func jobs(lock: Bool) throws -> String {
+        func jobs(post: Bool) throws -> String {
             try? FileManager.default.removeItem(atPath: kept)
-            let first = try Self.githubJob(
-                sandbox, name: "job1", inputs: ["KEYCHAINCTL_INPUT_KEY": Self.key, "KEYCHAINCTL_INPUT_KEYCHAIN": kept],
-                steps: provision + (lock ? ["keychainctl lock"] : []))
+            let first = try Self.githubJob(sandbox, name: "job1", inputs: ["key": Self.key, "keychain": kept], steps: provision, post: post)
             let second = try Self.githubJob(
                 sandbox, name: "job2", inputs: [:],
                 steps: ["echo \"get: $(keychainctl get deploy-token --keychain '\(kept)' 2>/dev/null; echo \" $?\")\""])
             return first + second
         }
-        let locked = Self.runner(sandbox, try jobs(lock: true))
+        let locked = Self.runner(sandbox, try jobs(post: true))
         #expect(locked.stdout == "get:  36\n", "\(locked.stdout) \(locked.stderr)")
+        let posted = try String(contentsOfFile: sandbox.folder + "/job1/post.out", encoding: .utf8)
+        #expect(posted == "locked \(kept): the key 'keychainctl unlock' cached is gone\n", "\(posted)")
+        // A job with no credential has nothing to lock, and says so in true words.
+        let second = try String(contentsOfFile: sandbox.folder + "/job2/post.out", encoding: .utf8)
+        #expect(second.contains("nothing to lock") && !second.contains("warning"), "\(second)")
         let status = try #require(
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: sandbox.folder + "/job1/status.json")))
                 as? [String: Any])
@@ -92,9 +128,65 @@ import Testing
             ISO8601DateFormatter().date(from: (status["expires"] as? String ?? "").replacingOccurrences(of: ".000", with: "")))
         #expect(abs(expires.timeIntervalSinceNow - 1800) < 120, "\(status)")
         #expect(status["idle"] as? Int == 1200, "\(status)")
-        let forgot = Self.runner(sandbox, try jobs(lock: false))
-        #expect(forgot.stdout == "get: first-job-secret 0\n", "the control: \(forgot.stdout) \(forgot.stderr)")
+        let died = Self.runner(sandbox, try jobs(post: false))
+        #expect(died.stdout == "get: first-job-secret 0\n", "the control: \(died.stdout) \(died.stderr)")
         _ = sandbox.run(["lock", "--keychain", kept], profile: nil)
+    }
+
+    /// The post step runs the binary the main step installed, by its path and only while it is
+    /// the same file: a step's code that replaces it (or plants BASH_ENV or a PATH entry) gets
+    /// nothing run by the post step, which fails saying so.
+    @Test(.enabled(if: TestMachine.hasKeyring)) func thePostStepRunsOnlyTheBinaryItInstalled() throws {
+        let sandbox = try Self.released()
+        let marker = sandbox.folder + "/hooked"
+        let hook = sandbox.folder + "/hook.sh"
+        try "touch '\(marker)'\n".write(toFile: hook, atomically: true, encoding: .utf8)
+        let planting = [
+            "echo 'BASH_ENV=\(hook)' >> \"$GITHUB_ENV\"",
+            "printf '#!/bin/sh\\ntouch \(marker)\\n' > \"$RUNNER_TEMP/keychainctl/bin/keychainctl\"",
+        ]
+        let run = Self.runner(sandbox, try Self.githubJob(sandbox, name: "job", inputs: ["key": Self.key], steps: planting))
+        #expect(run.stdout.contains("job post failed: 1"), "\(run.stdout) \(run.stderr)")
+        let posted = try String(contentsOfFile: sandbox.folder + "/job/post.out", encoding: .utf8)
+        #expect(posted.contains("::error::keychainctl:") && posted.contains("is not the binary this job installed"), "\(posted)")
+        #expect(!FileManager.default.fileExists(atPath: marker), "the planted code ran")
+    }
+
+    /// Two jobs of one runner user at the same time, one through the Action and one through the
+    /// GitLab template, each with a keychain of its own; a third, with no credential, cleans up in
+    /// between. Every job finishes green: no cleanup locks another job's keychain.
+    @Test(.enabled(if: TestMachine.hasKeyring)) func concurrentJobsOfOneRunnerUserDoNotBreakEachOther() throws {
+        let sandbox = try Self.released()
+        let project = sandbox.folder + "/project"
+        try FileManager.default.createDirectory(atPath: project, withIntermediateDirectories: true)
+        let wait = "i=0; while [ ! -e '\(sandbox.folder)/cleaned' ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done"
+        let github = try Self.githubJob(
+            sandbox, name: "gh", inputs: ["key": Self.key],
+            steps: ["printf gh-secret | keychainctl set token", "touch '\(sandbox.folder)/gh-ready'; \(wait)", "keychainctl get token"])
+        let gitlab = try Self.gitlabJob(
+            sandbox, project: project, id: 201, credential: true,
+            lines: "printf gl-secret | keychainctl set token\ntouch '\(sandbox.folder)/gl-ready'\n\(wait)\nkeychainctl get token; echo")
+        // The credential-less job runs its cleanup once both others have unlocked.
+        let cleanup = try Self.gitlabJob(sandbox, project: project, id: 202, credential: false, lines: "true")
+        let ready = "i=0; while { [ ! -e '\(sandbox.folder)/gh-ready' ] || [ ! -e '\(sandbox.folder)/gl-ready' ]; } && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done"
+        let script = """
+            ( \(github) ) > '\(sandbox.folder)/gh.out' 2>&1 &
+            ( \(gitlab) ) > '\(sandbox.folder)/gl.out' 2>&1 &
+            \(ready)
+            ( \(cleanup) ) > '\(sandbox.folder)/cleanup.out' 2>&1
+            touch '\(sandbox.folder)/cleaned'
+            wait
+            """
+        let run = Self.runner(sandbox, script)
+        #expect(run.status == 0, "\(run.stderr)")
+        let gh = try String(contentsOfFile: sandbox.folder + "/gh.out", encoding: .utf8)
+        let gl = try String(contentsOfFile: sandbox.folder + "/gl.out", encoding: .utf8)
+        let cleaned = try String(contentsOfFile: sandbox.folder + "/cleanup.out", encoding: .utf8)
+        #expect(gh.hasSuffix("gh-secret") && !gh.contains("failed"), "\(gh)")
+        #expect(gl.contains("gl-secret\n") && !gl.contains("errSec"), "\(gl)")
+        #expect(cleaned.contains("nothing to lock"), "\(cleaned)")
+        // Neither job printed the user-keyring warning: the job's end locks, and they say so.
+        #expect(!gh.contains("warning") && !gl.contains("warning"), "\(gh)\n\(gl)")
     }
 
     /// The GitLab template on a shell executor, running its own header's example: before_script and
@@ -103,19 +195,10 @@ import Testing
     /// nor the key.
     @Test(.enabled(if: TestMachine.hasKeyring)) func theGitLabTemplateLeavesNothingForTheNextJob() throws {
         let sandbox = try Self.released()
-        let before = try Fixtures.gitlabBlock("before_script")
-        let after = try Fixtures.gitlabBlock("after_script")
         let project = sandbox.folder + "/project"
         try FileManager.default.createDirectory(atPath: project, withIntermediateDirectories: true)
-        func job(_ id: Int, credential: Bool, lines: String, extra: [String] = []) -> String {
-            let variables =
-                [
-                    "PATH=/usr/bin:/bin", "HOME='\(sandbox.folder)'", "CI_PROJECT_DIR='\(project)'", "CI_JOB_ID=\(id)",
-                    "KEYCHAINCTL_INSTALL_VERSION=\(VersionReport.number)", "KEYCHAINCTL_DOWNLOAD_BASE='file://\(sandbox.folder)/dist'",
-                ] + (credential ? ["KEYCHAINCTL_INPUT_KEY='\(Self.key)'"] : []) + extra
-            let shell = "env -i \(variables.joined(separator: " ")) bash -c"
-            let quote = { (text: String) in "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
-            return "\(shell) \(quote("set -eo pipefail\n" + before + "\n" + lines))\n\(shell) \(quote(after))\n"
+        func job(_ id: Int, credential: Bool, lines: String, extra: [String] = []) throws -> String {
+            try Self.gitlabJob(sandbox, project: project, id: id, credential: credential, lines: lines, extra: extra)
         }
         // The first job is the template's own example, from its header, with DEPLOY_TOKEN and
         // OTHER_SECRET masked variables and a deploy.sh that says what it got.
@@ -125,11 +208,11 @@ import Testing
         try "#!/bin/sh\necho \"deployed with $DEPLOY_TOKEN; another variable of the job: ${OTHER_SECRET:-none}\"\n".write(
             toFile: project + "/deploy.sh", atomically: true, encoding: .utf8)
         chmod(project + "/deploy.sh", 0o755)
-        let first = job(
+        let first = try job(
             101, credential: true,
             lines: "cd \"$CI_PROJECT_DIR\"\n" + example.joined(separator: "\n") + "\necho \"$KEYCHAINCTL_KEYCHAIN\" > \"$HOME/job101\"",
             extra: ["DEPLOY_TOKEN=gitlab-secret", "OTHER_SECRET=other-secret"])
-        let second = job(
+        let second = try job(
             102, credential: false,
             lines: "ls -a \"$CI_PROJECT_DIR\"; keychainctl get ci DEPLOY_TOKEN --keychain \"$(cat \"$HOME/job101\")\" || echo \"get=$?\"")
         let run = Self.runner(sandbox, first + second)
@@ -145,41 +228,81 @@ import Testing
     }
 
     /// A job whose container blocks the kernel keyring (Docker's default seccomp profile): the
-    /// installer says so once, keeps the key in a 0600 file inside the job's folder, and the job's
-    /// later lines (GitLab) and steps (GitHub) still read secrets; after_script removes the file.
-    @Test func whereTheKeyringIsBlockedTheKeyStaysInTheJobsFolder() throws {
+    /// installer says so once and writes the key to a file; the GitLab template turns it into a
+    /// descriptor of the job's shell and removes it, so the job's keychainctl calls read it and a
+    /// command under exec, given only NPM_TOKEN, finds no key anywhere (the review's leak: the
+    /// file sat in the command's working directory). The control: the same search from the job's
+    /// own shell finds the key. The Action keeps the file in RUNNER_TEMP and its post step removes it.
+    @Test func whereTheKeyringIsBlockedTheCommandFindsNoKey() throws {
         let sandbox = try Self.released()
-        let before = try Fixtures.gitlabBlock("before_script")
-        let after = try Fixtures.gitlabBlock("after_script")
         let project = sandbox.folder + "/project"
         try FileManager.default.createDirectory(atPath: project, withIntermediateDirectories: true)
-        let variables = [
-            "PATH=/usr/bin:/bin", "HOME='\(sandbox.folder)'", "CI_PROJECT_DIR='\(project)'", "CI_JOB_ID=7",
-            "KEYCHAINCTL_INSTALL_VERSION=\(VersionReport.number)", "KEYCHAINCTL_DOWNLOAD_BASE='file://\(sandbox.folder)/dist'",
-            "KEYCHAINCTL_INPUT_KEY='\(Self.key)'",
-        ]
-        let lines = """
-            printf docker-secret | keychainctl set deploy-token
-            keychainctl get deploy-token; echo
-            stat -c 'mode=%a' "$KEYCHAINCTL_KEY_FILE"
+        let search = """
+            for f in "$CI_PROJECT_DIR"/.keychainctl-job-*/keychain.key /tmp/tmp.*/keychain.key /proc/[0-9]*/fd/[0-9]*; do
+              case "$f" in /proc/*) case "$(readlink "$f" 2>/dev/null)" in *keychain.key*) ;; *) continue ;; esac ;; esac
+              [ -r "$f" ] || continue
+              KEYCHAINCTL_KEY_FILE="$f" keychainctl get ci DEPLOY_KEY --keychain "$CI_PROJECT_DIR/.keychainctl-job-7/keychain.db" 2>/dev/null \\
+                && echo " <- $1 read it through $f"
+            done
+            echo "$1 searched"
+
             """
-        let quote = { (text: String) in "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        try search.write(toFile: project + "/search.sh", atomically: true, encoding: .utf8)
+        let lines = """
+            keychainctl import --from-env NPM_TOKEN,DEPLOY_KEY --service ci
+            keychainctl get ci DEPLOY_KEY; echo
+            keychainctl exec --pristine --keep PATH,HOME,CI_PROJECT_DIR --env NPM_TOKEN=service=ci,account=NPM_TOKEN -- sh "$CI_PROJECT_DIR/search.sh" exec
+            sh "$CI_PROJECT_DIR/search.sh" shell
+            """
         let gitlab =
-            "env -i \(variables.joined(separator: " ")) bash -c \(quote("set -eo pipefail\n" + before + "\n" + lines))\n"
-            + "env -i \(variables.joined(separator: " ")) bash -c \(quote(after))\nls -a '\(project)'\n"
+            try Self.gitlabJob(
+                sandbox, project: project, id: 7, credential: true, asFile: true, lines: lines,
+                extra: ["NPM_TOKEN=npm-value", "DEPLOY_KEY=deploy-value"]) + "ls -a '\(project)'\n"
         let run = Self.runner(sandbox, gitlab, mode: "EPERM")
         #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
-        #expect(run.stdout.contains("\ndocker-secret\nmode=600\n"), "\(run.stdout) \(run.stderr)")
+        #expect(run.stdout.contains("\ndeploy-value\n"), "the job's own calls read the key: \(run.stdout) \(run.stderr)")
+        #expect(run.stdout.contains("exec searched\n") && !run.stdout.contains("exec read it"), "\(run.stdout)")
+        #expect(run.stdout.contains("deploy-value <- shell read it through /proc/"), "the control: \(run.stdout)")
         #expect(!run.stdout.components(separatedBy: "\n").contains(".keychainctl-job-7"), "after_script removed the folder: \(run.stdout)")
         #expect(run.stderr.components(separatedBy: "no kernel keyring here").count == 2, "said once: \(run.stderr)")
         #expect(!run.stdout.contains(Self.key) && !run.stderr.contains(Self.key))
-        // The Action in such a container: later steps get KEYCHAINCTL_KEY_FILE through GITHUB_ENV.
+        // The Action in such a container: later steps get KEYCHAINCTL_KEY_FILE through GITHUB_ENV,
+        // and the post step removes the file.
         let github = try Self.githubJob(
-            sandbox, name: "docker", inputs: ["KEYCHAINCTL_INPUT_PASSPHRASE": "container-passphrase"],
-            steps: ["printf action-secret | keychainctl set token", "keychainctl get token"])
-        let action = Self.runner(sandbox, github, mode: "EPERM")
+            sandbox, name: "docker", inputs: ["passphrase": "container-passphrase"],
+            steps: ["printf action-secret | keychainctl set token", "keychainctl get token", "echo \"$KEYCHAINCTL_KEY_FILE\" > \"$HOME/key-file\""])
+        let action = Self.runner(sandbox, github.replacingOccurrences(of: "rm -rf '\(sandbox.folder)/docker/tmp'\n", with: ""), mode: "EPERM")
         #expect(action.stdout.hasSuffix("action-secret"), "\(action.stdout) \(action.stderr)")
-        #expect(!action.stdout.contains("action failed"), "\(action.stdout) \(action.stderr)")
+        #expect(!action.stdout.contains("failed"), "\(action.stdout) \(action.stderr)")
+        let keyFile = try String(contentsOfFile: sandbox.folder + "/docker/key-file", encoding: .utf8).trimmingCharacters(in: .newlines)
+        #expect(keyFile.hasPrefix(sandbox.folder + "/docker/tmp/"), "\(keyFile)")
+        #expect(!FileManager.default.fileExists(atPath: keyFile), "the post step removed the key file")
+    }
+
+    /// GitLab's "File" variables: the credential's variable holds a path; the installer reads the
+    /// file and removes it, so the job shell's environment (which a root command can read, unset or
+    /// not) holds a path to nothing. The control: a plain masked variable stays in that environment.
+    @Test(.enabled(if: TestMachine.hasKeyring), arguments: [true, false])
+    func aCredentialFromAFileVariableLeavesOnlyAPath(asFile: Bool) throws {
+        let sandbox = try Self.released()
+        let project = sandbox.folder + "/project"
+        try FileManager.default.createDirectory(atPath: project, withIntermediateDirectories: true)
+        let lines = """
+            printf file-secret | keychainctl set token
+            keychainctl get token; echo
+            tr '\\0' '\\n' < /proc/$$/environ | grep '^KEYCHAINCTL_INPUT_KEY' > "$CI_PROJECT_DIR/environ" || true
+            """
+        let run = Self.runner(
+            sandbox, try Self.gitlabJob(sandbox, project: project, id: 9, credential: true, asFile: asFile, lines: lines))
+        #expect(run.status == 0 && run.stdout.contains("file-secret\n"), "\(run.stdout) \(run.stderr)")
+        let environ = try String(contentsOfFile: project + "/environ", encoding: .utf8)
+        if asFile {
+            let path = sandbox.folder + "/variables-9/KEYCHAINCTL_INPUT_KEY_FILE"
+            #expect(environ == "KEYCHAINCTL_INPUT_KEY_FILE=\(path)\n", "\(environ)")
+            #expect(!FileManager.default.fileExists(atPath: path), "the installer removed the file")
+        } else {
+            #expect(environ.contains(Self.key), "the control: the job shell's environment holds the key")
+        }
     }
 
     /// The Action's default download folder comes from its own checkout when the runner leaves

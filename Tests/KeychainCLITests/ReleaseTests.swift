@@ -73,29 +73,34 @@ import Testing
             environment: environment, timeout: 120, executable: Sandbox.denyKeyring)
     }
 
-    /// The action's one step is ci/install.sh, given every input as the variable it reads; run as
-    /// the step runs, it checks the download, puts keychainctl on the PATH of later steps, creates
-    /// and unlocks the keychain, and prints the passphrase only in GitHub's mask command.
+    /// The action's main step runs ci/install.sh, given every input as the variable it reads, and
+    /// its post step always runs; run as the runner runs the main step (node, INPUT_ variables), it
+    /// checks the download, puts keychainctl on the PATH of later steps, creates and unlocks the
+    /// keychain, and prints the passphrase only in GitHub's mask command.
     @Test(.enabled(if: TestMachine.hasKeyring)) func theActionInstallsChecksAndUnlocks() throws {
         let action = try String(contentsOfFile: Self.root + "/action.yml", encoding: .utf8)
-        #expect(action.contains("run: bash \"$GITHUB_ACTION_PATH/ci/install.sh\"") && action.contains("using: composite"))
+        let main = try String(contentsOfFile: Self.root + "/ci/action/main.js", encoding: .utf8)
+        #expect(action.contains("  using: node20\n  main: ci/action/main.js\n  post: ci/action/post.js\n  post-if: always()\n"))
         for (input, variable) in [
             ("version", "KEYCHAINCTL_INSTALL_VERSION"), ("download-base", "KEYCHAINCTL_DOWNLOAD_BASE"),
             ("passphrase", "KEYCHAINCTL_INPUT_PASSPHRASE"), ("key", "KEYCHAINCTL_INPUT_KEY"), ("keychain", "KEYCHAINCTL_INPUT_KEYCHAIN"),
             ("sha256", "KEYCHAINCTL_INSTALL_SHA256"), ("unlock-timeout", "KEYCHAINCTL_UNLOCK_TIMEOUT"),
             ("unlock-idle", "KEYCHAINCTL_UNLOCK_IDLE"),
         ] {
-            #expect(action.contains("\n  \(input):\n") && action.contains("\(variable): ${{ inputs.\(input) }}"), "\(input)")
+            #expect(action.contains("\n  \(input):\n") && main.contains("\(variable): input(\"\(input)\")"), "\(input)")
         }
         #expect(action.contains("default: \"\(VersionReport.number)\""), "the action installs this release by default")
         let sandbox = try Sandbox(initialize: false)
         try Fixtures.dist(sandbox, into: sandbox.folder + "/dist")
         let passphrase = "correct-horse-battery-staple"
-        let environment = Fixtures.runner(sandbox, ["KEYCHAINCTL_INPUT_PASSPHRASE": passphrase])
+        var environment = Fixtures.runner(sandbox, ["INPUT_PASSPHRASE": passphrase])
+        for name in ["KEYCHAINCTL_INSTALL_VERSION", "KEYCHAINCTL_DOWNLOAD_BASE"] { environment[name] = nil }
+        environment["INPUT_VERSION"] = VersionReport.number
+        environment["INPUT_DOWNLOAD-BASE"] = "file://" + sandbox.folder + "/dist"
         // The step, then a later step: PATH and variables from GitHub's files, no credential at all.
         let script = """
-            bash "\(Self.root)/ci/install.sh" > "$RUNNER_TEMP/step.out" 2> "$RUNNER_TEMP/step.err" || exit 90
-            unset KEYCHAINCTL_INPUT_PASSPHRASE
+            node "\(Self.root)/ci/action/main.js" > "$RUNNER_TEMP/step.out" 2> "$RUNNER_TEMP/step.err" || exit 90
+            unset INPUT_PASSPHRASE
             export PATH="$(cat "$GITHUB_PATH"):/usr/bin:/bin"
             export "$(grep '^KEYCHAINCTL_KEYCHAIN=' "$GITHUB_ENV")"
             printf 'tok' | keychainctl set deploy-token || exit 91

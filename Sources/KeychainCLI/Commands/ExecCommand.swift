@@ -171,14 +171,16 @@ extension ExecCommand {
     fileprivate static func cachedKeyWarnings(_ keychain: Keychain, isolation: ChildProcess.Isolation) -> [String] {
         var warnings: [String] = []
         if let exposed = ChildProcess.Isolation.exposedKeyWarning(keyCached: keychain.usedCachedKey) { warnings.append(exposed) }
-        if keychain.cachedKeyRing == .user {
-            // A CI step cannot keep a session keyring of its own: there the advice is the job's lock step.
-            let inCI = Environment.value("GITHUB_ACTIONS") == "true" || Environment.value("GITLAB_CI") == "true"
+        // A CI step cannot keep a session keyring of its own: there the advice is the job's lock
+        // step, which the Action's post step and the template's after_script are (they say so).
+        let inCI = Environment.value("GITHUB_ACTIONS") == "true" || Environment.value("GITLAB_CI") == "true"
+        let lockedAtJobEnd = inCI && Environment.value("KEYCHAINCTL_LOCKED_AT_JOB_END") == "1"
+        if keychain.cachedKeyRing == .user, !lockedAtJobEnd {
             warnings.append(
                 "the keychain's key is cached in the user keyring, which every process of this user can link and read"
                     + (isolation.allowKeyring ? ", CMD included (--allow-keyring)" : " (CMD cannot: its keyring calls are denied)")
                     + (inCI
-                        ? "; end the job with 'keychainctl lock' (an if: always() step, or after_script), so no later job of this runner's user finds it."
+                        ? "; end the job with 'keychainctl lock' (the Action and the GitLab template do), so no later job of this runner's user finds it."
                         : "; run 'keychainctl unlock' inside a session keyring ('keyctl session - …') to keep it to one session."))
         }
         return warnings
