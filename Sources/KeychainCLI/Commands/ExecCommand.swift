@@ -112,6 +112,12 @@ struct ExecCommand: Subcommand {
             } else {
                 for warning in Self.cachedKeyWarnings(keychain, isolation: isolation) { StandardStreams.warn(warning) }
             }
+            if let file = readableKeyFile(holding: keychain) {
+                StandardStreams.warn(
+                    "the keychain's key is in \(file.terminalSafe), which CMD can read (it runs as your user): it can open every item, "
+                        + "not only those given. For code you do not trust, make it a passphrase keychain "
+                        + "('keychainctl rekey --new-passphrase-prompt'), cache its key ('keychainctl unlock') and run exec with --lock.")
+            }
         }
         for warning in resolved.warnings { StandardStreams.warn(warning) }
         if context[Self.dryRun] {
@@ -184,6 +190,21 @@ extension ExecCommand {
                         : "; run 'keychainctl unlock' inside a session keyring ('keyctl session - …') to keep it to one session."))
         }
         return warnings
+    }
+
+    /// The key file, among those this call could have taken the key from (--key-file,
+    /// KEYCHAINCTL_KEY_FILE, the default key file), that holds the key `keychain` was opened with
+    /// and that the command, running as this user, could read too; `nil` for a key from the cache,
+    /// the environment or a passphrase, and for a descriptor's file (/dev/fd/N), which exec closes.
+    fileprivate func readableKeyFile(holding keychain: Keychain) -> String? {
+        guard !keychain.usedCachedKey else { return nil }
+        let candidates = [context.given(GlobalOptions.keyFile), SettingVariable.keyFile.value, context.defaultKeyFile].compactMap { $0 }
+        return candidates.first { path in
+            guard !path.hasPrefix("/dev/fd/"), !path.hasPrefix("/proc/"), access(path, R_OK) == 0,
+                case .key(let key)? = try? SecretFiles.key(fromFile: path)
+            else { return false }
+            return key.equals(keychain.keychainKey)
+        }
     }
 
     /// The command could not be started (errno `error`): 127 when it is not there, else 126.
