@@ -12,13 +12,11 @@ import Testing
         "keychainctl import --from-env NPM_TOKEN,DEPLOY_KEY --service ci --group SKMME9E2Y8.com.example.shared --profile profiles/app.plist",
         "keychainctl unlock --timeout 30m",
     ]
-    static let publish =
-        "keychainctl exec --profile profiles/share-extension.plist --group SKMME9E2Y8.com.example.shared --env NPM_TOKEN=service=ci,account=NPM_TOKEN -- npm publish"
+    /// The job's own script first; npm, which runs the package's scripts, last and with --lock.
     static let deploy =
         "keychainctl exec --profile profiles/share-extension.plist --file DEPLOY_KEY_FILE=service=ci,account=DEPLOY_KEY -- ./deploy.sh"
-    /// Only this job's keychain: `lock --all` would also take the keys other tests running beside
-    /// this one (or other jobs of a shared runner) cached.
-    static let lock = "keychainctl lock"
+    static let publish =
+        "keychainctl exec --lock --profile profiles/share-extension.plist --group SKMME9E2Y8.com.example.shared --env NPM_TOKEN=service=ci,account=NPM_TOKEN -- npm publish"
 
     /// Every job on docs/CI.md can be pasted into another repository: it installs keychainctl (the
     /// Action, or the GitLab template) and reads no file of keychainctl's own repository.
@@ -46,7 +44,7 @@ import Testing
 
     @Test func theGuideShowsTheseSteps() throws {
         let guide = try String(contentsOfFile: Sandbox.packageRoot + "/docs/CI.md", encoding: .utf8)
-        for command in Self.provision + [Self.publish, Self.deploy, Self.lock] {
+        for command in Self.provision + [Self.deploy, Self.publish] {
             #expect(guide.contains(command), "docs/CI.md lost: \(command)")
         }
     }
@@ -79,13 +77,7 @@ import Testing
         let provisioned = step(
             Self.provision, ["KEYCHAINCTL_KEY": key, "NPM_TOKEN": "SECRET-npm-token", "DEPLOY_KEY": "SECRET-deploy\nkey\n"])
         #expect(provisioned.status == 0, "\(provisioned.stderr)")
-        defer { _ = step([Self.lock]) }
-        let published = step([Self.publish])
-        #expect(published.status == 0, "\(published.stderr)")
-        #expect(published.stdout == "publishing with [keychainctl:NPM_TOKEN]\n", "\(published.stdout)")
-        #expect(try String(contentsOfFile: out + "/npm-token", encoding: .utf8) == "SECRET-npm-token")
-        let npmEnvironment = try String(contentsOfFile: out + "/npm-env", encoding: .utf8)
-        #expect(!npmEnvironment.contains("KEYCHAINCTL_KEY=") && !npmEnvironment.contains("SECRET-deploy"))
+        defer { _ = step(["keychainctl lock"]) }
         let deployed = step([Self.deploy])
         #expect(deployed.status == 0, "\(deployed.stderr)")
         #expect(try String(contentsOfFile: out + "/deploy-key", encoding: .utf8) == "SECRET-deploy\nkey\n")
@@ -97,7 +89,13 @@ import Testing
             Self.publish.replacingOccurrences(of: "--group SKMME9E2Y8.com.example.shared", with: "--group SKMME9E2Y8.com.example.app")
         ])
         #expect(outside.status == 30)
-        #expect(step([Self.lock]).status == 0)
-        #expect(step([Self.publish]).status == 36, "after lock, a step without a credential is locked out")
+        let published = step([Self.publish])
+        #expect(published.status == 0, "\(published.stderr)")
+        #expect(published.stdout == "publishing with [keychainctl:NPM_TOKEN]\n", "\(published.stdout)")
+        #expect(try String(contentsOfFile: out + "/npm-token", encoding: .utf8) == "SECRET-npm-token")
+        let npmEnvironment = try String(contentsOfFile: out + "/npm-env", encoding: .utf8)
+        #expect(!npmEnvironment.contains("KEYCHAINCTL_KEY=") && !npmEnvironment.contains("SECRET-deploy"))
+        // --lock: whatever npm's scripts left behind finds the keychain locked.
+        #expect(step([Self.deploy]).status == 36, "after exec --lock, a step without a credential is locked out")
     }
 }

@@ -112,11 +112,10 @@ struct ExecCommand: Subcommand {
             } else {
                 for warning in Self.cachedKeyWarnings(keychain, isolation: isolation) { StandardStreams.warn(warning) }
             }
-            if let file = readableKeyFile(holding: keychain) {
+            if !context[Self.dryRun], let file = readableKeyFile(holding: keychain) {
                 StandardStreams.warn(
-                    "the keychain's key is in \(file.terminalSafe), which CMD can read (it runs as your user): it can open every item, "
-                        + "not only those given. For code you do not trust, make it a passphrase keychain "
-                        + "('keychainctl rekey --new-passphrase-prompt'), cache its key ('keychainctl unlock') and run exec with --lock.")
+                    "CMD can read the key file \(file.terminalSafe) and open every item with it; for code you do not trust, "
+                        + "use a passphrase keychain ('keychainctl rekey --new-passphrase-prompt'), 'keychainctl unlock' and exec --lock.")
             }
         }
         for warning in resolved.warnings { StandardStreams.warn(warning) }

@@ -45,7 +45,7 @@ struct LockCommand: Subcommand {
                 store = try KeychainStore(path: path)
             } catch {
                 // The key must not outlive an unreadable file: what was cached for its path goes.
-                let removed = KeyCache.invalidate(taggedWith: path)
+                let removed = KeyCache.invalidate(taggedWith: Folders.absolute(path))
                 if access(path, F_OK) == 0 {
                     StandardStreams.warn(
                         "cannot read \(path.terminalSafe) to name its cached key (\(ErrorReporter.summary(of: error))); "

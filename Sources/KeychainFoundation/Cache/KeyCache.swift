@@ -44,10 +44,10 @@ package enum KeyCache {
         case auto, session, user
     }
 
-    /// The tag of a key cached for the keychain at `path`: the SHA-256 of its absolute path,
-    /// resolved as far as it exists (so the same string names it after the file is gone).
-    package static func pathTag(_ path: String) -> [UInt8] {
-        SecretBytes(copying: Array(Folders.absolute(path).utf8)).sha256
+    /// The tag of a key cached for the keychain at `absolutePath` (as `Folders.absolute` makes
+    /// it, resolved as far as it exists, so the same string names it after the file is gone).
+    package static func pathTag(_ absolutePath: String) -> [UInt8] {
+        SecretBytes(copying: Array(absolutePath.utf8)).sha256
     }
 
     /// The description of the key cached for the keychain whose identity is `id`.
@@ -76,7 +76,7 @@ package enum KeyCache {
         return nil
     }
 
-    /// Caches `key` for keychain `id` at `path`, replacing what was cached for it: for `timeout`
+    /// Caches `key` for keychain `id` at `path` (absolute), replacing what was cached for it: for `timeout`
     /// seconds (`nil`: until `lock`), and with `idle`, only while it keeps being used at most that
     /// far apart.
     package static func store(
@@ -126,7 +126,7 @@ package enum KeyCache {
     }
 
     /// Invalidates every keychainctl key in either keyring that was cached for the keychain at
-    /// `path` (its tag), and no other; how many there were. What `lock` removes when the file is
+    /// `path` (absolute; its tag), and no other; how many there were. What `lock` removes when the file is
     /// gone and its identity cannot be read: another keychain's key, another job's, stays.
     package static func invalidate(taggedWith path: String) -> Int {
         let tag = pathTag(path)
