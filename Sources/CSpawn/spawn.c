@@ -159,15 +159,52 @@ int cspawn_landlock_abi(void) {
 
 static int restrict_self(const void *ruleset) { return (int)syscall(SYS_landlock_restrict_self, *(const int *)ruleset, 0); }
 
+#ifndef SYS_landlock_add_rule
+#define SYS_landlock_add_rule 445
+#endif
+#define LANDLOCK_RULE_PATH_BENEATH_TYPE 1
+
+/* The rights of ABI 1-3 that change the file system, less MAKE_BLOCK (never granted), and those of
+   them that a rule on a file (not a folder) may carry. */
+#define LANDLOCK_FS_WRITE_FILE (1ULL << 1)
+#define LANDLOCK_FS_CHANGES_V1 ((1ULL << 1) | (1ULL << 4) | (1ULL << 5) | (1ULL << 6) | (1ULL << 7) | (1ULL << 8) | \
+                                (1ULL << 9) | (1ULL << 10) | (1ULL << 12))
+#define LANDLOCK_FS_REFER (1ULL << 13)
+#define LANDLOCK_FS_TRUNCATE (1ULL << 14)
+
+struct path_beneath {
+    uint64_t allowed_access;
+    int32_t parent_fd;
+} __attribute__((packed));
+
+/* Allows `access` beneath `path` in `ruleset` (the path opened O_PATH, then closed). */
+static int allow_beneath(int ruleset, const char *path, uint64_t access) {
+    int fd = open(path, O_PATH | O_CLOEXEC);
+    if (fd < 0) return -1;
+    struct path_beneath rule = {.allowed_access = access, .parent_fd = fd};
+    long added = syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH_TYPE, &rule, 0);
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return added == 0 ? 0 : -1;
+}
+
 /* Puts this thread (and what it execs) in a new Landlock domain. Any domain, whatever it handles,
    confines ptrace and /proc/PID/{mem,environ,fd} to the domain and those nested in it: the command
    can no longer act as the shell that started keychainctl, or as any other process of the user.
    What the domain handles is the least that is allowed: from ABI 6 only signals (the command
    cannot signal a process outside it), before that the creation of block devices, which also keeps
-   mount and pivot_root from the command. No Landlock: 0, and the seccomp filter is the only line. */
-static int enter_landlock_domain(void) {
+   mount and pivot_root from the command. With `writable` folders, it also handles every change to
+   the file system (writing, creating, removing, renaming, truncating), allowed only beneath those
+   folders and on /dev/null. No Landlock: 0, and the seccomp filter is the only line (with
+   `writable`, -1 with ENOSYS: a write allow-list that cannot be enforced is refused). */
+static int enter_landlock_domain(const char *const *writable, size_t writable_count) {
     int abi = cspawn_landlock_abi();
-    if (abi < 1) return 0;
+    if (abi < 1) {
+        if (writable_count == 0) return 0;
+        errno = ENOSYS;
+        return -1;
+    }
     struct ruleset_attr attr = {0};
     size_t size = sizeof attr.handled_access_fs;
     if (abi >= 6) {
@@ -176,9 +213,16 @@ static int enter_landlock_domain(void) {
     } else {
         attr.handled_access_fs = LANDLOCK_FS_MAKE_BLOCK;
     }
+    uint64_t changes = LANDLOCK_FS_CHANGES_V1 | (abi >= 2 ? LANDLOCK_FS_REFER : 0) | (abi >= 3 ? LANDLOCK_FS_TRUNCATE : 0);
+    if (writable_count > 0) attr.handled_access_fs |= changes | LANDLOCK_FS_MAKE_BLOCK;
     int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
     if (ruleset < 0) return -1;
-    int result = with_no_new_privs_if_needed(restrict_self, &ruleset, EPERM);
+    int result = 0;
+    for (size_t i = 0; result == 0 && i < writable_count; i++) result = allow_beneath(ruleset, writable[i], changes);
+    if (result == 0 && writable_count > 0) {
+        result = allow_beneath(ruleset, "/dev/null", LANDLOCK_FS_WRITE_FILE | (abi >= 3 ? LANDLOCK_FS_TRUNCATE : 0));
+    }
+    if (result == 0) result = with_no_new_privs_if_needed(restrict_self, &ruleset, EPERM);
     int saved = errno;
     close(ruleset);
     errno = saved;
@@ -245,7 +289,7 @@ int cspawn_prepare(const struct cspawn_options *options) {
         if (errno != ENOSYS && errno != EPERM && errno != EOPNOTSUPP) return -1;
     }
     if (close_all_but(options->keep, options->keep_count) != 0) return -1;
-    if (enter_landlock_domain() != 0) return -1;
+    if (enter_landlock_domain(options->writable, options->writable_count) != 0) return -1;
     if (deny_calls(options->deny_keyring) != 0) return -1;
     return 0;
 }

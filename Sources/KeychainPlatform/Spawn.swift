@@ -9,6 +9,10 @@ public struct SpawnIsolation: Sendable {
     public var keep: [Int32] = []
     /// Whether the kernel keyring calls are allowed (they are denied otherwise).
     public var allowKeyring = false
+    /// Folders beneath which the program may change the file system; empty: anywhere its user may.
+    /// Given any, it may change nothing else but /dev/null (Landlock; without it, starting fails
+    /// with ENOSYS).
+    public var writable: [String] = []
 
     public init() {}
 
@@ -27,18 +31,24 @@ public struct SpawnIsolation: Sendable {
         let hasDefaults = defaults != nil
         var mask = mask ?? sigset_t()
         var defaults = defaults ?? sigset_t()
+        // C copies of the folders, alive for the call (the child reads them between fork and exec).
+        let folders = writable.map { UnsafePointer(strdup($0)) }
+        defer { for folder in folders { free(UnsafeMutablePointer(mutating: folder)) } }
         return from.withUnsafeBufferPointer { fromBuffer in
             to.withUnsafeBufferPointer { toBuffer in
                 keep.withUnsafeBufferPointer { keepBuffer in
+                    folders.withUnsafeBufferPointer { foldersBuffer in
                     withUnsafePointer(to: &mask) { maskPointer in
                         withUnsafePointer(to: &defaults) { defaultsPointer in
                             var options = cspawn_options(
                                 dup_from: fromBuffer.baseAddress, dup_to: toBuffer.baseAddress, dup_count: dups.count,
                                 keep: keepBuffer.baseAddress, keep_count: keep.count, null_stdin: nullStdin ? 1 : 0,
                                 new_session_keyring: 1, deny_keyring: allowKeyring ? 0 : 1,
+                                writable: foldersBuffer.baseAddress, writable_count: folders.count,
                                 mask: hasMask ? maskPointer : nil, defaults: hasDefaults ? defaultsPointer : nil)
                             return body(&options)
                         }
+                    }
                     }
                 }
             }

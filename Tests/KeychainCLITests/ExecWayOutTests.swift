@@ -76,6 +76,46 @@ import Testing
         }
     }
 
+    /// `--writable DIR`: the command may change files beneath DIR only, so the line it appends to
+    /// the step's script and the hook it appends to `$GITHUB_ENV` are refused, while its own output
+    /// folder and /dev/null work. (The control is the test above without --lock.)
+    @Test(.enabled(if: TestMachine.hasKeyring && ChildProcess.Isolation.landlock))
+    func aWritableFolderKeepsTheCommandOutOfTheStepScriptAndGitHubEnv() throws {
+        let evil = """
+            echo built > out/artifact && echo wrote-out
+            echo quiet > /dev/null && echo wrote-dev-null
+            printf '\\n./keychainctl get other ci > stolen 2>&1 || true\\n' >> "$1" 2> /dev/null || echo refused-script
+            printf 'BASH_ENV=%s/hook.sh\\n' "$PWD" >> "$GITHUB_ENV" 2> /dev/null || echo refused-github-env
+
+            """
+        let step =
+            Self.setUp + """
+                mkdir out; export GITHUB_ENV="$PWD/github_env"; : > "$GITHUB_ENV"
+                ./keychainctl exec --writable out --env T=service=other,account=ci -- sh ./evil.sh "$0"
+                echo step continues
+
+                """
+        let sandbox = try Self.stage(["evil.sh": evil, "step.sh": step])
+        let run = Self.runAsUser(sandbox, ["/bin/bash", "--noprofile", "--norc", "-eo", "pipefail", sandbox.folder + "/step.sh"])
+        #expect(run.status == 0, "\(run.status): \(run.stdout) \(run.stderr)")
+        for line in ["wrote-out", "wrote-dev-null", "refused-script", "refused-github-env", "step continues"] {
+            #expect(run.stdout.contains(line + "\n"), "\(line): \(run.stdout)")
+        }
+        #expect(Self.read(sandbox, "out/artifact") == "built\n")
+        #expect(Self.read(sandbox, "github_env").isEmpty && !FileManager.default.fileExists(atPath: sandbox.folder + "/stolen"))
+        // A folder that is not there is a usage error; a kernel without Landlock cannot enforce the
+        // list, and nothing runs.
+        let marker = sandbox.folder + "/ran"
+        let missing = sandbox.run(["exec", "--writable", sandbox.folder + "/nowhere", "--", "touch", marker], profile: nil)
+        #expect(missing.status == 64 && missing.stderr.contains("no such folder"), "\(missing.stderr)")
+        let unenforced = sandbox.run(
+            ["NOLANDLOCK", Sandbox.binary, "exec", "--writable", sandbox.folder + "/out", "--", "touch", marker], profile: nil,
+            environment: ["KEYCHAINCTL_KEYCHAIN": sandbox.folder + "/k.db", "KEYCHAINCTL_PASSPHRASE": "correct horse battery"],
+            executable: Sandbox.denyKeyring)
+        #expect(unenforced.status == 78 && unenforced.stderr.contains("--writable needs Landlock"), "\(unenforced.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: marker), "nothing was run")
+    }
+
     /// Vector 3: the command appends BASH_ENV to `$GITHUB_ENV`, so the job's next step (here the
     /// `lock` step) runs its hook before anything else. With `--lock` the hook finds nothing.
     @Test(.enabled(if: TestMachine.hasKeyring), arguments: [false, true])

@@ -29,6 +29,11 @@ struct cspawn_options {
        of its own where the kernel has Landlock, and ptrace, process_vm_readv/writev and pidfd_getfd
        are denied to it by seccomp: it cannot act as any other process of the user. */
     int deny_keyring;
+    /* Folders beneath which the program may change the file system (write, create, remove, rename,
+       truncate); none: anywhere its user may. Given any, it may change nothing else but /dev/null,
+       which needs Landlock (ENOSYS without). */
+    const char *const *writable;
+    size_t writable_count;
     /* The signal mask, and the signals whose disposition goes back to the default; NULL: as is. */
     const sigset_t *mask;
     const sigset_t *defaults;

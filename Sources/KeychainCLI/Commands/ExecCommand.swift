@@ -30,14 +30,14 @@ struct ExecCommand: Subcommand {
             only where kernel.yama.ptrace_scope is 1 or more: exec warns otherwise). It can still write \
             what the user's later processes run (the rest of the step's script, shell start-up files, \
             $GITHUB_ENV): with --lock the key is gone before CMD starts, so what it plants finds the \
-            keychain locked. A --file secret is a sealed file in memory named /dev/fd/N, which no other \
+            keychain locked, and with --writable DIR it can change nothing outside DIR. A --file secret is a sealed file in memory named /dev/fd/N, which no other \
             process of the user can open. CMD's exit status (or \
             signal) is passed through; 127: CMD not found, 126: not executable.
             """,
         sections: [
             ("secrets", ExecPlan.secretSpecs),
             ("the command's environment", ExecPlan.environmentSpecs),
-            ("what CMD can reach", [Self.lock.spec, Self.keepFD.spec, Self.allowKeyring.spec]),
+            ("what CMD can reach", [Self.lock.spec, Self.writable.spec, Self.keepFD.spec, Self.allowKeyring.spec]),
             ("output", [Self.mask.spec, Self.ciMask.spec, Self.dryRun.spec]),
             GlobalOptions.section,
         ],
@@ -51,6 +51,9 @@ struct ExecCommand: Subcommand {
 
     static let keepFD = Option.text(
         "keep-fd", nil, "N", repeatable: true, "Leave descriptor N (3 or more) open in CMD; every other one is closed.")
+    static let writable = Option.path(
+        "writable", valueName: "DIR", repeatable: true,
+        "Let CMD change files only beneath DIR (and /dev/null): writing, creating, removing anything else is refused (needs Landlock).")
     static let allowKeyring = Flag(
         "allow-keyring",
         "Let CMD use the kernel keyring (add_key, keyctl, request_key); it still starts in a new, empty session keyring, and still cannot ptrace."
@@ -91,12 +94,22 @@ struct ExecCommand: Subcommand {
             guard fcntl(fd, F_GETFD) >= 0 else { throw UsageError("--keep-fd \(fd): no such open descriptor.") }
             isolation.keep.append(fd)
         }
+        for folder in context.all(Self.writable) {
+            var status = stat()
+            guard stat(folder, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else {
+                throw UsageError("--writable \(folder.terminalSafe): no such folder.")
+            }
+            isolation.writable.append(folder)
+        }
         return isolation
     }
 
     func run() throws {
         let plan = try ExecPlan(context.arguments)
         var isolation = try isolation()
+        if !isolation.writable.isEmpty, !ChildProcess.Isolation.landlock {
+            throw ConfigurationError("--writable needs Landlock (Linux 5.13 or later, with the LSM enabled), which this kernel does not offer; nothing was run.")
+        }
         let mask = context[Self.mask] ?? .auto
         let caller = try context.caller()
         let resolved: ExecPlan.Resolved
