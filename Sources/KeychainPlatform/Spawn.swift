@@ -38,17 +38,17 @@ public struct SpawnIsolation: Sendable {
             to.withUnsafeBufferPointer { toBuffer in
                 keep.withUnsafeBufferPointer { keepBuffer in
                     folders.withUnsafeBufferPointer { foldersBuffer in
-                    withUnsafePointer(to: &mask) { maskPointer in
-                        withUnsafePointer(to: &defaults) { defaultsPointer in
-                            var options = cspawn_options(
-                                dup_from: fromBuffer.baseAddress, dup_to: toBuffer.baseAddress, dup_count: dups.count,
-                                keep: keepBuffer.baseAddress, keep_count: keep.count, null_stdin: nullStdin ? 1 : 0,
-                                new_session_keyring: 1, deny_keyring: allowKeyring ? 0 : 1,
-                                writable: foldersBuffer.baseAddress, writable_count: folders.count,
-                                mask: hasMask ? maskPointer : nil, defaults: hasDefaults ? defaultsPointer : nil)
-                            return body(&options)
+                        withUnsafePointer(to: &mask) { maskPointer in
+                            withUnsafePointer(to: &defaults) { defaultsPointer in
+                                var options = cspawn_options(
+                                    dup_from: fromBuffer.baseAddress, dup_to: toBuffer.baseAddress, dup_count: dups.count,
+                                    keep: keepBuffer.baseAddress, keep_count: keep.count, null_stdin: nullStdin ? 1 : 0,
+                                    new_session_keyring: 1, deny_keyring: allowKeyring ? 0 : 1,
+                                    writable: foldersBuffer.baseAddress, writable_count: folders.count,
+                                    mask: hasMask ? maskPointer : nil, defaults: hasDefaults ? defaultsPointer : nil)
+                                return body(&options)
+                            }
                         }
-                    }
                     }
                 }
             }

@@ -107,7 +107,8 @@ import Testing
         ]
         func jobs(post: Bool) throws -> String {
             try? FileManager.default.removeItem(atPath: kept)
-            let first = try Self.githubJob(sandbox, name: "job1", inputs: ["key": Self.key, "keychain": kept], steps: provision, post: post)
+            let first = try Self.githubJob(
+                sandbox, name: "job1", inputs: ["key": Self.key, "keychain": kept], steps: provision, post: post)
             let second = try Self.githubJob(
                 sandbox, name: "job2", inputs: [:],
                 steps: ["echo \"get: $(keychainctl get deploy-token --keychain '\(kept)' 2>/dev/null; echo \" $?\")\""])
@@ -168,7 +169,8 @@ import Testing
             lines: "printf gl-secret | keychainctl set token\ntouch '\(sandbox.folder)/gl-ready'\n\(wait)\nkeychainctl get token; echo")
         // The credential-less job runs its cleanup once both others have unlocked.
         let cleanup = try Self.gitlabJob(sandbox, project: project, id: 202, credential: false, lines: "true")
-        let ready = "i=0; while { [ ! -e '\(sandbox.folder)/gh-ready' ] || [ ! -e '\(sandbox.folder)/gl-ready' ]; } && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done"
+        let ready =
+            "i=0; while { [ ! -e '\(sandbox.folder)/gh-ready' ] || [ ! -e '\(sandbox.folder)/gl-ready' ]; } && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done"
         let script = """
             ( \(github) ) > '\(sandbox.folder)/gh.out' 2>&1 &
             ( \(gitlab) ) > '\(sandbox.folder)/gl.out' 2>&1 &
@@ -270,8 +272,12 @@ import Testing
         // and the post step removes the file.
         let github = try Self.githubJob(
             sandbox, name: "docker", inputs: ["passphrase": "container-passphrase"],
-            steps: ["printf action-secret | keychainctl set token", "keychainctl get token", "echo \"$KEYCHAINCTL_KEY_FILE\" > \"$HOME/key-file\""])
-        let action = Self.runner(sandbox, github.replacingOccurrences(of: "rm -rf '\(sandbox.folder)/docker/tmp'\n", with: ""), mode: "EPERM")
+            steps: [
+                "printf action-secret | keychainctl set token", "keychainctl get token",
+                "echo \"$KEYCHAINCTL_KEY_FILE\" > \"$HOME/key-file\"",
+            ])
+        let action = Self.runner(
+            sandbox, github.replacingOccurrences(of: "rm -rf '\(sandbox.folder)/docker/tmp'\n", with: ""), mode: "EPERM")
         #expect(action.stdout.hasSuffix("action-secret"), "\(action.stdout) \(action.stderr)")
         #expect(!action.stdout.contains("failed"), "\(action.stdout) \(action.stderr)")
         let keyFile = try String(contentsOfFile: sandbox.folder + "/docker/key-file", encoding: .utf8).trimmingCharacters(in: .newlines)

@@ -185,7 +185,11 @@ import Testing
         SINGLE='$NOT_EXPANDED'
         """.write(toFile: envFile, atomically: true, encoding: .utf8)
         let run = Self.exec(
-            sandbox, ["--mask", "never", "--env-file", envFile, "--env-from", "service=registry", "--prefix", "npm_", "--upper", "--allow-names", "NPM_CI,NPM_DEPLOY"],
+            sandbox,
+            [
+                "--mask", "never", "--env-file", envFile, "--env-from", "service=registry", "--prefix", "npm_", "--upper", "--allow-names",
+                "NPM_CI,NPM_DEPLOY",
+            ],
             script: "printf '%s|%s|%s|%s|%s\\n' \"$PLAIN\" \"$TOKEN\" \"$SINGLE\" \"$NPM_CI\" \"$NPM_DEPLOY\"")
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout == "a value|SECRET-deploy-token|$NOT_EXPANDED|SECRET-npm-token|SECRET-deploy-token\n")

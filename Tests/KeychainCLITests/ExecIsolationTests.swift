@@ -181,7 +181,9 @@ import Testing
         sandbox.add(["-s", "ci", "-a", "LESSOPEN"], secret: "|echo PWNED-BY-LESSOPEN >&2; cat %s")
         let marker = sandbox.folder + "/ran"
         let unbounded = Fixtures.runAsApp(sandbox, ["exec", "--env-from", "service=ci", "--", "touch", marker])
-        #expect(unbounded.status == 64 && unbounded.stderr.contains("--allow-names with the names you expect ('NPM_TOKEN,AWS_ACCESS_KEY_ID')"), "\(unbounded.stderr)")
+        #expect(
+            unbounded.status == 64 && unbounded.stderr.contains("--allow-names with the names you expect ('NPM_TOKEN,AWS_ACCESS_KEY_ID')"),
+            "\(unbounded.stderr)")
         // The hint, followed as printed: the planted item is named, and nothing runs.
         let planted = Fixtures.runAsApp(
             sandbox, ["exec", "--env-from", "service=ci", "--allow-names", "NPM_TOKEN,AWS_ACCESS_KEY_ID", "--", "touch", marker])
@@ -200,10 +202,14 @@ import Testing
         // A prefix, like a pattern, admits only credential-shaped names: CI_LESSOPEN is refused too.
         let prefixed = Fixtures.runAsApp(
             sandbox, ["exec", "--env-from", "service=ci", "--prefix", "CI_", "--", "sh", "-c", "echo \"${LESSOPEN:-unset} $CI_NPM_TOKEN\""])
-        #expect(prefixed.status == 206 && prefixed.stderr.contains("gives CI_LESSOPEN, which is not credential-shaped"), "\(prefixed.stderr)")
+        #expect(
+            prefixed.status == 206 && prefixed.stderr.contains("gives CI_LESSOPEN, which is not credential-shaped"), "\(prefixed.stderr)")
         let prefixedOne = Fixtures.runAsApp(
             sandbox,
-            ["exec", "--env-from", "service=ci,account=NPM_TOKEN", "--prefix", "CI_", "--", "sh", "-c", "echo \"${LESSOPEN:-unset} $CI_NPM_TOKEN\""])
+            [
+                "exec", "--env-from", "service=ci,account=NPM_TOKEN", "--prefix", "CI_", "--", "sh", "-c",
+                "echo \"${LESSOPEN:-unset} $CI_NPM_TOKEN\"",
+            ])
         #expect(prefixedOne.status == 0 && prefixedOne.stdout == "unset [keychainctl:CI_NPM_TOKEN]\n", "\(prefixedOne.stderr)")
         // An inherited variable is the caller's: an item replacing it is refused; the ways out work.
         let query = ["--env-from", "service=ci,account=NPM_TOKEN", "--allow-names", "NPM_*", "--mask", "never"]
@@ -262,7 +268,8 @@ import Testing
         sandbox.add(["-s", "ci", "-a", "AWS_ENDPOINT_URL"], secret: "http://127.0.0.1:9")
         let marker = sandbox.folder + "/ran"
         let planted = Fixtures.runAsApp(
-            sandbox, ["exec", "--pristine", "--keep", "PATH", "--env-from", "service=ci", "--allow-names", "NPM_*,AWS_*", "--", "touch", marker])
+            sandbox,
+            ["exec", "--pristine", "--keep", "PATH", "--env-from", "service=ci", "--allow-names", "NPM_*,AWS_*", "--", "touch", marker])
         #expect(planted.status == 206 && planted.stderr.contains("which is not credential-shaped"), "\(planted.stderr)")
         #expect(planted.stderr.contains("AWS_ENDPOINT_URL") || planted.stderr.contains("AWS_PAGER"), "\(planted.stderr)")
         #expect(!FileManager.default.fileExists(atPath: marker), "nothing was run")
@@ -298,7 +305,8 @@ import Testing
         sandbox.add(["-s", "ci", "-a", "ld_preload"], secret: "/tmp/evil.so")
         let reviewed = Self.reviewedNames
         for name in reviewed { sandbox.add(["-s", "ci", "-a", name], secret: "http://127.0.0.1:9/attacker") }
-        let everyName = (["NPM_TOKEN", "GOOGLE_API_KEY", "BASH_ENV", "LD_PRELOAD"] + reviewed.map { $0.uppercased() }).joined(separator: ",")
+        let everyName = (["NPM_TOKEN", "GOOGLE_API_KEY", "BASH_ENV", "LD_PRELOAD"] + reviewed.map { $0.uppercased() }).joined(
+            separator: ",")
         let run = Fixtures.runAsApp(
             sandbox,
             [
@@ -329,8 +337,10 @@ import Testing
             #expect(exported.stderr.contains("would set BASH_ENV"), "\(exported.stderr)")
         }
         #expect(
-            Fixtures.runAsApp(sandbox, ["export", "--format", "dotenv", "--with-secrets", "--allow-names", everyName, "--upper", "--strict", "-s", "ci"])
-                .status
+            Fixtures.runAsApp(
+                sandbox, ["export", "--format", "dotenv", "--with-secrets", "--allow-names", everyName, "--upper", "--strict", "-s", "ci"]
+            )
+            .status
                 == 206)
     }
 

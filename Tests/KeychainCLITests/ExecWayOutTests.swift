@@ -156,16 +156,18 @@ import Testing
 
             """
         let sandbox = try Self.stage(["type.py": type, "drive.py": Self.ptyDriver])
-        let lines = [
-            Self.setUp.replacingOccurrences(of: "\n\n", with: "\n").replacingOccurrences(
-                of: "cd \"$(dirname \"$0\")\"", with: "cd '\(sandbox.folder)'"),
-            "./keychainctl exec --env T=service=other,account=ci -- python3 type.py './keychainctl get other ci > by-exec 2>&1'",
-            "python3 type.py './keychainctl get other ci > by-plain 2>&1'",
-            "echo ALL-DONE; exit",
-        ].joined(separator: "\n") + "\n"
+        let lines =
+            [
+                Self.setUp.replacingOccurrences(of: "\n\n", with: "\n").replacingOccurrences(
+                    of: "cd \"$(dirname \"$0\")\"", with: "cd '\(sandbox.folder)'"),
+                "./keychainctl exec --env T=service=other,account=ci -- python3 type.py './keychainctl get other ci > by-exec 2>&1'",
+                "python3 type.py './keychainctl get other ci > by-plain 2>&1'",
+                "echo ALL-DONE; exit",
+            ].joined(separator: "\n") + "\n"
         try lines.write(toFile: sandbox.folder + "/lines.sh", atomically: true, encoding: .utf8)
         let run = Self.runAsUser(
-            sandbox, ["/usr/bin/python3", sandbox.folder + "/drive.py", sandbox.folder + "/lines.sh", "/bin/bash", "--noprofile", "--norc", "-i"])
+            sandbox,
+            ["/usr/bin/python3", sandbox.folder + "/drive.py", sandbox.folder + "/lines.sh", "/bin/bash", "--noprofile", "--norc", "-i"])
         #expect(run.stdout.contains("ALL-DONE"), "\(run.status): \(run.stdout) \(run.stderr)")
         #expect(run.stdout.contains("TIOCSTI: Operation not permitted"), "\(run.stdout)")
         #expect(Self.read(sandbox, "by-exec").isEmpty, "nothing was typed from under exec")
@@ -213,22 +215,26 @@ import Testing
         let steal = "KEYCHAINCTL_KEY=$(cat \"$HOME/.config/keychainctl/keychain.key\") ./keychainctl get other ci > stolen 2>&1\n"
         let sandbox = try Self.stage(["steal.sh": steal, "drive.py": Self.ptyDriver])
         let home = "cd '\(sandbox.folder)' && export HOME='\(sandbox.folder)' KEYCHAINCTL_KEYCHAIN= KEYCHAINCTL_KEY_FILE="
-        let lines = [
-            home,
-            "./keychainctl init > /dev/null 2>&1 </dev/null; printf OTHER-SECRET | ./keychainctl set other ci",
-            "./keychainctl exec --env T=other -- sh steal.sh 2> warned; mv stolen stolen-before",
-            "./keychainctl rekey --new-passphrase-prompt --kdf interactive",
-            "correct horse battery", "correct horse battery",
-            "./keychainctl unlock --timeout 5m", "correct horse battery",
-            "./keychainctl exec --lock --env T=other -- sh steal.sh 2> after",
-            "echo ALL-DONE; exit",
-        ].joined(separator: "\n") + "\n"
+        let lines =
+            [
+                home,
+                "./keychainctl init > /dev/null 2>&1 </dev/null; printf OTHER-SECRET | ./keychainctl set other ci",
+                "./keychainctl exec --env T=other -- sh steal.sh 2> warned; mv stolen stolen-before",
+                "./keychainctl rekey --new-passphrase-prompt --kdf interactive",
+                "correct horse battery", "correct horse battery",
+                "./keychainctl unlock --timeout 5m", "correct horse battery",
+                "./keychainctl exec --lock --env T=other -- sh steal.sh 2> after",
+                "echo ALL-DONE; exit",
+            ].joined(separator: "\n") + "\n"
         try lines.write(toFile: sandbox.folder + "/lines.sh", atomically: true, encoding: .utf8)
         let run = Self.runAsUser(
-            sandbox, ["/usr/bin/python3", sandbox.folder + "/drive.py", sandbox.folder + "/lines.sh", "/bin/bash", "--noprofile", "--norc", "-i"])
+            sandbox,
+            ["/usr/bin/python3", sandbox.folder + "/drive.py", sandbox.folder + "/lines.sh", "/bin/bash", "--noprofile", "--norc", "-i"])
         #expect(run.stdout.contains("ALL-DONE"), "\(run.status): \(run.stdout) \(run.stderr)")
         let warned = Self.read(sandbox, "warned")
-        #expect(warned.contains("CMD can read the key file \(sandbox.folder)/.config/keychainctl/keychain.key and open every item"), "\(warned)")
+        #expect(
+            warned.contains("CMD can read the key file \(sandbox.folder)/.config/keychainctl/keychain.key and open every item"), "\(warned)"
+        )
         #expect(warned.contains("'keychainctl rekey --new-passphrase-prompt'") && warned.contains("exec --lock"), "\(warned)")
         #expect(Self.read(sandbox, "stolen-before").contains("OTHER-SECRET"), "what the warning says: the command read it")
         let after = Self.read(sandbox, "after")

@@ -18,7 +18,8 @@ import Testing
 
         // A key that does not open the file (the file was rekeyed, or another took its identity):
         // not used, invalidated, and the next source opens the file.
-        _ = try KeyCache.store(SecretBytes.random(count: 32), for: id, path: "/tmp/keycache-test.db", timeout: 60, idle: nil, ring: .auto, shareUID: false)
+        _ = try KeyCache.store(
+            SecretBytes.random(count: 32), for: id, path: "/tmp/keycache-test.db", timeout: 60, idle: nil, ring: .auto, shareUID: false)
         #expect(KeyCache.lookup(id) != nil)
         let opened = try Keychain(path: temporary.path, source: explicit)
         #expect(!opened.usedCachedKey)
@@ -47,7 +48,9 @@ import Testing
         let id = Array(repeating: UInt8(0x5A), count: 16)
         defer { KeyCache.invalidate(id) }
         let now = KeyCache.currentTime()
-        _ = try KeyCache.store(SecretBytes.random(count: 32), for: id, path: "/tmp/keycache-test.db", timeout: 10, idle: nil, ring: .auto, shareUID: false, now: now)
+        _ = try KeyCache.store(
+            SecretBytes.random(count: 32), for: id, path: "/tmp/keycache-test.db", timeout: 10, idle: nil, ring: .auto, shareUID: false,
+            now: now)
         #expect(KeyCache.lookup(id, now: now + 5) != nil)
         #expect(KeyCache.lookup(id, now: now + 11) == nil)
         #expect(KeyCache.lookup(id, now: now) == nil)
@@ -62,8 +65,10 @@ import Testing
             KeyCache.invalidate(theirs)
         }
         let folder = Folders.absolute("/tmp/keycache-\(getpid())")
-        _ = try KeyCache.store(SecretBytes.random(count: 32), for: mine, path: folder + "/job-1/k.db", timeout: 60, idle: nil, ring: .user, shareUID: false)
-        _ = try KeyCache.store(SecretBytes.random(count: 32), for: theirs, path: folder + "/job-2/k.db", timeout: 60, idle: nil, ring: .user, shareUID: false)
+        _ = try KeyCache.store(
+            SecretBytes.random(count: 32), for: mine, path: folder + "/job-1/k.db", timeout: 60, idle: nil, ring: .user, shareUID: false)
+        _ = try KeyCache.store(
+            SecretBytes.random(count: 32), for: theirs, path: folder + "/job-2/k.db", timeout: 60, idle: nil, ring: .user, shareUID: false)
         #expect(KeyCache.invalidate(taggedWith: Folders.absolute(folder + "/job-3/k.db")) == 0)
         #expect(KeyCache.invalidate(taggedWith: Folders.absolute(folder + "/job-1/./k.db")) == 1)
         #expect(KeyCache.lookup(mine) == nil)

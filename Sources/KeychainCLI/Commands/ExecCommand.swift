@@ -108,7 +108,8 @@ struct ExecCommand: Subcommand {
         let plan = try ExecPlan(context.arguments)
         var isolation = try isolation()
         if !isolation.writable.isEmpty, !ChildProcess.Isolation.landlock {
-            throw ConfigurationError("--writable needs Landlock (Linux 5.13 or later, with the LSM enabled), which this kernel does not offer; nothing was run.")
+            throw ConfigurationError(
+                "--writable needs Landlock (Linux 5.13 or later, with the LSM enabled), which this kernel does not offer; nothing was run.")
         }
         let mask = context[Self.mask] ?? .auto
         let caller = try context.caller()

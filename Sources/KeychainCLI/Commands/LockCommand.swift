@@ -69,8 +69,9 @@ struct LockCommand: Subcommand {
                 StandardStreams.err(
                     removed > 0
                         ? "locked \(name): the key 'keychainctl unlock' cached is gone\n"
-                        : gone ? "no keychain at \(name) and no key cached for it: nothing to lock\n"
-                        : "no key is cached for \(name): nothing to lock\n")
+                        : gone
+                            ? "no keychain at \(name) and no key cached for it: nothing to lock\n"
+                            : "no key is cached for \(name): nothing to lock\n")
             }
         case .json:
             StandardStreams.out(

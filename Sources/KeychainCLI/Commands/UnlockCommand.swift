@@ -87,7 +87,8 @@ struct UnlockCommand: Subcommand {
         let placement: KeyCache.Placement
         do {
             placement = try KeyCache.store(
-                keychain.keychainKey, for: id, path: Folders.absolute(path), timeout: timeoutSeconds == 0 ? nil : timeoutSeconds, idle: idleSeconds,
+                keychain.keychainKey, for: id, path: Folders.absolute(path), timeout: timeoutSeconds == 0 ? nil : timeoutSeconds,
+                idle: idleSeconds,
                 ring: context[Self.keyring] ?? .auto, shareUID: context[Self.shareUID])
         } catch { throw ConfigurationError("cannot cache the key: \(error.description)") }
         let cached = Self.describe(ring: placement.ring, serial: placement.serial, expires: placement.expires, idle: idleSeconds)

@@ -18,7 +18,8 @@ struct ExecPlan {
     static let envFile = Option.path(
         "env-file", valueName: "FILE", repeatable: true, "Read NAME=VALUE lines (dotenv); keychain:QUERY values are resolved.")
     static let file = Option.text(
-        "file", nil, "NAME=QUERY", repeatable: true, "Give the secret as a sealed, read-only file in memory and set NAME to its path (/dev/fd/N).")
+        "file", nil, "NAME=QUERY", repeatable: true,
+        "Give the secret as a sealed, read-only file in memory and set NAME to its path (/dev/fd/N).")
     static let base64 = Option.text("base64", nil, "NAME", repeatable: true, "Give NAME's secret base64-encoded (for binary secrets).")
     static let group = Option.text(
         "group", nil, "G", repeatable: true, "Resolve only in these access groups (each must be one the profile may read).")

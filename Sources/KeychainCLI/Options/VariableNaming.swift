@@ -42,7 +42,8 @@ struct VariableNaming {
             prefix = .text("prefix", nil, "P", "\(scope): put P before each variable's name; only such names are made.")
             allowNames = .text(
                 "allow-names", nil, "PATTERN,…", repeatable: true,
-                "\(scope): make only these names ('NPM_TOKEN,AWS_ACCESS_KEY_ID'); a pattern ('AWS_*') admits only credential-shaped names (…_TOKEN, …_KEY, …_ID, …); any other is refused.")
+                "\(scope): make only these names ('NPM_TOKEN,AWS_ACCESS_KEY_ID'); a pattern ('AWS_*') admits only credential-shaped names (…_TOKEN, …_KEY, …_ID, …); any other is refused."
+            )
             upper = Flag("upper", "\(scope): upper-case each variable's name.")
         }
 
