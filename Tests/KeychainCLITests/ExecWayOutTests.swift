@@ -162,13 +162,8 @@ import Testing
                     of: "cd \"$(dirname \"$0\")\"", with: "cd '\(sandbox.folder)'"),
                 "./keychainctl exec --env T=service=other,account=ci -- python3 type.py './keychainctl get other ci > by-exec 2>&1'",
                 "python3 type.py './keychainctl get other ci > by-plain 2>&1'",
-                "echo ALL-DONE; exit",
-            ].joined(separator: "\n") + "\n"
-        try lines.write(toFile: sandbox.folder + "/lines.sh", atomically: true, encoding: .utf8)
-        let run = Self.runAsUser(
-            sandbox,
-            ["/usr/bin/python3", sandbox.folder + "/drive.py", sandbox.folder + "/lines.sh", "/bin/bash", "--noprofile", "--norc", "-i"])
-        #expect(run.stdout.contains("ALL-DONE"), "\(run.status): \(run.stdout) \(run.stderr)")
+            ]
+        let run = try Self.typeIntoAShell(sandbox, lines)
         #expect(run.stdout.contains("TIOCSTI: Operation not permitted"), "\(run.stdout)")
         #expect(Self.read(sandbox, "by-exec").isEmpty, "nothing was typed from under exec")
         if legacy.hasPrefix("1") {
@@ -224,13 +219,8 @@ import Testing
                 "correct horse battery", "correct horse battery",
                 "./keychainctl unlock --timeout 5m", "correct horse battery",
                 "./keychainctl exec --lock --env T=other -- sh steal.sh 2> after",
-                "echo ALL-DONE; exit",
-            ].joined(separator: "\n") + "\n"
-        try lines.write(toFile: sandbox.folder + "/lines.sh", atomically: true, encoding: .utf8)
-        let run = Self.runAsUser(
-            sandbox,
-            ["/usr/bin/python3", sandbox.folder + "/drive.py", sandbox.folder + "/lines.sh", "/bin/bash", "--noprofile", "--norc", "-i"])
-        #expect(run.stdout.contains("ALL-DONE"), "\(run.status): \(run.stdout) \(run.stderr)")
+            ]
+        let run = try Self.typeIntoAShell(sandbox, lines)
         let warned = Self.read(sandbox, "warned")
         #expect(
             warned.contains("CMD can read the key file \(sandbox.folder)/.config/keychainctl/keychain.key and open every item"), "\(warned)"
@@ -240,6 +230,18 @@ import Testing
         let after = Self.read(sandbox, "after")
         #expect(!after.contains("CMD can read the key file") && after.contains("before starting the command (--lock)"), "\(after)")
         #expect(!Self.read(sandbox, "stolen").contains("OTHER-SECRET"), "\(Self.read(sandbox, "stolen"))")
+    }
+
+    /// Types `lines` into an interactive bash on a new terminal, as the attacking user, one a
+    /// second, ending with a line that prints ALL-DONE and exits; what the terminal showed.
+    static func typeIntoAShell(_ sandbox: Sandbox, _ lines: [String]) throws -> Sandbox.Run {
+        try (lines + ["echo ALL-DONE; exit"]).joined(separator: "\n").appending("\n").write(
+            toFile: sandbox.folder + "/lines.sh", atomically: true, encoding: .utf8)
+        let run = Self.runAsUser(
+            sandbox,
+            ["/usr/bin/python3", sandbox.folder + "/drive.py", sandbox.folder + "/lines.sh", "/bin/bash", "--noprofile", "--norc", "-i"])
+        #expect(run.stdout.contains("ALL-DONE"), "\(run.status): \(run.stdout) \(run.stderr)")
+        return run
     }
 
     /// Runs a program in a new pseudo-terminal, types the lines of a file into it one a second (a
