@@ -140,7 +140,11 @@ struct SecItemDictionary {
         }
         if let date = value as? Date {
             guard attribute.kind == .date else { throw .param("\(code) does not take a date") }
-            return .date(Int64((date.timeIntervalSince1970 * 1000).rounded()))
+            // Milliseconds as the store keeps them; a date past them (or NaN) is no date Apple stores.
+            guard let milliseconds = Int64(exactly: (date.timeIntervalSince1970 * 1000).rounded()) else {
+                throw .param("\(code) holds a date out of range")
+            }
+            return .date(milliseconds)
         }
         if let number = value as? NSNumber {
             return attribute.kind == .bool ? .bool(number.boolValue) : .number(number.int64Value)

@@ -5,7 +5,7 @@ import Testing
 // What the certificate, key and identity suites share: the fixtures they read (made by
 // Fixtures/Certificates/generate.sh) and a find as app code calls it.
 
-private let certificateFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+let certificateFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent().appendingPathComponent("Fixtures/Certificates")
 
 /// A fixture's bytes.

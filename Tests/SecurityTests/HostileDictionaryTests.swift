@@ -42,6 +42,28 @@ import Testing
         #expect(result == nil)
     }
 
+    /// A date attribute holding a date the store cannot keep in milliseconds (±∞, NaN, 1e300 s)
+    /// is errSecParam in every call, not a crash of the calling program (the review's L1).
+    @Test(arguments: [Double.infinity, -Double.infinity, Double.nan, 1e300, -1e300, 9.3e15])
+    func aDateOutOfRangeIsAParameterError(seconds: Double) {
+        let date = Date(timeIntervalSince1970: seconds)
+        let add: [String: Any] = [
+            kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "dated",
+            kSecAttrCreationDate as String: date, kSecValueData as String: Data("x".utf8),
+        ]
+        #expect(SecItemAdd(add as CFDictionary, nil) == errSecParam)
+        let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrModificationDate as String: date]
+        #expect(SecItemCopyMatching(query as CFDictionary, nil) == errSecParam)
+        #expect(SecItemDelete(query as CFDictionary) == errSecParam)
+        let victim: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "victim"]
+        #expect(SecItemUpdate(victim as CFDictionary, [kSecAttrCreationDate as String: date] as CFDictionary) == errSecParam)
+        // The largest date that fits still works.
+        let fits = Date(timeIntervalSince1970: 9.2e12)
+        #expect(
+            SecItemCopyMatching([kSecClass as String: kSecClassGenericPassword, kSecAttrCreationDate as String: fits] as CFDictionary, nil)
+                == errSecItemNotFound)
+    }
+
     @Test func aKeyThatIsNotAStringIsAParameterError() {
         let query = NSMutableDictionary()
         query[kSecClass] = kSecClassGenericPassword

@@ -124,6 +124,26 @@ private func verify(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ message: Data
         #expect(!SecKeyIsAlgorithmSupported(ec, .sign, SecKeyAlgorithm(rawValue: "algid:sign:ECDSA:RFC4754" as CFString)))
     }
 
+    /// RSA decryption fails with one message whatever failed (the review's L6): a server that
+    /// reports it cannot be asked which padding check a forged ciphertext failed.
+    @Test func everyRSADecryptionFailureSaysTheSame() throws {
+        let rsa = try #require(randomKey([kSecAttrKeyType as String: kSecAttrKeyTypeRSA, kSecAttrKeySizeInBits as String: 2048]).0)
+        let publicKey = try #require(SecKeyCopyPublicKey(rsa))
+        for algorithm in [SecKeyAlgorithm.rsaEncryptionPKCS1, .rsaEncryptionOAEPSHA256] {
+            let sealed = try #require(SecKeyCreateEncryptedData(publicKey, algorithm, Data("hi".utf8) as CFData, nil) as Data?)
+            var messages: Set<String> = []
+            for forged in [Data(sealed.reversed()), Data(repeating: 0, count: sealed.count), Data(repeating: 0xFF, count: sealed.count)] {
+                var error: Unmanaged<CFError>?
+                #expect(SecKeyCreateDecryptedData(rsa, algorithm, forged as CFData, &error) == nil)
+                let failure = try #require(error?.takeRetainedValue())
+                #expect(CFErrorGetCode(failure) == Int(errSecParam))
+                messages.insert(CFErrorCopyDescription(failure) as String)
+            }
+            #expect(messages.count == 1, "\(messages)")
+            #expect(messages.allSatisfy { !$0.contains("OpenSSL") && !$0.lowercased().contains("padding") }, "\(messages)")
+        }
+    }
+
     /// si-44-seckey-ies.m: ECIES seals to a public key and opens with its private key, on P-256
     /// (AES-128) and P-384 (AES-256), with a zero or a derived IV: the ephemeral point, the
     /// ciphertext and a 16-byte tag. A changed tag, ciphertext, point tag or point does not open

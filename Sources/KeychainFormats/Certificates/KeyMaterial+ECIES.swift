@@ -58,6 +58,8 @@ extension KeyMaterial {
     private static func gcm(encrypt: Bool, key: SecretBytes, keyLength: Int, input: [UInt8], tag: [UInt8]?) throws(ObjectError)
         -> (output: [UInt8], tag: [UInt8])
     {
+        // OpenSSL counts an update's bytes in an Int32.
+        guard let inputLength = Int32(exactly: input.count) else { throw ObjectError("the input is longer than AES-GCM takes at once") }
         guard let context = EVP_CIPHER_CTX_new() else { throw ObjectError("OpenSSL could not allocate") }
         defer { EVP_CIPHER_CTX_free(context) }
         let cipher = keyLength == 16 ? EVP_aes_128_gcm() : EVP_aes_256_gcm()
@@ -71,7 +73,7 @@ extension KeyMaterial {
             guard EVP_CipherInit_ex(context, cipher, nil, nil, nil, mode) == 1,
                 EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_IVLEN, Int32(gcmBlock), nil) == 1,
                 EVP_CipherInit_ex(context, nil, nil, base, base.map { $0 + keyLength }, mode) == 1,
-                EVP_CipherUpdate(context, &output, &written, input, Int32(input.count)) == 1
+                EVP_CipherUpdate(context, &output, &written, input, inputLength) == 1
             else { return false }
             if !encrypt, EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, Int32(gcmBlock), &tagBytes) != 1 { return false }
             let finished = output.withUnsafeMutableBufferPointer { EVP_CipherFinal_ex(context, $0.baseAddress! + Int(written), &final) }
@@ -79,7 +81,11 @@ extension KeyMaterial {
             return !encrypt || EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_GET_TAG, Int32(gcmBlock), &tagBytes) == 1
         }
         ERR_clear_error()
-        guard done else { throw ObjectError(encrypt ? "AES-GCM could not encrypt" : "the ciphertext or its tag was altered (AES-GCM)") }
+        guard done else {
+            // Nothing of an unauthenticated plaintext is handed on, nor left in memory.
+            OpenSSL.zero(&output)
+            throw ObjectError(encrypt ? "AES-GCM could not encrypt" : "the ciphertext or its tag was altered (AES-GCM)")
+        }
         return (Array(output.prefix(Int(written + final))), tagBytes)
     }
 }

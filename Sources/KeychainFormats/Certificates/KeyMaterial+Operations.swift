@@ -285,6 +285,12 @@ extension KeyMaterial {
             throw ObjectError("OpenSSL could not start \(operation.name)")
         }
         guard let bytes = output({ write(context, $0, $1) }) else {
+            // Decryption says one thing whatever went wrong: which padding check failed is what a
+            // Bleichenbacher attacker asks a server to tell (PKCS#1 v1.5 above all; prefer OAEP).
+            guard encrypt else {
+                ERR_clear_error()
+                throw ObjectError("\(operation.name) failed: the ciphertext does not decrypt with this key")
+            }
             throw ObjectError("\(operation.name) failed (\(OpenSSL.lastError(otherwise: "the input does not fit the key")))")
         }
         return bytes
@@ -295,6 +301,7 @@ extension KeyMaterial {
         var length = 0
         guard write(nil, &length) == 1, length > 0 else { return nil }
         var bytes = [UInt8](repeating: 0, count: length)
+        defer { OpenSSL.zero(&bytes) }
         guard bytes.withUnsafeMutableBufferPointer({ write($0.baseAddress, &length) }) == 1 else { return nil }
         return Array(bytes.prefix(length))
     }

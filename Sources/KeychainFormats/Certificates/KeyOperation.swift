@@ -136,8 +136,10 @@ extension KeyOperation {
             guard let message = Self.hashesMessage(form, "PKCS1v15") else { return nil }
             self = .rsaPKCS1(digest, hashesMessage: message)
         case ("sign", "RSA", let form, let digest?) where parts.count == 7:
-            // PSS names its MGF1 digest and salt length too, which are the digest's.
-            guard parts[5] == digest.name, parts[6] == String(digest.length), let message = Self.hashesMessage(form, "PSS") else {
+            // PSS names its MGF1 digest and salt length too, which are the digest's; Apple's
+            // identifiers for SHA-224 say 24 (SecKeyAdaptors.m), though the salt is its 28 bytes.
+            let saltLabel = digest.length == 28 ? "24" : String(digest.length)
+            guard parts[5] == digest.name, parts[6] == saltLabel, let message = Self.hashesMessage(form, "PSS") else {
                 return nil
             }
             self = .rsaPSS(digest, hashesMessage: message)

@@ -58,7 +58,9 @@ private struct Reader {
         given.withUnsafeBytes { terminated.append($0) }
         withUnsafeBytes(of: UInt8(0)) { terminated.append($0) }
         passphrase = terminated
-        passphraseLength = Int32(given.count)
+        // OpenSSL counts a passphrase in an Int32: a longer one (no PKCS#12 has one) is cut there
+        // and then opens nothing, which is errSecAuthFailed, not a crash of the calling program.
+        passphraseLength = Int32(clamping: given.count)
     }
 
     static func malformed(_ reason: String) -> KeychainError {
