@@ -17,6 +17,9 @@ nonisolated(unsafe) public let kSecImportItemKeyID: CFString = "keyid"
 /// Nothing is stored unless `options` say kSecUseDataProtectionKeychain: then each identity and
 /// each other certificate is added with the other options, one already stored counting as added.
 public func SecPKCS12Import(_ pkcs12_data: CFData, _ options: CFDictionary, _ items: UnsafeMutablePointer<CFArray?>) -> OSStatus {
+    // As large as the command reads (a real PKCS#12 is a few KiB): a larger one is refused before
+    // it is copied or parsed.
+    guard (pkcs12_data as Data).count <= InputLimits.objectFileBytes else { return errSecDecode }
     let entries = (try? SecItemDictionary.entries(options)) ?? []
     let passphrase = entries.first { $0.key == kSecImportExportPassphrase as String }.flatMap { SecItemDictionary.string($0.value) }
     let archive: PKCS12Archive
@@ -28,10 +31,11 @@ public func SecPKCS12Import(_ pkcs12_data: CFData, _ options: CFDictionary, _ it
         return error.status.rawValue
     }
     let others = archive.certificates.map(SecCertificate.init)
+    let issued = IssuerIndex(others)
     let identities = archive.identities.map { SecIdentity(certificate: SecCertificate($0.certificate), privateKey: SecKey($0.key)) }
     items.pointee = NSArray(
         array: zip(identities, archive.identities).map { identity, held in
-            let chain = [identity.certificate] + issuers(of: held.certificate, among: others)
+            let chain = [identity.certificate] + issued.chain(above: held.certificate)
             return NSDictionary(dictionary: [
                 kSecImportItemIdentity as String: identity, kSecImportItemCertChain as String: NSArray(array: chain),
             ])
@@ -50,16 +54,32 @@ public func SecPKCS12Import(_ pkcs12_data: CFData, _ options: CFDictionary, _ it
     return status
 }
 
-/// The certificates of `others` that issue `certificate`, then the one that issues that, and so
-/// on (each once), as a chain is built from the file's own certificates.
-private func issuers(of certificate: Certificate, among others: [SecCertificate]) -> [SecCertificate] {
-    var chain: [SecCertificate] = []
-    var current = certificate
-    while current.normalizedIssuer != current.normalizedSubject,
-        let next = others.first(where: { $0.certificate.normalizedSubject == current.normalizedIssuer && !chain.contains($0) })
-    {
-        chain.append(next)
-        current = next.certificate
+/// The file's certificates by normalized subject, for building chains in time linear in their
+/// number: a file of certificates that issue one another in a ring (X by Y, Y by X, …) made the
+/// search that scanned every certificate at each step take minutes per identity.
+private struct IssuerIndex {
+    let certificates: [SecCertificate]
+    let bySubject: [[UInt8]: [Int]]
+
+    init(_ certificates: [SecCertificate]) {
+        self.certificates = certificates
+        bySubject = Dictionary(grouping: certificates.indices) { certificates[$0].certificate.normalizedSubject }
     }
-    return chain
+
+    /// The certificates that issue `certificate`, then the one that issues that, and so on, each
+    /// once: for each subject the next one not taken yet, so no step looks at a certificate twice.
+    func chain(above certificate: Certificate) -> [SecCertificate] {
+        var chain: [SecCertificate] = []
+        var taken: [[UInt8]: Int] = [:]
+        var current = certificate
+        while current.normalizedIssuer != current.normalizedSubject, let candidates = bySubject[current.normalizedIssuer] {
+            let next = taken[current.normalizedIssuer, default: 0]
+            guard next < candidates.count else { break }
+            taken[current.normalizedIssuer] = next + 1
+            let issuer = certificates[candidates[next]]
+            chain.append(issuer)
+            current = issuer.certificate
+        }
+        return chain
+    }
 }

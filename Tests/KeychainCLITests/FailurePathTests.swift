@@ -71,7 +71,7 @@ import Testing
         ended.waitUntilExit()
         let abandoned = destination + ".creating-\(ended.processIdentifier)-abandoned"
         let live = destination + ".creating-\(getpid())-live"
-        for path in [abandoned, abandoned + "-journal", live] { FileManager.default.createFile(atPath: path, contents: Data("x".utf8)) }
+        for path in [abandoned, abandoned + "-journal", live] { _ = FileManager.default.createFile(atPath: path, contents: Data("x".utf8)) }
         try? FileManager.default.removeItem(atPath: destination)
         let backup = sandbox.run(["backup", destination])
         #expect(backup.status == 0, "\(backup.stderr)")

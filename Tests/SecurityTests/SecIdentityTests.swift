@@ -125,4 +125,53 @@ private func importedIdentity() throws -> SecIdentity {
         #expect(copyMatching(query).0 == errSecItemNotFound)
         #expect(SecItemDelete([kSecValueRef as String: identity] as CFDictionary) == errSecItemNotFound)
     }
+
+    /// The review's L2: a file whose 2,000 certificates issue one another in a ring (X by Y, Y by
+    /// X, each of the thousand of a subject distinct) made the chain search take minutes per
+    /// identity. The chain takes each once, in time linear in their number; a file larger than the
+    /// command reads (1 MiB) is errSecDecode before it is parsed.
+    @Test func aRingOfCertificatesBuildsItsChainQuickly() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ring-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let make = """
+            set -e
+            cd "$1"
+            printf '[ca]\\ndefault_ca=here\\n[here]\\ndatabase=index.txt\\nnew_certs_dir=out\\nserial=serial\\ndefault_md=sha256\\n'\\
+            'default_days=30\\npolicy=any\\nunique_subject=no\\n[any]\\ncommonName=supplied\\n' > ca.cnf
+            mkdir out; : > index.txt; echo 1000 > serial
+            openssl ecparam -name prime256v1 -genkey -noout -out k.pem
+            for name in X Y; do
+                openssl req -new -x509 -key k.pem -subj "/CN=$name" -days 30 -out "$name.pem"
+                openssl req -new -key k.pem -subj "/CN=$name" -out "$name.csr"
+            done
+            xs=(); ys=(); for i in $(seq 1000); do xs+=(X.csr); ys+=(Y.csr); done
+            openssl ca -config ca.cnf -batch -notext -cert Y.pem -keyfile k.pem -out /dev/null -infiles "${xs[@]}" 2> /dev/null
+            openssl ca -config ca.cnf -batch -notext -cert X.pem -keyfile k.pem -out /dev/null -infiles "${ys[@]}" 2> /dev/null
+            openssl x509 -req -in X.csr -CA Y.pem -CAkey k.pem -set_serial 7 -days 30 -out leaf.pem 2> /dev/null
+            cat out/*.pem > ring.pem
+            openssl pkcs12 -export -inkey k.pem -in leaf.pem -certfile ring.pem -passout pass:ring -out ring.p12
+            """
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/bin/bash")
+        shell.arguments = ["-c", make, "bash", folder.path]
+        shell.standardOutput = FileHandle.nullDevice
+        try shell.run()
+        let watchdog = DispatchWorkItem { shell.terminate() }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 120, execute: watchdog)
+        shell.waitUntilExit()
+        watchdog.cancel()
+        #expect(shell.terminationStatus == 0)
+        let file = try Data(contentsOf: folder.appendingPathComponent("ring.p12"))
+        var items: CFArray?
+        let started = Date()
+        let status = SecPKCS12Import(file as CFData, [kSecImportExportPassphrase as String: "ring"] as CFDictionary, &items)
+        let took = Date().timeIntervalSince(started)
+        #expect(status == errSecSuccess)
+        let chain = try #require((items as? [[String: Any]])?.first?[kSecImportItemCertChain as String] as? [SecCertificate])
+        #expect(chain.count == 2001, "the leaf, then each of the 2,000 once")
+        #expect(took < 5, "\(took) s")
+        var none: CFArray?
+        #expect(SecPKCS12Import(Data(count: (1 << 20) + 1) as CFData, [:] as CFDictionary, &none) == errSecDecode)
+    }
 }
