@@ -113,7 +113,10 @@ let package = Package(
                 "KeychainCore", "KeychainFormats", "KeychainFoundation", "KeychainPlatform", "KeychainTestSupport", "TextEscaping",
             ]),
         // Keychain code written as apps write it, through `import Security` (docs/LIBRARY.md).
-        .testTarget(name: "SecurityTests", dependencies: ["Security", "SecurityTesting"]),
+        // Warnings are errors there, as in app targets that build with -warnings-as-errors: a call
+        // whose result Apple's C import lets them drop (SecItemDelete(query)) must not warn.
+        .testTarget(
+            name: "SecurityTests", dependencies: ["Security", "SecurityTesting"], swiftSettings: [.unsafeFlags(["-warnings-as-errors"])]),
         // Test support: runs a command where a seccomp filter blocks the kernel keyring.
         .executableTarget(name: "deny-keyring", path: "Tests/DenyKeyring"),
         .testTarget(

@@ -66,12 +66,16 @@ extension CFError {
 nonisolated(unsafe) public let kCFBundleIdentifierKey: CFString! = "CFBundleIdentifier"
 
 // swift-format-ignore: AlwaysUseLowerCamelCase
+@discardableResult
 public func CFErrorGetDomain(_ error: CFError!) -> CFString! { error.domain as NSString }
 // swift-format-ignore: AlwaysUseLowerCamelCase
+@discardableResult
 public func CFErrorGetCode(_ error: CFError!) -> CFIndex { error.code }
 // swift-format-ignore: AlwaysUseLowerCamelCase
+@discardableResult
 public func CFErrorCopyUserInfo(_ error: CFError!) -> CFDictionary! { NSDictionary(dictionary: error.userInfo) }
 // swift-format-ignore: AlwaysUseLowerCamelCase
+@discardableResult
 public func CFErrorCopyDescription(_ error: CFError!) -> CFString! {
     (error.userInfo[NSLocalizedDescriptionKey] as? String ?? "") as NSString
 }

@@ -49,6 +49,7 @@ extension SecAccessControl: Hashable {
 // swift-format-ignore: AlwaysUseLowerCamelCase
 /// Creates an access control (`SecAccessControl.m`): every combination Apple refuses is `nil`
 /// with an error in kCFErrorDomainOSStatus, code errSecParam, saying which rule.
+@discardableResult
 public func SecAccessControlCreateWithFlags(
     _ allocator: CFAllocator?, _ protection: CFTypeRef, _ flags: SecAccessControlCreateFlags,
     _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?

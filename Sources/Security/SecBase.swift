@@ -4,6 +4,7 @@ import KeychainCore
 // swift-format-ignore: AlwaysUseLowerCamelCase
 /// The message Apple's `SecCopyErrorMessageString` gives `status` (from SecBase.h), or for a
 /// status no header declares, the same "OSStatus N" form keychainctl's `error` prints.
+@discardableResult
 public func SecCopyErrorMessageString(_ status: OSStatus, _ reserved: UnsafeMutableRawPointer?) -> CFString? {
     StatusMessages.message(status) as NSString
 }

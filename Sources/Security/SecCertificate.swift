@@ -24,12 +24,14 @@ extension SecCertificate: Hashable {
 // swift-format-ignore: AlwaysUseLowerCamelCase
 /// The certificate `data` holds in DER, or `nil` when it holds anything else (PEM, a key, bytes
 /// after the certificate).
+@discardableResult
 public func SecCertificateCreateWithData(_ allocator: CFAllocator?, _ data: CFData) -> SecCertificate? {
     SecCertificate(der: [UInt8](data as Data))
 }
 
 // swift-format-ignore: AlwaysUseLowerCamelCase
 /// The certificate's DER bytes, exactly as it was made from.
+@discardableResult
 public func SecCertificateCopyData(_ certificate: SecCertificate) -> CFData {
     NSData(data: Data(certificate.certificate.der))
 }
@@ -37,12 +39,14 @@ public func SecCertificateCopyData(_ certificate: SecCertificate) -> CFData {
 // swift-format-ignore: AlwaysUseLowerCamelCase
 /// A name for people: the subject's common names, else its organizational unit or organization,
 /// else an e-mail or DNS name (the label `SecItemAdd` gives a certificate added by reference).
+@discardableResult
 public func SecCertificateCopySubjectSummary(_ certificate: SecCertificate) -> CFString? {
     certificate.certificate.summary.map { $0 as NSString }
 }
 
 // swift-format-ignore: AlwaysUseLowerCamelCase
 /// The subject's last common name; errSecInternal (-26276) when it has none, as on Apple platforms.
+@discardableResult
 public func SecCertificateCopyCommonName(_ certificate: SecCertificate, _ commonName: UnsafeMutablePointer<CFString?>) -> OSStatus {
     guard let last = certificate.certificate.commonNames.last else { return errSecInternal }
     commonName.pointee = last as NSString
@@ -51,18 +55,21 @@ public func SecCertificateCopyCommonName(_ certificate: SecCertificate, _ common
 
 // swift-format-ignore: AlwaysUseLowerCamelCase
 /// The issuer's name normalised as the keychain stores `kSecAttrIssuer`, as a DER SEQUENCE.
+@discardableResult
 public func SecCertificateCopyNormalizedIssuerSequence(_ certificate: SecCertificate) -> CFData? {
     NSData(data: Data(DistinguishedName.sequence(ofContent: certificate.certificate.normalizedIssuer)))
 }
 
 // swift-format-ignore: AlwaysUseLowerCamelCase
 /// The subject's name normalised as the keychain stores `kSecAttrSubject`, as a DER SEQUENCE.
+@discardableResult
 public func SecCertificateCopyNormalizedSubjectSequence(_ certificate: SecCertificate) -> CFData? {
     NSData(data: Data(DistinguishedName.sequence(ofContent: certificate.certificate.normalizedSubject)))
 }
 
 // swift-format-ignore: AlwaysUseLowerCamelCase
 /// The serial number's content bytes (a leading zero kept), as `kSecAttrSerialNumber` holds them.
+@discardableResult
 public func SecCertificateCopySerialNumberData(_ certificate: SecCertificate, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?)
     -> CFData?
 {

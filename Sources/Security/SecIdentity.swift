@@ -23,6 +23,7 @@ extension SecIdentity: Hashable {
 
 // swift-format-ignore: AlwaysUseLowerCamelCase
 /// The identity's certificate.
+@discardableResult
 public func SecIdentityCopyCertificate(_ identityRef: SecIdentity, _ certificateRef: UnsafeMutablePointer<SecCertificate?>) -> OSStatus {
     certificateRef.pointee = identityRef.certificate
     return errSecSuccess
@@ -30,6 +31,7 @@ public func SecIdentityCopyCertificate(_ identityRef: SecIdentity, _ certificate
 
 // swift-format-ignore: AlwaysUseLowerCamelCase
 /// The identity's private key.
+@discardableResult
 public func SecIdentityCopyPrivateKey(_ identityRef: SecIdentity, _ privateKeyRef: UnsafeMutablePointer<SecKey?>) -> OSStatus {
     privateKeyRef.pointee = identityRef.privateKey
     return errSecSuccess

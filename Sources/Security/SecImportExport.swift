@@ -16,6 +16,7 @@ nonisolated(unsafe) public let kSecImportItemKeyID: CFString = "keyid"
 /// no kSecImportItemTrust. A wrong passphrase is errSecAuthFailed, a malformed file errSecDecode.
 /// Nothing is stored unless `options` say kSecUseDataProtectionKeychain: then each identity and
 /// each other certificate is added with the other options, one already stored counting as added.
+@discardableResult
 public func SecPKCS12Import(_ pkcs12_data: CFData, _ options: CFDictionary, _ items: UnsafeMutablePointer<CFArray?>) -> OSStatus {
     // As large as the command reads (a real PKCS#12 is a few KiB): a larger one is refused before
     // it is copied or parsed.

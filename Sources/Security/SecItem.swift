@@ -8,6 +8,7 @@ import KeychainCore
 // swift-format-ignore: AlwaysUseLowerCamelCase
 /// Adds the item `attributes` describes; with return keys, `result` receives it as
 /// `SecItemCopyMatching` would.
+@discardableResult
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     var parsed: SecItemDictionary
     do { parsed = try SecItemCall.parse(attributes, forQuery: false) } catch { return SecItemCall.refuse(error) }
@@ -26,6 +27,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 
 // swift-format-ignore: AlwaysUseLowerCamelCase
 /// Finds what `query` matches; `result` receives it shaped as its return keys and limit ask.
+@discardableResult
 public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     let parsed: SecItemDictionary
     do { parsed = try SecItemCall.parse(query) } catch { return SecItemCall.refuse(error) }
@@ -43,6 +45,7 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 
 // swift-format-ignore: AlwaysUseLowerCamelCase
 /// Changes every item `query` matches as `attributesToUpdate` says.
+@discardableResult
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
     let parsed: SecItemDictionary
     let changes: SecItemDictionary
@@ -63,6 +66,7 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
 
 // swift-format-ignore: AlwaysUseLowerCamelCase
 /// Deletes every item `query` matches.
+@discardableResult
 public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
     let parsed: SecItemDictionary
     do { parsed = try SecItemCall.parse(query) } catch { return SecItemCall.refuse(error) }

@@ -8,6 +8,7 @@ import KeychainCore
 /// kSecPublicKeyAttrs, then the top level's) say kSecAttrIsPermanent, by `SecItemAdd` with the
 /// half as kSecValueRef and those attributes: the public half first, then the private one. A
 /// failed add is that add's status, and the key is not returned.
+@discardableResult
 public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> SecKey? {
     let out = error
     do throws(SecItemRefusal) {

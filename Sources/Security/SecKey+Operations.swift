@@ -10,6 +10,7 @@ public enum SecKeyOperationType: CFIndex, Sendable {
 /// Whether `key` can do `operation` with `algorithm`, as Apple's keys split the work: a private key
 /// of the algorithm's type signs, decrypts and exchanges keys, a public key verifies and
 /// encrypts. An algorithm not provided is supported by no key.
+@discardableResult
 public func SecKeyIsAlgorithmSupported(_ key: SecKey, _ operation: SecKeyOperationType, _ algorithm: SecKeyAlgorithm) -> Bool {
     guard let run = algorithm.operation, run.algorithm == key.key.algorithm else { return false }
     switch operation {
@@ -24,6 +25,7 @@ public func SecKeyIsAlgorithmSupported(_ key: SecKey, _ operation: SecKeyOperati
 // swift-format-ignore: AlwaysUseLowerCamelCase
 /// The signature of `dataToSign` (a message, or a digest of the algorithm's length) by the
 /// private key `key`; `nil` with errSecParam when the key cannot sign with the algorithm.
+@discardableResult
 public func SecKeyCreateSignature(
     _ key: SecKey, _ algorithm: SecKeyAlgorithm, _ dataToSign: CFData, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> CFData? {
@@ -34,6 +36,7 @@ public func SecKeyCreateSignature(
 /// Whether `signature` is `key`'s signature of `signedData`. A signature that does not verify is
 /// `false` with an error: errSecParam for an X9.62 ECDSA signature and errSecVerifyFailed for the
 /// others, as Apple reports them (`SecKeyAdaptors.m`).
+@discardableResult
 public func SecKeyVerifySignature(
     _ key: SecKey, _ algorithm: SecKeyAlgorithm, _ signedData: CFData, _ signature: CFData,
     _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
@@ -53,6 +56,7 @@ public func SecKeyVerifySignature(
 
 // swift-format-ignore: AlwaysUseLowerCamelCase
 /// `plaintext` encrypted to `key` (its public half) with an RSA encryption algorithm.
+@discardableResult
 public func SecKeyCreateEncryptedData(
     _ key: SecKey, _ algorithm: SecKeyAlgorithm, _ plaintext: CFData, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> CFData? {
@@ -62,6 +66,7 @@ public func SecKeyCreateEncryptedData(
 // swift-format-ignore: AlwaysUseLowerCamelCase
 /// `ciphertext` decrypted by the private key `key`; `nil` with errSecParam when it does not
 /// decrypt.
+@discardableResult
 public func SecKeyCreateDecryptedData(
     _ key: SecKey, _ algorithm: SecKeyAlgorithm, _ ciphertext: CFData, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> CFData? {
@@ -113,6 +118,7 @@ nonisolated(unsafe) public let kSecKeyKeyExchangeParameterSharedInfo: CFString =
 /// coordinate, or with an X9.63 algorithm the kSecKeyKeyExchangeParameterRequestedSize bytes the
 /// derivation makes of it and kSecKeyKeyExchangeParameterSharedInfo. A missing size, or keys of
 /// other curves, are `nil` with errSecParam.
+@discardableResult
 public func SecKeyCopyKeyExchangeResult(
     _ privateKey: SecKey, _ algorithm: SecKeyAlgorithm, _ publicKey: SecKey, _ parameters: CFDictionary,
     _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?

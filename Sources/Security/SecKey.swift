@@ -41,6 +41,7 @@ nonisolated(unsafe) public let kSecPublicKeyAttrs: CFString = "public"
 /// The key `keyData` holds in Apple's external representation, as `attributes` describe it:
 /// kSecAttrKeyType (RSA or EC) and kSecAttrKeyClass (public or private), each a string or a
 /// number; the size is read from the data. Anything else is `nil` with errSecParam.
+@discardableResult
 public func SecKeyCreateWithData(_ keyData: CFData, _ attributes: CFDictionary, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?)
     -> SecKey?
 {
@@ -70,6 +71,7 @@ public func SecKeyCreateWithData(_ keyData: CFData, _ attributes: CFDictionary, 
 
 // swift-format-ignore: AlwaysUseLowerCamelCase
 /// The public half of `key` (the key itself when it is public).
+@discardableResult
 public func SecKeyCopyPublicKey(_ key: SecKey) -> SecKey? {
     (try? key.key.publicKey).map(SecKey.init)
 }
@@ -78,6 +80,7 @@ public func SecKeyCopyPublicKey(_ key: SecKey) -> SecKey? {
 /// Apple's external representation of `key`: PKCS#1 for RSA, `04‖X‖Y` (and `‖K` for a private
 /// key) for EC. Every key here is a software key, so a private key's bytes are given too, as
 /// Apple gives a software key's.
+@discardableResult
 public func SecKeyCopyExternalRepresentation(_ key: SecKey, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> CFData? {
     key.key.external.withUnsafeBytes { NSData(bytes: $0.baseAddress, length: $0.count) }
 }
@@ -86,6 +89,7 @@ public func SecKeyCopyExternalRepresentation(_ key: SecKey, _ error: UnsafeMutab
 /// What `SecKeyCopyAttributeDictionary` says of `key`: its class and type as Apple's string
 /// constants, its sizes, its application label (the SHA-1 of its public key), the flags Apple
 /// gives a software key of its kind, and its external representation as `v_Data`.
+@discardableResult
 public func SecKeyCopyAttributes(_ key: SecKey) -> CFDictionary? {
     var dictionary: [String: Any] = ["class": ItemClass.key.rawValue]
     for (code, value) in key.key.attributes { dictionary[code] = SecItemResult.object(value) }

@@ -220,7 +220,7 @@ import Testing
                 "./keychainctl unlock --timeout 5m", "correct horse battery",
                 "./keychainctl exec --lock --env T=other -- sh steal.sh 2> after",
             ]
-        let run = try Self.typeIntoAShell(sandbox, lines)
+        _ = try Self.typeIntoAShell(sandbox, lines)
         let warned = Self.read(sandbox, "warned")
         #expect(
             warned.contains("CMD can read the key file \(sandbox.folder)/.config/keychainctl/keychain.key and open every item"), "\(warned)"
