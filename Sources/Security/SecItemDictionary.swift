@@ -37,6 +37,9 @@ struct SecItemDictionary {
     /// first), not attributes to write, which changes what a key's reference stands for.
     init(_ dictionary: CFDictionary?, forQuery: Bool) throws(SecItemRefusal) {
         guard let dictionary else { throw .param("the dictionary is NULL") }
+        // Attributes are bound once the class is known: a key's kSecAttrKeyType ("73") is a string
+        // of its class's own, where the other classes' `type` is a four-character code.
+        var attributes: [(code: String, value: Any)] = []
         for (key, value) in try Self.entries(dictionary) {
             switch key {
             case "class":
@@ -104,13 +107,17 @@ struct SecItemDictionary {
                 throw SecItemRefusal(status: errSecUnimplemented, message: "\(key) is not provided on Linux (docs/LIBRARY.md)")
             case _ where key.utf16.count == 4:
                 // Four characters make an attribute, known to the class or errSecNoSuchAttr.
-                request.typedAttributes.append((code: key, value: try Self.bind(value, for: key)))
+                attributes.append((key, value))
             case _ where key.hasPrefix("f"):
                 continue  // callbacks, which securityd ignores
             default:
                 // Any other key is errSecItemInvalidKey, which is errSecParam (SecBasePriv.h).
                 throw .param("'\(key)' is not a SecItem key")
             }
+        }
+        let classSchema = request.itemClass.flatMap(ItemClass.init(parsing:)).flatMap { $0 == .identity ? Schema.of(.key) : Schema.of($0) }
+        for (code, value) in attributes {
+            request.typedAttributes.append((code: code, value: try Self.bind(value, for: code, in: classSchema)))
         }
         if let reference { adopt(reference, forQuery: forQuery) }
         if asksForReturns { request.returnOptions = returns }
@@ -120,8 +127,8 @@ struct SecItemDictionary {
     /// `value` as `SecDbItem.c` stores it for attribute `code`: a string stays a string (parsed
     /// for a number, boolean, date or four-character attribute, as `copyNumber` keeps one that is
     /// not a number), data stays data, a number a number, a date a date.
-    static func bind(_ value: Any, for code: String) throws(SecItemRefusal) -> AttributeValue {
-        guard let attribute = Schema.attribute(code) else {
+    static func bind(_ value: Any, for code: String, in classSchema: ClassSchema? = nil) throws(SecItemRefusal) -> AttributeValue {
+        guard let attribute = classSchema?.attribute(code) ?? Schema.attribute(code) else {
             // An unknown code: the engine names it (errSecNoSuchAttr); its value does not matter.
             return .string("")
         }
@@ -147,6 +154,8 @@ struct SecItemDictionary {
             return .date(milliseconds)
         }
         if let number = value as? NSNumber {
+            // A key's type given as its number (73 for kSecAttrKeyTypeEC), which Apple stores as one.
+            if attribute.kind == .string, code == Schema.keyType { return .string(number.stringValue) }
             return attribute.kind == .bool ? .bool(number.boolValue) : .number(number.int64Value)
         }
         if let flag = value as? Bool { return attribute.kind == .bool ? .bool(flag) : .number(flag ? 1 : 0) }

@@ -124,6 +124,33 @@ private func verify(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ message: Data
         #expect(!SecKeyIsAlgorithmSupported(ec, .sign, SecKeyAlgorithm(rawValue: "algid:sign:ECDSA:RFC4754" as CFString)))
     }
 
+    /// Apple's "Storing Keys in the Keychain": a key made with kSecAttrIsPermanent and a tag is
+    /// found again by class, tag and kSecAttrKeyType (the constant, or its number), RSA and EC.
+    @Test func applesKeyQueryByTagAndTypeFindsTheKey() throws {
+        for (type, bits) in [(kSecAttrKeyTypeRSA, 2048), (kSecAttrKeyTypeECSECPrimeRandom, 256)] {
+            let tag = "com.example.keys.\(type)".data(using: .utf8)!
+            let attributes: [String: Any] = [
+                kSecAttrKeyType as String: type, kSecAttrKeySizeInBits as String: bits,
+                kSecPrivateKeyAttrs as String: [kSecAttrIsPermanent as String: true, kSecAttrApplicationTag as String: tag],
+            ]
+            var error: Unmanaged<CFError>?
+            let privateKey = try #require(SecKeyCreateRandomKey(attributes as CFDictionary, &error), "\(String(describing: error))")
+            let getquery: [String: Any] = [
+                kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: tag, kSecAttrKeyType as String: type,
+                kSecReturnRef as String: true,
+            ]
+            var item: CFTypeRef?
+            #expect(SecItemCopyMatching(getquery as CFDictionary, &item) == errSecSuccess, "\(type)")
+            #expect(item.map { $0 as! SecKey } == privateKey)
+            var byNumber = getquery
+            byNumber[kSecAttrKeyType as String] = Int(type as String)
+            #expect(SecItemCopyMatching(byNumber as CFDictionary, nil) == errSecSuccess, "\(type) as a number")
+            var otherType = getquery
+            otherType[kSecAttrKeyType as String] = type == kSecAttrKeyTypeRSA ? kSecAttrKeyTypeEC : kSecAttrKeyTypeRSA
+            #expect(SecItemCopyMatching(otherType as CFDictionary, nil) == errSecItemNotFound)
+        }
+    }
+
     /// RSA decryption fails with one message whatever failed (the review's L6): a server that
     /// reports it cannot be asked which padding check a forged ciphertext failed.
     @Test func everyRSADecryptionFailureSaysTheSame() throws {
