@@ -34,19 +34,20 @@ public final class CFAllocator: Sendable {
 /// `kCFAllocatorDefault` (`nil` is the default allocator, as on Apple platforms).
 public let kCFAllocatorDefault: CFAllocator! = nil
 
-/// A CoreFoundation error: a domain, a code and a user info, bridged to `Error` as Apple's is.
-public final class CFError: Error, @unchecked Sendable, CustomStringConvertible {
-    let domain: String
-    let code: Int
-    let userInfo: [String: Any]
-
+/// A CoreFoundation error: a domain, a code and a user info. It is an `NSError`, as CFError is
+/// toll-free bridged to one on Apple platforms: `error as NSError` (and `catch let e as NSError`)
+/// sees its domain (NSOSStatusErrorDomain), its code (the OSStatus) and its message as
+/// `localizedDescription`.
+public final class CFError: NSError, @unchecked Sendable {
     init(domain: String, code: Int, description: String) {
-        self.domain = domain
-        self.code = code
-        self.userInfo = [NSLocalizedDescriptionKey: description]
+        super.init(domain: domain, code: code, userInfo: [NSLocalizedDescriptionKey: description])
     }
 
-    public var description: String { "Error Domain=\(domain) Code=\(code) \"\(userInfo[NSLocalizedDescriptionKey] ?? "")\"" }
+    required init?(coder: NSCoder) { nil }
+
+    public override var description: String {
+        "Error Domain=\(domain) Code=\(code) \"\(userInfo[NSLocalizedDescriptionKey] ?? "")\""
+    }
 }
 
 /// The domain of errors that carry an `OSStatus` (kCFErrorDomainOSStatus).

@@ -151,6 +151,26 @@ private func verify(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ message: Data
         }
     }
 
+    /// A `CFError` is an `NSError`, as on Apple platforms: `as NSError` gives NSOSStatusErrorDomain,
+    /// the OSStatus and the message, and `catch let error as NSError` catches it when thrown.
+    @Test func aCFErrorIsAnNSError() throws {
+        var unmanaged: Unmanaged<CFError>?
+        let attributes =
+            [kSecAttrKeyType as String: kSecAttrKeyTypeRSA, kSecAttrKeyClass as String: kSecAttrKeyClassPrivate] as CFDictionary
+        #expect(SecKeyCreateWithData(Data("not a key".utf8) as CFData, attributes, &unmanaged) == nil)
+        let error = try #require(unmanaged?.takeRetainedValue())
+        let bridged = error as Error as NSError
+        #expect(bridged.domain == NSOSStatusErrorDomain)
+        #expect(bridged.code == Int(errSecParam) || bridged.code == Int(errSecDecode), "\(bridged.code)")
+        #expect(bridged.localizedDescription == CFErrorCopyDescription(error) as String)
+        #expect(!bridged.localizedDescription.contains("CFError error"), "\(bridged.localizedDescription)")
+        do {
+            throw error as Error
+        } catch let caught as NSError {
+            #expect(caught.code == CFErrorGetCode(error))
+        }
+    }
+
     /// RSA decryption fails with one message whatever failed (the review's L6): a server that
     /// reports it cannot be asked which padding check a forged ciphertext failed.
     @Test func everyRSADecryptionFailureSaysTheSame() throws {
