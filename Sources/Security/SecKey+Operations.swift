@@ -109,9 +109,26 @@ private func run<Result>(
     }
 }
 
-/// The parameters of a key exchange (SecKey.h).
-nonisolated(unsafe) public let kSecKeyKeyExchangeParameterRequestedSize: CFString = "requestedSize"
-nonisolated(unsafe) public let kSecKeyKeyExchangeParameterSharedInfo: CFString = "sharedInfo"
+/// The parameters of a key exchange (SecKey.h), as Swift sees them:
+/// `[SecKeyKeyExchangeParameter.requestedSize.rawValue: 32]`.
+// An NSString is immutable: sharing one across threads is safe.
+public struct SecKeyKeyExchangeParameter: RawRepresentable, Hashable, @unchecked Sendable {
+    public let rawValue: CFString
+
+    public init(rawValue: CFString) { self.rawValue = rawValue }
+
+    public static func == (left: Self, right: Self) -> Bool { left.rawValue as String == right.rawValue as String }
+    public func hash(into hasher: inout Hasher) { hasher.combine(rawValue as String) }
+
+    /// How many bytes the X9.63 derivation makes of the shared secret (a number).
+    public static let requestedSize = Self(rawValue: "requestedSize")
+    /// What the derivation mixes in besides the shared secret (data).
+    public static let sharedInfo = Self(rawValue: "sharedInfo")
+}
+
+/// The same parameters by their C names.
+nonisolated(unsafe) public let kSecKeyKeyExchangeParameterRequestedSize: CFString = SecKeyKeyExchangeParameter.requestedSize.rawValue
+nonisolated(unsafe) public let kSecKeyKeyExchangeParameterSharedInfo: CFString = SecKeyKeyExchangeParameter.sharedInfo.rawValue
 
 // swift-format-ignore: AlwaysUseLowerCamelCase
 /// The secret `privateKey` shares with `publicKey` (ECDH on the same curve): the shared x

@@ -33,6 +33,17 @@ extension SecKey: Hashable {
     }
 }
 
+// swift-format-ignore: AlwaysUseLowerCamelCase
+/// The key's block size in bytes (SecKey.h): an RSA key's modulus, what its signatures and
+/// ciphertexts are as long as and what an encryption's padding leaves room in; an EC key's field
+/// element as corecrypto counts it, in whole 64-bit words (32, 48 and 72 bytes for P-256, P-384
+/// and P-521).
+@discardableResult
+public func SecKeyGetBlockSize(_ key: SecKey) -> Int {
+    let bytes = (key.key.bits + 7) / 8
+    return key.key.algorithm == .rsa ? bytes : (bytes + 7) / 8 * 8
+}
+
 /// The keys of `SecKeyCreateRandomKey`'s parameters that hold one half's own attributes (SecKey.h).
 nonisolated(unsafe) public let kSecPrivateKeyAttrs: CFString = "private"
 nonisolated(unsafe) public let kSecPublicKeyAttrs: CFString = "public"

@@ -171,6 +171,49 @@ private func verify(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ message: Data
         }
     }
 
+    /// What app code checks before a cast, and sizes buffers by: `CFGetTypeID(ref) ==
+    /// SecKeyGetTypeID()` on a kSecReturnRef result, and SecKeyGetBlockSize (an RSA key's modulus
+    /// bytes, its signature's length); ECDH parameters spelled as Swift imports them.
+    @Test func typeIDsBlockSizesAndKeyExchangeParametersAreApplesSpelling() throws {
+        let tag = Data("com.example.typeid".utf8)
+        let rsa = try #require(
+            randomKey([
+                kSecAttrKeyType as String: kSecAttrKeyTypeRSA, kSecAttrKeySizeInBits as String: 2048,
+                kSecPrivateKeyAttrs as String: [kSecAttrIsPermanent as String: true, kSecAttrApplicationTag as String: tag],
+            ]).0)
+        var found: CFTypeRef?
+        let query: [String: Any] = [kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: tag, kSecReturnRef as String: true]
+        #expect(SecItemCopyMatching(query as CFDictionary, &found) == errSecSuccess)
+        #expect(CFGetTypeID(found) == SecKeyGetTypeID())
+        #expect(CFGetTypeID(rsa) != SecCertificateGetTypeID() && CFGetTypeID(rsa) != SecIdentityGetTypeID())
+        #expect(CFGetTypeID(Data() as CFData) == CFDataGetTypeID() && CFGetTypeID("x" as CFString) == CFStringGetTypeID())
+        #expect(CFGetTypeID([:] as CFDictionary) == CFDictionaryGetTypeID() && CFGetTypeID(kCFBooleanTrue) == CFBooleanGetTypeID())
+        #expect(Set([SecKeyGetTypeID(), SecCertificateGetTypeID(), SecIdentityGetTypeID(), SecAccessControlGetTypeID()]).count == 4)
+
+        #expect(SecKeyGetBlockSize(rsa) == 256)
+        let signature = try #require(SecKeyCreateSignature(rsa, .rsaSignatureMessagePSSSHA256, Data("m".utf8) as CFData, nil) as Data?)
+        #expect(signature.count == SecKeyGetBlockSize(rsa))
+        let p256 = try #require(
+            randomKey([kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256]).0)
+        let p384 = try #require(
+            randomKey([kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 384]).0)
+        #expect(SecKeyGetBlockSize(p256) == 32 && SecKeyGetBlockSize(p384) == 48)
+
+        let peer = try #require(
+            randomKey([kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256]).0)
+        let parameters =
+            [
+                SecKeyKeyExchangeParameter.requestedSize.rawValue: 32, SecKeyKeyExchangeParameter.sharedInfo.rawValue: Data("info".utf8),
+            ] as [CFString: Any] as CFDictionary
+        let ours =
+            SecKeyCopyKeyExchangeResult(
+                p256, .ecdhKeyExchangeStandardX963SHA256, try #require(SecKeyCopyPublicKey(peer)), parameters, nil) as Data?
+        let theirs =
+            SecKeyCopyKeyExchangeResult(
+                peer, .ecdhKeyExchangeStandardX963SHA256, try #require(SecKeyCopyPublicKey(p256)), parameters, nil) as Data?
+        #expect(ours != nil && ours == theirs && ours?.count == 32)
+    }
+
     /// RSA decryption fails with one message whatever failed (the review's L6): a server that
     /// reports it cannot be asked which padding check a forged ciphertext failed.
     @Test func everyRSADecryptionFailureSaysTheSame() throws {
