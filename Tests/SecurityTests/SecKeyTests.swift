@@ -182,7 +182,9 @@ private func verify(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ message: Data
                 kSecPrivateKeyAttrs as String: [kSecAttrIsPermanent as String: true, kSecAttrApplicationTag as String: tag],
             ]).0)
         var found: CFTypeRef?
-        let query: [String: Any] = [kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: tag, kSecReturnRef as String: true]
+        let query: [String: Any] = [
+            kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: tag, kSecReturnRef as String: true,
+        ]
         #expect(SecItemCopyMatching(query as CFDictionary, &found) == errSecSuccess)
         #expect(CFGetTypeID(found) == SecKeyGetTypeID())
         #expect(CFGetTypeID(rsa) != SecCertificateGetTypeID() && CFGetTypeID(rsa) != SecIdentityGetTypeID())
