@@ -75,3 +75,34 @@ public func SecCertificateCopySerialNumberData(_ certificate: SecCertificate, _ 
 {
     NSData(data: Data(certificate.certificate.serialNumber))
 }
+
+// swift-format-ignore: AlwaysUseLowerCamelCase
+/// The subject's public key as a `SecKey` (RSA or EC); `nil` for a key of another kind
+/// (SecCertificate.h: "NULL if the public key has an unsupported algorithm").
+@discardableResult
+public func SecCertificateCopyKey(_ certificate: SecCertificate) -> SecKey? {
+    certificate.certificate.publicKey.map(SecKey.init)
+}
+
+// swift-format-ignore: AlwaysUseLowerCamelCase
+/// The start of the certificate's validity period.
+@discardableResult
+public func SecCertificateCopyNotValidBeforeDate(_ certificate: SecCertificate) -> CFDate? {
+    certificate.certificate.validity.map { NSDate(timeIntervalSince1970: TimeInterval($0.notBefore)) }
+}
+
+// swift-format-ignore: AlwaysUseLowerCamelCase
+/// The end of the certificate's validity period.
+@discardableResult
+public func SecCertificateCopyNotValidAfterDate(_ certificate: SecCertificate) -> CFDate? {
+    certificate.certificate.validity.map { NSDate(timeIntervalSince1970: TimeInterval($0.notAfter)) }
+}
+
+// swift-format-ignore: AlwaysUseLowerCamelCase
+/// The e-mail addresses the certificate names: its subject's emailAddress values, then its
+/// subject alternative names' (an empty array when none).
+@discardableResult
+public func SecCertificateCopyEmailAddresses(_ certificate: SecCertificate, _ emailAddresses: UnsafeMutablePointer<CFArray?>) -> OSStatus {
+    emailAddresses.pointee = NSArray(array: certificate.certificate.emailAddresses.map { $0 as NSString })
+    return errSecSuccess
+}

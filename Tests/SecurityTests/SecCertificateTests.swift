@@ -56,6 +56,43 @@ private func certificate(_ name: String) throws -> SecCertificate {
         #expect(SecCertificateCopySubjectSummary(noName) as String? == "ci@example.com")
     }
 
+    /// SecCertificate.h: `SecCertificateCopyKey` (the subject's public key, verifying what its
+    /// private key signed), the validity dates and the
+    /// e-mail addresses, as pinning and client-certificate code reads them.
+    @Test func aCertificateGivesItsKeyDatesAndAddresses() throws {
+        let ec = try certificate("leaf-ec.der")
+        let ecKey = try #require(SecCertificateCopyKey(ec))
+        #expect(CFGetTypeID(ecKey) == SecKeyGetTypeID())
+        let point = try fixture("leaf-ec-public.der").suffix(65)
+        let attributes = [kSecAttrKeyType as String: kSecAttrKeyTypeEC, kSecAttrKeyClass as String: kSecAttrKeyClassPublic] as CFDictionary
+        #expect(SecKeyCreateWithData(Data(point) as CFData, attributes, nil) == ecKey)
+        let message = try fixture("signed-message.txt")
+        #expect(
+            SecKeyVerifySignature(
+                ecKey, .ecdsaSignatureMessageX962SHA256, message as CFData, try fixture("signed-message.ec-sha256.sig") as CFData, nil))
+
+        let rsa = try #require(SecCertificateCreateWithData(nil, try der(ofPEM: "leaf-rsa.pem") as CFData))
+        let rsaKey = try #require(SecCertificateCopyKey(rsa))
+        #expect(SecKeyGetBlockSize(rsaKey) == 256)
+        #expect(
+            SecKeyVerifySignature(
+                rsaKey, .rsaSignatureMessagePKCS1v15SHA256, message as CFData, try fixture("signed-message.rsa-pkcs1-sha256.sig") as CFData,
+                nil))
+
+        // generate.sh makes every certificate valid for 36,500 days from the day it ran.
+        let start = try #require(SecCertificateCopyNotValidBeforeDate(ec) as Date?)
+        let end = try #require(SecCertificateCopyNotValidAfterDate(ec) as Date?)
+        #expect(start < Date() && abs(end.timeIntervalSince(start) - 36_500 * 86_400) <= 86_400, "\(start) \(end)")
+
+        var addresses: CFArray?
+        let noName = try #require(SecCertificateCreateWithData(nil, try der(ofPEM: "leaf-nocn.pem") as CFData))
+        #expect(SecCertificateCopyEmailAddresses(noName, &addresses) == errSecSuccess)
+        #expect(addresses as? [String] == ["ci@example.com"])
+        // The root names no address (openssl x509 -email prints none for it).
+        let root = try #require(SecCertificateCreateWithData(nil, try der(ofPEM: "root.pem") as CFData))
+        #expect(SecCertificateCopyEmailAddresses(root, &addresses) == errSecSuccess && (addresses as? [String])?.isEmpty == true)
+    }
+
     /// SecItem.m `SecItemAttributesPrepare` and `infer_cert_label`: a certificate added by reference
     /// alone (no kSecClass) is a certificate item whose attributes are derived from it, labelled
     /// with its subject summary; a second add is errSecDuplicateItem (si-05-add.c); a query by the

@@ -61,6 +61,22 @@ package enum SubjectSummary {
         }
     }
 
+    /// The certificate's e-mail addresses (`SecCertificateCopyEmailAddresses`): the subject's
+    /// emailAddress values, then the subject alternative names' rfc822Name ones, in order.
+    package static func emailAddresses(of x509: OpaquePointer) -> [String] {
+        var emails: [String] = []
+        if let name = X509_get_subject_name(x509) {
+            for index in 0..<X509_NAME_entry_count(name) {
+                guard let entry = X509_NAME_get_entry(name, index),
+                    OBJ_obj2nid(X509_NAME_ENTRY_get_object(entry)) == NID_pkcs9_emailAddress,
+                    let value = text(UnsafePointer(X509_NAME_ENTRY_get_data(entry)))
+                else { continue }
+                emails.append(value)
+            }
+        }
+        return emails + alternativeNames(x509).emails
+    }
+
     /// The subject alternative names' e-mail addresses and DNS-like names, in order.
     private static func alternativeNames(_ x509: OpaquePointer) -> (emails: [String], dnsNames: [String]) {
         guard let raw = X509_get_ext_d2i(x509, NID_subject_alt_name, nil, nil) else { return ([], []) }
