@@ -55,7 +55,7 @@ public enum SecurityTesting {
     public static func useInMemoryKeychain(_ entitlements: Entitlements) throws {
         let folder = try MemoryFolder.make()
         let path = folder + "/keychain.db"
-        let key = SecretBytes(copying: Sodium.randomBytes(KeyRing.keyBytes))
+        let key = SecretBytes.random(count: KeyRing.keyBytes)
         try Keychain.create(path: path, credential: .key(key))
         try use(path: path, credential: .key(key), entitlements: entitlements, folder: folder)
     }

@@ -216,6 +216,17 @@ private func verify(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ message: Data
         #expect(ours != nil && ours == theirs && ours?.count == 32)
     }
 
+    /// SecRandomCopyBytes fills the caller's buffer in place, every byte of it and nothing past it;
+    /// a negative count is errSecParam, zero bytes is success.
+    @Test func randomBytesFillTheCallersBuffer() {
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let status = buffer.withUnsafeMutableBytes { SecRandomCopyBytes(kSecRandomDefault, 48, $0.baseAddress!) }
+        #expect(status == errSecSuccess)
+        #expect(buffer.prefix(48).contains { $0 != 0 } && buffer.suffix(16).allSatisfy { $0 == 0 })
+        #expect(buffer.withUnsafeMutableBytes { SecRandomCopyBytes(kSecRandomDefault, -1, $0.baseAddress!) } == errSecParam)
+        #expect(buffer.withUnsafeMutableBytes { SecRandomCopyBytes(kSecRandomDefault, 0, $0.baseAddress!) } == errSecSuccess)
+    }
+
     /// RSA decryption fails with one message whatever failed (the review's L6): a server that
     /// reports it cannot be asked which padding check a forged ciphertext failed.
     @Test func everyRSADecryptionFailureSaysTheSame() throws {

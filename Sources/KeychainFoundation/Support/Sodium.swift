@@ -53,9 +53,16 @@ package enum Sodium {
 
     /// Fills a fresh array with `count` random bytes (for nonces, salts and UUIDs; not for keys).
     package static func randomBytes(_ count: Int) -> [UInt8] {
-        precondition(ready)
         var bytes = [UInt8](repeating: 0, count: count)
-        bytes.withUnsafeMutableBytes { randombytes_buf($0.baseAddress!, count) }
+        bytes.withUnsafeMutableBytes { fill($0) }
         return bytes
+    }
+
+    /// Fills `buffer` with random bytes in place: the caller's memory is the only copy (what a
+    /// key drawn into it needs).
+    package static func fill(_ buffer: UnsafeMutableRawBufferPointer) {
+        precondition(ready)
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return }
+        randombytes_buf(base, buffer.count)
     }
 }
