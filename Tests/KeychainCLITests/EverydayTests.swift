@@ -48,6 +48,33 @@ import Testing
         #expect(provisioned.status == 78 && provisioned.stderr.contains("--profile"), "\(provisioned.stderr)")
     }
 
+    /// A Swift program run with no profile keeps its items in a group of its own, which the
+    /// command's built-in profile does not read: `ls` then finds nothing, and says so on stderr,
+    /// naming the group and how to act as that program. The hint, run as printed, lists the item.
+    @Test func anEmptyListingNamesTheGroupsItCannotRead() throws {
+        let sandbox = try Self.sandbox()
+        let program = sandbox.folder + "/program.plist"
+        let shown = Self.run(sandbox, ["profile", "show", "--program", "tokenapp"])
+        try shown.stdout.write(toFile: program, atomically: true, encoding: .utf8)
+        #expect(Self.run(sandbox, ["add", "-s", "com.example.api", "-a", "access-token", "--profile", program], stdin: "tok").status == 0)
+        let listed = Self.run(sandbox, ["ls"])
+        #expect(listed.status == 0 && listed.stdout.isEmpty, "\(listed.stdout)")
+        #expect(listed.stderr.contains("1 secret is in groups it cannot read: keychainctl.program.tokenapp (1)"), "\(listed.stderr)")
+        let hint = try #require(
+            listed.stderr.components(separatedBy: "To act as the program tokenapp: ").last?.components(separatedBy: ".\n").first)
+        let commands = hint.components(separatedBy: ", then ")
+        #expect(commands.count == 2, "\(hint)")
+        let followed = sandbox.run(
+            ["-c", commands.joined(separator: " && ")], profile: nil, environment: ["PATH": try sandbox.pathWithKeychainctl()],
+            executable: "/bin/sh", inFolder: true)
+        #expect(
+            followed.status == 0 && followed.stdout.contains("com.example.api\taccess-token\tkeychainctl.program.tokenapp"),
+            "\(followed.stdout) \(followed.stderr)")
+        // A keychain with nothing in it at all stays silent.
+        let empty = try Self.sandbox()
+        #expect(Self.run(empty, ["ls"]).stderr.isEmpty)
+    }
+
     /// `profile show --program NAME` prints the profile a Swift program of that name has with no
     /// profile: the built-in form with the program's own group, which the command's is not. It
     /// goes with `show` alone and without `--profile`, whose profile it would not be.

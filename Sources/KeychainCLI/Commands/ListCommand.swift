@@ -17,7 +17,9 @@ struct ListCommand: Subcommand {
             --format json gives an array of \
             objects with readable keys (service, account, group, label, modified, synchronizable, ref) beside \
             Apple's codes (svce, acct, agrp, labl, mdat, sync, v_PersistentRef). Items of every sync state \
-            are listed. Nothing to list prints nothing and exits 0. A shorthand for keychainctl find --limit all \
+            are listed. Nothing to list prints nothing and exits 0; when the keychain holds secrets in groups \
+            the profile cannot read (a Swift program's own group), a warning on stderr names them and how to \
+            read them. A shorthand for keychainctl find --limit all \
             --sync any.
             """,
         sections: [("options", [NamedItem.group.spec]), GlobalOptions.section],
@@ -52,7 +54,32 @@ struct ListCommand: Subcommand {
             items = items.filter { fnmatch(pattern, $0.attributes[Schema.service]?.stringValue ?? "", 0) == 0 }
         }
         items.sort { Self.sortKey($0).lexicographicallyPrecedes(Self.sortKey($1)) }
+        if items.isEmpty, context.arguments.operand == nil, context[NamedItem.group] == nil,
+            let hint = Self.unreadableHint(try keychain.unreadableGroups(of: .genericPassword, caller: caller), caller: caller)
+        {
+            StandardStreams.warn(hint)
+        }
         StandardStreams.out(render(items))
+    }
+
+    /// Why a listing that found nothing is not an empty keychain: the secrets in groups this
+    /// profile cannot read, and how to see them (a program's group: act as that program).
+    static func unreadableHint(_ groups: [(group: String, count: Int)], caller: Caller) -> String? {
+        guard !groups.isEmpty else { return nil }
+        let total = groups.reduce(0) { $0 + $1.count }
+        let named = groups.prefix(3).map { "\($0.group.terminalSafe) (\($0.count))" }.joined(separator: ", ")
+        let readable = caller.groups.readable.map(\.terminalSafe).joined(separator: ", ")
+        var hint =
+            "nothing this profile reads (\(readable.isEmpty ? "no group" : readable)); \(total) secret\(total == 1 ? " is" : "s are") in "
+            + "groups it cannot read: \(named)\(groups.count > 3 ? ", …" : "")."
+        if let program = groups.lazy.compactMap({ BuiltInProfile.program(ofGroup: $0.group) }).first {
+            let plist = (program.hasPrefix("-") ? "./" : "") + program + ".plist"
+            hint +=
+                " To act as the program \(program): keychainctl profile show --program=\(program) > \(plist), then keychainctl ls --profile \(plist)."
+        } else {
+            hint += " A profile whose keychain-access-groups name one of them reads it."
+        }
+        return hint
     }
 
     static func sortKey(_ item: Item) -> [String] { [Schema.service, Schema.account, Schema.accessGroup].map { value(item, $0) } }
