@@ -7,6 +7,8 @@ nonisolated(unsafe) public let kSecImportItemIdentity: CFString = "identity"
 nonisolated(unsafe) public let kSecImportItemCertChain: CFString = "chain"
 nonisolated(unsafe) public let kSecImportItemLabel: CFString = "label"
 nonisolated(unsafe) public let kSecImportItemKeyID: CFString = "keyid"
+/// SecPKCS12Import's option to keep what it imports in memory only, whatever else it says.
+nonisolated(unsafe) public let kSecImportToMemoryOnly: CFString = "memory"
 
 // swift-format-ignore: AlwaysUseLowerCamelCase
 /// The identities a PKCS#12 file holds (`SecImportExport.c`, `SecPKCS12Import`), opened with
@@ -41,10 +43,10 @@ public func SecPKCS12Import(_ pkcs12_data: CFData, _ options: CFDictionary, _ it
                 kSecImportItemIdentity as String: identity, kSecImportItemCertChain as String: NSArray(array: chain),
             ])
         })
-    let stores = entries.first { $0.key == kSecUseDataProtectionKeychain as String }.flatMap { SecItemDictionary.bool($0.value) } ?? false
-    guard stores else { return errSecSuccess }
+    func flag(_ key: CFString) -> Bool { entries.first { $0.key == key as String }.flatMap { SecItemDictionary.bool($0.value) } ?? false }
+    guard flag(kSecUseDataProtectionKeychain), !flag(kSecImportToMemoryOnly) else { return errSecSuccess }
     // The other options go to SecItemAdd as they are (SecImportExport.c, secItemOptionsFromPKCS12Options).
-    let itemOptions = entries.filter { $0.key != kSecImportExportPassphrase as String }
+    let itemOptions = entries.filter { $0.key != kSecImportExportPassphrase as String && $0.key != kSecImportToMemoryOnly as String }
     var status = errSecSuccess
     for object in identities as [AnyObject] + others {
         let attributes = SecItemDictionary.mutableCopy(of: itemOptions)

@@ -126,6 +126,20 @@ private func importedIdentity() throws -> SecIdentity {
         #expect(SecItemDelete([kSecValueRef as String: identity] as CFDictionary) == errSecItemNotFound)
     }
 
+    /// kSecImportToMemoryOnly (iOS 18, macOS 15): the identity comes back to use, and nothing is
+    /// stored, even beside kSecUseDataProtectionKeychain.
+    @Test func anImportToMemoryOnlyStoresNothing() throws {
+        let options: [String: Any] = [
+            kSecImportExportPassphrase as String: "fixture", kSecUseDataProtectionKeychain as String: true,
+            kSecImportToMemoryOnly as String: true,
+        ]
+        let (status, items) = try importPKCS12("identity-modern.p12", options)
+        #expect(status == errSecSuccess && items.first?[kSecImportItemIdentity as String] is SecIdentity)
+        let query: [String: Any] = [kSecClass as String: kSecClassIdentity, kSecReturnRef as String: true]
+        #expect(copyMatching(query).0 == errSecItemNotFound)
+        #expect(copyMatching([kSecClass as String: kSecClassCertificate]).0 == errSecItemNotFound)
+    }
+
     /// The review's L2: a file whose 2,000 certificates issue one another in a ring (X by Y, Y by
     /// X, each of the thousand of a subject distinct) made the chain search take minutes per
     /// identity. The chain takes each once, in time linear in their number; a file larger than the
