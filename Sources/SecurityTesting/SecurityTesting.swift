@@ -15,8 +15,10 @@ import Security
 public enum SecurityTesting {
     /// A caller's entitlements.
     public enum Entitlements: Sendable {
-        /// A profile file, as `keychainctl --profile` takes it.
-        case profile(path: String)
+        /// A profile file, as `keychainctl --profile` takes it. An Xcode `.entitlements` spelling
+        /// `$(AppIdentifierPrefix)` or `$(TeamIdentifierPrefix)` takes its Team ID from `teamID`,
+        /// else from KEYCHAINCTL_TEAM_ID, as the command's `--team-id` gives it.
+        case profile(path: String, teamID: String? = nil)
         /// An app whose `keychain-access-groups` are `accessGroups` (the first is its default),
         /// whose application identifier is `applicationIdentifier` (default: the first group), on
         /// `platform`, whose rules apply (iOS's by default).
@@ -114,8 +116,19 @@ public enum SecurityTesting {
 
     private static func load(_ entitlements: Entitlements) throws -> Profile {
         switch entitlements {
-        case .profile(let file):
-            return try Profile.load(path: file, teamID: nil, platform: nil, allowWildcard: false)
+        case .profile(let file, let teamID):
+            let team = teamID ?? SettingVariable.teamID.value
+            let loaded: Profile
+            do { loaded = try Profile.load(path: file, teamID: team, platform: nil, allowWildcard: false) } catch {
+                // The command's advice names its option; a test gives the Team ID here.
+                let said = String(describing: error)
+                guard said.contains("--team-id") else { throw error }
+                throw TestingError(
+                    said.replacingOccurrences(
+                        of: "so pass --team-id TEAMID (or KEYCHAINCTL_TEAM_ID)",
+                        with: "so pass .profile(path:teamID:) (or set KEYCHAINCTL_TEAM_ID)"))
+            }
+            return loaded
         case .accessGroups(let groups, let applicationIdentifier, let platform):
             return try Profile.decode(
                 Array(EntitlementsPlist.render(groups: groups, applicationIdentifier: applicationIdentifier ?? groups.first ?? "").utf8),
