@@ -85,34 +85,63 @@ private let applesIdentifiers: [(SecKeyAlgorithm, String)] = [
         }
     }
 
-    /// A PSS SHA-224 signature made through Apple's identifier verifies with OpenSSL's command
-    /// (salt of the digest's 28 bytes), over a message and over its digest.
-    @Test func aPSSSHA224SignatureVerifiesWithOpenSSL() throws {
-        var error: Unmanaged<CFError>?
+    /// The fixture RSA key, as SecKeyCreateWithData reads it.
+    static func rsaKey() throws -> SecKey {
         let attributes =
             [kSecAttrKeyType as String: kSecAttrKeyTypeRSA, kSecAttrKeyClass as String: kSecAttrKeyClassPrivate] as CFDictionary
-        let rsa = try #require(SecKeyCreateWithData(try der(ofPEM: "leaf-rsa-pkcs1.key") as CFData, attributes, &error))
-        let message = try fixture("signed-message.txt")
-        let algorithm = SecKeyAlgorithm(rawValue: "algid:sign:RSA:message-PSS:SHA224:SHA224:24" as CFString)
-        #expect(SecKeyIsAlgorithmSupported(rsa, .sign, algorithm))
-        let signature = try #require(SecKeyCreateSignature(rsa, algorithm, message as CFData, &error) as Data?)
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pss-\(UUID().uuidString)")
+        return try #require(SecKeyCreateWithData(try der(ofPEM: "leaf-rsa-pkcs1.key") as CFData, attributes, nil))
+    }
+
+    /// Runs the `openssl` command with `arguments` (`FILE` in them stands for a temporary file
+    /// holding `file`): its status and what it printed, stdout then stderr.
+    static func openssl(_ arguments: [String], file: Data) throws -> (status: Int32, output: Data) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("openssl-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        try signature.write(to: folder.appendingPathComponent("sig"))
-        let openssl = Process()
-        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        openssl.arguments = [
-            "dgst", "-sha224", "-sigopt", "rsa_padding_mode:pss", "-sigopt", "rsa_pss_saltlen:28", "-verify",
-            certificateFolder.appendingPathComponent("leaf-rsa-public.pem").path, "-signature", folder.appendingPathComponent("sig").path,
-            certificateFolder.appendingPathComponent("signed-message.txt").path,
-        ]
+        let path = folder.appendingPathComponent("input").path
+        try file.write(to: URL(fileURLWithPath: path))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        process.arguments = arguments.map { $0 == "FILE" ? path : $0 }
         let output = Pipe()
-        openssl.standardOutput = output
-        openssl.standardError = output
-        try openssl.run()
-        let said = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        openssl.waitUntilExit()
-        #expect(openssl.terminationStatus == 0 && said.contains("Verified OK"), "\(said)")
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let printed = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, printed)
+    }
+
+    /// A PSS signature made through Apple's identifier verifies with OpenSSL's command (salt of the
+    /// digest's length), SHA-224 (whose identifier says 24) to SHA-512.
+    @Test(arguments: [("SHA224", "24", 28), ("SHA256", "32", 32), ("SHA384", "48", 48), ("SHA512", "64", 64)])
+    func aPSSSignatureVerifiesWithOpenSSL(digest: String, label: String, salt: Int) throws {
+        let rsa = try Self.rsaKey()
+        let message = try fixture("signed-message.txt")
+        let algorithm = SecKeyAlgorithm(rawValue: "algid:sign:RSA:message-PSS:\(digest):\(digest):\(label)" as CFString)
+        #expect(SecKeyIsAlgorithmSupported(rsa, .sign, algorithm))
+        let signature = try #require(SecKeyCreateSignature(rsa, algorithm, message as CFData, nil) as Data?)
+        let verified = try Self.openssl(
+            [
+                "dgst", "-\(digest.lowercased())", "-sigopt", "rsa_padding_mode:pss", "-sigopt", "rsa_pss_saltlen:\(salt)", "-verify",
+                certificateFolder.appendingPathComponent("leaf-rsa-public.pem").path, "-signature", "FILE",
+                certificateFolder.appendingPathComponent("signed-message.txt").path,
+            ], file: signature)
+        #expect(verified.status == 0 && String(decoding: verified.output, as: UTF8.self).contains("Verified OK"))
+    }
+
+    /// What the library encrypts with RSA OAEP to the fixture's public key, OpenSSL's command
+    /// decrypts with its private key, for SHA-1 and SHA-256 (MGF1 with the same digest, as Apple's).
+    @Test(arguments: [(SecKeyAlgorithm.rsaEncryptionOAEPSHA1, "sha1"), (.rsaEncryptionOAEPSHA256, "sha256")])
+    func anOAEPCiphertextOpensWithOpenSSL(algorithm: SecKeyAlgorithm, digest: String) throws {
+        let publicKey = try #require(SecKeyCopyPublicKey(try Self.rsaKey()))
+        let plaintext = Data("sealed for OpenSSL".utf8)
+        let sealed = try #require(SecKeyCreateEncryptedData(publicKey, algorithm, plaintext as CFData, nil) as Data?)
+        let opened = try Self.openssl(
+            [
+                "pkeyutl", "-decrypt", "-inkey", certificateFolder.appendingPathComponent("leaf-rsa-pkcs1.key").path, "-in", "FILE",
+                "-pkeyopt", "rsa_padding_mode:oaep", "-pkeyopt", "rsa_oaep_md:\(digest)", "-pkeyopt", "rsa_mgf1_md:\(digest)",
+            ], file: sealed)
+        #expect(opened.status == 0 && opened.output == plaintext, "\(String(decoding: opened.output, as: UTF8.self))")
     }
 }
