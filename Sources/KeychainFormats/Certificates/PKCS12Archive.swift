@@ -81,8 +81,12 @@ private struct Reader {
         guard passphrase.withUnsafeBytes({ !$0.dropLast().contains(0) }) else {
             throw KeychainError(.param, hint: "the PKCS#12 passphrase holds a NUL byte, which no PKCS#12 passphrase can.")
         }
-        let bytes = der.withUnsafeBytes { Array($0) }
-        guard let p12 = OpenSSL.decode(bytes, { d2i_PKCS12(nil, $0, $1) }, free: { PKCS12_free($0) }) else {
+        // The file's bytes (plaintext key bags among them) in an ordinary array for OpenSSL,
+        // zeroed once it has parsed them.
+        var bytes = der.withUnsafeBytes { Array($0) }
+        let decoded = OpenSSL.decode(bytes, { d2i_PKCS12(nil, $0, $1) }, free: { PKCS12_free($0) })
+        OpenSSL.zero(&bytes)
+        guard let p12 = decoded else {
             throw Self.malformed(OpenSSL.lastError())
         }
         defer { PKCS12_free(p12) }
