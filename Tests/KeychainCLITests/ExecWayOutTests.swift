@@ -39,12 +39,16 @@ import Testing
         return sandbox
     }
 
+    /// What runs `command` as the attacking user in a session keyring of its own: the words after
+    /// `/usr/bin/env -i PATH=/usr/bin:/bin`.
+    static func asUser(_ sandbox: Sandbox, _ command: [String]) -> [String] {
+        let user = uid == getuid() ? [] : ["setpriv", "--reuid", String(uid), "--regid", String(uid), "--clear-groups"]
+        return user + [sandbox.folder + "/deny-keyring", "SESSION"] + command
+    }
+
     /// Runs `command` as the attacking user in a session keyring of its own, with a bare environment.
     static func runAsUser(_ sandbox: Sandbox, _ command: [String], timeout: Double = 120) -> Sandbox.Run {
-        let user = uid == getuid() ? [] : ["setpriv", "--reuid", String(uid), "--regid", String(uid), "--clear-groups"]
-        return sandbox.run(
-            ["-i", "PATH=/usr/bin:/bin"] + user + [sandbox.folder + "/deny-keyring", "SESSION"] + command, profile: nil,
-            timeout: timeout, executable: "/usr/bin/env")
+        sandbox.run(["-i", "PATH=/usr/bin:/bin"] + asUser(sandbox, command), profile: nil, timeout: timeout, executable: "/usr/bin/env")
     }
 
     static func read(_ sandbox: Sandbox, _ name: String) -> String {
@@ -155,20 +159,19 @@ import Testing
                 print("TIOCSTI:", error.strerror)
 
             """
-        let sandbox = try Self.stage(["type.py": type, "drive.py": Self.ptyDriver])
+        let sandbox = try Self.stage(["type.py": type])
+        let setUp = Self.setUp.replacingOccurrences(of: "cd \"$(dirname \"$0\")\"", with: "cd '\(sandbox.folder)'")
         let lines =
-            [
-                Self.setUp.replacingOccurrences(of: "\n\n", with: "\n").replacingOccurrences(
-                    of: "cd \"$(dirname \"$0\")\"", with: "cd '\(sandbox.folder)'"),
+            setUp.split(separator: "\n").map(String.init) + [
                 "./keychainctl exec --env T=service=other,account=ci -- python3 type.py './keychainctl get other ci > by-exec 2>&1'",
                 "python3 type.py './keychainctl get other ci > by-plain 2>&1'",
             ]
-        let run = try Self.typeIntoAShell(sandbox, lines)
-        #expect(run.stdout.contains("TIOCSTI: Operation not permitted"), "\(run.stdout)")
+        let run = try Self.typeIntoAShell(sandbox, lines.map(Self.atThePrompt))
+        #expect(run.shown.contains("TIOCSTI: Operation not permitted"), "\(run.shown)")
         #expect(Self.read(sandbox, "by-exec").isEmpty, "nothing was typed from under exec")
         if legacy.hasPrefix("1") {
             // The control: outside exec the same program types the line and the shell runs it.
-            #expect(Self.read(sandbox, "by-plain").contains("OTHER-SECRET"), "\(run.stdout)")
+            #expect(Self.read(sandbox, "by-plain").contains("OTHER-SECRET"), "\(run.shown)")
         }
     }
 
@@ -208,19 +211,19 @@ import Testing
     /// a passphrase, unlock, exec --lock), leaves the command nothing to open the keychain with.
     @Test(.enabled(if: TestMachine.hasKeyring)) func aReadableKeyFileIsWarnedAboutAndTheAdviceWorks() throws {
         let steal = "KEYCHAINCTL_KEY=$(cat \"$HOME/.config/keychainctl/keychain.key\") ./keychainctl get other ci > stolen 2>&1\n"
-        let sandbox = try Self.stage(["steal.sh": steal, "drive.py": Self.ptyDriver])
+        let sandbox = try Self.stage(["steal.sh": steal])
         let home = "cd '\(sandbox.folder)' && export HOME='\(sandbox.folder)' KEYCHAINCTL_KEYCHAIN= KEYCHAINCTL_KEY_FILE="
-        let lines =
-            [
-                home,
-                "./keychainctl init > /dev/null 2>&1 </dev/null; printf OTHER-SECRET | ./keychainctl set other ci",
-                "./keychainctl exec --env T=other -- sh steal.sh 2> warned; mv stolen stolen-before",
-                "./keychainctl rekey --new-passphrase-prompt --kdf interactive",
-                "correct horse battery", "correct horse battery",
-                "./keychainctl unlock --timeout 5m", "correct horse battery",
-                "./keychainctl exec --lock --env T=other -- sh steal.sh 2> after",
-            ]
-        _ = try Self.typeIntoAShell(sandbox, lines)
+        let passphrase = "correct horse battery\n"
+        let steps = [
+            Self.atThePrompt(home),
+            Self.atThePrompt("./keychainctl init > /dev/null 2>&1 </dev/null; printf OTHER-SECRET | ./keychainctl set other ci"),
+            Self.atThePrompt("./keychainctl exec --env T=other -- sh steal.sh 2> warned; mv stolen stolen-before"),
+            Self.atThePrompt("./keychainctl rekey --new-passphrase-prompt --kdf interactive"),
+            .init(expect: "New keychain passphrase: ", send: passphrase), .init(expect: "Repeat the passphrase: ", send: passphrase),
+            Self.atThePrompt("./keychainctl unlock --timeout 5m"), .init(expect: "Keychain passphrase: ", send: passphrase),
+            Self.atThePrompt("./keychainctl exec --lock --env T=other -- sh steal.sh 2> after"),
+        ]
+        _ = try Self.typeIntoAShell(sandbox, steps)
         let warned = Self.read(sandbox, "warned")
         #expect(
             warned.contains("CMD can read the key file \(sandbox.folder)/.config/keychainctl/keychain.key and open every item"), "\(warned)"
@@ -232,45 +235,19 @@ import Testing
         #expect(!Self.read(sandbox, "stolen").contains("OTHER-SECRET"), "\(Self.read(sandbox, "stolen"))")
     }
 
-    /// Types `lines` into an interactive bash on a new terminal, as the attacking user, one a
-    /// second, ending with a line that prints ALL-DONE and exits; what the terminal showed.
-    static func typeIntoAShell(_ sandbox: Sandbox, _ lines: [String]) throws -> Sandbox.Run {
-        try (lines + ["echo ALL-DONE; exit"]).joined(separator: "\n").appending("\n").write(
-            toFile: sandbox.folder + "/lines.sh", atomically: true, encoding: .utf8)
-        let run = Self.runAsUser(
-            sandbox,
-            ["/usr/bin/python3", sandbox.folder + "/drive.py", sandbox.folder + "/lines.sh", "/bin/bash", "--noprofile", "--norc", "-i"])
-        #expect(run.stdout.contains("ALL-DONE"), "\(run.status): \(run.stdout) \(run.stderr)")
-        return run
+    /// The shell's prompt, set so that each line waits for it (`$` or `#` would depend on the user).
+    static let prompt = "ready$ "
+
+    /// `line` typed once the shell shows its prompt.
+    static func atThePrompt(_ line: String) -> TerminalSession.Step { .init(expect: prompt, send: line + "\n") }
+
+    /// Types `steps` into an interactive bash on a new terminal, as the attacking user, then a last
+    /// line that prints ALL-DONE and exits; what the terminal showed.
+    static func typeIntoAShell(_ sandbox: Sandbox, _ steps: [TerminalSession.Step]) throws -> TerminalSession.Session {
+        let session = try TerminalSession.run(
+            ["/usr/bin/env", "-i", "PATH=/usr/bin:/bin", "PS1=" + prompt] + asUser(sandbox, ["/bin/bash", "--noprofile", "--norc", "-i"]),
+            steps: steps + [atThePrompt("echo ALL-DONE; exit")], environment: ["PATH": "/usr/bin:/bin"])
+        #expect(session.shown.contains("ALL-DONE"), "\(session.status): \(session.shown)")
+        return session
     }
-
-    /// Runs a program in a new pseudo-terminal, types the lines of a file into it one a second (a
-    /// line a command types with TIOCSTI must come before the next), and prints what the terminal
-    /// showed until the program ends (60 s at most).
-    static let ptyDriver = """
-        import os, pty, select, sys, time
-        lines = open(sys.argv[1], "rb").read().splitlines(keepends=True)
-        pid, fd = pty.fork()
-        if pid == 0:
-            os.execv(sys.argv[2], sys.argv[2:])
-        out = b""
-        deadline = time.time() + 60
-        next_line = time.time() + 0.3
-        while time.time() < deadline:
-            if lines and time.time() >= next_line:
-                os.write(fd, lines.pop(0))
-                next_line = time.time() + 1
-            ready, _, _ = select.select([fd], [], [], 0.2)
-            if not ready:
-                continue
-            try:
-                chunk = os.read(fd, 4096)
-            except OSError:
-                break
-            if not chunk:
-                break
-            out += chunk
-        sys.stdout.write(out.decode(errors="replace"))
-
-        """
 }

@@ -3,99 +3,12 @@ import Testing
 
 /// On a terminal, keychainctl prompts for the passphrase and the secret without echo.
 @Suite struct PromptTests {
-    /// One step of a terminal session: wait until the terminal shows `expect` (nil: do not wait),
-    /// then type `send`.
-    struct Step: Encodable {
-        var expect: String?
-        var send: String
-    }
+    typealias Step = TerminalSession.Step
+    typealias Session = TerminalSession.Session
 
-    /// What a session ended with: exit status (or 128 + signal), everything the terminal showed,
-    /// and whether echo was on once the child was gone.
-    struct Session {
-        let status: Int32
-        let shown: String
-        let echoOnAfter: Bool
-    }
-
-    /// Runs the binary on a pseudo-terminal (Python's pty module), expect-style: each step waits
-    /// for its prompt text (at most 30 s) before typing, so a slow machine cannot make the test
-    /// type too early; the whole session is killed after 90 s.
+    /// Runs the binary with `arguments` on a pseudo-terminal (`TerminalSession`).
     func onTerminal(_ arguments: [String], steps: [Step], environment: [String: String]) throws -> Session {
-        let script = """
-            import json, os, pty, select, sys, termios, time
-            args, steps = json.loads(sys.argv[1]), json.loads(sys.argv[2])
-            pid, fd = pty.fork()
-            if pid == 0:
-                os.execv(args[0], args)
-            out = b""
-            def read_for(seconds):
-                global out
-                end = time.time() + seconds
-                while time.time() < end:
-                    ready, _, _ = select.select([fd], [], [], max(0, end - time.time()))
-                    if not ready:
-                        return
-                    try:
-                        data = os.read(fd, 4096)
-                    except OSError:
-                        return
-                    if not data:
-                        return
-                    out += data
-                    return
-            for step in steps:
-                if step.get("expect") is not None:
-                    deadline = time.time() + 30
-                    while step["expect"].encode() not in out and time.time() < deadline:
-                        read_for(deadline - time.time())
-                os.write(fd, step["send"].encode())
-            deadline = time.time() + 30
-            while time.time() < deadline:
-                done, status = os.waitpid(pid, os.WNOHANG)
-                if done:
-                    break
-                read_for(0.1)
-            else:
-                os.kill(pid, 9)
-                _, status = os.waitpid(pid, 0)
-            while True:
-                ready, _, _ = select.select([fd], [], [], 0.1)
-                if not ready:
-                    break
-                try:
-                    data = os.read(fd, 4096)
-                except OSError:
-                    break
-                if not data:
-                    break
-                out += data
-            try:
-                echo = bool(termios.tcgetattr(fd)[3] & termios.ECHO)
-            except termios.error:
-                echo = False
-            code = os.waitstatus_to_exitcode(status)
-            sys.stdout.write(json.dumps({"status": code if code >= 0 else 128 - code, "shown": out.decode(errors="replace"), "echo": echo}))
-            """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        let argv = String(decoding: try JSONSerialization.data(withJSONObject: [Sandbox.binary] + arguments), as: UTF8.self)
-        let typed = String(decoding: try JSONEncoder().encode(steps), as: UTF8.self)
-        process.arguments = ["python3", "-c", script, argv, typed]
-        process.environment = environment
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let pid = process.processIdentifier
-        let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 90, execute: watchdog)
-        defer { watchdog.cancel() }
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let result = try JSONSerialization.jsonObject(with: data) as? [String: Any]
-        return Session(
-            status: Int32(result?["status"] as? Int ?? -1), shown: result?["shown"] as? String ?? "",
-            echoOnAfter: result?["echo"] as? Bool ?? false)
+        try TerminalSession.run([Sandbox.binary] + arguments, steps: steps, environment: environment)
     }
 
     /// Answers the passphrase prompt of the keychain `withPassphraseKeychain` makes.
