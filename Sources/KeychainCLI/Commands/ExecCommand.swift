@@ -30,9 +30,9 @@ struct ExecCommand: Subcommand {
             only where kernel.yama.ptrace_scope is 1 or more: exec warns otherwise). It can still write \
             what the user's later processes run (the rest of the step's script, shell start-up files, \
             $GITHUB_ENV): with --lock the key is gone before CMD starts, so what it plants finds the \
-            keychain locked, and with --writable DIR it can change nothing outside DIR. A --file secret is a sealed file in memory named /dev/fd/N, which no other \
-            process of the user can open. CMD's exit status (or \
-            signal) is passed through; 127: CMD not found, 126: not executable.
+            keychain locked, and with --writable DIR it can change nothing outside DIR. A --file secret is \
+            a sealed file in memory named /dev/fd/N, which no other process of the user can open. CMD's \
+            exit status (or signal) is passed through; 127: CMD not found, 126: not executable.
             """,
         sections: [
             ("secrets", ExecPlan.secretSpecs),

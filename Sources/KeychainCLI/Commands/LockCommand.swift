@@ -46,12 +46,13 @@ struct LockCommand: Subcommand {
             } catch {
                 // The key must not outlive an unreadable file: what was cached for its path goes.
                 let removed = KeyCache.invalidate(taggedWith: Folders.absolute(path))
-                if access(path, F_OK) == 0 {
+                let gone = access(path, F_OK) != 0
+                if !gone {
                     StandardStreams.warn(
                         "cannot read \(path.terminalSafe) to name its cached key (\(ErrorReporter.summary(of: error))); "
                             + "removed the keys cached for that path instead (\(removed)).")
                 }
-                return report(removed, path: path, gone: access(path, F_OK) != 0)
+                return report(removed, path: path, gone: gone)
             }
             guard case .v2(let id) = store.unlocking.format else { return report(0, path: path) }
             removed = KeyCache.invalidate(id) ? 1 : 0

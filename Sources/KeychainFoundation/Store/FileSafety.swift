@@ -37,7 +37,7 @@ package enum FileSafety {
     package static func checkFolders(of path: String, what: String) throws(ConfigurationError) {
         var folder = Folders.absolute(path)
         repeat {
-            folder = folder.lastIndex(of: "/").map { $0 == folder.startIndex ? "/" : String(folder[..<$0]) } ?? "/"
+            folder = Folders.split(folder).folder
             var status = stat()
             guard stat(folder, &status) == 0 else { continue }  // not made yet: made 0700 by us
             let owner = status.st_uid
@@ -53,6 +53,6 @@ package enum FileSafety {
                     "refusing to write the \(what) \(path): other users can write \(folder) (mode \(String(status.st_mode & 0o7777, radix: 8))), "
                         + "and could replace or read it; choose a folder only you can write (chmod go-w \(folder)).")
             }
-        } while folder != "/"
+        } while folder != "/" && folder != "."
     }
 }

@@ -17,11 +17,17 @@ package enum Folders {
         }
     }
 
+    /// The folder holding `path` and its last component: ("/", "x") for "/x", (".", "x") for "x".
+    package static func split(_ path: String) -> (folder: String, name: String) {
+        guard let slash = path.lastIndex(of: "/") else { return (".", path) }
+        let name = String(path[path.index(after: slash)...])
+        return (slash == path.startIndex ? "/" : String(path[..<slash]), name)
+    }
+
     /// Flushes the folder holding `path` to disk, so that a file just linked or created there
     /// survives a crash along with its contents (the file's own fsync does not cover its name).
     package static func syncParent(of path: String) {
-        let parent = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
-        let fd = open(parent.isEmpty ? (path.hasPrefix("/") ? "/" : ".") : parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let fd = open(split(path).folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { return }
         _ = fsync(fd)
         close(fd)

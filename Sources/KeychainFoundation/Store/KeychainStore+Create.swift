@@ -63,19 +63,18 @@ extension KeychainStore {
     /// (`PATH.creating-PID-…` whose process is gone, and SQLite's files beside them): a backup or
     /// `init` ended by SIGKILL leaves nothing behind once the next one runs.
     private static func removeAbandoned(beside path: String) {
-        let slash = path.lastIndex(of: "/")
-        let folder = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
-        let marker = String(slash.map { path[path.index(after: $0)...] } ?? path[...]) + ".creating-"
+        let (folder, name) = Folders.split(path)
+        let marker = name + ".creating-"
         guard let directory = opendir(folder) else { return }
         defer { closedir(directory) }
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            guard name.hasPrefix(marker) else { continue }
-            let rest = name.dropFirst(marker.count)
+            let entryName = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard entryName.hasPrefix(marker) else { continue }
+            let rest = entryName.dropFirst(marker.count)
             guard let dash = rest.firstIndex(of: "-"), let pid = pid_t(rest[..<dash]), pid > 0 else { continue }
             guard kill(pid, 0) != 0, errno == ESRCH else { continue }
             var status = stat()
-            let full = folder + "/" + name
+            let full = folder + "/" + entryName
             guard lstat(full, &status) == 0, status.st_uid == geteuid() else { continue }
             unlink(full)
         }
