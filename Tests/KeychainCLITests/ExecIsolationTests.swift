@@ -292,6 +292,22 @@ import Testing
         }
     }
 
+    /// The reserved table lists a name only when no family covers it, and the names it no longer
+    /// lists because a family does are still reserved.
+    @Test func theReservedTableListsEachNameOnce() {
+        for name in ReservedVariables.names { #expect(!ReservedVariables.inFamily(name), "\(name) is listed and in a family") }
+        let coveredByFamilies = [
+            "BASH_ENV", "XDG_CONFIG_HOME", "PAGER", "MAKEFLAGS", "MANPAGER", "GCONV_PATH", "RES_OPTIONS", "NODE_OPTIONS", "NODE_PATH",
+            "GEM_HOME", "GEM_PATH", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "MAVEN_OPTS", "GRADLE_OPTS",
+            "CORECLR_PROFILER_PATH", "LUA_PATH", "PHP_INI_SCAN_DIR", "RUSTC_WRAPPER", "CFLAGS", "CXXFLAGS", "CPPFLAGS", "LDFLAGS",
+            "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE", "CURL_HOME", "SSH_AUTH_SOCK", "GITHUB_PATH", "GIT_SSH_COMMAND",
+            "GIT_ASKPASS", "GIT_DIR",
+        ]
+        for name in coveredByFamilies {
+            #expect(ReservedVariables.contains(name) && ReservedVariables.contains(name.lowercased()), "\(name)")
+        }
+    }
+
     /// The last line, for a user who listed every name exactly: items named after a variable that
     /// runs code or redirects where the command fetches from, or whom it trusts, are left out with a
     /// warning naming the item (refused with --strict), in exec and in export's variable formats.

@@ -6,27 +6,29 @@
 /// A name the user writes with `--env NAME=…` is the user's choice and is not checked. This list is
 /// the second line: the first is that items only make names the user allowed (`VariableNaming`).
 enum ReservedVariables {
-    /// Reserved names, compared upper-cased (npm reads `npm_config_*` as well as `NPM_CONFIG_*`).
+    /// Reserved names, compared upper-cased (npm reads `npm_config_*` as well as `NPM_CONFIG_*`),
+    /// besides the families below (`NODE_OPTIONS` is a `…_OPTIONS`, `GEM_PATH` a `…_PATH`): a name
+    /// one of them covers is not listed again.
     static let names: Set<String> = [
         // Shells
-        "PATH", "IFS", "ENV", "BASH_ENV", "SHELLOPTS", "BASHOPTS", "PS4", "PROMPT_COMMAND", "CDPATH", "GLOBIGNORE", "SHELL",
-        "HOME", "ZDOTDIR", "XDG_CONFIG_HOME", "EDITOR", "VISUAL", "PAGER", "BROWSER", "SSH_ASKPASS", "SUDO_ASKPASS",
-        "MAKEFLAGS", "MAKEFILES", "TMPDIR", "TMP", "TEMP", "MANPAGER", "INPUTRC", "HISTFILE", "PS0", "PS1", "PS2", "PS3", "TZ",
+        "PATH", "IFS", "ENV", "SHELLOPTS", "BASHOPTS", "PS4", "PROMPT_COMMAND", "CDPATH", "GLOBIGNORE", "SHELL",
+        "HOME", "ZDOTDIR", "EDITOR", "VISUAL", "BROWSER", "SSH_ASKPASS", "SUDO_ASKPASS",
+        "MAKEFILES", "TMPDIR", "TMP", "TEMP", "INPUTRC", "HISTFILE", "PS0", "PS1", "PS2", "PS3", "TZ",
         "TEXTDOMAINDIR", "TEXTDOMAIN",
         // The C library and the dynamic loader
-        "GCONV_PATH", "GLIBC_TUNABLES", "LOCPATH", "NLSPATH", "HOSTALIASES", "RES_OPTIONS", "LOCALDOMAIN",
+        "GLIBC_TUNABLES", "LOCPATH", "NLSPATH", "HOSTALIASES", "LOCALDOMAIN",
         // Interpreters and runtimes
-        "NODE_OPTIONS", "NODE_PATH", "NODE_REPL_EXTERNAL_MODULE", "PERLLIB", "RUBYOPT", "RUBYLIB", "GEM_HOME", "GEM_PATH",
-        "BUNDLE_GEMFILE", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "CLASSPATH", "MAVEN_OPTS", "GRADLE_OPTS",
-        "DOTNET_STARTUP_HOOKS", "CORECLR_PROFILER_PATH", "LUA_PATH", "LUA_CPATH", "LUA_INIT", "PHPRC", "PHP_INI_SCAN_DIR",
-        "TCLLIBPATH", "RUSTC_WRAPPER", "RUSTC", "RUSTDOC", "HELM_PLUGINS",
+        "NODE_REPL_EXTERNAL_MODULE", "PERLLIB", "RUBYOPT", "RUBYLIB",
+        "BUNDLE_GEMFILE", "CLASSPATH",
+        "DOTNET_STARTUP_HOOKS", "LUA_CPATH", "LUA_INIT", "PHPRC",
+        "TCLLIBPATH", "RUSTC", "RUSTDOC", "HELM_PLUGINS",
         // Compilers and build tools
-        "CC", "CXX", "CPP", "LD", "AR", "CFLAGS", "CXXFLAGS", "CPPFLAGS", "LDFLAGS",
+        "CC", "CXX", "CPP", "LD", "AR",
         // Where tools fetch from, whom they trust, and what they run to get credentials
-        "KUBECONFIG", "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE", "GNUPGHOME", "CURL_HOME", "NETRC", "WGETRC",
-        "SSLKEYLOGFILE", "SSH_AUTH_SOCK",
+        "KUBECONFIG", "GNUPGHOME", "NETRC", "WGETRC",
+        "SSLKEYLOGFILE",
         // CI runners' command files
-        "GITHUB_ENV", "GITHUB_PATH", "GITHUB_OUTPUT", "GITHUB_STATE", "GITHUB_STEP_SUMMARY",
+        "GITHUB_ENV", "GITHUB_OUTPUT", "GITHUB_STATE", "GITHUB_STEP_SUMMARY",
     ]
 
     /// Reserved prefixes: whole families of the above, the CI runners' own settings (`ACTIONS_*`,
@@ -61,8 +63,14 @@ enum ReservedVariables {
     /// (`GIT_TOKEN`, which git never reads) is a tool's own.
     static func contains(_ name: String) -> Bool {
         let upper = VariableNaming.asciiUppercased(name)
-        return names.contains(upper) || prefixes.contains { upper.hasPrefix($0) } || suffixes.contains { upper.hasSuffix($0) }
-            || infixes.contains { upper.contains($0) } || (upper.hasPrefix("GO") && !upper.utf8.contains(UInt8(ascii: "_")))
+        return names.contains(upper) || inFamily(upper)
+    }
+
+    /// Whether `upper` (upper-cased) belongs to a reserved family: a prefix, an ending, an infix,
+    /// Go's settings or git's.
+    static func inFamily(_ upper: String) -> Bool {
+        prefixes.contains { upper.hasPrefix($0) } || suffixes.contains { upper.hasSuffix($0) } || infixes.contains { upper.contains($0) }
+            || (upper.hasPrefix("GO") && !upper.utf8.contains(UInt8(ascii: "_")))
             || (upper.hasPrefix("GIT_") && !VariableNaming.isCredentialShaped(upper))
     }
 
