@@ -122,11 +122,10 @@ public enum SecurityTesting {
             do { loaded = try Profile.load(path: file, teamID: team, platform: nil, allowWildcard: false) } catch {
                 // The command's advice names its option; a test gives the Team ID here.
                 let said = String(describing: error)
-                guard said.contains("--team-id") else { throw error }
+                guard said.contains(BuildVariables.teamIDAdvice) else { throw error }
                 throw TestingError(
                     said.replacingOccurrences(
-                        of: "so pass --team-id TEAMID (or KEYCHAINCTL_TEAM_ID)",
-                        with: "so pass .profile(path:teamID:) (or set KEYCHAINCTL_TEAM_ID)"))
+                        of: BuildVariables.teamIDAdvice, with: "pass .profile(path:teamID:) (or set KEYCHAINCTL_TEAM_ID)"))
             }
             return loaded
         case .accessGroups(let groups, let applicationIdentifier, let platform):

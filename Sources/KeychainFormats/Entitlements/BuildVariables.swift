@@ -6,6 +6,9 @@ import TextEscaping
 /// resolves them when it signs (docs/FIDELITY.md). The two prefixes carry their trailing dot.
 package struct BuildVariables {
     package static let appIdentifierPrefix = "AppIdentifierPrefix"
+    /// How the command is given the Team ID a profile's prefixes need; the testing API, which takes
+    /// it another way, says its own in this advice's place.
+    package static let teamIDAdvice = "pass --team-id TEAMID (or KEYCHAINCTL_TEAM_ID)"
     package static let teamIdentifierPrefix = "TeamIdentifierPrefix"
     /// No resolved entry comes near it: a value repeated many times is refused, not built.
     package static let maximumResolvedBytes = 4096
@@ -147,7 +150,7 @@ package struct BuildVariables {
             return ProfileError(
                 "profile \(path): cannot resolve \(written.terminalSafe) in \(key) entry '\(text.terminalSafe)'; "
                     + "the profile has no resolved application identifier or provisioning envelope, "
-                    + "so pass --team-id TEAMID (or KEYCHAINCTL_TEAM_ID).")
+                    + "so \(Self.teamIDAdvice).")
         }
         return ProfileError(
             "profile \(path): cannot resolve \(written.terminalSafe) in \(key) entry '\(text.terminalSafe)'; "
