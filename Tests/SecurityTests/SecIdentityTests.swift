@@ -169,6 +169,7 @@ private func importedIdentity() throws -> SecIdentity {
         let shell = Process()
         shell.executableURL = URL(fileURLWithPath: "/bin/bash")
         shell.arguments = ["-c", make, "bash", folder.path]
+        shell.standardInput = FileHandle.nullDevice
         shell.standardOutput = FileHandle.nullDevice
         try shell.run()
         let watchdog = DispatchWorkItem { shell.terminate() }

@@ -104,9 +104,14 @@ private let applesIdentifiers: [(SecKeyAlgorithm, String)] = [
         process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
         process.arguments = arguments.map { $0 == "FILE" ? path : $0 }
         let output = Pipe()
+        process.standardInput = FileHandle.nullDevice
         process.standardOutput = output
         process.standardError = output
         try process.run()
+        // No child waits for ever: killed after 60 s (the test then fails on its status).
+        let watchdog = DispatchWorkItem { process.terminate() }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: watchdog)
+        defer { watchdog.cancel() }
         let printed = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return (process.terminationStatus, printed)
