@@ -16,6 +16,11 @@ public struct SecAccessControlCreateFlags: OptionSet, Sendable {
     public static let and = Self(AccessControl.Flags.and)
     public static let privateKeyUsage = Self(AccessControl.Flags.privateKeyUsage)
     public static let applicationPassword = Self(AccessControl.Flags.applicationPassword)
+    /// A paired companion device (a watch) may answer (iOS 18, macOS 15): declared so that code
+    /// naming it compiles; nobody answers here, so SecAccessControlCreateWithFlags refuses it.
+    public static let companion = Self(rawValue: 1 << 5)
+    @available(*, deprecated, renamed: "companion")
+    public static let watch = companion
     @available(*, deprecated, renamed: "biometryAny")
     public static let touchIDAny = biometryAny
     @available(*, deprecated, renamed: "biometryCurrentSet")

@@ -85,6 +85,23 @@ public func SecCertificateCopyKey(_ certificate: SecCertificate) -> SecKey? {
 }
 
 // swift-format-ignore: AlwaysUseLowerCamelCase
+/// The subject's public key, as iOS spells the call: SecCertificateCopyKey. (Apple deprecates
+/// it; here it carries no deprecation, so a port of old code builds with -warnings-as-errors.)
+@discardableResult
+public func SecCertificateCopyPublicKey(_ certificate: SecCertificate) -> SecKey? {
+    SecCertificateCopyKey(certificate)
+}
+
+// swift-format-ignore: AlwaysUseLowerCamelCase
+/// The subject's public key, as macOS spells the call: written to `key`; errSecUnsupportedFormat
+/// (and `nil`) for a key of another kind.
+@discardableResult
+public func SecCertificateCopyPublicKey(_ certificate: SecCertificate, _ key: UnsafeMutablePointer<SecKey?>) -> OSStatus {
+    key.pointee = SecCertificateCopyKey(certificate)
+    return key.pointee == nil ? errSecUnsupportedFormat : errSecSuccess
+}
+
+// swift-format-ignore: AlwaysUseLowerCamelCase
 /// The start of the certificate's validity period.
 @discardableResult
 public func SecCertificateCopyNotValidBeforeDate(_ certificate: SecCertificate) -> CFDate? {

@@ -1,14 +1,13 @@
 import Foundation
 import KeychainCore
 
-/// An algorithm a SecKey operation runs, named by Apple's identifier (`SecKeyAdaptors.m`). The
-/// members below are the ones provided: ECDSA (X9.62 and RFC 4754 signatures), RSA PKCS#1 v1.5
-/// and PSS signatures, each over a message or a digest, RSA PKCS#1 v1.5 and OAEP encryption, ECIES
-/// (X9.63 and AES-GCM), and ECDH key exchange, raw or with the X9.63 derivation. An algorithm
-/// Apple has and this library does not (raw RSA, OAEP with AES-GCM, signatures of a digest of any
-/// length) is
-/// not declared, so code naming it does not compile; one made from its identifier is supported by
-/// no key (`SecKeyIsAlgorithmSupported`), and an operation with it is errSecParam.
+/// An algorithm a SecKey operation runs, named by Apple's identifier (`SecKeyAdaptors.m`): every
+/// `kSecKeyAlgorithm…` constant of SecKey.h. ECDSA (X9.62 and RFC 4754 signatures), RSA PKCS#1
+/// v1.5 and PSS signatures, each over a message or a digest (of any length for the members that
+/// name no digest), raw RSA, RSA PKCS#1 v1.5 and OAEP encryption (OAEP also wrapping an AES-GCM
+/// key), ECIES (X9.63 and AES-GCM), and ECDH key exchange, raw or with the X9.63 derivation. One
+/// made from another identifier is supported by no key (`SecKeyIsAlgorithmSupported`), and an
+/// operation with it is errSecParam.
 // An NSString is immutable: sharing one across threads is safe.
 public struct SecKeyAlgorithm: RawRepresentable, Hashable, @unchecked Sendable {
     public let rawValue: CFString
@@ -23,6 +22,17 @@ public struct SecKeyAlgorithm: RawRepresentable, Hashable, @unchecked Sendable {
     public func hash(into hasher: inout Hasher) { hasher.combine(rawValue as String) }
 
     // Apple's identifiers, as SecKeyAdaptors.m spells them.
+    public static let rsaSignatureRaw = SecKeyAlgorithm("algid:sign:RSA:raw")
+    public static let rsaSignatureDigestPKCS1v15Raw = SecKeyAlgorithm("algid:sign:RSA:digest-PKCS1v15")
+    public static let rsaEncryptionRaw = SecKeyAlgorithm("algid:encrypt:RSA:raw")
+    public static let rsaEncryptionOAEPSHA1AESGCM = SecKeyAlgorithm("algid:encrypt:RSA:OAEP:SHA1:AESGCM")
+    public static let rsaEncryptionOAEPSHA224AESGCM = SecKeyAlgorithm("algid:encrypt:RSA:OAEP:SHA224:AESGCM")
+    public static let rsaEncryptionOAEPSHA256AESGCM = SecKeyAlgorithm("algid:encrypt:RSA:OAEP:SHA256:AESGCM")
+    public static let rsaEncryptionOAEPSHA384AESGCM = SecKeyAlgorithm("algid:encrypt:RSA:OAEP:SHA384:AESGCM")
+    public static let rsaEncryptionOAEPSHA512AESGCM = SecKeyAlgorithm("algid:encrypt:RSA:OAEP:SHA512:AESGCM")
+    public static let ecdsaSignatureDigestX962 = SecKeyAlgorithm("algid:sign:ECDSA:digest-X962")
+    public static let ecdsaSignatureRFC4754 = SecKeyAlgorithm("algid:sign:ECDSA:RFC4754")
+    public static let ecdsaSignatureDigestRFC4754 = SecKeyAlgorithm("algid:sign:ECDSA:digest-RFC4754")
     public static let ecdsaSignatureDigestX962SHA1 = SecKeyAlgorithm("algid:sign:ECDSA:digest-X962:SHA1")
     public static let ecdsaSignatureDigestX962SHA224 = SecKeyAlgorithm("algid:sign:ECDSA:digest-X962:SHA224")
     public static let ecdsaSignatureDigestX962SHA256 = SecKeyAlgorithm("algid:sign:ECDSA:digest-X962:SHA256")

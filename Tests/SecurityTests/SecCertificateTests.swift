@@ -79,6 +79,21 @@ private func certificate(_ name: String) throws -> SecCertificate {
                 rsaKey, .rsaSignatureMessagePKCS1v15SHA256, message as CFData, try fixture("signed-message.rsa-pkcs1-sha256.sig") as CFData,
                 nil))
 
+        // The calls Apple deprecated for it, iOS's and macOS's: the same key.
+        #expect(SecCertificateCopyPublicKey(rsa) == rsaKey)
+        var copied: SecKey?
+        #expect(SecCertificateCopyPublicKey(ec, &copied) == errSecSuccess && copied == ecKey)
+        // An Ed25519 subject key is none SecKey provides: nil, and errSecUnsupportedFormat.
+        let made = try SecKeyAlgorithmTests.run(
+            "/usr/bin/openssl",
+            [
+                "req", "-new", "-x509", "-key", certificateFolder.appendingPathComponent("ed25519.key").path, "-subj", "/CN=ed25519",
+                "-days", "1", "-outform", "DER",
+            ], files: [:])
+        let ed25519 = try #require(SecCertificateCreateWithData(nil, made.output as CFData))
+        #expect(SecCertificateCopyKey(ed25519) == nil && SecCertificateCopyPublicKey(ed25519) == nil)
+        #expect(SecCertificateCopyPublicKey(ed25519, &copied) == errSecUnsupportedFormat && copied == nil)
+
         // generate.sh makes every certificate valid for 36,500 days from the day it ran.
         let start = try #require(SecCertificateCopyNotValidBeforeDate(ec) as Date?)
         let end = try #require(SecCertificateCopyNotValidAfterDate(ec) as Date?)

@@ -398,6 +398,11 @@ func readPassword(_ account: String, extra: [String: Any] = [:]) -> (OSStatus, S
         #expect(SecAccessControlCreateFlags.or.rawValue == 1 << 14 && SecAccessControlCreateFlags.and.rawValue == 1 << 15)
         #expect(SecAccessControlCreateFlags.privateKeyUsage.rawValue == 1 << 30)
         #expect(SecAccessControlCreateFlags.applicationPassword.rawValue == 1 << 31)
+        // iOS 18's companion (a paired watch) compiles, and is refused: nobody here can answer it.
+        #expect(SecAccessControlCreateFlags.companion.rawValue == 1 << 5)
+        var error: Unmanaged<CFError>?
+        #expect(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, [.companion, .or, .userPresence], &error) == nil)
+        #expect(error.map { CFErrorGetCode($0.takeRetainedValue()) } == Int(errSecParam))
     }
 
     /// SecRandom.h: SecRandomCopyBytes with kSecRandomDefault fills the buffer and returns errSecSuccess.

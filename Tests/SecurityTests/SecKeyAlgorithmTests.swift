@@ -6,10 +6,20 @@ import Testing
 // The algorithm constants as Apple spells them, and a signature they make checked by OpenSSL: an
 // app that stores an algorithm's identifier, or compares it, sees Apple's string.
 
-/// Every constant this library provides that `SecKeyAdaptors.m` (apple-oss-distributions/Security)
-/// defines, with the identifier Apple gives it there. (The RFC 4754 digest and message forms, added
-/// with iOS 17, are not in that file's public copy.)
+/// Every constant of SecKey.h that `SecKeyAdaptors.m` (apple-oss-distributions/Security) defines,
+/// with the identifier Apple gives it there. (The RFC 4754 digest and message forms, added with
+/// iOS 17, are not in that file's public copy.)
 private let applesIdentifiers: [(SecKeyAlgorithm, String)] = [
+    (.rsaSignatureRaw, "algid:sign:RSA:raw"),
+    (.rsaSignatureDigestPKCS1v15Raw, "algid:sign:RSA:digest-PKCS1v15"),
+    (.rsaEncryptionRaw, "algid:encrypt:RSA:raw"),
+    (.rsaEncryptionOAEPSHA1AESGCM, "algid:encrypt:RSA:OAEP:SHA1:AESGCM"),
+    (.rsaEncryptionOAEPSHA224AESGCM, "algid:encrypt:RSA:OAEP:SHA224:AESGCM"),
+    (.rsaEncryptionOAEPSHA256AESGCM, "algid:encrypt:RSA:OAEP:SHA256:AESGCM"),
+    (.rsaEncryptionOAEPSHA384AESGCM, "algid:encrypt:RSA:OAEP:SHA384:AESGCM"),
+    (.rsaEncryptionOAEPSHA512AESGCM, "algid:encrypt:RSA:OAEP:SHA512:AESGCM"),
+    (.ecdsaSignatureDigestX962, "algid:sign:ECDSA:digest-X962"),
+    (.ecdsaSignatureRFC4754, "algid:sign:ECDSA:RFC4754"),
     (.rsaSignatureDigestPKCS1v15SHA1, "algid:sign:RSA:digest-PKCS1v15:SHA1"),
     (.rsaSignatureDigestPKCS1v15SHA224, "algid:sign:RSA:digest-PKCS1v15:SHA224"),
     (.rsaSignatureDigestPKCS1v15SHA256, "algid:sign:RSA:digest-PKCS1v15:SHA256"),
@@ -78,7 +88,7 @@ private let applesIdentifiers: [(SecKeyAlgorithm, String)] = [
     /// Each constant is Apple's string, and an algorithm made from Apple's string is the same
     /// algorithm (the PSS SHA-224 pair say 24 where the salt is 28 bytes: Apple's spelling).
     @Test func everyConstantIsApplesIdentifier() throws {
-        #expect(applesIdentifiers.count >= 58)
+        #expect(applesIdentifiers.count >= 68)
         for (algorithm, identifier) in applesIdentifiers {
             #expect(algorithm.rawValue as String == identifier, "\(identifier)")
             #expect(SecKeyAlgorithm(rawValue: identifier as CFString) == algorithm)
@@ -95,14 +105,23 @@ private let applesIdentifiers: [(SecKeyAlgorithm, String)] = [
     /// Runs the `openssl` command with `arguments` (`FILE` in them stands for a temporary file
     /// holding `file`): its status and what it printed, stdout then stderr.
     static func openssl(_ arguments: [String], file: Data) throws -> (status: Int32, output: Data) {
+        try run("/usr/bin/openssl", arguments, files: ["FILE": file])
+    }
+
+    /// Runs `executable` with `arguments`, where each name of `files` stands for a temporary file
+    /// holding its bytes: its status and what it printed, stdout then stderr.
+    static func run(_ executable: String, _ arguments: [String], files: [String: Data]) throws -> (status: Int32, output: Data) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("openssl-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("input").path
-        try file.write(to: URL(fileURLWithPath: path))
+        var paths: [String: String] = [:]
+        for (index, (name, bytes)) in files.enumerated() {
+            paths[name] = folder.appendingPathComponent("input-\(index)").path
+            try bytes.write(to: URL(fileURLWithPath: paths[name]!))
+        }
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        process.arguments = arguments.map { $0 == "FILE" ? path : $0 }
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments.map { paths[$0] ?? $0 }
         let output = Pipe()
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = output
@@ -148,5 +167,121 @@ private let applesIdentifiers: [(SecKeyAlgorithm, String)] = [
                 "-pkeyopt", "rsa_padding_mode:oaep", "-pkeyopt", "rsa_oaep_md:\(digest)", "-pkeyopt", "rsa_mgf1_md:\(digest)",
             ], file: sealed)
         #expect(opened.status == 0 && opened.output == plaintext, "\(String(decoding: opened.output, as: UTF8.self))")
+    }
+
+    /// The same PKCS#1 v1.5 signature three ways: raw RSA over the padded block, PKCS#1 without
+    /// DigestInfo over DigestInfo and digest, and PKCS#1 with SHA-256 over the digest (the padding
+    /// is deterministic, so the three must be equal); OpenSSL recovers DigestInfo and digest.
+    @Test func rawAndDigestInfoFreeSignaturesAreTheSamePKCS1Block() throws {
+        let rsa = try Self.rsaKey()
+        let blockSize = SecKeyGetBlockSize(rsa)
+        let digest = Data((0..<32).map { UInt8($0) })
+        // DigestInfo for SHA-256 (RFC 8017, section 9.2, note 1), then the digest.
+        let digestInfo =
+            Data([0x30, 0x31, 0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x01, 0x05, 0x00, 0x04, 0x20])
+            + digest
+        let block = Data([0, 1]) + Data(repeating: 0xff, count: blockSize - digestInfo.count - 3) + Data([0]) + digestInfo
+        let raw = try #require(SecKeyCreateSignature(rsa, .rsaSignatureRaw, block as CFData, nil) as Data?)
+        let withoutDigestInfo = try #require(SecKeyCreateSignature(rsa, .rsaSignatureDigestPKCS1v15Raw, digestInfo as CFData, nil) as Data?)
+        let sha256 = try #require(SecKeyCreateSignature(rsa, .rsaSignatureDigestPKCS1v15SHA256, digest as CFData, nil) as Data?)
+        #expect(raw.count == blockSize && raw == withoutDigestInfo && raw == sha256)
+        let publicKey = try #require(SecKeyCopyPublicKey(rsa))
+        #expect(SecKeyVerifySignature(publicKey, .rsaSignatureRaw, block.dropFirst() as CFData, raw as CFData, nil))
+        #expect(SecKeyVerifySignature(publicKey, .rsaSignatureDigestPKCS1v15Raw, digestInfo as CFData, raw as CFData, nil))
+        var error: Unmanaged<CFError>?
+        #expect(!SecKeyVerifySignature(publicKey, .rsaSignatureRaw, Data(block.dropFirst().reversed()) as CFData, raw as CFData, &error))
+        #expect(error.map { CFErrorGetCode($0.takeRetainedValue()) } == Int(errSecVerifyFailed))
+        let recovered = try Self.openssl(
+            [
+                "pkeyutl", "-verifyrecover", "-pubin", "-inkey", certificateFolder.appendingPathComponent("leaf-rsa-public.pem").path,
+                "-in", "FILE",
+            ],
+            file: withoutDigestInfo)
+        #expect(recovered.status == 0 && recovered.output == digestInfo)
+        // A block longer than the modulus is refused, not cut.
+        #expect(SecKeyCreateSignature(rsa, .rsaSignatureRaw, Data(count: blockSize + 1) as CFData, nil) == nil)
+    }
+
+    /// Raw RSA encryption is the public key's operation on the number the input spells: OpenSSL
+    /// decrypts it with no padding to the same block, zeros in front.
+    @Test func rawEncryptionIsTheBareRSAOperation() throws {
+        let rsa = try Self.rsaKey()
+        let publicKey = try #require(SecKeyCopyPublicKey(rsa))
+        let number = Data("a number below the modulus".utf8)
+        let sealed = try #require(SecKeyCreateEncryptedData(publicKey, .rsaEncryptionRaw, number as CFData, nil) as Data?)
+        let block = Data(count: SecKeyGetBlockSize(rsa) - number.count) + number
+        #expect(SecKeyCreateDecryptedData(rsa, .rsaEncryptionRaw, sealed as CFData, nil) as Data? == block)
+        let opened = try Self.openssl(
+            [
+                "pkeyutl", "-decrypt", "-inkey", certificateFolder.appendingPathComponent("leaf-rsa-pkcs1.key").path, "-in", "FILE",
+                "-pkeyopt", "rsa_padding_mode:none",
+            ], file: sealed)
+        #expect(opened.status == 0 && opened.output == block)
+    }
+
+    /// ECDSA over a digest of any length (`…DigestX962`, `…RFC4754`): OpenSSL verifies the X9.62
+    /// signature of a 20-byte and of a 57-byte digest, and RFC 4754's is the same pair of numbers.
+    @Test(arguments: [20, 57])
+    func ecdsaSignsADigestOfAnyLength(length: Int) throws {
+        let attributes = [kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeyClass as String: kSecAttrKeyClassPrivate]
+        let external = try fixture("leaf-ec-external.bin")
+        let ec = try #require(SecKeyCreateWithData(external as CFData, attributes as CFDictionary, nil))
+        let digest = Data((0..<length).map { UInt8(truncatingIfNeeded: $0 * 7) })
+        let x962 = try #require(SecKeyCreateSignature(ec, .ecdsaSignatureDigestX962, digest as CFData, nil) as Data?)
+        let verified = try Self.run(
+            "/usr/bin/openssl",
+            [
+                "pkeyutl", "-verify", "-pubin", "-inkey", certificateFolder.appendingPathComponent("leaf-ec-public.pem").path, "-in",
+                "DIGEST", "-sigfile", "SIGNATURE",
+            ],
+            files: ["DIGEST": digest, "SIGNATURE": x962])
+        #expect(verified.status == 0, "\(String(decoding: verified.output, as: UTF8.self))")
+        let publicKey = try #require(SecKeyCopyPublicKey(ec))
+        for algorithm in [SecKeyAlgorithm.ecdsaSignatureRFC4754, .ecdsaSignatureDigestRFC4754] {
+            let raw = try #require(SecKeyCreateSignature(ec, algorithm, digest as CFData, nil) as Data?)
+            #expect(raw.count == 64 && SecKeyVerifySignature(publicKey, algorithm, digest as CFData, raw as CFData, nil))
+            // ECDSA reads only as many leading bytes as the curve is wide: the first one counts.
+            var changed = digest
+            changed[0] ^= 1
+            #expect(!SecKeyVerifySignature(publicKey, algorithm, changed as CFData, raw as CFData, nil))
+        }
+    }
+
+    /// What the library seals, an implementation written apart from it opens (Python's
+    /// cryptography, on OpenSSL): ECIES on P-256 and P-384 (zero and derived IV), and RSA OAEP
+    /// wrapping an AES-GCM key (2048-bit: a 16-byte key; 4096-bit: a 32-byte one).
+    @Test(arguments: [
+        ("ecies", "SHA256", 256), ("ecies-kdfiv", "SHA256", 256), ("ecies", "SHA384", 384), ("ecies-kdfiv", "SHA512", 384),
+        ("rsa-aesgcm", "SHA256", 2048), ("rsa-aesgcm", "SHA1", 2048), ("rsa-aesgcm", "SHA512", 4096),
+    ])
+    func sealedDataOpensElsewhere(mode: String, digest: String, bits: Int) throws {
+        let isRSA = mode == "rsa-aesgcm"
+        let identifier =
+            isRSA
+            ? "algid:encrypt:RSA:OAEP:\(digest):AESGCM"
+            : "algid:encrypt:ECIES:ECDH:KDFX963:\(digest):AESGCM\(mode == "ecies" ? "" : "-KDFIV")"
+        let algorithm = SecKeyAlgorithm(rawValue: identifier as CFString)
+        let parameters: [String: Any] = [
+            kSecAttrKeyType as String: isRSA ? kSecAttrKeyTypeRSA : kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: bits,
+        ]
+        let privateKey = try #require(SecKeyCreateRandomKey(parameters as CFDictionary, nil))
+        let publicKey = try #require(SecKeyCopyPublicKey(privateKey))
+        let plaintext = Data("sealed for another implementation".utf8)
+        #expect(SecKeyIsAlgorithmSupported(publicKey, .encrypt, algorithm))
+        let sealed = try #require(SecKeyCreateEncryptedData(publicKey, algorithm, plaintext as CFData, nil) as Data?)
+        #expect(SecKeyCreateDecryptedData(privateKey, algorithm, sealed as CFData, nil) as Data? == plaintext)
+        let external = try #require(SecKeyCopyExternalRepresentation(privateKey, nil) as Data?)
+        let opened = try Self.run(
+            "/usr/bin/python3", [certificateFolder.appendingPathComponent("open-sealed.py").path, mode, digest, "KEY", "SEALED"],
+            files: ["KEY": external, "SEALED": sealed])
+        #expect(opened.status == 0 && opened.output == plaintext, "\(String(decoding: opened.output, as: UTF8.self))")
+        // A changed byte anywhere (the wrapped key, the ciphertext, the tag) opens nothing.
+        for index in [0, sealed.count - 20, sealed.count - 1] {
+            var altered = sealed
+            altered[index] ^= 1
+            var error: Unmanaged<CFError>?
+            #expect(SecKeyCreateDecryptedData(privateKey, algorithm, altered as CFData, &error) == nil)
+            #expect(error.map { CFErrorGetCode($0.takeRetainedValue()) } == Int(errSecParam))
+        }
     }
 }

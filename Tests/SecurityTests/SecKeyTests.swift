@@ -121,7 +121,7 @@ private func verify(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ message: Data
         }
         // Signing needs the private key; an algorithm not provided is supported by nobody.
         #expect(SecKeyCreateSignature(rsaPublic, .rsaSignatureMessagePSSSHA256, message as CFData, nil) == nil)
-        #expect(!SecKeyIsAlgorithmSupported(ec, .sign, SecKeyAlgorithm(rawValue: "algid:sign:ECDSA:RFC4754" as CFString)))
+        #expect(!SecKeyIsAlgorithmSupported(ec, .sign, SecKeyAlgorithm(rawValue: "algid:sign:ECDSA:digest-X962:MD5" as CFString)))
     }
 
     /// Apple's "Storing Keys in the Keychain": a key made with kSecAttrIsPermanent and a tag is

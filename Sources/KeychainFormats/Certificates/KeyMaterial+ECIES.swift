@@ -8,14 +8,14 @@ import KeychainFoundation
 /// variable-IV algorithms) and a 16-byte tag. The result is the ephemeral point, the ciphertext
 /// and the tag.
 extension KeyMaterial {
-    /// The IV's and the tag's length.
-    private static let gcmBlock = 16
+    /// The IV's and the tag's length in Apple's AES-GCM (`kSecKeyIESIV`, `kSecKeyIESTagLength`).
+    static let gcmBlock = 16
 
     /// `plaintext` sealed to this public key.
     func eciesSeal(_ digest: KeyOperation.Digest, variableIV: Bool, _ plaintext: [UInt8]) throws(ObjectError) -> [UInt8] {
         let ephemeral = try KeyMaterial.random(.ec, bits: bits)
         let key = try ephemeral.eciesKey(digest, variableIV: variableIV, peer: self, ephemeralPoint: ephemeral.publicBytes)
-        let (ciphertext, tag) = try Self.gcm(encrypt: true, key: key, keyLength: eciesKeyLength, input: plaintext, tag: nil)
+        let (ciphertext, tag) = try Self.aesGCM(encrypt: true, key: key, keyLength: eciesKeyLength, input: plaintext, tag: nil)
         return ephemeral.publicBytes + ciphertext + tag
     }
 
@@ -28,7 +28,7 @@ extension KeyMaterial {
         let ephemeral = try KeyMaterial(external: SecretBytes(copying: point), algorithm: .ec, isPrivate: false)
         let key = try eciesKey(digest, variableIV: variableIV, peer: ephemeral, ephemeralPoint: point)
         let body = sealed.dropFirst(pointLength)
-        let (plaintext, _) = try Self.gcm(
+        let (plaintext, _) = try Self.aesGCM(
             encrypt: false, key: key, keyLength: eciesKeyLength, input: Array(body.dropLast(Self.gcmBlock)),
             tag: Array(body.suffix(Self.gcmBlock)))
         return plaintext
@@ -53,13 +53,16 @@ extension KeyMaterial {
         return withIV
     }
 
-    /// AES-GCM with the key and IV `key` holds (its first `keyLength` bytes, then 16): the output
-    /// and, encrypting, the tag; decrypting, `tag` must match.
-    private static func gcm(encrypt: Bool, key: SecretBytes, keyLength: Int, input: [UInt8], tag: [UInt8]?) throws(ObjectError)
-        -> (output: [UInt8], tag: [UInt8])
+    /// AES-GCM with the key and IV `key` holds (its first `keyLength` bytes, then 16) over
+    /// `input`, authenticating `additional` too: the output and, encrypting, the tag; decrypting,
+    /// `tag` must match.
+    static func aesGCM(encrypt: Bool, key: SecretBytes, keyLength: Int, input: [UInt8], additional: [UInt8] = [], tag: [UInt8]?)
+        throws(ObjectError) -> (output: [UInt8], tag: [UInt8])
     {
         // OpenSSL counts an update's bytes in an Int32.
-        guard let inputLength = Int32(exactly: input.count) else { throw ObjectError("the input is longer than AES-GCM takes at once") }
+        guard let inputLength = Int32(exactly: input.count), let additionalLength = Int32(exactly: additional.count) else {
+            throw ObjectError("the input is longer than AES-GCM takes at once")
+        }
         guard let context = EVP_CIPHER_CTX_new() else { throw ObjectError("OpenSSL could not allocate") }
         defer { EVP_CIPHER_CTX_free(context) }
         let cipher = keyLength == 16 ? EVP_aes_128_gcm() : EVP_aes_256_gcm()
@@ -73,6 +76,7 @@ extension KeyMaterial {
             guard EVP_CipherInit_ex(context, cipher, nil, nil, nil, mode) == 1,
                 EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_IVLEN, Int32(gcmBlock), nil) == 1,
                 EVP_CipherInit_ex(context, nil, nil, base, base.map { $0 + keyLength }, mode) == 1,
+                additional.isEmpty || EVP_CipherUpdate(context, nil, &written, additional, additionalLength) == 1,
                 EVP_CipherUpdate(context, &output, &written, input, inputLength) == 1
             else { return false }
             if !encrypt, EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, Int32(gcmBlock), &tagBytes) != 1 { return false }

@@ -67,8 +67,9 @@ extension KeyMaterial {
     }
 
     /// The signature of `data` by this private key.
-    package func sign(_ operation: KeyOperation, _ data: [UInt8]) throws(ObjectError) -> [UInt8] {
-        try check(operation, data, needsPrivate: true, kind: .signature)
+    package func sign(_ operation: KeyOperation, _ given: [UInt8]) throws(ObjectError) -> [UInt8] {
+        try check(operation, given, needsPrivate: true, kind: .signature)
+        let data = try rawBlock(operation, given)
         let signature = try withKey { key throws(ObjectError) in
             if operation.hashesMessage {
                 return try run(operation, key, sign: true) { context, output, length in
@@ -91,6 +92,18 @@ extension KeyMaterial {
             guard let encoded = derSignature(given) else { return false }
             signature = encoded
         }
+        if case .rsaRaw = operation {
+            // What the public key recovers, less its leading zeros, is the input itself
+            // (`SecKeyAlgorithmAdaptorCopyResult_Verify_RSASignatureRaw`).
+            guard signature.count <= blockSize else { return false }
+            let block = [UInt8](repeating: 0, count: blockSize - signature.count) + signature
+            // A block the public key cannot take (not below the modulus) is no signature of it.
+            let recovered = try? withKey { key throws(ObjectError) in
+                try crypt(operation, key, encrypt: true) { EVP_PKEY_encrypt($0, $1, $2, block, block.count) }
+            }
+            guard let recovered else { return false }
+            return Array(recovered.drop { $0 == 0 }) == data
+        }
         return try withKey { key throws(ObjectError) in
             let verified: Int32
             if operation.hashesMessage {
@@ -109,8 +122,10 @@ extension KeyMaterial {
         if case .ecies(let digest, let variableIV) = operation {
             return try (isPrivate ? publicKey : self).eciesSeal(digest, variableIV: variableIV, plaintext)
         }
+        if case .rsaOAEP(let digest, sessionKey: true) = operation { return try (isPrivate ? publicKey : self).wrapSeal(digest, plaintext) }
+        let input = try rawBlock(operation, plaintext)
         return try withKey { key throws(ObjectError) in
-            try crypt(operation, key, encrypt: true) { EVP_PKEY_encrypt($0, $1, $2, plaintext, plaintext.count) }
+            try crypt(operation, key, encrypt: true) { EVP_PKEY_encrypt($0, $1, $2, input, input.count) }
         }
     }
 
@@ -118,8 +133,10 @@ extension KeyMaterial {
     package func decrypt(_ operation: KeyOperation, _ ciphertext: [UInt8]) throws(ObjectError) -> [UInt8] {
         try check(operation, ciphertext, needsPrivate: true, kind: .encryption)
         if case .ecies(let digest, let variableIV) = operation { return try eciesOpen(digest, variableIV: variableIV, ciphertext) }
+        if case .rsaOAEP(let digest, sessionKey: true) = operation { return try wrapOpen(digest, ciphertext) }
+        let input = try rawBlock(operation, ciphertext)
         return try withKey { key throws(ObjectError) in
-            try crypt(operation, key, encrypt: false) { EVP_PKEY_decrypt($0, $1, $2, ciphertext, ciphertext.count) }
+            try crypt(operation, key, encrypt: false) { EVP_PKEY_decrypt($0, $1, $2, input, input.count) }
         }
     }
 
@@ -218,6 +235,19 @@ extension KeyMaterial {
         return OpenSSL.encode { i2d_ECDSA_SIG(signature, $0) }
     }
 
+    /// The RSA block size in bytes (`SecKeyGetBlockSize`): the modulus's length.
+    package var blockSize: Int { (bits + 7) / 8 }
+
+    /// Raw RSA's input as a whole block: a big-endian number, zeros in front (Apple's
+    /// `PerformWithBigEndianToCCUnit`); any other operation's input as it is.
+    private func rawBlock(_ operation: KeyOperation, _ input: [UInt8]) throws(ObjectError) -> [UInt8] {
+        guard case .rsaRaw = operation else { return input }
+        guard input.count <= blockSize else {
+            throw ObjectError("\(operation.name) takes at most \(blockSize) bytes with this key, not \(input.count)")
+        }
+        return [UInt8](repeating: 0, count: blockSize - input.count) + input
+    }
+
     /// Refuses an operation this key cannot do, or an input the operation does not take.
     private func check(_ operation: KeyOperation, _ input: [UInt8], needsPrivate: Bool, kind: KeyOperation.Kind) throws(ObjectError) {
         guard operation.algorithm == algorithm, operation.kind == kind else {
@@ -230,7 +260,7 @@ extension KeyMaterial {
     }
 
     /// Runs `body` on this key as an OpenSSL key.
-    private func withKey<Result>(_ body: (OpaquePointer) throws(ObjectError) -> Result) throws(ObjectError) -> Result {
+    func withKey<Result>(_ body: (OpaquePointer) throws(ObjectError) -> Result) throws(ObjectError) -> Result {
         guard OpenSSL.start(), let key = Self.rebuild(external: external, keyType: algorithm.keyType, isPrivate: isPrivate, bits: bits)
         else { throw ObjectError("the key cannot be read back") }
         defer {
@@ -275,7 +305,7 @@ extension KeyMaterial {
     }
 
     /// Encrypts or decrypts with `write`, which is called for the length and then for the bytes.
-    private func crypt(
+    func crypt(
         _ operation: KeyOperation, _ key: OpaquePointer, encrypt: Bool,
         _ write: (OpaquePointer, UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<Int>) -> Int32
     ) throws(ObjectError) -> [UInt8] {
@@ -316,7 +346,8 @@ extension KeyMaterial {
             // Apple's PSS salts with as many bytes as the digest has ("…:SHA256:SHA256:32").
             return EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PSS_PADDING) == 1
                 && EVP_PKEY_CTX_set_rsa_pss_saltlen(context, RSA_PSS_SALTLEN_DIGEST) == 1
-        case .rsaOAEP(let digest):
+        case .rsaRaw: return EVP_PKEY_CTX_set_rsa_padding(context, RSA_NO_PADDING) == 1
+        case .rsaOAEP(let digest, _):
             let md = EVP_get_digestbyname(digest.name)
             return EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_OAEP_PADDING) == 1 && EVP_PKEY_CTX_set_rsa_oaep_md(context, md) == 1
                 && EVP_PKEY_CTX_set_rsa_mgf1_md(context, md) == 1

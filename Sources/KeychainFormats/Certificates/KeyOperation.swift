@@ -1,16 +1,23 @@
 /// What a SecKey algorithm asks of a key (`SecKeyAdaptors.m`): the signatures, encryptions and
 /// key exchanges keychainctl's SecKey provides. A signature either hashes the message itself or
-/// signs a digest the caller made, which must be as long as its digest.
+/// signs a digest the caller made, which must be as long as its digest (of any length for the
+/// algorithms that name none).
 package enum KeyOperation: Sendable {
     /// ECDSA (`…ECDSASignature…`): the signature DER-encoded as X9.62 says, or with `raw` the
-    /// two numbers side by side, each as wide as the curve, as RFC 4754 says.
-    case ecdsa(Digest, hashesMessage: Bool, raw: Bool)
-    /// RSA PKCS#1 v1.5 signatures (`…RSASignature…PKCS1v15…`).
-    case rsaPKCS1(Digest, hashesMessage: Bool)
+    /// two numbers side by side, each as wide as the curve, as RFC 4754 says. Without a digest,
+    /// the input is a digest of any length (`…DigestX962`, `…RFC4754`).
+    case ecdsa(Digest?, hashesMessage: Bool, raw: Bool)
+    /// RSA PKCS#1 v1.5 signatures (`…RSASignature…PKCS1v15…`). Without a digest
+    /// (`…DigestPKCS1v15Raw`), the input is padded as it is, with no DigestInfo around it.
+    case rsaPKCS1(Digest?, hashesMessage: Bool)
+    /// Raw RSA (`kSecKeyAlgorithmRSASignatureRaw`, `…RSAEncryptionRaw`): the input is a number
+    /// below the modulus, big-endian, and the key's operation is applied to it with no padding.
+    case rsaRaw(Kind)
     /// RSA PSS signatures salted with the digest's length (`…RSASignature…PSS…`).
     case rsaPSS(Digest, hashesMessage: Bool)
-    /// RSA OAEP encryption, the same digest for OAEP and MGF1 (`…RSAEncryptionOAEP…`).
-    case rsaOAEP(Digest)
+    /// RSA OAEP encryption, the same digest for OAEP and MGF1 (`…RSAEncryptionOAEP…`); with
+    /// `sessionKey`, OAEP wraps a new AES key and AES-GCM encrypts the data (`…OAEP…AESGCM`).
+    case rsaOAEP(Digest, sessionKey: Bool)
     /// RSA PKCS#1 v1.5 encryption (`kSecKeyAlgorithmRSAEncryptionPKCS1`).
     case rsaPKCS1Encryption
     /// ECIES with ANSI X9.63's derivation and AES-GCM (`…ECIESEncryption…X963…AESGCM`), its IV all
@@ -49,7 +56,7 @@ package enum KeyOperation: Sendable {
     package var algorithm: KeyMaterial.Algorithm {
         switch self {
         case .ecdsa, .ecdh, .ecies: .ec
-        case .rsaPKCS1, .rsaPSS, .rsaOAEP, .rsaPKCS1Encryption: .rsa
+        case .rsaPKCS1, .rsaPSS, .rsaOAEP, .rsaPKCS1Encryption, .rsaRaw: .rsa
         }
     }
 
@@ -58,16 +65,17 @@ package enum KeyOperation: Sendable {
         case .ecdsa, .rsaPKCS1, .rsaPSS: .signature
         case .rsaOAEP, .rsaPKCS1Encryption, .ecies: .encryption
         case .ecdh: .keyExchange
+        case .rsaRaw(let kind): kind
         }
     }
 
     /// Its digest, if it has one.
     package var digest: Digest? {
         switch self {
-        case .ecdsa(let digest, _, _), .rsaPKCS1(let digest, _), .rsaPSS(let digest, _), .rsaOAEP(let digest), .ecies(let digest, _):
-            digest
+        case .ecdsa(let digest, _, _), .rsaPKCS1(let digest, _): digest
+        case .rsaPSS(let digest, _), .rsaOAEP(let digest, _), .ecies(let digest, _): digest
         case .ecdh(let kdf): kdf
-        case .rsaPKCS1Encryption: nil
+        case .rsaPKCS1Encryption, .rsaRaw: nil
         }
     }
 
@@ -75,18 +83,20 @@ package enum KeyOperation: Sendable {
     package var hashesMessage: Bool {
         switch self {
         case .ecdsa(_, let message, _), .rsaPKCS1(_, let message), .rsaPSS(_, let message): message
-        case .rsaOAEP, .rsaPKCS1Encryption, .ecdh, .ecies: false
+        case .rsaOAEP, .rsaPKCS1Encryption, .ecdh, .ecies, .rsaRaw: false
         }
     }
 
     /// Its name in messages.
     package var name: String {
         let input = hashesMessage ? "message" : "digest"
+        let digestName = digest?.name ?? "any length"
         switch self {
-        case .ecdsa(let digest, _, let raw): return "ECDSA (\(raw ? "RFC 4754" : "X9.62"), \(input), \(digest.name))"
-        case .rsaPKCS1(let digest, _): return "RSA PKCS#1 v1.5 (\(input), \(digest.name))"
+        case .ecdsa(_, _, let raw): return "ECDSA (\(raw ? "RFC 4754" : "X9.62"), \(input), \(digestName))"
+        case .rsaPKCS1(_, _): return "RSA PKCS#1 v1.5 (\(input), \(digest?.name ?? "no DigestInfo"))"
         case .rsaPSS(let digest, _): return "RSA PSS (\(input), \(digest.name))"
-        case .rsaOAEP(let digest): return "RSA OAEP (\(digest.name))"
+        case .rsaOAEP(let digest, let sessionKey): return "RSA OAEP (\(digest.name)\(sessionKey ? ", AES-GCM" : ""))"
+        case .rsaRaw(let kind): return "raw RSA \(kind == .signature ? "signature" : "encryption")"
         case .rsaPKCS1Encryption: return "RSA PKCS#1 v1.5 encryption"
         case .ecdh(let kdf): return "ECDH" + (kdf.map { " (X9.63 KDF, \($0.name))" } ?? "")
         case .ecies(let digest, let variableIV): return "ECIES (X9.63 KDF, \(digest.name), AES-GCM\(variableIV ? ", derived IV" : ""))"
@@ -97,7 +107,8 @@ package enum KeyOperation: Sendable {
 extension KeyOperation {
     /// The operation an Apple algorithm identifier names (`SecKeyAdaptors.m`:
     /// `algid:sign:ECDSA:message-X962:SHA256`, `algid:sign:RSA:digest-PSS:SHA256:SHA256:32`,
-    /// `algid:encrypt:RSA:OAEP:SHA256`, `algid:encrypt:RSA:PKCS1`,
+    /// `algid:encrypt:RSA:OAEP:SHA256`, `algid:encrypt:RSA:OAEP:SHA256:AESGCM`, `algid:encrypt:RSA:PKCS1`,
+    /// `algid:sign:RSA:raw`, `algid:sign:ECDSA:digest-X962`,
     /// `algid:encrypt:ECIES:ECDH:KDFX963:SHA256:AESGCM-KDFIV`, `algid:keyexchange:ECDH:KDFX963:SHA256`);
     /// `nil` for one not provided.
     package init?(algorithmID: String) {
@@ -124,6 +135,11 @@ extension KeyOperation {
         guard parts.count >= 4 else { return nil }
         let digest = parts.count > 4 ? Digest(name: parts[4]) : nil
         switch (parts[1], parts[2], parts[3], digest) {
+        // A digest of any length: algid:sign:ECDSA:digest-X962, …:RFC4754, …:digest-RFC4754.
+        case ("sign", "ECDSA", "digest-X962", nil) where parts.count == 4:
+            self = .ecdsa(nil, hashesMessage: false, raw: false)
+        case ("sign", "ECDSA", "RFC4754", nil) where parts.count == 4, ("sign", "ECDSA", "digest-RFC4754", nil) where parts.count == 4:
+            self = .ecdsa(nil, hashesMessage: false, raw: true)
         case ("sign", "ECDSA", let form, let digest?) where parts.count == 5:
             if let message = Self.hashesMessage(form, "X962") {
                 self = .ecdsa(digest, hashesMessage: message, raw: false)
@@ -132,6 +148,12 @@ extension KeyOperation {
             } else {
                 return nil
             }
+        case ("sign", "RSA", "digest-PKCS1v15", nil) where parts.count == 4:
+            self = .rsaPKCS1(nil, hashesMessage: false)
+        case ("sign", "RSA", "raw", nil) where parts.count == 4:
+            self = .rsaRaw(.signature)
+        case ("encrypt", "RSA", "raw", nil) where parts.count == 4:
+            self = .rsaRaw(.encryption)
         case ("sign", "RSA", let form, let digest?) where parts.count == 5:
             guard let message = Self.hashesMessage(form, "PKCS1v15") else { return nil }
             self = .rsaPKCS1(digest, hashesMessage: message)
@@ -144,7 +166,9 @@ extension KeyOperation {
             }
             self = .rsaPSS(digest, hashesMessage: message)
         case ("encrypt", "RSA", "OAEP", let digest?) where parts.count == 5:
-            self = .rsaOAEP(digest)
+            self = .rsaOAEP(digest, sessionKey: false)
+        case ("encrypt", "RSA", "OAEP", let digest?) where parts.count == 6 && parts[5] == "AESGCM":
+            self = .rsaOAEP(digest, sessionKey: true)
         case ("encrypt", "RSA", "PKCS1", nil) where parts.count == 4:
             self = .rsaPKCS1Encryption
         default:
