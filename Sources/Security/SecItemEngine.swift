@@ -14,8 +14,28 @@ package final class SecItemEngine: @unchecked Sendable {
     /// What `SecurityTesting` chose instead of the environment.
     private var configuration: Configuration?
     /// Why the last failed call failed, in words (never a secret; control characters escaped, as
-    /// the command escapes what it prints).
-    private var lastFailure: String?
+    /// the command escapes what it prints), for each caller the gate tells apart.
+    private var lastFailures: [AnyHashable: String] = [:]
+    /// How the testing API tells callers apart and turns away a call that is not the lease
+    /// holder's; `nil`: every call is the process's.
+    private var gate: Gate?
+
+    /// Who calls (a test, for the testing API), and why a call may not use the keychain in use.
+    package struct Gate: Sendable {
+        /// The caller's identity; `nil` for a caller the gate cannot tell (the process's slot).
+        package var caller: @Sendable () -> AnyHashable?
+        /// Why the calling code may not use the keychain in use (another test holds it); `nil`
+        /// admits the call.
+        package var refusal: @Sendable () -> String?
+
+        package init(caller: @escaping @Sendable () -> AnyHashable?, refusal: @escaping @Sendable () -> String?) {
+            self.caller = caller
+            self.refusal = refusal
+        }
+    }
+
+    /// The process's slot of `lastFailures`, for callers the gate does not tell apart.
+    private struct Process: Hashable {}
 
     /// A keychain and caller chosen by the testing API.
     package struct Configuration {
@@ -46,16 +66,40 @@ package final class SecItemEngine: @unchecked Sendable {
         }
     }
 
-    /// The words of the last failure (the testing API shows them).
-    package var lastFailureMessage: String? { lock.withLock { lastFailure } }
+    /// Tells callers apart and admits them with `gate` from the next call on (`nil`: one caller).
+    package func install(_ gate: Gate?) { lock.withLock { self.gate = gate } }
+
+    /// The words of the calling code's last failure (the testing API shows them).
+    package var lastFailureMessage: String? {
+        let caller = callerKey()
+        return lock.withLock { lastFailures[caller] }
+    }
+
+    /// Forgets what `caller`'s calls left (a lease that ends).
+    package func forgetFailures(of caller: AnyHashable) { _ = lock.withLock { lastFailures.removeValue(forKey: caller) } }
+
+    /// The calling code's slot, as the gate tells it.
+    private func callerKey() -> AnyHashable { lock.withLock { gate }?.caller() ?? AnyHashable(Process()) }
 
     /// Keeps the words of a call the library refused before the engine.
-    func recordRefusal(_ message: String) { lock.withLock { lastFailure = message.terminalSafe } }
+    func recordRefusal(_ message: String) {
+        let caller = callerKey()
+        lock.withLock { lastFailures[caller] = message.terminalSafe }
+    }
 
-    /// Runs `body` on the open keychain under the lock; a thrown error becomes its `OSStatus`.
+    /// Runs `body` on the open keychain under the lock; a thrown error becomes its `OSStatus`. A
+    /// call the gate turns away is errSecNotAvailable: it reaches no keychain.
     func perform(ui: Authentication.UI = .allow, _ body: (Keychain, Caller) throws -> Void) -> OSStatus {
+        let caller = callerKey()
+        let refusal = lock.withLock { gate }?.refusal()
         lock.lock()
         defer { lock.unlock() }
+        var lastFailure: String?
+        defer { lastFailures[caller] = lastFailure }
+        if let refusal {
+            lastFailure = refusal.terminalSafe
+            return errSecNotAvailable
+        }
         do {
             let opened = try open()
             var authentication = Authentication(ui: ui)

@@ -10,7 +10,7 @@ import Security
 /// as a list of access groups; and the simulated device (lock state, passcode, biometry).
 ///
 /// ```swift
-/// try SecurityTesting.useInMemoryKeychain(accessGroups: ["ABCDE12345.com.example.app"])
+/// try SecurityTesting.useInMemoryKeychain(.accessGroups(["ABCDE12345.com.example.app"]))
 /// ```
 public enum SecurityTesting {
     /// A caller's entitlements.

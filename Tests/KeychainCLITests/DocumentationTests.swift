@@ -299,6 +299,31 @@ import Testing
         for test in tests { #expect(suite.contains(test), "docs/LIBRARY.md shows a test the suite does not have:\n\(test)") }
     }
 
+    /// LIBRARY.md shows every public call of the testing API with the signature the source
+    /// declares (parameters, labels and defaults), and each `Entitlements` case, so a change to
+    /// the API that the guide does not follow fails here.
+    @Test func theLibraryGuideShowsEveryTestingSignature() throws {
+        let guide = try String(contentsOfFile: Sandbox.packageRoot + "/docs/LIBRARY.md", encoding: .utf8)
+        let folder = Sandbox.packageRoot + "/Sources/SecurityTesting/"
+        let source = try FileManager.default.contentsOfDirectory(atPath: folder).sorted().map {
+            try String(contentsOfFile: folder + $0, encoding: .utf8)
+        }.joined(separator: "\n")
+        var signatures: [String] = []
+        for line in source.split(separator: "\n").map({ $0.trimmingCharacters(in: .whitespaces) }) {
+            if line.hasPrefix("public static func "), let close = line.lastIndex(of: ")") {
+                signatures.append(String(line[line.index(line.startIndex, offsetBy: 19)...close]))
+            } else if line.hasPrefix("public convenience init("), let close = line.lastIndex(of: ")") {
+                signatures.append("Lease" + line[line.index(line.startIndex, offsetBy: 23)...close])
+            } else if line.hasPrefix("case profile(") || line.hasPrefix("case accessGroups(") {
+                signatures.append("." + line.dropFirst(5).replacingOccurrences(of: "([String]", with: "(_ groups: [String]"))
+            } else if line.hasPrefix("public static var lastFailure") {
+                signatures.append("lastFailure: String?")
+            }
+        }
+        #expect(signatures.count >= 12, "the scan found \(signatures)")
+        for signature in signatures { #expect(guide.contains(signature), "docs/LIBRARY.md does not show \(signature)") }
+    }
+
     /// CONTRIBUTING.md's map names every folder of the sources and the tests, so it cannot fall
     /// behind the layout.
     @Test func theArchitectureMapNamesEveryFolder() throws {

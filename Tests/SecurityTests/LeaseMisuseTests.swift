@@ -1,0 +1,86 @@
+import Foundation
+import Security
+import SecurityTesting
+import Testing
+
+// A test that calls SecItem without a Lease while another test holds one. The two run in a child
+// run of this test binary with nothing else in it (`LeaseProbe`), so neither waits on the other
+// suites' leases; the parent reads the child's verdict.
+
+/// What the two probe tests tell each other.
+private final class ProbeSignals: @unchecked Sendable {
+    static let shared = ProbeSignals()
+    private let lock = NSLock()
+    private var held = false
+    private var called = false
+
+    func holding() { lock.withLock { held = true } }
+    func calledWithoutLease() { lock.withLock { called = true } }
+    var isHeld: Bool { lock.withLock { held } }
+    var wasCalled: Bool { lock.withLock { called } }
+
+    /// Waits (suspended, not blocking a thread) until `condition` holds; false after 60 s.
+    static func wait(_ condition: () -> Bool) async throws -> Bool {
+        for _ in 0..<600 {
+            if condition() { return true }
+            try await Task.sleep(nanoseconds: 100_000_000)
+        }
+        return false
+    }
+}
+
+@Suite(.enabled(if: ProcessInfo.processInfo.environment["KEYCHAINCTL_LEASE_PROBE"] != nil))
+struct LeaseProbe {
+    /// Holds the lease, fails a find of its own, and after the other test's call still reads its
+    /// own failure in lastFailure, and its keychain still holds only its item.
+    @Test func holdsTheLease() async throws {
+        let keychain = try SecurityTesting.Lease(inMemory: .accessGroups(["SKMME9E2Y8.com.example.app"]))
+        #expect(addPassword("holder", "mine") == errSecSuccess)
+        #expect(readPassword("absent").0 == errSecItemNotFound)
+        let own = SecurityTesting.lastFailure
+        #expect(own?.contains("absent") == true || own?.contains("no ") == true, "\(own ?? "nil")")
+        ProbeSignals.shared.holding()
+        #expect(try await ProbeSignals.wait { ProbeSignals.shared.wasCalled })
+        #expect(SecurityTesting.lastFailure == own)
+        #expect(readPassword("intruder").0 == errSecItemNotFound)
+        withExtendedLifetime(keychain) {}
+    }
+
+    /// Holds no lease: its add reaches no keychain, says why, and records an issue naming the cause.
+    @Test func callsWithoutALease() async throws {
+        #expect(try await ProbeSignals.wait { ProbeSignals.shared.isHeld })
+        var status = errSecSuccess
+        withKnownIssue("a SecItem call without a lease while another test holds one") {
+            status = addPassword("intruder", "theirs")
+        }
+        ProbeSignals.shared.calledWithoutLease()
+        #expect(status == errSecNotAvailable)
+        #expect(SecurityTesting.lastFailure?.contains("without a SecurityTesting.Lease while 'holdsTheLease()' holds one") == true)
+    }
+}
+
+@Suite struct LeaseMisuseTests {
+    /// The probe passes in a run of its own (so its known issue was recorded, and its calls were
+    /// refused, not sent into the held keychain), and says the cause in its output.
+    @Test func aCallWithoutALeaseIsReportedNotRedirected() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+        process.arguments = ["--testing-library", "swift-testing", "--filter", "LeaseProbe"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["KEYCHAINCTL_LEASE_PROBE"] = "1"
+        process.environment = environment
+        let output = Pipe()
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        // No child waits for ever: killed after 120 s (the test then fails on its status).
+        let watchdog = DispatchWorkItem { process.terminate() }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 120, execute: watchdog)
+        defer { watchdog.cancel() }
+        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(printed)")
+        #expect(printed.contains("2 tests") && printed.contains("known issue"), "\(printed)")
+    }
+}
