@@ -36,7 +36,7 @@ FUZZ_SECONDS ?= 120
 FUZZ_BUILD := KEYCHAINCTL_FUZZ=1 $(SWIFT) build --build-path .build/fuzz -c release \
 	-Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library
 
-.PHONY: all deps bench-deps build release check check-small test demo bench startup-order lint install clean fuzz dist
+.PHONY: all deps bench-deps build release install-sdk check check-small test demo bench startup-order lint install clean fuzz dist
 
 all: build
 
@@ -59,13 +59,24 @@ bench-deps: deps
 build: deps
 	$(SWIFT) build
 
+# The command and the benchmark (the Security module's shared library is install-sdk's).
 release: deps
-	$(SWIFT) build $(RELEASE_FLAGS)
+	$(SWIFT) build $(RELEASE_FLAGS) --product keychainctl
+	$(SWIFT) build $(RELEASE_FLAGS) --product keychainctl-bench
+
+# The Security module for packages that do not depend on this one (docs/LIBRARY.md): its interface,
+# its shared library with the engine inside, and PREFIX/share/keychainctl/swift-flags. Optimised, in
+# a build folder of its own, where the engine links the shared C libraries (KEYCHAINCTL_SDK).
+SDK_BUILD := KEYCHAINCTL_SDK=1 $(SWIFT) build -c release --build-path .build/sdk
+install-sdk: deps
+	$(SDK_BUILD) --product KeychainSecurity
+	@Scripts/install-sdk.sh "$(PREFIX)" "$$($(SDK_BUILD) --show-bin-path)"
 
 # The edit loop: every test (no --parallel: its summary line disappears), without the fuzzers.
 check: deps
 	$(call install-missing,$(TEST_PACKAGES))
 	$(SWIFT) build --build-tests
+	$(SWIFT) build --product KeychainSecurity
 	$(SWIFT) test
 
 # The small tests alone, in seconds: the test targets that run in process (KeychainCoreTests,

@@ -2,6 +2,24 @@
 import Foundation
 import PackageDescription
 
+// `make install-sdk` builds the Security module's shared library in a build folder of its own with
+// KEYCHAINCTL_SDK set: optimised, and with SQLite, libsodium, OpenSSL and minizip linked as shared
+// libraries (Debian's static archives are not position-independent, so a shared library cannot
+// hold them).
+let sharedSDK = ProcessInfo.processInfo.environment["KEYCHAINCTL_SDK"] != nil
+
+// How the engine links its C libraries. Release binaries link them statically (and `make release`
+// links the whole executable statically): every call is a new process, and the dynamic loader's
+// relocations were a third of a find's instructions (CHANGELOG.md). Debug builds, and the SDK's,
+// link the shared ones.
+let engineLibraries = ["sqlite3", "sodium", "crypto", "minizip", "z"]
+let engineLinking: [LinkerSetting] =
+    sharedSDK
+    ? engineLibraries.map { .linkedLibrary($0) }
+    : engineLibraries.map { .linkedLibrary($0, .when(configuration: .debug)) } + [
+        .unsafeFlags(engineLibraries.flatMap { ["-Xlinker", "-l:lib\($0).a"] } + ["-Xlinker", "-lm"], .when(configuration: .release))
+    ]
+
 let package = Package(
     name: "keychainctl",
     platforms: [.macOS(.v14)],
@@ -9,9 +27,14 @@ let package = Package(
         .executable(name: "keychainctl", targets: ["keychainctl"]),
         .executable(name: "keychainctl-bench", targets: ["keychainctl-bench"]),
         // Apple's SecItem API over the same engine, for Swift code on Linux (docs/LIBRARY.md); on
-        // Apple platforms a dependent uses Apple's own Security framework instead.
+        // Apple platforms a dependent uses Apple's own Security framework instead. The module is
+        // built with library evolution: its interface imports Foundation alone (the engine is an
+        // internal or package import), so an installed copy needs none of the engine's modules.
         .library(name: "Security", targets: ["Security"]),
         .library(name: "SecurityTesting", targets: ["SecurityTesting"]),
+        // The same module as a shared library with the engine inside, for a package that cannot
+        // depend on this one (`make install-sdk`, docs/LIBRARY.md).
+        .library(name: "KeychainSecurity", type: .dynamic, targets: ["Security"]),
     ],
     targets: [
         .systemLibrary(
@@ -58,22 +81,7 @@ let package = Package(
         .target(
             name: "KeychainFoundation",
             dependencies: ["KeychainPlatform", "TextEscaping", "CSQLite", "CSodium", "CCrypto", "CZip"],
-            linkerSettings: [
-                // Release binaries link SQLite and libsodium statically (and `make release` links the
-                // whole executable statically): every call is a new process, and the dynamic loader's
-                // relocations were a third of a find's instructions (CHANGELOG.md).
-                .linkedLibrary("sqlite3", .when(configuration: .debug)),
-                .linkedLibrary("sodium", .when(configuration: .debug)),
-                .linkedLibrary("crypto", .when(configuration: .debug)),
-                .linkedLibrary("minizip", .when(configuration: .debug)),
-                .linkedLibrary("z", .when(configuration: .debug)),
-                .unsafeFlags(
-                    [
-                        "-Xlinker", "-l:libsqlite3.a", "-Xlinker", "-l:libsodium.a", "-Xlinker", "-l:libcrypto.a", "-Xlinker",
-                        "-l:libminizip.a", "-Xlinker", "-l:libz.a", "-Xlinker", "-lm",
-                    ],
-                    .when(configuration: .release)),
-            ]),
+            linkerSettings: engineLinking),
         // Apple's formats: entitlements and provisioning profiles, what Xcode built, certificates and keys.
         .target(name: "KeychainFormats", dependencies: ["KeychainFoundation", "KeychainPlatform", "TextEscaping", "CCrypto", "CZip"]),
         // The SecItem policy and the features over it. It re-exports the two modules under it; what
@@ -94,7 +102,9 @@ let package = Package(
         .executableTarget(name: "keychainctl", dependencies: ["KeychainCLI"]),
         // `import Security` on Linux: SecItem's functions, constants, statuses and CF names, with full
         // Foundation (app code bridges `[String: Any]` to `CFDictionary`). The command never links it.
-        .target(name: "Security", dependencies: ["KeychainCore", "KeychainFormats", "KeychainFoundation", "TextEscaping"]),
+        .target(
+            name: "Security", dependencies: ["KeychainCore", "KeychainFormats", "KeychainFoundation", "TextEscaping"],
+            swiftSettings: [.unsafeFlags(["-enable-library-evolution", "-emit-module-interface"])]),
         // Pointing the library at a keychain, a profile and a device state from a test, without variables.
         .target(
             name: "SecurityTesting",

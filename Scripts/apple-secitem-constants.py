@@ -29,5 +29,7 @@ print()
 print("// Every key and value constant SecItem.h declares, holding the string Apple's framework gives it.")
 print("// An NSString is not Sendable on Linux; these are never mutated, so Swift 6 code may read them anywhere.")
 print()
+print("import Foundation")
+print()
 for name in names:
     print(f'nonisolated(unsafe) public let {name}: CFString = "{values[name]}"')

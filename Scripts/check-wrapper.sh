@@ -1,7 +1,11 @@
 #!/bin/sh
 # Runs a keychain wrapper's own test suite against this package's `Security` module, unmodified.
 #
-# Usage: Scripts/check-wrapper.sh PATH-TO-CHECKOUT
+# Usage: Scripts/check-wrapper.sh [--sdk PREFIX [--as-published]] PATH-TO-CHECKOUT
+#
+# With --sdk, the package names no dependency: it is built with the flags `make install-sdk
+# PREFIX=…` wrote (PREFIX/share/keychainctl/swift-flags), as a package that cannot depend on this
+# one is. With --as-published too, the wrapper's own Package.swift is used, no file left out.
 #
 # The checkout is one of the wrappers below (git clone it first; this script fetches nothing):
 #
@@ -20,7 +24,14 @@
 # rests on something other than the keychain (docs/LIBRARY.md). Outside CI: it needs the wrapper's
 # sources, which this repository does not carry.
 set -eu
-checkout=$(cd "${1:?usage: $0 PATH-TO-CHECKOUT}" && pwd)
+sdk="" published=""
+if [ "${1:-}" = --sdk ]; then
+    sdk=$(cd "${2:?usage: $0 --sdk PREFIX [--as-published] PATH-TO-CHECKOUT}" && pwd)
+    shift 2
+    if [ "${1:-}" = --as-published ]; then published=yes; shift; fi
+    [ -f "$sdk/share/keychainctl/swift-flags" ] || { echo "$0: $sdk has no share/keychainctl/swift-flags: run make install-sdk PREFIX=$sdk" >&2; exit 66; }
+fi
+checkout=$(cd "${1:?usage: $0 [--sdk PREFIX [--as-published]] PATH-TO-CHECKOUT}" && pwd)
 here=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -55,6 +66,26 @@ else
     echo "$0: $checkout is not keychain-swift, KeychainAccess, SwiftKeychainWrapper or Locksmith" >&2
     exit 64
 fi
+flags=""
+if [ -n "$sdk" ]; then flags=$(cat "$sdk/share/keychainctl/swift-flags"); fi
+if [ -n "$published" ]; then
+    # The repository as it is: its own manifest, every file it builds.
+    rm -rf "$work/package"
+    cp -R "$checkout" "$work/package"
+    rm -rf "$work/package/.build"
+elif [ -n "$sdk" ]; then
+    cp -R "$checkout/$sources" "$work/package/Sources/$library"
+    cp -R "$checkout/$tests" "$work/package/Tests/${library}Tests"
+    for name in Info.plist $leave_out; do rm -rf "$work/package/Sources/$library/"$name "$work/package/Tests/${library}Tests/"$name; done
+    cat > "$work/package/Package.swift" <<SWIFT
+// swift-tools-version:5.9
+import PackageDescription
+let package = Package(
+    name: "WrapperCheck",
+    targets: [.target(name: "$library"), .testTarget(name: "${library}Tests", dependencies: ["$library"])]
+)
+SWIFT
+else
 cp -R "$checkout/$sources" "$work/package/Sources/$library"
 cp -R "$checkout/$tests" "$work/package/Tests/${library}Tests"
 for name in Info.plist $leave_out; do rm -rf "$work/package/Sources/$library/"$name "$work/package/Tests/${library}Tests/"$name; done
@@ -73,17 +104,19 @@ let package = Package(
     ]
 )
 SWIFT
+fi
 cd "$work/package"
-swift build --build-tests >/dev/null
+# shellcheck disable=SC2086 # the flags are one line of words, as `swift build` takes them
+swift build --build-tests $flags >/dev/null
 # On Linux, Foundation reads the main bundle's Info.plist from the executable's folder.
 if [ -n "$bundle" ]; then
     printf '<?xml version="1.0" encoding="UTF-8"?>\n<plist version="1.0"><dict><key>CFBundleIdentifier</key><string>%s</string></dict></plist>\n' \
-        "$bundle" > "$(swift build --show-bin-path)/Info.plist"
+        "$bundle" > "$(swift build --show-bin-path $flags)/Info.plist"
 fi
 if [ -n "$skip" ]; then echo "skipped (see the script): $skip"; fi
 # The summary, and the suite's own exit status (a failure or a timeout is this script's failure).
 status=0
 env -u XDG_DATA_HOME -u XDG_CONFIG_HOME -u KEYCHAINCTL_KEYCHAIN -u KEYCHAINCTL_KEY_FILE HOME="$work/home" \
-    KEYCHAINCTL_PROFILE="$profile" KEYCHAINCTL_TEAM_ID="$team" timeout 600 swift test --skip-build ${skip:+--skip "$skip"} > "$work/test.log" 2>&1 || status=$?
+    KEYCHAINCTL_PROFILE="$profile" KEYCHAINCTL_TEAM_ID="$team" timeout 600 swift test --skip-build $flags ${skip:+--skip "$skip"} > "$work/test.log" 2>&1 || status=$?
 grep -E "Executed|error:|failed" "$work/test.log" | tail -5
 exit "$status"

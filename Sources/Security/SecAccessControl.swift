@@ -1,5 +1,5 @@
 import Foundation
-import KeychainCore
+internal import KeychainCore
 
 /// `SecAccessControlCreateFlags`, with Apple's bit values (SecAccessControl.h).
 public struct SecAccessControlCreateFlags: OptionSet, Sendable {

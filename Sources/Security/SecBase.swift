@@ -1,5 +1,5 @@
 import Foundation
-import KeychainCore
+internal import KeychainCore
 
 // swift-format-ignore: AlwaysUseLowerCamelCase
 /// The message Apple's `SecCopyErrorMessageString` gives `status` (from SecBase.h), or for a

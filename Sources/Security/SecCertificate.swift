@@ -1,5 +1,5 @@
 import Foundation
-import KeychainCore
+internal import KeychainCore
 
 /// An X.509 certificate, as `SecCertificateCreateWithData` makes one and `kSecReturnRef` returns
 /// one: immutable, equal to another when their DER bytes are (as `CFEqual` compares two), and

@@ -1,5 +1,5 @@
 import Foundation
-import KeychainCore
+internal import KeychainCore
 
 /// A certificate and its private key, as `SecPKCS12Import` and `kSecReturnRef` on identities make
 /// one. Equal to another when both halves are.

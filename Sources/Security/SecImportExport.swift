@@ -1,5 +1,5 @@
 import Foundation
-import KeychainCore
+internal import KeychainCore
 
 // The keys of SecPKCS12Import's options and items (SecImportExport.h).
 nonisolated(unsafe) public let kSecImportExportPassphrase: CFString = "passphrase"

@@ -3,6 +3,8 @@
 // Every key and value constant SecItem.h declares, holding the string Apple's framework gives it.
 // An NSString is not Sendable on Linux; these are never mutated, so Swift 6 code may read them anywhere.
 
+import Foundation
+
 nonisolated(unsafe) public let kSecClass: CFString = "class"
 nonisolated(unsafe) public let kSecClassInternetPassword: CFString = "inet"
 nonisolated(unsafe) public let kSecClassGenericPassword: CFString = "genp"

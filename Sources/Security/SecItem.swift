@@ -1,5 +1,5 @@
 import Foundation
-import KeychainCore
+internal import KeychainCore
 
 // SecItemAdd, SecItemCopyMatching, SecItemUpdate and SecItemDelete with Apple's signatures, over
 // the same engine as `keychainctl add`, `find`, `update` and `delete`: the same checks in the same

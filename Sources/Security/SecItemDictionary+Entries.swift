@@ -1,4 +1,4 @@
-import CoreFoundation
+internal import CoreFoundation
 import Foundation
 
 extension SecItemDictionary {

@@ -1,5 +1,5 @@
 import Foundation
-import KeychainCore
+internal import KeychainCore
 
 /// kSecValueRef and kSecReturnRef: the objects the library provides (SecCertificate, SecKey)
 /// stand for their items as `SecItem.m` makes them stand.

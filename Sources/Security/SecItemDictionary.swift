@@ -1,5 +1,5 @@
 import Foundation
-import KeychainCore
+internal import KeychainCore
 
 /// A SecItem dictionary read as Apple's `SecItemServer.c` reads one (`query_add_attribute`,
 /// `query_add_return`, `query_add_use`): each key to its place in the engine's request, each

@@ -1,6 +1,6 @@
 import Foundation
-import KeychainCore
-import TextEscaping
+package import KeychainCore
+internal import TextEscaping
 
 /// The keychain this process calls into: opened on first use (the file opened and the key derived
 /// once per process), from the setting variables as the command reads them (`ProcessSettings`),

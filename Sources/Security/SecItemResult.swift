@@ -1,5 +1,5 @@
 import Foundation
-import KeychainCore
+internal import KeychainCore
 
 /// Results shaped as `SecItemCopyMatching` returns them (`SecItemServer.c`, `handle_result`;
 /// `SecItem.m`, `SecItemResultProcess`): one return type alone is the bare value (data, a

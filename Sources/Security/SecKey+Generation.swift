@@ -1,5 +1,5 @@
 import Foundation
-import KeychainCore
+internal import KeychainCore
 
 // swift-format-ignore: AlwaysUseLowerCamelCase
 /// A new random key pair's private key (`SecKey.m`, `SecKeyCreateRandomKey`): kSecAttrKeyType RSA

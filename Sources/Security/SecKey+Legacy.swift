@@ -1,5 +1,5 @@
 import Foundation
-import KeychainCore
+internal import KeychainCore
 
 // The iOS-era SecKey calls (SecKey.h, deprecated since iOS 15 and still what older code and
 // SwiftyRSA's Security part call): each picks the algorithm its padding names, as Apple's `SecKey.m`

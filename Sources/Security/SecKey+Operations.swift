@@ -1,5 +1,5 @@
 import Foundation
-import KeychainCore
+internal import KeychainCore
 
 /// What an algorithm is asked to do with a key (SecKey.h).
 public enum SecKeyOperationType: CFIndex, Sendable {

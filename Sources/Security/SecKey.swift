@@ -1,5 +1,5 @@
 import Foundation
-import KeychainCore
+internal import KeychainCore
 
 /// An asymmetric key, as `SecKeyCreateRandomKey`, `SecKeyCreateWithData` and `kSecReturnRef`
 /// make one: RSA or elliptic-curve (P-256, P-384, P-521), held in guarded memory, a software key

@@ -1,5 +1,5 @@
 import Foundation
-import KeychainCore
+internal import KeychainCore
 
 /// An algorithm a SecKey operation runs, named by Apple's identifier (`SecKeyAdaptors.m`): every
 /// `kSecKeyAlgorithm…` constant of SecKey.h. ECDSA (X9.62 and RFC 4754 signatures), RSA PKCS#1

@@ -1,4 +1,4 @@
-import KeychainCore
+internal import KeychainCore
 
 /// The default random number generator (the only one, as on Apple platforms).
 public final class SecRandom: Sendable {
