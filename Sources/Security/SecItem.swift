@@ -90,3 +90,9 @@ enum SecItemCall {
         return refusal.status
     }
 }
+
+/// kSecMatchHostOrSubdomainOfHost (iOS 18, macOS 15; newer than the SecItem.h the constants were
+/// generated from): a query of internet passwords finds those whose server is this host or a
+/// subdomain of it (`api.example.com` for `example.com`, not `badexample.com`), without regard to
+/// case; for another class it is errSecUnimplemented, as on Apple platforms.
+nonisolated(unsafe) public let kSecMatchHostOrSubdomainOfHost: CFString = "m_HostOrSubdomainOfHost"

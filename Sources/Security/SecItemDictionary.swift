@@ -101,6 +101,9 @@ struct SecItemDictionary {
             case "u_NoAuthUI":
                 guard let flag = Self.bool(value) else { throw .param("kSecUseNoAuthenticationUI takes a boolean") }
                 if flag { ui = .fail }
+            case "m_HostOrSubdomainOfHost":
+                guard let host = Self.string(value) else { throw .param("kSecMatchHostOrSubdomainOfHost takes a string") }
+                request.hostOrSubdomainOf = host
             case _ where Self.ignored.contains(key):
                 continue
             case _ where key.hasPrefix("m_") || key.hasPrefix("u_"):
@@ -114,6 +117,10 @@ struct SecItemDictionary {
                 // Any other key is errSecItemInvalidKey, which is errSecParam (SecBasePriv.h).
                 throw .param("'\(key)' is not a SecItem key")
             }
+        }
+        // Apple's server takes the host match for internet passwords alone (errSecUnimplemented).
+        if request.hostOrSubdomainOf != nil, request.itemClass != ItemClass.internetPassword.rawValue {
+            throw SecItemRefusal(status: errSecUnimplemented, message: "unsupported kSecMatchHostOrSubdomainOfHost attribute")
         }
         let classSchema = request.itemClass.flatMap(ItemClass.init(parsing:)).flatMap { $0 == .identity ? Schema.of(.key) : Schema.of($0) }
         for (code, value) in attributes {

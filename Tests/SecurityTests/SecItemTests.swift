@@ -405,6 +405,42 @@ func readPassword(_ account: String, extra: [String: Any] = [:]) -> (OSStatus, S
         #expect(error.map { CFErrorGetCode($0.takeRetainedValue()) } == Int(errSecParam))
     }
 
+    /// SecItem.h (iOS 18): kSecMatchHostOrSubdomainOfHost finds the internet passwords of a host
+    /// and its subdomains, not a host that merely ends in the same letters; a delete with it
+    /// removes those alone; a generic password query with it is errSecUnimplemented.
+    @Test func aHostMatchFindsTheHostAndItsSubdomains() throws {
+        for server in ["example.com", "API.example.com", "badexample.com", "example.org"] {
+            let item: [String: Any] = [
+                kSecClass as String: kSecClassInternetPassword, kSecAttrServer as String: server, kSecAttrAccount as String: "alice",
+                kSecValueData as String: Data(server.utf8),
+            ]
+            #expect(SecItemAdd(item as CFDictionary, nil) == errSecSuccess)
+        }
+        let query: [String: Any] = [
+            kSecClass as String: kSecClassInternetPassword, kSecMatchHostOrSubdomainOfHost as String: "Example.com",
+            kSecMatchLimit as String: kSecMatchLimitAll, kSecReturnAttributes as String: true,
+        ]
+        let (status, result) = copyMatching(query)
+        #expect(status == errSecSuccess)
+        let servers = ((result as? [[String: Any]]) ?? []).compactMap { $0[kSecAttrServer as String] as? String }.sorted()
+        #expect(servers == ["API.example.com", "example.com"])
+        let deletion: [String: Any] = [
+            kSecClass as String: kSecClassInternetPassword, kSecMatchHostOrSubdomainOfHost as String: "example.com",
+        ]
+        #expect(SecItemDelete(deletion as CFDictionary) == errSecSuccess)
+        #expect(copyMatching(query).0 == errSecItemNotFound)
+        let rest: [String: Any] = [
+            kSecClass as String: kSecClassInternetPassword, kSecMatchLimit as String: kSecMatchLimitAll,
+            kSecReturnAttributes as String: true,
+        ]
+        #expect((copyMatching(rest).1 as? [[String: Any]])?.count == 2)
+        let generic: [String: Any] = [
+            kSecClass as String: kSecClassGenericPassword, kSecMatchHostOrSubdomainOfHost as String: "example.com",
+        ]
+        #expect(copyMatching(generic).0 == errSecUnimplemented)
+        #expect(SecurityTesting.lastFailure == "unsupported kSecMatchHostOrSubdomainOfHost attribute")
+    }
+
     /// SecRandom.h: SecRandomCopyBytes with kSecRandomDefault fills the buffer and returns errSecSuccess.
     @Test func randomBytesAreFilled() {
         var bytes = [UInt8](repeating: 0, count: 32)

@@ -58,7 +58,7 @@ extension Keychain {
             let metadataOnly = row.hasAccessControl && access != .delete
             if let opened = try containingDamage(
                 &damaged, { try open(row, for: query, filter: filter, withSecret: openSecret && !metadataOnly) }),
-                query.matchesKinds(of: opened.opened.item), try authorize(opened.opened, rowid: rowid, access: access)
+                query.matches(opened.opened.item), try authorize(opened.opened, rowid: rowid, access: access)
             {
                 count += 1
                 let secret = openSecret && metadataOnly ? try keys.openSecret(of: opened.opened) : opened.secret

@@ -20,6 +20,9 @@ package struct ItemQuery: Sendable {
     package let persistentRef: PersistentRef?
     /// Data fields an add stores with the data (`ItemSecret`); never matched.
     package let dataFields: [String: [UInt8]]
+    /// kSecMatchHostOrSubdomainOfHost, lowercased: an internet password's server must be this host
+    /// or end in "." and it (`srvr` is sealed, so the rows are read and checked, not selected by it).
+    package let hostOrSubdomainOf: String?
 
     /// Parses a request. `defaultLimit` is one for find, all for update and delete;
     /// `defaultReturns` is what comes back when `--return` is absent. Only an add (`storing`) may
@@ -80,6 +83,15 @@ package struct ItemQuery: Sendable {
         self.limit = limit
         self.returns = returns
         self.persistentRef = reference
+        if let host = request.hostOrSubdomainOf {
+            guard itemClass == .internetPassword, !storing else {
+                throw KeychainError(.param, hint: "a host or subdomain match is for queries of internet passwords (inet).")
+            }
+            guard !host.isEmpty else { throw KeychainError(.param, hint: "a host or subdomain match needs a host.") }
+            hostOrSubdomainOf = host.lowercased()
+        } else {
+            hostOrSubdomainOf = nil
+        }
     }
 
     /// A certificate query's issuer, normalised as the stored one is (`SecItem.m` normalises it
@@ -115,5 +127,15 @@ package struct ItemQuery: Sendable {
     /// the string of its bytes, as in Apple's keychain. Such an item is not a match, and not damaged.
     package func matchesKinds(of item: Item) -> Bool {
         attributes.allSatisfy { code, value in item.attributes[code].map(value.matches) ?? false }
+    }
+
+    /// Whether `item`, which the SQL selected, is one the query asks for: its attributes of the
+    /// query's kinds, and its server the host or a subdomain of it when the query says so. DNS
+    /// names compare without case.
+    package func matches(_ item: Item) -> Bool {
+        guard matchesKinds(of: item) else { return false }
+        guard let host = hostOrSubdomainOf else { return true }
+        guard let server = item.attributes[Schema.server]?.stringValue?.lowercased() else { return false }
+        return server == host || server.hasSuffix("." + host)
     }
 }

@@ -29,6 +29,9 @@ package struct ItemRequest: Sendable {
     package var syncFilter: SyncFilter?
     /// `--persistent-ref`, base64.
     package var persistentRef: String?
+    /// kSecMatchHostOrSubdomainOfHost: internet passwords whose server is this host or a subdomain
+    /// of it (the library's; the command matches `srvr` exactly).
+    package var hostOrSubdomainOf: String?
     /// `--access-control` (add) or `--set-access-control` (update).
     package var accessControl: AccessControlRequest?
     /// Attributes an add derives from the item's reference (`--ref-file`: a certificate's or key's
