@@ -1,7 +1,11 @@
 import Dispatch
 import KeychainCore
 import Security
-import Testing
+
+// Swift Testing tells tests apart; a build without it (the benchmark's static one) leases alone.
+#if canImport(Testing)
+    import Testing
+#endif
 
 extension SecurityTesting {
     /// The library for one test, while tests run in parallel (Swift Testing's default): the
@@ -25,7 +29,7 @@ extension SecurityTesting {
         private static let turn = DispatchSemaphore(value: 1)
 
         /// The test that holds the lease, when a test made it.
-        private let holder: Test.ID?
+        private let holder: AnyHashable?
 
         /// A new in-memory keychain (`useInMemoryKeychain`), once the library is free.
         public convenience init(inMemory entitlements: Entitlements) throws {
@@ -39,36 +43,46 @@ extension SecurityTesting {
 
         private init(_ use: () throws -> Void) throws {
             Self.turn.wait()
-            let test = Test.current
-            holder = test?.id
+            #if canImport(Testing)
+                let test = Test.current
+                holder = test.map { AnyHashable($0.id) }
+            #else
+                holder = nil
+            #endif
             do { try use() } catch {
                 Self.turn.signal()
                 throw error
             }
-            SecItemEngine.shared.install(Self.gate(holder: test))
+            #if canImport(Testing)
+                SecItemEngine.shared.install(Self.gate(holder: test))
+            #endif
         }
 
         deinit {
             SecurityTesting.reset()
-            SecItemEngine.shared.install(Self.gate(holder: nil))
+            #if canImport(Testing)
+                SecItemEngine.shared.install(Self.gate(holder: nil))
+            #endif
             if let holder { SecItemEngine.shared.forgetFailures(of: holder) }
             Self.turn.signal()
         }
 
-        /// Tells tests apart by Swift Testing's current test, and turns away another test's calls
-        /// while `holder` holds the lease.
-        private static func gate(holder: Test?) -> SecItemEngine.Gate {
-            SecItemEngine.Gate(
-                caller: { Test.current.map { AnyHashable($0.id) } },
-                refusal: {
-                    guard let holder, let current = Test.current, current.id != holder.id else { return nil }
-                    let cause =
-                        "'\(current.name)' called SecItem without a SecurityTesting.Lease while '\(holder.name)' holds one: "
-                        + "the call would have used that test's keychain, so it reached none. Hold a Lease in every test that "
-                        + "calls SecItem while tests run in parallel (docs/LIBRARY.md)."
-                    Issue.record(Comment(rawValue: cause))
-                    return cause
-                })
-        }
+        #if canImport(Testing)
+            /// Tells tests apart by Swift Testing's current test, and turns away another test's calls
+            /// while `holder` holds the lease.
+            private static func gate(holder: Test?) -> SecItemEngine.Gate {
+                SecItemEngine.Gate(
+                    caller: { Test.current.map { AnyHashable($0.id) } },
+                    refusal: {
+                        guard let holder, let current = Test.current, current.id != holder.id else { return nil }
+                        let cause =
+                            "'\(current.name)' called SecItem without a SecurityTesting.Lease while '\(holder.name)' holds one: "
+                            + "the call would have used that test's keychain, so it reached none. Hold a Lease in every test that "
+                            + "calls SecItem while tests run in parallel (docs/LIBRARY.md)."
+                        Issue.record(Comment(rawValue: cause))
+                        return cause
+                    })
+            }
+        #endif
     }
 }

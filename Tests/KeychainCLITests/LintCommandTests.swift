@@ -102,6 +102,31 @@ import Testing
 }
 
 extension LintCommandTests {
+    /// A built app, archive or .ipa given in any form lints every target inside it, as --app does:
+    /// a CI gate written with --target, --profile or a bare path fails on the mistakes between the
+    /// app and its extensions instead of passing on the main target alone ("no findings in 2
+    /// files" before). --app and the operand together are a usage error; --help leads with --app.
+    @Test func aBuiltAppInAnyFormLintsEveryTarget() throws {
+        let sandbox = try Sandbox(initialize: false)
+        let ipa = Fixtures.bundles + "/Example.ipa"
+        let byApp = sandbox.run(["lint", "--app", ipa, "--strict"], profile: nil)
+        #expect(byApp.status == 65 && byApp.stdout.contains("PlugIns/Widget.appex"), "\(byApp.stdout)")
+        let forms: [[String]] = [
+            ["--target", "app=" + ipa], ["--profile", "app=" + ipa], [ipa], ["--target", "app=" + Fixtures.bundles + "/Example.xcarchive"],
+            ["--target", "app=" + Fixtures.bundles + "/Example.app/"],
+        ]
+        for form in forms {
+            let run = sandbox.run(["lint"] + form + ["--strict"], profile: nil)
+            #expect(run.status == 65, "\(form): \(run.stdout)")
+            #expect(run.stdout.hasSuffix("4 warnings in 6 files\n") && run.stdout.contains("Share.appex"), "\(form): \(run.stdout)")
+        }
+        let both = sandbox.run(["lint", "--app", ipa, ipa], profile: nil)
+        #expect(both.status == 64 && both.stderr.contains("--app PATH or as its operand"), "\(both.stderr)")
+        let help = sandbox.run(["lint", "--help"], profile: nil)
+        let options = help.stdout.components(separatedBy: "OPTIONS:\n").last ?? ""
+        #expect(options.split(separator: "\n").first?.contains("--app") == true, "\(help.stdout)")
+    }
+
     /// The debugging guide's rule table is the code's.
     /// A well-formed code group no target claims is KC021; --strict (or --warnings-as-errors) makes
     /// warnings fail the run too.

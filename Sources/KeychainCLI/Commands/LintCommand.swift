@@ -11,31 +11,31 @@ struct LintCommand: Subcommand {
         name: name,
         abstract: "Check targets' entitlements and provisioning profiles for keychain-sharing mistakes, like a compiler.",
         discussion: """
-            Give each target as --target NAME=PATH (its signed entitlements: codesign output, an .xcent, or the \
-            source .entitlements), with --provisioning NAME=PATH for the profile that signs it and --source NAME=PATH \
-            for its source .entitlements. Findings are printed most severe first, each with the runtime status it \
-            causes and the fix. Exit 0 without errors, 65 with at least one (or, with --strict, one warning), 78 when \
-            a file cannot be read. A target may be a built app or extension bundle or its executable. Nothing \
-            is opened but the files named: no keychain is needed.
+            Give a built app, archive or .ipa as --app PATH (or alone, as APP): every target inside it is checked \
+            with the entitlements signed into it and its embedded profile. Or give each target as --target \
+            NAME=PATH (its signed entitlements: codesign output, an .xcent, or the source .entitlements; a built \
+            app there brings its extensions too), with --provisioning NAME=PATH and --source NAME=PATH. Exit 0 \
+            without errors, 65 with at least one (or, with --strict, one warning), 78 when a file cannot be read.
             """,
         sections: [
             (
                 "options",
-                TargetOptions.specs + [
+                [NamedPath.appOption.spec, TargetOptions.target.spec, TargetOptions.profile.spec, TargetOptions.provisioning.spec] + [
                     Self.source.spec, Self.codeGroup.spec, Self.teamChange.spec, Self.now.spec, Self.format.spec, Self.strict.spec,
                     Self.warningsAsErrors.spec,
                 ]
             ),
             (ProgramSpec.globalSectionTitle, [GlobalOptions.platform.spec, GlobalOptions.teamID.spec]),
         ],
+        operands: [("APP", "A built app, archive or .ipa: the same as --app.")],
         examples: [
+            Example(
+                "keychainctl lint --app App.ipa",
+                "Every target of a built app at once, each with the entitlements signed into it and its embedded profile."),
             Example(
                 "keychainctl lint --target app=app.plist --target share=share-extension.plist",
                 "Entitlement mistakes across two targets, before anything is built."
             ),
-            Example(
-                "keychainctl lint --app App.ipa",
-                "Every target of a built app at once, each with the entitlements signed into it and its embedded profile."),
         ])
 
     static let source = Option.text(
