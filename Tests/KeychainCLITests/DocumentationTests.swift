@@ -299,6 +299,24 @@ import Testing
         for test in tests { #expect(suite.contains(test), "docs/LIBRARY.md shows a test the suite does not have:\n\(test)") }
     }
 
+    /// A transcript is safe to paste in `$HOME`, where its reader runs it: no command removes a
+    /// folder (`rm -r`, `rm -R`, `rm -rf`), so nothing goes that the transcript did not make as a
+    /// file (GUIDE once ran `rm -r .config`, every application's settings).
+    @Test func noTranscriptRemovesAFolder() throws {
+        var removals = 0
+        for page in Self.files {
+            for step in Self.steps(try String(contentsOfFile: Sandbox.packageRoot + "/" + page, encoding: .utf8)) {
+                let words = step.command.split(whereSeparator: { $0 == " " || $0 == ";" || $0 == "&" || $0 == "|" }).map(String.init)
+                for (index, word) in words.enumerated() where word == "rm" {
+                    removals += 1
+                    let flags = words.dropFirst(index + 1).prefix { $0.hasPrefix("-") }
+                    #expect(!flags.contains { $0.contains("r") || $0.contains("R") }, "\(page): \(step.command)")
+                }
+            }
+        }
+        #expect(removals >= 1, "the scan found no rm at all; it has lost the transcripts")
+    }
+
     /// LIBRARY.md shows every public call of the testing API with the signature the source
     /// declares (parameters, labels and defaults), and each `Entitlements` case, so a change to
     /// the API that the guide does not follow fails here.

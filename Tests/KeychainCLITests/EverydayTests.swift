@@ -232,7 +232,12 @@ import Testing
             ("set", "set NAME [ACCOUNT] [options]"), ("get", "get NAME [ACCOUNT]"), ("backup", "backup DEST [options]"),
         ] {
             #expect(Self.run(sandbox, [command, "--help"]).stdout.contains("USAGE: keychainctl \(usage)"), "\(command)")
+            // `help VERB` is the verb's own help, word for word (it printed the general help).
+            let viaHelp = Self.run(sandbox, ["help", command])
+            #expect(viaHelp.status == 0 && viaHelp.stdout == Self.run(sandbox, [command, "--help"]).stdout, "help \(command)")
         }
+        let unknown = Self.run(sandbox, ["help", "nonsense"])
+        #expect(unknown.status == 64 && unknown.stderr.contains("unknown subcommand 'nonsense'"), "\(unknown.stderr)")
         // lock says what it did, in the user's words.
         #expect(Self.run(sandbox, ["lock"]).stderr == "no key is cached for \(sandbox.keychain): nothing to lock\n")
     }
@@ -262,6 +267,11 @@ import Testing
         #expect(first.stderr.contains("3 items match") && first.stderr.contains("-a ACCOUNT"), "\(first.stderr)")
         let one = Self.run(sandbox, ["find", "-s", "svc", "-a", "b", "-w"])
         #expect(one.stdout == "b" && one.stderr.isEmpty)
+        // get names each item by account: an item with none is "(no account)", never ''.
+        #expect(Self.run(sandbox, ["add", "-s", "svc"], stdin: "none").status == 0)
+        let ambiguous = Self.run(sandbox, ["get", "svc"])
+        #expect(ambiguous.status == 206 && ambiguous.stderr.contains("4 items match service 'svc':"), "\(ambiguous.stderr)")
+        #expect(ambiguous.stderr.contains("(no account) in ") && !ambiguous.stderr.contains("''"), "\(ambiguous.stderr)")
         let newline = Self.run(sandbox, ["add", "-s", "nl"], stdin: "token\n")
         #expect(newline.status == 0 && newline.stderr.contains("ends in a newline"), "\(newline.stderr)")
         #expect(Self.run(sandbox, ["get", "nl"]).stdout == "token\n", "add stores what it is given")

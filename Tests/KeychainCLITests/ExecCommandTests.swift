@@ -73,7 +73,7 @@ import Testing
         let marker = sandbox.folder + "/ran"
         let cases: [([String], Int32, String?)] = [
             (["--env", "A=service=registry,account=ci", "--env", "B=service=nothing"], 44, "B:"),
-            (["--env", "A=service=registry"], 206, "matches 2 items"),
+            (["--env", "A=service=registry"], 206, "A: 2 items match: 'ci' in SKMME9E2Y8.com.example.app, 'deploy' in"),
             (["--env", "A=service=registry,bogus=1"], 206, "unknown attribute"),
             (["--env", "A=service,account"], 206, "not valid"),
             (["--env", "A=service=binary"], 206, "NUL byte"),
@@ -91,9 +91,9 @@ import Testing
             #expect(!FileManager.default.fileExists(atPath: marker), "\(options) ran the command")
             #expect(!run.stderr.contains("SECRET"))
         }
-        // A query matching several items names each by reference.
+        // A query matching several items names each by account, as get does.
         let several = Self.exec(sandbox, ["--env", "A=service=registry"], script: "true")
-        #expect(several.stderr.components(separatedBy: "ref=").count == 3)
+        #expect(several.stderr.components(separatedBy: " in SKMME9E2Y8.com.example.app").count == 3, "\(several.stderr)")
         // Binary secrets go in as base64 on request.
         let binary = Self.exec(sandbox, ["--mask", "never", "--base64", "A", "--env", "A=service=binary"], script: "printf '%s' \"$A\"")
         #expect(binary.stdout == Data("SECRET\u{0}binary".utf8).base64EncodedString())
@@ -212,7 +212,10 @@ import Testing
         #expect(Self.exec(sandbox, ["--strict"], script: "true", environment: ["ODD": "keychain:non,sense"]).status == 206)
         // keychain:NAME is the item `set NAME` stored.
         let named = Self.exec(sandbox, ["--mask", "never"], script: "printf '%s' \"$NPM\"", environment: ["NPM": "keychain:registry"])
-        #expect(named.status == 206 && named.stderr.contains("matches 2 items"), "registry has two accounts: \(named.stderr)")
+        // Named as get names them, by account and group, with the pair that picks one.
+        #expect(
+            named.status == 206 && named.stderr.contains("2 items match: 'ci' in") && named.stderr.contains("account=ACCOUNT")
+                && !named.stderr.contains("ref="), "registry has two accounts: \(named.stderr)")
         // A dotenv error names the file and line, never the value.
         try "GOOD=1\nBAD=\"SECRET-unclosed\n".write(toFile: envFile, atomically: true, encoding: .utf8)
         let bad = Self.exec(sandbox, ["--env-file", envFile], script: "true")

@@ -41,6 +41,24 @@ import Testing
         #expect(sandbox.run(["find", "-s", "plain", "-w"], environment: ["KEYCHAINCTL_KEY_FILE": old]).stdout == "SECRET-plain")
     }
 
+    /// A backup taken before a rekey keeps the old key: restored over the keychain, the new key
+    /// does not open it, and the refusal says why (a backup keeps its keychain's key of the day),
+    /// not only that the key is wrong. The old key, kept, opens it.
+    @Test func aRestoredBackupNamesTheKeyItKeeps() throws {
+        let sandbox = try Sandbox()
+        #expect(sandbox.add(["-s", "api", "-a", "a"], secret: "SECRET-api").status == 0)
+        let backup = sandbox.folder + "/before.db"
+        #expect(sandbox.run(["backup", backup], profile: nil).status == 0)
+        let old = sandbox.folder + "/old.key"
+        try FileManager.default.copyItem(atPath: sandbox.keyFile, toPath: old)
+        #expect(sandbox.run(["rekey", "--generate-key-file", sandbox.keyFile, "--force"], profile: nil).status == 0)
+        let restored = sandbox.run(["find", "-s", "api", "-w", "--keychain", backup])
+        #expect(restored.status == 51, "\(restored.stderr)")
+        #expect(restored.stderr.contains("a backup keeps the one its keychain had when the backup was taken"), "\(restored.stderr)")
+        let byOldKey = sandbox.run(["find", "-s", "api", "-w", "--keychain", backup], environment: ["KEYCHAINCTL_KEY_FILE": old])
+        #expect(byOldKey.stdout == "SECRET-api", "\(byOldKey.stderr)")
+    }
+
     @Test func refusalsChangeNothing() throws {
         let sandbox = try Sandbox()
         #expect(sandbox.add(["-s", "one"], secret: "SECRET-one").status == 0)

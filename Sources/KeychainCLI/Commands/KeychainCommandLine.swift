@@ -29,6 +29,13 @@ public enum KeychainCommandLine {
         if let order = globalOptionsFirst(arguments) {
             return run(order.map { arguments[$0] }, invalidUTF8: Set(order.indices.filter { invalidUTF8.contains(order[$0]) }))
         }
+        // `help VERB` is `VERB --help`, as git and swift spell it.
+        if arguments.first == "help", arguments.count == 2 {
+            guard commands.contains(where: { $0.name == arguments[1] }) else {
+                return usage("unknown subcommand '\(arguments[1])'; run 'keychainctl --help' for the list.", command: nil)
+            }
+            return run([arguments[1], "--help"])
+        }
         guard let name = arguments.first, name != "-h", name != "--help", name != "help" else {
             StandardStreams.out(HelpText.root(commands.map { $0.spec }, program: KeychainProgram.spec))
             return arguments.isEmpty ? 64 : 0

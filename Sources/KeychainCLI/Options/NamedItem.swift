@@ -92,11 +92,7 @@ struct NamedItem {
     /// picking one.
     private func ambiguity(_ keychain: Keychain, caller: Caller, command: String) throws -> KeychainError {
         let all = try keychain.find(query(.attributes, limit: .all), caller: caller, skipDamaged: true)
-        let names = all.items.map { found in
-            let item = found.item
-            let account = item.attributes[Schema.account]?.stringValue ?? ""
-            return "'\(account.terminalSafe)' in \(item.accessGroup.terminalSafe)\(item.isSynchronizable ? " (synchronizable)" : "")"
-        }
+        let names = all.items.map(\.item.accountAndGroup)
         return KeychainError(
             .param,
             hint: "\(names.count) items match \(described): \(names.joined(separator: ", ")); "

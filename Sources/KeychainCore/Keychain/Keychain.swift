@@ -113,11 +113,15 @@ package final class Keychain {
         guard keys.opens(keyCheck: unlocking.keyCheck, kdfRecord: unlocking.kdfRecord) else {
             // Argon2id parameters edited within their bounds derive another key: without the right
             // key nothing can tell that from a wrong passphrase, so the hint names both.
+            // A restored backup is the usual surprise: it keeps the key its keychain had when taken.
+            let backups =
+                " A keychain file opens only with the key it was made or last rekeyed with; a backup keeps the one "
+                + "its keychain had when the backup was taken."
             let hint =
                 unlocking.passphrase == nil
-                ? "the key does not open \(path); nothing was read or changed."
+                ? "the key does not open \(path); nothing was read or changed." + backups
                 : "the passphrase does not open \(path) (nor would the right one if its Argon2id parameters were edited: "
-                    + "the two look alike without the key); nothing was read or changed."
+                    + "the two look alike without the key); nothing was read or changed." + backups
             throw KeychainError(.authFailed, hint: hint)
         }
         if let record = unlocking.deviceRecord {

@@ -31,11 +31,13 @@ extension Keychain {
             try references.map { reference in
                 let found = try matches(reference, caller: caller, groups: groups)
                 if !reference.every, found.count > 1 {
+                    // Named as get names them: by account and group.
                     throw KeychainError(
                         .param,
-                        hint: "\(reference.name): the query matches \(found.count) items ("
-                            + found.prefix(5).map { "ref=\($0.item.persistentRef.base64)" }.joined(separator: ", ")
-                            + (found.count > 5 ? ", …" : "") + "); add attributes that tell them apart. Nothing was run.")
+                        hint: "\(reference.name): \(found.count) items match: "
+                            + found.prefix(5).map(\.item.accountAndGroup).joined(separator: ", ")
+                            + (found.count > 5 ? ", …" : "") + "; name one with account=ACCOUNT (and group=GROUP when one "
+                            + "account is in two groups). Nothing was run.")
                 }
                 return found
             }

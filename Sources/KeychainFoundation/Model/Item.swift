@@ -43,6 +43,14 @@ package struct Item: Sendable {
     /// Whether the item is a tombstone.
     package var isTombstone: Bool { PolicyAttributes.isTombstone(attributes) }
 
+    /// The item as the everyday commands tell items of one name apart: its account quoted (or
+    /// "(no account)"), its group, and whether it syncs. Escaped for a terminal; never secret bytes.
+    package var accountAndGroup: String {
+        let account = attributes[Schema.account]?.stringValue ?? ""
+        return (account.isEmpty ? "(no account)" : "'\(account.terminalSafe)'") + " in \(accessGroup.terminalSafe)"
+            + (isSynchronizable ? " (synchronizable)" : "")
+    }
+
     /// A one-line description for reports and hints: class, account, service or server, and the
     /// persistent reference. Never secret bytes.
     package var summary: String { summary(showing: Schema.naming) }
