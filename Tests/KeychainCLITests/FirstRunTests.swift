@@ -80,6 +80,27 @@ import Testing
     /// A default key file that outlived its keychain is kept: `init` (no terminal) makes the new
     /// keychain with it and says so, as the library's first call does, rather than refusing until
     /// the user deletes a key that may still open a backup.
+    /// A default keychain made with a passphrase (as `init` makes it on a terminal) fails a job
+    /// with no terminal and no variable with 36, whose hint names the key-file route as well as
+    /// unlock; the rekey it prints, run as printed with the passphrase, lets the same job run with
+    /// nothing set.
+    @Test func aPassphraseDefaultKeychainsHintLeadsToTheKeyFileRoute() throws {
+        let user = try User()
+        let made = user.shell("keychainctl init", extra: ["KEYCHAINCTL_PASSPHRASE=SECRET correct horse"])
+        #expect(made.status == 0, "\(made.stderr)")
+        #expect(user.shell("echo tok | keychainctl set api", extra: ["KEYCHAINCTL_PASSPHRASE=SECRET correct horse"]).status == 0)
+        let cron = user.shell("keychainctl get api")
+        #expect(cron.status == 36 && cron.stderr.contains("keychainctl unlock"), "\(cron.stderr)")
+        let rekey = try User.hint(cron, after: "KEYCHAINCTL_PASSPHRASE: '")
+        #expect(rekey == "keychainctl rekey --generate-key-file \(user.home)/.config/keychainctl/keychain.key", "\(rekey)")
+        // init said the same when it made the keychain.
+        #expect(made.stdout.contains("jobs with no terminal (cron, CI)") && made.stdout.contains("'\(rekey)'"), "\(made.stdout)")
+        let moved = user.shell(rekey, extra: ["KEYCHAINCTL_PASSPHRASE=SECRET correct horse"])
+        #expect(moved.status == 0, "\(moved.stderr)")
+        let again = user.shell("keychainctl get api")
+        #expect(again.status == 0 && again.stdout == "tok", "\(again.stderr)")
+    }
+
     @Test func initKeepsTheDefaultKeyFileADeletedKeychainLeft() throws {
         let user = try User()
         #expect(user.shell("keychainctl init").status == 0)

@@ -79,7 +79,15 @@ struct InitCommand: Subcommand {
             createdKeyFile.map { "key file \($0)" } ?? keptKeyFile.map { "key file \($0), which was already there" }
             ?? (credential.isPassphrase ? "passphrase" : "key")
         switch context.resolvedFormat {
-        case .text: StandardStreams.out("created keychain \(path) (unlocked by \(unlock))\n")
+        case .text:
+            StandardStreams.out("created keychain \(path) (unlocked by \(unlock))\n")
+            // A passphrase is asked for on a terminal; a job with none needs one of these.
+            if credential.isPassphrase {
+                let keyFile = (context.usesDefaultKeychain ? ConfigFolder.defaultKeyFile : nil) ?? path + ".key"
+                StandardStreams.out(
+                    "jobs with no terminal (cron, CI) open it with KEYCHAINCTL_PASSPHRASE, after 'keychainctl unlock' in the same "
+                        + "session, or by a key file: 'keychainctl rekey --generate-key-file \(keyFile.shellQuoted)'\n")
+            }
         case .json:
             StandardStreams.out(JSON.render(.object(["keychain": .string(path), "unlock": .string(unlock)])) + "\n")
         }

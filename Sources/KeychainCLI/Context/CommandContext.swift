@@ -232,11 +232,19 @@ struct CommandContext {
                     hint: "no key given; \(besideKeyFile) beside the keychain may be its key file: pass --key-file "
                         + "\(besideKeyFile.shellQuoted), or set KEYCHAINCTL_KEY_FILE=\(besideKeyFile.shellQuoted) for every call.")
             }
+            // A default keychain made on a terminal has a passphrase; a job with none (cron, CI) opens
+            // it by the key file route, which the default key file then serves with no variable.
+            let unattended =
+                usesDefaultKeychain
+                ? defaultKeyFile.map {
+                    " For jobs that run unattended, give it a key file instead, once, on a terminal or with KEYCHAINCTL_PASSPHRASE: "
+                        + "'keychainctl rekey --generate-key-file \($0.shellQuoted)'."
+                } ?? "" : ""
             throw KeychainError(
                 .interactionNotAllowed,
                 hint: passphraseKeychain
                     ? "the keychain is locked: no key is cached for it and there is no terminal to ask on. Run 'keychainctl unlock' "
-                        + "once (with KEYCHAINCTL_PASSPHRASE or --passphrase-fd), or set KEYCHAINCTL_PASSPHRASE."
+                        + "once (with KEYCHAINCTL_PASSPHRASE or --passphrase-fd), or set KEYCHAINCTL_PASSPHRASE." + unattended
                     : "no key available"
                         + (defaultKeyFile.map { ", and none at \($0), where 'keychainctl init' puts the default keychain's key" } ?? "")
                         + ": pass --key-file PATH, set KEYCHAINCTL_KEY_FILE or KEYCHAINCTL_KEY, or run 'keychainctl unlock' once with one of them."
