@@ -135,8 +135,9 @@ import Testing
             #expect(run.stderr.isEmpty, "\(run.stderr)")
             return run.stdout.split(separator: "\n").map(String.init)
         }
-        for command in ["get", "set", "rm", "ls"] { #expect(bashNames(command, "") == ["api-token", "db pass", "other"], "\(command)") }
-        #expect(bashNames("get", "d") == ["db pass"])
+        // bash inserts COMPREPLY as it is: each name comes quoted for the shell to read back.
+        for command in ["get", "set", "rm", "ls"] { #expect(bashNames(command, "") == ["api-token", "db\\ pass", "other"], "\(command)") }
+        #expect(bashNames("get", "d") == ["db\\ pass"])
         #expect(bashNames("exec", "").contains("--env"), "no names where no name is taken")
         // exec --env VAR=NAME: the name after '=', as bash splits the word and as it may not.
         func bashWords(_ words: [String]) -> [String] {
@@ -149,7 +150,7 @@ import Testing
             return run.stdout.split(separator: "\n").map(String.init)
         }
         #expect(bashWords(["keychainctl", "exec", "--env", "TOKEN", "=", "ap"]) == ["api-token"])
-        #expect(bashWords(["keychainctl", "exec", "--file", "KEY", "="]) == ["api-token", "db pass", "other"])
+        #expect(bashWords(["keychainctl", "exec", "--file", "KEY", "="]) == ["api-token", "db\\ pass", "other"])
         #expect(bashWords(["keychainctl", "exec", "--env", "TOKEN=ap"]) == ["TOKEN=api-token"])
         #expect(bashWords(["keychainctl", "exec", "--env-from", "ap"]).isEmpty, "--env-from takes a query, not VAR=")
         if FileManager.default.isExecutableFile(atPath: "/usr/bin/fish") {
@@ -181,6 +182,53 @@ import Testing
         let locked = user.shell("keychainctl completion names; echo \"exit $?\"", extra: ["KEYCHAINCTL_PASSPHRASE=correct horse battery"])
         #expect(locked.stdout == "exit 0\n" && locked.stderr.isEmpty, "\(locked.stdout) \(locked.stderr)")
         #expect(bashNames("get", "").isEmpty)
+    }
+
+    /// Names with a space, quotes, a `$` and glob characters: bash offers each quoted so that the
+    /// shell reads back the stored name (checked by letting bash read the completed word), zsh and
+    /// fish get them raw to quote as they insert; after a name, each shell offers its accounts.
+    @Test func hostileNamesComeBackLiteralAndAccountsFollowTheName() throws {
+        let user = try FirstRunTests.User()
+        let names = ["my token", "it's \"q\" $HOME", "glob*?[x]", "back\\slash"]
+        #expect(user.shell("keychainctl init").status == 0)
+        for name in names {
+            #expect(user.run(["keychainctl", "set", name], stdin: "t").status == 0, "\(name)")
+            #expect(user.run(["keychainctl", "set", name, "ci bot"], stdin: "t").status == 0, "\(name)")
+        }
+        #expect(user.run(["keychainctl", "set", "my token", "deploy"], stdin: "t").status == 0)
+        // bash: complete, then read the completed word back through bash itself.
+        let readBack =
+            "source <(keychainctl completion bash); COMP_WORDS=(\"$@\"); COMP_CWORD=$(( $# - 1 )); _keychainctl; "
+            + "for reply in \"${COMPREPLY[@]}\"; do eval \"set -- $reply\"; printf '%s\\n' \"$1\"; done"
+        func bash(_ words: [String]) -> [String] {
+            let run = user.run(["/bin/bash", "-c", readBack, "bash"] + words)
+            #expect(run.stderr.isEmpty, "\(run.stderr)")
+            return run.stdout.split(separator: "\n").map(String.init)
+        }
+        #expect(bash(["keychainctl", "get", ""]) == names.sorted())
+        #expect(bash(["keychainctl", "get", "my"]) == ["my token"])
+        #expect(bash(["keychainctl", "get", "my\\ token", ""]) == ["ci bot", "deploy"])
+        #expect(bash(["keychainctl", "rm", "'it\\'s", ""]).isEmpty, "a name cut short has no accounts")
+        #expect(bash(["keychainctl", "exec", "--env", "T=gl"]) == ["T=glob*?[x]"])
+        #expect(user.shell("keychainctl completion accounts 'my token'").stdout == "ci bot\ndeploy\n")
+        #expect(user.shell("keychainctl completion accounts; echo \"exit $?\"").stdout == "exit 64\n")
+        if FileManager.default.isExecutableFile(atPath: "/usr/bin/zsh") {
+            let probe =
+                "compadd() { shift; print -rl -- \"$@\"; }; _arguments() { :; }; source <(keychainctl completion zsh); "
+                + "words=(keychainctl get 'my\\ token' ''); CURRENT=4; _keychainctl; words=(keychainctl get ''); CURRENT=3; _keychainctl"
+            let zsh = user.run(["/usr/bin/zsh", "-c", probe])
+            #expect(
+                zsh.stdout.split(separator: "\n").map(String.init) == ["ci bot", "deploy"] + names.sorted(), "\(zsh.stdout) \(zsh.stderr)")
+        }
+        if FileManager.default.isExecutableFile(atPath: "/usr/bin/fish") {
+            func fish(_ line: String) -> [String] {
+                let run = user.run(["/usr/bin/fish", "-c", "keychainctl completion fish | source; complete -C $argv[1]", line])
+                return run.stdout.split(separator: "\n").map { String($0.prefix { $0 != "\t" }) }
+            }
+            #expect(fish("keychainctl get my") == ["my token"])
+            #expect(fish("keychainctl get my\\ token ") == ["ci bot", "deploy"])
+            #expect(fish("keychainctl get 'my token' ") == ["ci bot", "deploy"])
+        }
     }
 
     @Test func unknownShellIsAUsageError() throws {
