@@ -104,35 +104,72 @@ import Testing
         #expect(sandbox.run(["explain", "--operation", "add", "-a", "new", "--strict"]).status == 36)
     }
 
-    /// A fix is checked against what the target may use: the share extension is never told to
-    /// query the app's own group (that query is -34018), and an add is never told to change its query.
-    /// An entitlements fix explain prints, followed: the group it names is added where it says, in
-    /// a copy of the widget's profile; lint then finds no error, and the widget's find succeeds.
-    @Test func anEntitlementsFixWorksOnceApplied() throws {
+    /// explain's fix for the Example bundle's widget, which cannot read what the app adds, is
+    /// lint's fix for the build, and both of its ways work as printed: one Team-prefixed group put
+    /// first in every target's keychain-access-groups (copies of the three targets' signed
+    /// entitlements) leaves lint --strict with nothing to report, the item moved there with
+    /// migrate-group is read by the widget; or the app passes the group the widget reads as
+    /// kSecAttrAccessGroup, and the widget reads that. (It said to add the app's own group to the
+    /// widget, which made the widget's adds land there and left four lint warnings.)
+    @Test func explainsFixIsLintsAndWorksBothWays() throws {
         let sandbox = try Sandbox()
-        #expect(sandbox.add(["-s", "api.example.com", "-a", "alice"], secret: "app-secret").status == 0)
+        let ipa = Fixtures.bundles + "/Example.ipa"
+        let plugIns = ipa + "/Payload/Example.app/PlugIns"
+        #expect(
+            sandbox.run(["add", "-s", "api.example.com", "-a", "alice", "--profile", ipa], profile: nil, stdin: Data("app-secret".utf8))
+                .status == 0)
+        let explained = sandbox.run(["explain", "-s", "api.example.com", "--profile", plugIns + "/Widget.appex"], profile: nil)
+        let fix = try #require(explained.stdout.components(separatedBy: "fix: ").dropFirst().first?.split(separator: "\n").first)
+        let match = try #require(
+            fix.firstMatch(
+                of: try Regex("^list one Team-prefixed group, such as ([A-Z0-9]+\\.shared), first in every target's keychain-access-groups")
+            ),
+            "\(explained.stdout)")
+        let shared = String(try #require(match.output[1].substring))
+        #expect(fix.contains("pass a group it reads (group.com.example) as kSecAttrAccessGroup"), "\(fix)")
+        #expect(fix.hasSuffix("then move this item there with migrate-group"), "\(fix)")
+
+        // The first way, followed on copies of what the build signed.
+        let targets = [
+            ("app", "com.example.app", ipa), ("share", "com.example.app.share", plugIns + "/Share.appex"),
+            ("widget", "com.example.app.widget", plugIns + "/Widget.appex"),
+        ]
+        var lint = ["lint", "--strict"]
+        for (name, identifier, bundle) in targets {
+            let file = sandbox.folder + "/\(name).plist"
+            let shown = sandbox.run(["profile", "show", "--profile", ipa, "--target", identifier], profile: nil)
+            #expect(shown.status == 0, "\(shown.stderr)")
+            try shown.stdoutData.write(to: URL(fileURLWithPath: file))
+            let first = """
+                import plistlib, sys
+                path, group = sys.argv[1:3]
+                data = plistlib.load(open(path, "rb"))
+                data["keychain-access-groups"] = [group] + data.get("keychain-access-groups", [])
+                plistlib.dump(data, open(path, "wb"))
+                """
+            #expect(sandbox.run(["-c", first, file, shared], profile: nil, executable: "/usr/bin/python3").status == 0)
+            lint += ["--target", "\(name)=\(file)", "--provisioning", "\(name)=\(bundle)"]
+        }
+        let linted = sandbox.run(lint, profile: nil)
+        #expect(linted.status == 0 && linted.stdout == "no findings in 6 files\n", "\(linted.stdout)")
+        let app = sandbox.folder + "/app.plist"
         let widget = sandbox.folder + "/widget.plist"
-        try FileManager.default.copyItem(atPath: Sandbox.profiles + "/widget.plist", toPath: widget)
-        let explained = sandbox.run(["explain", "-s", "api.example.com", "--profile", widget, "--format", "json"], profile: nil)
-        let text = explained.stdout
-        let pattern = "add ([A-Za-z0-9.]+) to this target's ([a-z.-]+)"
-        let match = try #require(text.firstMatch(of: try Regex(pattern)), "\(text)")
-        let group = String(try #require(match.output[1].substring))
-        let key = String(try #require(match.output[2].substring))
-        #expect(group == "SKMME9E2Y8.com.example.app" && key == "keychain-access-groups", "\(group) \(key)")
-        let script = """
-            import plistlib, sys
-            path, key, group = sys.argv[1:4]
-            data = plistlib.load(open(path, "rb"))
-            data[key] = data.get(key, []) + [group]
-            plistlib.dump(data, open(path, "wb"))
-            """
-        #expect(sandbox.run(["-c", script, widget, key, group], profile: nil, executable: "/usr/bin/python3").status == 0)
-        let lint = sandbox.run(
-            ["lint", "--target", "app=\(Sandbox.profiles)/app.plist", "--target", "widget=\(widget)", "--format", "json"], profile: nil)
-        let findings = try #require(try lint.json() as? [String: Any])["findings"] as? [[String: Any]] ?? []
-        #expect(!findings.contains { $0["severity"] as? String == "error" }, "\(findings)")
+        let moved = sandbox.run(["migrate-group", "--from", "SKMME9E2Y8.com.example.app", "--to", shared, "--profile", app], profile: nil)
+        #expect(moved.status == 0, "\(moved.stderr)")
         #expect(sandbox.run(["find", "-s", "api.example.com", "-w", "--profile", widget], profile: nil).stdout == "app-secret")
+        // New adds of the fixed app land in the shared group, where the fixed widget reads them.
+        #expect(
+            sandbox.run(["add", "-s", "later", "-a", "bob", "--profile", app], profile: nil, stdin: Data("later-secret".utf8)).status == 0)
+        #expect(sandbox.run(["find", "-s", "later", "-w", "--profile", widget], profile: nil).stdout == "later-secret")
+
+        // The second way, with the build as it is: the app passes the group the widget reads.
+        #expect(
+            sandbox.run(
+                ["add", "-s", "passed", "-a", "carol", "-g", "group.com.example", "--profile", ipa], profile: nil,
+                stdin: Data("passed-secret".utf8)
+            ).status == 0)
+        #expect(
+            sandbox.run(["find", "-s", "passed", "-w", "--profile", plugIns + "/Widget.appex"], profile: nil).stdout == "passed-secret")
         // An app group is never advised into keychain-access-groups, where it is KC001.
         #expect(Keychain.entitlementListing("group.com.example") == "com.apple.security.application-groups")
     }

@@ -348,8 +348,7 @@ extension Keychain {
                 .init(
                     code: .groupNotEntitled, attribute: Schema.accessGroup, itemValue: group,
                     text: "is in \(group), which this profile does not read (it reads \(list.isEmpty ? "nothing" : list))"),
-                .entitlements(
-                    "add \(group) to this target's \(Self.entitlementListing(group)), or write the item to a group every target reads")
+                .entitlements(Self.sharingFix(group, readable: groups.readable))
             )
         case .sync:
             let wanted = query.sync == .yes ? "yes" : "no"
@@ -405,6 +404,25 @@ extension Keychain {
     /// The entitlement a target lists `group` in for a fix: an iOS app group (`group.…`) in
     /// com.apple.security.application-groups (in keychain-access-groups it is KC001, refused by
     /// every provisioning profile), any other group in keychain-access-groups.
+    /// The fix for an item in a group this target does not read, as `lint` gives it for the build:
+    /// an app group is listed in the target's application groups; another target's own group is
+    /// not (this target's adds would then land in it too), so the targets share a default instead,
+    /// one Team-prefixed group first in every target's keychain-access-groups, or the writer passes
+    /// a group both read; the item already written is moved with migrate-group.
+    static func sharingFix(_ group: String, readable: [String]) -> String {
+        if group.hasPrefix("group.") {
+            return "add \(group) to this target's \(entitlementListing(group)), or write the item to a group every target reads"
+        }
+        let prefix = [group] + readable
+        let team =
+            prefix.lazy.compactMap { $0.split(separator: ".", maxSplits: 1).first.map(String.init) }
+            .first { $0.count == 10 && $0.allSatisfy { $0.isUppercase || $0.isNumber } } ?? "TEAMID"
+        let shared = readable.filter { $0.hasPrefix("group.") }
+        let passing = shared.isEmpty ? "a group every target reads" : "a group it reads (\(shared.joined(separator: ", ")))"
+        return "list one Team-prefixed group, such as \(team).shared, first in every target's keychain-access-groups, or have the "
+            + "target that adds the item pass \(passing) as kSecAttrAccessGroup; then move this item there with migrate-group"
+    }
+
     package static func entitlementListing(_ group: String) -> String {
         group.hasPrefix("group.") ? AccessGroupList.Key.applicationGroups : AccessGroupList.Key.keychainAccessGroups
     }
