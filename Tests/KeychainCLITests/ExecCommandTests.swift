@@ -67,6 +67,24 @@ import Testing
         #expect(sandbox.run(["exec", "--env", "T=service=registry"]).status == 64)
     }
 
+    /// A bare NAME is the item `set NAME` stored, found and missed as `get NAME` finds and misses
+    /// it: synchronizable or not, and a miss names the service and `ls`, never find's options. A
+    /// query's miss gives its sync advice in the query's words, and that advice, followed, works.
+    @Test func aBareNameReadsAsGetAndAQuerysAdviceIsInItsWords() throws {
+        let sandbox = try Self.sandbox()
+        #expect(sandbox.add(["-s", "synced", "--sync", "yes"], secret: "SECRET-synced").status == 0)
+        let bare = Self.exec(sandbox, ["--mask", "never", "--env", "T=synced"], script: "printf '%s' \"$T\"")
+        #expect(bare.status == 0 && bare.stdout == "SECRET-synced", "\(bare.stderr)")
+        #expect(sandbox.run(["get", "synced"]).stdout == "SECRET-synced", "get finds the same item")
+        let missing = Self.exec(sandbox, ["--env", "T=nothing"], script: "true")
+        #expect(missing.status == 44 && missing.stderr.contains("T: no secret for service 'nothing' in "), "\(missing.stderr)")
+        #expect(missing.stderr.contains("'keychainctl ls' lists the stored ones") && !missing.stderr.contains("--sync"))
+        let query = Self.exec(sandbox, ["--env", "T=service=synced"], script: "true")
+        #expect(query.status == 44 && query.stderr.contains("need sync=yes or sync=any in the query"), "\(query.stderr)")
+        let followed = Self.exec(sandbox, ["--mask", "never", "--env", "T=service=synced,sync=any"], script: "printf '%s' \"$T\"")
+        #expect(followed.status == 0 && followed.stdout == "SECRET-synced", "\(followed.stderr)")
+    }
+
     /// Any reference that fails stops everything: the command never runs.
     @Test func failsClosed() throws {
         let sandbox = try Self.sandbox()

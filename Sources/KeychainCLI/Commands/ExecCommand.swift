@@ -16,7 +16,7 @@ struct ExecCommand: Subcommand {
         discussion: """
             QUERY is comma-separated name=value pairs: attribute option names (service, account, group, \
             label, server, …) or four-character codes, class=, or ref=PERSISTENT-REF; \\, \\= \\\\ escape; \
-            a bare NAME is service=NAME, the item 'set NAME' stored. \
+            a bare NAME is service=NAME, the item 'set NAME' stored, found as 'get NAME' finds it. \
             It must match exactly one item (none: exit 44; several: exit 206 naming them). Every reference \
             (--env, --env-from, --file, and keychain:QUERY values in --env-file files and in the inherited \
             environment) is resolved before CMD starts; any failure is keychainctl's exit status and CMD \

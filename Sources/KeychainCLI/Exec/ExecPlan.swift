@@ -134,7 +134,7 @@ struct ExecPlan {
         // Every reference, in one list: --env, --file, --env-from, then keychain: values.
         var references: [Keychain.SecretReference] = []
         for (name, query) in envs + files {
-            references.append(.init(name: name, request: try SecretQuery.parse(query, name: name)))
+            references.append(.init(name: name, request: try SecretQuery.parse(query, name: name), storedName: SecretQuery.bareName(query)))
         }
         for query in envFrom {
             references.append(.init(name: "--env-from", request: try SecretQuery.parse(query, name: "--env-from"), every: true))
@@ -146,7 +146,10 @@ struct ExecPlan {
         for candidate in candidates {
             guard let query = Self.keychainQuery(candidate.value) else { continue }
             do {
-                references.append(.init(name: candidate.name, request: try SecretQuery.parse(query, name: candidate.name)))
+                references.append(
+                    .init(
+                        name: candidate.name, request: try SecretQuery.parse(query, name: candidate.name),
+                        storedName: SecretQuery.bareName(query)))
                 referenced.append((candidate.index, candidate.name, candidate.index < base.count ? .inherited : .envFile))
             } catch {
                 if strict { throw error }

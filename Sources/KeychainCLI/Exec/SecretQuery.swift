@@ -8,6 +8,12 @@ import TextEscaping
 /// (no `=`, no `,`) is `service=NAME`, the item `set NAME` stored.
 /// Example: `service=registry,account=ci`, or `registry`.
 enum SecretQuery {
+    /// The NAME a bare query names (`registry` in `keychain:registry`); `nil` for name=value pairs.
+    static func bareName(_ text: String) -> String? {
+        guard !text.isEmpty, !text.contains("="), !text.contains(","), !text.contains("\\") else { return nil }
+        return text
+    }
+
     /// The request `text` spells; errSecParam naming `name` (never the text, which may be a
     /// mistyped secret) when it spells none.
     static func parse(_ text: String, name: String) throws(KeychainError) -> ItemRequest {
@@ -45,8 +51,10 @@ enum SecretQuery {
         }
         guard !escaped else { throw bad("a trailing \\") }
         if !inValue, pairs.isEmpty, !key.isEmpty {
-            // A bare NAME: the item `set NAME` stores, service=NAME.
+            // A bare NAME: the item `set NAME` stores, service=NAME, found as `get NAME` finds it
+            // (synchronizable or not).
             pairs.append(("service", key))
+            request.syncFilter = .any
         } else {
             guard inValue, !key.isEmpty else { throw bad(text.isEmpty ? "it is empty" : "a pair without '='") }
             pairs.append((key, value))

@@ -11,11 +11,15 @@ extension Keychain {
         package let name: String
         package let request: ItemRequest
         package let every: Bool
+        /// The stored name a bare reference gives (`keychain:NAME`): a miss then reads as `get
+        /// NAME`'s does.
+        package let storedName: String?
 
-        package init(name: String, request: ItemRequest, every: Bool = false) {
+        package init(name: String, request: ItemRequest, every: Bool = false, storedName: String? = nil) {
             self.name = name
             self.request = request
             self.every = every
+            self.storedName = storedName
         }
     }
 
@@ -29,7 +33,17 @@ extension Keychain {
         for group in groups ?? [] { try caller.check(group: group, writing: false) }
         return try store.read {
             try references.map { reference in
-                let found = try matches(reference, caller: caller, groups: groups)
+                let found: [FoundItem]
+                do { found = try matches(reference, caller: caller, groups: groups) } catch let error as KeychainError
+                    where error.status == .itemNotFound && reference.storedName != nil
+                {
+                    // As get says it: the name, where it looked, and where the stored names are listed.
+                    let looked = (groups ?? caller.groups.readable).map(\.terminalSafe).joined(separator: ", ")
+                    throw KeychainError(
+                        .itemNotFound,
+                        hint: "\(reference.name): no secret for service '\(reference.storedName!.terminalSafe)' in \(looked); "
+                            + "'keychainctl ls' lists the stored ones. Nothing was run.")
+                }
                 if !reference.every, found.count > 1 {
                     // Named as get names them: by account and group.
                     throw KeychainError(
@@ -97,8 +111,11 @@ extension Keychain {
         } catch let error as KeychainError { throw Self.named(name, error) }
     }
 
-    /// `error` with the reference it came from named first.
+    /// `error` with the reference it came from named first, and find's sync advice in the query's
+    /// own words (a reference is name=value pairs, not options).
     private static func named(_ name: String, _ error: KeychainError) -> KeychainError {
-        KeychainError(error.status, hint: "\(name): \(error.hint)", damaged: error.damaged)
+        let hint = error.hint.replacing(
+            "(synchronizable ones need --sync yes or --sync any)", with: "(synchronizable ones need sync=yes or sync=any in the query)")
+        return KeychainError(error.status, hint: "\(name): \(hint)", damaged: error.damaged)
     }
 }
