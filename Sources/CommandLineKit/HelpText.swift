@@ -3,7 +3,12 @@ public enum HelpText {
     /// Help for one subcommand of `program`.
     public static func render(_ spec: CommandSpec, program: ProgramSpec) -> String {
         var out = "OVERVIEW: \(spec.abstract)\n\n"
-        if !spec.discussion.isEmpty { out += spec.discussion + "\n\n" }
+        // An everyday command's help fits a screen: its whole description is in the manual.
+        if spec.briefGlobalOptions, !spec.discussion.isEmpty, !program.fullDescriptionNote.isEmpty {
+            out += program.fullDescriptionNote + "\n\n"
+        } else if !spec.discussion.isEmpty {
+            out += spec.discussion + "\n\n"
+        }
         if !spec.operands.isEmpty {
             let action = spec.actions.isEmpty ? "" : "[action] "
             out += "USAGE: \(program.name) \(spec.name) \(action)\(spec.operandWords(spec.operands.map(\.name)).dropFirst()) [options]\n"

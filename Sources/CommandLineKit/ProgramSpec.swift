@@ -35,6 +35,8 @@ public struct ProgramSpec: Sendable {
     public var everydayGlobalOptions: Set<String>
     /// The line such help ends its global options with, saying where the rest are.
     public var briefGlobalNote: String
+    /// Where an everyday command's whole description is, which its brief `--help` leaves out.
+    public var fullDescriptionNote: String
     /// The variables that stand in for no option (an option's own variable is listed from its spec).
     public var environment: [(name: String, meaning: String)]
     /// The files the program reads by default; a meaning may mark code as `code`.
@@ -51,10 +53,11 @@ public struct ProgramSpec: Sendable {
     public init(
         name: String, title: String, overview: String, examples: [Example], groups: [(title: String, commands: [String])],
         globalOptions: [(title: String, options: [OptionSpec])], globalOptionsNote: String, everydayGlobalOptions: Set<String>,
-        briefGlobalNote: String,
+        briefGlobalNote: String, fullDescriptionNote: String = "",
         environment: [(name: String, meaning: String)], files: [(name: String, meaning: String)], exitStatuses: [ExitStatus],
         exitStatusIntro: String, rootFooter: String, seeAlso: String
     ) {
+        self.fullDescriptionNote = fullDescriptionNote
         self.name = name
         self.title = title
         self.overview = overview

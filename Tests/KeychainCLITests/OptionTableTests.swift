@@ -27,6 +27,27 @@ import Testing
     }
 
     /// A declared option that no code reads would be accepted and silently ignored.
+    /// The everyday verbs' help fits a screen: at most 12 options, an overview of at most 3
+    /// lines, and the rest where the overview says it is: the man page, which `keychainctl
+    /// manpage` prints, holds each verb's whole description.
+    @Test func everydayHelpFitsAScreenAndTheManualHoldsTheRest() throws {
+        let sandbox = try Sandbox(initialize: false)
+        let page = sandbox.run(["manpage"], profile: nil).stdout
+        let everyday = Self.specs.filter(\.briefGlobalOptions)
+        #expect(Set(everyday.map(\.name)).isSuperset(of: ["set", "get", "ls", "rm"]))
+        for spec in everyday {
+            let help = sandbox.run([spec.name, "--help"], profile: nil).stdout
+            let options = help.split(separator: "\n").filter { $0.hasPrefix("  -") && !$0.hasPrefix("  -h, --help") }
+            #expect(options.count <= 12, "\(spec.name): \(options.count) options")
+            let overview = help.components(separatedBy: "USAGE:")[0].split(separator: "\n").filter { !$0.isEmpty }
+            #expect(overview.count <= 3 && overview.joined().count <= 3 * 100, "\(spec.name): \(overview)")
+            #expect(help.contains("man keychainctl (or keychainctl manpage | man -l -)"), "\(spec.name)")
+            // The description the help leaves out is in the page (roff escapes hyphens).
+            let words = spec.discussion.split(separator: " ").prefix(8).joined(separator: " ")
+            #expect(page.replacingOccurrences(of: "\\-", with: "-").contains(words), "\(spec.name): \(words)")
+        }
+    }
+
     @Test func everyDeclaredOptionIsRead() throws {
         let root = Sandbox.packageRoot + "/Sources/KeychainCLI"
         var code = ""

@@ -34,6 +34,7 @@ enum KeychainProgram {
                 """,
             everydayGlobalOptions: GlobalOptions.everyday,
             briefGlobalNote: "(and the options that act as an app: --profile and the rest, as 'keychainctl find --help' lists them)",
+            fullDescriptionNote: "The whole description, and every exit status: man keychainctl (or keychainctl manpage | man -l -).",
             environment: [
                 (
                     CommandContext.keyVariable,

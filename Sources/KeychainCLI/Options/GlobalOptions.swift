@@ -54,7 +54,7 @@ enum GlobalOptions {
         "application-password-fd", "Read the application password of items protected by one from this file descriptor.")
 
     /// The ones a script uses, which the everyday commands' help shows (`briefGlobalOptions`).
-    static let everyday: Set<String> = ["keychain", "key-file", "passphrase-fd", "no-cache", "format"]
+    static let everyday: Set<String> = ["keychain", "key-file", "passphrase-fd", "format"]
 
     /// The options, for command specs, in help order: by theme (`themes`). A literal, as every
     /// command's spec holds it: built from the themes it cost a find 1% more.
