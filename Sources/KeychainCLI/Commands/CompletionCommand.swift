@@ -61,7 +61,9 @@ struct CompletionCommand: Subcommand {
     private func printNames() { printStored(Schema.service, of: []) }
 
     /// The accounts of the generic passwords named `name`, as `printNames` prints names.
-    private func printAccounts(of name: String) { printStored(Schema.account, of: [(code: Schema.service, value: name)]) }
+    private func printAccounts(of name: String) {
+        printStored(Schema.account, of: [(code: Schema.service, value: AttributeValue.literal(name))])
+    }
 
     /// The distinct values of attribute `code` among the generic passwords `attributes` selects.
     private func printStored(_ code: String, of attributes: [(code: String, value: String)]) {

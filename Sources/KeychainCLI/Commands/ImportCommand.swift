@@ -106,7 +106,9 @@ struct ImportCommand: ImportOptions, Subcommand {
 
     /// The request for a dotenv or environment variable `name`.
     func request(name: String) -> ItemRequest {
-        ItemRequest(attributes: [(Schema.service, service ?? ""), (Schema.account, name)] + givenAttributes)
+        ItemRequest(
+            attributes: [(Schema.service, AttributeValue.literal(service ?? "")), (Schema.account, AttributeValue.literal(name))]
+                + givenAttributes)
     }
 
     /// A json or jsonl `item` in --group when it names no group of its own.

@@ -88,6 +88,8 @@ struct ListCommand: Subcommand {
     static func value(_ item: Item, _ code: String) -> String {
         guard let value = item.attributes[code] else { return "" }
         if case .date(let milliseconds) = value { return ISO8601.format(milliseconds) }
+        // Names as get and rm take them (literally); data, which no name is, as --attr finds it.
+        if case .data = value, let attribute = Schema.attribute(code) { return value.commandLineText(for: attribute.kind) }
         return value.displayText
     }
 

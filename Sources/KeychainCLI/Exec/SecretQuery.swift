@@ -53,7 +53,7 @@ enum SecretQuery {
         if !inValue, pairs.isEmpty, !key.isEmpty {
             // A bare NAME: the item `set NAME` stores, service=NAME, found as `get NAME` finds it
             // (synchronizable or not).
-            pairs.append(("service", key))
+            pairs.append(("service", AttributeValue.literal(key)))
             request.syncFilter = .any
         } else {
             guard inValue, !key.isEmpty else { throw bad(text.isEmpty ? "it is empty" : "a pair without '='") }

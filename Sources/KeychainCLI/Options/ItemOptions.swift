@@ -42,7 +42,8 @@ struct ItemOptions {
     static let itemClass = Option.text(
         "class", nil, "class", suggestions: .itemClasses, "genp (default), inet, cert, keys, idnt, or their long names.")
     static let attr = Option.assignment(
-        "attr", "code=value", "Any attribute by its four-character code; data may be given as base64:….")
+        "attr", "code=value",
+        "Any attribute by its four-character code; base64:… gives data (for acct, svce and every other attribute), text:… literal text.")
 
     /// The options, for command specs.
     static let specs: [OptionSpec] = [Self.itemClass.spec] + attributeOptions.map(\.spec) + [Self.attr.spec]

@@ -31,8 +31,13 @@ struct NamedItem {
     /// The attributes selecting the item (`storing`: with an empty account when none is named, as
     /// SecItemAdd defaults it, and the sync state as an attribute, where add's checks read it).
     func attributes(storing: Bool) -> [(code: String, value: String)] {
-        var attributes: [(code: String, value: String)] = [(Schema.service, service)]
-        if let account { attributes.append((Schema.account, account)) } else if storing { attributes.append((Schema.account, "")) }
+        // A name and an account are taken literally, whatever they begin with.
+        var attributes: [(code: String, value: String)] = [(Schema.service, AttributeValue.literal(service))]
+        if let account {
+            attributes.append((Schema.account, AttributeValue.literal(account)))
+        } else if storing {
+            attributes.append((Schema.account, ""))
+        }
         if let group { attributes.append((Schema.accessGroup, group)) }
         if storing { attributes.append((Schema.synchronizable, syncState == .yes ? "yes" : "no")) }
         return attributes

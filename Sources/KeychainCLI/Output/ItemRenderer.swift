@@ -93,7 +93,12 @@ enum ItemRenderer {
         if returns.contains(.attributes) {
             members[ItemJSON.classKey] = .string(entry.item.itemClass.rawValue)
             for (code, value) in entry.item.attributes where Schema.attribute(code)?.isReturnedAsAttribute ?? true {
-                members[code] = json(value)
+                // Data in a string attribute says so (base64:…), as the command line reads it back.
+                if case .data(let bytes) = value, let kind = Schema.attribute(code)?.kind, kind == .string || kind == .fourCharCode {
+                    members[code] = .string(AttributeValue.base64Prefix + Base64.encode(bytes))
+                } else {
+                    members[code] = json(value)
+                }
             }
         }
         if returns.contains(.data) {
@@ -124,7 +129,7 @@ enum ItemRenderer {
             lines.append("class: \(item.itemClass.rawValue) (\(item.itemClass.longName))")
             for attribute in Schema.shown(item.itemClass) where attribute.isReturnedAsAttribute {
                 guard let value = item.attributes[attribute.code] else { continue }
-                var shown = value.displayText
+                var shown = value.commandLineText(for: attribute.kind)
                 if attribute.code == Schema.protection, let accessibility = Accessibility(rawValue: shown) {
                     shown += " (\(accessibility.longName))"
                 }

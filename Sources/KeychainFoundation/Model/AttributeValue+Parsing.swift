@@ -6,11 +6,28 @@ extension AttributeValue {
     /// answers a value of the wrong type, except for number attributes: Apple's `copyNumber`
     /// (`SecDbItem.c`) keeps a string that is not exactly an integer as the string, so text that is
     /// not a number (or a four-character code) is stored and matched as text.
+    ///
+    /// Two explicit forms say what kind of value the text is, for any attribute: `base64:…` is
+    /// data (a string attribute such as `acct` holds data as Apple binds a CFData, and a query
+    /// then finds only data, as Apple's does), and `text:…` is the text after it, taken
+    /// literally (the escape for a value that itself begins with `base64:` or `text:`).
     package static func parse(_ text: String, for attribute: AttributeDescriptor) throws(KeychainError)
         -> AttributeValue
     {
         let invalid = KeychainError(
             .param, hint: "'\(text.terminalSafe)' is not a valid value for \(attribute.code) (\(attribute.name)).")
+        if text.hasPrefix(Self.textPrefix) {
+            let literal = String(text.dropFirst(Self.textPrefix.count))
+            switch attribute.kind {
+            case .data: return .data(Array(literal.utf8))
+            case .string, .number, .fourCharCode: return .string(literal)
+            case .bool, .date: throw invalid
+            }
+        }
+        if text.hasPrefix(Self.base64Prefix), attribute.kind == .string || attribute.kind == .fourCharCode {
+            guard let bytes = Base64.decode(String(text.dropFirst(Self.base64Prefix.count))) else { throw invalid }
+            return .data(bytes)
+        }
         switch attribute.kind {
         case .string:
             if attribute.code == Schema.protection {
@@ -23,8 +40,8 @@ extension AttributeValue {
             }
             return .string(text)
         case .data:
-            if text.hasPrefix("base64:") {
-                guard let bytes = Base64.decode(String(text.dropFirst(7))) else { throw invalid }
+            if text.hasPrefix(Self.base64Prefix) {
+                guard let bytes = Base64.decode(String(text.dropFirst(Self.base64Prefix.count))) else { throw invalid }
                 return .data(bytes)
             }
             return .data(Array(text.utf8))
