@@ -101,6 +101,33 @@ import Testing
         #expect(again.status == 0 && again.stdout == "tok", "\(again.stderr)")
     }
 
+    /// README's crontab line runs as cron runs it: an environment of HOME, SHELL and the line's
+    /// own PATH alone (cron's is /usr/bin:/bin), /bin/sh. Its PATH holds the folder README's
+    /// install puts the binary in; here a folder holding keychainctl stands in for it.
+    @Test func readmesCronLineRunsUnderCron() throws {
+        let user = try User()
+        let readme = try String(contentsOfFile: Sandbox.packageRoot + "/README.md", encoding: .utf8).replacingOccurrences(
+            of: "\n", with: " ")
+        let path = try #require(
+            readme.components(separatedBy: "a crontab line is `PATH=").dropFirst().first?.components(separatedBy: "`").first)
+        let line = try #require(
+            readme.components(separatedBy: "and then `0 * * * * ").dropFirst().first?.components(separatedBy: "`").first)
+        #expect(
+            readme.contains("install -D keychainctl /usr/local/bin/keychainctl") && path.split(separator: ":").contains("/usr/local/bin"))
+        #expect(!path.split(separator: ":").contains { $0.hasPrefix("/opt") || $0.hasPrefix("/work") }, "\(path)")
+        #expect(user.shell("keychainctl init && printf tok | keychainctl set api-token").status == 0)
+        let job = user.home + "/sync-job"
+        try Data("#!/bin/sh\nprintf 'synced with %s' \"$1\" > \"$HOME/synced\"\n".utf8).write(to: URL(fileURLWithPath: job))
+        chmod(job, 0o755)
+        let folder = URL(fileURLWithPath: Sandbox.binary).deletingLastPathComponent().path
+        let cronPath = path.replacingOccurrences(of: "/usr/local/bin", with: folder)
+        let ran = user.sandbox.run(
+            ["-i", "HOME=\(user.home)", "SHELL=/bin/sh", "PATH=\(cronPath)", "/bin/sh", "-c", "cd \"$HOME\" && " + line], profile: nil,
+            executable: "/usr/bin/env")
+        #expect(ran.status == 0, "\(ran.stderr)")
+        #expect((try? String(contentsOfFile: user.home + "/synced", encoding: .utf8)) == "synced with tok")
+    }
+
     @Test func initKeepsTheDefaultKeyFileADeletedKeychainLeft() throws {
         let user = try User()
         #expect(user.shell("keychainctl init").status == 0)
