@@ -170,6 +170,13 @@ import Testing
             ).status == 0)
         #expect(
             sandbox.run(["find", "-s", "passed", "-w", "--profile", plugIns + "/Widget.appex"], profile: nil).stdout == "passed-secret")
+        // Lint, told the code passes that group, finds nothing either; told nothing, it warns.
+        let declared = sandbox.run(["lint", "--app", ipa, "--code-group", "group.com.example", "--strict"], profile: nil)
+        #expect(declared.status == 0 && declared.stdout == "no findings in 6 files\n", "\(declared.stdout)")
+        #expect(sandbox.run(["lint", "--app", ipa, "--strict"], profile: nil).status == 65)
+        // A group only the app reads, passed by the code, shares nothing: the warnings stay.
+        let privateGroup = sandbox.run(["lint", "--app", ipa, "--code-group", "SKMME9E2Y8.com.example.app", "--strict"], profile: nil)
+        #expect(privateGroup.status == 65 && privateGroup.stdout.contains("KC003"), "\(privateGroup.stdout)")
         // An app group is never advised into keychain-access-groups, where it is KC001.
         #expect(Keychain.entitlementListing("group.com.example") == "com.apple.security.application-groups")
     }

@@ -42,6 +42,13 @@ extension Linter {
                 }
             }
             guard !missed.isEmpty else { continue }
+            // The code passes a group the writer writes and every reader reads (--code-group), as
+            // the fix below advises: its shared items land there, whatever the default.
+            if codeGroups.contains(where: { group in
+                writer.groups.writable.contains(group) && missed.allSatisfy { $0.groups.canRead(group) }
+            }) {
+                continue
+            }
             let names = missed.map(\.target.name).joined(separator: ", ")
             let everyone = writer.groups.writable.filter { group in missed.allSatisfy { $0.groups.canRead(group) } }
             let perReader = missed.map { reader in
@@ -61,7 +68,8 @@ extension Linter {
         // KC012: targets whose adds land in different groups.
         let landings = facts.map { ($0.target.name, $0.groups.defaultGroup) }
         let distinct = Set(landings.compactMap { $0.1.map { Array($0.utf8) } })
-        if distinct.count > 1 {
+        let passedToAll = codeGroups.contains { group in facts.allSatisfy { $0.groups.writable.contains(group) } }
+        if distinct.count > 1, !passedToAll {
             let shared = facts[0].groups.writable.filter { group in facts.allSatisfy { $0.groups.writable.contains(group) } }
             findings.append(
                 LintFinding(
