@@ -41,16 +41,19 @@ extension KeyMaterial {
     private func eciesKey(_ digest: KeyOperation.Digest, variableIV: Bool, peer: KeyMaterial, ephemeralPoint: [UInt8]) throws(ObjectError)
         -> SecretBytes
     {
-        let length = eciesKeyLength
         let derived = try exchange(
-            .ecdh(kdf: digest), with: peer, requestedSize: length + (variableIV ? Self.gcmBlock : 0), sharedInfo: ephemeralPoint)
-        guard !variableIV else { return derived }
-        let withIV = SecretBytes(count: length + Self.gcmBlock)
-        withIV.withUnsafeMutableBytes { target in
+            .ecdh(kdf: digest), with: peer, requestedSize: eciesKeyLength + (variableIV ? Self.gcmBlock : 0), sharedInfo: ephemeralPoint)
+        return variableIV ? derived : Self.zeroIV(after: derived)
+    }
+
+    /// `key` followed by Apple's all-zero 16-byte IV (`kSecKeyIESIV`), as `aesGCM` takes them.
+    static func zeroIV(after key: SecretBytes) -> SecretBytes {
+        let joined = SecretBytes(count: key.count + gcmBlock)
+        joined.withUnsafeMutableBytes { target in
             target.initializeMemory(as: UInt8.self, repeating: 0)
-            derived.withUnsafeBytes { target.copyMemory(from: $0) }
+            key.withUnsafeBytes { target.copyMemory(from: $0) }
         }
-        return withIV
+        return joined
     }
 
     /// AES-GCM with the key and IV `key` holds (its first `keyLength` bytes, then 16) over

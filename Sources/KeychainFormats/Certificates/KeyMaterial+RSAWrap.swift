@@ -43,14 +43,4 @@ extension KeyMaterial {
 
     /// The AES key's length for this RSA key's size.
     private var sessionKeyLength: Int { bits >= 4096 ? 32 : 16 }
-
-    /// `key` followed by Apple's all-zero 16-byte IV, as `aesGCM` takes them.
-    private static func zeroIV(after key: SecretBytes) -> SecretBytes {
-        let joined = SecretBytes(count: key.count + gcmBlock)
-        joined.withUnsafeMutableBytes { target in
-            target.initializeMemory(as: UInt8.self, repeating: 0)
-            key.withUnsafeBytes { target.copyMemory(from: $0) }
-        }
-        return joined
-    }
 }
