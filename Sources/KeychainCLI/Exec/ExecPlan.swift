@@ -134,10 +134,10 @@ struct ExecPlan {
         // Every reference, in one list: --env, --file, --env-from, then keychain: values.
         var references: [Keychain.SecretReference] = []
         for (name, query) in envs + files {
-            references.append(.init(name: name, request: try SecretQuery.parse(query, name: name), storedName: SecretQuery.bareName(query)))
+            references.append(try SecretQuery.reference(query, name: name))
         }
         for query in envFrom {
-            references.append(.init(name: "--env-from", request: try SecretQuery.parse(query, name: "--env-from"), every: true))
+            references.append(try SecretQuery.reference(query, name: "--env-from", every: true))
         }
         var referenced: [(index: Int, name: String, origin: Origin)] = []
         let candidates: [(index: Int, name: String, value: SecretBytes)] =
@@ -146,10 +146,7 @@ struct ExecPlan {
         for candidate in candidates {
             guard let query = Self.keychainQuery(candidate.value) else { continue }
             do {
-                references.append(
-                    .init(
-                        name: candidate.name, request: try SecretQuery.parse(query, name: candidate.name),
-                        storedName: SecretQuery.bareName(query)))
+                references.append(try SecretQuery.reference(query, name: candidate.name))
                 referenced.append((candidate.index, candidate.name, candidate.index < base.count ? .inherited : .envFile))
             } catch {
                 if strict { throw error }

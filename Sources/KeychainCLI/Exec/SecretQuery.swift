@@ -8,16 +8,21 @@ import TextEscaping
 /// (no `=`, no `,`) is `service=NAME`, the item `set NAME` stored.
 /// Example: `service=registry,account=ci`, or `registry`.
 enum SecretQuery {
-    /// The NAME a bare query names (`registry` in `keychain:registry`); `nil` for name=value pairs.
-    static func bareName(_ text: String) -> String? {
-        guard !text.isEmpty, !text.contains("="), !text.contains(","), !text.contains("\\") else { return nil }
-        return text
+    /// The reference `text` spells for `name` (a variable or file name, shown in errors); a bare
+    /// NAME that names one item carries it as the stored name, whose miss reads as `get NAME`'s.
+    static func reference(_ text: String, name: String, every: Bool = false) throws(KeychainError) -> Keychain.SecretReference {
+        let parsed = try read(text, name: name)
+        return Keychain.SecretReference(name: name, request: parsed.request, every: every, storedName: every ? nil : parsed.bareName)
     }
 
     /// The request `text` spells; errSecParam naming `name` (never the text, which may be a
     /// mistyped secret) when it spells none.
-    static func parse(_ text: String, name: String) throws(KeychainError) -> ItemRequest {
+    static func parse(_ text: String, name: String) throws(KeychainError) -> ItemRequest { try read(text, name: name).request }
+
+    /// The request `text` spells, and the NAME when it is a bare one (`registry` in `keychain:registry`).
+    private static func read(_ text: String, name: String) throws(KeychainError) -> (request: ItemRequest, bareName: String?) {
         var request = ItemRequest()
+        var bareName: String?
         var pairs: [(key: String, value: String)] = []
         var key = ""
         var value = ""
@@ -55,6 +60,7 @@ enum SecretQuery {
             // (synchronizable or not).
             pairs.append(("service", AttributeValue.literal(key)))
             request.syncFilter = .any
+            bareName = key
         } else {
             guard inValue, !key.isEmpty else { throw bad(text.isEmpty ? "it is empty" : "a pair without '='") }
             pairs.append((key, value))
@@ -76,6 +82,6 @@ enum SecretQuery {
                 request.attributes.append((code: code, value: value))
             }
         }
-        return request
+        return (request, bareName)
     }
 }

@@ -219,12 +219,16 @@ package final class Keychain {
         }
     }
 
+    /// What a miss among non-synchronizable items says of the others, in the options' words
+    /// (`exec`'s references say it in the query's).
+    static let syncAdvice = "(synchronizable ones need --sync yes or --sync any)"
+
     /// errSecItemNotFound, saying where it looked and which damaged rows it left out.
     func notFound(_ query: ItemQuery, filter: RowFilter, skipped: [DamagedRow] = []) -> KeychainError {
         var hint = "no \(query.itemClass.longName) matches"
         if let groups = filter.groups { hint += " in access group\(groups.count == 1 ? "" : "s") \(groups.joined(separator: ", "))" }
         if query.sync == .no {
-            hint += " among non-synchronizable items (synchronizable ones need --sync yes or --sync any)"
+            hint += " among non-synchronizable items " + Self.syncAdvice
         }
         if !skipped.isEmpty { hint += "; \(skipped.count) damaged item\(skipped.count == 1 ? " was" : "s were") skipped" }
         return KeychainError(.itemNotFound, hint: hint + ".")

@@ -114,8 +114,7 @@ extension Keychain {
     /// `error` with the reference it came from named first, and find's sync advice in the query's
     /// own words (a reference is name=value pairs, not options).
     private static func named(_ name: String, _ error: KeychainError) -> KeychainError {
-        let hint = error.hint.replacing(
-            "(synchronizable ones need --sync yes or --sync any)", with: "(synchronizable ones need sync=yes or sync=any in the query)")
+        let hint = error.hint.replacing(syncAdvice, with: "(synchronizable ones need sync=yes or sync=any in the query)")
         return KeychainError(error.status, hint: "\(name): \(hint)", damaged: error.damaged)
     }
 }
