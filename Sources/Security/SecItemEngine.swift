@@ -78,8 +78,11 @@ package final class SecItemEngine: @unchecked Sendable {
     /// Forgets what `caller`'s calls left (a lease that ends).
     package func forgetFailures(of caller: AnyHashable) { _ = lock.withLock { lastFailures.removeValue(forKey: caller) } }
 
-    /// The calling code's slot, as the gate tells it.
-    private func callerKey() -> AnyHashable { lock.withLock { gate }?.caller() ?? AnyHashable(Process()) }
+    /// The calling code's slot, as `gate` tells it.
+    private static func callerKey(_ gate: Gate?) -> AnyHashable { gate?.caller() ?? AnyHashable(Process()) }
+
+    /// The calling code's slot, as the installed gate tells it.
+    private func callerKey() -> AnyHashable { Self.callerKey(lock.withLock { gate }) }
 
     /// Keeps the words of a call the library refused before the engine.
     func recordRefusal(_ message: String) {
@@ -90,8 +93,10 @@ package final class SecItemEngine: @unchecked Sendable {
     /// Runs `body` on the open keychain under the lock; a thrown error becomes its `OSStatus`. A
     /// call the gate turns away is errSecNotAvailable: it reaches no keychain.
     func perform(ui: Authentication.UI = .allow, _ body: (Keychain, Caller) throws -> Void) -> OSStatus {
-        let caller = callerKey()
-        let refusal = lock.withLock { gate }?.refusal()
+        // The gate runs outside the lock (it may record a test issue); read once for both questions.
+        let gate = lock.withLock { self.gate }
+        let caller = Self.callerKey(gate)
+        let refusal = gate?.refusal()
         lock.lock()
         defer { lock.unlock() }
         var lastFailure: String?

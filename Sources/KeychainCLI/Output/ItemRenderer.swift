@@ -94,8 +94,8 @@ enum ItemRenderer {
             members[ItemJSON.classKey] = .string(entry.item.itemClass.rawValue)
             for (code, value) in entry.item.attributes where Schema.attribute(code)?.isReturnedAsAttribute ?? true {
                 // Data in a string attribute says so (base64:…), as the command line reads it back.
-                if case .data(let bytes) = value, let kind = Schema.attribute(code)?.kind, kind == .string || kind == .fourCharCode {
-                    members[code] = .string(AttributeValue.base64Prefix + Base64.encode(bytes))
+                if case .data = value, let kind = Schema.attribute(code)?.kind, kind == .string || kind == .fourCharCode {
+                    members[code] = .string(value.commandLineText(for: kind))
                 } else {
                     members[code] = json(value)
                 }
