@@ -285,14 +285,19 @@ import Testing
         #expect(named >= 30, "the pages name \(named) repository paths; the scan has lost them")
     }
 
+    /// Every file of the package's `folder`, in name order, as one text.
+    static func joinedFiles(in folder: String) throws -> String {
+        let path = Sandbox.packageRoot + "/" + folder + "/"
+        return try FileManager.default.contentsOfDirectory(atPath: path).sorted().map {
+            try String(contentsOfFile: path + $0, encoding: .utf8)
+        }.joined(separator: "\n")
+    }
+
     /// The library's guide shows tests of the repository's own suite: the code it shows is those
     /// tests, word for word, so it compiles and passes with the suite.
     @Test func theLibraryGuidesTestsAreInTheSuite() throws {
         let guide = try String(contentsOfFile: Sandbox.packageRoot + "/docs/LIBRARY.md", encoding: .utf8)
-        let folder = Sandbox.packageRoot + "/Tests/SecurityTests/"
-        let suite = try FileManager.default.contentsOfDirectory(atPath: folder).sorted().map {
-            try String(contentsOfFile: folder + $0, encoding: .utf8)
-        }.joined(separator: "\n")
+        let suite = try Self.joinedFiles(in: "Tests/SecurityTests")
         let blocks = guide.components(separatedBy: "```swift\n").dropFirst().map { $0.components(separatedBy: "```")[0] }
         let tests = blocks.filter { $0.hasPrefix("    @Test") || $0.hasPrefix("@Suite") }
         #expect(tests.count == 2)
@@ -322,10 +327,7 @@ import Testing
     /// the API that the guide does not follow fails here.
     @Test func theLibraryGuideShowsEveryTestingSignature() throws {
         let guide = try String(contentsOfFile: Sandbox.packageRoot + "/docs/LIBRARY.md", encoding: .utf8)
-        let folder = Sandbox.packageRoot + "/Sources/SecurityTesting/"
-        let source = try FileManager.default.contentsOfDirectory(atPath: folder).sorted().map {
-            try String(contentsOfFile: folder + $0, encoding: .utf8)
-        }.joined(separator: "\n")
+        let source = try Self.joinedFiles(in: "Sources/SecurityTesting")
         var signatures: [String] = []
         for line in source.split(separator: "\n").map({ $0.trimmingCharacters(in: .whitespaces) }) {
             if line.hasPrefix("public static func "), let close = line.lastIndex(of: ")") {

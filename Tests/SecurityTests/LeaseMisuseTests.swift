@@ -63,24 +63,13 @@ struct LeaseProbe {
     /// The probe passes in a run of its own (so its known issue was recorded, and its calls were
     /// refused, not sent into the held keychain), and says the cause in its output.
     @Test func aCallWithoutALeaseIsReportedNotRedirected() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        process.arguments = ["--testing-library", "swift-testing", "--filter", "LeaseProbe"]
         var environment = ProcessInfo.processInfo.environment
         environment["KEYCHAINCTL_LEASE_PROBE"] = "1"
-        process.environment = environment
-        let output = Pipe()
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        // No child waits for ever: killed after 120 s (the test then fails on its status).
-        let watchdog = DispatchWorkItem { process.terminate() }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 120, execute: watchdog)
-        defer { watchdog.cancel() }
-        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(printed)")
+        let run = try runChild(
+            CommandLine.arguments[0], ["--testing-library", "swift-testing", "--filter", "LeaseProbe"], environment: environment,
+            timeout: 120)
+        let printed = String(decoding: run.output, as: UTF8.self)
+        #expect(run.status == 0, "\(printed)")
         #expect(printed.contains("2 tests") && printed.contains("known issue"), "\(printed)")
     }
 }

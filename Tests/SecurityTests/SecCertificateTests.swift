@@ -84,7 +84,7 @@ private func certificate(_ name: String) throws -> SecCertificate {
         var copied: SecKey?
         #expect(SecCertificateCopyPublicKey(ec, &copied) == errSecSuccess && copied == ecKey)
         // An Ed25519 subject key is none SecKey provides: nil, and errSecUnsupportedFormat.
-        let made = try SecKeyAlgorithmTests.run(
+        let made = try runChild(
             "/usr/bin/openssl",
             [
                 "req", "-new", "-x509", "-key", certificateFolder.appendingPathComponent("ed25519.key").path, "-subj", "/CN=ed25519",

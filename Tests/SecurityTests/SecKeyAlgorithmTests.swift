@@ -105,35 +105,7 @@ private let applesIdentifiers: [(SecKeyAlgorithm, String)] = [
     /// Runs the `openssl` command with `arguments` (`FILE` in them stands for a temporary file
     /// holding `file`): its status and what it printed, stdout then stderr.
     static func openssl(_ arguments: [String], file: Data) throws -> (status: Int32, output: Data) {
-        try run("/usr/bin/openssl", arguments, files: ["FILE": file])
-    }
-
-    /// Runs `executable` with `arguments`, where each name of `files` stands for a temporary file
-    /// holding its bytes: its status and what it printed, stdout then stderr.
-    static func run(_ executable: String, _ arguments: [String], files: [String: Data]) throws -> (status: Int32, output: Data) {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("openssl-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        var paths: [String: String] = [:]
-        for (index, (name, bytes)) in files.enumerated() {
-            paths[name] = folder.appendingPathComponent("input-\(index)").path
-            try bytes.write(to: URL(fileURLWithPath: paths[name]!))
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments.map { paths[$0] ?? $0 }
-        let output = Pipe()
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        // No child waits for ever: killed after 60 s (the test then fails on its status).
-        let watchdog = DispatchWorkItem { process.terminate() }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: watchdog)
-        defer { watchdog.cancel() }
-        let printed = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, printed)
+        try runChild("/usr/bin/openssl", arguments, files: ["FILE": file])
     }
 
     /// A PSS signature made through Apple's identifier verifies with OpenSSL's command (salt of the
@@ -228,7 +200,7 @@ private let applesIdentifiers: [(SecKeyAlgorithm, String)] = [
         let ec = try #require(SecKeyCreateWithData(external as CFData, attributes as CFDictionary, nil))
         let digest = Data((0..<length).map { UInt8(truncatingIfNeeded: $0 * 7) })
         let x962 = try #require(SecKeyCreateSignature(ec, .ecdsaSignatureDigestX962, digest as CFData, nil) as Data?)
-        let verified = try Self.run(
+        let verified = try runChild(
             "/usr/bin/openssl",
             [
                 "pkeyutl", "-verify", "-pubin", "-inkey", certificateFolder.appendingPathComponent("leaf-ec-public.pem").path, "-in",
@@ -271,7 +243,7 @@ private let applesIdentifiers: [(SecKeyAlgorithm, String)] = [
         let sealed = try #require(SecKeyCreateEncryptedData(publicKey, algorithm, plaintext as CFData, nil) as Data?)
         #expect(SecKeyCreateDecryptedData(privateKey, algorithm, sealed as CFData, nil) as Data? == plaintext)
         let external = try #require(SecKeyCopyExternalRepresentation(privateKey, nil) as Data?)
-        let opened = try Self.run(
+        let opened = try runChild(
             "/usr/bin/python3", [certificateFolder.appendingPathComponent("open-sealed.py").path, mode, digest, "KEY", "SEALED"],
             files: ["KEY": external, "SEALED": sealed])
         #expect(opened.status == 0 && opened.output == plaintext, "\(String(decoding: opened.output, as: UTF8.self))")
