@@ -236,7 +236,11 @@ import Testing
             if path.hasPrefix(".build") || path.hasPrefix(".git") { enumerator.skipDescendants() }
             guard path.hasSuffix(".swift") || path.hasSuffix(".md") || path.hasSuffix(".sh") || path == "Makefile" else { continue }
             guard let text = try? String(contentsOfFile: root + "/" + path, encoding: .utf8) else { continue }
-            offenders += forbidden.filter { text.contains($0) }.map { "\(path): \($0)" }
+            // Case aside (a capital R too), and any numbered section sign: a section of a document
+            // the repository does not hold.
+            let lowered = text.lowercased()
+            offenders += forbidden.filter { lowered.contains($0.lowercased()) }.map { "\(path): \($0)" }
+            if text.contains(try Regex("§ ?[0-9]")) { offenders.append("\(path): a numbered section (§)") }
         }
         #expect(offenders.isEmpty, "\(offenders)")
         for file in Self.files + ["CHANGELOG.md"] {

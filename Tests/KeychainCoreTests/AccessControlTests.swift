@@ -9,7 +9,7 @@ import Testing
 
     static func flags(_ text: String) throws -> AccessControl.Flags { try AccessControl.Flags(parsing: text) }
 
-    /// §2.1: every combination Apple refuses is errSecParam; the rest are accepted.
+    /// Every combination Apple refuses is errSecParam; the rest are accepted.
     @Test(arguments: [
         ("or,and,biometry-any", false), ("biometry-any,biometry-current-set", false), ("user-presence,or", false),
         ("user-presence,device-passcode", false), ("user-presence,biometry-any", false), ("user-presence,and", false),
@@ -31,7 +31,7 @@ import Testing
         #expect(status { _ = try Self.flags(" biometry-any , or ") } == 0)
     }
 
-    /// §2.2: Apple's `security` text form, and only the exact text keychainctl writes parses back.
+    /// Apple's `security` text form, and only the exact text keychainctl writes parses back.
     @Test func textForm() throws {
         let set = [UInt8](repeating: 0xab, count: 16)
         let cases: [(String, Accessibility, String)] = [
@@ -95,7 +95,7 @@ import Testing
         }
     }
 
-    /// §2.5: every read of a protected item asks, attribute-only and existence checks included,
+    /// Every read of a protected item asks, attribute-only and existence checks included,
     /// once per item per call; delete never asks.
     @Test func everyReadAsksOnceAndDeleteNever() throws {
         let fixture = try Fixture("biometry-any", answer: .approve)
@@ -110,7 +110,7 @@ import Testing
         #expect(try deleting.keychain.delete(TemporaryKeychain.request([("svce", "api")]), caller: Self.app).count == 3)
     }
 
-    /// §2.6: no partial result. Cancelled or failed, the call returns nothing and changes nothing.
+    /// No partial result. Cancelled or failed, the call returns nothing and changes nothing.
     @Test(arguments: [(Authentication.Answer.cancel, Int32(-128)), (.fail, -25293)])
     func refusedAuthenticationFailsTheWholeCall(_ answer: Authentication.Answer, _ expected: Int32) throws {
         let fixture = try Fixture("device-passcode", answer: answer)
@@ -148,7 +148,7 @@ import Testing
         #expect(skipping.asked == 0)
     }
 
-    /// §2.3, §2.4: pdmn beside an access control and an access control with sync are -50, and
+    /// Pdmn beside an access control and an access control with sync are -50, and
     /// `accc` cannot be given or matched as an attribute.
     @Test func conflictingAttributes() throws {
         let keychain = try TemporaryKeychain()
@@ -173,7 +173,7 @@ import Testing
         #expect(update == -50)
     }
 
-    /// §2.7: binding at add needs the device to be able to satisfy the constraint (-25293).
+    /// Binding at add needs the device to be able to satisfy the constraint (-25293).
     @Test func addBindsToTheDevice() throws {
         let keychain = try TemporaryKeychain()
         func add(_ flags: String) -> Int32 {
@@ -194,7 +194,7 @@ import Testing
         #expect(add("biometry-any") == 0)
     }
 
-    /// §2.7: re-enrolling invalidates (deletes) biometry-current-set items; biometry-any items
+    /// Re-enrolling invalidates (deletes) biometry-current-set items; biometry-any items
     /// survive, fail while no biometry is enrolled, and work again once it is.
     @Test func biometryChangesInvalidateTheCurrentSetOnly() throws {
         let current = try Fixture("biometry-current-set", answer: .approve)
@@ -210,7 +210,7 @@ import Testing
         #expect(try any.findAll().count == 3)
     }
 
-    /// §2.8: the application password encrypts the secret: right opens, wrong is -25293, none
+    /// The application password encrypts the secret: right opens, wrong is -25293, none
     /// is -25308; the call asks for it once.
     @Test func applicationPassword() throws {
         let fixture = try Fixture("application-password", answer: nil)
@@ -232,7 +232,7 @@ import Testing
         #expect(status { _ = try none.find(TemporaryKeychain.request([("acct", "guarded")]), caller: Self.app) } == -25308)
     }
 
-    /// §2.3: update replaces the access control (none: the protection alone); a new
+    /// Update replaces the access control (none: the protection alone); a new
     /// accessibility alone drops it, as Apple's update does.
     @Test func updateSetsAndDropsAccessControl() throws {
         let fixture = try Fixture("device-passcode", answer: .approve)

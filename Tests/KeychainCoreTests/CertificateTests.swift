@@ -117,7 +117,7 @@ import Testing
         }
     }
 
-    /// Research §4.2's table, flag by flag.
+    /// The capability flags Apple's `SecKey.m` (and its RSA and EC overrides) derives from a key, flag by flag.
     @Test func capabilityFlagsFollowApplesTable() throws {
         let expected: [(String, [String: Bool])] = [
             ("leaf-ec.key", ["encr": false, "decr": true, "sign": true, "vrfy": false, "wrap": false, "unwp": true, "drve": true]),
