@@ -101,6 +101,21 @@ import Testing
         #expect(again.status == 0 && again.stdout == "tok", "\(again.stderr)")
     }
 
+    /// init's key-file advice for a keychain of another name, run as printed: the rekey writes
+    /// the key file beside it, and the job then opens it with that file.
+    @Test func initsAdviceForANamedPassphraseKeychainWorksAsPrinted() throws {
+        let user = try User()
+        let named = ["KEYCHAINCTL_KEYCHAIN=ci.db"]
+        let passphrase = named + ["KEYCHAINCTL_PASSPHRASE=SECRET correct horse"]
+        let made = user.shell("keychainctl init && echo tok | keychainctl set api", extra: passphrase)
+        #expect(made.status == 0, "\(made.stderr)")
+        let advice = try #require(made.stdout.components(separatedBy: "or by a key file: '").dropFirst().first, "\(made.stdout)")
+        let rekey = String(advice.prefix { $0 != "'" })
+        #expect(rekey == "keychainctl rekey --generate-key-file ci.db.key", "\(made.stdout)")
+        #expect(user.shell(rekey, extra: passphrase).status == 0)
+        #expect(user.shell("keychainctl get api", extra: named + ["KEYCHAINCTL_KEY_FILE=ci.db.key"]).stdout == "tok")
+    }
+
     /// README's crontab line runs as cron runs it: an environment of HOME, SHELL and the line's
     /// own PATH alone (cron's is /usr/bin:/bin), /bin/sh. Its PATH holds the folder README's
     /// install puts the binary in; here a folder holding keychainctl stands in for it.
