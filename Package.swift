@@ -128,12 +128,12 @@ let package = Package(
         .testTarget(
             name: "SecurityTests", dependencies: ["Security", "SecurityTesting"], swiftSettings: [.unsafeFlags(["-warnings-as-errors"])]),
         // Test support: runs a command where a seccomp filter blocks the kernel keyring.
-        .executableTarget(name: "deny-keyring", path: "Tests/DenyKeyring"),
+        .executableTarget(name: "inject-fault", path: "Tests/InjectFault"),
         .testTarget(
             name: "KeychainCLITests",
             dependencies: [
                 "CommandLineKit", "KeychainCLI", "KeychainCore", "KeychainFormats", "KeychainFoundation", "KeychainPlatform",
-                "KeychainTestSupport", "keychainctl", "deny-keyring", "Security", "SecurityTesting",
+                "KeychainTestSupport", "keychainctl", "inject-fault", "Security", "SecurityTesting",
             ],
             // Golden outputs are read by path, not bundled.
             exclude: ["Golden"]),

@@ -4,9 +4,10 @@
 #include <unistd.h>
 
 /* The Linux kernel keyring through raw system calls (syscall(2) is variadic, which Swift cannot
-   call; libkeyutils would be one more library for six calls). Each returns what the system call
+   call; libkeyutils would be one more library for nine calls). Each returns what the system call
    returns, -1 with errno set on failure. Serials and special keyring ids are int32_t. */
 
+#define CKEYRING_SPEC_PROCESS (-2)
 #define CKEYRING_SPEC_SESSION (-3)
 #define CKEYRING_SPEC_USER (-4)
 #define CKEYRING_SPEC_USER_SESSION (-5)
@@ -45,6 +46,16 @@ static inline long ckeyring_set_permissions(int32_t key, uint32_t permissions) {
 /* Writes a key's "type;uid;gid;perm;description" into `buffer`; returns the full length. */
 static inline long ckeyring_describe(int32_t key, char *buffer, size_t length) {
     return syscall(SYS_keyctl, 6 /* KEYCTL_DESCRIBE */, key, buffer, length);
+}
+
+/* Links `key` into `ring` (displacing a key there of the same type and description). */
+static inline long ckeyring_link(int32_t key, int32_t ring) {
+    return syscall(SYS_keyctl, 8 /* KEYCTL_LINK */, key, ring);
+}
+
+/* Removes the link to `key` from `ring`. */
+static inline long ckeyring_unlink(int32_t key, int32_t ring) {
+    return syscall(SYS_keyctl, 9 /* KEYCTL_UNLINK */, key, ring);
 }
 
 /* Invalidates a key: it is gone from every keyring at once, its payload destroyed. */

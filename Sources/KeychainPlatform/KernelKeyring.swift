@@ -77,24 +77,46 @@ public enum KernelKeyring {
     /// Adds (or replaces) the key `description` in `ring` with `payload`, readable by its possessors
     /// only (and, with `shareUID`, by every process of this user), expiring after `timeout` seconds
     /// (0: never). Returns its serial.
+    ///
+    /// The key is made in this process's own keyring, which no other process can search, given its
+    /// permissions and expiry there, and only then linked into `ring`: a step the kernel refuses
+    /// leaves no key anywhere (it is invalidated, and the process keyring dies with the process),
+    /// never one without its expiry in a keyring every process of the user can reach.
     public static func add(
         _ description: String, payload: UnsafeRawBufferPointer, ring: Ring, timeout: UInt32, shareUID: Bool
     ) throws(Failure) -> Int32 {
-        let serial = ckeyring_add(description, payload.baseAddress, payload.count, ring.special)
-        guard serial >= 0 else { throw Failure(errno: errno, call: "add_key") }
+        let made = ckeyring_add(description, payload.baseAddress, payload.count, CKEYRING_SPEC_PROCESS)
+        guard made >= 0 else { throw Failure(errno: errno, call: "add_key") }
+        let serial = Int32(made)
+        func abandoned(_ call: String) -> Failure {
+            let failure = Failure(errno: errno, call: call)
+            _ = ckeyring_invalidate(serial)
+            return failure
+        }
         // A new key's permissions are the kernel's default, possessor: all, user: view
         // (0x3f010000). shareUID adds the user's read and search.
-        if shareUID, ckeyring_set_permissions(Int32(serial), 0x3f0b_0000) != 0 {
-            let failure = Failure(errno: errno, call: "keyctl(SETPERM)")
-            _ = ckeyring_invalidate(Int32(serial))
-            throw failure
-        }
-        guard ckeyring_set_timeout(Int32(serial), timeout) == 0 else {
-            let failure = Failure(errno: errno, call: "keyctl(SET_TIMEOUT)")
-            _ = ckeyring_invalidate(Int32(serial))
-            throw failure
-        }
-        return Int32(serial)
+        if shareUID, ckeyring_set_permissions(serial, 0x3f0b_0000) != 0 { throw abandoned("keyctl(SETPERM)") }
+        guard ckeyring_set_timeout(serial, timeout) == 0 else { throw abandoned("keyctl(SET_TIMEOUT)") }
+        guard ckeyring_link(serial, ring.special) == 0 else { throw abandoned("keyctl(LINK)") }
+        _ = ckeyring_unlink(serial, CKEYRING_SPEC_PROCESS)
+        return serial
+    }
+
+    /// Links the user keyring into this process's own keyring, so that this process possesses the
+    /// keys in it: where the session keyring does not link the user keyring (a login without
+    /// pam_keyinit, a service's private session keyring), a key found there is otherwise only
+    /// visible, not readable, re-armable or removable. Whether it is linked.
+    @discardableResult
+    public static func possessUserKeyring() -> Bool {
+        ckeyring_link(CKEYRING_SPEC_USER, CKEYRING_SPEC_PROCESS) == 0
+    }
+
+    /// Runs `call` on a key; when the kernel denies it for want of possession, once more after
+    /// taking possession of the user keyring (see `possessUserKeyring`).
+    private static func possessing(_ call: () -> Int) -> Int {
+        let result = call()
+        guard result < 0, errno == EACCES, possessUserKeyring() else { return result }
+        return call()
     }
 
     /// The serial of the key `description` reachable from `ring`; `nil` when there is none, it
@@ -110,17 +132,17 @@ public enum KernelKeyring {
     /// Reads the payload of key `serial` into `buffer`: its full length (which may exceed the
     /// buffer's, and then nothing past it was written), or -1 with errno set.
     public static func read(_ serial: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        ckeyring_read(serial, buffer.baseAddress, buffer.count)
+        possessing { ckeyring_read(serial, buffer.baseAddress, buffer.count) }
     }
 
     /// Re-arms key `serial` to expire `seconds` from now.
     public static func setTimeout(_ serial: Int32, seconds: UInt32) {
-        _ = ckeyring_set_timeout(serial, seconds)
+        _ = possessing { ckeyring_set_timeout(serial, seconds) }
     }
 
     /// Invalidates key `serial`: gone from every keyring, its payload destroyed.
     @discardableResult
-    public static func invalidate(_ serial: Int32) -> Bool { ckeyring_invalidate(serial) == 0 }
+    public static func invalidate(_ serial: Int32) -> Bool { possessing { ckeyring_invalidate(serial) } == 0 }
 
     /// The "user" keys directly in `ring` whose description starts with `prefix`.
     public static func keys(in ring: Ring, prefix: String) -> [(serial: Int32, description: String)] {

@@ -88,7 +88,7 @@ import Testing
     static func runner(_ sandbox: Sandbox, _ script: String, mode: String = "SESSION") -> Sandbox.Run {
         sandbox.run(
             [mode, "/bin/bash", "-c", script], profile: nil, environment: ["KEYCHAINCTL_KEYCHAIN": "", "KEYCHAINCTL_KEY_FILE": ""],
-            timeout: 180, executable: Sandbox.denyKeyring)
+            timeout: 180, executable: Sandbox.injectFault)
     }
 
     static let key = Data((0..<32).map { UInt8(truncatingIfNeeded: $0 &* 11 &+ 5) }).base64EncodedString()
@@ -333,7 +333,7 @@ import Testing
         environment["KEYCHAINCTL_INPUT_KEY"] = Self.key
         environment["KEYCHAINCTL_KEY_FILE"] = ""
         let installed = sandbox.run(
-            ["SESSION", "/bin/bash", "\(Self.root)/ci/install.sh"], profile: nil, environment: environment, executable: Sandbox.denyKeyring)
+            ["SESSION", "/bin/bash", "\(Self.root)/ci/install.sh"], profile: nil, environment: environment, executable: Sandbox.injectFault)
         #expect(installed.status == 0, "\(installed.stderr)")
         let written = try String(contentsOfFile: sandbox.folder + "/github_env", encoding: .utf8)
         #expect(written.contains("KEYCHAINCTL_KEYCHAIN=\(sandbox.folder)/job.db\n"), "\(written)")
@@ -390,7 +390,7 @@ import Testing
         let passphrase = "pass%25word\rwith-cr\nsecond%0Aline"
         let environment = Fixtures.runner(sandbox, ["KEYCHAINCTL_INPUT_PASSPHRASE": passphrase])
         let run = sandbox.run(
-            ["SESSION", "/bin/bash", "\(Self.root)/ci/install.sh"], profile: nil, environment: environment, executable: Sandbox.denyKeyring)
+            ["SESSION", "/bin/bash", "\(Self.root)/ci/install.sh"], profile: nil, environment: environment, executable: Sandbox.injectFault)
         #expect(run.stdout.contains("::add-mask::pass%2525word%0Dwith-cr\n::add-mask::second%250Aline\n"), "\(run.stdout)")
         let keychain = try Sandbox()
         keychain.add(["-s", "db", "-a", "URL"], secret: "postgres://u:p%25ss@db/x\rtail")

@@ -135,7 +135,7 @@ import Testing
         // In a session keyring of its own: a key the guide caches with `unlock` is the guide's,
         // out of reach of the suites running beside it (and of their `lock --all`).
         let run = sandbox.run(
-            ["SESSION", "/bin/bash", "-c", script], profile: nil, environment: environment, timeout: 600, executable: Sandbox.denyKeyring)
+            ["SESSION", "/bin/bash", "-c", script], profile: nil, environment: environment, timeout: 600, executable: Sandbox.injectFault)
         let chunks = run.stdout.components(separatedBy: "\n\(marker)\n").dropFirst()
         return chunks.map { chunk in
             var lines = chunk.components(separatedBy: "\n")
@@ -201,7 +201,7 @@ import Testing
         let run = sandbox.run(
             ["SESSION", "/bin/bash", "-e", "-c", "unset KEYCHAINCTL_KEYCHAIN KEYCHAINCTL_KEY_FILE\n" + script], profile: nil,
             environment: ["HOME": sandbox.folder, "PATH": "\(binaries):/usr/bin:/bin", "TMPDIR": sandbox.folder], timeout: 120,
-            executable: Sandbox.denyKeyring)
+            executable: Sandbox.injectFault)
         #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")
         let lines = run.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).dropLast()
         #expect(Self.matches(lines.suffix(expected.count), expected[...]), "printed:\n\(run.stdout)")

@@ -67,7 +67,7 @@ import Testing
         let run = sandbox.run(
             ["SESSION", "/bin/bash", "-c", script], profile: nil,
             environment: ["HOME": sandbox.folder, "PATH": "\(binaries):/usr/bin:/bin", "TMPDIR": sandbox.folder, "LANG": "C.UTF-8"],
-            timeout: 300, executable: Sandbox.denyKeyring)
+            timeout: 300, executable: Sandbox.injectFault)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(examples.count >= 35, "\(examples.count) examples")
     }

@@ -65,7 +65,7 @@ import Testing
             ["-O1", "-o", sandbox.folder + "/steal", Sandbox.packageRoot + "/Fixtures/Attacks/steal-cached-key.c"], profile: nil,
             timeout: 60, executable: "/usr/bin/cc")
         #expect(built.status == 0, "\(built.stderr)")
-        for program in [Sandbox.binary, Sandbox.denyKeyring] {
+        for program in [Sandbox.binary, Sandbox.injectFault] {
             let target = sandbox.folder + "/" + URL(fileURLWithPath: program).lastPathComponent
             try FileManager.default.copyItem(atPath: program, toPath: target)
         }
@@ -80,7 +80,7 @@ import Testing
     /// Runs the step as `uid` in a session keyring of its own (`mode`: SESSION, or NOLANDLOCK for a
     /// kernel without Landlock).
     static func runStep(_ sandbox: Sandbox, uid: UInt32, mode: String) -> Sandbox.Run {
-        let helper = [sandbox.folder + "/deny-keyring", mode, "/bin/bash", sandbox.folder + "/step.sh", sandbox.folder]
+        let helper = [sandbox.folder + "/inject-fault", mode, "/bin/bash", sandbox.folder + "/step.sh", sandbox.folder]
         let user = uid == getuid() ? [] : ["setpriv", "--reuid", String(uid), "--regid", String(uid), "--clear-groups"]
         return sandbox.run(
             ["-i", "PATH=/usr/bin:/bin"] + user + helper, profile: nil, timeout: 120, executable: "/usr/bin/env")

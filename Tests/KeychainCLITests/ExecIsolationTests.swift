@@ -36,7 +36,7 @@ import Testing
         let run = sandbox.run(
             ["SESSION", "/bin/sh", "-c", script, Sandbox.binary, Self.keyringProbe], profile: nil,
             environment: withPassphrase.merging(["KEYCHAINCTL_PROFILE": Sandbox.profiles + "/app.plist"]) { $1 },
-            executable: Sandbox.denyKeyring)
+            executable: Sandbox.injectFault)
         #expect(run.status == 0, "\(run.status): \(run.stderr)")
         #expect(!run.stdout.contains("OTHER-SECRET"), "\(run.stdout)")
         #expect(run.stdout.contains("inner=36") && run.stdout.contains("allowed=36"), "\(run.stdout)")

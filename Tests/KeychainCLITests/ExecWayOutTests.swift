@@ -28,7 +28,7 @@ import Testing
     /// A folder the attacking user owns, holding the binary, the keyring helper and `files`.
     static func stage(_ files: [String: String]) throws -> Sandbox {
         let sandbox = try Sandbox(initialize: false)
-        for program in [Sandbox.binary, Sandbox.denyKeyring] {
+        for program in [Sandbox.binary, Sandbox.injectFault] {
             let target = sandbox.folder + "/" + URL(fileURLWithPath: program).lastPathComponent
             try FileManager.default.copyItem(atPath: program, toPath: target)
         }
@@ -43,7 +43,7 @@ import Testing
     /// `/usr/bin/env -i PATH=/usr/bin:/bin`.
     static func asUser(_ sandbox: Sandbox, _ command: [String]) -> [String] {
         let user = uid == getuid() ? [] : ["setpriv", "--reuid", String(uid), "--regid", String(uid), "--clear-groups"]
-        return user + [sandbox.folder + "/deny-keyring", "SESSION"] + command
+        return user + [sandbox.folder + "/inject-fault", "SESSION"] + command
     }
 
     /// Runs `command` as the attacking user in a session keyring of its own, with a bare environment.
@@ -115,7 +115,7 @@ import Testing
         let unenforced = sandbox.run(
             ["NOLANDLOCK", Sandbox.binary, "exec", "--writable", sandbox.folder + "/out", "--", "touch", marker], profile: nil,
             environment: ["KEYCHAINCTL_KEYCHAIN": sandbox.folder + "/k.db", "KEYCHAINCTL_PASSPHRASE": "correct horse battery"],
-            executable: Sandbox.denyKeyring)
+            executable: Sandbox.injectFault)
         #expect(unenforced.status == 78 && unenforced.stderr.contains("--writable needs Landlock"), "\(unenforced.stderr)")
         #expect(!FileManager.default.fileExists(atPath: marker), "nothing was run")
     }

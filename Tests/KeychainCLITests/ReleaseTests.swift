@@ -70,7 +70,7 @@ import Testing
     static func inSession(_ sandbox: Sandbox, _ script: String, _ environment: [String: String]) -> Sandbox.Run {
         sandbox.run(
             ["SESSION", "/bin/bash", "-c", "unset KEYCHAINCTL_KEYCHAIN KEYCHAINCTL_KEY_FILE\n" + script], profile: nil,
-            environment: environment, timeout: 120, executable: Sandbox.denyKeyring)
+            environment: environment, timeout: 120, executable: Sandbox.injectFault)
     }
 
     /// The action's main step runs ci/install.sh, given every input as the variable it reads, and

@@ -7,9 +7,12 @@ import Testing
 final class Sandbox {
     /// What one run of the binary did.
     struct Run {
+        /// The exit status, or the number of the signal that ended it (then `signal` is that too).
         let status: Int32
         let stdoutData: Data
         let stderr: String
+        /// The signal that killed it (SIGSYS: a seccomp rule of `inject-fault` fired); `nil` when it exited.
+        var signal: Int32? = nil
         var stdout: String { String(decoding: stdoutData, as: UTF8.self) }
         /// stdout parsed as JSON.
         func json() throws -> Any { try JSONSerialization.jsonObject(with: stdoutData, options: [.fragmentsAllowed]) }
@@ -28,10 +31,10 @@ final class Sandbox {
         return PackagePaths.root + "/.build/debug/keychainctl"
     }()
 
-    /// The `deny-keyring` test helper, built beside the binary: runs a command in a session keyring
+    /// The `inject-fault` test helper, built beside the binary: runs a command in a session keyring
     /// of its own (`SESSION`) or with the keyring calls denied.
-    static var denyKeyring: String {
-        URL(fileURLWithPath: binary).deletingLastPathComponent().appendingPathComponent("deny-keyring").path
+    static var injectFault: String {
+        URL(fileURLWithPath: binary).deletingLastPathComponent().appendingPathComponent("inject-fault").path
     }
 
     /// Set once: writes to a closed pipe fail with EPIPE rather than raise SIGPIPE.
@@ -130,9 +133,15 @@ final class Sandbox {
             Issue.record("cannot run \(Self.binary): \(error)")
             return Run(status: -1, stdoutData: Data(), stderr: "")
         }
-        // No child may wait for ever: killed after `timeout` seconds (the test then fails on its status).
+        // No child may wait for ever: killed after `timeout` seconds, and the test fails for it,
+        // whatever it then asserts (a refusal that never ends is not a refusal).
         let pid = process.processIdentifier
-        let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
+        let watchdogFired = NSLock()
+        nonisolated(unsafe) var fired = false
+        let watchdog = DispatchWorkItem {
+            watchdogFired.withLock { fired = true }
+            kill(pid, SIGKILL)
+        }
         DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
         defer { watchdog.cancel() }
         beforeInput?(pid)
@@ -154,7 +163,14 @@ final class Sandbox {
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         drained.wait()
         process.waitUntilExit()
-        return Run(status: process.terminationStatus, stdoutData: outData, stderr: String(decoding: errData, as: UTF8.self))
+        watchdog.cancel()
+        if watchdogFired.withLock({ fired }) {
+            Issue.record(
+                "\((executable ?? Self.binary).split(separator: "/").last ?? "") \(arguments.prefix(3)) was killed after \(timeout) s")
+        }
+        return Run(
+            status: process.terminationStatus, stdoutData: outData, stderr: String(decoding: errData, as: UTF8.self),
+            signal: process.terminationReason == .uncaughtSignal ? process.terminationStatus : nil)
     }
 
     /// Runs `script` in `/bin/sh` once per environment, all at once, each with $W (its worker

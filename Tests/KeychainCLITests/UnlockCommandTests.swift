@@ -61,20 +61,20 @@ import Testing
         let (sandbox, _, withPassphrase) = try Fixtures.passphraseKeychain()
         let file = sandbox.folder + "/job/keychain.key"
         let denied = sandbox.run(
-            ["EPERM", Sandbox.binary, "unlock"], profile: nil, environment: withPassphrase, executable: Sandbox.denyKeyring)
+            ["EPERM", Sandbox.binary, "unlock"], profile: nil, environment: withPassphrase, executable: Sandbox.injectFault)
         #expect(denied.status == 78, "\(denied.stderr)")
         let wrong = sandbox.run(
             ["unlock", "--to-key-file", file], profile: nil, environment: ["KEYCHAINCTL_KEY_FILE": "", "KEYCHAINCTL_PASSPHRASE": "wrong"])
         #expect(wrong.status == 51 && !FileManager.default.fileExists(atPath: file))
         let written = sandbox.run(
             ["EPERM", Sandbox.binary, "unlock", "--to-key-file", file], profile: nil, environment: withPassphrase,
-            executable: Sandbox.denyKeyring)
+            executable: Sandbox.injectFault)
         #expect(written.status == 0 && written.stderr.contains("key written to \(file)"), "\(written.stderr)")
         let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
         #expect(mode == 0o600)
         let read = sandbox.run(
             ["EPERM", Sandbox.binary, "find", "-s", "api", "-w"], environment: ["KEYCHAINCTL_KEY_FILE": file],
-            executable: Sandbox.denyKeyring)
+            executable: Sandbox.injectFault)
         #expect(read.stdout == "SECRET-cached", "\(read.stderr)")
         #expect(sandbox.run(["unlock", "--to-key-file", file], profile: nil, environment: withPassphrase).status == 78)
         #expect(sandbox.run(["unlock", "--to-key-file", file, "--timeout", "1h"], profile: nil, environment: withPassphrase).status == 64)
@@ -115,7 +115,7 @@ import Testing
         let run = sandbox.run(
             ["SESSION", "/bin/sh", "-c", "set -u\n" + script, Sandbox.binary], profile: nil,
             environment: environment.merging(["KEYCHAINCTL_PROFILE": Sandbox.profiles + "/app.plist"]) { $1 }, timeout: 60,
-            executable: Sandbox.denyKeyring)
+            executable: Sandbox.injectFault)
         #expect(run.status == 0, "\(run.status): \(run.stdout) \(run.stderr)")
         return run.status == 0 ? run.stdout : nil
     }
@@ -198,15 +198,15 @@ import Testing
         let (sandbox, _, withPassphrase) = try Fixtures.passphraseKeychain()
         for errno in ["EPERM", "ENOSYS"] {
             let unlock = sandbox.run(
-                [errno, Sandbox.binary, "unlock"], profile: nil, environment: withPassphrase, executable: Sandbox.denyKeyring)
+                [errno, Sandbox.binary, "unlock"], profile: nil, environment: withPassphrase, executable: Sandbox.injectFault)
             #expect(unlock.status == 78, "\(errno): \(unlock.stderr)")
             #expect(unlock.stderr.contains("kernel keyring is not available"))
             let find = sandbox.run(
                 [errno, Sandbox.binary, "find", "-s", "api", "-w", "--profile", Sandbox.profiles + "/app.plist"], profile: nil,
-                environment: withPassphrase, executable: Sandbox.denyKeyring)
+                environment: withPassphrase, executable: Sandbox.injectFault)
             #expect(find.status == 0 && find.stdout == "SECRET-cached" && find.stderr.isEmpty, "\(errno): \(find.stderr)")
             let lock = sandbox.run(
-                [errno, Sandbox.binary, "lock"], profile: nil, environment: withPassphrase, executable: Sandbox.denyKeyring)
+                [errno, Sandbox.binary, "lock"], profile: nil, environment: withPassphrase, executable: Sandbox.injectFault)
             #expect(lock.status == 0, "\(errno): \(lock.stderr)")
         }
     }
@@ -230,7 +230,7 @@ import Testing
             """
         let run = first.sandbox.run(
             ["SESSION", "/bin/sh", "-c", script, Sandbox.binary, first.sandbox.keychain, second.sandbox.keychain], profile: nil,
-            environment: first.withPassphrase, executable: Sandbox.denyKeyring)
+            environment: first.withPassphrase, executable: Sandbox.injectFault)
         #expect(run.status == 0, "\(run.status): \(run.stdout) \(run.stderr)")
         #expect(run.stdout.contains("2 cached keys removed"), "\(run.stdout)")
         #expect(first.sandbox.run(["lock", "--keyring", "user"], profile: nil).status == 64)
@@ -279,7 +279,7 @@ import Testing
             """
         let run = sandbox.run(
             ["SESSION", "/bin/sh", "-c", script, Sandbox.binary], profile: nil, environment: withPassphrase,
-            executable: Sandbox.denyKeyring)
+            executable: Sandbox.injectFault)
         #expect(run.status == 0, "\(run.status): \(run.stderr)")
         #expect(run.stderr.contains("locked \(sandbox.keychain): the key 'keychainctl unlock' cached is gone"), "\(run.stderr)")
         #expect(run.stderr.contains("no keychain at \(sandbox.keychain).other.db.never and no key cached for it: nothing to lock"))
