@@ -45,7 +45,7 @@ static const struct { const char *name; long number; } calls[] = {
 };
 static const struct { const char *name; int value; } errnos[] = {
     {"EPERM", EPERM}, {"EACCES", EACCES}, {"ENOSPC", ENOSPC}, {"EROFS", EROFS}, {"EIO", EIO},
-    {"ENOSYS", ENOSYS}, {"EDQUOT", EDQUOT}, {"EXDEV", EXDEV}, {"EFBIG", EFBIG}, {"EINTR", EINTR},
+    {"ENOSYS", ENOSYS}, {"EDQUOT", EDQUOT}, {"EXDEV", EXDEV}, {"EFBIG", EFBIG}, {"EINTR", EINTR}, {"EOPNOTSUPP", EOPNOTSUPP},
 };
 
 #define KILL_ACTION (-1)

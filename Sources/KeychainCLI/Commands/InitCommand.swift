@@ -47,10 +47,13 @@ struct InitCommand: Subcommand {
         let credential: KeychainCredential
         var createdKeyFile: String?
         var keptKeyFile: String?
+        // A generated key file is written first, but named only once the keychain is written
+        // too, just before the keychain is: a failure at any step leaves neither.
+        var generated: NewFile?
         if let keyPath = context[Self.generateKeyFile] {
             let file = try keyPath.isEmpty ? defaultKeyFile() : keyPath
-            credential = try KeyFile.writeNew(to: file)
-            createdKeyFile = file
+            let prepared = try KeyFile.prepareNew(at: file)
+            (generated, credential) = (prepared.file, prepared.credential)
         } else if let given = try context.creatingCredential() {
             credential = given
             if case .passphrase(let passphrase) = given, passphrase.count > 0, passphrase.count < 12 {
@@ -70,7 +73,11 @@ struct InitCommand: Subcommand {
                     + "(and give later commands KEYCHAINCTL_KEY_FILE), or pass --passphrase-fd N.")
         }
         do {
-            try Keychain.create(path: path, credential: credential, preset: context[Self.kdf] ?? .moderate)
+            try Keychain.create(path: path, credential: credential, preset: context[Self.kdf] ?? .moderate) {
+                guard let generated else { return }
+                try generated.create(existing: KeyFile.exists(generated.path))
+                createdKeyFile = generated.path
+            }
         } catch {
             if let createdKeyFile { unlink(createdKeyFile) }
             throw error

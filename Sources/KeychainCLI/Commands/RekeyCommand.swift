@@ -73,6 +73,10 @@ struct RekeyCommand: Subcommand {
             if !context[Self.force], access(target, F_OK) == 0 {
                 throw InputError("\(target) exists; a key file is never overwritten without --force.")
             }
+            // The new key is named TARGET.new before the keychain changes (so a kill after the
+            // commit leaves it on disk, and the next failed open names it), and takes TARGET's name
+            // after. One left by an earlier rekey is stale: the keychain just opened with the
+            // credential in force, so that rekey never committed.
             let staging = target + ".new"
             unlink(staging)
             credential = dryRun ? .key(SecretBytes.random(count: KeyRing.keyBytes)) : try KeyFile.writeNew(to: staging)

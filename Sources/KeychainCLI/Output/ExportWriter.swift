@@ -137,41 +137,44 @@ final class ExportWriter {
     }
 }
 
-/// Where `export` writes: stdout, a new file (0600, exclusive; `--force` replaces one whole by
-/// renaming a new file over it), or the end of a file (`--append-to`).
+/// Where `export` writes: stdout, a new file (0600, exclusive; `--force` replaces one whole), or
+/// the end of a file (`--append-to`). A new or replacing file is written whole before it is named
+/// (`NewFile`): a failure or a kill leaves the old file or none, never part of the secrets. An
+/// append that fails is cut back to the file's length before it.
 enum ExportDestination {
     static func write(_ output: Output, output path: String?, force: Bool, appendTo: String?) throws {
-        guard let target = path ?? appendTo else { return StandardStreams.out(output) }
-        let appending = appendTo != nil
-        let written = force ? target + ".keychainctl-new" : target
-        if force { unlink(written) }
-        let flags =
-            appending ? O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW : O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW
-        let fd = open(written, flags, 0o600)
-        guard fd >= 0 else {
-            let exists = errno == EEXIST
-            throw InputError(
-                "cannot create \(written): \(SystemError.text(errno))" + (exists ? " (use --force to replace it)." : "."))
-        }
-        var failed = false
-        for piece in output.pieces {
-            let ok: Bool
-            switch piece {
-            case .text(let text): ok = Array(text.utf8).withUnsafeBytes { FileBytes.writeAll(fd, $0) }
-            case .secret(let secret): ok = secret.withUnsafeBytes { FileBytes.writeAll(fd, $0) }
+        if let appendTo { return try append(output, to: appendTo) }
+        guard let target = path else { return StandardStreams.out(output) }
+        let existing = InputError("cannot create \(target): it exists (use --force to replace it).")
+        let file = try NewFile(target, what: "export") { fd in
+            guard writeAll(output, to: fd) else {
+                throw InputError("cannot write \(target): \(SystemError.text(errno)); nothing was written.")
             }
-            if !ok { failed = true }
         }
-        if fsync(fd) != 0 { failed = true }
-        close(fd)
-        guard !failed else {
-            if !appending { unlink(written) }
-            throw InputError("cannot write \(written): \(SystemError.text(errno)).")
+        try force ? file.replace() : file.create(existing: existing)
+    }
+
+    private static func append(_ output: Output, to target: String) throws {
+        let fd = open(target, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else { throw InputError("cannot open \(target): \(SystemError.text(errno)).") }
+        defer { close(fd) }
+        var before = stat()
+        guard fstat(fd, &before) == 0 else { throw InputError("cannot read \(target): \(SystemError.text(errno)).") }
+        guard writeAll(output, to: fd), fsync(fd) == 0 else {
+            let failure = errno
+            let restored = ftruncate(fd, before.st_size) == 0
+            throw InputError(
+                "cannot write \(target): \(SystemError.text(failure)); "
+                    + (restored ? "it was cut back to what it held before." : "what was appended could not be removed."))
         }
-        if force {
-            guard rename(written, target) == 0 else {
-                unlink(written)
-                throw InputError("cannot replace \(target): \(SystemError.text(errno)).")
+    }
+
+    /// Writes every piece of `output`; false (errno set) at the first that fails.
+    private static func writeAll(_ output: Output, to fd: Int32) -> Bool {
+        output.pieces.allSatisfy { piece in
+            switch piece {
+            case .text(let text): Array(text.utf8).withUnsafeBytes { FileBytes.writeAll(fd, $0) }
+            case .secret(let secret): secret.withUnsafeBytes { FileBytes.writeAll(fd, $0) }
             }
         }
     }

@@ -5,7 +5,8 @@ import KeychainPlatform
 /// Writing key files: a key in base64 and a newline, mode 0600, what `--key-file`,
 /// KEYCHAINCTL_KEY_FILE and the default keychain's key file hold (`SecretFiles` reads them). A key
 /// file is filled under a private temporary name and linked into place, so a reader never finds
-/// half a key, of two writers one wins, and an existing file is never overwritten. It is written
+/// half a key, of two writers one wins, an existing file is never overwritten, and a writer stopped
+/// at any step leaves no file (`NewFile`). It is written
 /// through the descriptor that created it, never reopened by name, and only into a folder no other
 /// user can change (`FileSafety.checkFolders`).
 package enum KeyFile {
@@ -19,15 +20,27 @@ package enum KeyFile {
     /// Writes `key` to a new file at `path`, made durable; an existing file is unusable
     /// configuration (exit 78), left as it was.
     package static func write(_ key: SecretBytes, to path: String) throws {
+        try prepare(key, at: path).create(existing: exists(path))
+    }
+
+    /// A new random key, written for `path` but not yet named there (`NewFile`): `init` names it
+    /// just before the keychain it opens, so that neither is there without the other.
+    package static func prepareNew(at path: String) throws -> (file: NewFile, credential: KeychainCredential) {
+        let key = SecretBytes.random(count: KeyRing.keyBytes)
+        return (try prepare(key, at: path), .key(key))
+    }
+
+    /// What naming a key file over an existing one throws (exit 78).
+    package static func exists(_ path: String) -> ConfigurationError {
+        ConfigurationError("cannot create key file \(path): it exists (an existing key file is never overwritten).")
+    }
+
+    private static func prepare(_ key: SecretBytes, at path: String) throws -> NewFile {
         let text = key.base64()
         withUnsafeBytes(of: UInt8(0x0A)) { text.append($0) }
-        let existing = ConfigurationError("cannot create key file \(path): it exists (an existing key file is never overwritten).")
         try FileSafety.checkFolders(of: path, what: "key file")
-        try KeychainStore.publish(at: path, what: "key file", existing: existing) { _, fd in
-            let written = text.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            guard written == text.count, fsync(fd) == 0 else {
-                throw InputError("cannot write key file \(path): \(SystemError.text(errno)).")
-            }
+        return try NewFile(path, what: "key file") { fd in
+            guard text.withUnsafeBytes({ FileBytes.writeAll(fd, $0) }) else { throw NewFile.writeFailure("key file " + path) }
         }
     }
 

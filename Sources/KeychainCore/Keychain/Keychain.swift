@@ -134,15 +134,18 @@ package final class Keychain {
     }
 
     /// Creates a keychain at `path` unlocked by `credential`; a passphrase is stretched with
-    /// Argon2id at `preset`'s cost. An empty passphrase is refused.
-    package static func create(path: String, credential: KeychainCredential, preset: PassphraseKDF.Preset = .moderate) throws {
+    /// Argon2id at `preset`'s cost. An empty passphrase is refused. `beforeNaming` runs when the
+    /// file is written, just before it is named (`KeychainStore.create`).
+    package static func create(
+        path: String, credential: KeychainCredential, preset: PassphraseKDF.Preset = .moderate, beforeNaming: () throws -> Void = {}
+    ) throws {
         let (key, kdf) = try newKey(from: credential, preset: preset, forWhat: "created")
         let keychainID = Sodium.randomBytes(SealFormat.keychainIDBytes)
         let format = SealFormat.v2(keychainID: keychainID)
         try KeychainStore.create(
             at: path, keychainID: keychainID, keyCheck: KeyRing.keyCheck(for: key, format: format, kdfRecord: kdf?.record),
             passphrase: kdf, wrappedClassKeys: KeyRing.newWrappedClassKeys(under: key, format: format),
-            deviceRecord: KeyRing.sealDevice(.fresh(), under: key, format: format))
+            deviceRecord: KeyRing.sealDevice(.fresh(), under: key, format: format), beforeNaming: beforeNaming)
     }
 
     /// The keychain key a new credential gives (`init`, `rekey`): a key as it is, or a passphrase

@@ -9,7 +9,7 @@ extension Keychain {
     package func backup(to path: String) throws -> Int {
         var items = 0
         try store.backup(to: path) { copy in
-            let opened = try Keychain(path: copy, credential: .key(keychainKey))
+            let opened = try Keychain(Opening(path: path, store: copy, credential: .key(keychainKey), cachedIn: nil))
             let problems = try opened.store.integrityCheck()
             guard problems.isEmpty else {
                 throw StoreError(

@@ -1,82 +1,42 @@
-import Glibc
-import KeychainPlatform
-
 /// Creating a keychain file, safely against other processes doing the same at the same moment.
 extension KeychainStore {
-    /// Creates a keychain at `path` whose key check is `keyCheck`. The file is built under a
-    /// private temporary name and then hard-linked into place, so no process ever sees a half-made
-    /// keychain, and of several creators exactly one wins; an existing file is never overwritten.
+    /// Creates a keychain at `path` whose key check is `keyCheck`. The database is built in memory
+    /// and written as a new file whole (`NewFile`): no process ever sees a half-made keychain, of
+    /// several creators exactly one wins, an existing file is never overwritten, and a creator
+    /// stopped at any step leaves nothing. `beforeNaming` runs once the file is written and just
+    /// before it is named (where a key file written beside it is named).
     package static func create(
         at path: String, keychainID: [UInt8], keyCheck: [UInt8], passphrase: PassphraseKDF?, wrappedClassKeys: [String: [UInt8]],
-        deviceRecord: [UInt8]
+        deviceRecord: [UInt8], beforeNaming: () throws -> Void = {}
     ) throws {
-        try publish(
-            at: path, what: "keychain",
+        let connection = try SQLiteConnection.inMemory()
+        try connection.writeTransaction {
+            for sql in KeychainSchema.createStatements { try connection.execute(sql) }
+            try connection.prepare("INSERT INTO schema_version VALUES (?)").run([.integer(Int64(schemaVersion))])
+            var meta: [(String, [UInt8])] = [("key_check", keyCheck), ("keychain_id", keychainID), ("device", deviceRecord)]
+            if let passphrase { meta.append(("kdf", passphrase.record)) }
+            try writeMeta(connection, meta)
+            try writeClassKeys(connection, wrappedClassKeys)
+        }
+        let file = try newFile(connection, at: path, what: "keychain")
+        try beforeNaming()
+        try file.create(
             existing: KeychainError(
-                .duplicateKeychain, hint: "a keychain already exists at \(path); keychainctl init never overwrites one.")
-        ) { temporary, _ in
-            let connection = try SQLiteConnection(path: temporary, create: false)
-            try connection.execute("PRAGMA journal_mode = WAL")
-            try connection.writeTransaction {
-                for sql in KeychainSchema.createStatements { try connection.execute(sql) }
-                try connection.prepare("INSERT INTO schema_version VALUES (?)").run([.integer(Int64(schemaVersion))])
-                var meta: [(String, [UInt8])] = [("key_check", keyCheck), ("keychain_id", keychainID), ("device", deviceRecord)]
-                if let passphrase { meta.append(("kdf", passphrase.record)) }
-                try writeMeta(connection, meta)
-                try writeClassKeys(connection, wrappedClassKeys)
-            }
-        }
+                .duplicateKeychain, hint: "a keychain already exists at \(path); keychainctl init never overwrites one."))
     }
 
-    /// Makes a new file at `path` as `build` fills it: under a private temporary name (mode 0600),
-    /// then hard-linked into place, so no process ever sees it half-made, of several makers exactly
-    /// one wins, and an existing file is never overwritten (`existing` is thrown). The parent
-    /// folders are made (mode 0700); a link in the way is refused (`what` names the file). `build`
-    /// gets the temporary name and the descriptor `O_EXCL` created it with: what it writes through
-    /// the descriptor reaches this file, whatever another process does to the name meanwhile.
-    package static func publish(at path: String, what: String, existing: any Error, _ build: (String, Int32) throws -> Void) throws {
-        try FileSafety.checkLinks(path, what: what)
-        try Folders.makeParents(of: path)
-        removeAbandoned(beside: path)
-        let temporary = "\(path).creating-\(getpid())-\(Base64.encode(Sodium.randomBytes(6)).replacingBytes("/", with: "_"))"
-        let fd = open(temporary, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { throw StoreError("cannot create \(temporary): \(SystemError.text(errno))") }
-        defer { close(fd) }
-        defer { removeTemporary(temporary) }
-        try build(temporary, fd)
-        guard link(temporary, path) == 0 else {
-            if errno == EEXIST { throw existing }
-            throw StoreError("cannot create \(path): \(SystemError.text(errno))")
-        }
-        Folders.syncParent(of: path)
-    }
-
-    /// What SQLite may leave beside a database it wrote: its write-ahead log, shared memory and
-    /// rollback journal.
-    private static let sideFiles = ["", "-wal", "-shm", "-journal"]
-
-    private static func removeTemporary(_ temporary: String) {
-        for suffix in sideFiles { unlink(temporary + suffix) }
-    }
-
-    /// Removes the temporary files of earlier makers of `path` that were killed before they could
-    /// (`PATH.creating-PID-…` whose process is gone, and SQLite's files beside them): a backup or
-    /// `init` ended by SIGKILL leaves nothing behind once the next one runs.
-    private static func removeAbandoned(beside path: String) {
-        let (folder, name) = Folders.split(path)
-        let marker = name + ".creating-"
-        guard let directory = opendir(folder) else { return }
-        defer { closedir(directory) }
-        while let entry = readdir(directory) {
-            let entryName = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            guard entryName.hasPrefix(marker) else { continue }
-            let rest = entryName.dropFirst(marker.count)
-            guard let dash = rest.firstIndex(of: "-"), let pid = pid_t(rest[..<dash]), pid > 0 else { continue }
-            guard kill(pid, 0) != 0, errno == ESRCH else { continue }
-            var status = stat()
-            let full = folder + "/" + entryName
-            guard lstat(full, &status) == 0, status.st_uid == geteuid() else { continue }
-            unlink(full)
+    /// The in-memory database `connection` holds, written as a new file for `path` (`NewFile`, not
+    /// yet named), in WAL mode, as every keychain file is.
+    package static func newFile(_ connection: SQLiteConnection, at path: String, what: String) throws -> NewFile {
+        var image = try connection.serialized()
+        // Header bytes 18 and 19 are the file format's write and read versions: 1 for a rollback
+        // journal, 2 for WAL (SQLite's file format, "File format version numbers"). They are what
+        // `PRAGMA journal_mode = WAL` writes, which a database in memory cannot.
+        guard image.count >= 100 else { throw StoreError("cannot write \(path): SQLite gave no database image") }
+        image[18] = 2
+        image[19] = 2
+        return try NewFile(path, what: what) { fd in
+            guard image.withUnsafeBytes({ FileBytes.writeAll(fd, $0) }) else { throw NewFile.writeFailure(path) }
         }
     }
 

@@ -46,17 +46,23 @@ package final class KeychainStore {
 
     /// Opens an existing keychain file. A missing file is errSecNotAvailable (run `init`); a file
     /// that is not a keychain, or whose schema was altered, is a StoreError.
-    package init(path: String) throws {
+    package convenience init(path: String) throws {
         try Self.checkExists(path)
         try FileSafety.checkLinks(path, what: "keychain")
-        connection = try SQLiteConnection(path: path, create: false)
+        let connection = try SQLiteConnection(path: path, create: false)
         try connection.execute("PRAGMA synchronous = NORMAL")
+        try self.init(connection: connection)
+    }
+
+    /// A keychain on an open database (a file, or a copy in memory not yet written).
+    package init(connection: SQLiteConnection) throws {
+        self.connection = connection
         let shape = try KeychainSchema.verify(connection)
         unlocking = try Self.readUnlocking(connection)
         needsAccessControlColumn = shape == .beforeAccessControl
         if needsAccessControlColumn, unlocking.version >= 4 {
             throw StoreError(
-                "\(path) is not a keychainctl keychain or was tampered with (schema version \(unlocking.version) without its access-control column)"
+                "\(connection.path) is not a keychainctl keychain or was tampered with (schema version \(unlocking.version) without its access-control column)"
             )
         }
     }

@@ -49,6 +49,19 @@ package final class SQLiteConnection {
 
     deinit { sqlite3_close_v2(handle) }
 
+    /// A new empty database in memory: one built whole before it is written as a file.
+    package static func inMemory() throws(StoreError) -> SQLiteConnection { try SQLiteConnection(path: ":memory:", create: true) }
+
+    /// The database's bytes, as its file would hold them (`sqlite3_serialize`).
+    package func serialized() throws(StoreError) -> [UInt8] {
+        var size: sqlite3_int64 = 0
+        guard let bytes = sqlite3_serialize(handle, "main", &size, 0) else {
+            throw StoreError("cannot copy the database \(path) out of SQLite (out of memory)")
+        }
+        defer { sqlite3_free(bytes) }
+        return Array(UnsafeBufferPointer(start: bytes, count: Int(size)))
+    }
+
     /// Copies this database, as one consistent snapshot, into `destination` (SQLite's online
     /// backup, all pages in one step: other processes may go on writing meanwhile).
     package func backup(into destination: SQLiteConnection) throws(StoreError) {
