@@ -289,6 +289,43 @@ import Testing
         #expect(named >= 30, "the pages name \(named) repository paths; the scan has lost them")
     }
 
+    /// Every test a page names as the proof of a claim (`Suite.test`, and the bare names after it
+    /// in the same table cell) is a test of that suite: a renamed or removed test cannot leave
+    /// docs/SECURITY.md citing a proof that no longer runs.
+    @Test func everyTestAPageCitesExists() throws {
+        let folders = ["Tests/KeychainCLITests", "Tests/KeychainCoreTests", "Tests/SecurityTests"]
+        var suites: [String: String] = [:]
+        for folder in folders {
+            let path = Sandbox.packageRoot + "/" + folder + "/"
+            for file in try FileManager.default.contentsOfDirectory(atPath: path) where file.hasSuffix(".swift") {
+                let suite = String(file.dropLast(6).prefix { $0 != "+" })
+                suites[suite, default: ""] += try String(contentsOfFile: path + file, encoding: .utf8)
+            }
+        }
+        let cited = try NSRegularExpression(pattern: "`([A-Z][A-Za-z]+Tests)\\.([a-z][A-Za-z0-9]+)`((?:, `[a-z][A-Za-z0-9]+`)*)")
+        let bare = try NSRegularExpression(pattern: "`([a-z][A-Za-z0-9]+)`")
+        var count = 0
+        for page in ["docs/SECURITY.md", "docs/CI.md"] {
+            let text = try String(contentsOfFile: Sandbox.packageRoot + "/" + page, encoding: .utf8)
+            for match in cited.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+                guard let suite = Range(match.range(at: 1), in: text).map({ String(text[$0]) }),
+                    let first = Range(match.range(at: 2), in: text).map({ String(text[$0]) }),
+                    let rest = Range(match.range(at: 3), in: text).map({ String(text[$0]) })
+                else { continue }
+                let names =
+                    [first]
+                    + bare.matches(in: rest, range: NSRange(rest.startIndex..., in: rest)).compactMap {
+                        Range($0.range(at: 1), in: rest).map { String(rest[$0]) }
+                    }
+                for name in names {
+                    count += 1
+                    #expect(suites[suite]?.contains("func \(name)(") == true, "\(page) cites \(suite).\(name), which is not a test there")
+                }
+            }
+        }
+        #expect(count >= 40, "the pages cite \(count) tests; the scan has lost them")
+    }
+
     /// Every file of the package's `folder`, in name order, as one text.
     static func joinedFiles(in folder: String) throws -> String {
         let path = Sandbox.packageRoot + "/" + folder + "/"

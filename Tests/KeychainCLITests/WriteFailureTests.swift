@@ -131,6 +131,29 @@ import Testing
         #expect(found.status == 0 && found.stdout == "secret-1", "\(found.stderr)")
     }
 
+    /// A rekey whose new key file is written and named (TARGET.new) but whose keychain cannot be
+    /// rewritten (SQLite's writes fail): the keychain keeps its key, and no key file is left.
+    @Test(arguments: [["fail=pwrite64:EIO"], ["fail=pwrite64:KILL"]])
+    func aRekeyThatCannotRewriteTheKeychainLeavesNoKeyFile(fault: [String]) throws {
+        let sandbox = try Sandbox()
+        try sandbox.fill(count: 3, group: "SKMME9E2Y8.com.example.app")
+        let out = sandbox.folder + "/out"
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: false)
+        let run = sandbox.run(
+            fault + [Sandbox.binary, "rekey", "--generate-key-file", out + "/n.key"], profile: nil, timeout: 60,
+            executable: Sandbox.injectFault)
+        if fault[0].hasSuffix("KILL") {
+            #expect(run.signal == SIGSYS, "\(run.status) \(run.stderr)")
+            // Killed, it cannot remove its TARGET.new; the keychain still opens with the old key.
+            #expect(try FileManager.default.contentsOfDirectory(atPath: out).allSatisfy { $0 == "n.key.new" })
+        } else {
+            #expect(run.status == 74 && run.signal == nil, "\(run.status) \(run.stderr)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: out).isEmpty)
+        }
+        let found = sandbox.run(["find", "-s", "svc-1", "-w"])
+        #expect(found.status == 0 && found.stdout == "secret-1", "\(found.stderr)")
+    }
+
     /// `export --append-to` (a CI job's $GITHUB_ENV, a log) that fails partway is cut back to what
     /// the file held: no half-written entry for the next step to read.
     @Test func aFailedAppendIsCutBack() throws {
