@@ -11,8 +11,9 @@ struct BackupCommand: Subcommand {
         abstract: "Copy the keychain to DEST: one consistent snapshot, still encrypted, that opens with the same key.",
         discussion: """
             The copy is taken with SQLite's online backup, so other processes may go on writing; it is a new \
-            file of mode 0600 (an existing DEST is refused, exit 48), written under a temporary name and kept \
-            only once it opens with this call's key and SQLite finds it sound. Secrets stay sealed: the copy \
+            file of mode 0600 (an existing DEST is refused, exit 48), made in memory and written to DEST only \
+            once it opens with this call's key and SQLite finds it sound; a backup that fails or is killed \
+            leaves nothing. Secrets stay sealed: the copy \
             needs the same key file or passphrase. To restore, copy it back over the keychain file (with no \
             other process using it), or point KEYCHAINCTL_KEYCHAIN at it.
             """,
