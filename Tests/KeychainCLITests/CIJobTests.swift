@@ -49,7 +49,7 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: TestMachine.hasKeyring)) func stepsRunWithOnlyTheirOwnEnvironment() throws {
+    @Test(.enabled(if: TestMachine.hasKeyring, "machine: keyring")) func stepsRunWithOnlyTheirOwnEnvironment() throws {
         let sandbox = try Sandbox(initialize: false)
         let bin = sandbox.folder + "/bin"
         let out = sandbox.folder + "/out"

@@ -98,7 +98,7 @@ import Testing
     /// the Action's post step locks it when the job ends, so the second, with no credential, finds
     /// the keychain locked and the key gone. When the first job dies before its post step can run
     /// (the control), the second reads the first one's secret.
-    @Test(.enabled(if: TestMachine.hasKeyring)) func aLaterJobOfTheSameUserReadsNothing() throws {
+    @Test(.enabled(if: TestMachine.hasKeyring, "machine: keyring")) func aLaterJobOfTheSameUserReadsNothing() throws {
         let sandbox = try Self.released()
         let kept = sandbox.folder + "/kept.db"
         let provision = [
@@ -137,7 +137,7 @@ import Testing
     /// The post step runs the binary the main step installed, by its path and only while it is
     /// the same file: a step's code that replaces it (or plants BASH_ENV or a PATH entry) gets
     /// nothing run by the post step, which fails saying so.
-    @Test(.enabled(if: TestMachine.hasKeyring)) func thePostStepRunsOnlyTheBinaryItInstalled() throws {
+    @Test(.enabled(if: TestMachine.hasKeyring, "machine: keyring")) func thePostStepRunsOnlyTheBinaryItInstalled() throws {
         let sandbox = try Self.released()
         let marker = sandbox.folder + "/hooked"
         let hook = sandbox.folder + "/hook.sh"
@@ -156,7 +156,7 @@ import Testing
     /// Two jobs of one runner user at the same time, one through the Action and one through the
     /// GitLab template, each with a keychain of its own; a third, with no credential, cleans up in
     /// between. Every job finishes green: no cleanup locks another job's keychain.
-    @Test(.enabled(if: TestMachine.hasKeyring)) func concurrentJobsOfOneRunnerUserDoNotBreakEachOther() throws {
+    @Test(.enabled(if: TestMachine.hasKeyring, "machine: keyring")) func concurrentJobsOfOneRunnerUserDoNotBreakEachOther() throws {
         let sandbox = try Self.released()
         let project = sandbox.folder + "/project"
         try FileManager.default.createDirectory(atPath: project, withIntermediateDirectories: true)
@@ -195,7 +195,7 @@ import Testing
     /// the job's lines in one shell, after_script in another. The job's folder is its own, and
     /// after_script locks and removes it: the next job of the runner user finds neither the folder
     /// nor the key.
-    @Test(.enabled(if: TestMachine.hasKeyring)) func theGitLabTemplateLeavesNothingForTheNextJob() throws {
+    @Test(.enabled(if: TestMachine.hasKeyring, "machine: keyring")) func theGitLabTemplateLeavesNothingForTheNextJob() throws {
         let sandbox = try Self.released()
         let project = sandbox.folder + "/project"
         try FileManager.default.createDirectory(atPath: project, withIntermediateDirectories: true)
@@ -288,7 +288,7 @@ import Testing
     /// GitLab's "File" variables: the credential's variable holds a path; the installer reads the
     /// file and removes it, so the job shell's environment (which a root command can read, unset or
     /// not) holds a path to nothing. The control: a plain masked variable stays in that environment.
-    @Test(.enabled(if: TestMachine.hasKeyring), arguments: [true, false])
+    @Test(.enabled(if: TestMachine.hasKeyring, "machine: keyring"), arguments: [true, false])
     func aCredentialFromAFileVariableLeavesOnlyAPath(asFile: Bool) throws {
         let sandbox = try Self.released()
         let project = sandbox.folder + "/project"

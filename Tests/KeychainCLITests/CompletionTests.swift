@@ -67,7 +67,9 @@ import Testing
     }
 
     /// groff reads the page without a warning (where groff is installed).
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/groff"))) func groffReadsThePageCleanly() throws {
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/groff"), "machine: groff")) func groffReadsThePageCleanly()
+        throws
+    {
         let sandbox = try Sandbox(initialize: false)
         let run = sandbox.run(
             ["-c", "\"$0\" manpage | groff -man -Tutf8 -ww -z", Sandbox.binary], profile: nil, executable: "/bin/sh")
@@ -75,11 +77,12 @@ import Testing
     }
 
     /// zsh and fish read their scripts (where they are installed), and fish completes as bash does.
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/zsh"))) func zshReadsItsScript() throws {
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/zsh"), "machine: zsh")) func zshReadsItsScript() throws {
         try otherShellReadsItsScript("zsh")
     }
 
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/fish"))) func fishReadsAndCompletes() throws {
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/fish"), "machine: fish")) func fishReadsAndCompletes() throws
+    {
         try otherShellReadsItsScript("fish")
     }
 

@@ -149,7 +149,7 @@ import Testing
         try Self.check(file)
     }
 
-    @Test(.enabled(if: TestMachine.hasKeyring, "these pages cache a key with unlock"), arguments: needKeyring.sorted())
+    @Test(.enabled(if: TestMachine.hasKeyring, "machine: keyring"), arguments: needKeyring.sorted())
     func everyTranscriptUsingTheKeyringPrintsWhatItShows(_ file: String) throws {
         try Self.check(file)
     }

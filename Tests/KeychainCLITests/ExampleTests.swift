@@ -46,7 +46,7 @@ import Testing
     }
 
     /// (The examples of `unlock` and `lock` need the kernel keyring.)
-    @Test(.enabled(if: TestMachine.hasKeyring, "the unlock examples need the kernel keyring"))
+    @Test(.enabled(if: TestMachine.hasKeyring, "machine: keyring"))
     func everyExampleRunsAsWritten() throws {
         let examples = try Self.examples()
         let commands = Set(examples.map(\.command))

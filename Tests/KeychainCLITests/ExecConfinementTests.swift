@@ -91,7 +91,7 @@ import Testing
         run.stdout.split(separator: "\n").first { $0.hasPrefix(label + ":") }.map(String.init) ?? "(none)"
     }
 
-    @Test(.enabled(if: canAttack), arguments: users)
+    @Test(.enabled(if: canAttack, "machine: keyring x86-64-cc"), arguments: users)
     func theCommandCannotTakeTheKeyFromTheShellThatUnlocked(uid: UInt32) throws {
         let sandbox = try Self.stage(for: uid)
         let run = Self.runStep(sandbox, uid: uid, mode: "SESSION")
@@ -117,7 +117,7 @@ import Testing
     /// Without Landlock the seccomp filter still denies ptrace itself; what stays open (the
     /// shell's /proc files: its memory can be rewritten to do what ptrace did) is what exec warns
     /// about when a key is cached.
-    @Test(.enabled(if: canAttack && ChildProcess.Isolation.sameUserPtraceOpen))
+    @Test(.enabled(if: canAttack && ChildProcess.Isolation.sameUserPtraceOpen, "machine: keyring x86-64-cc ptrace-open"))
     func withoutLandlockPtraceIsDeniedAndTheRestIsWarnedAbout() throws {
         let uid = Self.users.last ?? getuid()
         let sandbox = try Self.stage(for: uid)

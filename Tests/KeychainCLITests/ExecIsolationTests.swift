@@ -21,7 +21,7 @@ import Testing
     /// The review's first finding: inside `exec`, `keychainctl find` read every item through the
     /// key `unlock` cached in the session. Now the command is in a new session keyring and its
     /// keyring calls are denied; with --allow-keyring they work, but the key is still not its own.
-    @Test(.enabled(if: TestMachine.hasKeyring)) func theCommandCannotReachTheCachedKey() throws {
+    @Test(.enabled(if: TestMachine.hasKeyring, "machine: keyring")) func theCommandCannotReachTheCachedKey() throws {
         let (sandbox, _, withPassphrase) = try Fixtures.passphraseKeychain()
         #expect(sandbox.run(["add", "-s", "other", "-a", "ci"], stdin: Data("OTHER-SECRET".utf8), environment: withPassphrase).status == 0)
         let script = """
@@ -48,7 +48,7 @@ import Testing
     }
 
     /// A key cached in the user keyring is one any process of the user can link: `exec` says so.
-    @Test(.enabled(if: TestMachine.hasKeyring)) func aKeyInTheUserKeyringIsWarnedAbout() throws {
+    @Test(.enabled(if: TestMachine.hasKeyring, "machine: keyring")) func aKeyInTheUserKeyringIsWarnedAbout() throws {
         let (sandbox, bare, withPassphrase) = try Fixtures.passphraseKeychain()
         #expect(sandbox.run(["unlock", "--keyring", "user"], profile: nil, environment: withPassphrase).status == 0)
         defer { sandbox.run(["lock"], profile: nil, environment: bare) }
@@ -124,7 +124,7 @@ import Testing
     }
 
     /// With --allow-keyring the command's keyring calls work (the filter is exec's alone).
-    @Test(.enabled(if: TestMachine.hasKeyring, "needs the kernel keyring"))
+    @Test(.enabled(if: TestMachine.hasKeyring, "machine: keyring"))
     func keyringCallsAreAllowedWhenAsked() throws {
         let sandbox = try Sandbox()
         sandbox.add(["-s", "api", "-a", "ci"], secret: "SECRET-api")

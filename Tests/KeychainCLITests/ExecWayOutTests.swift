@@ -58,7 +58,7 @@ import Testing
     /// Vector 1: bash reads a script file as it runs it (so GitHub runs a step: `bash --noprofile
     /// --norc -eo pipefail FILE`); the command appends a line that the step's shell then runs with
     /// the key it cached. With `--lock` there is no key left when that line runs.
-    @Test(.enabled(if: TestMachine.hasKeyring), arguments: [false, true])
+    @Test(.enabled(if: TestMachine.hasKeyring, "machine: keyring"), arguments: [false, true])
     func aLineAppendedToTheStepScriptFindsNoKeyUnderLock(lock: Bool) throws {
         let evil = "printf '\\n./keychainctl get other ci > stolen 2>&1 || true\\n' >> \"$1\"\n"
         let step =
@@ -83,7 +83,7 @@ import Testing
     /// `--writable DIR`: the command may change files beneath DIR only, so the line it appends to
     /// the step's script and the hook it appends to `$GITHUB_ENV` are refused, while its own output
     /// folder and /dev/null work. (The control is the test above without --lock.)
-    @Test(.enabled(if: TestMachine.hasKeyring && ChildProcess.Isolation.landlock))
+    @Test(.enabled(if: TestMachine.hasKeyring && ChildProcess.Isolation.landlock, "machine: keyring landlock"))
     func aWritableFolderKeepsTheCommandOutOfTheStepScriptAndGitHubEnv() throws {
         let evil = """
             echo built > out/artifact && echo wrote-out
@@ -122,7 +122,7 @@ import Testing
 
     /// Vector 3: the command appends BASH_ENV to `$GITHUB_ENV`, so the job's next step (here the
     /// `lock` step) runs its hook before anything else. With `--lock` the hook finds nothing.
-    @Test(.enabled(if: TestMachine.hasKeyring), arguments: [false, true])
+    @Test(.enabled(if: TestMachine.hasKeyring, "machine: keyring"), arguments: [false, true])
     func aHookPlantedForTheNextStepFindsNoKeyUnderLock(lock: Bool) throws {
         let evil = "printf 'BASH_ENV=%s/hook.sh\\n' \"$PWD\" >> \"$GITHUB_ENV\"\n"
         let hook = "./keychainctl get other ci > stolen 2>&1 || true\n"
@@ -146,7 +146,7 @@ import Testing
     /// Vector 2: an interactive shell in a terminal. The command pushes a line into the terminal's
     /// input with TIOCSTI; the shell reads it as typed once `exec` returns. Under exec the request
     /// is denied; the control, the same program run by the shell itself, types the line.
-    @Test(.enabled(if: TestMachine.hasKeyring))
+    @Test(.enabled(if: TestMachine.hasKeyring, "machine: keyring"))
     func theCommandCannotTypeIntoTheTerminal() throws {
         let legacy = (try? String(contentsOfFile: "/proc/sys/dev/tty/legacy_tiocsti", encoding: .utf8)) ?? "1"
         let type = """
@@ -179,7 +179,7 @@ import Testing
     /// secret is a sealed file in memory that only the second command's descriptor names; the
     /// thief, in the first command's Landlock domain, cannot open it through /proc. The control: the
     /// same thief started by the shell itself (no domain) can.
-    @Test(.enabled(if: TestMachine.hasKeyring && ChildProcess.Isolation.landlock), arguments: [false, true])
+    @Test(.enabled(if: TestMachine.hasKeyring && ChildProcess.Isolation.landlock, "machine: keyring landlock"), arguments: [false, true])
     func aProcessLeftBehindCannotReadALaterCommandsFile(underExec: Bool) throws {
         let thief = """
             i=0; while [ ! -e go ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done
@@ -209,7 +209,7 @@ import Testing
     /// The review's L7: with README's default key file, the command (same user) reads the key file
     /// and opens every item; exec says so. Its advice, followed as printed on a terminal (rekey to
     /// a passphrase, unlock, exec --lock), leaves the command nothing to open the keychain with.
-    @Test(.enabled(if: TestMachine.hasKeyring)) func aReadableKeyFileIsWarnedAboutAndTheAdviceWorks() throws {
+    @Test(.enabled(if: TestMachine.hasKeyring, "machine: keyring")) func aReadableKeyFileIsWarnedAboutAndTheAdviceWorks() throws {
         let steal = "KEYCHAINCTL_KEY=$(cat \"$HOME/.config/keychainctl/keychain.key\") ./keychainctl get other ci > stolen 2>&1\n"
         let sandbox = try Self.stage(["steal.sh": steal])
         let home = "cd '\(sandbox.folder)' && export HOME='\(sandbox.folder)' KEYCHAINCTL_KEYCHAIN= KEYCHAINCTL_KEY_FILE="

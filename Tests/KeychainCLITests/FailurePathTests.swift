@@ -10,7 +10,7 @@ import Testing
     /// her own while root ran `init --generate-key-file` there (she read the new key 6 runs in 30).
     /// A folder on the way that another user owns, or may write without the sticky bit, is refused
     /// now, before anything is written; a sticky one of root's (/tmp) and one's own are fine.
-    @Test(.enabled(if: TestMachine.isRoot)) func aKeyFileIsNeverWrittenWhereAnotherUserCanSwapIt() throws {
+    @Test(.enabled(if: TestMachine.isRoot, "machine: root")) func aKeyFileIsNeverWrittenWhereAnotherUserCanSwapIt() throws {
         let sandbox = try Sandbox(initialize: false)
         let cases: [(folder: String, owner: UInt32, mode: mode_t, refused: String?)] = [
             ("alices", 65534, 0o777, "belongs to another user (uid 65534)"),

@@ -128,7 +128,7 @@ import Testing
 
     /// A key file owned by another user, or reached through another user's symbolic link (the
     /// keychain too), is refused. Only root can give a file to another user.
-    @Test(.enabled(if: TestMachine.isRoot, "needs root to give a file to another user"))
+    @Test(.enabled(if: TestMachine.isRoot, "machine: root"))
     func keyFilesAndKeychainsOfAnotherUserAreRefused() throws {
         let sandbox = try Sandbox()
         sandbox.add(["-s", "svc"], secret: "s")

@@ -63,7 +63,7 @@ import Testing
     /// expiry (exit 78), and leave it there for good, where any process of the user could link and
     /// read it, and `lock --all` saw nothing. Now the key gets its expiry before any other process
     /// can reach it, later processes (each in a session of its own) use it, and `lock --all` removes it.
-    @Test(.enabled(if: TestMachine.hasKeyring && TestMachine.isRoot))
+    @Test(.enabled(if: TestMachine.hasKeyring && TestMachine.isRoot, "machine: keyring root"))
     func aKeyCachedInAnUnlinkedUserKeyringHasItsExpiryAndIsFoundByLockAll() throws {
         let user = try SyntheticUser()
         let unlocked = user.keychainctl(["unlock", "--keyring", "user", "--timeout", "10m"], passphrase: true)
@@ -83,7 +83,7 @@ import Testing
     /// Each keyring call `unlock` makes after adding the key, refused by the kernel (here by a
     /// seccomp rule at that call): exit 78 naming it, and no key left in any keyring.
     @Test(
-        .enabled(if: TestMachine.hasKeyring && TestMachine.isRoot),
+        .enabled(if: TestMachine.hasKeyring && TestMachine.isRoot, "machine: keyring root"),
         arguments: [
             ("fail=keyctl@0=5:EACCES", ["--share-uid"], "keyctl(SETPERM)"),
             ("fail=keyctl@0=15:EACCES", [], "keyctl(SET_TIMEOUT)"),

@@ -77,7 +77,7 @@ import Testing
     /// its post step always runs; run as the runner runs the main step (node, INPUT_ variables), it
     /// checks the download, puts keychainctl on the PATH of later steps, creates and unlocks the
     /// keychain, and prints the passphrase only in GitHub's mask command.
-    @Test(.enabled(if: TestMachine.hasKeyring)) func theActionInstallsChecksAndUnlocks() throws {
+    @Test(.enabled(if: TestMachine.hasKeyring, "machine: keyring")) func theActionInstallsChecksAndUnlocks() throws {
         let action = try String(contentsOfFile: Self.root + "/action.yml", encoding: .utf8)
         let main = try String(contentsOfFile: Self.root + "/ci/action/main.js", encoding: .utf8)
         #expect(action.contains("  using: node20\n  main: ci/action/main.js\n  post: ci/action/post.js\n  post-if: always()\n"))
@@ -183,7 +183,7 @@ import Testing
     /// The GitLab template is generated from ci/install.sh, and its before_script, run as GitLab
     /// runs it (one shell with the job's script), leaves keychainctl on the PATH and the keychain
     /// unlocked for the job's own lines, with a key given as a masked variable.
-    @Test(.enabled(if: TestMachine.hasKeyring)) func theGitLabTemplateInstallsIntoTheJobsShell() throws {
+    @Test(.enabled(if: TestMachine.hasKeyring, "machine: keyring")) func theGitLabTemplateInstallsIntoTheJobsShell() throws {
         let sandbox = try Sandbox(initialize: false)
         let generated = sandbox.run([Self.root + "/Scripts/gitlab-template.sh"], profile: nil, executable: "/bin/bash")
         let template = try String(contentsOfFile: Self.root + "/ci/gitlab/keychainctl.yml", encoding: .utf8)

@@ -280,7 +280,7 @@ import Testing
     }
 
     /// Its environment block, as root sees it in /proc, no longer holds the key.
-    @Test(.enabled(if: TestMachine.isRoot, "needs root to read a non-dumpable process's environment"))
+    @Test(.enabled(if: TestMachine.isRoot, "machine: root"))
     func aRunningProcessHoldsNoKeyInItsEnvironment() throws {
         let (key, _, environ) = try Self.whileWaitingForInput(try Sandbox())
         let block = try #require(environ)

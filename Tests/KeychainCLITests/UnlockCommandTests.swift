@@ -24,7 +24,7 @@ import Testing
         #expect(locked.stderr.contains("keychainctl unlock"))
     }
 
-    @Test(.enabled(if: TestMachine.hasKeyring)) func lockedWithoutCredentialThenUnlockedThenLockedAgain() throws {
+    @Test(.enabled(if: TestMachine.hasKeyring, "machine: keyring")) func lockedWithoutCredentialThenUnlockedThenLockedAgain() throws {
         let (sandbox, bare, withPassphrase) = try Fixtures.passphraseKeychain()
         #expect(sandbox.run(["find", "-s", "api", "-w"], environment: bare).status == 36)
         let unlocked = sandbox.run(["unlock", "--timeout", "5m"], profile: nil, environment: withPassphrase)
@@ -47,7 +47,7 @@ import Testing
         #expect(again.status == 0 && again.stderr.contains("no key is cached for"))
     }
 
-    @Test(.enabled(if: TestMachine.hasKeyring)) func wrongPassphraseCachesNothing() throws {
+    @Test(.enabled(if: TestMachine.hasKeyring, "machine: keyring")) func wrongPassphraseCachesNothing() throws {
         let (sandbox, bare, _) = try Fixtures.passphraseKeychain()
         let wrong = sandbox.run(["unlock"], profile: nil, environment: ["KEYCHAINCTL_KEY_FILE": "", "KEYCHAINCTL_PASSPHRASE": "wrong"])
         #expect(wrong.status == 51)
@@ -82,7 +82,7 @@ import Testing
 
     /// Explicit sources come before the cache, so a stale cache never shadows them; --no-cache and
     /// KEYCHAINCTL_NO_CACHE skip it; the cache of one keychain opens no other.
-    @Test(.enabled(if: TestMachine.hasKeyring)) func explicitSourcesWinAndTheCacheServesOneKeychain() throws {
+    @Test(.enabled(if: TestMachine.hasKeyring, "machine: keyring")) func explicitSourcesWinAndTheCacheServesOneKeychain() throws {
         let (sandbox, bare, withPassphrase) = try Fixtures.passphraseKeychain()
         #expect(sandbox.run(["unlock"], profile: nil, environment: withPassphrase).status == 0)
         defer { sandbox.run(["lock"], profile: nil, environment: bare) }
@@ -98,7 +98,7 @@ import Testing
     }
 
     /// A key-file keychain can be unlocked too, so later steps need no credential in their environment.
-    @Test(.enabled(if: TestMachine.hasKeyring)) func keyFileKeychainUnlocks() throws {
+    @Test(.enabled(if: TestMachine.hasKeyring, "machine: keyring")) func keyFileKeychainUnlocks() throws {
         let sandbox = try Sandbox()
         sandbox.add(["-s", "api"], secret: "SECRET-keyfile")
         let unlocked = sandbox.run(["unlock", "--share-uid", "--format", "json"], profile: nil)
@@ -122,7 +122,7 @@ import Testing
 
     /// The key is gone once its timeout has passed, and not before: the test waits for the
     /// kernel to forget it (polling with a deadline), then checks how long that took.
-    @Test(.enabled(if: TestMachine.hasKeyring)) func absoluteTimeoutExpires() throws {
+    @Test(.enabled(if: TestMachine.hasKeyring, "machine: keyring")) func absoluteTimeoutExpires() throws {
         let (sandbox, _, withPassphrase) = try Fixtures.passphraseKeychain()
         let script = """
             start=$(date +%s%N)
@@ -145,7 +145,7 @@ import Testing
     /// apart span more than the 3 s idle time, so only re-arming keeps the key; the spacing is what
     /// is under test. The expiry of that key is then watched in /proc/keys, which (unlike a use)
     /// re-arms nothing.
-    @Test(.enabled(if: TestMachine.hasKeyring)) func idleTimeoutSlides() throws {
+    @Test(.enabled(if: TestMachine.hasKeyring, "machine: keyring")) func idleTimeoutSlides() throws {
         let (sandbox, _, withPassphrase) = try Fixtures.passphraseKeychain()
         let script = """
             unlocked=$("$0" unlock --keyring session --timeout 1h --idle 3s --format json 2>/dev/null) || exit 90
@@ -184,7 +184,7 @@ import Testing
 
     /// Without a session keyring of its own (no login session, as here), `--keyring session` would
     /// cache the key in a keyring that dies with the process: refused, exit 78.
-    @Test(.enabled(if: TestMachine.hasKeyring && (try? KernelKeyring.hasOwnSessionKeyring()) == false))
+    @Test(.enabled(if: TestMachine.hasKeyring && (try? KernelKeyring.hasOwnSessionKeyring()) == false, "machine: keyring no-login-session"))
     func sessionKeyringThatIsNotThereIsRefused() throws {
         let (sandbox, bare, withPassphrase) = try Fixtures.passphraseKeychain()
         let run = sandbox.run(["unlock", "--keyring", "session"], profile: nil, environment: withPassphrase)
@@ -214,7 +214,7 @@ import Testing
     /// `lock --all` removes every keychain's cached key. Run in a session keyring of its own, and
     /// swept there alone (`--keyring session`), so no other test's cached key (nor a developer's)
     /// is touched.
-    @Test(.enabled(if: TestMachine.hasKeyring)) func lockAllRemovesEveryCachedKey() throws {
+    @Test(.enabled(if: TestMachine.hasKeyring, "machine: keyring")) func lockAllRemovesEveryCachedKey() throws {
         let first = try Fixtures.passphraseKeychain()
         let second = try Fixtures.passphraseKeychain()
         let script = """
@@ -239,7 +239,9 @@ import Testing
     /// A session keyring another user owns (su without a login, sudo keeping the caller's session)
     /// is not this process's own: `unlock` caches nothing there (every process of that user would
     /// read the key) and says why (exit 78). Needs root, to hand the keyring to another uid.
-    @Test(.enabled(if: TestMachine.hasKeyring && TestMachine.isRoot)) func aSessionKeyringOfAnotherUserIsNotOurs() throws {
+    @Test(.enabled(if: TestMachine.hasKeyring && TestMachine.isRoot, "machine: keyring root")) func aSessionKeyringOfAnotherUserIsNotOurs()
+        throws
+    {
         let (sandbox, bare, withPassphrase) = try Fixtures.passphraseKeychain()
         let script = """
             import ctypes, os, platform, sys
@@ -259,7 +261,7 @@ import Testing
     /// `lock` when the keychain file is gone (a cleanup step ran first) still removes the key
     /// cached for that path, and no other: another keychain's key (a concurrent job of the same
     /// runner user) stays, also when the path never held a keychain (a job without a credential).
-    @Test(.enabled(if: TestMachine.hasKeyring)) func lockWithoutTheFileRemovesOnlyItsOwnKey() throws {
+    @Test(.enabled(if: TestMachine.hasKeyring, "machine: keyring")) func lockWithoutTheFileRemovesOnlyItsOwnKey() throws {
         let (sandbox, _, withPassphrase) = try Fixtures.passphraseKeychain()
         let script = """
             set -u

@@ -6,7 +6,7 @@ import Testing
 @testable import KeychainCore
 
 /// The key cache: a cached key is only a candidate, used when it opens the file's key check.
-@Suite(.enabled(if: TestMachine.hasKeyring, "needs the kernel keyring")) struct KeyCacheTests {
+@Suite(.enabled(if: TestMachine.hasKeyring, "machine: keyring")) struct KeyCacheTests {
     @Test func aCachedKeyOpensTheKeychainAndAStaleOneIsInvalidated() throws {
         let temporary = try TemporaryKeychain()
         let id = try #require(temporary.keychain.identity)

@@ -29,7 +29,7 @@ private final class ProbeSignals: @unchecked Sendable {
     }
 }
 
-@Suite(.enabled(if: ProcessInfo.processInfo.environment["KEYCHAINCTL_LEASE_PROBE"] != nil))
+@Suite(.enabled(if: ProcessInfo.processInfo.environment["KEYCHAINCTL_LEASE_PROBE"] != nil, "machine: lease-probe-run"))
 struct LeaseProbe {
     /// Holds the lease, fails a find of its own, and after the other test's call still reads its
     /// own failure in lastFailure, and its keychain still holds only its item.

@@ -1,0 +1,74 @@
+import Foundation
+import KeychainTestSupport
+import Testing
+
+/// `.ci/run` passes only a run that tested something, and skips this machine explains
+/// (`.ci/check-skips`): here given test logs as Swift Testing writes them.
+@Suite struct CISkipCheckTests {
+    func check(_ log: String) throws -> Sandbox.Run {
+        let sandbox = try Sandbox(initialize: false)
+        let path = sandbox.folder + "/log"
+        try Data(log.utf8).write(to: URL(fileURLWithPath: path))
+        return sandbox.run([Sandbox.packageRoot + "/.ci/check-skips", path], profile: nil, timeout: 60, executable: "/bin/bash")
+    }
+
+    static let summary = "✔ Test run with 12 tests in 3 suites passed after 1.0 seconds.\n"
+
+    @Test func aSkipThisMachineExplainsPasses() throws {
+        let run = try check("➜ Test holdsTheLease() skipped: \"machine: lease-probe-run\"\n" + Self.summary)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("skipped: holdsTheLease(): lacks lease-probe-run: only in the run"), "\(run.stdout)")
+    }
+
+    /// The skip the audit feared: the keyring gate broke on a machine that has a keyring, so the
+    /// security tests behind it were skipped. Here the machine has what the gate's words name,
+    /// as the script's own probes find (root for the one, the tool for the other), and it fails.
+    @Test func aSkipOnAMachineThatHasWhatTheTestNeedsFails() throws {
+        let tools = ["zsh", "fish", "groff"].filter { FileManager.default.isExecutableFile(atPath: "/usr/bin/" + $0) }
+        let word = try #require(TestMachine.isRoot ? "root" : tools.first, "neither root nor zsh, fish or groff (make check installs them)")
+        let run = try check("➜ Test aTest() skipped: \"machine: \(word)\"\n" + Self.summary)
+        #expect(run.status == 1, "\(run.stdout) \(run.stderr)")
+        #expect(
+            run.stderr.contains("aTest() was skipped, but this machine has what it needs (\(word)): its gate is wrong"), "\(run.stderr)")
+    }
+
+    @Test(arguments: [
+        ("➜ Test aTest() skipped.\n", "aTest() was skipped without a machine condition"),
+        ("➜ Test aTest() skipped: \"needs the kernel keyring\"\n", "aTest() was skipped without a machine condition"),
+        ("➜ Test aTest() skipped: \"machine: moon-phase\"\n", "aTest() needs 'moon-phase', which is not in the table of conditions"),
+    ])
+    func aSkipWithoutAKnownConditionFails(line: String, message: String) throws {
+        let run = try check(line + Self.summary)
+        #expect(run.status == 1 && run.stderr.contains(message), "\(run.status) \(run.stderr)")
+    }
+
+    @Test(arguments: ["✔ Test run with 0 tests in 0 suites passed after 0.001 seconds.\n", "Build complete!\n"])
+    func aRunOfNoTestFails(log: String) throws {
+        let run = try check(log)
+        #expect(run.status == 1 && run.stderr.contains("no test ran"), "\(run.status) \(run.stderr)")
+    }
+
+    /// Every word a gate in the suite uses is in the script's table, so only a new, unlisted
+    /// condition can fail as "not in the table".
+    @Test func everyGateNamesAConditionOfTheTable() throws {
+        let script = try String(contentsOfFile: Sandbox.packageRoot + "/.ci/check-skips", encoding: .utf8)
+        let sources = try ["Tests/KeychainCLITests", "Tests/KeychainCoreTests", "Tests/SecurityTests"].map { folder in
+            let path = Sandbox.packageRoot + "/" + folder + "/"
+            return try FileManager.default.contentsOfDirectory(atPath: path).filter { $0.hasSuffix(".swift") }.sorted().map {
+                try String(contentsOfFile: path + $0, encoding: .utf8)
+            }.joined(separator: "\n")
+        }
+        var words = Set<String>()
+        for text in sources {
+            let pattern = try NSRegularExpression(pattern: "\\.enabled\\(if: [^\\n]*\"machine: ([a-z0-9 -]+)\"")
+            for match in pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+                guard let range = Range(match.range(at: 1), in: text) else { continue }
+                words.formUnion(text[range].split(separator: " ").map(String.init))
+            }
+        }
+        #expect(words.count >= 8, "\(words)")
+        for word in words { #expect(script.contains("\n\(word) | "), "\(word) is not in .ci/check-skips") }
+        let gates = sources.map { $0.components(separatedBy: ".enabled(if:").dropFirst() }.joined()
+        for gate in gates { #expect(gate.prefix(200).contains("\"machine: "), "a gate without a machine condition: \(gate.prefix(120))") }
+    }
+}
