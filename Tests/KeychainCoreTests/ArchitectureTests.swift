@@ -39,9 +39,12 @@ import Testing
         }
     }
 
-    /// Each use of a type of another room in `modules`: (from room, to room, type, file).
-    static func uses(in modules: [String]) throws -> [(from: String, to: String, type: String, file: String)] {
-        var files: [(room: String, path: String, code: String)] = []
+    /// A source file: its room, its path from `Sources/`, its code (`code(_:)`).
+    typealias Source = (room: String, path: String, code: String)
+
+    /// Every source file of `modules`.
+    static func sources(of modules: [String]) throws -> [Source] {
+        var files: [Source] = []
         for module in modules {
             let root = PackagePaths.root + "/Sources/" + module
             for path in FileManager.default.enumerator(atPath: root)?.compactMap({ $0 as? String }) ?? [] where path.hasSuffix(".swift") {
@@ -50,18 +53,51 @@ import Testing
                 files.append((room, module + "/" + path, Self.code(text)))
             }
         }
+        return files
+    }
+
+    /// Each use of a type of another room in `modules`: (from room, to room, type, file).
+    static func uses(in modules: [String]) throws -> [(from: String, to: String, type: String, file: String)] {
+        try uses(among: sources(of: modules))
+    }
+
+    /// Each use, among `files`, of a type another room declares, or of a method or property another
+    /// room adds to a type in an `extension` (`Keychain.isLocked`, written `isLocked(…)` inside
+    /// another extension of Keychain, or `.isLocked` anywhere): (from room, to room, name, file).
+    static func uses(among files: [Source]) -> [(from: String, to: String, type: String, file: String)] {
         // Types declared at the top level of each room (a name declared in two rooms is ambiguous and skipped).
-        let declaration = try NSRegularExpression(
+        let declaration = try! NSRegularExpression(
             pattern:
                 #"^(?:(?:package|public|private|fileprivate|internal|final|indirect) )*(?:struct|enum|class|protocol|actor|typealias) ([A-Z][A-Za-z0-9_]*)"#,
             options: .anchorsMatchLines)
         var owners: [String: Set<String>] = [:]
+        // Members added by extensions, visible outside their file: name → (rooms, extended types).
+        var members: [String: (rooms: Set<String>, types: Set<String>)] = [:]
+        let member = try! NSRegularExpression(
+            pattern:
+                #"^    (?:@[A-Za-z]+ )*(?:(?:package|public|internal|static|mutating|final|override) )*(?:func|var) ([a-z][A-Za-z0-9_]{3,})"#
+        )
         for file in files {
             for match in declaration.matches(in: file.code, range: NSRange(file.code.startIndex..., in: file.code)) {
                 owners[String(file.code[Range(match.range(at: 1), in: file.code)!]), default: []].insert(file.room)
             }
+            var extended: String?
+            for line in file.code.split(separator: "\n", omittingEmptySubsequences: false) {
+                if let first = line.first, first != " ", first != "}" {
+                    extended = line.hasPrefix("extension ") ? String(line.dropFirst(10).prefix { $0.isLetter || $0.isNumber }) : nil
+                }
+                let text = String(line)
+                guard let match = member.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) else { continue }
+                let name = String(text[Range(match.range(at: 1), in: text)!])
+                // A member of a type's own body, or of an extension, counts toward ambiguity either way.
+                members[name, default: ([], [])].rooms.insert(file.room)
+                if let extended { members[name, default: ([], [])].types.insert(extended) }
+            }
         }
-        let word = try NSRegularExpression(pattern: #"\b[A-Z][A-Za-z0-9_]*\b"#)
+        let word = try! NSRegularExpression(pattern: #"\b[A-Z][A-Za-z0-9_]*\b"#)
+        // A member used through a receiver (`keychain.isLocked`, `Keychain.open`, `self.isLocked`),
+        // or bare: `receiver.` is group 1, the name group 2, a call's parenthesis group 3.
+        let call = try! NSRegularExpression(pattern: #"(?:\b([A-Za-z_][A-Za-z0-9_]*)\.|(?<![.\w]))([a-z][A-Za-z0-9_]{3,})\b(\()?"#)
         var found: [(String, String, String, String)] = []
         for file in files {
             let names = Set(
@@ -71,6 +107,28 @@ import Testing
             for name in names.sorted() {
                 guard let rooms = owners[name], rooms.count == 1, let owner = rooms.first, owner != file.room else { continue }
                 found.append((file.room, owner, name, file.path))
+            }
+            var seen = Set<String>()
+            for match in call.matches(in: file.code, range: NSRange(file.code.startIndex..., in: file.code)) {
+                let name = String(file.code[Range(match.range(at: 2), in: file.code)!])
+                guard let declared = members[name], declared.rooms.count == 1, let owner = declared.rooms.first, owner != file.room,
+                    declared.types.count == 1, let type = declared.types.first, !seen.contains(name)
+                else { continue }
+                let receiver = Range(match.range(at: 1), in: file.code).map { String(file.code[$0]) }
+                let called = match.range(at: 3).location != NSNotFound
+                let inExtension = file.code.contains("extension \(type) ")
+                // Through a value named after the type, the type itself, or self in an extension of
+                // it; bare, only a call inside an extension of the type (implicit self). Other
+                // receivers are left out: `.count` of an array is not `KeychainStore.count`.
+                let counted =
+                    switch receiver {
+                    case nil: called && inExtension
+                    case "self": inExtension
+                    case let receiver?: receiver.lowercased() == type.lowercased()
+                    }
+                guard counted else { continue }
+                seen.insert(name)
+                found.append((file.room, owner, type + "." + name, file.path))
             }
         }
         return found
@@ -115,6 +173,20 @@ import Testing
     @Test func theScanSeesUsesAcrossRooms() throws {
         let uses = try Self.uses(in: Self.engine)
         #expect(uses.contains { $0.from == "Keychain" && $0.to == "Model" && $0.type == "Schema" })
+        // A method one room adds to a type, called from another room's extension of the type with
+        // an implicit self, or through a value: both are uses of the room that declares it.
+        let files: [Source] = [
+            ("Keychain", "Keychain+Add.swift", "extension Keychain {\n    func add() {\n        if isLocked(row) {}\n    }\n}\n"),
+            ("Device", "Keychain+Device.swift", "extension Keychain {\n    func isLocked(_ row: Row) -> Bool { true }\n}\n"),
+            ("Sync", "Push.swift", "struct Push {\n    func run() { _ = keychain.isLocked(row) }\n}\n"),
+            ("Store", "Row.swift", "struct Row {\n    func locked() { _ = isLocked }\n}\n"),
+        ]
+        let found = Self.uses(among: files).map { "\($0.from)→\($0.to) \($0.type)" }.sorted()
+        #expect(found == ["Device→Store Row", "Keychain→Device Keychain.isLocked", "Sync→Device Keychain.isLocked"], "\(found)")
+        // In the engine: the Device room's changes read the state through the Keychain room's method.
+        #expect(
+            uses.contains { $0.from == "Device" && $0.to == "Keychain" && $0.type == "Keychain.storedDevice" },
+            "\(uses.filter { $0.type.contains(".") }.prefix(5))")
         #expect(Self.code("let a = \"Keychain\" // Sync\nSchema.x") == "let a = \"\" \nSchema.x\n")
     }
 

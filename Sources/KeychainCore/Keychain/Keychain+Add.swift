@@ -55,9 +55,7 @@ extension Keychain {
     {
         let flags = try request.accessControl?.clientChecks(writing: request.attributes, allowNone: false)
         try beginCall("add")
-        let query = try preflight(.add, request, caller: caller, writing: request.attributes, accessControl: flags)
-        // The group preflight allowed: the item's own, else the default.
-        let group = query.attributes[Schema.accessGroup]?.stringValue ?? caller.groups.defaultGroup!
+        let (query, group) = try preflightAdd(request, caller: caller, writing: request.attributes, accessControl: flags)
 
         let now = Self.now()
         var attributes = query.attributes

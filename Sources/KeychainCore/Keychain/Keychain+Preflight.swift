@@ -15,9 +15,10 @@ extension Keychain {
     /// caller has a group at all (readable for a find, writable otherwise), then the App Clip's
     /// restrictions, then
     /// - find: the query parsed, its group allowed, a persistent reference standing alone;
-    /// - add: the query parsed (`writing` its attributes for the App Clip), no persistent reference,
-    ///   the access control's server checks (`accessControl`: the flags the client checks passed),
-    ///   the group the item lands in (its own, else the default) allowed;
+    /// - add (`preflightAdd`, which also returns the group): the query parsed (`writing` its
+    ///   attributes for the App Clip), no persistent reference, the access control's server checks
+    ///   (`accessControl`: the flags the client checks passed), the group the item lands in (its
+    ///   own, else the default) allowed;
     /// - update: the query's group allowed before it is parsed, the App Clip's restrictions on the
     ///   changes (`writing`), the query parsed (the changes and a persistent reference are checked
     ///   by update after);
@@ -29,6 +30,7 @@ extension Keychain {
         _ operation: SecItemOperation, _ request: ItemRequest, caller: Caller, writing attributes: [(code: String, value: String)] = [],
         accessControl flags: AccessControl.Flags? = nil
     ) throws -> ItemQuery {
+        if operation == .add { return try preflightAdd(request, caller: caller, writing: attributes, accessControl: flags).query }
         let writes = operation.writes
         guard writes ? caller.groups.hasWritableGroup : caller.groups.hasReadableGroup else { throw caller.noGroups(writing: writes) }
         switch operation {
@@ -39,23 +41,7 @@ extension Keychain {
             if let group = query.attributes[Schema.accessGroup]?.stringValue { try caller.check(group: group, writing: false) }
             try Self.checkPersistentRefStandsAlone(query)
             return query
-        case .add:
-            try caller.checkAppClip(writing: attributes)
-            let query = try Self.parse(.add, request)
-            try caller.checkPort(query.attributes)
-            guard query.persistentRef == nil else {
-                throw KeychainError(.param, hint: "an add cannot name a persistent reference; the keychain assigns one.")
-            }
-            if flags != nil {
-                try AccessControlRequest.check(
-                    flags, givenAccessibility: query.attributes[Schema.protection] != nil, itemClass: query.itemClass)
-            }
-            guard let group = query.attributes[Schema.accessGroup]?.stringValue ?? caller.groups.defaultGroup else {
-                throw KeychainError(.missingEntitlement, hint: "profile \(caller.name) has no default access group; pass --group.")
-            }
-            try caller.check(group: group, writing: true)
-            return query
-        case .update, .delete:
+        case .update, .delete, .add:  // (an add returned above, from preflightAdd)
             try caller.checkAppClip()
             if let group = request.explicitGroup { try caller.check(group: group, writing: true) }
             if operation == .update { try caller.checkAppClip(writing: attributes) }
@@ -64,6 +50,30 @@ extension Keychain {
             if operation == .delete { try Self.checkPersistentRefStandsAlone(query) }
             return query
         }
+    }
+
+    /// An add's checks (`preflight(.add, …)`), and the group the item lands in: its own, else the
+    /// caller's default, allowed for writing.
+    func preflightAdd(
+        _ request: ItemRequest, caller: Caller, writing attributes: [(code: String, value: String)],
+        accessControl flags: AccessControl.Flags?
+    ) throws -> (query: ItemQuery, group: String) {
+        guard caller.groups.hasWritableGroup else { throw caller.noGroups(writing: true) }
+        try caller.checkAppClip(writing: attributes)
+        let query = try Self.parse(.add, request)
+        try caller.checkPort(query.attributes)
+        guard query.persistentRef == nil else {
+            throw KeychainError(.param, hint: "an add cannot name a persistent reference; the keychain assigns one.")
+        }
+        if flags != nil {
+            try AccessControlRequest.check(
+                flags, givenAccessibility: query.attributes[Schema.protection] != nil, itemClass: query.itemClass)
+        }
+        guard let group = query.attributes[Schema.accessGroup]?.stringValue ?? caller.groups.defaultGroup else {
+            throw KeychainError(.missingEntitlement, hint: "profile \(caller.name) has no default access group; pass --group.")
+        }
+        try caller.check(group: group, writing: true)
+        return (query, group)
     }
 
     /// `request` parsed as `operation` reads it: a find returns one item's attributes unless told

@@ -9,7 +9,7 @@ enum KeychainMigrator {
         let name: String
         /// Whether the file as read needs the step.
         let isNeeded: @Sendable (Keychain.OpenedFile) -> Bool
-        /// Runs the step (its code is in `Lifecycle/Keychain+Upgrade.swift`); `true` when the file
+        /// Runs the step (its code is in `Keychain+Upgrade.swift`, beside this file); `true` when the file
         /// must be read again (it changed under the open).
         let apply: @Sendable (inout Keychain.OpenedFile, _ path: String) throws -> Bool
     }
