@@ -1,7 +1,12 @@
 #!/bin/sh
-# Regenerates the certificate, key and PKCS#12 fixtures with openssl (run once; the files are
-# committed, so tests never depend on openssl's defaults of the day). Passphrase of every .p12:
-# "fixture".
+# Made the certificate, key and PKCS#12 fixtures with openssl, once: it is a record of how, not a
+# way to make the same files again. Every key is drawn anew and ECDSA signatures are randomised, so a
+# run gives other files, and the literals the tests pin (digests, signatures, the schema-v5 fixture's
+# identity) would all change. The committed files are the oracle; SHA256SUMS lists them and
+# FixtureChecksumTests fails on any file changed, added or removed without it. Running it needs
+# OpenSSL 3 (kdf, -legacy), cc and libcrypto's headers, xxd and Python's cryptography.
+# Passphrase of every .p12: "fixture". After a deliberate run, review every test's failures, then:
+#   ls | grep -v -e '^SHA256SUMS$' -e '^generate.sh$' | xargs sha256sum > SHA256SUMS
 set -eu
 cd "$(dirname "$0")"
 rm -f ./*.pem ./*.der ./*.key ./*.p12 ./*.srl ./*.cnf

@@ -261,6 +261,18 @@ import Testing
         #expect(groups.status == 0 && groups.stdout.contains("A.b.c"), "\(groups.stderr)")
     }
 
+    /// A user default profile another user owns chooses nothing: refused (78), naming the owner.
+    /// Needs root, to give the file to another user.
+    @Test(.enabled(if: TestMachine.isRoot, "machine: root")) func aUserDefaultProfileOfAnotherUserIsRefused() throws {
+        let sandbox = try Sandbox()
+        let folder = sandbox.folder + "/config/keychainctl"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Sandbox.profiles + "/app.plist", toPath: folder + "/profile.plist")
+        #expect(chown(folder + "/profile.plist", 65534, 65534) == 0)
+        let foreign = sandbox.run(["groups"], profile: nil, environment: ["XDG_CONFIG_HOME": sandbox.folder + "/config"])
+        #expect(foreign.status == 78 && foreign.stderr.contains("belongs to another user (uid 65534)"), "\(foreign.stderr)")
+    }
+
     /// The user default profile chooses the groups of every profile-less call, so it is used only
     /// when it is the user's own; never from the working folder (no HOME, no XDG_CONFIG_HOME, or a
     /// relative one). Each refusal's fix, followed as printed, makes it usable.
@@ -280,12 +292,6 @@ import Testing
             #expect(refused.status == 78 && refused.stderr.contains("run 'chmod go-w \(place)'"), "\(refused.stderr)")
             let fix = sandbox.run(["go-w", place], profile: nil, executable: "/bin/chmod")
             #expect(fix.status == 0 && groups(environment).status == 0, "the fix works as printed")
-        }
-        if getuid() == 0 {
-            #expect(chown(file, 65534, 65534) == 0)
-            let foreign = groups(environment)
-            #expect(foreign.status == 78 && foreign.stderr.contains("belongs to another user (uid 65534)"), "\(foreign.stderr)")
-            #expect(chown(file, 0, 0) == 0)
         }
         // A repository's .config is never the default: without HOME, or with relative folders.
         let repository = sandbox.folder + "/repo"
