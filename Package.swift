@@ -61,7 +61,9 @@ let package = Package(
         // Echo off for no-echo prompts, restored by signal handlers (which Swift cannot write).
         .target(name: "CTerminal"),
         // The commit `make release` builds from (KEYCHAINCTL_COMMIT), for --version.
-        .target(name: "CBuildInfo"),
+        // The commit and the release number (VERSION, the one place it is written: the C file
+        // includes it, Scripts/dist.sh and Scripts/gitlab-template.sh read it).
+        .target(name: "CBuildInfo", exclude: ["VERSION"]),
         // Starting exec's command and git: fork, a fresh session keyring, descriptors closed and the
         // keyring calls denied by seccomp before execve (posix_spawn can do none of it).
         .target(name: "CSpawn"),

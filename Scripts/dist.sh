@@ -16,8 +16,8 @@ if [ "${1:-}" = "--bin" ]; then bin="$2"; shift 2; fi
 out="${1:-$root/dist}"
 [ -n "$bin" ] || { echo "dist.sh: --bin PATH is required (make dist passes the release binary)" >&2; exit 64; }
 
-version="$(sed -n 's/^    static let number = "\(.*\)"$/\1/p' "$root/Sources/KeychainCLI/Output/VersionReport.swift")"
-[ -n "$version" ] || { echo "dist.sh: no version in VersionReport.swift" >&2; exit 1; }
+version="$(tr -d '"\n' < "$root/Sources/CBuildInfo/VERSION")"
+[ -n "$version" ] || { echo "dist.sh: no version in Sources/CBuildInfo/VERSION" >&2; exit 1; }
 arch="$(uname -m)"
 case "$arch" in
     x86_64) debarch=amd64 ;;

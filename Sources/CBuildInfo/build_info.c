@@ -5,3 +5,10 @@
 #endif
 
 const char *keychainctl_build_commit(void) { return KEYCHAINCTL_COMMIT; }
+
+/* The release number: VERSION holds it as a C string, for this file and the scripts alike. */
+const char *keychainctl_version(void) {
+    return
+#include "VERSION"
+        ;
+}

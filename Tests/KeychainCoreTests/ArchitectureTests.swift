@@ -15,8 +15,10 @@ import Testing
     static let core: [[String]] = [
         ["Support", "Errors"],
         ["Model"],
-        ["Crypto", "Certificates"],
-        ["Store", "Query", "Cache", "Entitlements"],
+        ["Crypto", "OpenSSL"],
+        ["Keys", "Readers"],
+        ["Certificates", "Bundles"],
+        ["Store", "Query", "Cache", "Profiles"],
         ["Keychain"],
         ["Configuration", "Debugging", "Device", "Lifecycle", "Sync", "Transfer"],
     ]

@@ -6,4 +6,7 @@
    "unknown". A C string, so that it costs nothing until --version asks for it. */
 const char *keychainctl_build_commit(void);
 
+/* The release number, as Sources/CBuildInfo/VERSION writes it (the one place it is written). */
+const char *keychainctl_version(void);
+
 #endif

@@ -3,8 +3,8 @@ import KeychainCore
 
 /// `keychainctl --version`: the version, the commit it was built from, and the C libraries inside.
 enum VersionReport {
-    /// The release number: the one place it is written (`make dist` reads it from here).
-    static let number = "1.0.0"
+    /// The release number, from Sources/CBuildInfo/VERSION (which the release scripts read too).
+    static var number: String { String(cString: keychainctl_version()) }
 
     /// The commit `make release` built from, or "unknown".
     static var commit: String { String(cString: keychainctl_build_commit()) }
