@@ -102,10 +102,10 @@ public func SecKeyCopyExternalRepresentation(_ key: SecKey, _ error: UnsafeMutab
 /// gives a software key of its kind, and its external representation as `v_Data`.
 @discardableResult
 public func SecKeyCopyAttributes(_ key: SecKey) -> CFDictionary? {
-    var dictionary: [String: Any] = ["class": ItemClass.key.rawValue]
+    var dictionary: [String: Any] = [SecItemKey.itemClass: ItemClass.key.rawValue]
     for (code, value) in key.key.attributes { dictionary[code] = SecItemResult.object(value) }
     dictionary[Schema.keyClass] = key.key.isPrivate ? "1" : "0"
     dictionary[Schema.keyType] = key.key.algorithm.keyType
-    dictionary["v_Data"] = key.key.external.withUnsafeBytes { Data($0) }
+    dictionary[SecItemKey.valueData] = key.key.external.withUnsafeBytes { Data($0) }
     return NSDictionary(dictionary: dictionary)
 }

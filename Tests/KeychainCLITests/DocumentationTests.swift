@@ -390,7 +390,8 @@ import Testing
     @Test func theArchitectureMapNamesEveryFolder() throws {
         let map = try String(contentsOfFile: Sandbox.packageRoot + "/CONTRIBUTING.md", encoding: .utf8)
         for parent in [
-            "Sources", "Sources/KeychainCLI", "Sources/KeychainCore", "Sources/KeychainFormats", "Sources/KeychainFoundation", "Tests",
+            "Sources", "Sources/KeychainCLI", "Sources/KeychainCore", "Sources/KeychainFormats", "Sources/KeychainFoundation",
+            "Sources/Security", "Tests",
         ] {
             for folder in try FileManager.default.contentsOfDirectory(atPath: Sandbox.packageRoot + "/" + parent) {
                 var isFolder: ObjCBool = false

@@ -29,7 +29,9 @@ struct SecItemDictionary {
     /// Keys that change nothing on this keychain: it is always the data-protection keychain
     /// (kSecUseDataProtectionKeychain), there is nobody to show a prompt's reason to
     /// (kSecUseOperationPrompt), and a persistent reference attribute is the keychain's own.
-    private static let ignored: Set<String> = ["nleg", "u_OpPrompt", "persistref", "u_AuthCtx"]
+    private static let ignored: Set<String> = [
+        SecItemKey.dataProtectionKeychain, SecItemKey.operationPrompt, SecItemKey.persistentReference, SecItemKey.authenticationContext,
+    ]
 
     /// Keys are told apart as `SecDbQuery.c` (`query_applier`) tells them: four characters make an
     /// attribute, a longer key is a class, match, return, use or value key by its first letter.
@@ -42,14 +44,14 @@ struct SecItemDictionary {
         var attributes: [(code: String, value: Any)] = []
         for (key, value) in try Self.entries(dictionary) {
             switch key {
-            case "class":
+            case SecItemKey.itemClass:
                 guard let text = Self.string(value) else { throw .param("kSecClass takes a class constant") }
                 request.itemClass = text
-            case "m_Limit":
+            case SecItemKey.matchLimit:
                 if let text = Self.string(value) {
                     switch text {
-                    case "m_LimitOne": request.matchLimit = .one
-                    case "m_LimitAll": request.matchLimit = .all
+                    case SecItemKey.matchLimitOne: request.matchLimit = .one
+                    case SecItemKey.matchLimitAll: request.matchLimit = .all
                     default: throw .param("kSecMatchLimit takes kSecMatchLimitOne, kSecMatchLimitAll or a number")
                     }
                 } else if let number = value as? NSNumber, number.intValue > 0 {
@@ -57,23 +59,23 @@ struct SecItemDictionary {
                 } else {
                     throw .param("kSecMatchLimit takes kSecMatchLimitOne, kSecMatchLimitAll or a positive number")
                 }
-            case "r_Data", "r_Attributes", "r_PersistentRef", "r_Ref":
+            case SecItemKey.returnData, SecItemKey.returnAttributes, SecItemKey.returnPersistentRef, SecItemKey.returnRef:
                 guard let flag = Self.bool(value) else { throw .param("\(key) takes a boolean") }
                 asksForReturns = true
                 let option: ReturnOptions =
                     switch key {
-                    case "r_Data": .data
-                    case "r_Attributes": .attributes
-                    case "r_PersistentRef": .persistentRef
+                    case SecItemKey.returnData: .data
+                    case SecItemKey.returnAttributes: .attributes
+                    case SecItemKey.returnPersistentRef: .persistentRef
                     default: .reference
                     }
                 if flag { returns.insert(option) }
-            case "v_Data":
+            case SecItemKey.valueData:
                 guard let bytes = value as? Data else { throw .param("kSecValueData takes data") }
                 data = bytes
-            case "v_Ref":
+            case SecItemKey.valueRef:
                 if let named = value as? SecIdentity { identity = named } else { reference = try Reference(value) }
-            case "v_PersistentRef":
+            case SecItemKey.valuePersistentRef:
                 guard let bytes = value as? Data else { throw .param("kSecValuePersistentRef takes data") }
                 request.persistentRef = Data(bytes).base64EncodedString()
             case Schema.accessControl:
@@ -81,7 +83,9 @@ struct SecItemDictionary {
                 accessControl = control
             case Schema.synchronizable:
                 if let text = Self.string(value) {
-                    guard text == "syna" else { throw .param("kSecAttrSynchronizable takes a boolean or kSecAttrSynchronizableAny") }
+                    guard text == SecItemKey.synchronizableAny else {
+                        throw .param("kSecAttrSynchronizable takes a boolean or kSecAttrSynchronizableAny")
+                    }
                     request.attributes.append((code: key, value: "any"))
                 } else if let flag = Self.bool(value) {
                     request.attributes.append((code: key, value: flag ? "yes" : "no"))
@@ -91,17 +95,17 @@ struct SecItemDictionary {
             case Schema.accessGroup, Schema.protection:
                 guard let text = Self.string(value) else { throw .param("\(key) takes a string") }
                 request.attributes.append((code: key, value: text))
-            case "u_AuthUI":
+            case SecItemKey.authenticationUI:
                 switch Self.string(value) {
-                case "u_AuthUIA": ui = .allow
-                case "u_AuthUIF": ui = .fail
-                case "u_AuthUIS": ui = .skip
+                case SecItemKey.authenticationUIAllow: ui = .allow
+                case SecItemKey.authenticationUIFail: ui = .fail
+                case SecItemKey.authenticationUISkip: ui = .skip
                 default: throw .param("kSecUseAuthenticationUI takes kSecUseAuthenticationUIAllow, …Fail or …Skip")
                 }
-            case "u_NoAuthUI":
+            case SecItemKey.noAuthenticationUI:
                 guard let flag = Self.bool(value) else { throw .param("kSecUseNoAuthenticationUI takes a boolean") }
                 if flag { ui = .fail }
-            case "m_HostOrSubdomainOfHost":
+            case SecItemKey.hostOrSubdomainOfHost:
                 guard let host = Self.string(value) else { throw .param("kSecMatchHostOrSubdomainOfHost takes a string") }
                 request.hostOrSubdomainOf = host
             case _ where Self.ignored.contains(key):

@@ -29,9 +29,9 @@ enum SecItemResult {
         if returns == .persistentRef, reference == nil { return NSData(data: Data(found.item.persistentRef.bytes)) }
         var dictionary: [String: Any] = [:]
         if returns.contains(.attributes) { dictionary = attributes(of: found.item) }
-        if returns.contains(.data), let secret = found.secret { dictionary["v_Data"] = secret.withUnsafeBytes { Data($0) } }
-        if returns.contains(.persistentRef) { dictionary["v_PersistentRef"] = Data(found.item.persistentRef.bytes) }
-        if let reference { dictionary["v_Ref"] = reference }
+        if returns.contains(.data), let secret = found.secret { dictionary[SecItemKey.valueData] = secret.withUnsafeBytes { Data($0) } }
+        if returns.contains(.persistentRef) { dictionary[SecItemKey.valuePersistentRef] = Data(found.item.persistentRef.bytes) }
+        if let reference { dictionary[SecItemKey.valueRef] = reference }
         return NSDictionary(dictionary: dictionary)
     }
 
@@ -53,7 +53,7 @@ enum SecItemResult {
     /// The item's attributes as Apple returns them: its class, and every stored attribute but those
     /// the keychain keeps to itself (an App Clip's mark, the access control's stored text).
     static func attributes(of item: Item) -> [String: Any] {
-        var dictionary: [String: Any] = ["class": item.itemClass.rawValue]
+        var dictionary: [String: Any] = [SecItemKey.itemClass: item.itemClass.rawValue]
         for (code, value) in item.attributes where code != Schema.appClipItem && code != Schema.accessControl {
             dictionary[code] = object(value)
         }
