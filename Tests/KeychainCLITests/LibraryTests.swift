@@ -1,6 +1,7 @@
 import Foundation
 import KeychainFormats
 import KeychainPlatform
+import KeychainTestSupport
 import Security
 import SecurityTesting
 import Testing
@@ -259,7 +260,7 @@ import Testing
     /// name holds, the group is `keychainctl.program.` and safe characters, never the command's
     /// group or an app's, and `program(ofGroup:)` gives back the name that made it.
     @Test func noExecutableNameReachesAnotherGroup() {
-        var generator = SystemRandomNumberGenerator()
+        var generator = SeededRandom()
         let alphabet = Array("aZ09.-_ *$/\u{1B}\u{0}\u{E9}\u{202E}".unicodeScalars)
         for _ in 0..<2000 {
             let name = String(
@@ -267,12 +268,12 @@ import Testing
                     (0..<Int.random(in: 0...24, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }))
             let group = BuiltInProfile.programGroup(executable: name)
             let rest = group.dropFirst("keychainctl.program.".count)
-            #expect(group.hasPrefix("keychainctl.program.") && !rest.isEmpty, "\(name.debugDescription) → \(group)")
+            #expect(group.hasPrefix("keychainctl.program.") && !rest.isEmpty, "\(name.debugDescription) → \(group), \(generator)")
             #expect(
                 rest.unicodeScalars.allSatisfy {
                     $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || ".-_".unicodeScalars.contains($0))
-                })
-            #expect(BuiltInProfile.program(ofGroup: group).map(BuiltInProfile.programGroup(executable:)) == group)
+                }, "\(name.debugDescription), \(generator)")
+            #expect(BuiltInProfile.program(ofGroup: group).map(BuiltInProfile.programGroup(executable:)) == group, "\(generator)")
         }
         for other in [BuiltInProfile.group, "SKMME9E2Y8.com.example.app", "keychainctl.program.", "keychainctl.program.a b"] {
             #expect(BuiltInProfile.program(ofGroup: other) == nil, "\(other)")

@@ -82,11 +82,12 @@ import Testing
         var interrupted = 0
         for attempt in 0..<20 {
             let arguments = ["migrate-group", "--from", source, "--to", target, "--profile", Sandbox.profiles + "/app.plist"]
-            if try sandbox.killMidway(arguments, after: UInt32.random(in: 0...UInt32(max(1, window * 11 / 10)))) { interrupted += 1 }
+            let delay = UInt32.random(in: 0...UInt32(max(1, window * 11 / 10)))
+            if try sandbox.killMidway(arguments, after: delay) { interrupted += 1 }
             let counts = try Self.census(sandbox)
             #expect(
                 counts == [source: total, target: 0] || counts == [source: 0, target: total],
-                "attempt \(attempt): \(counts)")
+                "attempt \(attempt), killed after \(delay) µs: \(counts)")
             if counts[target] == total { swap(&source, &target) }
         }
         #expect(interrupted > 0, "no run was interrupted; the kill window missed every migration")

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainTestSupport
 import Testing
 import TextEscaping
 
@@ -191,7 +192,9 @@ import TextEscaping
         let folder = NSTemporaryDirectory() + "keychainctl-mutate-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        var generator = SystemRandomNumberGenerator()
+        var generator = SeededRandom()
+        // Printed first: a crash ends the process before any expectation could name it.
+        print("ProfileMutationTests: \(generator)")
         var outcomes = (loaded: 0, refused: 0)
         for name in ["app-binary.plist", "app.plist", "app.mobileprovision"] {
             let original = Array(try Data(contentsOf: URL(fileURLWithPath: Fixtures.path(name))))
@@ -215,7 +218,7 @@ import TextEscaping
                 try? FileManager.default.removeItem(atPath: path)
             }
         }
-        #expect(outcomes.loaded > 0 && outcomes.refused > 0)
+        #expect(outcomes.loaded > 0 && outcomes.refused > 0, "\(generator)")
     }
 
     /// The byte scan for control characters agrees with the scalar definition for every scalar up

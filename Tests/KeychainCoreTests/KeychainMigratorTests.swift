@@ -94,22 +94,26 @@ import Testing
             }.map(\.name)
                 == ["access-control column", "version 2", "device state"])
 
-        let derivations = PassphraseKDF.derivations.load(ordering: .relaxed)
-        let keychain = try Keychain(path: path, credential: .passphrase(SecretBytes(copying: Array(Self.passphrase.utf8))))
-        #expect(PassphraseKDF.derivations.load(ordering: .relaxed) - derivations == 1)
+        // Counted for this test's task alone: other suites derive keys in parallel.
+        let derivations = PassphraseKDF.DerivationCount()
+        try PassphraseKDF.$counted.withValue(derivations) {
+            let keychain = try Keychain(path: path, credential: .passphrase(SecretBytes(copying: Array(Self.passphrase.utf8))))
+            #expect(derivations.value.load(ordering: .relaxed) == 1)
 
-        let after = try KeychainStore(path: path)
-        #expect(after.unlocking.version >= 3 && !after.needsAccessControlColumn && after.unlocking.deviceRecord != nil)
-        let caller = Caller(
-            try Profile.load(path: PackagePaths.fixtures + "/Profiles/app.plist", teamID: nil, platform: nil, allowWildcard: false))
-        var request = ItemRequest(attributes: [("svce", "fixture"), ("acct", "v1")])
-        request.returnOptions = [.data]
-        let found = try keychain.find(request, caller: caller)
-        #expect(
-            found.items.first?.secret.map { String(decoding: $0.withUnsafeBytes { Array($0) }, as: UTF8.self) } == "written-by-schema-1")
+            let after = try KeychainStore(path: path)
+            #expect(after.unlocking.version >= 3 && !after.needsAccessControlColumn && after.unlocking.deviceRecord != nil)
+            let caller = Caller(
+                try Profile.load(path: PackagePaths.fixtures + "/Profiles/app.plist", teamID: nil, platform: nil, allowWildcard: false))
+            var request = ItemRequest(attributes: [("svce", "fixture"), ("acct", "v1")])
+            request.returnOptions = [.data]
+            let found = try keychain.find(request, caller: caller)
+            #expect(
+                found.items.first?.secret.map { String(decoding: $0.withUnsafeBytes { Array($0) }, as: UTF8.self) } == "written-by-schema-1"
+            )
 
-        // Opened again, the file needs no step, and the passphrase still opens it.
-        _ = try Keychain(path: path, credential: .passphrase(SecretBytes(copying: Array(Self.passphrase.utf8))))
-        #expect(PassphraseKDF.derivations.load(ordering: .relaxed) - derivations == 2)
+            // Opened again, the file needs no step, and the passphrase still opens it.
+            _ = try Keychain(path: path, credential: .passphrase(SecretBytes(copying: Array(Self.passphrase.utf8))))
+            #expect(derivations.value.load(ordering: .relaxed) == 2)
+        }
     }
 }

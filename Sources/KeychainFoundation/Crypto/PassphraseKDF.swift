@@ -93,7 +93,7 @@ package struct PassphraseKDF: Sendable, Equatable {
 
     /// Derives the 32-byte keychain key from `passphrase`; `nil` if libsodium refuses (out of memory).
     package func deriveKey(from passphrase: SecretBytes) -> SecretBytes? {
-        Self.derivations.add(1, ordering: .relaxed)
+        Self.counted?.value.add(1, ordering: .relaxed)
         let input = encoding == .nfc ? Passphrase.nfc(passphrase) : passphrase
         let key = SecretBytes(count: 32)
         let status: Int32 = key.withUnsafeMutableBytes { out in
@@ -107,7 +107,13 @@ package struct PassphraseKDF: Sendable, Equatable {
         return status == 0 ? key : nil
     }
 
-    /// How many keys this process has derived from passphrases: an open derives one, however many
-    /// upgrades it runs (`KeychainMigrator`); the tests count them.
-    package static let derivations = Atomic<Int>(0)
+    /// Counts the keys derived from passphrases by the task that binds it (`$counted.withValue`),
+    /// and by nothing else running at the same time: an open derives one, however many upgrades it
+    /// runs (`KeychainMigrator`), which the tests check while other tests derive keys in parallel.
+    package final class DerivationCount: Sendable {
+        package let value = Atomic<Int>(0)
+        package init() {}
+    }
+
+    @TaskLocal package static var counted: DerivationCount?
 }
