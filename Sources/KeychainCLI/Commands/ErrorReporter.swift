@@ -39,23 +39,18 @@ enum ErrorReporter {
     /// `error`'s message alone, one line, for a warning that quotes it.
     static func summary(of error: any Error) -> String { describe(error).2.terminalSafe }
 
-    /// (OSStatus, name, message, hint, exit status) for any failure.
+    /// (OSStatus, name, message, hint, exit status) for any failure: the engine's outcome
+    /// (`FailureOutcome`), its kind given an exit status here.
     private static func describe(_ error: any Error) -> (Int32?, String, String, String, Int32) {
-        switch error {
-        case let error as KeychainError:
-            return (error.status.rawValue, error.status.name, error.status.message, error.hint, error.status.exitStatus)
-        case let error as ProfileError:
-            return (nil, "profileUnusable", error.message, "", ExitStatusTable.unusableConfiguration)
-        case let error as ConfigurationError:
-            return (nil, "configurationUnusable", error.message, "", ExitStatusTable.unusableConfiguration)
-        case let error as StoreError:
-            return (nil, "keychainFileUnusable", error.message, "", ExitStatusTable.ioFailure)
-        case let error as InputError:
-            return (nil, "inputUnreadable", error.description, "", ExitStatusTable.ioFailure)
-        case let error as InputTooLarge:
-            return (nil, "inputTooLarge", error.description, "", ExitStatusTable.unusableConfiguration)
-        default:
-            return (nil, "internalError", "internal error: \(error)", "", ExitStatusTable.bug)
+        let outcome = FailureOutcome(error)
+        let exit: Int32
+        var status: Int32?
+        switch outcome.kind {
+        case .keychain(let keychainStatus): (exit, status) = (keychainStatus.exitStatus, keychainStatus.rawValue)
+        case .profileUnusable, .configurationUnusable, .inputTooLarge: exit = ExitStatusTable.unusableConfiguration
+        case .keychainFileUnusable, .inputUnreadable: exit = ExitStatusTable.ioFailure
+        case .internalError: exit = ExitStatusTable.bug
         }
+        return (status, outcome.name, outcome.message, outcome.hint, exit)
     }
 }

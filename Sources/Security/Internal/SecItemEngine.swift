@@ -175,17 +175,13 @@ package final class SecItemEngine: @unchecked Sendable {
         }
     }
 
-    /// The status an error is, and its words: a keychain error its own status; configuration the
-    /// library cannot use (a profile, a key file, a variable) errSecNotAvailable, as no keychain.
+    /// The status an error is, and its words: the library's own refusals as they are, everything
+    /// else as the engine's one table says (`FailureOutcome`), the same one the command reports from.
     private static func status(of error: any Error) -> (OSStatus, String) {
-        switch error {
-        case let error as KeychainError: (error.status.rawValue, error.hint)
-        case let error as SecItemRefusal: (error.status, error.message)
-        case let error as ConfigurationError: (errSecNotAvailable, "\(error)")
-        case let error as ProfileError: (errSecNotAvailable, "\(error)")
-        case let error as StoreError: (errSecDecode, "\(error)")
-        default: (errSecInternalComponent, "\(error)")
-        }
+        if let refusal = error as? SecItemRefusal { return (refusal.status, refusal.message) }
+        let outcome = FailureOutcome(error)
+        if case .keychain = outcome.kind { return (outcome.osStatus, outcome.hint) }
+        return (outcome.osStatus, outcome.message)
     }
 }
 
