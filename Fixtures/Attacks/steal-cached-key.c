@@ -1,9 +1,10 @@
 /* steal-cached-key PID KEYID: the attack a command run by `keychainctl exec` would make on the shell
    that started it (x86-64). It attaches to PID with ptrace, makes it call keyctl(KEYCTL_READ, KEYID)
    into a buffer below its stack, prints the bytes that call returned on stdout, and lets PID go on
-   as it was. PID must be waiting in a system call (a shell in wait4). Exit 2: ptrace refused (the
-   attack failed); 3: PID is not in a system call; 4: the keyctl call failed inside PID.
-   Test support only: compiled and run by ExecIsolationTests. */
+   as it was. PID must be waiting in a system call (a shell in wait4). Exit 2: ptrace refused with
+   EPERM (the attack failed as exec makes it fail); 5: ptrace failed otherwise; 3: PID is not in a
+   system call; 4: the keyctl call failed inside PID.
+   Test support only: compiled and run by ExecConfinementTests. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -22,8 +23,11 @@ int main(int argc, char **argv) {
     pid_t pid = (pid_t)atoi(argv[1]);
     long key = atol(argv[2]);
     if (ptrace(PTRACE_ATTACH, pid, 0, 0) != 0) {
-        fprintf(stderr, "PTRACE_ATTACH %d: %s\n", pid, strerror(errno));
-        return 2;
+        /* 2 is the refusal exec makes (seccomp and Landlock answer EPERM); any other errno is 5,
+           so a test that expects the refusal cannot pass on another failure. */
+        int failure = errno;
+        fprintf(stderr, "PTRACE_ATTACH %d: %s\n", pid, strerror(failure));
+        return failure == EPERM ? 2 : 5;
     }
     waitpid(pid, NULL, __WALL);
     struct user_regs_struct saved, regs;

@@ -106,6 +106,7 @@ import Testing
         // Landlock refuses the shell's memory too (rewriting it would do what ptrace did), and, to
         // a user other than root, its environment.
         let mem = ChildProcess.Isolation.landlock ? "refused" : "open"
+        // steal=2 is PTRACE_ATTACH refused with EPERM (another errno exits 5).
         for label in ["exec", "spawned", "allow-keyring"] {
             #expect(Self.line(run, label).hasPrefix("\(label): steal=2 mem=\(mem) got=0"), "\(run.stdout) \(run.stderr)")
             if uid != 0 { #expect(Self.line(run, label).hasSuffix("environ=\(mem)"), "\(run.stdout)") }
