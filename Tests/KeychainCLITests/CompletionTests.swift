@@ -124,11 +124,7 @@ import Testing
     /// names when a key is at hand (here the default key file of a fresh HOME), and nothing, with
     /// no error and no prompt, when none is (a passphrase keychain with nothing cached).
     @Test func storedNamesAreCompletedWhenAKeyIsAtHand() throws {
-        let user = try FirstRunTests.User()
-        #expect(
-            user.shell(
-                "keychainctl init && echo t | keychainctl set api-token && echo t | keychainctl set 'db pass' && echo t | keychainctl set other"
-            ).status == 0)
+        let user = try Self.userWithThreeNames()
         func bashNames(_ command: String, _ typed: String) -> [String] {
             let run = user.run([
                 "/bin/bash", "-c",
@@ -156,29 +152,6 @@ import Testing
         #expect(bashWords(["keychainctl", "exec", "--file", "KEY", "="]) == ["api-token", "db\\ pass", "other"])
         #expect(bashWords(["keychainctl", "exec", "--env", "TOKEN=ap"]) == ["TOKEN=api-token"])
         #expect(bashWords(["keychainctl", "exec", "--env-from", "ap"]).isEmpty, "--env-from takes a query, not VAR=")
-        if FileManager.default.isExecutableFile(atPath: "/usr/bin/fish") {
-            let fish = user.run(["/usr/bin/fish", "-c", "keychainctl completion fish | source; complete -C 'keychainctl get '"])
-            #expect(
-                fish.stdout.split(separator: "\n").map { String($0.prefix { $0 != "\t" }) }.starts(with: ["api-token", "db pass"]),
-                "\(fish.stdout) \(fish.stderr)")
-            let fishExec = user.run([
-                "/usr/bin/fish", "-c", "keychainctl completion fish | source; complete -C 'keychainctl exec --env TOKEN=ap'",
-            ])
-            #expect(
-                fishExec.stdout.split(separator: "\n").map { String($0.prefix { $0 != "\t" }) } == ["TOKEN=api-token"],
-                "\(fishExec.stdout) \(fishExec.stderr)")
-        }
-        if FileManager.default.isExecutableFile(atPath: "/usr/bin/zsh") {
-            let probe =
-                "compadd() { shift; print -l -- \"$@\"; }; _arguments() { :; }; source <(keychainctl completion zsh); words=(keychainctl rm ''); CURRENT=3; _keychainctl"
-            let zsh = user.run(["/usr/bin/zsh", "-c", probe])
-            #expect(zsh.stdout == "api-token\ndb pass\nother\n", "\(zsh.stdout) \(zsh.stderr)")
-            let zshExec = user.run([
-                "/usr/bin/zsh", "-c",
-                "compadd() { shift; print -l -- \"$@\"; }; compset() { :; }; _arguments() { :; }; source <(keychainctl completion zsh); words=(keychainctl exec --env TOKEN=ap); CURRENT=4; PREFIX=TOKEN=ap; _keychainctl",
-            ])
-            #expect(zshExec.stdout == "api-token\ndb pass\nother\n", "\(zshExec.stdout) \(zshExec.stderr)")
-        }
         // No key at hand: nothing, no error, no prompt (a passphrase keychain, nothing cached).
         #expect(user.shell("mv .config/keychainctl/keychain.key k && rm .local/share/keychainctl/keychain.db").status == 0)
         #expect(user.shell("keychainctl init", extra: ["KEYCHAINCTL_PASSPHRASE=correct horse battery"]).status == 0)
@@ -187,18 +160,52 @@ import Testing
         #expect(bashNames("get", "").isEmpty)
     }
 
+    /// A user with a default keychain holding api-token, 'db pass' and other.
+    static func userWithThreeNames() throws -> FirstRunTests.User {
+        let user = try FirstRunTests.User()
+        #expect(
+            user.shell(
+                "keychainctl init && echo t | keychainctl set api-token && echo t | keychainctl set 'db pass' && echo t | keychainctl set other"
+            ).status == 0)
+        return user
+    }
+
+    /// fish offers the stored names after get, and the name after `--env VAR=`.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/fish"), "machine: fish"))
+    func fishCompletesStoredNames() throws {
+        let user = try Self.userWithThreeNames()
+        let fish = user.run(["/usr/bin/fish", "-c", "keychainctl completion fish | source; complete -C 'keychainctl get '"])
+        #expect(
+            fish.stdout.split(separator: "\n").map { String($0.prefix { $0 != "\t" }) }.starts(with: ["api-token", "db pass"]),
+            "\(fish.stdout) \(fish.stderr)")
+        let fishExec = user.run([
+            "/usr/bin/fish", "-c", "keychainctl completion fish | source; complete -C 'keychainctl exec --env TOKEN=ap'",
+        ])
+        #expect(
+            fishExec.stdout.split(separator: "\n").map { String($0.prefix { $0 != "\t" }) } == ["TOKEN=api-token"],
+            "\(fishExec.stdout) \(fishExec.stderr)")
+    }
+
+    /// zsh offers the stored names after rm, and the name after `--env VAR=`.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/zsh"), "machine: zsh"))
+    func zshCompletesStoredNames() throws {
+        let user = try Self.userWithThreeNames()
+        let probe =
+            "compadd() { shift; print -l -- \"$@\"; }; _arguments() { :; }; source <(keychainctl completion zsh); words=(keychainctl rm ''); CURRENT=3; _keychainctl"
+        let zsh = user.run(["/usr/bin/zsh", "-c", probe])
+        #expect(zsh.stdout == "api-token\ndb pass\nother\n", "\(zsh.stdout) \(zsh.stderr)")
+        let zshExec = user.run([
+            "/usr/bin/zsh", "-c",
+            "compadd() { shift; print -l -- \"$@\"; }; compset() { :; }; _arguments() { :; }; source <(keychainctl completion zsh); words=(keychainctl exec --env TOKEN=ap); CURRENT=4; PREFIX=TOKEN=ap; _keychainctl",
+        ])
+        #expect(zshExec.stdout == "api-token\ndb pass\nother\n", "\(zshExec.stdout) \(zshExec.stderr)")
+    }
+
     /// Names with a space, quotes, a `$` and glob characters: bash offers each quoted so that the
     /// shell reads back the stored name (checked by letting bash read the completed word), zsh and
     /// fish get them raw to quote as they insert; after a name, each shell offers its accounts.
     @Test func hostileNamesComeBackLiteralAndAccountsFollowTheName() throws {
-        let user = try FirstRunTests.User()
-        let names = ["my token", "it's \"q\" $HOME", "glob*?[x]", "back\\slash"]
-        #expect(user.shell("keychainctl init").status == 0)
-        for name in names {
-            #expect(user.run(["keychainctl", "set", name], stdin: "t").status == 0, "\(name)")
-            #expect(user.run(["keychainctl", "set", name, "ci bot"], stdin: "t").status == 0, "\(name)")
-        }
-        #expect(user.run(["keychainctl", "set", "my token", "deploy"], stdin: "t").status == 0)
+        let (user, names) = try Self.userWithHostileNames()
         // bash: complete, then read the completed word back through bash itself.
         let readBack =
             "source <(keychainctl completion bash); COMP_WORDS=(\"$@\"); COMP_CWORD=$(( $# - 1 )); _keychainctl; "
@@ -215,23 +222,45 @@ import Testing
         #expect(bash(["keychainctl", "exec", "--env", "T=gl"]) == ["T=glob*?[x]"])
         #expect(user.shell("keychainctl completion accounts 'my token'").stdout == "ci bot\ndeploy\n")
         #expect(user.shell("keychainctl completion accounts; echo \"exit $?\"").stdout == "exit 64\n")
-        if FileManager.default.isExecutableFile(atPath: "/usr/bin/zsh") {
-            let probe =
-                "compadd() { shift; print -rl -- \"$@\"; }; _arguments() { :; }; source <(keychainctl completion zsh); "
-                + "words=(keychainctl get 'my\\ token' ''); CURRENT=4; _keychainctl; words=(keychainctl get ''); CURRENT=3; _keychainctl"
-            let zsh = user.run(["/usr/bin/zsh", "-c", probe])
-            #expect(
-                zsh.stdout.split(separator: "\n").map(String.init) == ["ci bot", "deploy"] + names.sorted(), "\(zsh.stdout) \(zsh.stderr)")
+    }
+
+    /// A user whose default keychain holds names with a space, quotes, `$`, glob characters and a
+    /// backslash, each with the account "ci bot" ("my token" with "deploy" too); and the names.
+    static func userWithHostileNames() throws -> (FirstRunTests.User, [String]) {
+        let user = try FirstRunTests.User()
+        let names = ["my token", "it's \"q\" $HOME", "glob*?[x]", "back\\slash"]
+        #expect(user.shell("keychainctl init").status == 0)
+        for name in names {
+            #expect(user.run(["keychainctl", "set", name], stdin: "t").status == 0, "\(name)")
+            #expect(user.run(["keychainctl", "set", name, "ci bot"], stdin: "t").status == 0, "\(name)")
         }
-        if FileManager.default.isExecutableFile(atPath: "/usr/bin/fish") {
-            func fish(_ line: String) -> [String] {
-                let run = user.run(["/usr/bin/fish", "-c", "keychainctl completion fish | source; complete -C $argv[1]", line])
-                return run.stdout.split(separator: "\n").map { String($0.prefix { $0 != "\t" }) }
-            }
-            #expect(fish("keychainctl get my") == ["my token"])
-            #expect(fish("keychainctl get my\\ token ") == ["ci bot", "deploy"])
-            #expect(fish("keychainctl get 'my token' ") == ["ci bot", "deploy"])
+        #expect(user.run(["keychainctl", "set", "my token", "deploy"], stdin: "t").status == 0)
+        return (user, names)
+    }
+
+    /// zsh gets the hostile names raw, and a name's accounts after it.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/zsh"), "machine: zsh"))
+    func zshCompletesHostileNamesAndTheirAccounts() throws {
+        let (user, names) = try Self.userWithHostileNames()
+        let probe =
+            "compadd() { shift; print -rl -- \"$@\"; }; _arguments() { :; }; source <(keychainctl completion zsh); "
+            + "words=(keychainctl get 'my\\ token' ''); CURRENT=4; _keychainctl; words=(keychainctl get ''); CURRENT=3; _keychainctl"
+        let zsh = user.run(["/usr/bin/zsh", "-c", probe])
+        #expect(
+            zsh.stdout.split(separator: "\n").map(String.init) == ["ci bot", "deploy"] + names.sorted(), "\(zsh.stdout) \(zsh.stderr)")
+    }
+
+    /// fish gets the hostile names raw, and a name's accounts after it, however it was quoted.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/fish"), "machine: fish"))
+    func fishCompletesHostileNamesAndTheirAccounts() throws {
+        let (user, _) = try Self.userWithHostileNames()
+        func fish(_ line: String) -> [String] {
+            let run = user.run(["/usr/bin/fish", "-c", "keychainctl completion fish | source; complete -C $argv[1]", line])
+            return run.stdout.split(separator: "\n").map { String($0.prefix { $0 != "\t" }) }
         }
+        #expect(fish("keychainctl get my") == ["my token"])
+        #expect(fish("keychainctl get my\\ token ") == ["ci bot", "deploy"])
+        #expect(fish("keychainctl get 'my token' ") == ["ci bot", "deploy"])
     }
 
     @Test func unknownShellIsAUsageError() throws {
