@@ -52,11 +52,8 @@ import Testing
     /// condition can fail as "not in the table".
     @Test func everyGateNamesAConditionOfTheTable() throws {
         let script = try String(contentsOfFile: Sandbox.packageRoot + "/.ci/check-skips", encoding: .utf8)
-        let sources = try ["Tests/KeychainCLITests", "Tests/KeychainCoreTests", "Tests/SecurityTests"].map { folder in
-            let path = Sandbox.packageRoot + "/" + folder + "/"
-            return try FileManager.default.contentsOfDirectory(atPath: path).filter { $0.hasSuffix(".swift") }.sorted().map {
-                try String(contentsOfFile: path + $0, encoding: .utf8)
-            }.joined(separator: "\n")
+        let sources = try ["Tests/KeychainCLITests", "Tests/KeychainCoreTests", "Tests/SecurityTests"].map {
+            try DocumentationTests.joinedFiles(in: $0)
         }
         var words = Set<String>()
         for text in sources {

@@ -326,10 +326,10 @@ import Testing
         #expect(count >= 40, "the pages cite \(count) tests; the scan has lost them")
     }
 
-    /// Every file of the package's `folder`, in name order, as one text.
+    /// Every Swift file of the package's `folder` (not its subfolders), in name order, as one text.
     static func joinedFiles(in folder: String) throws -> String {
         let path = Sandbox.packageRoot + "/" + folder + "/"
-        return try FileManager.default.contentsOfDirectory(atPath: path).sorted().map {
+        return try FileManager.default.contentsOfDirectory(atPath: path).filter { $0.hasSuffix(".swift") }.sorted().map {
             try String(contentsOfFile: path + $0, encoding: .utf8)
         }.joined(separator: "\n")
     }

@@ -67,6 +67,8 @@ package struct FailureOutcome: Sendable {
         }
     }
 
-    private static let errSecIO: Int32 = -36
-    private static let errSecInternalComponent: Int32 = -2070
+    /// Statuses the engine's own enum does not name, from Apple's table of them.
+    private static let errSecIO = AppleStatuses.row(named: "errSecIO")?.status ?? KeychainStatus.param.rawValue
+    private static let errSecInternalComponent =
+        AppleStatuses.row(named: "errSecInternalComponent")?.status ?? KeychainStatus.param.rawValue
 }

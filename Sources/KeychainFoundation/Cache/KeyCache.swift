@@ -86,8 +86,8 @@ package enum KeyCache {
         let sessionOwner: uid_t?
         do { sessionOwner = try KernelKeyring.sessionKeyringOwner() } catch { throw .keyring(error) }
         let ownSession = sessionOwner == geteuid()
-        // Inherited from another user: its processes possess the keyring and everything in it, and
-        // the user keyring is not possessed from here (a key put there could not be used again).
+        // Inherited from another user: its processes possess the keyring and everything in it, so
+        // neither `auto` nor `session` puts a key there; `--keyring user` is the caller's own choice.
         if let sessionOwner, !ownSession, choice != .user { throw .foreignSessionKeyring(owner: sessionOwner) }
         let ring: KernelKeyring.Ring
         switch choice {

@@ -16,22 +16,11 @@ package final class NewFile {
     /// The name it was written under where no unnamed file could be made.
     private let temporary: String?
 
-    /// Makes a new file at `path` (mode 0600) holding what `write` writes to the descriptor it is
-    /// given: of several makers exactly one wins, and an existing file is never replaced
-    /// (`existing` is thrown). The parent folders are made (mode 0700); a link in the way is
-    /// refused (`what` names the file).
-    package static func create(at path: String, what: String, existing: any Error, _ write: (Int32) throws -> Void) throws {
-        try NewFile(path, what: what, write).create(existing: existing)
-    }
-
-    /// As `create`, but a file at `path` is replaced, at once (see `replace()`).
-    package static func replace(at path: String, what: String, _ write: (Int32) throws -> Void) throws {
-        try NewFile(path, what: what, write).replace()
-    }
-
-    /// The file for `path`, written by `write` and made durable, but not yet named: nothing is
-    /// there until `create` or `replace`, and nothing stays if neither is called. For two files
-    /// that belong together (a keychain and its key file), both are written before either is named.
+    /// The file for `path` (mode 0600), holding what `write` writes to the descriptor it is given,
+    /// made durable, but not yet named: nothing is there until `create` or `replace`, and nothing
+    /// stays if neither is called. For two files that belong together (a keychain and its key
+    /// file), both are written before either is named. The parent folders are made (mode 0700); a
+    /// link in the way is refused (`what` names the file).
     package init(_ path: String, what: String, _ write: (Int32) throws -> Void) throws {
         try FileSafety.checkLinks(path, what: what)
         try Folders.makeParents(of: path)
@@ -54,7 +43,8 @@ package final class NewFile {
         if let temporary { unlink(temporary) }
     }
 
-    /// Names the file `path`, never over an existing file (`existing` is thrown then).
+    /// Names the file `path`, never over an existing file (`existing` is thrown then): of several
+    /// makers exactly one wins.
     package func create(existing: any Error) throws {
         let linked = temporary.map { link($0, path) == 0 } ?? FileSync.link(fd, to: path)
         guard linked else {
