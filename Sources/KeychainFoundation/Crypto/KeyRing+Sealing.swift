@@ -15,24 +15,43 @@ extension KeyRing {
                     Array("kc1\0\(schema.table)\0".utf8) + row.uuid
                     + Array("\0\(row.accessGroup)\0\(row.isSynchronizable ? 1 : 0)\0\(row.accessibility)\0".utf8)
             case .v2(let id):
-                var fields = [Array("kc2".utf8), id, Array(schema.table.utf8), row.uuid]
+                // Written field by field into one buffer, as `SealFormat.lengthPrefixed` would lay
+                // out the list: every opened row builds this.
+                var out: [UInt8] = []
+                out.reserveCapacity(256)
+                for field in [Array("kc2".utf8), id, Array(schema.table.utf8), row.uuid] { SealFormat.appendField(field, to: &out) }
                 // An access control that is the protection alone is not bound: it repeats `pdmn`,
                 // which is, and rows sealed before the column existed stay valid. Any other value
                 // is bound, so adding, removing or changing one breaks the row.
                 for attribute in schema.plaintextAttributes where attribute.code != Schema.accessControl || row.hasAccessControl {
-                    fields.append(Array(attribute.code.utf8))
-                    fields.append(row.plaintext[attribute.code]?.canonicalBytes ?? [])
+                    SealFormat.appendField(attribute.code.utf8, to: &out)
+                    Self.appendCanonical(row.plaintext[attribute.code], to: &out)
                 }
-                prefix = SealFormat.lengthPrefixed(fields)
+                prefix = out
             }
         }
 
-        /// The authenticated data of the half sealed for `purpose`.
-        package func associatedData(_ purpose: String) -> [UInt8] {
-            switch format {
-            case .v1: prefix + Array(purpose.utf8)
-            case .v2: prefix + SealFormat.lengthPrefixed([Array(purpose.utf8)])
+        /// Appends `value`'s canonical bytes (none when absent) as one field, without building
+        /// them apart for text and data.
+        private static func appendCanonical(_ value: AttributeValue?, to out: inout [UInt8]) {
+            switch value {
+            case .string(let text), .fourCharCode(let text): SealFormat.appendField(text.utf8, to: &out)
+            case .data(let bytes): SealFormat.appendField(bytes, to: &out)
+            case let value?: SealFormat.appendField(value.canonicalBytes, to: &out)
+            case nil: SealFormat.appendField(EmptyCollection(), to: &out)
             }
+        }
+
+        /// The authenticated data of the half sealed for `purpose`, followed by `suffix`.
+        package func associatedData(_ purpose: String, then suffix: [UInt8] = []) -> [UInt8] {
+            var out = prefix
+            out.reserveCapacity(prefix.count + 4 + purpose.utf8.count + suffix.count)
+            switch format {
+            case .v1: out.append(contentsOf: purpose.utf8)
+            case .v2: SealFormat.appendField(purpose.utf8, to: &out)
+            }
+            out.append(contentsOf: suffix)
+            return out
         }
     }
 
@@ -65,7 +84,8 @@ extension KeyRing {
                 sealed.wrappedItemKey = previous.row.wrappedItemKey
                 sealed.secret = previous.row.secret
             } else {
-                secret = try openSecret(previous.row, schema: schema, tamperCheck: previous.tamperCheck)
+                secret = try openSecret(
+                    previous.row, schema: schema, tamperCheck: previous.tamperCheck, binding: Binding(format, schema, previous.row))
             }
         }
         let binding = Binding(format, schema, sealed)
@@ -79,7 +99,7 @@ extension KeyRing {
                     .withUnsafeBytes(wrap)
                 : itemKey.withUnsafeBytes(wrap)
             sealed.secret = secret.sealedForm().withUnsafeBytes {
-                AEAD.seal($0, key: itemKey, associatedData: binding.associatedData(Self.secretPurpose(bare: secret.isBare)) + check)
+                AEAD.seal($0, key: itemKey, associatedData: binding.associatedData(Self.secretPurpose(bare: secret.isBare), then: check))
             }
         }
         sealed.secretPresent = sealed.secret != nil
@@ -94,7 +114,12 @@ extension KeyRing {
     /// Opens the attributes of a row of class `itemClass`; errSecDecode names the item when any
     /// column of the row is not what was sealed.
     package func openRow(_ sealed: SealedItem, itemClass: ItemClass) throws(KeychainError) -> OpenedRow {
-        let opened = try openMetadata(sealed, schema: Schema.of(stored: itemClass))
+        let schema = Schema.of(stored: itemClass)
+        return try openRow(sealed, schema: schema, binding: Binding(format, schema, sealed))
+    }
+
+    private func openRow(_ sealed: SealedItem, schema: ClassSchema, binding: Binding) throws(KeychainError) -> OpenedRow {
+        let opened = try openMetadata(sealed, schema: schema, binding: binding)
         return OpenedRow(row: sealed, item: opened.item, tamperCheck: opened.tamperCheck)
     }
 
@@ -131,36 +156,40 @@ extension KeyRing {
 
     /// The secret of an opened row read with its secret columns; `nil` for a tombstone.
     package func openSecret(of opened: OpenedRow) throws(KeychainError) -> ItemSecret? {
-        try openSecret(opened.row, schema: Schema.of(stored: opened.item.itemClass), tamperCheck: opened.tamperCheck)
+        let schema = Schema.of(stored: opened.item.itemClass)
+        return try openSecret(opened.row, schema: schema, tamperCheck: opened.tamperCheck, binding: Binding(format, schema, opened.row))
     }
 
     /// Opens a row's attributes and, with `withSecret`, its secret (`nil` for a tombstone), opening
-    /// the metadata once for both.
+    /// the metadata once for both and building the row's binding once for both.
     package func open(_ sealed: SealedItem, itemClass: ItemClass, withSecret: Bool) throws(KeychainError)
         -> (opened: OpenedRow, secret: ItemSecret?)
     {
-        let opened = try openRow(sealed, itemClass: itemClass)
-        return (opened, withSecret ? try openSecret(of: opened) : nil)
+        let schema = Schema.of(stored: itemClass)
+        let binding = Binding(format, schema, sealed)
+        let opened = try openRow(sealed, schema: schema, binding: binding)
+        return (opened, withSecret ? try openSecret(sealed, schema: schema, tamperCheck: opened.tamperCheck, binding: binding) : nil)
     }
 
     /// Opens the secret of a row whose metadata gave `tamperCheck`; `nil` for a tombstone.
-    private func openSecret(_ sealed: SealedItem, schema: ClassSchema, tamperCheck: [UInt8]) throws(KeychainError)
-        -> ItemSecret?
+    private func openSecret(_ sealed: SealedItem, schema: ClassSchema, tamperCheck: [UInt8], binding: Binding)
+        throws(KeychainError) -> ItemSecret?
     {
         guard let wrapped = sealed.wrappedItemKey, let box = sealed.secret else {
             if sealed.isTombstone { return nil }
             throw DamagedRow.Reason.missingSecret.error(schema.itemClass, uuid: sealed.uuid)
         }
-        let binding = Binding(format, schema, sealed)
         guard let accessibility = Accessibility(rawValue: sealed.accessibility),
             try unwrapItemKey(wrapped, of: sealed, binding: binding, wrapKey: try itemWrapKey(accessibility))
         else { throw DamagedRow.Reason.sealedDataAltered.error(schema.itemClass, uuid: sealed.uuid) }
-        if let data = AEAD.open(box, key: itemKey, associatedData: binding.associatedData(Self.secretPurpose(bare: true)) + tamperCheck) {
+        if let data = AEAD.open(
+            box, key: itemKey, associatedData: binding.associatedData(Self.secretPurpose(bare: true), then: tamperCheck))
+        {
             return ItemSecret(data: data)
         }
         guard
             let envelope = AEAD.open(
-                box, key: itemKey, associatedData: binding.associatedData(Self.secretPurpose(bare: false)) + tamperCheck),
+                box, key: itemKey, associatedData: binding.associatedData(Self.secretPurpose(bare: false), then: tamperCheck)),
             let secret = ItemSecret.opening(envelope: envelope, itemClass: schema.itemClass)
         else { throw DamagedRow.Reason.sealedDataAltered.error(schema.itemClass, uuid: sealed.uuid) }
         return secret
@@ -201,7 +230,7 @@ extension KeyRing {
     /// Opens the metadata and checks the rest of the row against it: the plaintext columns through
     /// the authenticated data, the digest columns by recomputing them, the secret's presence by the
     /// tombstone flag.
-    private func openMetadata(_ sealed: SealedItem, schema: ClassSchema) throws(KeychainError)
+    private func openMetadata(_ sealed: SealedItem, schema: ClassSchema, binding: Binding) throws(KeychainError)
         -> (item: Item, tamperCheck: [UInt8])
     {
         let itemClass = schema.itemClass
@@ -212,7 +241,7 @@ extension KeyRing {
         guard let accessibility = Accessibility(rawValue: sealed.accessibility),
             let plain = AEAD.openPublic(
                 sealed.metadata, key: try metadataKey(accessibility),
-                associatedData: Binding(format, schema, sealed).associatedData("metadata")),
+                associatedData: binding.associatedData("metadata")),
             let decoded = plain.withUnsafeBytes({ Item.decodeMetadata($0) })
         else { throw DamagedRow.Reason.sealedDataAltered.error(itemClass, uuid: sealed.uuid) }
         guard digests.match(sealed.digests, of: decoded.attributes, schema: schema) else {

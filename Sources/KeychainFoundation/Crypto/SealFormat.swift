@@ -16,10 +16,14 @@ package enum SealFormat: Sendable, Equatable {
     /// Authenticated data for `fields`, length-prefixed (v2) so that no two field lists encode alike.
     package static func lengthPrefixed(_ fields: [[UInt8]]) -> [UInt8] {
         var out: [UInt8] = []
-        for field in fields {
-            withUnsafeBytes(of: UInt32(field.count).littleEndian) { out += $0 }
-            out += field
-        }
+        out.reserveCapacity(fields.reduce(0) { $0 + 4 + $1.count })
+        for field in fields { appendField(field, to: &out) }
         return out
+    }
+
+    /// Appends one length-prefixed field to `out`, as `lengthPrefixed` lays each out.
+    package static func appendField(_ field: some Collection<UInt8>, to out: inout [UInt8]) {
+        withUnsafeBytes(of: UInt32(field.count).littleEndian) { out.append(contentsOf: $0) }
+        out.append(contentsOf: field)
     }
 }

@@ -168,6 +168,7 @@ package struct ItemTable: Sendable {
         let uuid = statement.blob(1)
         if uuid.count != 16 { malformed = malformed ?? "uuid" }
         var plaintext: [String: AttributeValue] = [:]
+        plaintext.reserveCapacity(schema.plaintextAttributes.count)
         var index: Int32 = 2
         for attribute in schema.plaintextAttributes {
             switch attribute.kind {
@@ -205,6 +206,7 @@ package struct ItemTable: Sendable {
         if present[0] != present[1] { malformed = malformed ?? "item_key or secret" }
         index += 3
         var digests: [String: [UInt8]] = [:]
+        digests.reserveCapacity(schema.digestAttributes.count)
         for attribute in schema.digestAttributes {
             if !statement.isNull(index) {
                 expect(index, [.blob], attribute.column)
