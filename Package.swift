@@ -128,7 +128,8 @@ let package = Package(
         // Warnings are errors there, as in app targets that build with -warnings-as-errors: a call
         // whose result Apple's C import lets them drop (SecItemDelete(query)) must not warn.
         .testTarget(
-            name: "SecurityTests", dependencies: ["Security", "SecurityTesting"], swiftSettings: [.unsafeFlags(["-warnings-as-errors"])]),
+            name: "SecurityTests", dependencies: ["KeychainCore", "Security", "SecurityTesting"],
+            swiftSettings: [.unsafeFlags(["-warnings-as-errors"])]),
         // Test support: runs a command where a seccomp filter blocks the kernel keyring.
         .executableTarget(name: "inject-fault", path: "Tests/InjectFault"),
         .testTarget(

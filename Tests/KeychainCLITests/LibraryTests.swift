@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCore
 import KeychainFormats
 import KeychainPlatform
 import KeychainTestSupport
@@ -101,23 +102,17 @@ import Testing
             "\(explained.stdout)")
     }
 
-    /// Runs `body` with the setting variables unset and the default folders under `home` (data and
-    /// config), the library reading the environment; everything is put back afterwards.
-    static func withDefaultsUnder(_ home: String, _ body: () throws -> Void) throws {
+    /// Runs `body` with an environment of its own (`Environment.overlay`, seen by this test's calls
+    /// alone, so nothing calls `setenv` beside the suites running in parallel): no setting
+    /// variable, the default folders under `home` (data and config), and whatever `body` sets in
+    /// it. The library reads it afresh after each `SecurityTesting.reset()`.
+    static func withDefaultsUnder(_ home: String, _ body: (Environment.Overlay) throws -> Void) throws {
         let lease = try SecurityTesting.Lease(inMemory: .accessGroups(["SKMME9E2Y8.com.example.app"]))
         defer { withExtendedLifetime(lease) {} }
-        let values: [String: String?] = [
-            "XDG_DATA_HOME": home + "/data", "XDG_CONFIG_HOME": home + "/config", "KEYCHAINCTL_KEYCHAIN": nil, "KEYCHAINCTL_KEY_FILE": nil,
-            "KEYCHAINCTL_KEY": nil, "KEYCHAINCTL_PASSPHRASE": nil, "KEYCHAINCTL_PROFILE": nil, "KEYCHAINCTL_PLATFORM": nil,
-        ]
-        let saved = values.keys.map { ($0, getenv($0).map { String(cString: $0) }) }
-        defer {
-            for (name, value) in saved { if let value { setenv(name, value, 1) } else { unsetenv(name) } }
-            SecurityTesting.reset()
-        }
-        for (name, value) in values { if let value { setenv(name, value, 1) } else { unsetenv(name) } }
+        let environment = Environment.Overlay(["XDG_DATA_HOME": home + "/data", "XDG_CONFIG_HOME": home + "/config"])
         SecurityTesting.reset()
-        try body()
+        defer { SecurityTesting.reset() }
+        try Environment.$overlay.withValue(environment) { try body(environment) }
     }
 
     /// An app's keychain always exists on Apple platforms, so with no set-up and no keychain yet the
@@ -127,7 +122,7 @@ import Testing
     @Test func theFirstCallMakesTheDefaultKeychainAsAnAppsAlwaysExists() throws {
         let sandbox = try Sandbox()
         let home = sandbox.folder + "/home"
-        try Self.withDefaultsUnder(home) {
+        try Self.withDefaultsUnder(home) { _ in
             let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "api.example.com"]
             #expect(SecItemCopyMatching(query as CFDictionary, nil) == errSecItemNotFound, "\(SecurityTesting.lastFailure ?? "")")
             #expect(Self.addAsTheApp(account: "alice") == errSecSuccess, "\(SecurityTesting.lastFailure ?? "")")
@@ -175,7 +170,7 @@ import Testing
             kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "deploy-token", kSecReturnData as String: true,
         ]
         var missed = ""
-        try Self.withDefaultsUnder(home) {
+        try Self.withDefaultsUnder(home) { _ in
             var result: CFTypeRef?
             #expect(SecItemCopyMatching(token as CFDictionary, &result) == errSecItemNotFound, "the script's secret is not the program's")
             missed = SecurityTesting.lastFailure ?? ""
@@ -207,13 +202,13 @@ import Testing
         let path = sandbox.run(["profile", "path"], profile: nil, environment: defaults).stdout.trimmingCharacters(in: .newlines)
         let shown = sandbox.run(["profile", "show"], profile: nil, environment: defaults)
         try #require(FileManager.default.createFile(atPath: path, contents: shown.stdoutData))
-        try Self.withDefaultsUnder(home) {
+        try Self.withDefaultsUnder(home) { _ in
             var result: CFTypeRef?
             #expect(SecItemCopyMatching(token as CFDictionary, &result) == errSecSuccess, "\(SecurityTesting.lastFailure ?? "")")
             #expect(result as? Data == Data("tok".utf8))
         }
         try FileManager.default.removeItem(atPath: path)
-        try Self.withDefaultsUnder(home) {
+        try Self.withDefaultsUnder(home) { _ in
             var result: CFTypeRef?
             let given: [String: Any] = [
                 kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "db-password", kSecReturnData as String: true,
@@ -232,12 +227,12 @@ import Testing
             kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "alice",
             kSecAttrAccessGroup as String: "SKMME9E2Y8.com.example.app", kSecValueData as String: Data("s3cret".utf8),
         ]
-        try Self.withDefaultsUnder(sandbox.folder + "/home") {
+        try Self.withDefaultsUnder(sandbox.folder + "/home") { environment in
             #expect(SecItemAdd(add as CFDictionary, nil) == errSecMissingEntitlement)
             let failure = SecurityTesting.lastFailure ?? ""
             #expect(failure.contains("given no profile, so it is an app of its own"), "\(failure)")
             #expect(failure.contains("KEYCHAINCTL_PROFILE=PATH"), "\(failure)")
-            setenv("KEYCHAINCTL_PROFILE", Self.app, 1)
+            environment["KEYCHAINCTL_PROFILE"] = Self.app
             SecurityTesting.reset()
             #expect(SecItemAdd(add as CFDictionary, nil) == errSecSuccess, "\(SecurityTesting.lastFailure ?? "")")
         }
@@ -296,21 +291,21 @@ import Testing
     @Test func aNamedKeychainThatIsMissingIsNotMade() throws {
         let sandbox = try Sandbox()
         let home = sandbox.folder + "/home"
-        try Self.withDefaultsUnder(home) {
-            setenv("KEYCHAINCTL_KEYCHAIN", home + "/typo.db", 1)
+        try Self.withDefaultsUnder(home) { environment in
+            environment["KEYCHAINCTL_KEYCHAIN"] = home + "/typo.db"
             SecurityTesting.reset()
             #expect(Self.addAsTheApp(account: "alice") == errSecNotAvailable)
             #expect(SecurityTesting.lastFailure?.contains("keychainctl init") == true, "\(SecurityTesting.lastFailure ?? "")")
-            unsetenv("KEYCHAINCTL_KEYCHAIN")
-            setenv("KEYCHAINCTL_KEY_FILE", home + "/typo.key", 1)
+            environment["KEYCHAINCTL_KEYCHAIN"] = nil
+            environment["KEYCHAINCTL_KEY_FILE"] = home + "/typo.key"
             SecurityTesting.reset()
             #expect(Self.addAsTheApp(account: "alice") == errSecNotAvailable)
-            unsetenv("KEYCHAINCTL_KEY_FILE")
+            environment["KEYCHAINCTL_KEY_FILE"] = nil
             #expect(!FileManager.default.fileExists(atPath: home), "nothing was made")
 
             // A data folder that is a file: the keychain cannot be made, and the failure says so.
             try #require(FileManager.default.createFile(atPath: sandbox.folder + "/not-a-folder", contents: Data()))
-            setenv("XDG_DATA_HOME", sandbox.folder + "/not-a-folder", 1)
+            environment["XDG_DATA_HOME"] = sandbox.folder + "/not-a-folder"
             SecurityTesting.reset()
             #expect(Self.addAsTheApp(account: "alice") == errSecNotAvailable)
             #expect(SecurityTesting.lastFailure?.contains("could not be created") == true, "\(SecurityTesting.lastFailure ?? "")")
@@ -327,7 +322,7 @@ import Testing
         try FileManager.default.createDirectory(atPath: home + "/config/keychainctl", withIntermediateDirectories: true)
         try #require(FileManager.default.createFile(atPath: keyFile, contents: Data("not a key\u{1B}[2J\n".utf8)))
         chmod(keyFile, 0o600)
-        try Self.withDefaultsUnder(home) {
+        try Self.withDefaultsUnder(home) { _ in
             #expect(Self.addAsTheApp(account: "alice") == errSecNotAvailable)
             #expect(SecurityTesting.lastFailure?.contains("could not be created") == true, "\(SecurityTesting.lastFailure ?? "")")
             #expect(SecurityTesting.lastFailure?.contains("\u{1B}") == false, "control characters escaped")
@@ -342,7 +337,7 @@ import Testing
         try FileManager.default.removeItem(atPath: keyFile)
         try FileManager.default.copyItem(atPath: sandbox.folder + "/k", toPath: keyFile)
         chmod(keyFile, 0o644)
-        try Self.withDefaultsUnder(home) {
+        try Self.withDefaultsUnder(home) { _ in
             #expect(Self.addAsTheApp(account: "alice") == errSecNotAvailable)
             let failure = SecurityTesting.lastFailure ?? ""
             let fix = try #require(
@@ -377,10 +372,10 @@ import Testing
                 text.components(separatedBy: "create it with '").dropFirst().first?.components(separatedBy: "'.").first)
             return (command, text.components(separatedBy: "Then give this program ").dropFirst().first.map { String($0.dropLast()) })
         }
-        try Self.withDefaultsUnder(home) {
+        try Self.withDefaultsUnder(home) { environment in
             let data = ["XDG_DATA_HOME": home + "/data", "XDG_CONFIG_HOME": home + "/config"]
             let named = data.merging(["KEYCHAINCTL_KEYCHAIN": sandbox.folder + "/named.db"]) { $1 }
-            for (name, value) in named { setenv(name, value, 1) }
+            for (name, value) in named { environment[name] = value }
             SecurityTesting.reset()
             #expect(Self.addAsTheApp(account: "alice") == errSecNotAvailable)
             let first = try hint(SecurityTesting.lastFailure)
@@ -390,14 +385,14 @@ import Testing
             #expect(made.status == 0, "\(made.stderr)")
             let variable = try #require(first.then?.split(separator: "=", maxSplits: 1).map(String.init))
             #expect(variable.first == "KEYCHAINCTL_KEY_FILE")
-            setenv(variable[0], variable[1].trimmingCharacters(in: CharacterSet(charactersIn: "'")), 1)
+            environment[variable[0]] = variable[1].trimmingCharacters(in: CharacterSet(charactersIn: "'"))
             SecurityTesting.reset()
             #expect(Self.addAsTheApp(account: "alice") == errSecSuccess, "\(SecurityTesting.lastFailure ?? "")")
 
             // The default keychain with a key file a variable names and nobody made.
-            unsetenv("KEYCHAINCTL_KEYCHAIN")
+            environment["KEYCHAINCTL_KEYCHAIN"] = nil
             let keyNamed = data.merging(["KEYCHAINCTL_KEY_FILE": sandbox.folder + "/chosen.key"]) { $1 }
-            setenv("KEYCHAINCTL_KEY_FILE", sandbox.folder + "/chosen.key", 1)
+            environment["KEYCHAINCTL_KEY_FILE"] = sandbox.folder + "/chosen.key"
             SecurityTesting.reset()
             #expect(Self.addAsTheApp(account: "bob") == errSecNotAvailable)
             let second = try hint(SecurityTesting.lastFailure)
@@ -417,20 +412,22 @@ import Testing
         let variables = [
             "KEYCHAINCTL_KEYCHAIN": sandbox.keychain, "KEYCHAINCTL_KEY_FILE": sandbox.keyFile, "KEYCHAINCTL_PROFILE": Self.app,
         ]
-        for (name, value) in variables { setenv(name, value, 1) }
-        defer { for name in variables.keys + ["KEYCHAINCTL_PLATFORM"] { unsetenv(name) } }
+        let environment = Environment.Overlay(variables)
         SecurityTesting.reset()
-        #expect(Self.addAsTheApp(account: "from-the-environment") == errSecSuccess)
-        let found = sandbox.run(
-            ["find", "-s", "api.example.com", "-a", "from-the-environment", "-w"], profile: nil, environment: variables)
-        #expect(found.stdout == "s3cret", "\(found.stderr)")
+        defer { SecurityTesting.reset() }
+        try Environment.$overlay.withValue(environment) {
+            #expect(Self.addAsTheApp(account: "from-the-environment") == errSecSuccess)
+            let found = sandbox.run(
+                ["find", "-s", "api.example.com", "-a", "from-the-environment", "-w"], profile: nil, environment: variables)
+            #expect(found.stdout == "s3cret", "\(found.stderr)")
 
-        setenv("KEYCHAINCTL_PLATFORM", "plan9", 1)
-        SecurityTesting.reset()
-        #expect(Self.addAsTheApp(account: "other") == errSecNotAvailable)
-        #expect(SecurityTesting.lastFailure == "KEYCHAINCTL_PLATFORM is 'plan9'; use ios or macos.")
-        // What the testing API chose does not read the environment at all.
-        try SecurityTesting.useInMemoryKeychain(.accessGroups(["SKMME9E2Y8.com.example.app"]))
-        #expect(Self.addAsTheApp(account: "other") == errSecSuccess)
+            environment["KEYCHAINCTL_PLATFORM"] = "plan9"
+            SecurityTesting.reset()
+            #expect(Self.addAsTheApp(account: "other") == errSecNotAvailable)
+            #expect(SecurityTesting.lastFailure == "KEYCHAINCTL_PLATFORM is 'plan9'; use ios or macos.")
+            // What the testing API chose does not read the environment at all.
+            try SecurityTesting.useInMemoryKeychain(.accessGroups(["SKMME9E2Y8.com.example.app"]))
+            #expect(Self.addAsTheApp(account: "other") == errSecSuccess)
+        }
     }
 }

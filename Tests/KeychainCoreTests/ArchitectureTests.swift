@@ -270,4 +270,22 @@ import Testing
         }
         #expect(checked > 200)
     }
+
+    /// No test changes the process environment: the suites run in parallel threads of one
+    /// process, where one's `setenv` races with every other's `getenv`. Tests bind
+    /// `Environment.$overlay` instead (CONTRIBUTING.md).
+    @Test func noTestChangesTheProcessEnvironment() throws {
+        let root = PackagePaths.root + "/Tests"
+        // Spelled in pieces, so that this file does not match itself.
+        let calls = ["set" + "env(", "unset" + "env(", "put" + "env(", "clear" + "env("]
+        var offenders: [String] = []
+        var checked = 0
+        for path in FileManager.default.enumerator(atPath: root)?.compactMap({ $0 as? String }) ?? [] where path.hasSuffix(".swift") {
+            let code = Self.code(try String(contentsOfFile: root + "/" + path, encoding: .utf8))
+            checked += 1
+            offenders += calls.filter { code.contains($0) }.map { "\(path): \($0)" }
+        }
+        #expect(checked > 50)
+        #expect(offenders.isEmpty, "\(offenders)")
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCore
 import Security
 import SecurityTesting
 import Testing
@@ -27,17 +28,20 @@ import Testing
             #expect(Self.addedGroup() == "SKMME9E2Y8.com.example.shared")
             _ = lease
         }
-        setenv("KEYCHAINCTL_TEAM_ID", "ABCDE12345", 1)
-        defer { unsetenv("KEYCHAINCTL_TEAM_ID") }
-        let fromEnvironment = try SecurityTesting.Lease(inMemory: .profile(path: Self.entitlements))
-        #expect(Self.addedGroup() == "ABCDE12345.com.example.shared")
-        _ = fromEnvironment
+        // The variable as this test's environment alone holds it (`Environment.overlay`): a
+        // `setenv` would race with the suites running beside this one.
+        try Environment.$overlay.withValue(Environment.Overlay(["KEYCHAINCTL_TEAM_ID": "ABCDE12345"])) {
+            let fromEnvironment = try SecurityTesting.Lease(inMemory: .profile(path: Self.entitlements))
+            #expect(Self.addedGroup() == "ABCDE12345.com.example.shared")
+            _ = fromEnvironment
+        }
     }
 
     @Test func withoutATeamIDTheErrorNamesTheParameter() throws {
-        unsetenv("KEYCHAINCTL_TEAM_ID")
         do {
-            _ = try SecurityTesting.Lease(inMemory: .profile(path: Self.entitlements))
+            _ = try Environment.$overlay.withValue(Environment.Overlay()) {
+                try SecurityTesting.Lease(inMemory: .profile(path: Self.entitlements))
+            }
             Issue.record("the entitlements loaded without a Team ID")
         } catch {
             let said = String(describing: error)

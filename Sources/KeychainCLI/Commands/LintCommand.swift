@@ -92,7 +92,7 @@ struct LintCommand: Subcommand {
         var linter = Linter(targets: lintTargets, now: context[Self.now] ?? Int64(time(nil)) * 1000)
         linter.codeGroups = context.all(Self.codeGroup)
         linter.platform = try context.resolvedPlatform()
-        linter.teamID = context.given(GlobalOptions.teamID)
+        linter.teamID = context.teamID
         linter.teamChange = context[Self.teamChange]
         let findings = linter.run()
         let strict = context[Self.strict] || context[Self.warningsAsErrors]

@@ -44,15 +44,8 @@ struct CommandContext {
     /// The text of `option`, else of its environment variable.
     func given(_ option: Option<String>) -> String? { arguments[option] ?? option.environmentValue }
 
-    /// The device state this call runs as: the option, else KEYCHAINCTL_DEVICE_STATE (an unknown
-    /// word there is unusable configuration, exit 78), else the stored one (`nil`).
-    func resolvedDeviceState() throws -> DeviceState.Lock? {
-        if let state = self[GlobalOptions.deviceState] { return state }
-        return try SettingVariable.deviceState.word(allowed: "one of " + DeviceState.Lock.allNames) {
-            DeviceState.Lock(rawValue: $0) != nil
-        }
-        .flatMap(DeviceState.Lock.init(rawValue:))
-    }
+    /// The device state this call runs as (`ProcessSettings.deviceState`): `nil` for the stored one.
+    func resolvedDeviceState() throws -> DeviceState.Lock? { try ProcessSettings.deviceState(option: self[GlobalOptions.deviceState]) }
 
     /// The format in force: the option, the environment, else text.
     var resolvedFormat: OutputFormat {
@@ -87,14 +80,14 @@ struct CommandContext {
     }
 
     /// The keychain path in force.
-    var keychainPath: String { given(GlobalOptions.keychain) ?? ConfigFolder.defaultKeychain }
+    var keychainPath: String { ProcessSettings.keychainPath(option: self[GlobalOptions.keychain]) }
 
     /// Where this invocation's profile comes from (`ProfileSource`).
     var profileSource: ProfileSource { ProfileSource.resolve(option: self[GlobalOptions.profile]) }
 
     /// Loads the profile of `profileSource`. The built-in one takes no provisioning profile.
     func loadProfile() throws -> Profile {
-        let provisioning = given(GlobalOptions.provisioning)
+        let provisioning = ProcessSettings.provisioning(option: self[GlobalOptions.provisioning])
         return try profileSource.load(
             provisioning: provisioning,
             refusal: "--provisioning checks a profile's claims, and none was given: pass the app's entitlements as --profile too.",
@@ -102,18 +95,17 @@ struct CommandContext {
         ) { path in try loadProfile(path: path, provisioning: provisioning) }
     }
 
-    /// The platform option, else KEYCHAINCTL_PLATFORM (an unknown word there is exit 78), else `nil`.
-    func resolvedPlatform() throws -> Platform? {
-        if let platform = self[GlobalOptions.platform] { return platform }
-        return try SettingVariable.platform.word(allowed: "ios or macos") { Platform(rawValue: $0) != nil }.flatMap(
-            Platform.init(rawValue:))
-    }
+    /// The platform in force (`ProcessSettings.platform`).
+    func resolvedPlatform() throws -> Platform? { try ProcessSettings.platform(option: self[GlobalOptions.platform]) }
+
+    /// The team ID in force (`ProcessSettings.teamID`).
+    var teamID: String? { ProcessSettings.teamID(option: self[GlobalOptions.teamID]) }
 
     /// Loads the claims at `path`, signed by the provisioning profile at `provisioning`, under
     /// this invocation's team ID, platform and wildcard options.
     func loadProfile(path: String, provisioning: String?) throws -> Profile {
         let loaded = try Profile.load(
-            path: path, provisioning: provisioning, teamID: given(GlobalOptions.teamID),
+            path: path, provisioning: provisioning, teamID: teamID,
             buildSettings: buildSettings, platform: try resolvedPlatform(),
             allowWildcard: self[GlobalOptions.allowAnyGroup])
         for warning in loaded.warnings { StandardStreams.warn(warning) }
@@ -163,10 +155,7 @@ struct CommandContext {
     func authentication() throws -> Authentication {
         let ui = self[GlobalOptions.authUI] ?? .allow
         try Authentication(ui: ui).checkSkip(allowed: allowsAuthUISkip, operation: command)
-        let answer =
-            try self[GlobalOptions.auth]
-            ?? SettingVariable.auth.word(allowed: "one of " + Authentication.Answer.allNames) { Authentication.Answer(rawValue: $0) != nil }
-            .flatMap(Authentication.Answer.init(rawValue:))
+        let answer = try ProcessSettings.authenticationAnswer(option: self[GlobalOptions.auth])
         let onTerminal = StandardStreams.isTerminal(0) || StandardStreams.isTerminal(2)
         var authentication = Authentication(ui: ui)
         if let given = answer {
@@ -202,7 +191,7 @@ struct CommandContext {
     }
 
     /// Whether a key cached by `unlock` may be used: not with `--no-cache` or KEYCHAINCTL_NO_CACHE=1.
-    private var noCache: Bool { self[GlobalOptions.noCache] || GlobalOptions.noCache.environmentValue == "1" }
+    private var noCache: Bool { ProcessSettings.noCache(flag: self[GlobalOptions.noCache]) }
 
     /// The secret variables, taken (and wiped) whichever source wins. Only their names are here:
     /// no option carries these values.

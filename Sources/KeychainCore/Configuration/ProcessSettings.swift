@@ -23,21 +23,55 @@ package struct ProcessSettings {
     package var noCache: Bool
 
     /// The settings the environment gives; an unknown word in a variable that takes one is
-    /// unusable configuration, named.
+    /// unusable configuration, named. Each is resolved as the command resolves it with none of its
+    /// options given (the resolvers below), so the two front ends cannot drift apart.
     package static func fromEnvironment() throws(ConfigurationError) -> ProcessSettings {
         ProcessSettings(
-            keychainPath: SettingVariable.keychain.value ?? ConfigFolder.defaultKeychain, profileSource: .resolve(option: nil),
-            provisioning: SettingVariable.provisioning.value, teamID: SettingVariable.teamID.value,
-            platform: try SettingVariable.platform.word(allowed: "ios or macos") { Platform(rawValue: $0) != nil }
-                .flatMap(Platform.init(rawValue:)),
-            deviceState: try SettingVariable.deviceState.word(allowed: "one of " + DeviceState.Lock.allNames) {
-                DeviceState.Lock(rawValue: $0) != nil
-            }.flatMap(DeviceState.Lock.init(rawValue:)),
-            authenticationAnswer: try SettingVariable.auth.word(allowed: "one of " + Authentication.Answer.allNames) {
-                Authentication.Answer(rawValue: $0) != nil
-            }.flatMap(Authentication.Answer.init(rawValue:)),
-            noCache: SettingVariable.noCache.value == "1")
+            keychainPath: keychainPath(option: nil), profileSource: .resolve(option: nil), provisioning: provisioning(option: nil),
+            teamID: teamID(option: nil), platform: try platform(option: nil), deviceState: try deviceState(option: nil),
+            authenticationAnswer: try authenticationAnswer(option: nil), noCache: noCache(flag: false))
     }
+
+    // The one resolver of each setting the command and the library share: the command's option
+    // when given (the library has none), else the setting variable, else the default.
+
+    /// `--keychain`, else KEYCHAINCTL_KEYCHAIN, else the default keychain.
+    package static func keychainPath(option: String?) -> String { option ?? SettingVariable.keychain.value ?? ConfigFolder.defaultKeychain }
+
+    /// `--provisioning`, else KEYCHAINCTL_PROVISIONING.
+    package static func provisioning(option: String?) -> String? { option ?? SettingVariable.provisioning.value }
+
+    /// `--team-id`, else KEYCHAINCTL_TEAM_ID.
+    package static func teamID(option: String?) -> String? { option ?? SettingVariable.teamID.value }
+
+    /// `--platform`, else KEYCHAINCTL_PLATFORM (an unknown word there is exit 78), else `nil`.
+    package static func platform(option: Platform?) throws(ConfigurationError) -> Platform? {
+        if let option { return option }
+        return try SettingVariable.platform.word(allowed: "ios or macos") { Platform(rawValue: $0) != nil }.flatMap(
+            Platform.init(rawValue:))
+    }
+
+    /// `--device-state`, else KEYCHAINCTL_DEVICE_STATE (an unknown word there is exit 78), else
+    /// `nil`: the state stored in the keychain.
+    package static func deviceState(option: DeviceState.Lock?) throws(ConfigurationError) -> DeviceState.Lock? {
+        if let option { return option }
+        return try SettingVariable.deviceState.word(allowed: "one of " + DeviceState.Lock.allNames) {
+            DeviceState.Lock(rawValue: $0) != nil
+        }
+        .flatMap(DeviceState.Lock.init(rawValue:))
+    }
+
+    /// `--auth`, else KEYCHAINCTL_AUTH (an unknown word there is exit 78), else `nil`.
+    package static func authenticationAnswer(option: Authentication.Answer?) throws(ConfigurationError) -> Authentication.Answer? {
+        if let option { return option }
+        return try SettingVariable.auth.word(allowed: "one of " + Authentication.Answer.allNames) {
+            Authentication.Answer(rawValue: $0) != nil
+        }
+        .flatMap(Authentication.Answer.init(rawValue:))
+    }
+
+    /// `--no-cache`, else KEYCHAINCTL_NO_CACHE=1.
+    package static func noCache(flag: Bool) -> Bool { flag || SettingVariable.noCache.value == "1" }
 
     /// The caller's profile, loaded as the command loads it (the user default only when it is the
     /// user's own; a provisioning profile only beside a profile). With neither, the program is an app
