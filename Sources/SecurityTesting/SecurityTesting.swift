@@ -26,19 +26,19 @@ public enum SecurityTesting {
     }
 
     /// Whose SecItem rules a caller gets.
-    public enum Platform: String, Sendable {
+    public enum Platform: String, Sendable, CaseIterable {
         case ios, macos
     }
 
     /// The simulated device's lock state for the calls that follow (Apple's lock states).
-    public enum LockState: String, Sendable {
+    public enum LockState: String, Sendable, CaseIterable {
         case unlocked
         case locked
         case beforeFirstUnlock = "before-first-unlock"
     }
 
     /// A change to the simulated device, as `keychainctl device` makes it.
-    public enum DeviceChange: String, Sendable {
+    public enum DeviceChange: String, Sendable, CaseIterable {
         case lock, unlock, reboot
         case passcodeSet = "passcode set"
         case passcodeRemove = "passcode remove"
@@ -48,7 +48,7 @@ public enum SecurityTesting {
     }
 
     /// How a protected item's authentication is answered (nobody, by default: errSecInteractionNotAllowed).
-    public enum AuthenticationAnswer: String, Sendable {
+    public enum AuthenticationAnswer: String, Sendable, CaseIterable {
         case approve, cancel, fail
     }
 
@@ -81,22 +81,21 @@ public enum SecurityTesting {
     /// Calls from now on run as if the device were in `state`, changing nothing stored (as
     /// `keychainctl --device-state`).
     public static func setLockState(_ state: LockState?) {
-        State.shared.update { $0.configuration?.deviceState = state.flatMap { DeviceState.Lock(rawValue: $0.rawValue) } }
+        State.shared.update { $0.configuration?.deviceState = state?.engine }
     }
 
     /// Changes the simulated device of the keychain in use, as `keychainctl device` does: a
     /// passcode removed or a biometry change invalidates the items bound to them.
     public static func changeDevice(_ change: DeviceChange) throws {
-        guard let configuration = State.shared.current?.configuration, let action = Keychain.DeviceAction(rawValue: change.rawValue)
-        else { throw TestingError.noKeychain }
+        guard let configuration = State.shared.current?.configuration else { throw TestingError.noKeychain }
         let keychain = try Keychain(path: configuration.keychainPath, credential: configuration.credential)
-        _ = try keychain.changeDevice(action)
+        _ = try keychain.changeDevice(change.engine)
         SecItemEngine.shared.configure(configuration)
     }
 
     /// How protected items are answered from now on.
     public static func answerAuthentication(_ answer: AuthenticationAnswer?) {
-        State.shared.update { $0.configuration?.authenticationAnswer = answer.flatMap { Authentication.Answer(rawValue: $0.rawValue) } }
+        State.shared.update { $0.configuration?.authenticationAnswer = answer?.engine }
     }
 
     /// Back to the environment's keychain and caller; an in-memory keychain is removed.
@@ -131,7 +130,7 @@ public enum SecurityTesting {
         case .accessGroups(let groups, let applicationIdentifier, let platform):
             return try Profile.decode(
                 Array(EntitlementsPlist.render(groups: groups, applicationIdentifier: applicationIdentifier ?? groups.first ?? "").utf8),
-                path: "SecurityTesting", teamID: nil, platform: KeychainFormats.Platform(rawValue: platform.rawValue), allowWildcard: false)
+                path: "SecurityTesting", teamID: nil, platform: platform.engine, allowWildcard: false)
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import KeychainCore
 import KeychainFormats
+import KeychainFoundation
 import KeychainPlatform
 import KeychainTestSupport
 import Security
@@ -100,6 +101,23 @@ import Testing
         #expect(
             explained.stdout.contains("acct (account) differs: the item holds data, the query gives a string of the same bytes"),
             "\(explained.stdout)")
+    }
+
+    /// The testing API's public enums reach every value of the engine's, each by one case of the
+    /// same word (`EngineValues.swift`), so no choice a test makes is lost on the way in.
+    @Test func theTestingAPIsChoicesReachEveryEngineValue() {
+        func check<Public: CaseIterable & RawRepresentable, Engine: CaseIterable & RawRepresentable & Hashable>(
+            _: Public.Type, _: Engine.Type, _ engine: (Public) -> Engine
+        ) where Public.RawValue == String, Engine.RawValue == String {
+            let reached = Public.allCases.map(engine)
+            #expect(Set(reached) == Set(Engine.allCases), "\(Public.self) misses some of \(Engine.self)")
+            #expect(Set(reached).count == Public.allCases.count, "two cases of \(Public.self) reach one value")
+            for value in Public.allCases { #expect(engine(value).rawValue == value.rawValue, "\(value)") }
+        }
+        check(SecurityTesting.Platform.self, KeychainFormats.Platform.self, \.engine)
+        check(SecurityTesting.LockState.self, DeviceState.Lock.self, \.engine)
+        check(SecurityTesting.DeviceChange.self, Keychain.DeviceAction.self, \.engine)
+        check(SecurityTesting.AuthenticationAnswer.self, Authentication.Answer.self, \.engine)
     }
 
     /// Runs `body` with an environment of its own (`Environment.overlay`, seen by this test's calls

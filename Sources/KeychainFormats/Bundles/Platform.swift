@@ -1,7 +1,7 @@
 import KeychainFoundation
 
 /// Whose keychain rules apply.
-package enum Platform: String, Sendable {
+package enum Platform: String, Sendable, CaseIterable {
     case ios
     case macos
 }
