@@ -10,20 +10,43 @@ import Testing
         FileManager.default.isExecutableFile(atPath: $0)
     }
 
-    /// An X server on a display of its own, stopped when the test ends.
+    /// An X server on a display of its own, stopped when the test ends. Xvfb picks a display no
+    /// other server holds (`-displayfd`: a concurrent job's on the same machine, say) and writes
+    /// its number once it accepts connections.
     final class Display {
         let number: Int
         let process = Process()
 
         init() throws {
-            number = Int.random(in: 200...899)
+            let output = Pipe()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/Xvfb")
-            process.arguments = [":\(number)", "-nolisten", "tcp"]
-            process.standardOutput = FileHandle.nullDevice
+            process.arguments = ["-displayfd", "1", "-nolisten", "tcp"]
+            process.standardOutput = output
             process.standardError = FileHandle.nullDevice
             try process.run()
-            let ready = Deadline.waitUntil(10) { FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)") }
-            #expect(ready, "Xvfb :\(number) did not start")
+            final class Line: @unchecked Sendable { var text = "" }
+            let line = Line()
+            let read = DispatchSemaphore(value: 0)
+            DispatchQueue.global().async {
+                while !line.text.hasSuffix("\n") {
+                    let chunk = output.fileHandleForReading.availableData
+                    if chunk.isEmpty { break }
+                    line.text += String(decoding: chunk, as: UTF8.self)
+                }
+                read.signal()
+            }
+            let answered = read.wait(timeout: .now() + 10) == .success
+            guard answered, let number = Int(line.text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+                throw DisplayError(said: answered ? line.text : "nothing in 10 s")
+            }
+            self.number = number
+        }
+
+        struct DisplayError: Error, CustomStringConvertible {
+            let said: String
+            var description: String { "Xvfb -displayfd did not name a display: \(said.debugDescription)" }
         }
 
         deinit {
