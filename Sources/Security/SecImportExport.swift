@@ -1,5 +1,6 @@
 import Foundation
 internal import KeychainCore
+internal import Synchronization
 
 // The keys of SecPKCS12Import's options and items (SecImportExport.h).
 nonisolated(unsafe) public let kSecImportExportPassphrase: CFString = "passphrase"
@@ -76,6 +77,7 @@ private struct IssuerIndex {
         var taken: [[UInt8]: Int] = [:]
         var current = certificate
         while current.normalizedIssuer != current.normalizedSubject, let candidates = bySubject[current.normalizedIssuer] {
+            ChainSteps.counted?.add()
             let next = taken[current.normalizedIssuer, default: 0]
             guard next < candidates.count else { break }
             taken[current.normalizedIssuer] = next + 1
@@ -85,4 +87,18 @@ private struct IssuerIndex {
         }
         return chain
     }
+}
+
+/// The steps chain building took (one per certificate a chain takes), counted for the task that
+/// binds a counter (`ChainSteps.$counted.withValue`): a test bounds a hostile file's work by this,
+/// not by the clock of a busy machine.
+package final class ChainSteps: Sendable {
+    @TaskLocal package static var counted: ChainSteps?
+    private let count = Atomic<Int>(0)
+
+    package init() {}
+
+    package var value: Int { count.load(ordering: .relaxed) }
+
+    fileprivate func add() { count.add(1, ordering: .relaxed) }
 }

@@ -20,7 +20,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
     return SecItemEngine.shared.perform(ui: parsed.ui) { keychain, caller in
         let added = try keychain.add(request, secret: secret, caller: caller)
         guard let result else { return }
-        let found = Keychain.FoundItem(item: added.item, secret: request.returnOptions?.contains(.data) == true ? secret : nil)
+        let found = Keychain.FoundItem(item: added.item, secret: request.returns?.value?.contains(.data) == true ? secret : nil)
         result.pointee = SecItemResult.shape([found], returns: parsed.returns, limit: .one)
     }
 }
@@ -34,9 +34,9 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
     if let identity = parsed.identity { return IdentityCall.run(.copyMatching, query, identity: identity, result: result) }
     var request = parsed.request
     // Without return keys Apple returns nothing, but the match is still made (and its status).
-    if !parsed.asksForReturns { request.returnOptions = [] }
+    if !parsed.asksForReturns { request.returns = .value([]) }
     // SecItemCopyMatching's default limit is one (SecItem.h).
-    if request.matchLimit == nil { request.matchLimit = .one }
+    if request.limit == nil { request.limit = .value(.one) }
     return SecItemEngine.shared.perform(ui: parsed.ui) { keychain, caller in
         let found = try keychain.find(request, caller: caller)
         result?.pointee = SecItemResult.shape(found.items, returns: parsed.returns, limit: found.query.limit)

@@ -11,7 +11,7 @@ import Testing
     }
 
     static func count(_ keychain: Keychain, _ itemClass: String, as caller: Caller) -> Int {
-        (try? keychain.find(ItemRequest(itemClass: itemClass, limit: "all"), caller: caller).items.count) ?? 0
+        (try? keychain.find(ItemRequest(itemClass: itemClass, limit: .value(.all)), caller: caller).items.count) ?? 0
     }
 
     @Test func theJoinRoutesAttributesAndOverlaysTheCertificate() throws {

@@ -95,7 +95,7 @@ import Testing
         let again = try keychain.importPKCS12(
             try Self.archive("identity-multiple.p12"), request: ItemRequest(), caller: caller, dryRun: false)
         #expect(again.identitiesAdded == 1 && again.identitiesPresent == 1 && again.certificatesPresent == 1)
-        let found = try keychain.find(ItemRequest(itemClass: "idnt", limit: "all"), caller: caller)
+        let found = try keychain.find(ItemRequest(itemClass: "idnt", limit: .value(.all)), caller: caller)
         #expect(found.items.count == 2)
         // No identity: errSecParam, nothing written.
         #expect(

@@ -12,6 +12,8 @@ import Testing
         let attributes: [(String, String)]
         var changes: [(String, String)] = [("labl", "x")]
         var persistentRef = false
+        /// `--limit`'s word, as the command line's edge parses it (an invalid one stays one).
+        var limit: String? = nil
         /// The device state the call runs in (the existing item, `svce=api`, is when-unlocked).
         var device: DeviceState.Lock = .unlocked
         /// `--access-control` (add) or `--set-access-control` (update).
@@ -57,6 +59,13 @@ import Testing
             persistentRef: true, expected: -50),
         Case(
             name: "find: none", profile: "app.plist", operation: .find, itemClass: nil, attributes: [("svce", "nothing")], expected: -25300),
+        // A limit that is no limit is refused where the query is parsed, not where it was given.
+        Case(
+            name: "find: no group beats a bad limit", profile: "no-entitlements.plist", operation: .find, itemClass: nil,
+            attributes: [("svce", "api")], limit: "zero", expected: -34018),
+        Case(
+            name: "find: bad limit beats a foreign group", profile: "app.plist", operation: .find, itemClass: nil,
+            attributes: [("agrp", "X.other")], limit: "zero", expected: -50),
         // update: no writable group → explicit agrp in query → bad request → agrp in changes → none
         Case(
             name: "update: no group beats everything", profile: "token-reader.plist", operation: .update, itemClass: "bogus",
@@ -204,7 +213,7 @@ import Testing
         let opened = try Keychain(path: keychain.path, credential: .key(keychain.key), deviceState: testCase.device)
         let answer = testCase.answer
         opened.authentication = Authentication(ui: testCase.ui, answer: answer.map { given in { _ in given } })
-        var request = TemporaryKeychain.request(testCase.attributes, class: testCase.itemClass)
+        var request = TemporaryKeychain.request(testCase.attributes, class: testCase.itemClass, limit: testCase.limit)
         if testCase.persistentRef { request.persistentRef = existing.persistentRef.base64 }
         let accessControl = testCase.accessControl.map { AccessControlRequest(flags: $0) }
         if testCase.operation == .add { request.accessControl = accessControl }
@@ -236,7 +245,7 @@ import Testing
         let app = try Fixtures.caller("app.plist")
         let existing = try keychain.add([("svce", "api")], as: app)
         let opened = try Keychain(path: keychain.path, credential: .key(keychain.key), deviceState: testCase.device)
-        var request = TemporaryKeychain.request(testCase.attributes, class: testCase.itemClass)
+        var request = TemporaryKeychain.request(testCase.attributes, class: testCase.itemClass, limit: testCase.limit)
         if testCase.persistentRef { request.persistentRef = existing.persistentRef.base64 }
         let operation = Explanation.Operation(rawValue: testCase.operation.rawValue)!
         let predicted = status {

@@ -52,11 +52,14 @@ final class TemporaryKeychain {
     /// Reopens the file (a second process's view).
     func reopen() throws -> Keychain { try Keychain(path: path, credential: .key(key)) }
 
-    /// A request from attribute pairs.
+    /// A request from attribute pairs and the command line's words for the limit and returns,
+    /// parsed as its edge parses them (an invalid word stays one, for the operation to refuse).
     static func request(_ pairs: [(String, String)], class itemClass: String? = nil, limit: String? = nil, returns: [String] = [])
         -> ItemRequest
     {
-        ItemRequest(itemClass: itemClass, attributes: pairs.map { (code: $0.0, value: $0.1) }, limit: limit, returns: returns)
+        ItemRequest(
+            itemClass: itemClass, attributes: pairs.map { (code: $0.0, value: $0.1) }, limit: limit.map { Given(parsing: $0) },
+            returns: returns.isEmpty ? nil : Given(parsing: returns))
     }
 
     /// Adds an item with `secret`.

@@ -117,7 +117,7 @@ struct AddCommand: Subcommand {
         // SecItemAdd hands back what a find by the new item's reference returns (an identity's
         // reference is `idnt` and its certificate's UUID): so it is printed by that find.
         let reference = isIdentity ? PersistentRef(itemClass: .identity, uuid: result.item.uuid) : result.item.persistentRef
-        let found = ItemRequest(itemClass: nil, returns: returns, persistentRef: reference.base64)
+        let found = ItemRequest(itemClass: nil, returns: returns.isEmpty ? nil : Given(parsing: returns), persistentRef: reference.base64)
         var stream: ItemRenderer.Stream?
         _ = try keychain.find(found, caller: caller) { query, entry in
             if stream == nil {

@@ -93,8 +93,8 @@ struct ExportCommand: Subcommand {
         var lastMiss: Error?
         for itemClass in classes {
             var request = ItemRequest(itemClass: itemClass, attributes: item.attributes)
-            request.matchLimit = .all
-            request.returnOptions = withSecrets ? [.attributes, .persistentRef, .data] : [.attributes, .persistentRef]
+            request.limit = .value(.all)
+            request.returns = .value(withSecrets ? [.attributes, .persistentRef, .data] : [.attributes, .persistentRef])
             request.allowPrivateKeyExport = context[Self.allowPrivateKeyExport]
             do {
                 _ = try keychain.find(request, caller: caller) { _, entry in

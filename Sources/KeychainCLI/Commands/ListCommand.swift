@@ -42,8 +42,8 @@ struct ListCommand: Subcommand {
         let caller = try context.caller()
         let keychain = try context.openKeychain()
         let request = ItemRequest(
-            itemClass: .genericPassword, attributes: context[NamedItem.group].map { [(Schema.accessGroup, $0)] } ?? [], matchLimit: .all,
-            returnOptions: .attributes, syncFilter: .any)
+            itemClass: .genericPassword, attributes: context[NamedItem.group].map { [(Schema.accessGroup, $0)] } ?? [], limit: .all,
+            returns: .attributes, syncFilter: .any)
         var items: [Item] = []
         do {
             let result = try keychain.find(request, caller: caller)

@@ -59,8 +59,8 @@ extension Keychain {
         case .update, .delete:
             halves = Self.classHalves(request)
         case .find:
-            halves.certificate.matchLimit = .all
-            halves.key.matchLimit = .all
+            halves.certificate.limit = .value(.all)
+            halves.key.limit = .value(.all)
         }
         let certificates = try explain(operation, halves.certificate, caller: caller, limit: limit)
         let keys = try explain(operation, halves.key, caller: caller, limit: limit)

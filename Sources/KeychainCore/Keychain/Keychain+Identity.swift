@@ -62,11 +62,11 @@ extension Keychain {
         }
         // The answer's shape (limit and returns), its key attributes checked as a key query's are.
         let shape = try Self.identityShape(keyHalf)
-        certificateHalf.matchLimit = .all
-        certificateHalf.returnOptions =
-            shape.returns.contains(.reference) ? [.attributes, .persistentRef, .data] : [.attributes, .persistentRef]
-        keyHalf.matchLimit = .all
-        keyHalf.returnOptions = shape.returns.needsSecret ? [.attributes, .persistentRef, .data] : [.attributes, .persistentRef]
+        certificateHalf.limit = .value(.all)
+        certificateHalf.returns = .value(
+            shape.returns.contains(.reference) ? [.attributes, .persistentRef, .data] : [.attributes, .persistentRef])
+        keyHalf.limit = .value(.all)
+        keyHalf.returns = .value(shape.returns.needsSecret ? [.attributes, .persistentRef, .data] : [.attributes, .persistentRef])
 
         var certificates: [FoundItem] = []
         var keys: [FoundItem] = []
@@ -196,7 +196,7 @@ extension Keychain {
             let certificate = try delete(
                 ItemRequest(persistentRef: match.certificate.item.persistentRef.base64), caller: caller, dryRun: dryRun)
             var others = ItemRequest(itemClass: ItemClass.certificate.rawValue)
-            others.matchLimit = .one
+            others.limit = .value(.one)
             others.syncFilter = .any
             if case .data(let hash)? = match.key.item.attributes[Schema.applicationLabel] {
                 others.attributes.append((Schema.publicKeyHash, "base64:" + Base64.encode(hash)))

@@ -17,7 +17,7 @@ extension Keychain {
         }
         // A private key's bytes leave the keychain only through find --allow-private-key-export:
         // refused here before anything is written, rather than after.
-        if ReturnOptions(parsing: request.returns)?.contains(.data) == true, reference.keys.contains(where: \.isPrivate) {
+        if request.returns?.value?.contains(.data) == true, reference.keys.contains(where: \.isPrivate) {
             throw KeychainError(
                 .param,
                 hint:

@@ -61,8 +61,8 @@ extension Keychain {
     /// Every item `reference` matches, with its secret, within `groups` when given.
     private func matches(_ reference: SecretReference, caller: Caller, groups: [String]?) throws -> [FoundItem] {
         var request = reference.request
-        request.matchLimit = .all
-        request.returnOptions = [.attributes, .data, .persistentRef]
+        request.limit = .value(.all)
+        request.returns = .value([.attributes, .data, .persistentRef])
         guard let groups else { return try findAll(request, caller: caller, name: reference.name) }
         if let explicit = request.explicitGroup {
             guard groups.contains(where: { $0.sameBytes(as: explicit) }) else {

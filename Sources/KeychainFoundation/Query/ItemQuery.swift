@@ -49,16 +49,21 @@ package struct ItemQuery: Sendable {
                 .param, hint: "identity items are a join of a certificate and a key; this operation does not take --class idnt.")
         }
         let parsed = try AttributeSet(parsing: request.attributes, typed: request.typedAttributes, for: schema, allowSyncAny: true)
-        guard let limit = request.matchLimit ?? request.limit.map(MatchLimit.init(parsing:)) ?? defaultLimit else {
-            throw KeychainError(.param, hint: "--limit takes one, all or a positive number, not '\(request.limit ?? "")'.")
+        let limit: MatchLimit
+        switch request.limit {
+        case .value(let given)?: limit = given
+        case .invalid(let word)?: throw KeychainError(.param, hint: "--limit takes one, all or a positive number, not '\(word)'.")
+        case nil: limit = defaultLimit
         }
         guard !storing || request.syncFilter == nil else {
             throw KeychainError(.param, hint: "an add takes its sync as an attribute, not as a filter.")
         }
-        guard var returns = request.returnOptions ?? (request.returns.isEmpty ? defaultReturns : ReturnOptions(parsing: request.returns))
-        else {
-            throw KeychainError(
-                .param, hint: "--return takes attributes, data, persistent-ref and ref, not '\(request.returns.joined(separator: ","))'.")
+        var returns: ReturnOptions
+        switch request.returns {
+        case .value(let given)?: returns = given
+        case .invalid(let words)?:
+            throw KeychainError(.param, hint: "--return takes attributes, data, persistent-ref and ref, not '\(words)'.")
+        case nil: returns = defaultReturns
         }
         if !itemClass.hasReference { returns.remove(.reference) }
         self.itemClass = itemClass

@@ -1,6 +1,6 @@
-/// A request as the caller wrote it, before any validation: the command line's words, or for the
-/// engine's own requests the typed values (`matchLimit`, `returnOptions`, `syncFilter`), which
-/// need no parsing and win over the words.
+/// A request as the caller made it, before any validation: the limit and returns typed where they
+/// were given, or the word that is not one (`Given`); the attributes as the command line's words
+/// or as values the library binds from Apple's types.
 ///
 /// Validation happens inside each operation, at the point Apple's `SecItemServer.c` checks it, so
 /// that the status precedence (docs/FIDELITY.md) comes out right.
@@ -13,17 +13,13 @@ package struct ItemRequest: Sendable {
     /// `SecDbItem.c` copies them): checked as `attributes` are, never parsed. `agrp`, `pdmn` and
     /// `sync` are given in `attributes`, where the checks before the parse read them.
     package var typedAttributes: [(code: String, value: AttributeValue)] = []
-    /// `--limit`: `one`, `all` or a count.
-    package var limit: String?
-    /// `--return` options: `attributes`, `data`, `persistent-ref`, `ref`.
-    package var returns: [String] = []
+    /// `--limit` or kSecMatchLimit; `nil`: the operation's default.
+    package var limit: Given<MatchLimit>?
+    /// `--return` or the kSecReturn keys; `nil`: the operation's default.
+    package var returns: Given<ReturnOptions>?
     /// `--allow-private-key-export`: a private key's bytes (its data, or its reference as a
     /// private key) may be returned when its `extr` is true. Never otherwise.
     package var allowPrivateKeyExport = false
-    /// The limit, typed (the engine's own requests): wins over `limit`.
-    package var matchLimit: MatchLimit?
-    /// What comes back, typed (the engine's own requests): wins over `returns`.
-    package var returnOptions: ReturnOptions?
     /// Which items by their sync, typed, for a query (the engine's own requests; an add takes its
     /// sync as an attribute, where its checks see it): wins over a `sync` attribute.
     package var syncFilter: SyncFilter?
@@ -39,8 +35,8 @@ package struct ItemRequest: Sendable {
     package var derived: [String: AttributeValue] = [:]
 
     package init(
-        itemClass: String? = nil, attributes: [(code: String, value: String)] = [], limit: String? = nil,
-        returns: [String] = [], persistentRef: String? = nil
+        itemClass: String? = nil, attributes: [(code: String, value: String)] = [], limit: Given<MatchLimit>? = nil,
+        returns: Given<ReturnOptions>? = nil, persistentRef: String? = nil
     ) {
         self.itemClass = itemClass
         self.attributes = attributes
@@ -49,16 +45,15 @@ package struct ItemRequest: Sendable {
         self.persistentRef = persistentRef
     }
 
-    /// A request of the engine's own, or of a command's for its own ends, in typed values: nothing
-    /// in it is parsed back from words.
+    /// A request of the engine's own, or of a command's for its own ends, in typed values.
     package init(
-        itemClass: ItemClass, attributes: [(code: String, value: String)] = [], matchLimit: MatchLimit, returnOptions: ReturnOptions,
+        itemClass: ItemClass, attributes: [(code: String, value: String)] = [], limit: MatchLimit, returns: ReturnOptions,
         syncFilter: SyncFilter? = nil
     ) {
         self.itemClass = itemClass.rawValue
         self.attributes = attributes
-        self.matchLimit = matchLimit
-        self.returnOptions = returnOptions
+        self.limit = .value(limit)
+        self.returns = .value(returns)
         self.syncFilter = syncFilter
     }
 

@@ -80,8 +80,8 @@ extension SecItemDictionary {
         if itemClass == .key || itemClass == .identity { request.allowPrivateKeyExport = true }
         guard returns.contains(.reference) else { return }
         switch itemClass {
-        case .certificate, .key: request.returnOptions = returns.subtracting(.reference).union(.data)
-        case .identity: request.returnOptions = returns.union(.data)
+        case .certificate, .key: request.returns = .value(returns.subtracting(.reference).union(.data))
+        case .identity: request.returns = .value(returns.union(.data))
         case .genericPassword, .internetPassword: break
         }
     }

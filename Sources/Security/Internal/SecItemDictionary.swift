@@ -18,7 +18,7 @@ struct SecItemDictionary {
     var ui: Authentication.UI = .allow
     /// Whether a return key was given at all.
     var asksForReturns = false
-    /// What the return keys ask for, as the caller gave them (`request.returnOptions` is what the
+    /// What the return keys ask for, as the caller gave them (`request.returns` is what the
     /// engine is asked: an object's data, from which the object is made).
     var returns: ReturnOptions = []
     /// kSecValueRef: a certificate or key whose attributes stand in for those the caller left out.
@@ -50,12 +50,12 @@ struct SecItemDictionary {
             case SecItemKey.matchLimit:
                 if let text = Self.string(value) {
                     switch text {
-                    case SecItemKey.matchLimitOne: request.matchLimit = .one
-                    case SecItemKey.matchLimitAll: request.matchLimit = .all
+                    case SecItemKey.matchLimitOne: request.limit = .value(.one)
+                    case SecItemKey.matchLimitAll: request.limit = .value(.all)
                     default: throw .param("kSecMatchLimit takes kSecMatchLimitOne, kSecMatchLimitAll or a number")
                     }
                 } else if let number = value as? NSNumber, number.intValue > 0 {
-                    request.matchLimit = number.intValue == 1 ? .one : .count(number.intValue)
+                    request.limit = .value(number.intValue == 1 ? .one : .count(number.intValue))
                 } else {
                     throw .param("kSecMatchLimit takes kSecMatchLimitOne, kSecMatchLimitAll or a positive number")
                 }
@@ -131,7 +131,7 @@ struct SecItemDictionary {
             request.typedAttributes.append((code: code, value: try Self.bind(value, for: code, in: classSchema)))
         }
         if let reference { adopt(reference, forQuery: forQuery) }
-        if asksForReturns { request.returnOptions = returns }
+        if asksForReturns { request.returns = .value(returns) }
         askForObjects()
     }
 
