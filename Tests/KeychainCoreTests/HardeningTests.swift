@@ -92,20 +92,36 @@ import TextEscaping
 /// The schema check at open compares a constant fingerprint of the derived schema.
 @Suite struct SchemaFingerprintTests {
     @Test func theFingerprintIsTheDerivedSchemas() throws {
-        let derived = Hex.lowercase(Sodium.fingerprint(Array(KeychainSchema.derivedDump(.current).utf8)))
-        #expect(
-            derived == KeychainSchema.fingerprint,
-            "Schema.swift changed: update KeychainSchema.fingerprint (and the schema version) to \(derived)")
-        // The earlier shape's constant is fixed: files of versions 1 to 3 have it.
-        #expect(
-            Hex.lowercase(Sodium.fingerprint(Array(KeychainSchema.derivedDump(.beforeAccessControl).utf8)))
-                == KeychainSchema.fingerprintBeforeAccessControl)
+        // Each table layout's constant is its derived schema's: the older ones are fixed (files of
+        // those versions have them), the current one changes with Schema.swift.
+        for layout in TableLayout.allCases {
+            let derived = Hex.lowercase(Sodium.fingerprint(Array(KeychainSchema.derivedDump(layout).utf8)))
+            #expect(
+                derived == layout.fingerprint,
+                "Schema.swift changed: declare a new TableLayout (and schema version) whose fingerprint is \(derived)")
+        }
+        #expect(Set(TableLayout.allCases.map(\.fingerprint)).count == TableLayout.allCases.count, "two layouts alike")
         // A real file's rows, in storage order, are the derived dump.
         let keychain = try TemporaryKeychain()
         let rows = try keychain.keychain.store.connection.prepare(KeychainSchema.rowsSQL)
         var dump: [String] = []
         while try rows.step() { dump.append((0..<4).map { rows.isNull($0) ? "NULL" : rows.text($0) }.joined(separator: "\u{1}")) }
         #expect(dump.joined(separator: "\u{2}") == KeychainSchema.derivedDump(.current))
+    }
+
+    /// The layouts say which columns each schema version's tables have and how an upgrade fills a
+    /// new one: the declaration the create statements, the check and the upgrade read.
+    @Test func eachLayoutDeclaresItsColumnsAndTheirFill() {
+        let table = KeychainStore.table(.genericPassword).createStatements(layout: .original)[0]
+        #expect(!table.contains("accc") && table.contains("pdmn TEXT NOT NULL"), "\(table)")
+        #expect(KeychainStore.table(.genericPassword).createStatements()[0].contains("accc TEXT NOT NULL"))
+        #expect(TableLayout.original.source(of: "accc") == "pdmn")
+        #expect(TableLayout.original.source(of: "agrp") == "agrp")
+        #expect(TableLayout.current.source(of: "accc") == "accc")
+        #expect(TableLayout.original.next == .accessControl && TableLayout.current.next == nil)
+        let versions = TableLayout.allCases.map(\.firstSchemaVersion)
+        #expect(versions == versions.sorted() && Set(versions).count == versions.count && versions.first == 1)
+        #expect(TableLayout.current.firstSchemaVersion <= KeychainStore.schemaVersion)
     }
 
     /// VACUUM stores the same objects in another order (tables first): the fingerprint differs,

@@ -36,7 +36,7 @@ import Testing
         let wrapped = try old.rewrappedClassKeys(keychainKey: derived, format: .v1)
         let new = KeyRing(keychainKey: derived, wrappedClassKeys: wrapped, format: .v1)
 
-        _ = try KeychainStore(path: worker).addAccessControlColumn()
+        _ = try KeychainStore(path: worker).upgradeTables()
         let store = try KeychainStore(path: worker)
         try store.write {
             for itemClass in ItemClass.stored {
@@ -86,13 +86,13 @@ import Testing
         let path = try Self.versionOnePassphraseKeychain()
         defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
         let before = try KeychainStore(path: path)
-        #expect(before.unlocking.version == 1 && before.needsAccessControlColumn && before.unlocking.passphrase != nil)
+        #expect(before.unlocking.version == 1 && before.tableLayout == .original && before.unlocking.passphrase != nil)
         #expect(
             KeychainMigrator.steps.filter {
                 $0.isNeeded(
                     (before, KeyRing(keychainKey: SecretBytes(count: 32), wrappedClassKeys: [:], format: .v1), SecretBytes(count: 32)))
             }.map(\.name)
-                == ["access-control column", "version 2", "device state"])
+                == ["table layout", "version 2", "device state"])
 
         // Counted for this test's task alone: other suites derive keys in parallel.
         let derivations = PassphraseKDF.DerivationCount()
@@ -101,11 +101,11 @@ import Testing
             #expect(derivations.value.load(ordering: .relaxed) == 1)
 
             let after = try KeychainStore(path: path)
-            #expect(after.unlocking.version >= 3 && !after.needsAccessControlColumn && after.unlocking.deviceRecord != nil)
+            #expect(after.unlocking.version >= 3 && after.tableLayout == .current && after.unlocking.deviceRecord != nil)
             let caller = Caller(
                 try Profile.load(path: PackagePaths.fixtures + "/Profiles/app.plist", teamID: nil, platform: nil, allowWildcard: false))
             var request = ItemRequest(attributes: [("svce", "fixture"), ("acct", "v1")])
-            request.returnOptions = [.data]
+            request.returns = .value([.data])
             let found = try keychain.find(request, caller: caller)
             #expect(
                 found.items.first?.secret.map { String(decoding: $0.withUnsafeBytes { Array($0) }, as: UTF8.self) } == "written-by-schema-1"

@@ -69,16 +69,17 @@ extension Keychain {
     }
 }
 
-/// Schema versions 1 to 3 had no `accc` column: the first open adds it, before anything else is
-/// upgraded or read (`KeychainStore.addAccessControlColumn`).
+/// A file whose item tables have an older layout (`TableLayout`: schema versions 1 to 3 had no
+/// `accc` column) is upgraded by the first open, before anything else is upgraded or read
+/// (`KeychainStore.upgradeTables`).
 extension Keychain {
-    /// Adds the column to the file at `path` opened as `store`; `true` when the file changed (by this
-    /// process or another), so that the caller opens it again. A file this process may not write
-    /// cannot be read by this version: exit 74, saying so.
-    static func addAccessControlColumn(_ store: KeychainStore, path: String) throws -> Bool {
-        guard store.needsAccessControlColumn else { return false }
+    /// Upgrades the tables of the file at `path` opened as `store`; `true` when the file changed (by
+    /// this process or another), so that the caller opens it again. A file this process may not
+    /// write cannot be read by this version: exit 74, saying so.
+    static func upgradeTables(_ store: KeychainStore, path: String) throws -> Bool {
+        guard store.tableLayout < .current else { return false }
         do {
-            _ = try store.addAccessControlColumn()
+            _ = try store.upgradeTables()
         } catch let error as StoreError where error.sqliteCode.map({ $0 & 0xFF == SQLITE_READONLY }) ?? false {
             throw StoreError(
                 "\(path) was written by an earlier keychainctl (schema version \(store.unlocking.version)); this one reads it only "

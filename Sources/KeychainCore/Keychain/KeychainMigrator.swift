@@ -15,9 +15,10 @@ enum KeychainMigrator {
     }
 
     static let steps: [Step] = [
-        // Versions 1 to 3 had no `accc` column: added before anything else is read.
-        Step(name: "access-control column", isNeeded: { $0.store.needsAccessControlColumn }) { opened, path in
-            try Keychain.addAccessControlColumn(opened.store, path: path)
+        // The item tables of an older layout (versions 1 to 3 had no `accc` column), rebuilt in
+        // the current one before anything else is read.
+        Step(name: "table layout", isNeeded: { $0.store.tableLayout < .current }) { opened, path in
+            try Keychain.upgradeTables(opened.store, path: path)
         },
         // Version 1 to 2: an identity, an authenticated Argon2id record, every row re-sealed.
         Step(name: "version 2", isNeeded: { $0.store.unlocking.version == 1 }) { opened, _ in

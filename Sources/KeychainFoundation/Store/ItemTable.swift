@@ -41,21 +41,20 @@ package struct ItemTable: Sendable {
     /// The UNIQUE constraint's columns (Apple's primary key).
     package var uniqueColumns: [String] { schema.primaryKey.map { schema.attribute($0)!.column } }
 
-    /// CREATE TABLE and its indexes; `legacy` gives them as schema versions 1 to 3 had them, before
-    /// the `accc` column (what an upgrade starts from).
-    package func createStatements(legacy: Bool = false) -> [String] {
+    /// CREATE TABLE and its indexes, as files of `layout` have them (an older one is what an
+    /// upgrade starts from).
+    package func createStatements(layout: TableLayout = .current) -> [String] {
         let table = schema.table
-        let plaintextDDL = schema.plaintextAttributes.filter { !legacy || $0.code != Schema.accessControl }.map {
-            "\($0.column) \($0.columnType) NOT NULL"
-        }
+        let plaintextDDL = schema.plaintextAttributes.filter { layout.has($0.column) }.map { "\($0.column) \($0.columnType) NOT NULL" }
+        let digestDDL = digestColumns.filter { layout.has($0) }.map { "\($0) BLOB" }
         return [
             "CREATE TABLE \(table) (rowid INTEGER PRIMARY KEY, uuid BLOB NOT NULL UNIQUE, "
-                + (plaintextDDL + digestColumns.map { "\($0) BLOB" }).joined(separator: ", ")
+                + (plaintextDDL + digestDDL).joined(separator: ", ")
                 + ", metadata BLOB NOT NULL, item_key BLOB, secret BLOB, UNIQUE(\(uniqueColumns.joined(separator: ", "))))"
         ]
-            + schema.indexed.map { code in
+            + schema.indexed.compactMap { code in
                 let column = schema.attribute(code)!.column
-                return "CREATE INDEX \(table)_\(column) ON \(table)(\(column))"
+                return layout.has(column) ? "CREATE INDEX \(table)_\(column) ON \(table)(\(column))" : nil
             }
     }
 

@@ -12,25 +12,17 @@ package enum KeychainSchema {
         fixedTables + ItemClass.stored.flatMap { KeychainStore.table($0).createStatements() }
     }
 
-    /// The two shapes a keychain file's schema may have.
-    package enum Shape {
-        /// This version's.
-        case current
-        /// Schema versions 1 to 3's: no `accc` column. Opening such a file upgrades its tables.
-        case beforeAccessControl
-    }
-
     /// `sqlite_schema` as it must be, in the order `init` creates it: `[type, name, tbl_name, sql]`
     /// per object (SQLite's own indexes for PRIMARY KEY and UNIQUE constraints have no SQL:
     /// "NULL"). Built only by the tests and when a file's fingerprint differs.
-    private static func expected(_ shape: Shape) -> [[String]] {
+    private static func expected(_ layout: TableLayout) -> [[String]] {
         var entries = [["table", "schema_version", "schema_version", fixedTables[0]]]
         for (name, sql) in zip(["keychain_meta", "class_keys"], fixedTables.dropFirst()) {
             entries.append(["table", name, name, sql])
             entries.append(["index", "sqlite_autoindex_\(name)_1", name, "NULL"])
         }
         for itemClass in ItemClass.stored {
-            let statements = KeychainStore.table(itemClass).createStatements(legacy: shape == .beforeAccessControl)
+            let statements = KeychainStore.table(itemClass).createStatements(layout: layout)
             let name = itemClass.rawValue
             entries.append(["table", name, name, statements[0]])
             entries.append(["index", "sqlite_autoindex_\(name)_1", name, "NULL"])
@@ -45,23 +37,17 @@ package enum KeychainSchema {
     package static let rowsSQL = "SELECT type, name, tbl_name, sql FROM sqlite_schema"
 
     /// The derived schema as the fingerprint sees a file's.
-    package static func derivedDump(_ shape: Shape) -> String {
-        expected(shape).map { $0.joined(separator: "\u{1}") }.joined(separator: "\u{2}")
+    package static func derivedDump(_ layout: TableLayout) -> String {
+        expected(layout).map { $0.joined(separator: "\u{1}") }.joined(separator: "\u{2}")
     }
 
-    /// BLAKE2b-256 of `derivedDump`. Building the derived DDL at every start-up cost a fifth of a
-    /// find's instructions, so the check compares this constant; `SchemaFingerprintTests` fails
-    /// when `Schema.swift` changes until it is updated (and the change then needs a schema version).
-    package static let fingerprint = "15d5bdede39a8d118160f611c7c360664e477ab8696998ee6f8a00b368da7467"
-
-    /// The fingerprint of schema versions 1 to 3 (`derivedDump(.beforeAccessControl)`): fixed.
-    package static let fingerprintBeforeAccessControl = "f4a414d2a62054a1d2f49269e69241fa6c9c6f7df2870a8d2a588cf712e44839"
-
-    /// Refuses a file whose schema is not exactly the derived one: an extra trigger, view, table,
-    /// index or column is exit 74, "not a keychain or tampered". The rows are hashed as SQLite
-    /// hands them over, with no SQL string building or sorting (that cost a tenth of a find); the
-    /// same objects stored in another order (after a VACUUM) take the slower comparison and pass.
-    package static func verify(_ connection: SQLiteConnection) throws(StoreError) -> Shape {
+    /// Refuses a file whose schema is not exactly the one derived for one of the table layouts,
+    /// and returns that layout: an extra trigger, view, table, index or column is exit 74, "not a
+    /// keychain or tampered". The rows are hashed as SQLite hands them over and the hash compared
+    /// with each layout's fingerprint (building the derived DDL at every start-up cost a fifth of a
+    /// find's instructions, and sorting a tenth); the same objects stored in another order (after
+    /// a VACUUM) take the slower comparison and pass.
+    package static func verify(_ connection: SQLiteConnection) throws(StoreError) -> TableLayout {
         do {
             let rows = try connection.prepare(rowsSQL)
             let digest = try Sodium.fingerprint { (feed) throws(StoreError) in
@@ -81,11 +67,8 @@ package enum KeychainSchema {
                     }
                 }
             }
-            switch Hex.lowercase(digest) {
-            case fingerprint: return .current
-            case fingerprintBeforeAccessControl: return .beforeAccessControl
-            default: break
-            }
+            let found = Hex.lowercase(digest)
+            if let layout = TableLayout.allCases.last(where: { $0.fingerprint == found }) { return layout }
         } catch {
             throw StoreError("\(connection.path) is not a keychainctl keychain (\(error.message))", sqliteCode: error.sqliteCode)
         }
@@ -94,7 +77,7 @@ package enum KeychainSchema {
 
     /// The slow path of `verify`: the fingerprint differs. The same objects in another order pass;
     /// otherwise the file is refused, saying which objects differ.
-    private static func compareObjects(_ connection: SQLiteConnection) throws(StoreError) -> Shape {
+    private static func compareObjects(_ connection: SQLiteConnection) throws(StoreError) -> TableLayout {
         var found: Set<[String]> = []
         do {
             let statement = try connection.prepare(rowsSQL)
@@ -104,9 +87,8 @@ package enum KeychainSchema {
         } catch {
             throw StoreError("\(connection.path) is not a keychainctl keychain (\(error.message))", sqliteCode: error.sqliteCode)
         }
-        if found == Set(expected(.beforeAccessControl)) { return .beforeAccessControl }
-        let expected = Set(expected(.current))
-        if found == expected { return .current }
+        if let layout = TableLayout.allCases.last(where: { found == Set(Self.expected($0)) }) { return layout }
+        let expected = Set(Self.expected(.current))
         let named = { (entries: Set<[String]>) in entries.map { "\($0[0]) \($0[1])" }.sorted().joined(separator: ", ") }
         var what: [String] = []
         if !found.subtracting(expected).isEmpty { what.append("unexpected: \(named(found.subtracting(expected)))") }

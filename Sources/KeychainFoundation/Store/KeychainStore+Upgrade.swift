@@ -34,7 +34,7 @@ extension KeychainStore {
     }
 }
 
-/// The device state (schema version 3) and the access-control column (version 4).
+/// The device state (schema version 3) and the item tables' later layouts (`TableLayout`).
 extension KeychainStore {
     /// Adds the sealed device state to a version-2 file whose tables already have their `accc`
     /// column, and makes it the current version.
@@ -43,21 +43,22 @@ extension KeychainStore {
         try connection.execute("UPDATE schema_version SET version = \(Self.schemaVersion)")
     }
 
-    /// Rebuilds every item table with its `accc` column, each row's holding its `pdmn` (the
-    /// protection alone, which is not bound into the authenticated data: no row needs re-sealing,
-    /// so a locked class upgrades too). A version-3 file becomes version 4; earlier ones keep their
-    /// number for the steps that follow. Returns `false` when another process did it first.
+    /// Rebuilds every item table of an older layout in the current one, each new column filled as
+    /// its layout says (`TableLayout.addedColumns`). A file at the schema version just before the
+    /// current layout's first becomes the current version; earlier ones keep their number for the
+    /// steps that follow. Returns `false` when another process did it first.
     ///
     /// Each table is renamed aside, the new one created exactly as `init` creates it and filled,
     /// and the old one dropped, in `init`'s order: the objects end up stored in the same order as a
     /// new file's, so the schema check keeps its fast path.
-    package func addAccessControlColumn() throws -> Bool {
+    package func upgradeTables() throws -> Bool {
         try write { () throws -> Bool in
-            guard try KeychainSchema.verify(connection) == .beforeAccessControl else { return false }
+            let layout = try KeychainSchema.verify(connection)
+            guard layout < .current else { return false }
             for itemClass in ItemClass.stored {
                 let name = itemClass.rawValue
-                try connection.execute("ALTER TABLE \(name) RENAME TO \(name)_before_accc")
-                for sql in table(itemClass).createStatements().dropFirst() {
+                try connection.execute("ALTER TABLE \(name) RENAME TO \(name)_before_upgrade")
+                for sql in table(itemClass).createStatements(layout: layout).dropFirst() {
                     try connection.execute("DROP INDEX \(sql.split(separator: " ")[2])")
                 }
             }
@@ -65,13 +66,14 @@ extension KeychainStore {
                 let name = itemClass.rawValue
                 for sql in table(itemClass).createStatements() { try connection.execute(sql) }
                 let columns = table(itemClass).columns.map(\.name)
-                let source = columns.map { $0 == Schema.accessControl ? Schema.protection : $0 }
+                let source = columns.map { layout.source(of: $0) }
                 try connection.execute(
-                    "INSERT INTO \(name) (\(columns.joined(separator: ", "))) SELECT \(source.joined(separator: ", ")) FROM \(name)_before_accc"
+                    "INSERT INTO \(name) (\(columns.joined(separator: ", "))) SELECT \(source.joined(separator: ", ")) FROM \(name)_before_upgrade"
                 )
-                try connection.execute("DROP TABLE \(name)_before_accc")
+                try connection.execute("DROP TABLE \(name)_before_upgrade")
             }
-            try connection.execute("UPDATE schema_version SET version = \(Self.schemaVersion) WHERE version = 3")
+            try connection.execute(
+                "UPDATE schema_version SET version = \(Self.schemaVersion) WHERE version = \(TableLayout.current.firstSchemaVersion - 1)")
             return true
         }
     }

@@ -41,8 +41,9 @@ package final class KeychainStore {
 
     /// The unlocking material read on open.
     package let unlocking: Unlocking
-    /// Whether the item tables still lack the `accc` column (versions 1 to 3).
-    package let needsAccessControlColumn: Bool
+    /// The item tables' layout as the file has them: older than `TableLayout.current` until the
+    /// first open that may write upgrades them (`upgradeTables`).
+    package let tableLayout: TableLayout
 
     /// Opens an existing keychain file. A missing file is errSecNotAvailable (run `init`); a file
     /// that is not a keychain, or whose schema was altered, is a StoreError.
@@ -57,12 +58,12 @@ package final class KeychainStore {
     /// A keychain on an open database (a file, or a copy in memory not yet written).
     package init(connection: SQLiteConnection) throws {
         self.connection = connection
-        let shape = try KeychainSchema.verify(connection)
+        tableLayout = try KeychainSchema.verify(connection)
         unlocking = try Self.readUnlocking(connection)
-        needsAccessControlColumn = shape == .beforeAccessControl
-        if needsAccessControlColumn, unlocking.version >= 4 {
+        if let next = tableLayout.next, unlocking.version >= next.firstSchemaVersion {
+            let missing = next.addedColumns.map(\.column).joined(separator: ", ")
             throw StoreError(
-                "\(connection.path) is not a keychainctl keychain or was tampered with (schema version \(unlocking.version) without its access-control column)"
+                "\(connection.path) is not a keychainctl keychain or was tampered with (schema version \(unlocking.version) without its column \(missing))"
             )
         }
     }
