@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import KeychainCLI
@@ -26,13 +27,37 @@ enum Fixtures {
         return (sandbox, ["KEYCHAINCTL_KEY_FILE": ""], withPassphrase)
     }
 
-    /// Packs the test binary into `folder` (as `make dist` packs the release one).
-    static func dist(_ sandbox: Sandbox, into folder: String) throws {
-        let run = sandbox.run(
-            [Sandbox.packageRoot + "/Scripts/dist.sh", "--bin", Sandbox.binary, folder], profile: nil, timeout: 120, executable: "/bin/bash"
-        )
-        #expect(run.status == 0, "\(run.stderr)")
+    /// Packs the test binary into `folder` (as `make dist` packs the release one). The packing is
+    /// reproducible (`ReleaseTests` compares two runs), and takes 9 s of compression, so it runs
+    /// once per test run and each caller gets a copy; `fresh` runs it anew.
+    static func dist(_ sandbox: Sandbox, into folder: String, fresh: Bool = false) throws {
+        let pack = { (destination: String) in
+            let run = sandbox.run(
+                [Sandbox.packageRoot + "/Scripts/dist.sh", "--bin", Sandbox.binary, destination], profile: nil, timeout: 120,
+                executable: "/bin/bash")
+            #expect(run.status == 0, "\(run.stderr)")
+            return run.status == 0
+        }
+        if fresh {
+            _ = pack(folder)
+            return
+        }
+        let packed = try packedRelease.withLock { (packed: inout String?) throws -> String in
+            if let packed { return packed }
+            let made = NSTemporaryDirectory() + "keychainctl-dist-\(getpid())"
+            try? FileManager.default.removeItem(atPath: made)
+            guard pack(made) else { throw DistFailed() }
+            packed = made
+            atexit { Fixtures.packedRelease.withLock { $0 }.map { try? FileManager.default.removeItem(atPath: $0) } }
+            return made
+        }
+        try FileManager.default.copyItem(atPath: packed, toPath: folder)
     }
+
+    /// The folder `dist` packed once for this run (removed at exit).
+    private static let packedRelease = Mutex<String?>(nil)
+
+    private struct DistFailed: Error {}
 
     /// The environment a CI step gets: a runner folder, GitHub's PATH and ENV files, no keychain
     /// variables of the test's own.
