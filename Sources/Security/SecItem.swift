@@ -59,7 +59,8 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
     let secret = changes.secret
     return SecItemEngine.shared.perform(ui: parsed.ui) { keychain, caller in
         _ = try keychain.update(
-            parsed.request, changes: changes.request.attributes, typedChanges: changes.request.typedAttributes, secret: secret,
+            parsed.request, changes: changes.request.attributes, typedChanges: changes.request.typedAttributes,
+            syncChange: changes.request.sync, secret: secret,
             caller: caller, accessControl: changes.accessControl?.request)
     }
 }

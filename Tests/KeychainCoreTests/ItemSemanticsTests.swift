@@ -42,6 +42,42 @@ import Testing
         #expect(item.attributes["svce"] == .string(""))
     }
 
+    /// kSecAttrSynchronizable as the library binds it (typed, never a word) is the same attribute
+    /// as the command line's `sync` word: it decides an add's item and a query's filter, meets the
+    /// same checks (an access control with sync yes, an update to any), and two different are
+    /// errSecParam.
+    @Test func aTypedSyncIsTheSyncAttribute() throws {
+        var add = TemporaryKeychain.request([("svce", "typed")])
+        add.sync = .yes
+        _ = try keychain.keychain.add(add, secret: SecretBytes(copying: Array("s".utf8)), caller: app)
+        var query = TemporaryKeychain.request([("svce", "typed")])
+        #expect(status { _ = try keychain.keychain.find(query, caller: app) } == -25300, "a query defaults to sync no")
+        query.sync = .yes
+        #expect(try keychain.keychain.find(query, caller: app).items.first?.item.isSynchronizable == true)
+        query.sync = .any
+        #expect(try keychain.keychain.find(query, caller: app).items.count == 1)
+
+        var both = TemporaryKeychain.request([("svce", "typed"), ("sync", "yes")])
+        both.sync = .no
+        #expect(status { _ = try keychain.keychain.find(both, caller: app) } == -50, "two different syncs")
+        both.sync = .yes
+        #expect(try keychain.keychain.find(both, caller: app).items.count == 1, "the same sync twice is one")
+
+        var guarded = TemporaryKeychain.request([("svce", "guarded")])
+        guarded.sync = .yes
+        guarded.accessControl = AccessControlRequest(flags: "user-presence")
+        #expect(status { _ = try keychain.keychain.add(guarded, secret: SecretBytes(copying: [1]), caller: app) } == -50)
+
+        var selected = TemporaryKeychain.request([("svce", "typed")])
+        selected.sync = .yes
+        let toAny = {
+            _ = try keychain.keychain.update(selected, changes: [], syncChange: .any, secret: nil, caller: app)
+        }
+        #expect(status(toAny) == -50, "an item is synchronizable or not")
+        _ = try keychain.keychain.update(selected, changes: [], syncChange: .no, secret: nil, caller: app)
+        #expect(try find([("svce", "typed")]).items.count == 1, "now a local item")
+    }
+
     @Test func groupAndSyncArePartOfIdentity() throws {
         try keychain.add([("svce", "api"), ("acct", "a")], as: app)
         try keychain.add([("svce", "api"), ("acct", "a"), ("agrp", Fixtures.sharedGroup)], as: app)

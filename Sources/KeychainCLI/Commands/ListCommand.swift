@@ -43,7 +43,7 @@ struct ListCommand: Subcommand {
         let keychain = try context.openKeychain()
         let request = ItemRequest(
             itemClass: .genericPassword, attributes: context[NamedItem.group].map { [(Schema.accessGroup, $0)] } ?? [], limit: .all,
-            returns: .attributes, syncFilter: .any)
+            returns: .attributes, sync: .any)
         var items: [Item] = []
         do {
             let result = try keychain.find(request, caller: caller)

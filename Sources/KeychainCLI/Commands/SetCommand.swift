@@ -100,8 +100,9 @@ struct SetCommand: Subcommand {
             _ = try keychain.update(
                 ItemRequest(persistentRef: item.persistentRef.base64), changes: labelChange, secret: secret, caller: caller)
         } else {
-            let request = ItemRequest(
+            var request = ItemRequest(
                 itemClass: ItemClass.genericPassword.rawValue, attributes: named.attributes(storing: true) + labelChange)
+            request.sync = named.syncState
             _ = try keychain.add(request, secret: secret, caller: caller, updateExisting: true)
         }
         guard context[Self.generate], context[Self.print] else { return }

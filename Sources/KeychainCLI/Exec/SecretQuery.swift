@@ -59,7 +59,7 @@ enum SecretQuery {
             // A bare NAME: the item `set NAME` stores, service=NAME, found as `get NAME` finds it
             // (synchronizable or not).
             pairs.append(("service", AttributeValue.literal(key)))
-            request.syncFilter = .any
+            request.sync = .any
             bareName = key
         } else {
             guard inValue, !key.isEmpty else { throw bad(text.isEmpty ? "it is empty" : "a pair without '='") }

@@ -29,7 +29,7 @@ struct NamedItem {
     }
 
     /// The attributes selecting the item (`storing`: with an empty account when none is named, as
-    /// SecItemAdd defaults it, and the sync state as an attribute, where add's checks read it).
+    /// SecItemAdd defaults it).
     func attributes(storing: Bool) -> [(code: String, value: String)] {
         // A name and an account are taken literally, whatever they begin with.
         var attributes: [(code: String, value: String)] = [(Schema.service, AttributeValue.literal(service))]
@@ -39,7 +39,6 @@ struct NamedItem {
             attributes.append((Schema.account, ""))
         }
         if let group { attributes.append((Schema.accessGroup, group)) }
-        if storing { attributes.append((Schema.synchronizable, syncState == .yes ? "yes" : "no")) }
         return attributes
     }
 
@@ -47,7 +46,7 @@ struct NamedItem {
     func query(_ returns: ReturnOptions, limit: MatchLimit, sync: SyncFilter? = nil) -> ItemRequest {
         ItemRequest(
             itemClass: .genericPassword, attributes: attributes(storing: false), limit: limit, returns: returns,
-            syncFilter: sync ?? syncState)
+            sync: sync ?? syncState)
     }
 
     /// A synchronizable item of this name, when there is one.

@@ -47,7 +47,8 @@ extension Keychain {
         var predicted: KeychainError? = nil
         let query: ItemQuery
         do {
-            query = try preflight(operation, request, caller: caller, writing: operation == .add ? request.attributes : [])
+            query = try preflight(
+                operation, request, caller: caller, makingSynchronizable: operation == .add && request.makesSynchronizable)
         } catch let refusal as KeychainError {
             let parsed: ItemQuery
             do { parsed = try Self.parse(operation, request) } catch let malformed as KeychainError {

@@ -35,11 +35,10 @@ extension Caller {
     /// Apple's App Clip restrictions, checked right after the access groups exist
     /// (`SecItemServer.c`, `appClipHasAcceptableAccessGroups` in add, copy-matching, update and
     /// delete): an App Clip may use its application identifier's group alone (and read the token
-    /// group), and may not make an item synchronizable: `writing` holds the attributes an add or
-    /// an update's changes set.
-    func checkAppClip(writing attributes: [(code: String, value: String)] = []) throws(KeychainError) {
+    /// group), and may not make an item synchronizable (`makingSynchronizable`: what an add or an
+    /// update's changes write).
+    func checkAppClip(makingSynchronizable: Bool = false) throws(KeychainError) {
         guard groups.isAppClip else { return }
-        let makingSynchronizable = attributes.contains { $0.code == Schema.synchronizable && SyncFilter(parsing: $0.value) == .yes }
         guard groups.appClipGroupsAcceptable else {
             throw KeychainError(
                 .restrictedAPI,

@@ -53,9 +53,10 @@ extension Keychain {
     func prepareAdd(_ request: ItemRequest, secret data: SecretBytes?, caller: Caller, preserving kept: KeptIdentity? = nil) throws
         -> PreparedAdd
     {
-        let flags = try request.accessControl?.clientChecks(writing: request.attributes, allowNone: false)
+        let flags = try request.accessControl?.clientChecks(makingSynchronizable: request.makesSynchronizable, allowNone: false)
         try beginCall("add")
-        let (query, group) = try preflightAdd(request, caller: caller, writing: request.attributes, accessControl: flags)
+        let (query, group) = try preflightAdd(
+            request, caller: caller, makingSynchronizable: request.makesSynchronizable, accessControl: flags)
 
         let now = Self.now()
         var attributes = query.attributes

@@ -56,8 +56,9 @@ extension Keychain {
                     .param,
                     hint: "'\(text.terminalSafe)' is not an identity's persistent reference (base64 of idnt and its certificate's UUID).")
             }
-            guard request.attributes.isEmpty else { throw Self.persistentRefNotAlone }
+            guard request.attributes.isEmpty, request.sync == nil else { throw Self.persistentRefNotAlone }
             certificateHalf.attributes = []
+            certificateHalf.sync = nil
             certificateHalf.persistentRef = certificateRef
         }
         // The answer's shape (limit and returns), its key attributes checked as a key query's are.
@@ -118,9 +119,8 @@ extension Keychain {
         keyHalf.persistentRef = nil
         var certificateHalf = request
         certificateHalf.itemClass = ItemClass.certificate.rawValue
-        // An attribute, not the typed filter: the halves serve adds too, whose checks read it.
-        certificateHalf.attributes =
-            request.attributes.filter { identityCertificateAttributes.contains($0.code) } + [(Schema.synchronizable, "any")]
+        certificateHalf.attributes = request.attributes.filter { identityCertificateAttributes.contains($0.code) }
+        certificateHalf.sync = .any
         certificateHalf.persistentRef = nil
         return (certificateHalf, keyHalf)
     }
@@ -197,7 +197,7 @@ extension Keychain {
                 ItemRequest(persistentRef: match.certificate.item.persistentRef.base64), caller: caller, dryRun: dryRun)
             var others = ItemRequest(itemClass: ItemClass.certificate.rawValue)
             others.limit = .value(.one)
-            others.syncFilter = .any
+            others.sync = .any
             if case .data(let hash)? = match.key.item.attributes[Schema.applicationLabel] {
                 others.attributes.append((Schema.publicKeyHash, "base64:" + Base64.encode(hash)))
             }

@@ -27,10 +27,12 @@ extension Keychain {
     /// `explain` calls it and reports what it throws, so an explanation cannot disagree with the
     /// call it explains.
     func preflight(
-        _ operation: SecItemOperation, _ request: ItemRequest, caller: Caller, writing attributes: [(code: String, value: String)] = [],
+        _ operation: SecItemOperation, _ request: ItemRequest, caller: Caller, makingSynchronizable: Bool = false,
         accessControl flags: AccessControl.Flags? = nil
     ) throws -> ItemQuery {
-        if operation == .add { return try preflightAdd(request, caller: caller, writing: attributes, accessControl: flags).query }
+        if operation == .add {
+            return try preflightAdd(request, caller: caller, makingSynchronizable: makingSynchronizable, accessControl: flags).query
+        }
         let writes = operation.writes
         guard writes ? caller.groups.hasWritableGroup : caller.groups.hasReadableGroup else { throw caller.noGroups(writing: writes) }
         switch operation {
@@ -44,7 +46,7 @@ extension Keychain {
         case .update, .delete, .add:  // (an add returned above, from preflightAdd)
             try caller.checkAppClip()
             if let group = request.explicitGroup { try caller.check(group: group, writing: true) }
-            if operation == .update { try caller.checkAppClip(writing: attributes) }
+            if operation == .update { try caller.checkAppClip(makingSynchronizable: makingSynchronizable) }
             let query = try Self.parse(operation, request)
             try caller.checkPort(query.attributes)
             if operation == .delete { try Self.checkPersistentRefStandsAlone(query) }
@@ -55,11 +57,10 @@ extension Keychain {
     /// An add's checks (`preflight(.add, …)`), and the group the item lands in: its own, else the
     /// caller's default, allowed for writing.
     func preflightAdd(
-        _ request: ItemRequest, caller: Caller, writing attributes: [(code: String, value: String)],
-        accessControl flags: AccessControl.Flags?
+        _ request: ItemRequest, caller: Caller, makingSynchronizable: Bool, accessControl flags: AccessControl.Flags?
     ) throws -> (query: ItemQuery, group: String) {
         guard caller.groups.hasWritableGroup else { throw caller.noGroups(writing: true) }
-        try caller.checkAppClip(writing: attributes)
+        try caller.checkAppClip(makingSynchronizable: makingSynchronizable)
         let query = try Self.parse(.add, request)
         try caller.checkPort(query.attributes)
         guard query.persistentRef == nil else {

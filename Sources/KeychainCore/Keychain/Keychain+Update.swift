@@ -15,7 +15,8 @@ extension Keychain {
     /// accessibility without one drops the item's access control, as Apple's update does (docs/FIDELITY.md).
     package func update(
         _ request: ItemRequest, changes changePairs: [(code: String, value: String)],
-        typedChanges: [(code: String, value: AttributeValue)] = [], secret: SecretBytes?, caller: Caller, dryRun: Bool = false,
+        typedChanges: [(code: String, value: AttributeValue)] = [], syncChange: SyncFilter? = nil, secret: SecretBytes?,
+        caller: Caller, dryRun: Bool = false,
         skipDamaged: Bool = false, accessControl: AccessControlRequest? = nil
     ) throws -> ChangeResult {
         if Self.isIdentity(request) {
@@ -25,11 +26,12 @@ extension Keychain {
             }
             return try updateIdentities(request, changes: changePairs, caller: caller, dryRun: dryRun, skipDamaged: skipDamaged)
         }
-        let flags = try accessControl?.clientChecks(writing: changePairs, allowNone: true)
+        let makingSynchronizable = ItemRequest.makesSynchronizable(changePairs, sync: syncChange)
+        let flags = try accessControl?.clientChecks(makingSynchronizable: makingSynchronizable, allowNone: true)
         try beginCall("update")
-        let query = try preflight(.update, request, caller: caller, writing: changePairs)
+        let query = try preflight(.update, request, caller: caller, makingSynchronizable: makingSynchronizable)
         let changes = try ItemChanges(
-            changePairs, typed: typedChanges, secret: secret, for: query.schema, accessControl: accessControl != nil)
+            changePairs, typed: typedChanges, sync: syncChange, secret: secret, for: query.schema, accessControl: accessControl != nil)
         if accessControl != nil {
             try AccessControlRequest.check(
                 flags, givenAccessibility: changes.attributes[Schema.protection] != nil, itemClass: query.itemClass)

@@ -63,7 +63,7 @@ package enum ItemJSON {
             case (dataKey, .null): withoutData = true
             case (_, .null): continue
             case (Schema.synchronizable, .bool(let flag)):
-                request.attributes.append((code: Schema.synchronizable, value: flag ? "yes" : "no"))
+                request.sync = flag ? .yes : .no
             case (_, .bool(let flag)): request.attributes.append((code: key, value: flag ? "1" : "0"))
             case (_, .number(let number)): request.attributes.append((code: key, value: number))
             case (_, .string(let range)):

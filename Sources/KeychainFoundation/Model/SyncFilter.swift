@@ -16,4 +16,13 @@ package enum SyncFilter: Sendable, Equatable {
         default: return nil
         }
     }
+
+    /// The word the command line writes for it.
+    package var word: String {
+        switch self {
+        case .no: "no"
+        case .yes: "yes"
+        case .any: "any"
+        }
+    }
 }

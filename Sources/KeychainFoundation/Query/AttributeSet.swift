@@ -9,30 +9,40 @@ package struct AttributeSet: Sendable {
     package private(set) var sync: SyncFilter?
 
     /// Parses `pairs` (text, as the command line gives it) and takes `typed` (values the `Security`
-    /// library binds from Apple's types, never parsed) for `schema`. `allowSyncAny` is false for
-    /// changes (an item is synchronizable or not). `tomb` belongs to the keychain and is refused.
+    /// library binds from Apple's types, never parsed) and `typedSync` (its kSecAttrSynchronizable)
+    /// for `schema`. `allowSyncAny` is false for changes (an item is synchronizable or not). `tomb`
+    /// belongs to the keychain and is refused.
     package init(
-        parsing pairs: [(code: String, value: String)], typed: [(code: String, value: AttributeValue)] = [], for schema: ClassSchema,
-        allowSyncAny: Bool
+        parsing pairs: [(code: String, value: String)], typed: [(code: String, value: AttributeValue)] = [],
+        sync typedSync: SyncFilter? = nil, for schema: ClassSchema, allowSyncAny: Bool
     ) throws(KeychainError) {
+        // In the order given: the words, the library's typed sync (which it used to give among
+        // them), then its typed values; the first refusal wins.
         for (code, text) in pairs {
             let attribute = try Self.check(code, for: schema)
             if code == Schema.synchronizable {
-                guard let filter = SyncFilter(parsing: text), allowSyncAny || filter != .any else {
-                    throw KeychainError(
-                        .param, hint: "sync takes \(allowSyncAny ? "yes, no or any" : "yes or no"), not '\(text)'.")
-                }
-                if let sync, sync != filter { throw Self.givenTwice(code) }
-                sync = filter
+                try take(sync: SyncFilter(parsing: text), written: text, allowSyncAny: allowSyncAny)
             } else {
                 try set(code, try AttributeValue.parse(text, for: attribute))
             }
         }
+        if let typedSync {
+            _ = try Self.check(Schema.synchronizable, for: schema)
+            try take(sync: typedSync, written: typedSync.word, allowSyncAny: allowSyncAny)
+        }
         for (code, value) in typed {
             _ = try Self.check(code, for: schema)
-            guard code != Schema.synchronizable else { throw KeychainError(.param, hint: "sync is given as yes, no or any.") }
+            guard code != Schema.synchronizable else { throw KeychainError(.param, hint: "sync is given as a sync filter.") }
             try set(code, value)
         }
+    }
+
+    private mutating func take(sync filter: SyncFilter?, written: String, allowSyncAny: Bool) throws(KeychainError) {
+        guard let filter, allowSyncAny || filter != .any else {
+            throw KeychainError(.param, hint: "sync takes \(allowSyncAny ? "yes, no or any" : "yes or no"), not '\(written)'.")
+        }
+        if let sync, sync != filter { throw Self.givenTwice(Schema.synchronizable) }
+        sync = filter
     }
 
     private mutating func set(_ code: String, _ value: AttributeValue) throws(KeychainError) {

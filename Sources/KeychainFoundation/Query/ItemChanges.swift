@@ -12,10 +12,10 @@ package struct ItemChanges: Sendable {
     /// checks only that the value is data). `accessControl` says a new access control is among
     /// the changes.
     package init(
-        _ pairs: [(code: String, value: String)], typed: [(code: String, value: AttributeValue)] = [], secret: SecretBytes?,
-        for schema: ClassSchema, accessControl: Bool = false
+        _ pairs: [(code: String, value: String)], typed: [(code: String, value: AttributeValue)] = [], sync: SyncFilter? = nil,
+        secret: SecretBytes?, for schema: ClassSchema, accessControl: Bool = false
     ) throws(KeychainError) {
-        let parsed = try AttributeSet(parsing: pairs, typed: typed, for: schema, allowSyncAny: false)
+        let parsed = try AttributeSet(parsing: pairs, typed: typed, sync: sync, for: schema, allowSyncAny: false)
         guard !parsed.isEmpty || secret != nil || accessControl else {
             throw KeychainError(.param, hint: "nothing to change: give a --set-… option or a new secret.")
         }

@@ -48,15 +48,13 @@ package struct ItemQuery: Sendable {
             throw KeychainError(
                 .param, hint: "identity items are a join of a certificate and a key; this operation does not take --class idnt.")
         }
-        let parsed = try AttributeSet(parsing: request.attributes, typed: request.typedAttributes, for: schema, allowSyncAny: true)
+        let parsed = try AttributeSet(
+            parsing: request.attributes, typed: request.typedAttributes, sync: request.sync, for: schema, allowSyncAny: true)
         let limit: MatchLimit
         switch request.limit {
         case .value(let given)?: limit = given
         case .invalid(let word)?: throw KeychainError(.param, hint: "--limit takes one, all or a positive number, not '\(word)'.")
         case nil: limit = defaultLimit
-        }
-        guard !storing || request.syncFilter == nil else {
-            throw KeychainError(.param, hint: "an add takes its sync as an attribute, not as a filter.")
         }
         var returns: ReturnOptions
         switch request.returns {
@@ -83,8 +81,8 @@ package struct ItemQuery: Sendable {
         }
         self.dataFields = dataFields
         self.attributes = Self.normalizingIssuer(values, of: itemClass)
-        self.sync = request.syncFilter ?? parsed.sync ?? (reference == nil ? .no : .any)
-        self.mentionsSync = request.syncFilter != nil || parsed.sync != nil
+        self.sync = parsed.sync ?? (reference == nil ? .no : .any)
+        self.mentionsSync = parsed.sync != nil
         self.limit = limit
         self.returns = returns
         self.persistentRef = reference

@@ -1,6 +1,7 @@
 /// A request as the caller made it, before any validation: the limit and returns typed where they
-/// were given, or the word that is not one (`Given`); the attributes as the command line's words
-/// or as values the library binds from Apple's types.
+/// were given, or the word that is not one (`Given`); the sync typed where the library or the
+/// engine gives it; the attributes as the command line's words, which only the class (known
+/// later) can parse, or as values the library binds from Apple's types.
 ///
 /// Validation happens inside each operation, at the point Apple's `SecItemServer.c` checks it, so
 /// that the status precedence (docs/FIDELITY.md) comes out right.
@@ -10,8 +11,8 @@ package struct ItemRequest: Sendable {
     /// Attributes by code, in the order given (`-s api` is `("svce", "api")`).
     package var attributes: [(code: String, value: String)] = []
     /// Attributes given as typed values (the `Security` library binds them from Apple's types, as
-    /// `SecDbItem.c` copies them): checked as `attributes` are, never parsed. `agrp`, `pdmn` and
-    /// `sync` are given in `attributes`, where the checks before the parse read them.
+    /// `SecDbItem.c` copies them): checked as `attributes` are, never parsed. `agrp` and `pdmn` are
+    /// given in `attributes`, where the checks before the parse read them.
     package var typedAttributes: [(code: String, value: AttributeValue)] = []
     /// `--limit` or kSecMatchLimit; `nil`: the operation's default.
     package var limit: Given<MatchLimit>?
@@ -20,9 +21,10 @@ package struct ItemRequest: Sendable {
     /// `--allow-private-key-export`: a private key's bytes (its data, or its reference as a
     /// private key) may be returned when its `extr` is true. Never otherwise.
     package var allowPrivateKeyExport = false
-    /// Which items by their sync, typed, for a query (the engine's own requests; an add takes its
-    /// sync as an attribute, where its checks see it): wins over a `sync` attribute.
-    package var syncFilter: SyncFilter?
+    /// kSecAttrSynchronizable, typed (the library's, the engine's own): which items a query takes
+    /// by their sync, or whether an add's item syncs. A `sync` word among `attributes` (the command
+    /// line's) is the same attribute: two different are errSecParam, and `any` on an add too.
+    package var sync: SyncFilter?
     /// `--persistent-ref`, base64.
     package var persistentRef: String?
     /// kSecMatchHostOrSubdomainOfHost: internet passwords whose server is this host or a subdomain
@@ -48,17 +50,26 @@ package struct ItemRequest: Sendable {
     /// A request of the engine's own, or of a command's for its own ends, in typed values.
     package init(
         itemClass: ItemClass, attributes: [(code: String, value: String)] = [], limit: MatchLimit, returns: ReturnOptions,
-        syncFilter: SyncFilter? = nil
+        sync: SyncFilter? = nil
     ) {
         self.itemClass = itemClass.rawValue
         self.attributes = attributes
         self.limit = .value(limit)
         self.returns = .value(returns)
-        self.syncFilter = syncFilter
+        self.sync = sync
     }
 
     /// The explicit access group (`agrp`), checked against entitlements before anything else is parsed.
     package var explicitGroup: String? { attributes.last { $0.code == Schema.accessGroup }?.value }
+
+    /// Whether this request, as an add, makes its item synchronizable (the client-side checks read
+    /// it before the query is parsed).
+    package var makesSynchronizable: Bool { Self.makesSynchronizable(attributes, sync: sync) }
+
+    /// Whether `words` or `sync` written make an item synchronizable: a `sync` word `yes`, or yes typed.
+    package static func makesSynchronizable(_ words: [(code: String, value: String)], sync: SyncFilter?) -> Bool {
+        sync == .yes || words.contains { $0.code == Schema.synchronizable && SyncFilter(parsing: $0.value) == .yes }
+    }
 }
 
 /// An access control as the caller wrote it: the flags (`none`, on update, for the protection
@@ -74,11 +85,9 @@ package struct AccessControlRequest: Sendable {
 
     /// The client-side checks, before anything else (docs/FIDELITY.md): the flags parsed and their
     /// combination checked (errSecParam naming the word or rule), then an access control written
-    /// with `sync=yes` among `written` (only the dictionary being written: on update, the changes).
-    /// Returns the flags, `nil` for `none`.
-    package func clientChecks(writing written: [(code: String, value: String)], allowNone: Bool) throws(KeychainError)
-        -> AccessControl.Flags?
-    {
+    /// `makingSynchronizable` (by the dictionary being written: on update, the changes). Returns
+    /// the flags, `nil` for `none`.
+    package func clientChecks(makingSynchronizable: Bool, allowNone: Bool) throws(KeychainError) -> AccessControl.Flags? {
         var parsed: AccessControl.Flags?
         if !allowNone || flags != "none" {
             let words = try AccessControl.Flags(parsing: flags)
@@ -86,7 +95,7 @@ package struct AccessControlRequest: Sendable {
             _ = try AccessControl(protection: .whenUnlocked, flags: words, biometrySet: nil)
             parsed = words
         }
-        if written.contains(where: { $0.code == Schema.synchronizable && SyncFilter(parsing: $0.value) == .yes }) {
+        if makingSynchronizable {
             throw KeychainError(
                 .param,
                 hint:

@@ -86,9 +86,9 @@ struct SecItemDictionary {
                     guard text == SecItemKey.synchronizableAny else {
                         throw .param("kSecAttrSynchronizable takes a boolean or kSecAttrSynchronizableAny")
                     }
-                    request.attributes.append((code: key, value: "any"))
+                    request.sync = .any
                 } else if let flag = Self.bool(value) {
-                    request.attributes.append((code: key, value: flag ? "yes" : "no"))
+                    request.sync = flag ? .yes : .no
                 } else {
                     throw .param("kSecAttrSynchronizable takes a boolean or kSecAttrSynchronizableAny")
                 }
