@@ -251,6 +251,7 @@ extension KeyRing {
             throw DamagedRow.Reason.malformedColumn.error(itemClass, uuid: sealed.uuid)
         }
         var attributes = decoded.attributes
+        attributes.reserveCapacity(attributes.count + sealed.plaintext.count)
         for (code, value) in sealed.plaintext { attributes[code] = value }
         return (Item(itemClass: itemClass, uuid: sealed.uuid, attributes: attributes), decoded.tamperCheck)
     }

@@ -70,8 +70,10 @@ extension KeychainStore {
     /// Whether `filter` pins every column of the table's primary key except the group and sync
     /// (so it selects at most a handful of rows).
     private func pinsKey(_ filter: RowFilter, of table: ItemTable) -> Bool {
-        let pinned = Set(filter.digests.map(\.column))
-        return table.uniqueColumns.allSatisfy { $0 == Schema.accessGroup || $0 == Schema.synchronizable || pinned.contains($0) }
+        // A handful of columns each side: a scan, not a set built per query.
+        table.uniqueColumns.allSatisfy { column in
+            column == Schema.accessGroup || column == Schema.synchronizable || filter.digests.contains { $0.column == column }
+        }
     }
 
     /// Runs a statement that selects whole rows, calling `body` for each while it returns `true`.

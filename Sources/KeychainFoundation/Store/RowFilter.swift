@@ -41,38 +41,45 @@ package struct RowFilter: Sendable {
     /// The WHERE clause and its bound values. The four filtered attributes are plaintext
     /// columns, so their column names are their codes.
     package var clause: (sql: String, values: [SQLiteStatement.Value]) {
-        var terms: [String] = []
+        // Written into one string as it goes (every query builds this).
+        var sql = ""
+        sql.reserveCapacity(160)
         var values: [SQLiteStatement.Value] = []
-        if let tombstone {
-            terms.append("\(Schema.tombstone) = \(tombstone ? 1 : 0)")
+        values.reserveCapacity((groups?.count ?? 0) + digests.count + 4)
+        func term(_ text: String) {
+            if !sql.isEmpty { sql += " AND " }
+            sql += text
         }
-        if let sync {
-            terms.append("\(Schema.synchronizable) = \(sync ? 1 : 0)")
-        }
+        if let tombstone { term(tombstone ? Schema.tombstone + " = 1" : Schema.tombstone + " = 0") }
+        if let sync { term(sync ? Schema.synchronizable + " = 1" : Schema.synchronizable + " = 0") }
         if let groups {
-            terms.append("\(Schema.accessGroup) IN (\(Array(repeating: "?", count: groups.count).joined(separator: ", ")))")
-            values += groups.map { .text($0) }
+            term(Schema.accessGroup + " IN (")
+            for index in groups.indices {
+                sql += index == 0 ? "?" : ", ?"
+                values.append(.text(groups[index]))
+            }
+            sql += ")"
         }
         if let accessibility {
-            terms.append("\(Schema.protection) = ?")
+            term(Schema.protection + " = ?")
             values.append(.text(accessibility))
         }
         for (column, digest) in digests {
-            terms.append("\(column) = ?")
+            term(column + " = ?")
             values.append(.blob(digest))
         }
         if let uuid {
-            terms.append("uuid = ?")
+            term("uuid = ?")
             values.append(.blob(uuid))
         }
         if let rowid {
-            terms.append("rowid = ?")
+            term("rowid = ?")
             values.append(.integer(rowid))
         }
         if let accessControlContaining {
-            terms.append("instr(\(Schema.accessControl), ?) > 0")
+            term("instr(" + Schema.accessControl + ", ?) > 0")
             values.append(.text(accessControlContaining))
         }
-        return (terms.isEmpty ? "1" : terms.joined(separator: " AND "), values)
+        return (sql.isEmpty ? "1" : sql, values)
     }
 }
