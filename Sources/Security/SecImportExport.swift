@@ -1,6 +1,5 @@
 import Foundation
-internal import KeychainCore
-internal import Synchronization
+package import KeychainCore
 
 // The keys of SecPKCS12Import's options and items (SecImportExport.h).
 nonisolated(unsafe) public let kSecImportExportPassphrase: CFString = "passphrase"
@@ -89,16 +88,9 @@ private struct IssuerIndex {
     }
 }
 
-/// The steps chain building took (one per certificate a chain takes), counted for the task that
+/// The steps chain building takes (one per certificate a chain takes), counted for the task that
 /// binds a counter (`ChainSteps.$counted.withValue`): a test bounds a hostile file's work by this,
 /// not by the clock of a busy machine.
-package final class ChainSteps: Sendable {
-    @TaskLocal package static var counted: ChainSteps?
-    private let count = Atomic<Int>(0)
-
-    package init() {}
-
-    package var value: Int { count.load(ordering: .relaxed) }
-
-    fileprivate func add() { count.add(1, ordering: .relaxed) }
+package enum ChainSteps {
+    @TaskLocal package static var counted: WorkCounter?
 }

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCore
 import Security
 import SecurityTesting
 import Testing
@@ -181,7 +182,7 @@ private func importedIdentity() throws -> SecIdentity {
         let file = try Data(contentsOf: folder.appendingPathComponent("ring.p12"))
         var items: CFArray?
         // Bounded by work, not by the clock: each certificate is taken once, in one step.
-        let steps = ChainSteps()
+        let steps = WorkCounter()
         let status = ChainSteps.$counted.withValue(steps) {
             SecPKCS12Import(file as CFData, [kSecImportExportPassphrase as String: "ring"] as CFDictionary, &items)
         }

@@ -15,8 +15,9 @@ extension Keychain {
     /// caller has a group at all (readable for a find, writable otherwise), then the App Clip's
     /// restrictions, then
     /// - find: the query parsed, its group allowed, a persistent reference standing alone;
-    /// - add (`preflightAdd`, which also returns the group): the query parsed (`writing` its
-    ///   attributes for the App Clip), no persistent reference, the access control's server checks
+    /// - add (`preflightAdd`, which also returns the group): the App Clip's checks
+    ///   (`makingSynchronizable`: whether the add makes its item synchronizable), the query parsed,
+    ///   no persistent reference, the access control's server checks
     ///   (`accessControl`: the flags the client checks passed), the group the item lands in (its
     ///   own, else the default) allowed;
     /// - update: the query's group allowed before it is parsed, the App Clip's restrictions on the

@@ -1,5 +1,4 @@
 import CSodium
-import Synchronization
 
 /// Argon2id parameters, stored in the keychain file as one record that the key check
 /// authenticates (from schema version 2), and validated before use: a file is untrusted input, and
@@ -93,7 +92,7 @@ package struct PassphraseKDF: Sendable, Equatable {
 
     /// Derives the 32-byte keychain key from `passphrase`; `nil` if libsodium refuses (out of memory).
     package func deriveKey(from passphrase: SecretBytes) -> SecretBytes? {
-        Self.counted?.value.add(1, ordering: .relaxed)
+        Self.counted?.add()
         let input = encoding == .nfc ? Passphrase.nfc(passphrase) : passphrase
         let key = SecretBytes(count: 32)
         let status: Int32 = key.withUnsafeMutableBytes { out in
@@ -107,13 +106,8 @@ package struct PassphraseKDF: Sendable, Equatable {
         return status == 0 ? key : nil
     }
 
-    /// Counts the keys derived from passphrases by the task that binds it (`$counted.withValue`),
-    /// and by nothing else running at the same time: an open derives one, however many upgrades it
-    /// runs (`KeychainMigrator`), which the tests check while other tests derive keys in parallel.
-    package final class DerivationCount: Sendable {
-        package let value = Atomic<Int>(0)
-        package init() {}
-    }
-
-    @TaskLocal package static var counted: DerivationCount?
+    /// Counts the keys derived from passphrases by the task that binds it (`$counted.withValue`):
+    /// an open derives one, however many upgrades it runs (`KeychainMigrator`), which the tests
+    /// check while other tests derive keys in parallel.
+    @TaskLocal package static var counted: WorkCounter?
 }

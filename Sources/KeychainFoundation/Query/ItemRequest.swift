@@ -22,8 +22,9 @@ package struct ItemRequest: Sendable {
     /// private key) may be returned when its `extr` is true. Never otherwise.
     package var allowPrivateKeyExport = false
     /// kSecAttrSynchronizable, typed (the library's, the engine's own): which items a query takes
-    /// by their sync, or whether an add's item syncs. A `sync` word among `attributes` (the command
-    /// line's) is the same attribute: two different are errSecParam, and `any` on an add too.
+    /// by their sync, or whether an add's item syncs (`any` adds a local item). A `sync` word among
+    /// `attributes` (the command line's) is the same attribute: two different are errSecParam, and
+    /// `any` is refused in an update's changes.
     package var sync: SyncFilter?
     /// `--persistent-ref`, base64.
     package var persistentRef: String?
