@@ -38,7 +38,7 @@ package enum Environment {
     /// `nil` when unset or empty.
     package static func takeSecret(_ name: String) -> SecretBytes? {
         if let overlay {
-            guard let value = overlay[name], !value.isEmpty else { return nil }
+            guard let value = value(name) else { return nil }
             overlay[name] = nil
             return SecretBytes(copying: value.utf8)
         }
