@@ -30,10 +30,33 @@ final class SyncAccount {
         return (report?["items"] as? [[String: Any]] ?? []).filter { $0["action"] as? String == action }
     }
 
-    /// The secret of service `service` (account `account`) on device `index`, or `nil` when absent.
-    func secret(_ index: Int, service: String, account: String = "alice", profile: String = "app.plist") -> String? {
+    /// What device `index` holds for service `service` (account `account`): its secret, or absent
+    /// when `find` says so with status 44. Any other outcome (a crash, a keychain that no longer
+    /// opens, a refused profile) is neither, so a test expecting either fails and says why.
+    func secret(_ index: Int, service: String, account: String = "alice", profile: String = "app.plist") -> Held {
         let found = devices[index].run(["find", "-s", service, "-a", account, "--sync", "yes", "-w"], profile: profile)
-        return found.status == 0 ? found.stdout.trimmingCharacters(in: .newlines) : nil
+        switch (found.status, found.signal) {
+        case (0, nil): return .secret(found.stdout.trimmingCharacters(in: .newlines))
+        case (44, nil): return .absent
+        default: return .failed("find on device \(index): status \(found.status), signal \(found.signal.map(String.init) ?? "none"): \(found.stderr)")
+        }
+    }
+
+    /// The outcome of reading one item back: exactly one of these.
+    enum Held: Equatable, ExpressibleByStringLiteral, CustomStringConvertible {
+        case secret(String)
+        case absent
+        case failed(String)
+
+        init(stringLiteral value: String) { self = .secret(value) }
+
+        var description: String {
+            switch self {
+            case .secret(let value): "secret \(value)"
+            case .absent: "absent (44)"
+            case .failed(let why): why
+            }
+        }
     }
 
     /// Adds a synchronizable generic password on device `index`.

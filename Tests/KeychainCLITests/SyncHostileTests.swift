@@ -60,7 +60,7 @@ import Testing
         let foreign = account.sync(1)
         #expect(foreign.status == 93)
         #expect(SyncAccount.items(foreign, "failed").contains { ($0["reason"] as? String)?.contains(theirs) == true })
-        #expect(account.secret(1, service: "theirs") == nil)
+        #expect(account.secret(1, service: "theirs") == .absent)
     }
 
     @Test func oddFilesInTheStoreAreNotRecordsAndAHugeOneIsRefused() throws {
@@ -94,7 +94,7 @@ import Testing
         let refused = account.devices[1].run(
             ["sync", "--cloud", account.cloud, "--account-key-file", wrong], profile: nil)
         #expect(refused.status == 51, "\(refused.stderr)")
-        #expect(account.secret(1, service: "one") == nil)
+        #expect(account.secret(1, service: "one") == .absent)
         let empty = account.home.folder + "/empty"
         try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
         let notStore = account.devices[1].run(["sync", "--cloud", empty, "--account-key-file", account.accountKey], profile: nil)
@@ -180,7 +180,7 @@ import Testing
         let resurrected = account.sync(0)
         #expect(resurrected.status == 93, "\(resurrected.stderr)")
         #expect(SyncAccount.items(resurrected, "failed").first?["reason"].map { "\($0)".contains("deleted and is back") } == true)
-        #expect(account.secret(0, service: "deploy") == nil)
+        #expect(account.secret(0, service: "deploy") == .absent)
         #expect(account.records.isEmpty, "the record put back is deleted again")
     }
 
@@ -200,7 +200,7 @@ import Testing
         try FileManager.default.createSymbolicLink(atPath: account.cloud + "/records", withDestinationPath: elsewhere)
         let linked = account.sync(1)
         #expect(linked.status == 93 && linked.stderr.contains("records is not a folder"), "\(linked.stderr)")
-        #expect(account.secret(1, service: "one") == nil)
+        #expect(account.secret(1, service: "one") == .absent)
     }
 
     /// An account key file kept inside the store would travel with it (and into a git remote's
