@@ -96,38 +96,51 @@ import Testing
         #expect(sandbox.run(["find", "-s", "one", "-w"], environment: ["KEYCHAINCTL_KEY_FILE": staged]).stdout == "SECRET-one")
     }
 
-    /// SIGKILL at random moments of a 5,000-item rekey: every run ends with all items readable
-    /// under exactly one of the two keys.
+    /// `rekey --generate-key-file KEY --force` killed at each step that matters: before the commit
+    /// the old key opens every item (KEY.new, once staged, opens nothing); between the commit and the
+    /// rename KEY.new opens every item, as the help says; after the rename the new key at KEY does.
+    /// The rename of the key file comes only after the commit is on disk (a power cut between them
+    /// would leave a keychain whose only key is gone).
     @Test func killedRekeysLeaveOneKeyOpeningEverything() throws {
         let sandbox = try Sandbox()
-        let total = 5_000
-        try sandbox.fill(count: total, group: "SKMME9E2Y8.com.example.app")
-        let keys = [sandbox.keyFile, sandbox.folder + "/second.key"]
-        #expect(
-            sandbox.run(["init", "--generate-key-file", keys[1], "--keychain", sandbox.folder + "/scratch.db"], profile: nil).status == 0)
-        var current = 0
-        var interrupted = 0
-        for attempt in 0..<10 {
-            if try sandbox.killMidway(
-                ["rekey", "--new-key-file", keys[1 - current]], environment: ["KEYCHAINCTL_KEY_FILE": keys[current]],
-                after: KillMidway.logUniform(2_000.0, 1_500_000.0))
-            {
-                interrupted += 1
+        let total = 300
+        let group = "SKMME9E2Y8.com.example.app"
+        try sandbox.fill(count: total, group: group)
+        let oldKey = try Data(contentsOf: URL(fileURLWithPath: sandbox.keyFile))
+        let staged = sandbox.keyFile + ".new"
+        /// What each key file opens: "KEY old|new: STATUS N/whole", and KEY.new's, or "none".
+        func opens(_ path: String) -> String {
+            guard let bytes = FileManager.default.contents(atPath: path) else { return "none" }
+            let found = sandbox.run(
+                ["find", "-g", group, "--limit", "all", "--return", "data,attributes", "--format", "json"],
+                environment: ["KEYCHAINCTL_KEY_FILE": path])
+            let items = (try? found.json() as? [[String: Any]]) ?? []
+            let whole = items.allSatisfy { item in
+                let account = (item["acct"] as? String ?? "").replacingOccurrences(of: "acct-", with: "")
+                return (item["v_Data"] as? String).flatMap { Data(base64Encoded: $0) } == Data("secret-\(account)".utf8)
             }
-            var opening: [Int] = []
-            for (index, key) in keys.enumerated() {
-                let found = sandbox.run(
-                    ["find", "-g", "SKMME9E2Y8.com.example.app", "--limit", "all", "--return", "data", "--format", "json"],
-                    environment: ["KEYCHAINCTL_KEY_FILE": key])
-                if found.status == 0 {
-                    #expect((try? found.json() as? [Any])?.count == total, "attempt \(attempt): key \(index) opens only some items")
-                    opening.append(index)
-                }
-            }
-            #expect(opening.count == 1, "attempt \(attempt): \(opening.count) keys open the file")
-            if let only = opening.first { current = only }
+            return "\(bytes == oldKey ? "old" : "new") key: status \(found.status) signal \(found.signal.map(String.init) ?? "none"), \(items.count) items\(whole ? "" : " NOT whole")"
         }
-        #expect(interrupted > 0, "no rekey was interrupted")
-        #expect(sandbox.run(["verify"], profile: nil, environment: ["KEYCHAINCTL_KEY_FILE": keys[current]]).status == 0)
+        let check = CrashCheck(
+            sandbox: sandbox, arguments: ["rekey", "--generate-key-file", sandbox.keyFile, "--force"],
+            state: { "KEY \(opens(sandbox.keyFile)); KEY.new \(opens(staged))" },
+            verify: { sandbox in
+                let key = FileManager.default.fileExists(atPath: staged) ? staged : sandbox.keyFile
+                let result = sandbox.run(["verify"], profile: nil, environment: ["KEYCHAINCTL_KEY_FILE": key])
+                return result.status == 0 ? 0 : sandbox.run(["verify"], profile: nil).status
+            })
+        let opening = "status 0 signal none, \(total) items"
+        let (trace, old, new) = try check.run { moment, trace, old, new in
+            let renamed = trace.events.first { $0.isRenameOrUnlink && $0.target == "\(staged) -> \(sandbox.keyFile)" }?.index ?? 0
+            let linked = trace.events.first { $0.call == "linkat" && $0.target.hasSuffix(" -> \(staged)") }?.index ?? 0
+            if moment <= linked { return old }
+            if moment <= trace.commit { return "KEY old key: \(opening); KEY.new new key: status 51 signal none, 0 items" }
+            if moment <= renamed { return "KEY old key: status 51 signal none, 0 items; KEY.new new key: \(opening)" }
+            return new
+        }
+        #expect(old == "KEY old key: \(opening); KEY.new none")
+        #expect(new == "KEY new key: \(opening); KEY.new none")
+        let rename = trace.events.first { $0.isRenameOrUnlink && $0.target == "\(staged) -> \(sandbox.keyFile)" }
+        #expect(rename != nil && trace.moments.contains(rename?.index ?? 0), "the rename is a moment:\n\(trace)")
     }
 }

@@ -51,7 +51,7 @@ package final class KeychainStore {
         try Self.checkExists(path)
         try FileSafety.checkLinks(path, what: "keychain")
         let connection = try SQLiteConnection(path: path, create: false)
-        try connection.execute("PRAGMA synchronous = NORMAL")
+        try connection.execute("PRAGMA synchronous = FULL")
         try self.init(connection: connection)
     }
 

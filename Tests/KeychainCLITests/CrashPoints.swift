@@ -1,0 +1,152 @@
+import Foundation
+import Testing
+
+/// What a command did to the disk, in order: the writes, syncs, renames and unlinks `inject-fault
+/// watch=` saw, across its threads and children, each with the file it acted on.
+struct DiskTrace: CustomStringConvertible {
+    struct Event: CustomStringConvertible {
+        /// 1-based: what `inject-fault kill=` takes.
+        let index: Int
+        let call: String
+        let target: String
+        var description: String { "#\(index) \(call) \(target)" }
+        var isSync: Bool { call == "fdatasync" || call == "fsync" }
+        var isRenameOrUnlink: Bool { ["rename", "renameat", "renameat2", "linkat", "unlink", "unlinkat"].contains(call) }
+        /// A write to a pipe: the command reporting something (its standard output or error).
+        var isReport: Bool { call == "write" && target.hasPrefix("pipe:") }
+    }
+
+    static let calls = "pwrite64,write,fdatasync,fsync,rename,renameat,renameat2,linkat,unlink,unlinkat,exit_group"
+
+    let events: [Event]
+    /// The keychain file the command changed.
+    let keychain: String
+
+    init(file: String, keychain: String) {
+        let text = (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""
+        events = text.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: "\t", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
+            guard fields.count == 3, let index = Int(fields[0]) else { return nil }
+            // A file with no name yet (O_TMPFILE) shows as "/#INODE (deleted)": the inode differs run to run.
+            // and a pipe as "pipe:[INODE]".
+            let target = fields[2].replacingOccurrences(of: #"/#[0-9]+ \(deleted\)$"#, with: "/(unnamed)", options: .regularExpression)
+                .replacingOccurrences(of: #"^pipe:\[[0-9]+\]$"#, with: "pipe:", options: .regularExpression)
+            return Event(index: index, call: fields[1], target: target)
+        }
+        self.keychain = keychain
+    }
+
+    var description: String { events.map(\.description).joined(separator: "\n") }
+
+    /// The frames SQLite wrote to the keychain's write-ahead log.
+    var logWrites: [Event] { events.filter { $0.call == "pwrite64" && $0.target == keychain + "-wal" } }
+
+    /// The write that commits: the last frame written to the log (it carries the commit mark). A
+    /// kill at it or before leaves the old state; a kill after it, the new one.
+    var commit: Int { logWrites.last?.index ?? 0 }
+
+    /// The moments worth a kill: the log's first, middle and last frame, the call after the commit,
+    /// the first write of the checkpoint into the file, and each rename, link or unlink with the call
+    /// after it (between a rename and the sync of its folder).
+    var moments: [Int] {
+        let frames = logWrites.map(\.index)
+        var chosen = [frames.first, frames.dropFirst().first, frames.isEmpty ? nil : frames[frames.count / 2], frames.last, commit + 1]
+        chosen.append(events.first { $0.index > commit && $0.call == "pwrite64" && $0.target == keychain }?.index)
+        for event in events where event.isRenameOrUnlink { chosen += [event.index, event.index + 1] }
+        let last = events.last?.index ?? 0
+        return Array(Set(chosen.compactMap { $0 }.filter { $0 >= 1 && $0 <= last })).sorted()
+    }
+
+    /// What a power cut could undo: everything after the commit that depends on it (a file renamed
+    /// or removed, a report written, the exit) must come after a sync of the log or of the file.
+    /// The events that break that rule.
+    var unsyncedEffects: [Event] {
+        guard commit > 0 else { return [] }
+        let synced = events.first { $0.index > commit && $0.isSync && ($0.target == keychain + "-wal" || $0.target == keychain) }
+        return events.filter { event in
+            event.index > commit && (event.isRenameOrUnlink || event.isReport || event.call == "exit_group")
+                && event.index < (synced?.index ?? Int.max)
+        }
+    }
+}
+
+extension Sandbox {
+    /// Runs `keychainctl arguments` watched by `inject-fault` (see DiskTrace), killed with SIGKILL
+    /// at watched call `killAt` when given, before that call runs.
+    func watched(
+        _ arguments: [String], killAt: Int? = nil, profile: String? = "app.plist", stdin: Data? = nil,
+        environment: [String: String] = [:]
+    ) -> (Run, DiskTrace) {
+        let traceFile = folder + "/../" + URL(fileURLWithPath: folder).lastPathComponent + ".trace"
+        defer { unlink(traceFile) }
+        let settings = ["watch=" + DiskTrace.calls, "trace=" + traceFile] + (killAt.map { ["kill=\($0)"] } ?? [])
+        let run = run(
+            settings + [Self.binary] + arguments + (profile.map { ["--profile", "\(Self.profiles)/\($0)"] } ?? []), profile: nil,
+            stdin: stdin, environment: environment, timeout: 120, executable: Self.injectFault)
+        return (run, DiskTrace(file: traceFile, keychain: keychain))
+    }
+
+    /// A copy of this sandbox's folder (keychain, key files, inputs) put back before each kill.
+    func snapshot() throws -> String {
+        let copy = folder + ".before"
+        try? FileManager.default.removeItem(atPath: copy)
+        try FileManager.default.copyItem(atPath: folder, toPath: copy)
+        return copy
+    }
+
+    func restore(_ snapshot: String) throws {
+        try FileManager.default.removeItem(atPath: folder)
+        try FileManager.default.copyItem(atPath: snapshot, toPath: folder)
+    }
+}
+
+/// The crash-safety check of a command that changes the keychain: run once whole under watch,
+/// then, from the same starting folder each time, killed at each of the trace's moments. After
+/// every kill, `verify` is clean and `state` (the secrets read back, with the status of each read)
+/// is exactly what `expected` says for that moment: by default the old state up to the commit's
+/// write and the new one after it. The whole run must also leave nothing a power cut could undo
+/// (DiskTrace.unsyncedEffects).
+struct CrashCheck {
+    let sandbox: Sandbox
+    let arguments: [String]
+    var stdin: Data? = nil
+    var environment: [String: String] = [:]
+    /// The state the command changes, read back through the binary.
+    let state: () -> String
+    /// `verify` on the state left behind (its status).
+    var verify: (Sandbox) -> Int32 = { $0.run(["verify"], profile: nil).status }
+
+    /// Runs the check; returns the whole run's trace, the old state and the new one, for more
+    /// assertions of the caller's.
+    @discardableResult
+    func run(
+        expected: (_ moment: Int, _ trace: DiskTrace, _ old: String, _ new: String) -> String = { moment, trace, old, new in
+            moment > trace.commit ? new : old
+        }
+    ) throws -> (trace: DiskTrace, old: String, new: String) {
+        let before = try sandbox.snapshot()
+        defer { try? FileManager.default.removeItem(atPath: before) }
+        let old = state()
+        // Reading the state opened the keychain (its -shm, its log): every run starts from the copy.
+        try sandbox.restore(before)
+        let (whole, trace) = sandbox.watched(arguments, profile: nil, stdin: stdin, environment: environment)
+        #expect(whole.status == 0 && whole.signal == nil, "\(arguments): \(whole.status) \(whole.stderr)")
+        let new = state()
+        #expect(old != new, "the command changed nothing the check reads: \(new)")
+        #expect(trace.commit > 0, "no write to \(sandbox.keychain)-wal seen:\n\(trace)")
+        #expect(trace.unsyncedEffects.isEmpty, "done before the commit was on disk: \(trace.unsyncedEffects)\n\(trace)")
+        for moment in trace.moments {
+            try sandbox.restore(before)
+            let event = trace.events[moment - 1]
+            let (killed, seen) = sandbox.watched(arguments, killAt: moment, profile: nil, stdin: stdin, environment: environment)
+            #expect(killed.signal == SIGKILL, "killed at \(event): \(killed.status) \(killed.stderr)")
+            // The same steps up to the kill: the moment is the one chosen, not a neighbour.
+            let last = seen.events.last
+            #expect(last?.index == moment && last?.call == event.call && last?.target == event.target, "killed at \(String(describing: last)), not \(event)")
+            #expect(verify(sandbox) == 0, "verify after a kill at \(event)")
+            let want = expected(moment, trace, old, new)
+            #expect(state() == want, "killed at \(event) (commit #\(trace.commit))")
+        }
+        return (trace, old, new)
+    }
+}
