@@ -46,13 +46,14 @@ struct DiskTrace: CustomStringConvertible {
     var commit: Int { logWrites.last?.index ?? 0 }
 
     /// The moments worth a kill: the log's first, middle and last frame, the call after the commit,
-    /// the first write of the checkpoint into the file, and each rename, link or unlink with the call
-    /// after it (between a rename and the sync of its folder).
+    /// the first write of the checkpoint into the file, and the first and last rename, link or
+    /// unlink, each with the call after it (between a rename and the sync of its folder).
     var moments: [Int] {
         let frames = logWrites.map(\.index)
         var chosen = [frames.first, frames.dropFirst().first, frames.isEmpty ? nil : frames[frames.count / 2], frames.last, commit + 1]
         chosen.append(events.first { $0.index > commit && $0.call == "pwrite64" && $0.target == keychain }?.index)
-        for event in events where event.isRenameOrUnlink { chosen += [event.index, event.index + 1] }
+        let renames = events.filter(\.isRenameOrUnlink)
+        for event in [renames.first, renames.last].compactMap({ $0 }) { chosen += [event.index, event.index + 1] }
         let last = events.last?.index ?? 0
         return Array(Set(chosen.compactMap { $0 }.filter { $0 >= 1 && $0 <= last })).sorted()
     }
@@ -107,6 +108,10 @@ extension Sandbox {
 /// write and the new one after it. The whole run must also leave nothing a power cut could undo
 /// (DiskTrace.unsyncedEffects).
 struct CrashCheck {
+    /// Whether this process can see which file each call acts on: keychainctl makes itself
+    /// undumpable, so its descriptors and memory are open to root alone.
+    static let canWatch = getuid() == 0
+
     let sandbox: Sandbox
     let arguments: [String]
     var stdin: Data? = nil
@@ -115,6 +120,8 @@ struct CrashCheck {
     let state: () -> String
     /// `verify` on the state left behind (its status).
     var verify: (Sandbox) -> Int32 = { $0.run(["verify"], profile: nil).status }
+    /// More checks after each kill's state was read (such as the next run finishing the work).
+    var afterKill: (DiskTrace.Event) -> Void = { _ in }
 
     /// Runs the check; returns the whole run's trace, the old state and the new one, for more
     /// assertions of the caller's.
@@ -146,6 +153,7 @@ struct CrashCheck {
             #expect(verify(sandbox) == 0, "verify after a kill at \(event)")
             let want = expected(moment, trace, old, new)
             #expect(state() == want, "killed at \(event) (commit #\(trace.commit))")
+            afterKill(event)
         }
         return (trace, old, new)
     }

@@ -117,25 +117,24 @@ import Testing
         (["device", "passcode", "remove", "--yes"], "akpu", nil), (["device", "biometry", "change", "--yes"], nil, "biometry-current-set"),
     ]
 
-    @Test(arguments: invalidations)
+    @Test(.enabled(if: CrashCheck.canWatch, "machine: root"), arguments: invalidations)
     func killedInvalidationsLeaveAllOrNothing(_ change: [String], _ accessibility: String?, _ accessControl: String?) throws {
         let sandbox = try Sandbox()
-        let total = 3_000
-        var interrupted = 0
-        var count = 0
-        for attempt in 0..<12 {
-            if attempt == 0 || count == 0 {
-                #expect(sandbox.run(["device", "passcode", "set"], profile: nil).status == 0)
-                try sandbox.fill(
-                    count: total, group: "SKMME9E2Y8.com.example.app", accessibility: accessibility, accessControl: accessControl)
-            }
-            // Spread log-uniformly from 1 ms to 400 ms: a quiet machine finishes a change in tens
-            // of milliseconds, a loaded one in hundreds, and either must see some kills land mid-way.
-            if try sandbox.killMidway(change, after: KillMidway.logUniform(1_000.0, 400_000.0)) { interrupted += 1 }
-            let found = sandbox.run(["find", "-g", "SKMME9E2Y8.com.example.app", "--limit", "all", "--auth", "approve", "--format", "json"])
-            count = (try? found.json() as? [Any])?.count ?? 0
-            #expect(count == total || (count == 0 && found.status == 44), "attempt \(attempt): \(count) \(found.stderr)")
-        }
-        #expect(interrupted > 0, "no change was interrupted")
+        let total = 300
+        #expect(sandbox.run(["device", "passcode", "set"], profile: nil).status == 0)
+        try sandbox.fill(count: total, group: "SKMME9E2Y8.com.example.app", accessibility: accessibility, accessControl: accessControl)
+        let check = CrashCheck(
+            sandbox: sandbox, arguments: change,
+            state: {
+                let found = sandbox.run([
+                    "find", "-g", "SKMME9E2Y8.com.example.app", "--limit", "all", "--auth", "approve", "--format", "json",
+                    "--profile", Sandbox.profiles + "/app.plist",
+                ], profile: nil)
+                let count = (try? found.json() as? [Any])?.count ?? 0
+                return "status \(found.status) signal \(found.signal.map(String.init) ?? "none"): \(count) items"
+            })
+        let (_, old, new) = try check.run()
+        #expect(old == "status 0 signal none: \(total) items")
+        #expect(new == "status 44 signal none: 0 items")
     }
 }

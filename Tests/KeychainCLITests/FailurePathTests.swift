@@ -48,22 +48,48 @@ import Testing
         #expect(unlock.status == 78 && unlock.stderr.contains("other users can write"), "\(unlock.stderr)")
     }
 
-    /// A backup killed by SIGKILL at any moment leaves its temporary file and SQLite's journal
-    /// beside DEST; the next backup to DEST removes them (their process is gone) and leaves the
-    /// folder holding DEST alone. A temporary file of a maker still running is left to it.
-    @Test func aKilledBackupLeavesNothingOnceTheNextOneRuns() throws {
+    /// A backup killed at each of its steps (writing the copy, syncing it, naming it DEST, syncing
+    /// the folder) leaves no DEST up to the step that names it, and a whole one that verifies
+    /// after it; the copy is a file with no name until then, so nothing else is left.
+    @Test(.enabled(if: CrashCheck.canWatch, "machine: root"))
+    func aKilledBackupLeavesNothingButAWholeDestination() throws {
         let sandbox = try Sandbox()
-        try sandbox.fill(count: 3000, group: "SKMME9E2Y8.com.example.app")
+        try sandbox.fill(count: 300, group: "SKMME9E2Y8.com.example.app")
         let folder = sandbox.folder + "/backups"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
         let destination = folder + "/k.db"
-        var landed = 0
-        for _ in 0..<12 {
-            try? FileManager.default.removeItem(atPath: destination)
-            let killed = try sandbox.killMidway(["backup", destination], after: KillMidway.logUniform(2_000, 200_000))
-            if killed { landed += 1 }
+        let (whole, trace) = sandbox.watched(["backup", destination], profile: nil)
+        #expect(whole.status == 0, "\(whole.stderr)")
+        let named = try #require(trace.events.first { $0.call == "linkat" && $0.target.hasSuffix(" -> \(destination)") }, "\(trace)")
+        #expect(trace.unsyncedEffects.isEmpty)
+        let steps = trace.events.filter { $0.target.contains(folder) }.map(\.index)
+        #expect(steps.count >= 4, "write, sync, name, sync the folder:\n\(trace)")
+        /// Empties the folder (what verify's open adds beside DEST included).
+        func empty() throws {
+            for name in try FileManager.default.contentsOfDirectory(atPath: folder) { try FileManager.default.removeItem(atPath: folder + "/" + name) }
         }
-        #expect(landed > 0, "no kill landed before the backup finished")
+        for moment in Set(steps + steps.map { $0 + 1 }).sorted() where moment <= trace.events.count {
+            try empty()
+            let (killed, _) = sandbox.watched(["backup", destination], killAt: moment, profile: nil)
+            #expect(killed.signal == SIGKILL, "\(killed.status) \(killed.stderr)")
+            let left = try FileManager.default.contentsOfDirectory(atPath: folder)
+            let event = trace.events[moment - 1]
+            if moment <= named.index {
+                #expect(left.isEmpty, "killed at \(event): \(left)")
+            } else {
+                #expect(left == ["k.db"], "killed at \(event): \(left)")
+                #expect(sandbox.run(["verify", "--keychain", destination], profile: nil).status == 0, "killed at \(event)")
+            }
+        }
+    }
+
+    /// A temporary file that an older maker left beside DEST (`.creating-PID-…`) is removed by the
+    /// next backup once its process is gone, and left to a maker still running.
+    @Test func theNextBackupRemovesWhatAnEndedMakerLeft() throws {
+        let sandbox = try Sandbox()
+        let folder = sandbox.folder + "/backups"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        let destination = folder + "/k.db"
         // One left by a process that has ended (a pid that was just reaped), one by a live one (this test's).
         let ended = Process()
         ended.executableURL = URL(fileURLWithPath: "/bin/true")
@@ -78,5 +104,49 @@ import Testing
         let left = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
         #expect(left == ["k.db", "k.db.creating-\(getpid())-live"], "\(left)")
         #expect(sandbox.run(["verify", "--keychain", destination]).status == 0)
+    }
+
+    /// `init --generate-key-file` killed at each step (writing and syncing the key, then the
+    /// keychain, naming each, syncing their folders): the key is named before the keychain, so a
+    /// kill leaves nothing, the key alone, or both whole, never a keychain without its key. Run
+    /// again, the same command creates the keychain or, over a key left alone, names the command
+    /// that creates it with that key, which the test runs as printed.
+    @Test(.enabled(if: CrashCheck.canWatch, "machine: root"))
+    func aKilledInitLeavesNothingOrTheKeyWithTheCommandThatFinishes() throws {
+        let sandbox = try Sandbox(initialize: false)
+        let arguments = ["init", "--generate-key-file", sandbox.keyFile]
+        let (whole, trace) = sandbox.watched(arguments, profile: nil)
+        #expect(whole.status == 0, "\(whole.stderr)")
+        #expect(trace.unsyncedEffects.isEmpty)
+        let keyNamed = try #require(trace.events.first { $0.call == "linkat" && $0.target.hasSuffix(" -> \(sandbox.keyFile)") }, "\(trace)")
+        let keychainNamed = try #require(
+            trace.events.first { $0.call == "linkat" && $0.target.hasSuffix(" -> \(sandbox.keychain)") }, "\(trace)")
+        #expect(keyNamed.index < keychainNamed.index, "the key is named first")
+        for moment in 1...trace.events.count {
+            try? FileManager.default.removeItem(atPath: sandbox.folder + "/data")
+            unlink(sandbox.keyFile)
+            let event = trace.events[moment - 1]
+            let (killed, _) = sandbox.watched(arguments, killAt: moment, profile: nil)
+            #expect(killed.signal == SIGKILL, "\(killed.status) \(killed.stderr)")
+            let hasKey = FileManager.default.fileExists(atPath: sandbox.keyFile)
+            let hasKeychain = FileManager.default.fileExists(atPath: sandbox.keychain)
+            #expect(hasKey == (moment > keyNamed.index) && hasKeychain == (moment > keychainNamed.index), "killed at \(event)")
+            if hasKeychain {
+                #expect(sandbox.run(["verify"], profile: nil).status == 0, "killed at \(event)")
+                continue
+            }
+            let again = sandbox.run(arguments, profile: nil)
+            if hasKey {
+                #expect(again.status == 78, "killed at \(event): \(again.stderr)")
+                let hint = try #require(again.stderr.firstMatch(of: /run '(keychainctl init [^']*)'/)?.1, "\(again.stderr)")
+                let words = hint.split(separator: " ").dropFirst().map(String.init)
+                #expect(words == ["init", "--key-file", sandbox.keyFile], "\(hint)")
+                #expect(sandbox.run(words, profile: nil).status == 0, "the hint, followed")
+            } else {
+                #expect(again.status == 0, "killed at \(event): \(again.stderr)")
+            }
+            #expect(sandbox.add(["-s", "after"], secret: "SECRET-after").status == 0)
+            #expect(sandbox.run(["find", "-s", "after", "-w"]).stdout == "SECRET-after", "killed at \(event)")
+        }
     }
 }

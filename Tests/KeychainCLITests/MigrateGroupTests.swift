@@ -66,30 +66,19 @@ import Testing
         return counts
     }
 
-    @Test func killedMigrationsLeaveAllOrNothing() throws {
+    /// A migration killed at each step of its transaction leaves every item in the old group or
+    /// every item in the new one, each secret whole.
+    @Test(.enabled(if: CrashCheck.canWatch, "machine: root"))
+    func killedMigrationsLeaveAllOrNothing() throws {
         let sandbox = try Sandbox()
-        let total = 5_000
+        let total = 300
         try sandbox.fill(count: total, group: Self.app)
-        var source = Self.app
-        var target = Self.shared
-        // One uninterrupted run sets the window the kills are spread over.
-        let clock = ContinuousClock()
-        let full = clock.measure {
-            #expect(sandbox.run(["migrate-group", "--from", source, "--to", target]).status == 0)
-        }
-        swap(&source, &target)
-        let window = full.components.seconds * 1_000_000 + full.components.attoseconds / 1_000_000_000_000
-        var interrupted = 0
-        for attempt in 0..<20 {
-            let arguments = ["migrate-group", "--from", source, "--to", target, "--profile", Sandbox.profiles + "/app.plist"]
-            let delay = UInt32.random(in: 0...UInt32(max(1, window * 11 / 10)))
-            if try sandbox.killMidway(arguments, after: delay) { interrupted += 1 }
-            let counts = try Self.census(sandbox)
-            #expect(
-                counts == [source: total, target: 0] || counts == [source: 0, target: total],
-                "attempt \(attempt), killed after \(delay) µs: \(counts)")
-            if counts[target] == total { swap(&source, &target) }
-        }
-        #expect(interrupted > 0, "no run was interrupted; the kill window missed every migration")
+        let check = CrashCheck(
+            sandbox: sandbox,
+            arguments: ["migrate-group", "--from", Self.app, "--to", Self.shared, "--profile", Sandbox.profiles + "/app.plist"],
+            state: { ((try? Self.census(sandbox)) ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ") })
+        let (_, old, new) = try check.run()
+        #expect(old == "\(Self.app)=\(total) \(Self.shared)=0")
+        #expect(new == "\(Self.app)=0 \(Self.shared)=\(total)")
     }
 }

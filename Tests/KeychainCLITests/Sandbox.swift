@@ -61,13 +61,6 @@ final class Sandbox {
             }, caller: caller)
     }
 
-    /// Runs `keychainctl arguments` in this sandbox and kills it with SIGKILL after `delay`
-    /// microseconds; whether the kill landed before it finished.
-    @discardableResult
-    func killMidway(_ arguments: [String], environment: [String: String] = [:], after delay: UInt32) throws -> Bool {
-        try KillMidway.run(Self.binary, arguments, environment: baseEnvironment.merging(environment) { $1 }, after: delay)
-    }
-
     /// The package's folder.
     static let packageRoot = PackagePaths.root
 

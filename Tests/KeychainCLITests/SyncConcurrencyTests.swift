@@ -48,7 +48,11 @@ import Testing
         }
     }
 
-    @Test func aSyncKilledAtAnyMomentIsFinishedByTheNextOne() throws {
+    /// A device's first sync, pulling 300 items in one transaction, killed at each step of it:
+    /// the device holds none of them or all of them, verify is clean, and its next sync
+    /// finishes the work (both devices then hold the same items).
+    @Test(.enabled(if: CrashCheck.canWatch, "machine: root"))
+    func aSyncKilledAtAnyStepIsFinishedByTheNextOne() throws {
         let account = try SyncAccount(devices: 2)
         var lines = ""
         for index in 0..<300 {
@@ -58,27 +62,62 @@ import Testing
         let file = account.devices[0].folder + "/items.jsonl"
         try Data(lines.utf8).write(to: URL(fileURLWithPath: file))
         #expect(account.devices[0].run(["import", file, "--input-format", "jsonl"]).status == 0)
-        var interrupted = 0
-        var attempt = 0
-        // Each round changes an item and kills the sync after a random delay: six rounds at least,
-        // and more (up to 24) until three syncs were cut short, since a fast build may finish
-        // before a late kill.
-        while attempt < 6 || (interrupted < 3 && attempt < 24) {
-            defer { attempt += 1 }
-            account.devices[0].run(["update", "-s", "bulk", "-a", "\(attempt)", "--sync", "yes", "--set-password", "changed-\(attempt)"])
-            let killed = try account.devices[0].killMidway(
-                ["sync", "--cloud", account.cloud], environment: ["KEYCHAINCTL_ACCOUNT_KEY_FILE": account.accountKey],
-                after: KillMidway.logUniform(1_000.0, 400_000.0))
-            if killed { interrupted += 1 }
-        }
-        #expect(interrupted > 0, "no sync was interrupted: the kills all came after it finished")
         #expect(account.sync(0).status == 0)
-        #expect(account.devices[0].run(["verify"], profile: nil).status == 0)
         #expect(account.records.count == 300)
-        #expect(account.sync(1).status == 0)
-        #expect(account.contents(1) == account.contents(0))
-        #expect(account.contents(1).contains("bulk/5=\(Data("changed-5".utf8).base64EncodedString())"))
-        let quiet = account.sync(0)
-        #expect(SyncAccount.items(quiet, "pushed").isEmpty && SyncAccount.items(quiet, "pulled").isEmpty)
+        let expected = account.contents(0)
+        let check = CrashCheck(
+            sandbox: account.devices[1], arguments: ["sync", "--cloud", account.cloud],
+            environment: ["KEYCHAINCTL_ACCOUNT_KEY_FILE": account.accountKey],
+            state: { account.contents(1).joined(separator: " ") },
+            afterKill: { event in
+                #expect(account.sync(1).status == 0, "the sync after a kill at \(event)")
+                #expect(account.contents(1) == expected, "after a kill at \(event) and one more sync")
+                #expect(account.records.count == 300)
+            })
+        let (_, old, new) = try check.run()
+        #expect(old == "")
+        #expect(new == expected.joined(separator: " ") && expected.count == 300)
+    }
+
+    /// A device's sync pushing 300 changed items (records written to the store, then its own
+    /// commit), killed at each step: verify is clean, the next sync finishes the push without
+    /// taking its own half-recorded records for another device's, and the other device then
+    /// holds every change.
+    @Test(.enabled(if: CrashCheck.canWatch, "machine: root"))
+    func aSyncKilledWhilePushingIsFinishedByTheNextOne() throws {
+        let account = try SyncAccount(devices: 2)
+        let lines = (0..<300).map { index in
+            "{\"svce\":\"bulk\",\"acct\":\"\(index)\",\"sync\":true,\"v_Data\":\"\(Data("\(index)".utf8).base64EncodedString())\"}\n"
+        }
+        let file = account.devices[0].folder + "/items.jsonl"
+        try Data(lines.joined().utf8).write(to: URL(fileURLWithPath: file))
+        #expect(account.devices[0].run(["import", file, "--input-format", "jsonl"]).status == 0)
+        #expect(account.sync(0).status == 0 && account.sync(1).status == 0)
+        #expect(account.devices[0].run(["update", "-s", "bulk", "--sync", "yes", "--set-data-stdin"], stdin: Data("changed".utf8)).status == 0)
+        let changed = account.contents(0)
+        #expect(changed.count == 300 && changed.allSatisfy { $0.hasSuffix("=" + Data("changed".utf8).base64EncodedString()) })
+        let snapshots = try [account.devices[0], account.devices[1], account.home].map { ($0, try $0.snapshot()) }
+        defer { for (_, copy) in snapshots { try? FileManager.default.removeItem(atPath: copy) } }
+        let arguments = ["sync", "--cloud", account.cloud]
+        let environment = ["KEYCHAINCTL_ACCOUNT_KEY_FILE": account.accountKey]
+        let (whole, trace) = account.devices[0].watched(arguments, profile: nil, environment: environment)
+        #expect(whole.status == 0, "\(whole.stderr)")
+        #expect(trace.unsyncedEffects.isEmpty)
+        let storeSteps = trace.events.filter { $0.isRenameOrUnlink && $0.target.contains(account.cloud) }.map(\.index)
+        #expect(!storeSteps.isEmpty, "the push renames records into the store:\n\(trace)")
+        #expect(storeSteps.allSatisfy { $0 <= trace.commit }, "every record is in the store before the keychain commits")
+        for moment in trace.moments {
+            for (sandbox, copy) in snapshots { try sandbox.restore(copy) }
+            let event = trace.events[moment - 1]
+            let (killed, _) = account.devices[0].watched(arguments, killAt: moment, profile: nil, environment: environment)
+            #expect(killed.signal == SIGKILL, "\(killed.status) \(killed.stderr)")
+            #expect(account.devices[0].run(["verify"], profile: nil).status == 0, "killed at \(event)")
+            #expect(account.sync(0).status == 0, "the sync after a kill at \(event)")
+            #expect(account.records.count == 300, "killed at \(event)")
+            let quiet = account.sync(0)
+            #expect(SyncAccount.items(quiet, "pulled").isEmpty && SyncAccount.items(quiet, "pushed").isEmpty, "killed at \(event)")
+            #expect(account.sync(1).status == 0)
+            #expect(account.contents(1) == changed, "killed at \(event)")
+        }
     }
 }

@@ -52,6 +52,16 @@ struct InitCommand: Subcommand {
         var generated: NewFile?
         if let keyPath = context[Self.generateKeyFile] {
             let file = try keyPath.isEmpty ? defaultKeyFile() : keyPath
+            if access(file, F_OK) == 0 {
+                // Left by an init killed after naming its key and before naming the keychain, or
+                // the key of another keychain: never replaced, and what to run with it is named.
+                let withIt = InitHint(
+                    keychainPath: path, keychainOption: context[GlobalOptions.keychain], keyFileOption: file
+                ).command
+                throw ConfigurationError(
+                    "cannot create key file \(file.terminalSafe): it exists (an existing key file is never overwritten). "
+                        + "To create the keychain with the key it holds, run '\(withIt.terminalSafe)'; for a new key, name another file.")
+            }
             let prepared = try KeyFile.prepareNew(at: file)
             (generated, credential) = (prepared.file, prepared.credential)
         } else if let given = try context.creatingCredential() {
