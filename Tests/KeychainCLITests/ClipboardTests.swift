@@ -60,10 +60,23 @@ import Testing
     static func bin(_ sandbox: Sandbox, tool: String) throws -> String {
         let bin = sandbox.folder + "/bin-\(tool)"
         try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
-        for program in [tool, "sleep", "sha256sum", "cut"] {
+        for program in [tool, "sleep", "cut"] {
             try FileManager.default.createSymbolicLink(atPath: bin + "/" + program, withDestinationPath: "/usr/bin/" + program)
         }
+        // sha256sum marks each comparison the clearer makes: the test waits for that event, not
+        // for the machine to be quick.
+        let marking = "#!/bin/sh\n/usr/bin/sha256sum \"$@\"\nstatus=$?\necho >> '\(comparedMarks(sandbox))'\nexit $status\n"
+        try marking.write(toFile: bin + "/sha256sum", atomically: true, encoding: .utf8)
+        chmod(bin + "/sha256sum", 0o755)
         return bin
+    }
+
+    /// The file the clearer's comparisons are marked in, a line each.
+    static func comparedMarks(_ sandbox: Sandbox) -> String { sandbox.folder + "/compared" }
+
+    /// How many comparisons the clearer has made.
+    static func comparisons(_ sandbox: Sandbox) -> Int {
+        ((try? String(contentsOfFile: comparedMarks(sandbox), encoding: .utf8)) ?? "").filter { $0 == "\n" }.count
     }
 
     @Test(.enabled(if: available, "machine: x-clipboard"), arguments: ["xclip", "xsel"])
@@ -83,8 +96,11 @@ import Testing
         #expect(copied.status == 0 && copied.stdout.isEmpty && !copied.stderr.contains(secret), "\(copied.stdout) \(copied.stderr)")
         #expect(paste() == secret)
         #expect(Deadline.waitUntil(8) { paste().isEmpty }, "cleared after 2 s")
-        // Something else copied meanwhile stays.
-        #expect(sandbox.run(["get", "clipped", "--clip", "--clip-seconds", "1"], profile: nil, environment: environment).status == 0)
+        #expect(Deadline.waitUntil(8) { Self.comparisons(sandbox) == 1 })
+        // Something else copied meanwhile stays: the secret is there when the other copy is made
+        // (5 s leave it time on a loaded machine), and the clearer compares after it.
+        #expect(sandbox.run(["get", "clipped", "--clip", "--clip-seconds", "5"], profile: nil, environment: environment).status == 0)
+        #expect(paste() == secret)
         // xclip leaves a process serving the selection: started with every other descriptor closed
         // (Python's default), it holds none of the test's pipes.
         let copier = """
@@ -95,7 +111,10 @@ import Testing
         let other = sandbox.run(
             ["-c", copier], profile: nil, environment: ["DISPLAY": ":\(display.number)"], timeout: 10, executable: "/usr/bin/python3")
         #expect(other.status == 0)
-        Thread.sleep(forTimeInterval: 2.5)
+        #expect(Self.comparisons(sandbox) == 1, "the other copy came after the clearer's comparison: the check would prove nothing")
+        #expect(Deadline.waitUntil(15) { Self.comparisons(sandbox) == 2 }, "the clearer compared")
+        // A clear would follow the comparison at once, in the same shell.
+        Thread.sleep(forTimeInterval: 1)
         #expect(paste() == "the user's own copy")
     }
 

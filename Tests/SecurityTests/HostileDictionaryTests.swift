@@ -31,7 +31,7 @@ import Testing
         ]
     }
 
-    @Test(arguments: 0..<7)
+    @Test(arguments: badValues.indices)
     func aValueOfAnotherTypeIsAParameterError(_ index: Int) {
         let query: [String: Any] = [
             kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: Self.badValues[index].1,

@@ -71,9 +71,9 @@ private func importedIdentity() throws -> SecIdentity {
             kSecAttrLabel as String: selfHolding,
         ]
         #expect(try importPKCS12("identity-modern.p12", storing).0 == errSecParam)
-        let started = Date()
-        #expect(try importPKCS12("hostile-iterations.p12").0 != errSecSuccess)
-        #expect(Date().timeIntervalSince(started) < 30)
+        // Refused by the file's iteration budget before any derivation (PKCS12Tests shows the
+        // refusal is the budget's); a derivation of 2^31-1 iterations would hit the suite's limits.
+        #expect(try importPKCS12("hostile-iterations.p12").0 == errSecDecode)
     }
 
     /// SecItem.m `explode_identity`: an identity is added as its certificate and its key (a
