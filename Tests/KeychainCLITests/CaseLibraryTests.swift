@@ -36,6 +36,36 @@ import Testing
         for name in Self.cases { #expect(debugging.contains("](../Fixtures/Cases/\(name)/README.md)"), "\(name) is not in the table") }
     }
 
+    /// What each case's transcript must show, written from its README (the root cause's status and
+    /// items, the fix's command or value) and not from what the code printed: a re-recorded
+    /// transcript that lost the diagnosis fails here.
+    static let diagnoses: [String: [String]] = [
+        "g10-sync-filter": ["errSecItemNotFound (-25300)", "sync=yes", "HIDDEN", "fix: query with --sync any"],
+        "g11-doubled-prefix": ["error[KC004]", "has the App ID prefix twice", #"fix: write "SKMME9E2Y8.com.example.shared"."#, "exit: 65"],
+        "g12-app-group-with-prefix": ["errSecMissingEntitlement (-34018)", #"fix: query with agrp="group.com.example""#],
+        "g13-simulated-entitlements": [
+            "[KC011]", "com.apple.security.application-groups", "Widget.appex-Simulated.xcent", "Signing & Capabilities",
+        ],
+        "g14-this-device-only": ["acct=seed svce=wallet", "pdmn=aku", "not restored to another device", "pdmn=ck"],
+        "g15-duplicate-after-not-found": [
+            "errSecDuplicateItem (-25299)", "labl=old label", "(acct, svce, agrp, sync)", "update it instead",
+        ],
+        "g16-wildcard-group": ["error[KC010]", #""*""#, "wildcard", "with its Team ID prefix", "exit: 65"],
+        "g17-token-group-on-ios": ["errSecMissingEntitlement (-34018)", "com.apple.token", "(ios)"],
+        "g1a-macos-unsigned-add": ["(macos)", "errSecMissingEntitlement (-34018)", "writes nothing", "com.apple.token"],
+        "g2-locked-in-background": ["errSecInteractionNotAllowed (-25308)", "pdmn=ak", "BLOCKED", "--accessible", "after-first-unlock"],
+        "g3-widget-default-group": ["SKMME9E2Y8.com.example.app.widget", "visible to widget only; hidden from app"],
+        "g4-group-without-prefix": ["errSecMissingEntitlement (-34018)", #"fix: query with agrp="SKMME9E2Y8.com.example.shared""#],
+        "g6-app-transfer": ["ZZZZZ99999", "migrate-group", "--copy --from SKMME9E2Y8.com.example.app --to group.com.example"],
+        "g7-source-not-signed": ["[KC011]", "App-Debug.xcent", "SKMME9E2Y8.com.example.shared", "CODE_SIGN_ENTITLEMENTS"],
+        "g8-group-not-in-profile": ["error[KC009]", "group.im.vector", "group.com.example.fork", "exit: 65"],
+        "g9-service-is-bundle-id": ["NEAR MISS  svce (service) differs", #"fix: query with svce="com.example.app""#],
+    ]
+
+    @Test func everyCaseHasADiagnosisWrittenApart() {
+        #expect(Set(Self.diagnoses.keys) == Set(Self.cases), "\(Set(Self.cases).symmetricDifference(Self.diagnoses.keys))")
+    }
+
     @Test(arguments: cases)
     func caseMatchesItsTranscript(_ name: String) throws {
         let sandbox = try Sandbox(initialize: false)
@@ -51,6 +81,7 @@ import Testing
         #expect(stored.allSatisfy { $0.hasPrefix("SECRET-") }, "\(name)'s setup stores a secret not spelled SECRET-…")
         #expect(!run.stdout.contains("SECRET-"), "a secret reached \(name)'s transcript")
         try GoldenFile.check(GoldenFile.normalized(run.stdout), "\(Self.folder)/\(name)/expected.txt")
+        for phrase in Self.diagnoses[name] ?? [] { #expect(run.stdout.contains(phrase), "\(name) no longer shows: \(phrase)") }
     }
 
     @Test func anUnknownCaseIsAUsageError() throws {

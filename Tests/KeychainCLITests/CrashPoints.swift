@@ -149,7 +149,9 @@ struct CrashCheck {
             #expect(killed.signal == SIGKILL, "killed at \(event): \(killed.status) \(killed.stderr)")
             // The same steps up to the kill: the moment is the one chosen, not a neighbour.
             let last = seen.events.last
-            #expect(last?.index == moment && last?.call == event.call && last?.target == event.target, "killed at \(String(describing: last)), not \(event)")
+            #expect(
+                last?.index == moment && last?.call == event.call && last?.target == event.target,
+                "killed at \(String(describing: last)), not \(event)")
             #expect(verify(sandbox) == 0, "verify after a kill at \(event)")
             let want = expected(moment, trace, old, new)
             #expect(state() == want, "killed at \(event) (commit #\(trace.commit))")

@@ -21,7 +21,8 @@ import Testing
                 let secrets = ((try? found.json() as? [String]) ?? []).compactMap { Data(base64Encoded: $0) }
                     .map { String(decoding: $0, as: UTF8.self) }
                 let changed = secrets.filter { $0 == "SECRET-changed" }.count
-                return "status \(found.status) signal \(found.signal.map(String.init) ?? "none"): \(secrets.count) items, \(changed) changed"
+                return
+                    "status \(found.status) signal \(found.signal.map(String.init) ?? "none"): \(secrets.count) items, \(changed) changed"
             })
         let (_, old, new) = try check.run()
         #expect(old == "status 0 signal none: \(total) items, 0 changed")

@@ -126,10 +126,11 @@ import Testing
         let check = CrashCheck(
             sandbox: sandbox, arguments: change,
             state: {
-                let found = sandbox.run([
-                    "find", "-g", "SKMME9E2Y8.com.example.app", "--limit", "all", "--auth", "approve", "--format", "json",
-                    "--profile", Sandbox.profiles + "/app.plist",
-                ], profile: nil)
+                let found = sandbox.run(
+                    [
+                        "find", "-g", "SKMME9E2Y8.com.example.app", "--limit", "all", "--auth", "approve", "--format", "json",
+                        "--profile", Sandbox.profiles + "/app.plist",
+                    ], profile: nil)
                 let count = (try? found.json() as? [Any])?.count ?? 0
                 return "status \(found.status) signal \(found.signal.map(String.init) ?? "none"): \(count) items"
             })

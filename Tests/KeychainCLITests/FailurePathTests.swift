@@ -66,7 +66,9 @@ import Testing
         #expect(steps.count >= 4, "write, sync, name, sync the folder:\n\(trace)")
         /// Empties the folder (what verify's open adds beside DEST included).
         func empty() throws {
-            for name in try FileManager.default.contentsOfDirectory(atPath: folder) { try FileManager.default.removeItem(atPath: folder + "/" + name) }
+            for name in try FileManager.default.contentsOfDirectory(atPath: folder) {
+                try FileManager.default.removeItem(atPath: folder + "/" + name)
+            }
         }
         for moment in Set(steps + steps.map { $0 + 1 }).sorted() where moment <= trace.events.count {
             try empty()

@@ -216,8 +216,11 @@ import Testing
             state: {
                 let found = sandbox.run(["find", "-s", "killed", "--limit", "all", "--format", "json", "--return", "data,attributes"])
                 let items = (try? found.json() as? [[String: Any]]) ?? []
-                let secrets = items.map { "\($0["acct"] ?? "")=\(($0["v_Data"] as? String).flatMap { Data(base64Encoded: $0) }.map { String(decoding: $0, as: UTF8.self) } ?? "?")" }
-                return "status \(found.status) signal \(found.signal.map(String.init) ?? "none"): \(secrets.sorted().joined(separator: " "))"
+                let secrets = items.map {
+                    "\($0["acct"] ?? "")=\(($0["v_Data"] as? String).flatMap { Data(base64Encoded: $0) }.map { String(decoding: $0, as: UTF8.self) } ?? "?")"
+                }
+                return
+                    "status \(found.status) signal \(found.signal.map(String.init) ?? "none"): \(secrets.sorted().joined(separator: " "))"
             })
         let (trace, old, new) = try check.run()
         // The two states, written apart from what the code printed: none, then every item whole.

@@ -76,7 +76,9 @@ import Testing
         let check = CrashCheck(
             sandbox: sandbox,
             arguments: ["migrate-group", "--from", Self.app, "--to", Self.shared, "--profile", Sandbox.profiles + "/app.plist"],
-            state: { ((try? Self.census(sandbox)) ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ") })
+            state: {
+                ((try? Self.census(sandbox)) ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+            })
         let (_, old, new) = try check.run()
         #expect(old == "\(Self.app)=\(total) \(Self.shared)=0")
         #expect(new == "\(Self.app)=0 \(Self.shared)=\(total)")

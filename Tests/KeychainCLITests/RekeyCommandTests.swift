@@ -120,7 +120,8 @@ import Testing
                 let account = (item["acct"] as? String ?? "").replacingOccurrences(of: "acct-", with: "")
                 return (item["v_Data"] as? String).flatMap { Data(base64Encoded: $0) } == Data("secret-\(account)".utf8)
             }
-            return "\(bytes == oldKey ? "old" : "new") key: status \(found.status) signal \(found.signal.map(String.init) ?? "none"), \(items.count) items\(whole ? "" : " NOT whole")"
+            return
+                "\(bytes == oldKey ? "old" : "new") key: status \(found.status) signal \(found.signal.map(String.init) ?? "none"), \(items.count) items\(whole ? "" : " NOT whole")"
         }
         let check = CrashCheck(
             sandbox: sandbox, arguments: ["rekey", "--generate-key-file", sandbox.keyFile, "--force"],

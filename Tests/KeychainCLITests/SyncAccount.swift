@@ -38,7 +38,9 @@ final class SyncAccount {
         switch (found.status, found.signal) {
         case (0, nil): return .secret(found.stdout.trimmingCharacters(in: .newlines))
         case (44, nil): return .absent
-        default: return .failed("find on device \(index): status \(found.status), signal \(found.signal.map(String.init) ?? "none"): \(found.stderr)")
+        default:
+            return .failed(
+                "find on device \(index): status \(found.status), signal \(found.signal.map(String.init) ?? "none"): \(found.stderr)")
         }
     }
 

@@ -93,7 +93,8 @@ import Testing
         try Data(lines.joined().utf8).write(to: URL(fileURLWithPath: file))
         #expect(account.devices[0].run(["import", file, "--input-format", "jsonl"]).status == 0)
         #expect(account.sync(0).status == 0 && account.sync(1).status == 0)
-        #expect(account.devices[0].run(["update", "-s", "bulk", "--sync", "yes", "--set-data-stdin"], stdin: Data("changed".utf8)).status == 0)
+        #expect(
+            account.devices[0].run(["update", "-s", "bulk", "--sync", "yes", "--set-data-stdin"], stdin: Data("changed".utf8)).status == 0)
         let changed = account.contents(0)
         #expect(changed.count == 300 && changed.allSatisfy { $0.hasSuffix("=" + Data("changed".utf8).base64EncodedString()) })
         let snapshots = try [account.devices[0], account.devices[1], account.home].map { ($0, try $0.snapshot()) }

@@ -125,7 +125,8 @@ import Testing
         // The job marks its start and its end: the sync must return between the two, whatever the
         // machine's speed (the job's own 20 s are the margin, not a bound on the sync).
         let marks = clones[0] + "/../job"
-        try Data("#!/bin/sh\n(echo started >> '\(marks)'; sleep 20; echo ended >> '\(marks)') &\n".utf8).write(to: URL(fileURLWithPath: hook))
+        try Data("#!/bin/sh\n(echo started >> '\(marks)'; sleep 20; echo ended >> '\(marks)') &\n".utf8).write(
+            to: URL(fileURLWithPath: hook))
         #expect(chmod(hook, 0o755) == 0)
         account.add(0, service: "hooked", secret: "token-h")
         let synced = account.sync(0, ["--git"], cloud: clones[0])

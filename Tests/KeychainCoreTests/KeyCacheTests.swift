@@ -17,20 +17,23 @@ import Testing
         defer { KeyCache.invalidate(id) }
         let explicit = CredentialSource(useCache: true) { _ in .key(temporary.key) }
 
-        _ = try KeyCache.store(temporary.key, for: id, path: "/tmp/keycache-test-\(getpid()).db", timeout: 60, idle: nil, ring: .auto, shareUID: false)
+        _ = try KeyCache.store(
+            temporary.key, for: id, path: "/tmp/keycache-test-\(getpid()).db", timeout: 60, idle: nil, ring: .auto, shareUID: false)
         #expect(try Keychain(path: temporary.path, source: explicit).usedCachedKey)
 
         // A key that does not open the file (the file was rekeyed, or another took its identity):
         // not used, invalidated, and the next source opens the file.
         _ = try KeyCache.store(
-            SecretBytes.random(count: 32), for: id, path: "/tmp/keycache-test-\(getpid()).db", timeout: 60, idle: nil, ring: .auto, shareUID: false)
+            SecretBytes.random(count: 32), for: id, path: "/tmp/keycache-test-\(getpid()).db", timeout: 60, idle: nil, ring: .auto,
+            shareUID: false)
         #expect(KeyCache.lookup(id) != nil)
         let opened = try Keychain(path: temporary.path, source: explicit)
         #expect(!opened.usedCachedKey)
         #expect(KeyCache.lookup(id) == nil)
 
         // Without the cache, the cached key is not even looked at.
-        _ = try KeyCache.store(temporary.key, for: id, path: "/tmp/keycache-test-\(getpid()).db", timeout: 60, idle: nil, ring: .auto, shareUID: false)
+        _ = try KeyCache.store(
+            temporary.key, for: id, path: "/tmp/keycache-test-\(getpid()).db", timeout: 60, idle: nil, ring: .auto, shareUID: false)
         #expect(try !Keychain(path: temporary.path, source: CredentialSource(useCache: false) { _ in .key(temporary.key) }).usedCachedKey)
     }
 
@@ -53,7 +56,8 @@ import Testing
         defer { KeyCache.invalidate(id) }
         let now = KeyCache.currentTime()
         _ = try KeyCache.store(
-            SecretBytes.random(count: 32), for: id, path: "/tmp/keycache-test-\(getpid()).db", timeout: 10, idle: nil, ring: .auto, shareUID: false,
+            SecretBytes.random(count: 32), for: id, path: "/tmp/keycache-test-\(getpid()).db", timeout: 10, idle: nil, ring: .auto,
+            shareUID: false,
             now: now)
         #expect(KeyCache.lookup(id, now: now + 5) != nil)
         #expect(KeyCache.lookup(id, now: now + 11) == nil)
