@@ -114,8 +114,8 @@ let package = Package(
         .executableTarget(
             name: "keychainctl-bench",
             dependencies: ["KeychainCore", "KeychainFormats", "KeychainFoundation", "KeychainPlatform", "Security", "SecurityTesting"]),
-        // What the test targets and the fuzzers share: the package's paths, the kill-midway step,
-        // waiting with a deadline, the masker fed in chunks.
+        // What the test targets and the fuzzers share: the package's paths, waiting with a
+        // deadline, the masker fed in chunks, the group-list invariants.
         .target(
             name: "KeychainTestSupport", dependencies: ["KeychainCore", "KeychainFormats", "KeychainFoundation", "KeychainPlatform"],
             path: "Tests/Support"),
@@ -132,11 +132,16 @@ let package = Package(
             swiftSettings: [.unsafeFlags(["-warnings-as-errors"])]),
         // Test support: runs a command where a seccomp filter blocks the kernel keyring.
         .executableTarget(name: "inject-fault", path: "Tests/InjectFault"),
+        // The fuzz targets' properties (Fuzz/targets): fuzzed by fuzz-all, their seeds replayed by the tests.
+        .target(
+            name: "FuzzTargets",
+            dependencies: ["KeychainCLI", "KeychainCore", "KeychainFormats", "KeychainFoundation", "KeychainTestSupport"],
+            path: "Fuzz/targets"),
         .testTarget(
             name: "KeychainCLITests",
             dependencies: [
                 "CommandLineKit", "KeychainCLI", "KeychainCore", "KeychainFormats", "KeychainFoundation", "KeychainPlatform",
-                "KeychainTestSupport", "keychainctl", "inject-fault", "Security", "SecurityTesting",
+                "KeychainTestSupport", "keychainctl", "inject-fault", "Security", "SecurityTesting", "FuzzTargets",
             ],
             // Golden outputs are read by path, not bundled.
             exclude: ["Golden"]),
@@ -144,32 +149,9 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
-// libFuzzer targets, declared only for `make fuzz` (KEYCHAINCTL_FUZZ=1): they have no main of their
-// own and link only with `-sanitize=fuzzer`, so an ordinary build must not see them.
+// The libFuzzer executable, declared only for `make fuzz` (KEYCHAINCTL_FUZZ=1): it has no main of
+// its own and links only with `-sanitize=fuzzer`, so an ordinary build must not see it. Its
+// targets (FuzzTargets) are an ordinary library, whose seeds the test suite replays.
 if ProcessInfo.processInfo.environment["KEYCHAINCTL_FUZZ"] != nil {
-    package.targets += [
-        .target(name: "FuzzSupport", path: "Fuzz/support"),
-        .executableTarget(
-            name: "fuzz-profile",
-            dependencies: ["KeychainCore", "KeychainFormats", "KeychainFoundation", "FuzzSupport", "KeychainTestSupport"],
-            path: "Fuzz/profile"),
-        .executableTarget(
-            name: "fuzz-arguments",
-            dependencies: ["KeychainCLI", "KeychainCore", "KeychainFormats", "KeychainFoundation", "FuzzSupport"],
-            path: "Fuzz/arguments"),
-        .executableTarget(
-            name: "fuzz-values", dependencies: ["KeychainCore", "KeychainFormats", "KeychainFoundation", "FuzzSupport"], path: "Fuzz/values"
-        ),
-        .executableTarget(
-            name: "fuzz-formats",
-            dependencies: ["KeychainCore", "KeychainFormats", "KeychainFoundation", "FuzzSupport", "KeychainTestSupport"],
-            path: "Fuzz/formats"),
-        .executableTarget(
-            name: "fuzz-archive",
-            dependencies: ["KeychainCore", "KeychainFormats", "KeychainFoundation", "FuzzSupport", "KeychainTestSupport"],
-            path: "Fuzz/archive"),
-        .executableTarget(
-            name: "fuzz-objects", dependencies: ["KeychainCore", "KeychainFormats", "KeychainFoundation", "FuzzSupport"],
-            path: "Fuzz/objects"),
-    ]
+    package.targets += [.executableTarget(name: "fuzz-all", dependencies: ["FuzzTargets"], path: "Fuzz/driver")]
 }

@@ -1,14 +1,12 @@
-import FuzzSupport
 import KeychainCore
 import KeychainTestSupport
 
 /// libFuzzer target for what `import` and `exec` read: the first byte picks a dotenv file, a JSON
 /// document whose items are mapped as import maps them, or output through the secret masker (cut
 /// into chunks at the sizes the next bytes give, which must mask as a whole would).
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzFormats(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
+func fuzzFormats(_ data: UnsafePointer<UInt8>, _ count: Int) throws(FuzzViolation) {
     let bytes = Array(UnsafeBufferPointer(start: data, count: count))
-    guard let selector = bytes.first else { return 0 }
+    guard let selector = bytes.first else { return }
     let rest = Array(bytes.dropFirst())
     switch selector % 3 {
     case 0:
@@ -21,20 +19,14 @@ public func fuzzFormats(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
             for element in elements { _ = try? ItemJSON.importItem(element, in: buffer, origin: "fuzz") }
         }
     default:
-        guard rest.count > 5 else { return 0 }
+        guard rest.count > 5 else { return }
         // A secret without a line break: a form holding one may be cut at a newline, as documented.
         let secret = SecretBytes(copying: rest.prefix(5).map { $0 == 0x0A || $0 == 0x0D ? 0x78 : $0 })
         let output = Array(rest.dropFirst(5))
         func masked(chunk: Int) -> [UInt8] { SecretMasker([("S", secret)]).masked(output, chunk: chunk) }
         // Chunking never changes the result: the masker holds back whatever a form could still match.
         let whole = masked(chunk: max(1, output.count))
-        precondition(masked(chunk: 1 + Int(selector % 7)) == whole, "chunking changed the masked output")
+        try require(masked(chunk: 1 + Int(selector % 7)) == whole, "chunking changed the masked output")
     }
-    return 0
-}
-
-/// The entry point SwiftPM links for this executable.
-@_cdecl("fuzz_formats_main")
-public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {
-    runLibFuzzer(argc, argv, fuzzFormats)
+    return
 }

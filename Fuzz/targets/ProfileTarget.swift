@@ -1,24 +1,16 @@
-import FuzzSupport
 import KeychainCore
 import KeychainTestSupport
 
-/// libFuzzer target: any bytes as a profile file (XML, binary or signed plist, or a Mach-O executable,
+/// Fuzz target: any bytes as a profile file (XML, binary or signed plist, or a Mach-O executable,
 /// thin or universal, whose code signature or section carries them). Every input must
 /// end in a profile or a ProfileError: no crash, no hang, no runaway memory; a profile's access
 /// groups keep `GroupListInvariants`.
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzProfile(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
+func fuzzProfile(_ data: UnsafePointer<UInt8>, _ count: Int) throws(FuzzViolation) {
     let bytes = Array(UnsafeBufferPointer(start: data, count: count))
     if let profile = try? Profile.decode(bytes, path: "fuzz.plist", teamID: "FUZZTEAM", platform: nil, allowWildcard: false),
         let violation = GroupListInvariants.violation(profile.accessGroups)
     {
-        preconditionFailure(violation)
+        throw FuzzViolation(violation)
     }
-    return 0
-}
-
-/// The entry point SwiftPM links for this executable.
-@_cdecl("fuzz_profile_main")
-public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {
-    runLibFuzzer(argc, argv, fuzzProfile)
+    return
 }

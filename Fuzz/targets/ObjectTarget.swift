@@ -1,4 +1,3 @@
-import FuzzSupport
 import KeychainCore
 
 /// libFuzzer target for what `add --ref-file` and `import --input-format pkcs12` read, and what
@@ -8,35 +7,34 @@ import KeychainCore
 /// also come back out: a certificate as PEM, a key's public half rebuilt from the external
 /// representation the keychain stores, and a key read from one reads back the same and verifies
 /// its own signature.
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzObjects(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
+func fuzzObjects(_ data: UnsafePointer<UInt8>, _ count: Int) throws(FuzzViolation) {
     let bytes = Array(UnsafeBufferPointer(start: data, count: count))
-    guard let selector = bytes.first else { return 0 }
+    guard let selector = bytes.first else { return }
     let rest = SecretBytes(copying: bytes.dropFirst())
     if selector >= 0x80 {
-        checkExternal(rest, algorithm: selector & 2 == 0 ? .ec : .rsa, isPrivate: selector & 1 == 1)
+        try checkExternal(rest, algorithm: selector & 2 == 0 ? .ec : .rsa, isPrivate: selector & 1 == 1)
     } else if selector % 2 == 0 {
-        guard let reference = try? ItemReference(files: [(path: "fuzz", contents: rest)]) else { return 0 }
+        guard let reference = try? ItemReference(files: [(path: "fuzz", contents: rest)]) else { return }
         for certificate in reference.certificates {
-            precondition(Certificate.pem(der: certificate.der) != nil, "a parsed certificate did not encode")
+            try require(Certificate.pem(der: certificate.der) != nil, "a parsed certificate did not encode")
         }
-        for key in reference.keys { check(key) }
+        for key in reference.keys { try check(key) }
     } else {
-        guard let archive = try? PKCS12Archive(der: rest, passphrase: SecretBytes(copying: Array("fixture".utf8))) else { return 0 }
+        guard let archive = try? PKCS12Archive(der: rest, passphrase: SecretBytes(copying: Array("fixture".utf8))) else { return }
         for identity in archive.identities {
-            precondition(identity.key.applicationLabel == identity.certificate.publicKeyHash, "an identity's halves differ")
-            check(identity.key)
+            try require(identity.key.applicationLabel == identity.certificate.publicKeyHash, "an identity's halves differ")
+            try check(identity.key)
         }
     }
-    return 0
+    return
 }
 
 /// A parsed key's public half rebuilds from what the keychain would store.
-private func check(_ key: KeyMaterial) {
+private func check(_ key: KeyMaterial) throws(FuzzViolation) {
     guard case .string(let type)? = key.attributes["type"], case .number(let bits)? = key.attributes["bsiz"] else {
-        preconditionFailure("a parsed key has no type or size")
+        throw FuzzViolation("a parsed key has no type or size")
     }
-    precondition(
+    try require(
         KeyMaterial.publicKeyPEM(external: key.external, keyType: type, isPrivate: key.isPrivate, bits: Int(bits)) != nil,
         "a parsed key's public half did not rebuild")
 }
@@ -44,23 +42,17 @@ private func check(_ key: KeyMaterial) {
 /// A key in Apple's external representation: when it parses, what the keychain would store of it
 /// reads back as the same key, its public half is its own, and its signature of a digest
 /// verifies with that half.
-private func checkExternal(_ bytes: SecretBytes, algorithm: KeyMaterial.Algorithm, isPrivate: Bool) {
+private func checkExternal(_ bytes: SecretBytes, algorithm: KeyMaterial.Algorithm, isPrivate: Bool) throws(FuzzViolation) {
     guard let key = try? KeyMaterial(external: bytes, algorithm: algorithm, isPrivate: isPrivate) else { return }
     let again = try? KeyMaterial(external: key.external, algorithm: algorithm, isPrivate: isPrivate)
-    precondition(again?.publicBytes == key.publicBytes, "a key did not read back from its external representation")
-    guard let publicKey = try? key.publicKey else { preconditionFailure("a key's public half did not rebuild") }
-    precondition(publicKey.publicBytes == key.publicBytes && !publicKey.isPrivate, "a key's public half is another key")
-    check(key)
+    try require(again?.publicBytes == key.publicBytes, "a key did not read back from its external representation")
+    guard let publicKey = try? key.publicKey else { throw FuzzViolation("a key's public half did not rebuild") }
+    try require(publicKey.publicBytes == key.publicBytes && !publicKey.isPrivate, "a key's public half is another key")
+    try check(key)
     guard isPrivate else { return }
     let operation: KeyOperation =
         algorithm == .ec ? .ecdsa(.sha256, hashesMessage: false, raw: false) : .rsaPSS(.sha256, hashesMessage: false)
     let digest = [UInt8](repeating: 0x5A, count: 32)
-    guard let signature = try? key.sign(operation, digest) else { preconditionFailure("a parsed private key did not sign") }
-    precondition((try? publicKey.verify(operation, digest, signature: signature)) == true, "a key's signature did not verify")
-}
-
-/// The entry point SwiftPM links for this executable.
-@_cdecl("fuzz_objects_main")
-public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {
-    runLibFuzzer(argc, argv, fuzzObjects)
+    guard let signature = try? key.sign(operation, digest) else { throw FuzzViolation("a parsed private key did not sign") }
+    try require((try? publicKey.verify(operation, digest, signature: signature)) == true, "a key's signature did not verify")
 }
