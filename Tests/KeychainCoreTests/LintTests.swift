@@ -41,7 +41,7 @@ import Testing
     }
 
     static func ids(_ findings: [LintFinding], _ severity: LintRule.Severity? = nil) -> Set<String> {
-        Set(findings.filter { severity == nil || $0.severity == severity }.map(\.rule))
+        Set(findings.filter { severity == nil || $0.severity == severity }.map(\.rule.rawValue))
     }
 
     @Test func theSeedTargetsSignedByTheirProfilesHaveNoErrors() throws {
@@ -64,7 +64,7 @@ import Testing
         let findings = Self.lint([LintTarget(name: "app", claimsPath: "app.entitlements", claims: claims)]) {
             $0.codeGroups = ["com.example.shared", "group.com.example", "com.apple.token"]
         }
-        let kc001 = findings.filter { $0.rule == "KC001" }
+        let kc001 = findings.filter { $0.rule == .kc001 }
         #expect(kc001.map(\.index) == [1, 2, nil])  // the app group passed in code is fine
         #expect(kc001[0].fix?.contains("\"SKMME9E2Y8.com.example.shared\" in code") == true)
         #expect(kc001[0].runtime?.status == -34018)
@@ -75,13 +75,13 @@ import Testing
     @Test func kc002VariablesAreErrorsWhereNothingExpandsThem() throws {
         let signed = try Self.document([("keychain-access-groups", ["$(AppIdentifierPrefix)com.example.shared"])])
         let signedFindings = Self.lint([LintTarget(name: "a", claimsPath: "a.codesign.txt", claims: signed)])
-        #expect(signedFindings.first { $0.rule == "KC002" }?.severity == .error)
+        #expect(signedFindings.first { $0.rule == .kc002 }?.severity == .error)
         // A source file whose variables resolve is fine; one whose do not is an error.
         let resolvable = Self.lint([try Self.target("a", "source-variables.entitlements")]) { $0.teamID = "SKMME9E2Y8" }
         #expect(!Self.ids(resolvable).contains("KC002"))
         #expect(Self.ids(Self.lint([try Self.target("a", "unresolvable-variable.entitlements")])).contains("KC002"))
         let code = Self.lint([try Self.target("a", "app.plist")]) { $0.codeGroups = ["$(AppIdentifierPrefix)com.example.shared"] }
-        #expect(code.first { $0.rule == "KC002" }?.fix?.contains("SKMME9E2Y8.com.example.shared") == true)
+        #expect(code.first { $0.rule == .kc002 }?.fix?.contains("SKMME9E2Y8.com.example.shared") == true)
     }
 
     /// KC021: a well-formed group code passes that no target holds is -34018 for every one of them;
@@ -90,14 +90,14 @@ import Testing
         let findings = Self.lint([try Self.target("widget", "widget.plist"), try Self.target("app", "app.plist")]) {
             $0.codeGroups = ["SKMME9E2Y8.com.nothing", "SKMME9E2Y8.com.example.shared", "group.com.example", "com.example.shared"]
         }
-        let kc021 = findings.filter { $0.rule == "KC021" }
+        let kc021 = findings.filter { $0.rule == .kc021 }
         #expect(kc021.map(\.value) == ["SKMME9E2Y8.com.nothing"])
         #expect(kc021.first?.runtime?.status == -34018 && kc021.first?.severity == .error)
     }
 
     @Test func kc003AndKC012SayWhereAddsLandAndWhoCannotSeeThem() throws {
         let findings = Self.lint([try Self.target("app", "app.plist"), try Self.target("widget", "widget.plist")])
-        let kc003 = findings.filter { $0.rule == "KC003" }
+        let kc003 = findings.filter { $0.rule == .kc003 }
         #expect(kc003.count == 2)
         #expect(kc003.allSatisfy { $0.severity == .warning && $0.runtime?.status == -25300 })
         // Each finding is the writer's: its file, its target, its landing group.
@@ -109,7 +109,7 @@ import Testing
         let three = Self.lint([
             try Self.target("app", "app.plist"), try Self.target("share", "share-extension.plist"),
             try Self.target("widget", "widget.plist"),
-        ]).filter { $0.rule == "KC003" }
+        ]).filter { $0.rule == .kc003 }
         #expect(three.map(\.target) == ["app", "share", "widget"])
         let app = try #require(three.first)
         #expect(app.file.hasSuffix("app.plist") && app.message.contains("share, widget cannot read"))
@@ -118,7 +118,7 @@ import Testing
                 && app.fix?.contains("such as SKMME9E2Y8.shared") == true)
         // No group in common at all is an error; across teams the fix is not "share a group".
         let apart = Self.lint([try Self.target("app", "app.plist"), try Self.target("other", "other-team.plist")])
-        let error = try #require(apart.first { $0.rule == "KC003" && $0.severity == .error })
+        let error = try #require(apart.first { $0.rule == .kc003 && $0.severity == .error })
         #expect(error.fix?.contains("no access group crosses teams") == true)
     }
 
@@ -131,19 +131,19 @@ import Testing
             ("application-identifier", "SKMME9E2Y8.com.example.app"), ("keychain-access-groups", [group]),
         ])
         let findings = Self.lint([LintTarget(name: "a", claimsPath: "a.plist", claims: claims)])
-        #expect(findings.filter { $0.rule == "KC004" }.map(\.severity) == [severity])
+        #expect(findings.filter { $0.rule == .kc004 }.map(\.severity) == [severity])
         #expect(!Self.ids(findings).contains("KC001"))
     }
 
     @Test func kc007PrefixesThatDiffer() throws {
         let findings = Self.lint([try Self.target("app", "app.plist"), try Self.target("legacy", "legacy-prefix.plist")])
-        #expect(findings.contains { $0.rule == "KC007" && $0.severity == .error && $0.target == "legacy" })
-        #expect(findings.contains { $0.rule == "KC007" && $0.severity == .warning && $0.value == "SKMME9E2Y8.com.example.shared" })
+        #expect(findings.contains { $0.rule == .kc007 && $0.severity == .error && $0.target == "legacy" })
+        #expect(findings.contains { $0.rule == .kc007 && $0.severity == .warning && $0.value == "SKMME9E2Y8.com.example.shared" })
     }
 
     @Test func kc009ClaimsTheProfileDoesNotAllow() throws {
         let findings = Self.lint([try Self.target("app", "app.plist", provisioning: "other-team.mobileprovision.plist")])
-        let kc009 = findings.filter { $0.rule == "KC009" }
+        let kc009 = findings.filter { $0.rule == .kc009 }
         #expect(kc009.count == 4)
         #expect(kc009.contains { $0.key == "keychain-access-groups" && $0.index == 1 && $0.message.contains("ZZZZZ99999.*") })
         #expect(kc009.allSatisfy { $0.severity == .error })
@@ -164,18 +164,18 @@ import Testing
             LintTarget(
                 name: "app", claimsPath: "app.xcent", claims: signed, sourcePath: "source-variables.entitlements", source: source)
         ])
-        let kc011 = findings.filter { $0.rule == "KC011" }
+        let kc011 = findings.filter { $0.rule == .kc011 }
         #expect(kc011.contains { $0.file == "source-variables.entitlements" && $0.value == "SKMME9E2Y8.com.example.shared" })
         #expect(kc011.contains { $0.file == "app.xcent" && $0.value == "SKMME9E2Y8.com.example.app" })
     }
 
     @Test func kc013AppGroupRules() throws {
         let mac = Self.lint([try Self.target("mac", "mac-app.entitlements")], platform: .macos)
-        #expect(mac.contains { $0.rule == "KC013" && $0.value == "group.com.example" && $0.severity == .warning })
+        #expect(mac.contains { $0.rule == .kc013 && $0.value == "group.com.example" && $0.severity == .warning })
         // With the provisioning profile the app group counts: no finding.
         let validated = Self.lint(
             [try Self.target("mac", "mac-app.entitlements", provisioning: "dev-mac.provisionprofile")], platform: .macos)
-        #expect(!validated.contains { $0.rule == "KC013" })
+        #expect(!validated.contains { $0.rule == .kc013 })
         let ios = try Self.document([
             ("application-identifier", "SKMME9E2Y8.a"), ("com.apple.security.application-groups", ["SKMME9E2Y8.shared"]),
         ])
@@ -185,21 +185,21 @@ import Testing
             ("keychain-access-groups", ["SKMME9E2Y8.com.example.shared"]),
         ])
         let clipFindings = Self.lint([LintTarget(name: "clip", claimsPath: "clip.plist", claims: clip)])
-        #expect(clipFindings.contains { $0.rule == "KC013" && $0.severity == .error && $0.runtime?.status == -34020 })
+        #expect(clipFindings.contains { $0.rule == .kc013 && $0.severity == .error && $0.runtime?.status == -34020 })
     }
 
     @Test func kc014And015AndKC017MacOSRules() throws {
         let appIDOnly = Self.lint([try Self.target("tool", "mac-appid-only.plist")], platform: .macos)
-        #expect(appIDOnly.contains { $0.rule == "KC014" && $0.message.contains("-34018") })
+        #expect(appIDOnly.contains { $0.rule == .kc014 && $0.message.contains("-34018") })
         let tool = try ProfileDocument.decode(
             Array(
                 "Executable=/usr/local/bin/tool\n<?xml version=\"1.0\"?><plist version=\"1.0\"><dict><key>keychain-access-groups</key><array><string>SKMME9E2Y8.com.example.shared</string><string>com.apple.token</string></array></dict></plist>"
                     .utf8),
             path: "tool.txt")
         let findings = Self.lint([LintTarget(name: "tool", claimsPath: "tool.txt", claims: tool)], platform: .macos)
-        #expect(findings.contains { $0.rule == "KC015" && $0.value == "/usr/local/bin/tool" })
-        #expect(findings.contains { $0.rule == "KC017" && $0.index == 1 })
-        #expect(!findings.contains { $0.rule == "KC014" })
+        #expect(findings.contains { $0.rule == .kc015 && $0.value == "/usr/local/bin/tool" })
+        #expect(findings.contains { $0.rule == .kc017 && $0.index == 1 })
+        #expect(!findings.contains { $0.rule == .kc014 })
         // On iOS neither applies.
         #expect(
             Self.ids(Self.lint([LintTarget(name: "tool", claimsPath: "tool.txt", claims: tool)], platform: .ios)).isDisjoint(with: [
@@ -209,7 +209,7 @@ import Testing
 
     @Test func kc016TeamChangeNamesTheLostGroupsAndThePlan() throws {
         let findings = Self.lint([try Self.target("app", "app.plist")]) { $0.teamChange = "ZZZZZ99999" }
-        let kc016 = try #require(findings.first { $0.rule == "KC016" })
+        let kc016 = try #require(findings.first { $0.rule == .kc016 })
         #expect(kc016.severity == .info)
         #expect(kc016.message.contains("SKMME9E2Y8.com.example.app, SKMME9E2Y8.com.example.shared"))
         #expect(kc016.message.contains("group.com.example survives"))
@@ -220,17 +220,17 @@ import Testing
     @Test func kc018NonStringsAndRepeats() throws {
         #expect(
             Self.lint([try Self.target("a", "non-string-array.plist")]).contains {
-                $0.rule == "KC018" && $0.index == 1 && $0.severity == .error
+                $0.rule == .kc018 && $0.index == 1 && $0.severity == .error
             })
         let notArray = try Self.document([("keychain-access-groups", "SKMME9E2Y8.a")])
         #expect(
             Self.lint([LintTarget(name: "a", claimsPath: "a.plist", claims: notArray)]).contains {
-                $0.rule == "KC018" && $0.severity == .error
+                $0.rule == .kc018 && $0.severity == .error
             })
         let repeated = try Self.document([("keychain-access-groups", ["SKMME9E2Y8.a", "SKMME9E2Y8.a"])])
         #expect(
             Self.lint([LintTarget(name: "a", claimsPath: "a.plist", claims: repeated)]).contains {
-                $0.rule == "KC018" && $0.severity == .info
+                $0.rule == .kc018 && $0.severity == .info
             })
     }
 
@@ -238,14 +238,14 @@ import Testing
         #expect(Self.ids(Self.lint([try Self.target("app", "app.plist", provisioning: "app.mobileprovision.plist")])).contains("KC019"))
         let app = { try Self.target("app", "app.plist", provisioning: "dev-app.mobileprovision") }
         let expired = Self.lint([try app()], now: ISO8601.parse("2027-02-01T00:00:00Z")!)
-        #expect(expired.contains { $0.rule == "KC020" && $0.severity == .error && $0.message.contains("expired on 2027-01-10T09:00:00Z") })
+        #expect(expired.contains { $0.rule == .kc020 && $0.severity == .error && $0.message.contains("expired on 2027-01-10T09:00:00Z") })
         let soon = Self.lint([try app()], now: ISO8601.parse("2026-12-31T09:00:00Z")!)
-        #expect(soon.contains { $0.rule == "KC020" && $0.severity == .warning && $0.message.contains("in 10 days") })
+        #expect(soon.contains { $0.rule == .kc020 && $0.severity == .warning && $0.message.contains("in 10 days") })
         #expect(!Self.ids(Self.lint([try app()])).contains("KC020"))
         let mac = Self.lint([try Self.target("mac", "mac-app.entitlements", provisioning: "dev-mac.provisionprofile")], platform: .macos)
-        #expect(mac.contains { $0.rule == "KC020" && $0.key == "ProvisionedDevices" })
+        #expect(mac.contains { $0.rule == .kc020 && $0.key == "ProvisionedDevices" })
         let wrongPlatform = Self.lint([try app()], platform: .macos)
-        #expect(wrongPlatform.contains { $0.rule == "KC020" && $0.key == "Platform" && $0.severity == .error })
+        #expect(wrongPlatform.contains { $0.rule == .kc020 && $0.key == "Platform" && $0.severity == .error })
     }
 
     /// A binary plist's date reads as the same instant as the XML one.
@@ -273,7 +273,9 @@ import Testing
             "KC001", "KC002", "KC003", "KC004", "KC007", "KC009", "KC010", "KC011", "KC012", "KC013", "KC014", "KC015", "KC016",
             "KC017", "KC018", "KC019", "KC020", "KC021",
         ]
-        #expect(Set(LintRule.all.map(\.id)) == tested)
+        #expect(Set(LintRule.all.map(\.id.rawValue)) == tested)
         #expect(LintRule.all.count == 18)
+        // One row per id: the table and the ids cannot drift apart.
+        #expect(LintRule.all.map(\.id) == LintRuleID.allCases)
     }
 }

@@ -23,7 +23,7 @@ struct LintRenderer {
         var out = ""
         for finding in findings {
             let place = [finding.file, finding.location].compactMap { $0?.terminalSafe }.joined(separator: ": ")
-            out += "\(finding.severity.rawValue)[\(finding.rule)] \(place): \(finding.message.terminalSafe)\n"
+            out += "\(finding.severity.rawValue)[\(finding.rule.rawValue)] \(place): \(finding.message.terminalSafe)\n"
             if let fix = finding.fix { out += "  fix: \(fix.terminalSafe)\n" }
         }
         return out + summary + "\n"
@@ -45,7 +45,7 @@ struct LintRenderer {
     var json: JSON.Value {
         let list: [JSON.Value] = findings.map { finding in
             var object: [String: JSON.Value] = [
-                "id": .string(finding.rule), "severity": .string(finding.severity.rawValue), "file": .string(finding.file),
+                "id": .string(finding.rule.rawValue), "severity": .string(finding.severity.rawValue), "file": .string(finding.file),
                 "message": .string(finding.message), "runtime": Self.runtime(finding),
                 "sources": .array(LintRule.rule(finding.rule).sources.map { .string($0) }),
             ]
@@ -80,7 +80,7 @@ struct LintRenderer {
     var sarif: JSON.Value {
         let rules: [JSON.Value] = LintRule.all.map { rule in
             .object([
-                "id": .string(rule.id), "name": .string(rule.title),
+                "id": .string(rule.id.rawValue), "name": .string(rule.title),
                 "shortDescription": .object(["text": .string(rule.title)]),
                 "defaultConfiguration": .object(["level": .string(Self.level(rule.severity))]),
                 "properties": .object(["sources": .array(rule.sources.map { .string($0) })]),
@@ -98,7 +98,8 @@ struct LintRenderer {
             var text = (finding.location.map { $0 + ": " } ?? "") + finding.message
             if let fix = finding.fix { text += " Fix: " + fix }
             return .object([
-                "ruleId": .string(finding.rule), "ruleIndex": .number(Int64(LintRule.all.firstIndex { $0.id == finding.rule } ?? 0)),
+                "ruleId": .string(finding.rule.rawValue),
+                "ruleIndex": .number(Int64(LintRule.all.firstIndex { $0.id == finding.rule } ?? 0)),
                 "level": .string(Self.level(finding.severity)), "message": .object(["text": .string(text)]),
                 "locations": .array([.object(location)]),
             ])

@@ -39,7 +39,7 @@ extension Linter {
             let instead = refusal.index == nil ? nil : Self.allowedInstead(refusal, of: fact, by: profile, allowed: allowed)
             findings.append(
                 LintFinding(
-                    rule: "KC009", severity: .error, file: target.claimsPath, target: target.name, key: refusal.entitlement,
+                    rule: .kc009, severity: .error, file: target.claimsPath, target: target.name, key: refusal.entitlement,
                     index: refusal.index, value: refusal.value,
                     message:
                         "is not allowed by \(profile.name.map { "profile \"\($0)\"" } ?? profile.path) (allows: \(allowed.isEmpty ? "nothing" : allowed.joined(separator: ", "))): \(consequence).",
@@ -53,7 +53,7 @@ extension Linter {
             for value in values where value.containsBytes("$(") {
                 findings.append(
                     LintFinding(
-                        rule: "KC019", severity: .warning, file: profile.path, target: target.name, key: key, value: value,
+                        rule: .kc019, severity: .warning, file: profile.path, target: target.name, key: key, value: value,
                         message:
                             "a provisioning profile holding a build variable was not issued by Apple (real profiles hold TEAMID.* and resolved identifiers): its allowlist cannot be trusted.",
                         fix: "download the profile from the developer account, or decode the one embedded in the signed app."))
@@ -64,14 +64,14 @@ extension Linter {
             if expiration <= now {
                 findings.append(
                     LintFinding(
-                        rule: "KC020", severity: .error, file: profile.path, target: target.name, key: "ExpirationDate", value: date,
+                        rule: .kc020, severity: .error, file: profile.path, target: target.name, key: "ExpirationDate", value: date,
                         message: "the profile expired on \(date): the app will not launch.",
                         fix: "renew the profile and re-sign the app."))
             } else if expiration - now < Self.expiryWarning {
                 let days = (expiration - now) / 86_400_000
                 findings.append(
                     LintFinding(
-                        rule: "KC020", severity: .warning, file: profile.path, target: target.name, key: "ExpirationDate", value: date,
+                        rule: .kc020, severity: .warning, file: profile.path, target: target.name, key: "ExpirationDate", value: date,
                         message:
                             "the profile expires on \(date) (in \(days) day\(days == 1 ? "" : "s")); after that the app will not launch.",
                         fix: "renew the profile before then."))
@@ -80,7 +80,7 @@ extension Linter {
         if let profilePlatform = profile.platform, profilePlatform != fact.platform {
             findings.append(
                 LintFinding(
-                    rule: "KC020", severity: .error, file: profile.path, target: target.name, key: "Platform",
+                    rule: .kc020, severity: .error, file: profile.path, target: target.name, key: "Platform",
                     value: profile.document.platforms.joined(separator: ", "),
                     message:
                         "the profile is for \(profilePlatform.rawValue), the target runs on \(fact.platform.rawValue): it cannot sign this build.",
@@ -89,7 +89,7 @@ extension Linter {
         if fact.platform == .macos, let devices = profile.document.provisionedDevices, devices > 0 {
             findings.append(
                 LintFinding(
-                    rule: "KC020", severity: .warning, file: profile.path, target: target.name, key: "ProvisionedDevices",
+                    rule: .kc020, severity: .warning, file: profile.path, target: target.name, key: "ProvisionedDevices",
                     message:
                         "the macOS profile lists \(devices) provisioned device\(devices == 1 ? "" : "s"): this build runs only on those Macs.",
                     fix: "distribute with a Developer ID or Mac App Store profile, which lists no devices."))

@@ -12,7 +12,7 @@ extension Linter {
             for other in facts where other.appIDPrefix != nil && other.appIDPrefix != prefix {
                 findings.append(
                     LintFinding(
-                        rule: "KC007", severity: .error, file: other.target.claimsPath, target: other.target.name,
+                        rule: .kc007, severity: .error, file: other.target.claimsPath, target: other.target.name,
                         key: AccessGroupList.Key.applicationIdentifier, value: other.appIDPrefix,
                         message:
                             "\(other.target.name) uses App ID prefix \(other.appIDPrefix!) and \(first.target.name) uses \(prefix): they cannot share any team-prefixed group (TN2311).",
@@ -34,7 +34,7 @@ extension Linter {
                     // Once per pair; a target that can write nowhere is KC014's or KC018's to report.
                     findings.append(
                         LintFinding(
-                            rule: "KC003", severity: .error, file: writer.target.claimsPath, target: writer.target.name,
+                            rule: .kc003, severity: .error, file: writer.target.claimsPath, target: writer.target.name,
                             message:
                                 "\(writer.target.name) and \(reader.target.name) have no access group in common: neither can read what the other stores.",
                             fix: sharingFix(writer, reader, landing: landing), edits: sharingEdits(writer, reader, landing: landing),
@@ -56,7 +56,7 @@ extension Linter {
             }
             findings.append(
                 LintFinding(
-                    rule: "KC003", severity: .warning, file: writer.target.claimsPath, target: writer.target.name,
+                    rule: .kc003, severity: .warning, file: writer.target.claimsPath, target: writer.target.name,
                     message:
                         "items \(writer.target.name) adds without kSecAttrAccessGroup go to \"\(landing)\"; \(names) cannot read that group, so \(missed.count == 1 ? "its find returns" : "their finds return") errSecItemNotFound (-25300).",
                     fix: everyone.isEmpty
@@ -73,7 +73,7 @@ extension Linter {
             let shared = facts[0].groups.writable.filter { group in facts.allSatisfy { $0.groups.writable.contains(group) } }
             findings.append(
                 LintFinding(
-                    rule: "KC012", severity: .warning, file: facts[0].target.claimsPath,
+                    rule: .kc012, severity: .warning, file: facts[0].target.claimsPath,
                     message:
                         "default add groups differ: \(landings.map { "\($0.0) → \($0.1 ?? "(none)")" }.joined(separator: ", ")). Items a target adds without a group stay where only it looks first (openradar 20744541).",
                     fix: shared.isEmpty
@@ -162,7 +162,7 @@ extension Linter {
             for (index, value) in listed where !signed.contains(where: { $0.value.sameBytes(as: value) }) {
                 findings.append(
                     LintFinding(
-                        rule: "KC011", severity: .warning, file: sourcePath, target: fact.target.name, key: key, index: index, value: value,
+                        rule: .kc011, severity: .warning, file: sourcePath, target: fact.target.name, key: key, index: index, value: value,
                         message:
                             "is in the source file but not in the signed entitlements (\(fact.target.claimsPath)): the build lacks it.",
                         fix: fact.target.claimsPath.hasSuffix("-Simulated.xcent")
@@ -174,7 +174,7 @@ extension Linter {
             for (index, value) in signed where !listed.contains(where: { $0.value.sameBytes(as: value) }) {
                 findings.append(
                     LintFinding(
-                        rule: "KC011", severity: .warning, file: fact.target.claimsPath, target: fact.target.name, key: key, index: index,
+                        rule: .kc011, severity: .warning, file: fact.target.claimsPath, target: fact.target.name, key: key, index: index,
                         value: value,
                         message:
                             "is signed but not in the source file (\(sourcePath)): another entitlements file or a build setting added it.",
@@ -200,7 +200,7 @@ extension Linter {
         }
         return [
             LintFinding(
-                rule: "KC016", severity: .info, file: fact.target.claimsPath, target: fact.target.name, message: message,
+                rule: .kc016, severity: .info, file: fact.target.claimsPath, target: fact.target.name, message: message,
                 fix: "before the transfer, ship a build signed by \(fact.team ?? "the old team") that runs "
                     + change.plan(for: fact.groups).joined(separator: "; ")
                     + " (SecItemUpdate with kSecAttrAccessGroup), and transfer the app group with the app.",

@@ -39,7 +39,7 @@ package struct Linter {
         findings += codeGroupFindings(team: facts.lazy.compactMap(\.team).first, facts: facts)
         let files = targets.flatMap { [$0.claimsPath, $0.provisioning?.path, $0.sourcePath].compactMap { $0 } } + [Self.codeFile]
         // Most severe first, then by file and rule; within those, in the order the checks found them.
-        func order(_ finding: LintFinding) -> (LintRule.Severity, Int, String) {
+        func order(_ finding: LintFinding) -> (LintRule.Severity, Int, LintRuleID) {
             (finding.severity, files.firstIndex(of: finding.file) ?? files.count, finding.rule)
         }
         return findings.enumerated().sorted { a, b in
@@ -80,7 +80,7 @@ package struct Linter {
             default:
                 findings.append(
                     LintFinding(
-                        rule: "KC018", severity: .error, file: file, target: target.name, key: key,
+                        rule: .kc018, severity: .error, file: file, target: target.name, key: key,
                         message: "is \(Self.kind(value)), not \(isArray ? "an array of strings" : "a string"); securityd ignores it.",
                         fix: "write \(key) as \(isArray ? "an <array> of <string> elements" : "a <string>")."))
                 continue
@@ -90,7 +90,7 @@ package struct Linter {
                 guard case .string(let text) = element else {
                     findings.append(
                         LintFinding(
-                            rule: "KC018", severity: .error, file: file, target: target.name, key: key, index: index,
+                            rule: .kc018, severity: .error, file: file, target: target.name, key: key, index: index,
                             message: "is \(Self.kind(element)); securityd ignores the entire \(key) array because of it.",
                             fix: "make every element of \(key) a <string>, or remove this one.",
                             edits: fact.edit(key: key, index: index, .remove)))
@@ -99,7 +99,7 @@ package struct Linter {
                 if seen.contains(where: { $0.sameBytes(as: text) }) {
                     findings.append(
                         LintFinding(
-                            rule: "KC018", severity: .info, file: file, target: target.name, key: key, index: index, value: text,
+                            rule: .kc018, severity: .info, file: file, target: target.name, key: key, index: index, value: text,
                             message: "repeats an earlier entry; a repeat adds no access.", fix: "remove the repeat.",
                             edits: fact.edit(key: key, index: index, .remove)))
                 }
@@ -115,7 +115,7 @@ package struct Linter {
                         let own = fact.applicationIdentifier.flatMap { GroupPrefix.of($0).valid == nil ? nil : $0 }
                         findings.append(
                             LintFinding(
-                                rule: "KC010", severity: .error, file: file, target: target.name, key: key, index: index, value: text,
+                                rule: .kc010, severity: .error, file: file, target: target.name, key: key, index: index, value: text,
                                 message:
                                     "is a wildcard: wildcards are allowlist syntax in provisioning profiles, not groups an app can hold; securityd rejects \"*\" for third-party code.",
                                 fix: "list each group the target uses, with its Team ID prefix\(own.map { " (its own is \($0))" } ?? "").",
@@ -156,7 +156,7 @@ package struct Linter {
         let resolvable = !target.claimsAreSource && fact.team != nil && !signedValue.containsBytes("$(")
         return [
             LintFinding(
-                rule: "KC002", severity: .error, file: target.claimsPath, target: target.name, key: key, index: index, value: text,
+                rule: .kc002, severity: .error, file: target.claimsPath, target: target.name, key: key, index: index, value: text,
                 message: message, fix: fix, edits: resolvable ? fact.edit(key: key, index: index, .replace(signedValue)) : [],
                 runtime: Self.missingEntitlement)
         ]
@@ -203,7 +203,7 @@ package struct Linter {
     func groupFindings(_ group: String, at place: GroupPlace) -> [LintFinding] {
         let team = place.team
         func finding(
-            _ rule: String, _ message: String, _ fix: String, severity: LintRule.Severity = .error, edits: [LintEdit],
+            _ rule: LintRuleID, _ message: String, _ fix: String, severity: LintRule.Severity = .error, edits: [LintEdit],
             runtime: (status: Int32, name: String)? = Self.missingEntitlement
         ) -> LintFinding {
             LintFinding(
@@ -218,7 +218,7 @@ package struct Linter {
                 if inCode { return [] }
                 return [
                     finding(
-                        "KC001",
+                        .kc001,
                         "is an app group listed in keychain-access-groups: no provisioning profile allows it there (they allow TEAMID.*), so signed builds are rejected (ITMS-90164).",
                         "move it to com.apple.security.application-groups, where it is an access group too.",
                         edits: place.moveToAppGroups(group))
@@ -230,7 +230,7 @@ package struct Linter {
             let written = place.file.hasSuffix(".entitlements") ? "$(AppIdentifierPrefix)\(group)" : signedName
             return [
                 finding(
-                    "KC001",
+                    .kc001,
                     "has no App ID prefix. \(inCode ? "" : "Signed builds are rejected (ITMS-90164) and ")SecItem calls naming it fail with errSecMissingEntitlement (-34018).",
                     inCode
                         ? "pass \"\(signedName)\": access groups carry the Team ID prefix."
@@ -241,14 +241,14 @@ package struct Linter {
             let named = Self.prefixed(String(group.dropFirst()), team: team)
             return [
                 finding(
-                    "KC004", "has an empty App ID prefix (it starts with a dot).", "write \"\(named)\".",
+                    .kc004, "has an empty App ID prefix (it starts with a dot).", "write \"\(named)\".",
                     edits: team == nil ? [] : place.replace(named))
             ]
         case .malformed(let prefix):
             let rest = String(group.dropFirst(prefix.count + 1))
             return [
                 finding(
-                    "KC004",
+                    .kc004,
                     "has the malformed App ID prefix \"\(prefix)\": a prefix is ten upper-case letters or digits.",
                     "use the Team ID (\(team.map { "\"\($0).\(rest)\"" } ?? "the ten characters shown in the developer account")).",
                     edits: team == nil ? [] : place.replace(Self.prefixed(rest, team: team)))
@@ -257,12 +257,12 @@ package struct Linter {
             let rest = group.dropFirst(prefix.count + 1)
             if rest.hasPrefix(prefix + ".") {
                 let once = "\(prefix).\(rest.dropFirst(prefix.count + 1))"
-                return [finding("KC004", "has the App ID prefix twice.", "write \"\(once)\".", edits: place.replace(once))]
+                return [finding(.kc004, "has the App ID prefix twice.", "write \"\(once)\".", edits: place.replace(once))]
             }
             if rest.hasPrefix("group.") {
                 return [
                     finding(
-                        "KC004",
+                        .kc004,
                         "puts a Team ID in front of an app-group name: it is a keychain group of its own, unrelated to the app group \(rest).",
                         inCode
                             ? "pass the app group \"\(rest)\" itself if that is what the targets share."
@@ -273,7 +273,7 @@ package struct Linter {
             if let team, prefix != team, !inCode {
                 return [
                     finding(
-                        "KC007",
+                        .kc007,
                         "has the prefix \(prefix), not this target's \(team): another team's group, which this target's provisioning profile cannot allow.",
                         "use \"\(team).\(rest)\", or check which team signs this target.", severity: .warning,
                         edits: place.replace("\(team).\(rest)"))
@@ -306,7 +306,7 @@ package struct Linter {
                 let resolved = Self.resolvedPrefixes(group, team: team)
                 problems = [
                     LintFinding(
-                        rule: "KC002", severity: .error, file: Self.codeFile, value: group,
+                        rule: .kc002, severity: .error, file: Self.codeFile, value: group,
                         message:
                             "is a build variable in code: only the signing step expands $(…), so securityd receives this literal text and answers errSecMissingEntitlement (-34018).",
                         fix: "pass the resolved group (\(resolved)), or read the prefix from the app's own entitlements at run time.",
@@ -332,7 +332,7 @@ package struct Linter {
                 let claims = facts.map { "\($0.target.name): \($0.groups.groups.joined(separator: ", "))" }.joined(separator: "; ")
                 findings.append(
                     LintFinding(
-                        rule: "KC021", severity: .error, file: Self.codeFile, value: group,
+                        rule: .kc021, severity: .error, file: Self.codeFile, value: group,
                         message:
                             "is a group no target claims (\(claims)): SecItem calls naming it fail with errSecMissingEntitlement (-34018).",
                         fix:
