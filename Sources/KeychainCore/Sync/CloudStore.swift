@@ -274,19 +274,11 @@ package final class CloudStore {
         return bytes
     }
 
-    /// Writes `bytes` to a new file beside `path`, syncs it, and renames it over `path`.
+    /// Writes `bytes` as `path`, whole or not at all (`NewFile`), replacing what is there.
     private static func writeAtomically(_ bytes: [UInt8], to path: String) throws {
-        let temporary = path + stagingSuffix()
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { throw StoreError("cannot write \(path): \(SystemError.text(errno))") }
-        let written = bytes.withUnsafeBytes { FileBytes.writeAll(fd, $0) } && fsync(fd) == 0
-        close(fd)
-        guard written, rename(temporary, path) == 0 else {
-            let reason = SystemError.text(errno)
-            unlink(temporary)
-            throw StoreError("cannot write \(path): \(reason)")
-        }
-        Folders.syncParent(of: path)
+        try NewFile(path, what: "cloud store file") { fd in
+            guard bytes.withUnsafeBytes({ FileBytes.writeAll(fd, $0) }) else { throw NewFile.writeFailure(path) }
+        }.replace()
     }
 }
 
