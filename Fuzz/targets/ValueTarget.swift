@@ -37,7 +37,7 @@ func fuzzValues(_ data: UnsafePointer<UInt8>, _ count: Int) throws(FuzzViolation
         if let stored = AccessControl(stored: text) { try require(stored.text == text) }
     default:
         let words = rest.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
-        var request = ItemRequest(attributes: stride(from: 0, to: words.count - 1, by: 2).map { (words[$0], words[$0 + 1]) })
+        var request = ItemRequest(words: stride(from: 0, to: words.count - 1, by: 2).map { (words[$0], words[$0 + 1]) })
         request.itemClass = words.first
         request.limit = words.last.map { Given(parsing: $0) }
         _ = try? ItemQuery(request, defaultLimit: .one, defaultReturns: [.attributes])

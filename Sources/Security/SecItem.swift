@@ -56,12 +56,11 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
     if let identity = parsed.identity { return IdentityCall.update(query, identity: identity, attributesToUpdate) }
     guard changes.identity == nil else { return SecItemCall.refuse(.param("an identity names items; it is not an attribute to update")) }
     guard changes.request.itemClass == nil else { return SecItemCall.refuse(.param("kSecClass cannot be changed by an update")) }
-    let secret = changes.secret
+    let change = ChangeRequest(
+        attributes: changes.request.attributes, sync: changes.request.sync, secret: changes.secret,
+        accessControl: changes.accessControl?.request)
     return SecItemEngine.shared.perform(ui: parsed.ui) { keychain, caller in
-        _ = try keychain.update(
-            parsed.request, changes: changes.request.attributes, typedChanges: changes.request.typedAttributes,
-            syncChange: changes.request.sync, secret: secret,
-            caller: caller, accessControl: changes.accessControl?.request)
+        _ = try keychain.update(parsed.request, changes: change, caller: caller)
     }
 }
 

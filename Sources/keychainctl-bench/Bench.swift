@@ -58,7 +58,7 @@ enum Bench {
             try keychain.addAll(
                 (start..<end).map { i in
                     (
-                        ItemRequest(attributes: [
+                        ItemRequest(words: [
                             (Schema.service, sharedService ?? "service-\(i)"), (Schema.account, "account-\(i)"),
                             (Schema.label, "label \(i)"),
                         ]),

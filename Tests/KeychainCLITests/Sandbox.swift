@@ -54,7 +54,7 @@ final class Sandbox {
         try opened.addAll(
             (0..<count).map { i in
                 var request = ItemRequest(
-                    attributes: [(Schema.service, "svc-\(i)"), (Schema.account, "acct-\(i)"), (Schema.accessGroup, group)]
+                    words: [(Schema.service, "svc-\(i)"), (Schema.account, "acct-\(i)"), (Schema.accessGroup, group)]
                         + (accessibility.map { [(Schema.protection, $0)] } ?? []))
                 request.accessControl = accessControl.map { AccessControlRequest(flags: $0) }
                 return (request, SecretBytes(copying: Array("secret-\(i)".utf8)))

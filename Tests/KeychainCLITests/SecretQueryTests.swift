@@ -9,13 +9,13 @@ import Testing
         let request = try SecretQuery.parse("service=a\\,b,acct=x\\=y,class=inet,port=443,path=\\\\", name: "T")
         #expect(request.itemClass == "inet")
         #expect(request.attributes.map(\.code) == ["svce", "acct", "port", "path"])
-        #expect(request.attributes.map(\.value) == ["a,b", "x=y", "443", "\\"])
+        #expect(request.attributes.map(\.input) == [.word("a,b"), .word("x=y"), .word("443"), .word("\\")])
         #expect(try SecretQuery.parse("ref=Z2VucA==", name: "T").persistentRef == "Z2VucA==")
-        #expect(try SecretQuery.parse("account=", name: "T").attributes.first?.value == "")
+        #expect(try SecretQuery.parse("account=", name: "T").attributes.first?.input == .word(""))
         // A bare NAME is the item `set NAME` stored; escapes hold there too.
         let bare = try SecretQuery.parse("api-token", name: "T")
-        #expect(bare.attributes.map(\.code) == ["svce"] && bare.attributes.map(\.value) == ["api-token"])
-        #expect(try SecretQuery.parse("a\\,b", name: "T").attributes.first?.value == "a,b")
+        #expect(bare.attributes.map(\.code) == ["svce"] && bare.attributes.map(\.input) == [.word("api-token")])
+        #expect(try SecretQuery.parse("a\\,b", name: "T").attributes.first?.input == .word("a,b"))
     }
 
     @Test(arguments: [

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainFoundation
 import KeychainTestSupport
 import Testing
 
@@ -258,6 +259,19 @@ import Testing
 
     /// Small rooms: no source file over 450 lines, but a generated table (which says so on its
     /// first line).
+    /// A request, and an update's changes, carry their attributes in one list of inputs (a word to
+    /// parse, or a value the library bound): no layer can hold a word and a value for one attribute
+    /// in two lists, and the library never speaks in words it must first write out. A second list
+    /// of attributes by code fails here.
+    @Test func requestsCarryTheirAttributesInOneList() {
+        let lists = { (value: Any) in
+            Mirror(reflecting: value).children.filter { String(describing: type(of: $0.value)).contains("code: String") }.map(\.label)
+        }
+        #expect(lists(ItemRequest()) == ["attributes"])
+        #expect(lists(ChangeRequest()) == ["attributes"])
+        #expect(String(describing: type(of: ItemRequest().attributes)) == "Array<(code: String, input: AttributeInput)>")
+    }
+
     @Test func noSourceFileIsOver450Lines() throws {
         let root = PackagePaths.root + "/Sources"
         var checked = 0

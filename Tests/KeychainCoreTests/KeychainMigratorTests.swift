@@ -104,7 +104,7 @@ import Testing
             #expect(after.unlocking.version >= 3 && after.tableLayout == .current && after.unlocking.deviceRecord != nil)
             let caller = Caller(
                 try Profile.load(path: PackagePaths.fixtures + "/Profiles/app.plist", teamID: nil, platform: nil, allowWildcard: false))
-            var request = ItemRequest(attributes: [("svce", "fixture"), ("acct", "v1")])
+            var request = ItemRequest(words: [("svce", "fixture"), ("acct", "v1")])
             request.returns = .value([.data])
             let found = try keychain.find(request, caller: caller)
             #expect(

@@ -58,7 +58,7 @@ final class TemporaryKeychain {
         -> ItemRequest
     {
         ItemRequest(
-            itemClass: itemClass, attributes: pairs.map { (code: $0.0, value: $0.1) }, limit: limit.map { Given(parsing: $0) },
+            itemClass: itemClass, words: pairs.map { (code: $0.0, value: $0.1) }, limit: limit.map { Given(parsing: $0) },
             returns: returns.isEmpty ? nil : Given(parsing: returns))
     }
 

@@ -78,7 +78,8 @@ struct AddCommand: Subcommand {
         let caller = try context.caller()
         let credential = try context.openingCredential()
         var request = item.request(returns: returns)
-        request.attributes += try DataFieldFiles.read(context.all(Self.dataField), option: "--\(Self.dataField.spec.long)")
+        request.attributes += AttributeInputs(
+            words: try DataFieldFiles.read(context.all(Self.dataField), option: "--\(Self.dataField.spec.long)"))
         let result: Keychain.AddResult
         let keychain: Keychain
         if referenceFiles.isEmpty {

@@ -69,7 +69,7 @@ struct CompletionCommand: Subcommand {
     private func printStored(_ code: String, of attributes: [(code: String, value: String)]) {
         guard let keychain = try? context.keychainIfKeyAtHand(), let caller = try? context.caller() else { return }
         let request = ItemRequest(
-            itemClass: .genericPassword, attributes: attributes, limit: .all, returns: .attributes, sync: .any)
+            itemClass: .genericPassword, words: attributes, limit: .all, returns: .attributes, sync: .any)
         guard let found = try? keychain.find(request, caller: caller, skipDamaged: true) else { return }
         let values = Set(found.items.compactMap { $0.item.attributes[code]?.stringValue }).filter {
             !$0.isEmpty && !$0.containsControlCharacters

@@ -92,7 +92,7 @@ struct ExportCommand: Subcommand {
         var found = 0
         var lastMiss: Error?
         for itemClass in classes {
-            var request = ItemRequest(itemClass: itemClass, attributes: item.attributes)
+            var request = ItemRequest(itemClass: itemClass, words: item.attributes)
             request.limit = .value(.all)
             request.returns = .value(withSecrets ? [.attributes, .persistentRef, .data] : [.attributes, .persistentRef])
             request.allowPrivateKeyExport = context[Self.allowPrivateKeyExport]

@@ -107,7 +107,7 @@ struct ImportCommand: ImportOptions, Subcommand {
     /// The request for a dotenv or environment variable `name`.
     func request(name: String) -> ItemRequest {
         ItemRequest(
-            attributes: [(Schema.service, AttributeValue.literal(service ?? "")), (Schema.account, AttributeValue.literal(name))]
+            words: [(Schema.service, AttributeValue.literal(service ?? "")), (Schema.account, AttributeValue.literal(name))]
                 + givenAttributes)
     }
 
@@ -115,7 +115,7 @@ struct ImportCommand: ImportOptions, Subcommand {
     func inDefaultGroup(_ item: Keychain.ImportItem) -> Keychain.ImportItem {
         guard let group = context[Self.group], item.request.explicitGroup == nil else { return item }
         var grouped = item
-        grouped.request.attributes.append((Schema.accessGroup, group))
+        grouped.request.attributes.append((Schema.accessGroup, .word(group)))
         return grouped
     }
 
@@ -142,7 +142,7 @@ struct ImportCommand: ImportOptions, Subcommand {
         }
         let caller = try context.caller()
         let report = try context.openKeychain().importPKCS12(
-            archive, request: ItemRequest(attributes: givenAttributes), caller: caller, dryRun: context[Self.dryRun])
+            archive, request: ItemRequest(words: givenAttributes), caller: caller, dryRun: context[Self.dryRun])
         StandardStreams.out(PKCS12ReportRenderer.render(report, format: context.resolvedFormat))
     }
 }

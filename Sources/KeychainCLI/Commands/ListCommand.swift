@@ -42,7 +42,7 @@ struct ListCommand: Subcommand {
         let caller = try context.caller()
         let keychain = try context.openKeychain()
         let request = ItemRequest(
-            itemClass: .genericPassword, attributes: context[NamedItem.group].map { [(Schema.accessGroup, $0)] } ?? [], limit: .all,
+            itemClass: .genericPassword, words: context[NamedItem.group].map { [(Schema.accessGroup, $0)] } ?? [], limit: .all,
             returns: .attributes, sync: .any)
         var items: [Item] = []
         do {

@@ -98,10 +98,11 @@ struct SetCommand: Subcommand {
         let labelChange = context[Self.label].map { [(code: Schema.label, value: $0)] } ?? []
         if let item = existing {
             _ = try keychain.update(
-                ItemRequest(persistentRef: item.persistentRef.base64), changes: labelChange, secret: secret, caller: caller)
+                ItemRequest(persistentRef: item.persistentRef.base64),
+                changes: ChangeRequest(attributes: AttributeInputs(words: labelChange), secret: secret), caller: caller)
         } else {
             var request = ItemRequest(
-                itemClass: ItemClass.genericPassword.rawValue, attributes: named.attributes(storing: true) + labelChange)
+                itemClass: ItemClass.genericPassword.rawValue, words: named.attributes(storing: true) + labelChange)
             request.sync = named.syncState
             _ = try keychain.add(request, secret: secret, caller: caller, updateExisting: true)
         }

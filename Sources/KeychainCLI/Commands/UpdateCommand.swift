@@ -64,21 +64,21 @@ struct UpdateCommand: Subcommand {
 
     /// The attribute changes the `--set-…` options give, and `--set-access-control`'s request
     /// (whose protection is `--set-accessible`'s, which is then no attribute change).
-    private func changes() -> (attributes: [(code: String, value: String)], accessControl: AccessControlRequest?) {
+    private func changes() -> ChangeRequest {
         let changes = context.arguments.attributes(from: Self.changeOptions)
         let accessControl = context[Self.setAccessControl].map {
             AccessControlRequest(flags: $0, protection: changes.last { $0.code == Schema.protection }?.value)
         }
-        let attributes =
+        let words =
             changes.filter { accessControl == nil || $0.code != Schema.protection }
             + context.all(Self.setAttr).map { ($0.code, $0.value) }
-        return (attributes, accessControl)
+        return ChangeRequest(attributes: AttributeInputs(words: words), accessControl: accessControl)
     }
 
     func run() throws {
         let scope = ChangeScope(context.arguments, Self.scope)
         let request = scope.request(ItemOptions(context.arguments))
-        let changes = changes()
+        var changes = changes()
         let caller = try context.caller()
         let credential = try context.openingCredential()
         var secret: SecretBytes?
@@ -91,11 +91,11 @@ struct UpdateCommand: Subcommand {
             ).read(prompt: "New secret: ")
         }
         let keychain = try context.openKeychain(with: credential)
-        let dataFields = try DataFieldFiles.read(context.all(Self.setDataField), option: "--\(Self.setDataField.spec.long)")
+        changes.attributes += AttributeInputs(
+            words: try DataFieldFiles.read(context.all(Self.setDataField), option: "--\(Self.setDataField.spec.long)"))
+        changes.secret = secret
         let matched = try scope.perform(request, verb: "update", count: \.count) { dryRun, skipDamaged in
-            try keychain.update(
-                request, changes: changes.attributes + dataFields, secret: secret, caller: caller, dryRun: dryRun,
-                skipDamaged: skipDamaged, accessControl: changes.accessControl)
+            try keychain.update(request, changes: changes, caller: caller, dryRun: dryRun, skipDamaged: skipDamaged)
         }
         if scope.dryRun {
             StandardStreams.out(ItemRenderer.listing(matched.items, format: context.resolvedFormat))

@@ -79,7 +79,7 @@ enum SecretQuery {
                     ?? (key.utf8.count == 4 && key.utf8.allSatisfy { $0 >= 0x21 && $0 < 0x7F } ? key : nil)
                 guard let code else { throw bad("unknown attribute '\(String(key.prefix(30)).terminalSafe)'") }
                 guard !request.attributes.contains(where: { $0.code == code }) else { throw bad("\(code) given twice") }
-                request.attributes.append((code: code, value: value))
+                request.attributes.append((code: code, input: .word(value)))
             }
         }
         return (request, bareName)

@@ -72,7 +72,7 @@ struct ItemOptions {
     /// A request from these options.
     func request(limit: String? = nil, returns: [String] = [], persistentRef: String? = nil) -> ItemRequest {
         var request = ItemRequest(
-            itemClass: itemClass, attributes: attributes, limit: limit.map { Given(parsing: $0) },
+            itemClass: itemClass, words: attributes, limit: limit.map { Given(parsing: $0) },
             returns: returns.isEmpty ? nil : Given(parsing: returns), persistentRef: persistentRef)
         request.accessControl = accessControl
         return request

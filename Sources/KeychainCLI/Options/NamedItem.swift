@@ -45,7 +45,7 @@ struct NamedItem {
     /// The query selecting the item: a generic password of this sync state.
     func query(_ returns: ReturnOptions, limit: MatchLimit, sync: SyncFilter? = nil) -> ItemRequest {
         ItemRequest(
-            itemClass: .genericPassword, attributes: attributes(storing: false), limit: limit, returns: returns,
+            itemClass: .genericPassword, words: attributes(storing: false), limit: limit, returns: returns,
             sync: sync ?? syncState)
     }
 

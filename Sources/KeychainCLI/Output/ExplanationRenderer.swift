@@ -30,7 +30,7 @@ struct ExplanationRenderer {
     }
 
     var text: String {
-        let queryText = request.attributes.map { "\($0.code)=\($0.value.terminalSafe)" }.joined(separator: " ")
+        let queryText = request.attributes.map { "\($0.code)=\($0.input.displayText.terminalSafe)" }.joined(separator: " ")
         var out = "query: \(explanation.operation.rawValue) \(request.itemClass ?? "genp") \(queryText)\n"
         out += "profile: \(profile.path) (\(profile.platform.rawValue))"
         if let teamChange { out += " signed by \(teamChange.change.to)" }
@@ -114,7 +114,7 @@ struct ExplanationRenderer {
             ])
         }
         var query: [String: JSON.Value] = [ItemJSON.classKey: .string(request.itemClass ?? "genp")]
-        for (code, value) in request.attributes { query[code] = .string(value) }
+        for (code, input) in request.attributes { query[code] = .string(input.displayText) }
         let predicted = predictedName
         var predictedObject: [String: JSON.Value] = ["status": .number(Int64(predicted.status)), "name": .string(predicted.name)]
         if let hint = explanation.predicted?.hint { predictedObject["hint"] = .string(hint) }

@@ -73,7 +73,7 @@ struct MatrixRenderer {
     private static func width(_ text: String) -> Int { text.utf8.reduce(0) { $0 + ($1 & 0xC0 == 0x80 ? 0 : 1) } }
 
     var text: String {
-        let queryText = request.attributes.map { "\($0.code)=\($0.value.terminalSafe)" }.joined(separator: " ")
+        let queryText = request.attributes.map { "\($0.code)=\($0.input.displayText.terminalSafe)" }.joined(separator: " ")
         var out = "query: \(request.itemClass ?? "genp") \(queryText)".trimmingTrailingSpace + "\n"
         if let missingKeychain {
             out += "keychain: none at \(missingKeychain.terminalSafe); the targets' entitlements alone (no items, no device state)\n\n"
@@ -192,7 +192,7 @@ struct MatrixRenderer {
             ])
         }
         var query: [String: JSON.Value] = [ItemJSON.classKey: .string(request.itemClass ?? "genp")]
-        for (code, value) in request.attributes { query[code] = .string(value) }
+        for (code, input) in request.attributes { query[code] = .string(input.displayText) }
         return .object([
             "by": .string(byGroup ? "group" : "item"), "profiles": .array(targets), "rows": .array(rows), "defaults": .array(landings),
             "query": .object(query), "device": device.map { .string($0.lock.rawValue) } ?? .null,

@@ -46,9 +46,11 @@ extension Keychain {
         // refusal before the query is parsed still leaves the query to compare the items with.
         var predicted: KeychainError? = nil
         let query: ItemQuery
+        var landingGroup: String?
         do {
-            query = try preflight(
+            let checked = try preflight(
                 operation, request, caller: caller, makingSynchronizable: operation == .add && request.makesSynchronizable)
+            (query, landingGroup) = (checked.query, checked.landingGroup)
         } catch let refusal as KeychainError {
             let parsed: ItemQuery
             do { parsed = try Self.parse(operation, request) } catch let malformed as KeychainError {
@@ -60,6 +62,8 @@ extension Keychain {
             }
             predicted = refusal
             query = parsed
+            // A refused add is still compared in the group it would have landed in.
+            if operation == .add { landingGroup = Self.landingGroup(of: query, caller: caller) }
         }
         // An update checks its persistent reference after its changes, which explain has none of.
         if predicted == nil, operation == .update {
@@ -68,7 +72,7 @@ extension Keychain {
         let groups = caller.groups
         let explicit = query.attributes[Schema.accessGroup]?.stringValue
         // An add is compared by the new item's primary key in the group it would land in.
-        let addGroup = operation == .add ? explicit ?? groups.defaultGroup : nil
+        let addGroup = landingGroup
         var compared = query.attributes.filter { $0.key != Schema.accessGroup && $0.key != Schema.synchronizable }
         if operation == .add {
             compared = compared.filter { query.schema.primaryKey.contains($0.key) }

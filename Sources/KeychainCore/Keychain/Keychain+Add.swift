@@ -40,6 +40,8 @@ extension Keychain {
     /// An add checked and sealed, ready to be written.
     struct PreparedAdd {
         let query: ItemQuery
+        /// The group the item lands in, as the add's checks allowed it.
+        let group: String
         let item: Item
         let sealed: SealedItem
         /// What was sealed: the data and the request's data fields.
@@ -55,8 +57,8 @@ extension Keychain {
     {
         let flags = try request.accessControl?.clientChecks(makingSynchronizable: request.makesSynchronizable, allowNone: false)
         try beginCall("add")
-        let (query, group) = try preflightAdd(
-            request, caller: caller, makingSynchronizable: request.makesSynchronizable, accessControl: flags)
+        let checked = try preflight(.add, request, caller: caller, makingSynchronizable: request.makesSynchronizable, accessControl: flags)
+        let (query, group) = (checked.query, checked.landingGroup!)
 
         let now = Self.now()
         var attributes = query.attributes
@@ -83,7 +85,8 @@ extension Keychain {
             )
         }
         let secret = ItemSecret(data: data, fields: query.dataFields.mapValues { SecretBytes(copying: $0) })
-        return PreparedAdd(query: query, item: item, sealed: try keys.seal(item, secret: secret), secret: secret, warnings: warnings)
+        return PreparedAdd(
+            query: query, group: group, item: item, sealed: try keys.seal(item, secret: secret), secret: secret, warnings: warnings)
     }
 
     /// What an imported item keeps of its origin: its UUID (its persistent reference) and dates.
@@ -97,7 +100,7 @@ extension Keychain {
     /// primary key is replaced; a damaged row holding it is errSecDecode, never overwritten.
     func insert(_ prepared: PreparedAdd, updateExisting: Bool) throws -> AddResult {
         let itemClass = prepared.query.itemClass
-        let group = prepared.sealed.accessGroup
+        let group = prepared.group
         // A live holder of a class the device has locked: Apple's INSERT meets the UNIQUE
         // constraint without decrypting it (-25299); only add -U has to open it (-25308).
         if !updateExisting, !keys.device.allowsEveryClass,

@@ -20,7 +20,7 @@ extension Keychain {
             return try deleteIdentities(request, caller: caller, dryRun: dryRun, skipDamaged: skipDamaged)
         }
         try beginCall("delete")
-        let query = try preflight(.delete, request, caller: caller)
+        let query = try preflight(.delete, request, caller: caller).query
         var filter = filter(for: query, caller: caller, writing: true)
         return try writeOrRehearse(dryRun: dryRun) {
             if query.persistentRef != nil {

@@ -68,7 +68,7 @@ extension Keychain {
             return try findIdentities(request, caller: caller, skipDamaged: skipDamaged, each: each)
         }
         try beginCall("find")
-        let query = try preflight(.find, request, caller: caller)
+        let query = try preflight(.find, request, caller: caller).query
         let filter = filter(for: query, caller: caller, writing: false)
         let wantsData = query.returns.needsSecret
         var count = 0

@@ -199,7 +199,7 @@ extension Keychain {
             others.limit = .value(.one)
             others.sync = .any
             if case .data(let hash)? = match.key.item.attributes[Schema.applicationLabel] {
-                others.attributes.append((Schema.publicKeyHash, "base64:" + Base64.encode(hash)))
+                others.attributes.append((Schema.publicKeyHash, .value(.data(hash))))
             }
             let stillHeld = (try? find(others, caller: caller, skipDamaged: true, checkingExport: false) { _, _ in }) != nil
             guard !stillHeld else { return certificate }
@@ -211,7 +211,7 @@ extension Keychain {
     /// SecItemUpdate on identities (`handleUpdateIdentity`, `SecItem.m:626-686`): the same query and
     /// changes applied to certificates, then to keys. Unlike Apple, in one transaction.
     func updateIdentities(
-        _ request: ItemRequest, changes: [(code: String, value: String)], caller: Caller, dryRun: Bool, skipDamaged: Bool
+        _ request: ItemRequest, changes: ChangeRequest, caller: Caller, dryRun: Bool, skipDamaged: Bool
     ) throws -> ChangeResult {
         guard request.persistentRef == nil else {
             // Apple's update by an identity's reference fails inside securityd (errSecInternal).
@@ -220,7 +220,7 @@ extension Keychain {
                 hint: "an identity's persistent reference cannot be updated (Apple fails it); update its certificate and key by theirs.")
         }
         return try bothHalves(request, operation: "update", dryRun: dryRun) { half, dryRun in
-            try update(half, changes: changes, secret: nil, caller: caller, dryRun: dryRun, skipDamaged: skipDamaged)
+            try update(half, changes: changes, caller: caller, dryRun: dryRun, skipDamaged: skipDamaged)
         }
     }
 

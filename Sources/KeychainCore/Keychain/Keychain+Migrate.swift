@@ -73,7 +73,7 @@ extension Keychain {
     private static func query(for migration: Migration, itemClass: ItemClass, allClasses: Bool) throws -> ItemQuery? {
         var request = migration.request
         request.itemClass = itemClass.rawValue
-        request.attributes.append((code: Schema.accessGroup, value: migration.from))
+        request.attributes.append((code: Schema.accessGroup, input: .word(migration.from)))
         let schema = Schema.of(stored: itemClass)
         let lacksAFilter = request.attributes.contains { schema.attribute($0.code) == nil && Schema.attribute($0.code) != nil }
         if allClasses, lacksAFilter { return nil }

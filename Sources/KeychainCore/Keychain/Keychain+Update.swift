@@ -9,29 +9,26 @@ extension Keychain {
     /// checked and then rolled back. Returns how many items matched (and, for a dry run, the items
     /// as they were).
     ///
-    /// `accessControl` (`--set-access-control`) replaces each item's access control, bound to this
+    /// The changes' access control (`--set-access-control`) replaces each item's, bound to this
     /// device as an add binds it; `none` leaves the protection alone. Its flags and its pairing
     /// with a synchronizable change are checked before anything else (docs/FIDELITY.md). A new
     /// accessibility without one drops the item's access control, as Apple's update does (docs/FIDELITY.md).
     package func update(
-        _ request: ItemRequest, changes changePairs: [(code: String, value: String)],
-        typedChanges: [(code: String, value: AttributeValue)] = [], syncChange: SyncFilter? = nil, secret: SecretBytes?,
-        caller: Caller, dryRun: Bool = false,
-        skipDamaged: Bool = false, accessControl: AccessControlRequest? = nil
+        _ request: ItemRequest, changes change: ChangeRequest, caller: Caller, dryRun: Bool = false, skipDamaged: Bool = false
     ) throws -> ChangeResult {
+        let accessControl = change.accessControl
         if Self.isIdentity(request) {
-            guard secret == nil, accessControl == nil else {
+            guard change.secret == nil, accessControl == nil else {
                 throw KeychainError(
                     .param, hint: "an identity's update changes attributes only: update its certificate or key for anything else.")
             }
-            return try updateIdentities(request, changes: changePairs, caller: caller, dryRun: dryRun, skipDamaged: skipDamaged)
+            return try updateIdentities(request, changes: change, caller: caller, dryRun: dryRun, skipDamaged: skipDamaged)
         }
-        let makingSynchronizable = ItemRequest.makesSynchronizable(changePairs, sync: syncChange)
+        let makingSynchronizable = change.makesSynchronizable
         let flags = try accessControl?.clientChecks(makingSynchronizable: makingSynchronizable, allowNone: true)
         try beginCall("update")
-        let query = try preflight(.update, request, caller: caller, makingSynchronizable: makingSynchronizable)
-        let changes = try ItemChanges(
-            changePairs, typed: typedChanges, sync: syncChange, secret: secret, for: query.schema, accessControl: accessControl != nil)
+        let query = try preflight(.update, request, caller: caller, makingSynchronizable: makingSynchronizable).query
+        let changes = try ItemChanges(change, for: query.schema)
         if accessControl != nil {
             try AccessControlRequest.check(
                 flags, givenAccessibility: changes.attributes[Schema.protection] != nil, itemClass: query.itemClass)

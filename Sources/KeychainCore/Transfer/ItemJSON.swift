@@ -64,8 +64,8 @@ package enum ItemJSON {
             case (_, .null): continue
             case (Schema.synchronizable, .bool(let flag)):
                 request.sync = flag ? .yes : .no
-            case (_, .bool(let flag)): request.attributes.append((code: key, value: flag ? "1" : "0"))
-            case (_, .number(let number)): request.attributes.append((code: key, value: number))
+            case (_, .bool(let flag)): request.attributes.append((code: key, input: .word(flag ? "1" : "0")))
+            case (_, .number(let number)): request.attributes.append((code: key, input: .word(number)))
             case (_, .string(let range)):
                 guard let text = JSONReader.text(range, in: data) else { throw bad(origin, "\(key.terminalSafe) is not UTF-8 text") }
                 // Data attributes are base64 in JSON, as find and export write them; an empty
@@ -73,7 +73,7 @@ package enum ItemJSON {
                 let kind = schema?.attribute(key)?.kind
                 if kind == .fourCharCode, text.isEmpty { continue }
                 let isData = kind == .data
-                request.attributes.append((code: key, value: isData ? "base64:" + text : text))
+                request.attributes.append((code: key, input: .word(isData ? "base64:" + text : text)))
             default: throw bad(origin, "\(key.terminalSafe) has a value of the wrong type")
             }
         }
@@ -83,11 +83,11 @@ package enum ItemJSON {
         // An access control that is its protection alone (what every item without one stores) is
         // the accessibility already given; a real one (biometry, passcode) is not imported.
         if let accessControl {
-            let protection = request.attributes.last { $0.code == Schema.protection }?.value
+            let protection = request.attributes.last(Schema.protection)?.text
             guard accessControl == protection || protection == nil && Accessibility(rawValue: accessControl) != nil else {
                 throw bad(origin, "is protected by an access control (\(accessControl.terminalSafe)), which import does not carry over")
             }
-            if protection == nil { request.attributes.append((code: Schema.protection, value: accessControl)) }
+            if protection == nil { request.attributes.append((code: Schema.protection, input: .word(accessControl))) }
         }
         var item = Keychain.ImportItem(request: request, secret: secret, origin: origin)
         item.uuid = uuid

@@ -96,7 +96,7 @@ extension Keychain {
             if let uuid = item.uuid, uuid.count == 16, try !uuidTaken(uuid) { kept.uuid = uuid }
             let prepared = try prepareAdd(item.request, secret: item.secret, caller: caller, preserving: kept)
             let itemClass = prepared.query.itemClass
-            let group = prepared.sealed.accessGroup
+            let group = prepared.group
             guard let existing = try clearTombstone(for: prepared.sealed, itemClass, inGroup: group) else {
                 try noteAccessControl(of: prepared.sealed)
                 guard try store.insert(itemClass, prepared.sealed) == .written else { throw duplicate(prepared.item) }

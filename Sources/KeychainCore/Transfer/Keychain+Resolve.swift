@@ -91,7 +91,7 @@ extension Keychain {
         var lastMiss: KeychainError?
         for group in groups {
             var scoped = request
-            scoped.attributes.append((code: Schema.accessGroup, value: group))
+            scoped.attributes.append((code: Schema.accessGroup, input: .word(group)))
             do { found += try findAll(scoped, caller: caller, name: reference.name) } catch let error as KeychainError
                 where error.status == .itemNotFound
             {

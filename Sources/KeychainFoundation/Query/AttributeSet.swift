@@ -8,17 +8,17 @@ package struct AttributeSet: Sendable {
     /// `sync` as given (`yes`, `no`, `any`), or `nil` when not mentioned.
     package private(set) var sync: SyncFilter?
 
-    /// Parses `pairs` (text, as the command line gives it) and takes `typed` (values the `Security`
-    /// library binds from Apple's types, never parsed) and `typedSync` (its kSecAttrSynchronizable)
-    /// for `schema`. `allowSyncAny` is false for changes (an item is synchronizable or not). `tomb`
-    /// belongs to the keychain and is refused.
-    package init(
-        parsing pairs: [(code: String, value: String)], typed: [(code: String, value: AttributeValue)] = [],
-        sync typedSync: SyncFilter? = nil, for schema: ClassSchema, allowSyncAny: Bool
-    ) throws(KeychainError) {
-        // In the order given: the words, the library's typed sync (which it used to give among
-        // them), then its typed values; the first refusal wins.
-        for (code, text) in pairs {
+    /// Parses the words among `inputs` and takes their values (the `Security` library's, bound
+    /// from Apple's types, never parsed) and `typedSync` (its kSecAttrSynchronizable) for `schema`.
+    /// `allowSyncAny` is false for changes (an item is synchronizable or not). `tomb` belongs to
+    /// the keychain and is refused.
+    package init(_ inputs: AttributeInputs, sync typedSync: SyncFilter? = nil, for schema: ClassSchema, allowSyncAny: Bool)
+        throws(KeychainError)
+    {
+        // The words in the order given, the library's typed sync (which it used to give among
+        // them), then its values in the order given: the first refusal wins, as Apple's order has it.
+        for (code, input) in inputs {
+            guard case .word(let text) = input else { continue }
             let attribute = try Self.check(code, for: schema)
             if code == Schema.synchronizable {
                 try take(sync: SyncFilter(parsing: text), written: text, allowSyncAny: allowSyncAny)
@@ -30,7 +30,8 @@ package struct AttributeSet: Sendable {
             _ = try Self.check(Schema.synchronizable, for: schema)
             try take(sync: typedSync, written: typedSync.word, allowSyncAny: allowSyncAny)
         }
-        for (code, value) in typed {
+        for (code, input) in inputs {
+            guard case .value(let value) = input else { continue }
             _ = try Self.check(code, for: schema)
             guard code != Schema.synchronizable else { throw KeychainError(.param, hint: "sync is given as a sync filter.") }
             try set(code, value)

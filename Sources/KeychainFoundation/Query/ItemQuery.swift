@@ -48,8 +48,7 @@ package struct ItemQuery: Sendable {
             throw KeychainError(
                 .param, hint: "identity items are a join of a certificate and a key; this operation does not take --class idnt.")
         }
-        let parsed = try AttributeSet(
-            parsing: request.attributes, typed: request.typedAttributes, sync: request.sync, for: schema, allowSyncAny: true)
+        let parsed = try AttributeSet(request.attributes, sync: request.sync, for: schema, allowSyncAny: true)
         let limit: MatchLimit
         switch request.limit {
         case .value(let given)?: limit = given

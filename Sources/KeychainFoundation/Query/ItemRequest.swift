@@ -1,19 +1,16 @@
 /// A request as the caller made it, before any validation: the limit and returns typed where they
 /// were given, or the word that is not one (`Given`); the sync typed where the library or the
-/// engine gives it; the attributes as the command line's words, which only the class (known
-/// later) can parse, or as values the library binds from Apple's types.
+/// engine gives it; the attributes in one list of inputs (`AttributeInput`): the command line's
+/// words, which only the class (known later) can parse, or values the library binds from Apple's
+/// types.
 ///
 /// Validation happens inside each operation, at the point Apple's `SecItemServer.c` checks it, so
 /// that the status precedence (docs/FIDELITY.md) comes out right.
 package struct ItemRequest: Sendable {
     /// `--class`, or `nil` for the default (`genp`).
     package var itemClass: String?
-    /// Attributes by code, in the order given (`-s api` is `("svce", "api")`).
-    package var attributes: [(code: String, value: String)] = []
-    /// Attributes given as typed values (the `Security` library binds them from Apple's types, as
-    /// `SecDbItem.c` copies them): checked as `attributes` are, never parsed. `agrp` and `pdmn` are
-    /// given in `attributes`, where the checks before the parse read them.
-    package var typedAttributes: [(code: String, value: AttributeValue)] = []
+    /// Attributes by code, in the order given (`-s api` is `("svce", .word("api"))`).
+    package var attributes: AttributeInputs = []
     /// `--limit` or kSecMatchLimit; `nil`: the operation's default.
     package var limit: Given<MatchLimit>?
     /// `--return` or the kSecReturn keys; `nil`: the operation's default.
@@ -37,12 +34,13 @@ package struct ItemRequest: Sendable {
     /// own), given way to by the caller's attributes as `SecItemAdd` gives way (docs/FIDELITY.md).
     package var derived: [String: AttributeValue] = [:]
 
+    /// A request of words, as the command line gives them.
     package init(
-        itemClass: String? = nil, attributes: [(code: String, value: String)] = [], limit: Given<MatchLimit>? = nil,
+        itemClass: String? = nil, words: [(code: String, value: String)] = [], limit: Given<MatchLimit>? = nil,
         returns: Given<ReturnOptions>? = nil, persistentRef: String? = nil
     ) {
         self.itemClass = itemClass
-        self.attributes = attributes
+        self.attributes = AttributeInputs(words: words)
         self.limit = limit
         self.returns = returns
         self.persistentRef = persistentRef
@@ -50,26 +48,26 @@ package struct ItemRequest: Sendable {
 
     /// A request of the engine's own, or of a command's for its own ends, in typed values.
     package init(
-        itemClass: ItemClass, attributes: [(code: String, value: String)] = [], limit: MatchLimit, returns: ReturnOptions,
+        itemClass: ItemClass, words: [(code: String, value: String)] = [], limit: MatchLimit, returns: ReturnOptions,
         sync: SyncFilter? = nil
     ) {
         self.itemClass = itemClass.rawValue
-        self.attributes = attributes
+        self.attributes = AttributeInputs(words: words)
         self.limit = .value(limit)
         self.returns = .value(returns)
         self.sync = sync
     }
 
     /// The explicit access group (`agrp`), checked against entitlements before anything else is parsed.
-    package var explicitGroup: String? { attributes.last { $0.code == Schema.accessGroup }?.value }
+    package var explicitGroup: String? { attributes.last(Schema.accessGroup)?.text }
 
     /// Whether this request, as an add, makes its item synchronizable (the client-side checks read
     /// it before the query is parsed).
     package var makesSynchronizable: Bool { Self.makesSynchronizable(attributes, sync: sync) }
 
-    /// Whether `words` or `sync` written make an item synchronizable: a `sync` word `yes`, or yes typed.
-    package static func makesSynchronizable(_ words: [(code: String, value: String)], sync: SyncFilter?) -> Bool {
-        sync == .yes || words.contains { $0.code == Schema.synchronizable && SyncFilter(parsing: $0.value) == .yes }
+    /// Whether `inputs` or `sync` make an item synchronizable: a `sync` word `yes`, or yes typed.
+    package static func makesSynchronizable(_ inputs: AttributeInputs, sync: SyncFilter?) -> Bool {
+        sync == .yes || inputs.contains { $0.code == Schema.synchronizable && $0.input.text.flatMap(SyncFilter.init(parsing:)) == .yes }
     }
 }
 

@@ -54,9 +54,9 @@ extension SecItemDictionary {
     /// caller gave wins, its own kSecValueData included. A query matches on the attributes alone:
     /// securityd reads a query's data for nothing, so a private key's bytes are not copied for one.
     mutating func adopt(_ reference: Reference, forQuery: Bool) {
-        let given = Set(request.typedAttributes.map(\.code))
+        let given = Set(request.attributes.map(\.code))
         for (code, value) in reference.attributes(forQuery: forQuery).sorted(by: { $0.key < $1.key }) where !given.contains(code) {
-            request.typedAttributes.append((code: code, value: value))
+            request.attributes.append((code: code, input: .value(value)))
         }
         if request.itemClass == nil { request.itemClass = reference.itemClass.rawValue }
         if data == nil, !forQuery { data = reference.data }
@@ -66,9 +66,9 @@ extension SecItemDictionary {
     /// (`infer_cert_label`, `SecItem.m`): its subject summary.
     mutating func inferLabel() {
         guard case .certificate(let certificate)? = reference, let summary = certificate.certificate.summary,
-            !request.typedAttributes.contains(where: { $0.code == Schema.label })
+            !request.attributes.contains(where: { $0.code == Schema.label })
         else { return }
-        request.typedAttributes.append((code: Schema.label, value: .string(summary)))
+        request.attributes.append((code: Schema.label, input: .value(.string(summary))))
     }
 
     /// kSecReturnRef: the engine opens a certificate's or key's data, from which its object is

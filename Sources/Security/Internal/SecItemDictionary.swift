@@ -94,7 +94,7 @@ struct SecItemDictionary {
                 }
             case Schema.accessGroup, Schema.protection:
                 guard let text = Self.string(value) else { throw .param("\(key) takes a string") }
-                request.attributes.append((code: key, value: text))
+                request.attributes.append((code: key, input: .word(text)))
             case SecItemKey.authenticationUI:
                 switch Self.string(value) {
                 case SecItemKey.authenticationUIAllow: ui = .allow
@@ -128,7 +128,7 @@ struct SecItemDictionary {
         }
         let classSchema = request.itemClass.flatMap(ItemClass.init(parsing:)).flatMap { $0 == .identity ? Schema.of(.key) : Schema.of($0) }
         for (code, value) in attributes {
-            request.typedAttributes.append((code: code, value: try Self.bind(value, for: code, in: classSchema)))
+            request.attributes.append((code: code, input: .value(try Self.bind(value, for: code, in: classSchema))))
         }
         if let reference { adopt(reference, forQuery: forQuery) }
         if asksForReturns { request.returns = .value(returns) }
