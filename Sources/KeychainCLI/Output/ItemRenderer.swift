@@ -139,7 +139,7 @@ enum ItemRenderer {
         if returns.contains(.persistentRef) {
             lines.append("\(ItemJSON.persistentRefKey) (persistent reference): \(entry.item.persistentRef.base64)")
         }
-        var out = Output(lines.map { $0 + "\n" }.joined())
+        var out = Output(lines.map { $0 + "\n" }.joinedText())
         if returns.contains(.data) {
             var parts = entry.secret.map { [(ItemJSON.dataKey, "data", $0)] } ?? []
             for field in Schema.of(entry.item.itemClass)?.dataFields ?? [] {

@@ -22,11 +22,12 @@ package enum SettingVariable: String, CaseIterable, Sendable {
     package var value: String? { Environment.value(rawValue) }
 
     /// The variable's word when `isKnown` takes it; `nil` when unset. A word it does not take is
-    /// unusable configuration (exit 78) naming it and what `allowed` lists. (Not generic over the
+    /// unusable configuration (exit 78) naming it and what `allowed` lists, built only then (joining
+    /// a list of names, a generic call, cost a find 110,000 instructions). (Not generic over the
     /// parsed type: other modules call it, and could not specialise a generic, at every start-up.)
-    package func word(allowed: String, _ isKnown: (String) -> Bool) throws(ConfigurationError) -> String? {
+    package func word(allowed: @autoclosure () -> String, _ isKnown: (String) -> Bool) throws(ConfigurationError) -> String? {
         guard let text = value else { return nil }
-        guard isKnown(text) else { throw ConfigurationError("\(rawValue) is '\(text.terminalSafe)'; use \(allowed).") }
+        guard isKnown(text) else { throw ConfigurationError("\(rawValue) is '\(text.terminalSafe)'; use \(allowed()).") }
         return text
     }
 }

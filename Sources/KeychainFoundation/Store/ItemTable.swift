@@ -103,15 +103,15 @@ package struct ItemTable: Sendable {
             return "SELECT count(*) FROM \(table) WHERE \(clause)"
         case .holder:
             let terms = schema.primaryKey.map { "\(schema.attribute($0)!.column) IS ?" }
-            return "SELECT \(selectList(withSecret: true)) FROM \(table) WHERE \(terms.joined(separator: " AND ")) LIMIT 1"
+            return "SELECT \(selectList(withSecret: true)) FROM \(table) WHERE \(terms.joinedText(" AND ")) LIMIT 1"
         case .row:
             return "SELECT \(selectList(withSecret: true)) FROM \(table) WHERE rowid = ?"
         case .insert:
             let columns = writtenColumns
-            return "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES ("
-                + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
+            return "INSERT INTO \(table) (\(columns.joinedText(", "))) VALUES ("
+                + Array(repeating: "?", count: columns.count).joinedText(", ") + ")"
         case .update:
-            return "UPDATE \(table) SET \(writtenColumns.map { "\($0) = ?" }.joined(separator: ", ")) WHERE rowid = ?"
+            return "UPDATE \(table) SET \(writtenColumns.map { "\($0) = ?" }.joinedText(", ")) WHERE rowid = ?"
         case .delete:
             return "DELETE FROM \(table) WHERE rowid = ?"
         }
@@ -121,7 +121,7 @@ package struct ItemTable: Sendable {
     /// secret columns are read: an attribute query never reads a secret.
     private func selectList(withSecret: Bool) -> String {
         let secret = withSecret ? "item_key, secret" : "typeof(item_key), typeof(secret)"
-        return (["rowid", "uuid"] + plaintextColumns + ["metadata", secret] + digestColumns).joined(separator: ", ")
+        return (["rowid", "uuid"] + plaintextColumns + ["metadata", secret] + digestColumns).joinedText(", ")
     }
 
     /// Columns written by INSERT and UPDATE, in binding order.
