@@ -132,6 +132,7 @@ package enum KeychainSchema {
         throws(StoreError) -> [String: [UInt8]]
     {
         var pairs: [String: [UInt8]] = [:]
+        pairs.reserveCapacity(16)  // a keychain's meta rows: no rehashing as they are read
         let statement = try connection.prepare(sql)
         while try statement.step() {
             guard statement.type(0) == .text, statement.type(1) == .blob else {
