@@ -1,4 +1,5 @@
 import Glibc
+import KeychainFoundation
 
 /// Runs a command as a child process and measures it: wall time, peak memory (ru_maxrss) and page
 /// faults.
@@ -102,6 +103,17 @@ enum ProcessRunner {
             return nil
         }
         return Int(line.split(separator: ":").last!.filter(\.isNumber))
+    }
+
+    /// The first line `program argument` prints (run by the shell), or `nil`.
+    static func firstLine(_ program: String, _ argument: String) -> String? {
+        let quoted = "'" + program.replacingBytes("'", with: "'\\''") + "' " + argument
+        guard let pipe = popen(quoted, "r") else { return nil }
+        defer { pclose(pipe) }
+        var buffer = [CChar](repeating: 0, count: 512)
+        guard fgets(&buffer, Int32(buffer.count), pipe) != nil else { return nil }
+        let line = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return line.hasSuffix("\n") ? String(line.dropLast()) : line
     }
 }
 

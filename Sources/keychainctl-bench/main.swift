@@ -136,6 +136,10 @@ let counted = Bench.Instructions(
         [sqlite3, floorPath, "INSERT INTO t VALUES ('counted', randomblob(64))"], environment: [], scratch: smallFolder))
 let migrationRuns = 5
 let migration = try Bench.migration(binary: binary, workdir: workdir, runs: migrationRuns, profilePath: profilePath)
+// Every figure below is of the binary measured: its --version names its commit (-dirty for a tree
+// with changes).
+print("Figures of \(ProcessRunner.firstLine(binary, "--version") ?? binary).")
+print("")
 Bench.printTable(
     results: results, pairedFloors: pairedFloors, sizes: sizes, peakFindKilobytes: peakFindKilobytes, pageFaults: pageFaults, runs: runs,
     migration: migration,
