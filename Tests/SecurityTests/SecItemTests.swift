@@ -52,6 +52,15 @@ func readPassword(_ account: String, extra: [String: Any] = [:]) -> (OSStatus, S
         #expect(password == "s3cret")
     }
 
+    /// SecDbItem.c: kSecAttrAccessible takes Apple's constants alone: the command line's long
+    /// names ("when-unlocked", which the library's value used to be parsed as) are errSecParam,
+    /// and nothing is stored.
+    @Test func theProtectionIsAValueAsAppleBindsIt() throws {
+        #expect(addPassword("bad", "s", extra: [kSecAttrAccessible as String: "when-unlocked"]) == errSecParam)
+        #expect(readPassword("bad").0 == errSecItemNotFound)
+        #expect(addPassword("good", "s", extra: [kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlock]) == errSecSuccess)
+    }
+
     /// SecItemServer.c `_SecItemAdd`: the same primary key twice is errSecDuplicateItem, and the
     /// documented answer is SecItemUpdate (Apple's "Updating and deleting keychain items").
     @Test func aSecondAddIsADuplicateAndAnUpdateReplacesTheData() throws {

@@ -1,7 +1,7 @@
-/// One attribute's value as a caller gave it: a word (the command line's, or a string the library
-/// was given for `agrp` or `pdmn`, which the checks before the parse read), which only the class,
+/// One attribute's value as a caller gave it: a word (the command line's), which only the class,
 /// known later, can parse; or a value the `Security` library bound from Apple's types, as
-/// `SecDbItem.c` copies it, never parsed.
+/// `SecDbItem.c` copies it, never parsed (the access group and the protection included: the checks
+/// made before the parse read a string value as they read a word).
 package enum AttributeInput: Sendable, Equatable {
     case word(String)
     case value(AttributeValue)

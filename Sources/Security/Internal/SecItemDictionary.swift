@@ -93,8 +93,11 @@ struct SecItemDictionary {
                     throw .param("kSecAttrSynchronizable takes a boolean or kSecAttrSynchronizableAny")
                 }
             case Schema.accessGroup, Schema.protection:
+                // Values, as every attribute the library binds: the group taken as written (a
+                // group spelled "base64:…" is that string), the protection checked by the engine
+                // where a word's is.
                 guard let text = Self.string(value) else { throw .param("\(key) takes a string") }
-                request.attributes.append((code: key, input: .word(text)))
+                request.attributes.append((code: key, input: .value(.string(text))))
             case SecItemKey.authenticationUI:
                 switch Self.string(value) {
                 case SecItemKey.authenticationUIAllow: ui = .allow
