@@ -58,6 +58,7 @@ extension Keychain {
         let flags = try request.accessControl?.clientChecks(makingSynchronizable: request.makesSynchronizable, allowNone: false)
         try beginCall("add")
         let checked = try preflight(.add, request, caller: caller, makingSynchronizable: request.makesSynchronizable, accessControl: flags)
+        // preflight(.add, …) names the group it allowed, or throws: never nil here.
         let (query, group) = (checked.query, checked.landingGroup!)
 
         let now = Self.now()
