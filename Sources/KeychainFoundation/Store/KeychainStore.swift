@@ -88,8 +88,10 @@ package final class KeychainStore {
             keychainID = id
             passphrase = try meta["kdf"].map { record throws(StoreError) in try PassphraseKDF(record: record) }
         }
+        // Exactly the entries the version names, and from version 5 on the sync state's, if any.
         let expected = KeychainSchema.metaNames(version: version, passphrase: passphrase != nil)
-        guard Set(meta.keys).subtracting(version >= 5 ? ["sync_state"] : []) == expected else {
+        let syncState = version >= 5 && meta["sync_state"] != nil ? 1 : 0
+        guard meta.count == expected.count + syncState, expected.allSatisfy({ meta[$0] != nil }) else {
             throw notKeychain("unexpected keychain_meta entries")
         }
         let wrapped = try KeychainSchema.readClassKeys(connection)
