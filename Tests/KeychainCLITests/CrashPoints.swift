@@ -4,7 +4,7 @@ import Testing
 /// What a command did to the disk, in order: the writes, syncs, renames and unlinks `inject-fault
 /// watch=` saw, across its threads and children, each with the file it acted on.
 struct DiskTrace: CustomStringConvertible {
-    struct Event: CustomStringConvertible {
+    struct Event: Equatable, CustomStringConvertible {
         /// 1-based: what `inject-fault kill=` takes.
         let index: Int
         let call: String
@@ -27,10 +27,12 @@ struct DiskTrace: CustomStringConvertible {
         events = text.split(separator: "\n").compactMap { line in
             let fields = line.split(separator: "\t", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
             guard fields.count == 3, let index = Int(fields[0]) else { return nil }
-            // A file with no name yet (O_TMPFILE) shows as "/#INODE (deleted)": the inode differs run to run.
-            // and a pipe as "pipe:[INODE]".
+            // What differs run to run is named alike: a file with no name yet (O_TMPFILE, shown as
+            // "/#INODE (deleted)"), a pipe ("pipe:[INODE]"), a cloud store's staging file (its
+            // random suffix, "UUID.new-" and 16 hex digits).
             let target = fields[2].replacingOccurrences(of: #"/#[0-9]+ \(deleted\)$"#, with: "/(unnamed)", options: .regularExpression)
                 .replacingOccurrences(of: #"^pipe:\[[0-9]+\]$"#, with: "pipe:", options: .regularExpression)
+                .replacingOccurrences(of: #"\.new-[0-9a-f]{16}"#, with: ".new-…", options: .regularExpression)
             return Event(index: index, call: fields[1], target: target)
         }
         self.keychain = keychain
@@ -85,6 +87,16 @@ extension Sandbox {
             settings + [Self.binary] + arguments + (profile.map { ["--profile", "\(Self.profiles)/\($0)"] } ?? []), profile: nil,
             stdin: stdin, environment: environment, timeout: 120, executable: Self.injectFault)
         return (run, DiskTrace(file: traceFile, keychain: keychain))
+    }
+
+    /// Runs `keychainctl arguments` killed at `event` of a trace of the same command: it must die of
+    /// SIGKILL, and at that very call (the same steps before it), not at a neighbour.
+    @discardableResult
+    func runKilled(_ arguments: [String], at event: DiskTrace.Event, stdin: Data? = nil, environment: [String: String] = [:]) -> Run {
+        let (killed, seen) = watched(arguments, killAt: event.index, profile: nil, stdin: stdin, environment: environment)
+        #expect(killed.signal == SIGKILL, "killed at \(event): \(killed.status) \(killed.stderr)")
+        #expect(seen.events.last == event, "killed at \(seen.events.last.map(\.description) ?? "no call"), not \(event)")
+        return killed
     }
 
     /// A copy of this sandbox's folder (keychain, key files, inputs) put back before each kill.
@@ -145,13 +157,7 @@ struct CrashCheck {
         for moment in trace.moments {
             try sandbox.restore(before)
             let event = trace.events[moment - 1]
-            let (killed, seen) = sandbox.watched(arguments, killAt: moment, profile: nil, stdin: stdin, environment: environment)
-            #expect(killed.signal == SIGKILL, "killed at \(event): \(killed.status) \(killed.stderr)")
-            // The same steps up to the kill: the moment is the one chosen, not a neighbour.
-            let last = seen.events.last
-            #expect(
-                last?.index == moment && last?.call == event.call && last?.target == event.target,
-                "killed at \(String(describing: last)), not \(event)")
+            sandbox.runKilled(arguments, at: event, stdin: stdin, environment: environment)
             #expect(verify(sandbox) == 0, "verify after a kill at \(event)")
             let want = expected(moment, trace, old, new)
             #expect(state() == want, "killed at \(event) (commit #\(trace.commit))")

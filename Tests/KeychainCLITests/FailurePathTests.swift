@@ -72,10 +72,9 @@ import Testing
         }
         for moment in Set(steps + steps.map { $0 + 1 }).sorted() where moment <= trace.events.count {
             try empty()
-            let (killed, _) = sandbox.watched(["backup", destination], killAt: moment, profile: nil)
-            #expect(killed.signal == SIGKILL, "\(killed.status) \(killed.stderr)")
-            let left = try FileManager.default.contentsOfDirectory(atPath: folder)
             let event = trace.events[moment - 1]
+            sandbox.runKilled(["backup", destination], at: event)
+            let left = try FileManager.default.contentsOfDirectory(atPath: folder)
             if moment <= named.index {
                 #expect(left.isEmpty, "killed at \(event): \(left)")
             } else {
@@ -128,8 +127,7 @@ import Testing
             try? FileManager.default.removeItem(atPath: sandbox.folder + "/data")
             unlink(sandbox.keyFile)
             let event = trace.events[moment - 1]
-            let (killed, _) = sandbox.watched(arguments, killAt: moment, profile: nil)
-            #expect(killed.signal == SIGKILL, "\(killed.status) \(killed.stderr)")
+            sandbox.runKilled(arguments, at: event)
             let hasKey = FileManager.default.fileExists(atPath: sandbox.keyFile)
             let hasKeychain = FileManager.default.fileExists(atPath: sandbox.keychain)
             #expect(hasKey == (moment > keyNamed.index) && hasKeychain == (moment > keychainNamed.index), "killed at \(event)")

@@ -110,8 +110,7 @@ import Testing
         for moment in trace.moments {
             for (sandbox, copy) in snapshots { try sandbox.restore(copy) }
             let event = trace.events[moment - 1]
-            let (killed, _) = account.devices[0].watched(arguments, killAt: moment, profile: nil, environment: environment)
-            #expect(killed.signal == SIGKILL, "\(killed.status) \(killed.stderr)")
+            account.devices[0].runKilled(arguments, at: event, environment: environment)
             #expect(account.devices[0].run(["verify"], profile: nil).status == 0, "killed at \(event)")
             #expect(account.sync(0).status == 0, "the sync after a kill at \(event)")
             #expect(account.records.count == 300, "killed at \(event)")
