@@ -1,3 +1,5 @@
+import TextEscaping
+
 /// Accessibility classes (`kSecAttrAccessible`, attribute `pdmn`).
 package enum Accessibility: String, Sendable, CaseIterable {
     case whenUnlocked = "ak"
@@ -47,5 +49,10 @@ package enum Accessibility: String, Sendable, CaseIterable {
     /// Every accepted spelling, for error hints.
     package static var allNames: String {
         allCases.map { "\($0.longName) (\($0.rawValue))" }.joined(separator: ", ")
+    }
+
+    /// errSecParam for `text` given as a protection that is none (printed escaped).
+    package static func notAClass(_ text: String) -> KeychainError {
+        KeychainError(.param, hint: "'\(text.terminalSafe)' is not an accessibility class; use one of \(allNames).")
     }
 }

@@ -31,11 +31,7 @@ extension AttributeValue {
         switch attribute.kind {
         case .string:
             if attribute.code == Schema.protection {
-                guard let accessibility = Accessibility(parsing: text) else {
-                    throw KeychainError(
-                        .param,
-                        hint: "'\(text.terminalSafe)' is not an accessibility class; use one of \(Accessibility.allNames).")
-                }
+                guard let accessibility = Accessibility(parsing: text) else { throw Accessibility.notAClass(text) }
                 return .string(accessibility.rawValue)
             }
             return .string(text)

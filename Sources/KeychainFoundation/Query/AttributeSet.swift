@@ -33,12 +33,10 @@ package struct AttributeSet: Sendable {
         for (code, input) in inputs {
             guard case .value(let value) = input else { continue }
             _ = try Self.check(code, for: schema)
+            // Apple's constants (kSecAttrAccessibleWhenUnlocked is "ak"), nothing else.
             if code == Schema.protection {
-                // Apple's constants (kSecAttrAccessibleWhenUnlocked is "ak"), nothing else.
                 guard case .string(let text) = value, Accessibility(rawValue: text) != nil else {
-                    throw KeychainError(
-                        .param,
-                        hint: "'\(value.displayText.terminalSafe)' is not an accessibility class; use one of \(Accessibility.allNames).")
+                    throw Accessibility.notAClass(value.displayText)
                 }
             }
             guard code != Schema.synchronizable else { throw KeychainError(.param, hint: "sync is given as a sync filter.") }
