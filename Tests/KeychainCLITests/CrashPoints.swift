@@ -29,10 +29,12 @@ struct DiskTrace: CustomStringConvertible {
             guard fields.count == 3, let index = Int(fields[0]) else { return nil }
             // What differs run to run is named alike: a file with no name yet (O_TMPFILE, shown as
             // "/#INODE (deleted)"), a pipe ("pipe:[INODE]"), a cloud store's staging file (its
-            // random suffix, "UUID.new-" and 16 hex digits).
+            // random suffix, "UUID.new-" and 16 hex digits), a file being replaced whole (NewFile's
+            // "PATH.creating-PID-RANDOM").
             let target = fields[2].replacingOccurrences(of: #"/#[0-9]+ \(deleted\)$"#, with: "/(unnamed)", options: .regularExpression)
                 .replacingOccurrences(of: #"^pipe:\[[0-9]+\]$"#, with: "pipe:", options: .regularExpression)
                 .replacingOccurrences(of: #"\.new-[0-9a-f]{16}"#, with: ".new-…", options: .regularExpression)
+                .replacingOccurrences(of: #"\.creating-[0-9]+-[^/ ]+"#, with: ".creating-…", options: .regularExpression)
             return Event(index: index, call: fields[1], target: target)
         }
         self.keychain = keychain
@@ -134,6 +136,8 @@ struct CrashCheck {
     var verify: (Sandbox) -> Int32 = { $0.run(["verify"], profile: nil).status }
     /// More checks after each kill's state was read (such as the next run finishing the work).
     var afterKill: (DiskTrace.Event) -> Void = { _ in }
+    /// Other folders the command changes (a cloud store), put back with the sandbox before each run.
+    var alsoRestored: [Sandbox] = []
 
     /// Runs the check; returns the whole run's trace, the old state and the new one, for more
     /// assertions of the caller's.
@@ -144,10 +148,15 @@ struct CrashCheck {
         }
     ) throws -> (trace: DiskTrace, old: String, new: String) {
         let before = try sandbox.snapshot()
-        defer { try? FileManager.default.removeItem(atPath: before) }
+        let others = try alsoRestored.map { ($0, try $0.snapshot()) }
+        defer {
+            try? FileManager.default.removeItem(atPath: before)
+            for (_, copy) in others { try? FileManager.default.removeItem(atPath: copy) }
+        }
         let old = state()
         // Reading the state opened the keychain (its -shm, its log): every run starts from the copy.
         try sandbox.restore(before)
+        for (other, copy) in others { try other.restore(copy) }
         let (whole, trace) = sandbox.watched(arguments, profile: nil, stdin: stdin, environment: environment)
         #expect(whole.status == 0 && whole.signal == nil, "\(arguments): \(whole.status) \(whole.stderr)")
         let new = state()
@@ -156,6 +165,7 @@ struct CrashCheck {
         #expect(trace.unsyncedEffects.isEmpty, "done before the commit was on disk: \(trace.unsyncedEffects)\n\(trace)")
         for moment in trace.moments {
             try sandbox.restore(before)
+            for (other, copy) in others { try other.restore(copy) }
             let event = trace.events[moment - 1]
             sandbox.runKilled(arguments, at: event, stdin: stdin, environment: environment)
             #expect(verify(sandbox) == 0, "verify after a kill at \(event)")

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainTestSupport
 import Testing
 
 /// Several devices of one account, each a keychain file of its own, and the cloud store they sync
@@ -16,12 +17,37 @@ final class SyncAccount {
         #expect(made.status == 0, "cloud init failed: \(made.stderr)")
     }
 
-    /// Runs `sync` on device `index` (JSON report), with any extra arguments.
+    /// The version-1 store of `Fixtures/CloudStores` and its two devices (mac, then ipad), copied.
+    init(version1Fixture: ()) throws {
+        let fixture = PackagePaths.fixtures + "/CloudStores"
+        home = try Sandbox(initialize: false)
+        devices = try ["mac", "ipad"].map { name in
+            let device = try Sandbox(initialize: false)
+            try FileManager.default.createDirectory(atPath: device.folder + "/data", withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: "\(fixture)/\(name).db", toPath: device.keychain)
+            try FileManager.default.copyItem(atPath: "\(fixture)/\(name).key", toPath: device.keyFile)
+            chmod(device.keyFile, 0o600)
+            return device
+        }
+        try FileManager.default.copyItem(atPath: fixture + "/store-v1", toPath: cloud)
+        try FileManager.default.copyItem(atPath: fixture + "/account.key", toPath: accountKey)
+        chmod(accountKey, 0o600)
+    }
+
+    /// Runs `sync` on device `index` (JSON report), with any extra arguments, as `device<index>`.
     @discardableResult
-    func sync(_ index: Int, _ extra: [String] = [], cloud: String? = nil) -> Sandbox.Run {
+    func sync(_ index: Int, _ extra: [String] = [], cloud: String? = nil, accountKey: String? = nil) -> Sandbox.Run {
         devices[index].run(
-            ["sync", "--cloud", cloud ?? self.cloud, "--format", "json"] + extra, profile: nil,
-            environment: ["KEYCHAINCTL_ACCOUNT_KEY_FILE": accountKey])
+            ["sync", "--cloud", cloud ?? self.cloud, "--format", "json", "--device-name", "device\(index)"] + extra, profile: nil,
+            environment: ["KEYCHAINCTL_ACCOUNT_KEY_FILE": accountKey ?? self.accountKey])
+    }
+
+    /// Runs `keychainctl cloud ARGUMENTS --cloud CLOUD` with the account key.
+    @discardableResult
+    func cloudCommand(_ arguments: [String], accountKey: String? = nil) -> Sandbox.Run {
+        home.run(
+            ["cloud"] + arguments + ["--cloud", cloud], profile: nil,
+            environment: ["KEYCHAINCTL_ACCOUNT_KEY_FILE": accountKey ?? self.accountKey])
     }
 
     /// The report's items with `action` from a JSON sync run.
@@ -67,7 +93,24 @@ final class SyncAccount {
         devices[index].add(["-s", service, "-a", account, "--sync", "yes"] + extra, secret: secret)
     }
 
-    /// The record files of the cloud.
+    /// The records the store's head lists as items (not deletions), by file name.
+    var liveRecords: [String] { head["records"] as? [String] ?? ["(no head)"] }
+
+    /// The store's head as `cloud head --format json` prints it.
+    var head: [String: Any] { ((try? cloudCommand(["head", "--format", "json"]).json()) as? [String: Any]) ?? [:] }
+
+    /// The store's devices by name, from `cloud devices --format json`: their identity (hex) and
+    /// whether they are revoked.
+    var deviceList: [String: (id: String, revoked: Bool)] {
+        let listed = ((try? cloudCommand(["devices", "--format", "json"]).json()) as? [[String: Any]]) ?? []
+        var out: [String: (id: String, revoked: Bool)] = [:]
+        for device in listed {
+            if let name = device["name"] as? String { out[name] = (device["id"] as? String ?? "", device["revoked"] as? Bool ?? false) }
+        }
+        return out
+    }
+
+    /// The record files of the cloud (items and deletions).
     var records: [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: cloud + "/records")) ?? []).filter { $0.count == 32 }.sorted()
     }

@@ -35,7 +35,7 @@ import Testing
         let deleted = account.sync(0)
         #expect(SyncAccount.items(deleted, "deleted").first?["reason"] as? String == "deleted here; the deletion reached the cloud")
         #expect(((try deleted.json()) as? [String: Any])?["tombstonesPurged"] as? Int == 1)
-        #expect(account.records.isEmpty)
+        #expect(account.liveRecords.isEmpty && account.records.count == 1, "the deletion travels as a record of its own")
         #expect(SyncAccount.items(account.sync(1), "deleted").first?["reason"] as? String == "deleted on another device")
         #expect(account.secret(1, service: "api") == .absent)
         #expect(account.devices[1].run(["find", "-s", "api", "--sync", "yes"]).status == 44, "gone: -25300")
@@ -57,30 +57,36 @@ import Testing
         #expect(SyncAccount.items(account.sync(0), "pushed").isEmpty)
     }
 
-    @Test func whenBothCopiesReachedTheCloudTheLowerUUIDWinsOnEveryDevice() throws {
-        // Two stores of one account merged by a file-copying engine: both copies are uploaded.
+    /// Two copies of one item both in the store (two folders of one account merged by a
+    /// file-copying engine): the copy written first, by its writer's signed time, stays on every
+    /// device, whichever has the lower UUID. Run both ways round: the writer's order decides.
+    @Test(arguments: [0, 1]) func whenBothCopiesReachedTheCloudTheFirstWrittenWinsOnEveryDevice(first: Int) throws {
         let account = try SyncAccount(devices: 2)
+        for device in 0..<2 { #expect(account.sync(device).status == 0, "both devices join the store") }
         let other = account.home.folder + "/other"
-        #expect(account.home.run(["cloud", "init", other, "--account-key-file", account.accountKey], profile: nil).status == 0)
-        account.add(0, service: "api", secret: "zero")
-        account.add(1, service: "api", secret: "one")
-        account.sync(0)
-        account.sync(1, cloud: other)
-        let uploaded0 = try #require(account.records.first)
-        let uploaded1 = try #require(try FileManager.default.contentsOfDirectory(atPath: other + "/records").first)
-        try FileManager.default.copyItem(atPath: other + "/records/" + uploaded1, toPath: account.cloud + "/records/" + uploaded1)
-        let winner = min(uploaded0, uploaded1)
-        let first = account.sync(0)
-        let second = account.sync(1)
-        let expected = winner == uploaded0 ? "zero" : "one"
-        #expect(account.secret(0, service: "api") == .secret(expected))
-        #expect(account.secret(1, service: "api") == .secret(expected))
-        #expect(account.records == [winner])
-        let outcomes = [SyncAccount.items(first, "conflict-won").count, SyncAccount.items(first, "conflict-lost").count]
-        #expect(outcomes == (winner == uploaded0 ? [1, 0] : [0, 1]))
-        // The second device learns the outcome: its copy lost (reported), or won already (nothing to report).
-        let secondOutcomes = [SyncAccount.items(second, "conflict-won").count, SyncAccount.items(second, "conflict-lost").count]
-        #expect(secondOutcomes == (winner == uploaded0 ? [0, 1] : [0, 0]))
+        try FileManager.default.copyItem(atPath: account.cloud, toPath: other)
+        let second = 1 - first
+        account.add(first, service: "api", secret: "from-\(first)")
+        #expect(account.sync(first, cloud: first == 0 ? nil : other).status == 0)
+        account.add(second, service: "api", secret: "from-\(second)")
+        #expect(account.sync(second, cloud: second == 0 ? nil : other).status == 0)
+        // Device 1's record copied into the store device 0 uses; device 1 then takes that store.
+        let copied = try #require(try FileManager.default.contentsOfDirectory(atPath: other + "/records").first)
+        try FileManager.default.copyItem(atPath: other + "/records/" + copied, toPath: account.cloud + "/records/" + copied)
+        let uploaded0 = try #require(account.liveRecords.first)
+        let head = try #require(account.head["head"] as? String)
+        let merged0 = account.sync(0)
+        #expect(merged0.status == 0, "\(merged0.stderr)")
+        let refused = account.sync(1)
+        #expect(refused.status == 93 && refused.stderr.contains("--expect-head"), "device 1 saw the other folder's history")
+        let merged1 = account.sync(1, ["--expect-head", try #require(account.head["head"] as? String)])
+        #expect(merged1.status == 0, "\(merged1.stderr)")
+        #expect(head != account.head["head"] as? String)
+        for device in 0..<2 { #expect(account.secret(device, service: "api") == .secret("from-\(first)"), "device \(device)") }
+        let winner = first == 0 ? uploaded0 : copied
+        #expect(account.liveRecords == [winner])
+        let won = SyncAccount.items(merged0, first == 0 ? "conflict-won" : "conflict-lost")
+        #expect(won.count == 1 && (won.first?["reason"] as? String)?.contains("written first") == true, "\(won)")
         #expect(SyncAccount.items(account.sync(0), "pushed").isEmpty && SyncAccount.items(account.sync(1), "pushed").isEmpty)
     }
 
@@ -110,7 +116,7 @@ import Testing
         account.sync(0)
         account.sync(1)
         #expect(account.secret(1, service: "api") == .absent)
-        #expect(account.records.isEmpty)
+        #expect(account.liveRecords.isEmpty)
     }
 
     @Test func aPrimaryKeyChangeTravelsAsADeletionAndAnAddition() throws {
@@ -118,11 +124,11 @@ import Testing
         account.add(0, service: "api", secret: "s")
         account.sync(0)
         account.sync(1)
-        let before = account.records
+        let before = account.liveRecords
         account.devices[0].run(["update", "-s", "api", "--sync", "yes", "--set-account", "bob"])
         let pushed = SyncAccount.items(account.sync(0), "pushed")
         #expect((pushed.first?["reason"] as? String)?.contains("primary key changed") == true)
-        #expect(account.records.count == 1 && account.records != before)
+        #expect(account.liveRecords.count == 1 && account.liveRecords != before)
         let received = account.sync(1)
         #expect(SyncAccount.items(received, "deleted").count == 1 && SyncAccount.items(received, "pulled").count == 1)
         #expect(account.secret(1, service: "api", account: "bob") == "s")

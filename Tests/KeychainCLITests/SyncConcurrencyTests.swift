@@ -73,7 +73,7 @@ import Testing
                 #expect(account.sync(1).status == 0, "the sync after a kill at \(event)")
                 #expect(account.contents(1) == expected, "after a kill at \(event) and one more sync")
                 #expect(account.records.count == 300)
-            })
+            }, alsoRestored: [account.home])
         let (_, old, new) = try check.run()
         #expect(old == "")
         #expect(new == expected.joined(separator: " ") && expected.count == 300)

@@ -175,13 +175,21 @@ import Testing
         // Deleted everywhere, then put back: not re-added, and deleted again.
         #expect(account.devices[1].run(["delete", "-s", "deploy", "-a", "alice", "--sync", "yes"]).status == 0)
         for device in [1, 0, 2] { #expect(account.sync(device).status == 0) }
-        #expect(account.records.isEmpty)
+        #expect(account.liveRecords.isEmpty && account.records == [uuid], "the deletion is a record")
+        let tombstone = try Data(contentsOf: URL(fileURLWithPath: records + uuid))
         try old.write(to: URL(fileURLWithPath: records + uuid))
         let resurrected = account.sync(0)
         #expect(resurrected.status == 93, "\(resurrected.stderr)")
-        #expect(SyncAccount.items(resurrected, "failed").first?["reason"].map { "\($0)".contains("deleted and is back") } == true)
+        let reason = SyncAccount.items(resurrected, "failed").first?["reason"] as? String ?? ""
+        #expect(reason.contains("rolled back") && reason.contains("deletion record was written again"), "\(reason)")
         #expect(account.secret(0, service: "deploy") == .absent)
-        #expect(account.records.isEmpty, "the record put back is deleted again")
+        #expect(account.liveRecords.isEmpty, "the record put back is deleted again")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: records + uuid)) != old, "a new deletion record replaced the old copy")
+        #expect(tombstone.count < old.count)
+        for device in [1, 2] {
+            #expect(account.sync(device).status == 0)
+            #expect(account.secret(device, service: "deploy") == .absent)
+        }
     }
 
     /// The store's own files are opened without following links: a `.lock` or a `records` folder

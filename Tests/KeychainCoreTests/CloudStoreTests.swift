@@ -33,7 +33,7 @@ import Testing
         record.itemClass = .internetPassword
         record.attributes = ["srvr": .string("example.com"), "sync": .bool(true), "pdmn": .string("ak"), "agrp": .string("g")]
         record.secret = ItemSecret(data: nil, fields: ["binn": SecretBytes(copying: Array("NOTES-field".utf8))])
-        _ = try store.write(record)
+        _ = try store.write(record, signer: nil)
         let read = try #require(try store.record(uuid))
         #expect(
             read.secret.data == nil
@@ -57,7 +57,7 @@ import Testing
         #expect(throws: StoreError.self) { try CloudStore.create(at: folder.path, accountKey: key) }
         let store = try CloudStore(path: folder.path, accountKey: key)
         let uuid = Bytes16((0..<16).map { UInt8($0 * 17) })!
-        _ = try store.write(Self.record(uuid, tag: 7))
+        _ = try store.write(Self.record(uuid, tag: 7), signer: nil)
         #expect(try store.listing().map(\.uuid) == [uuid])
         let read = try #require(try store.record(uuid))
         #expect(read.tag == 7 && read.itemClass == .genericPassword)
@@ -94,7 +94,7 @@ import Testing
         let store = try CloudStore(path: folder.path, accountKey: key)
         let a = Bytes16([UInt8](repeating: 0xAA, count: 16))!
         let b = Bytes16([UInt8](repeating: 0xBB, count: 16))!
-        _ = try store.write(Self.record(a))
+        _ = try store.write(Self.record(a), signer: nil)
         let records = folder.path + "/records/"
         let original = try Data(contentsOf: URL(fileURLWithPath: records + CloudStore.name(a)))
         func expectDecode(_ uuid: Bytes16, _ what: String) {
@@ -118,7 +118,7 @@ import Testing
         let other = Folder()
         let otherKey = SecretBytes.random(count: 32)
         try CloudStore.create(at: other.path, accountKey: otherKey)
-        _ = try CloudStore(path: other.path, accountKey: otherKey).write(Self.record(a))
+        _ = try CloudStore(path: other.path, accountKey: otherKey).write(Self.record(a), signer: nil)
         try FileManager.default.removeItem(atPath: records + CloudStore.name(a))
         try FileManager.default.copyItem(atPath: other.path + "/records/" + CloudStore.name(a), toPath: records + CloudStore.name(a))
         expectDecode(a, "another account's record")
@@ -138,7 +138,7 @@ import Testing
         try CloudStore.create(at: folder.path, accountKey: key)
         let uuid = Bytes16([UInt8](repeating: 1, count: 16))!
         let first = try CloudStore(path: folder.path, accountKey: key)
-        _ = try first.write(Self.record(uuid, tag: 0))
+        _ = try first.write(Self.record(uuid, tag: 0), signer: nil)
         let path = folder.path
         DispatchQueue.concurrentPerform(iterations: 4) { _ in
             guard let store = try? CloudStore(path: path, accountKey: key) else { return }
@@ -147,25 +147,37 @@ import Testing
                     guard let record = try store.record(uuid) else { return }
                     var next = record
                     next.tag += 1
-                    _ = try store.write(next)
+                    _ = try store.write(next, signer: nil)
                 }
             }
         }
         #expect(try first.record(uuid)?.tag == 100)
     }
 
-    /// The sync state keeps the UUIDs it saw deleted (format 2), and still reads a format-1 state
-    /// (no such list); a version is one more than the tag it replaces, whatever its random bits.
+    /// The sync state keeps the UUIDs it saw deleted (format 2) and the device's signing seed,
+    /// name, last head and pinned devices (format 3), and still reads formats 1 and 2; a version
+    /// is one more than the tag it replaces, whatever its random bits.
     @Test func syncStateKeepsDeletionsAndVersionsOrderChanges() throws {
         var state = SyncState(deviceID: .random())
         state.deleted = [.random(), .random()]
+        state.signingSeed = Sodium.randomBytes(32)
+        state.deviceName = "mac"
+        state.head = SyncState.RememberedHead(
+            epoch: 2, sequence: 7, link: Sodium.randomBytes(32), stamp: .init(inode: 1, changed: 2, size: 3))
+        state.devices[.random()] = SyncState.PinnedDevice(publicKey: Sodium.randomBytes(32), revoked: true, name: "ci")
         let decoded = try #require(SyncState(encoded: state.encoded))
         #expect(decoded == state)
-        var formatOne = Array(state.encoded.dropLast(4 + 32))
+        var formatTwo = Array(state.encoded.prefix(21 + 4 + 32))
+        formatTwo[0] = 2
+        let two = try #require(SyncState(encoded: formatTwo))
+        #expect(two.deleted == state.deleted && two.devices.isEmpty && two.head.sequence == 0)
+        var formatOne = Array(state.encoded.prefix(21))
         formatOne[0] = 1
         let old = try #require(SyncState(encoded: formatOne))
         #expect(old.deleted.isEmpty && old.deviceID == state.deviceID)
-        #expect(SyncState(encoded: Array(state.encoded.dropLast(1))) == nil, "a cut-short list is refused")
+        for cut in [1, 10, 40] {
+            #expect(SyncState(encoded: Array(state.encoded.dropLast(cut))) == nil, "a state cut short by \(cut) is refused")
+        }
         var tag = SyncSession.newTag(after: nil)
         #expect(SyncSession.version(tag) == 1)
         for _ in 0..<5 {
@@ -199,7 +211,8 @@ import Testing
                 let store = try CloudStore(path: path, accountKey: key)
                 for round in 0..<40 {
                     _ = try store.write(
-                        Self.record(uuid, tag: UInt64(writer * 100 + round), secret: String(repeating: "w\(writer)", count: 2_000)))
+                        Self.record(uuid, tag: UInt64(writer * 100 + round), secret: String(repeating: "w\(writer)", count: 2_000)),
+                        signer: nil)
                 }
             } catch { failures.add(error) }
         }

@@ -13,18 +13,25 @@ struct SyncCommand: Subcommand {
         discussion: """
             Pull, then push, holding the store's lock: records changed elsewhere are applied here by UUID; items \
             added, changed or deleted here are uploaded. Only items with sync=1 whose class is ak, ck or dk travel; \
-            the same item added on two devices keeps the copy with the lower UUID once both reached the cloud, and a \
-            copy that never reached it loses; of two changes to one item the first to reach the cloud wins. A \
+            the same item added on two devices keeps the copy written first (by its writer's signed time) once both \
+            reached the cloud, and a copy that never reached it loses; of two changes to one item the first to reach the cloud wins. A \
             primary-key change travels as a deletion and an addition; turning sync off deletes the other devices' \
             copies. Class-A items from other devices wait while this device is locked. Needs the keychain's key, \
             not a profile. The report lists every item that moved and every synchronizable item that never will, \
-            with why; never secrets. A record that does not open is listed and skipped (exit 93 at the end, 74 for \
-            one that cannot be read); the wrong account key is exit 51 and changes nothing. --git treats DIR as a \
+            with why and the device that wrote each change (by=); never secrets. A record that does not open, that \
+            the store's head does not list and no device in good standing signed, or that vanished without a \
+            deletion record is listed and skipped (exit 93 at the end, 74 for one that cannot be read); an item \
+            whose record vanished is kept here and uploaded again. A store whose head does not pass through the \
+            last head this device saw (rewound, forked) is refused (exit 93) and nothing changes; the wrong or a \
+            rotated account key is exit 51 and changes nothing. --git treats DIR as a \
             git working copy: fetch, sync, commit, push; a rejected push is CloudKit's server-record-changed: the \
             keychain's changes are rolled back and the sync runs again on the new remote state.
             """,
         sections: [
-            ("options", [Self.cloud.spec, Self.accountKeyFile.spec, Self.dryRun.spec, Self.git.spec]),
+            (
+                "options",
+                [Self.cloud.spec, Self.accountKeyFile.spec, Self.dryRun.spec, Self.git.spec, Self.deviceName.spec, Self.expectHead.spec]
+            ),
             GlobalOptions.section,
         ],
         examples: [
@@ -41,37 +48,76 @@ struct SyncCommand: Subcommand {
     static let cloud = Option.path("cloud", "The cloud store's directory (made by 'keychainctl cloud init').")
     static let dryRun = Flag("dry-run", "Report what would happen; write nothing here or in the cloud.")
     static let git = Flag("git", "DIR is a git working copy: pull the remote state first, push the changes after.")
+    static let deviceName = Option.text(
+        "device-name", "name", "The name this device joins the store's device list under (default: the keychain file's name).")
+    static let expectHead = Option.text(
+        "expect-head", "head",
+        "Take the store only if its head passes through this one ('keychainctl cloud head' prints it): a new device's first sync, "
+            + "or accepting a store reset on purpose.")
 
     let context: CommandContext
 
     func validate() throws(UsageError) {
         guard context[Self.cloud] != nil else { throw UsageError("sync needs --cloud DIR (a store made by 'cloud init').") }
+        if let name = context[Self.deviceName], name.isEmpty || name.count > 64 || !name.allSatisfy(Self.isNameCharacter) {
+            throw UsageError("--device-name takes 1 to 64 letters, digits, '.', '_' or '-'.")
+        }
+        if let head = context[Self.expectHead], SyncOptions.parseHead(head) == nil {
+            throw UsageError("--expect-head takes a head as 'keychainctl cloud head' prints it: SEQUENCE:LINK (64 hex digits).")
+        }
     }
 
     func run() throws {
         let (cloudPath, dryRun) = (context[Self.cloud] ?? "", context[Self.dryRun])
         let key = try Self.accountKey(context[Self.accountKeyFile], store: cloudPath)
+        let options = SyncOptions(deviceName: context[Self.deviceName] ?? defaultDeviceName, expectedHead: context[Self.expectHead])
         let report: SyncReport
         if context[Self.git] {
             let workingCopy = try GitWorkingCopy(path: cloudPath)
             // Opened once: a retried attempt must not derive a passphrase's key again.
             let keychain = try context.openKeychain()
             report = try workingCopy.sync(accountKey: key, dryRun: dryRun) { cloud, publish in
-                try keychain.sync(with: cloud, dryRun: dryRun, publish: publish)
+                Self.warnIfVersion1(cloud)
+                return try keychain.sync(with: cloud, options: options, dryRun: dryRun, publish: publish)
             }
         } else {
             let cloud = try CloudStore(path: cloudPath, accountKey: key)
-            report = try context.openKeychain().sync(with: cloud, dryRun: dryRun)
+            Self.warnIfVersion1(cloud)
+            report = try context.openKeychain().sync(with: cloud, options: options, dryRun: dryRun)
         }
         StandardStreams.out(SyncRenderer.render(report, keychain: context.keychainPath, cloud: cloudPath, format: context.resolvedFormat))
         switch report.failure {
         case .decode?:
             throw KeychainError(
-                .decode, hint: "\(report.entries(.failed).count) record(s) or item(s) did not open and were skipped (listed above).")
+                .decode,
+                hint:
+                    "\(report.entries(.failed).count) record(s) or item(s) failed (listed above, with why); nothing was applied from them.")
         case .io?:
             throw StoreError("\(report.entries(.failed).count) cloud record(s) could not be read and were skipped (listed above)")
         case nil: break
         }
+    }
+
+    /// The keychain file's name without its folder and extension (`mac.db`: mac).
+    /// Letters, digits, `.`, `_` and `-` kept, anything else a `-`, at most 64.
+    private var defaultDeviceName: String {
+        let file = context.keychainPath.split(separator: "/").last.map(String.init) ?? "device"
+        let stem = file.split(separator: ".", omittingEmptySubsequences: false).first.map(String.init) ?? file
+        let name = String(stem.prefix(64).map { Self.isNameCharacter($0) ? $0 : "-" })
+        return name.isEmpty ? "device" : name
+    }
+
+    private static func isNameCharacter(_ character: Character) -> Bool {
+        character.isASCII && (character.isLetter || character.isNumber || "._-".contains(character))
+    }
+
+    /// A version-1 store syncs as before, with the warning that its host can delete items
+    /// everywhere and the command that ends it.
+    static func warnIfVersion1(_ cloud: CloudStore) {
+        guard cloud.format == .v1 else { return }
+        StandardStreams.warn(
+            "\(cloud.path) is a version-1 cloud store: its host can delete or rewind items on every device. Once every device "
+                + "runs this keychainctl, upgrade it: keychainctl cloud upgrade --cloud \(cloud.path)")
     }
 
     /// Refuses an account key file inside the store's folder (exit 78): whatever carries the store

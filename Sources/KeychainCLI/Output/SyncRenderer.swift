@@ -27,6 +27,7 @@ enum SyncRenderer {
                 if let group = entry.attributes[Schema.accessGroup]?.stringValue { line += " view=\(SyncView.of(group: group))" }
                 if let uuid = entry.cloudUUID { line += " record=\(SyncReport.uuidText(uuid))" }
                 if let ref = entry.ref { line += " ref=\(ref.base64)" }
+                if let writer = entry.writer { line += " by=\(writer.terminalSafe)" }
                 out += line + ": " + entry.reason.terminalSafe + "\n"
             }
             let moved = SyncReport.Action.allCases.filter { $0 != .notSyncing }.compactMap { action in
@@ -46,6 +47,7 @@ enum SyncRenderer {
         if let itemClass = entry.itemClass { members[ItemJSON.classKey] = .string(itemClass.rawValue) }
         if let uuid = entry.cloudUUID { members["record"] = .string(SyncReport.uuidText(uuid)) }
         if let ref = entry.ref { members[ItemJSON.persistentRefKey] = .string(ref.base64) }
+        if let writer = entry.writer { members["by"] = .string(writer) }
         if !entry.attributes.isEmpty {
             members["attributes"] = .object(entry.attributes.mapValues(ItemRenderer.json))
             if let group = entry.attributes[Schema.accessGroup]?.stringValue { members["view"] = .string(SyncView.of(group: group)) }

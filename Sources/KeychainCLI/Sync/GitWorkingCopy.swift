@@ -67,7 +67,9 @@ struct GitWorkingCopy {
     /// on. Only the store's paths are staged, and a sync refuses to commit anything else already
     /// staged: a key file or a `.env` kept in the folder must never reach the remote's history.
     private func publish(changed: Bool, upstream: Bool) throws {
-        try run(["add", "-A", "--"] + CloudStore.ownPaths, what: "stage the records")
+        // A version-1 store has no head: git refuses a path that matches nothing.
+        let paths = CloudStore.ownPaths.filter { access(path + "/" + $0, F_OK) == 0 }
+        try run(["add", "-A", "--"] + paths, what: "stage the records")
         let staged = try git(["diff", "--cached", "--name-only", "-z"])
         let foreign = staged.output.split(separator: "\0").map(String.init).filter { name in
             !CloudStore.ownPaths.contains { name == $0 || name.hasPrefix($0 + "/") }

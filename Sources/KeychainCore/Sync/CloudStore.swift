@@ -4,31 +4,46 @@ import KeychainFoundation
 import KeychainPlatform
 
 /// The cloud store several keychain files (devices of one account) sync through (docs/SYNC.md): a
-/// directory holding a sealed marker and one file per record, `records/<uuid hex>`, each sealed
-/// under the account key. Nothing in it is plaintext but the record names (UUIDs) and sizes. Plain
-/// files, so that an engine the user already runs (a shared folder, git) can carry it.
+/// directory holding a sealed marker, a sealed head (version 2: `CloudHead`) and one file per
+/// record, `records/<uuid hex>`, each sealed under the account key. Nothing in it is plaintext but
+/// the record names (UUIDs) and sizes. Plain files, so that an engine the user already runs (a
+/// shared folder, git) can carry it.
 package final class CloudStore {
     package let path: String
-    private let accountKey: SecretBytes
+    let accountKey: SecretBytes
+    /// Version 1 (records unsigned, no head: what stores made by 1.0 and earlier are until `cloud
+    /// upgrade`) or version 2 and its epoch.
+    package private(set) var format: Format
     package static let marker = "keychainctl-cloud"
     private static let markerText = Array("keychainctl cloud store v1".utf8)
     private static let markerData = SealFormat.lengthPrefixed([Array("kcc1 marker".utf8)])
+
+    package enum Format: Equatable {
+        case v1
+        case v2(epoch: UInt32)
+
+        package var epoch: UInt32? {
+            guard case .v2(let epoch) = self else { return nil }
+            return epoch
+        }
+    }
     /// The largest record read: a 16 MiB secret and its attributes, sealed.
     static let recordLimit = InputLimits.secretBytes + (1 << 20)
 
-    private var recordsPath: String { path + "/records" }
+    var recordsPath: String { path + "/records" }
+    static let headName = "head"
 
     /// The store's own paths, relative to its folder: all that `sync --git` ever stages.
-    package static let ownPaths = [".gitignore", marker, "records"]
+    package static let ownPaths = [".gitignore", marker, headName, "records"]
 
     /// The store's `.gitignore`: everything at the top but the store's own files, and the staging
     /// files of interrupted writes. A key file or `.env` kept in the folder is never committed.
-    private static let gitignore = Array(
-        "# keychainctl cloud store: only its own files are ever committed.\n/*\n!/.gitignore\n!/\(marker)\n!/records/\n/records/*.new-*\n"
-            .utf8)
+    static let gitignore = Array(
+        ("# keychainctl cloud store: only its own files are ever committed.\n/*\n!/.gitignore\n!/\(marker)\n!/\(headName)\n"
+            + "!/records/\n/records/*.new-*\n").utf8)
 
-    /// Creates an empty store at `path` (a new or empty directory) for the account whose key is
-    /// `accountKey`.
+    /// Creates an empty version-2 store at `path` (a new or empty directory) for the account whose
+    /// key is `accountKey`.
     package static func create(at path: String, accountKey: SecretBytes) throws {
         if mkdir(path, 0o700) != 0, errno != EEXIST { throw StoreError("cannot create \(path): \(SystemError.text(errno))") }
         guard access(path + "/" + marker, F_OK) != 0 else { throw StoreError("\(path) is already a cloud store; nothing was changed") }
@@ -36,8 +51,8 @@ package final class CloudStore {
             throw StoreError("cannot create \(path)/records: \(SystemError.text(errno))")
         }
         try writeAtomically(gitignore, to: path + "/.gitignore")
-        let sealed = markerText.withUnsafeBytes { AEAD.seal($0, key: accountKey, associatedData: markerData) }
-        try writeAtomically(sealed, to: path + "/" + marker)
+        try writeAtomically(CloudHead(epoch: 1).sealed(under: accountKey), to: path + "/" + headName)
+        try writeAtomically(CloudMarker(epoch: 1, key: accountKey).bytes, to: path + "/" + marker)
     }
 
     /// Opens the store at `path`: a directory that is not one is a StoreError (exit 74); the
@@ -52,11 +67,28 @@ package final class CloudStore {
             throw KeychainError(
                 .decode, hint: "\(path)/records is not a folder (a symbolic link or a file); nothing was read or written through it.")
         }
-        guard let sealed = try Self.readFile(path + "/" + Self.marker, limit: 4096) else {
+        guard let sealed = try Self.readFile(path + "/" + Self.marker, limit: CloudMarker.byteLimit) else {
             throw StoreError("\(path) is not a keychainctl cloud store (no \(Self.marker)); make one with 'keychainctl cloud init'")
         }
-        guard AEAD.openPublic(sealed, key: accountKey, associatedData: Self.markerData) == Self.markerText else {
-            throw KeychainError(.authFailed, hint: "the account key does not open the cloud store \(path); nothing was read or changed.")
+        if let marker = CloudMarker(parsing: sealed) {
+            switch marker.open(with: accountKey) {
+            case .current(let epoch): format = .v2(epoch: epoch)
+            case .rotated(let notice):
+                throw KeychainError(
+                    .authFailed,
+                    hint: "the account key of the cloud store \(path) was rotated \(notice.description): this key is an older one, "
+                        + "and nothing written since opens with it. Get the new account key file from a device that has it; "
+                        + "nothing was read or changed.")
+            case nil:
+                throw KeychainError(
+                    .authFailed, hint: "the account key does not open the cloud store \(path); nothing was read or changed.")
+            }
+        } else {
+            guard AEAD.openPublic(sealed, key: accountKey, associatedData: Self.markerData) == Self.markerText else {
+                throw KeychainError(
+                    .authFailed, hint: "the account key does not open the cloud store \(path); nothing was read or changed.")
+            }
+            format = .v1
         }
         // git keeps no empty folder: a clone of a store that holds no record yet has none, and the
         // remote is the truth. The marker opened with this account's key, so the folder is made,
@@ -78,6 +110,15 @@ package final class CloudStore {
             defer { lockDepth -= 1 }
             return try body()
         }
+        lockDepth = 1
+        defer { lockDepth = 0 }
+        return try Self.withLock(path: path, body)
+    }
+
+    private var lockDepth = 0
+
+    /// Runs `body` holding the lock of the store folder `path` (`withLock`).
+    static func withLock<R>(path: String, _ body: () throws -> R) throws -> R {
         let fd = open(path + "/.lock", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0o600)
         guard fd >= 0 else {
             if errno == ELOOP { throw Self.notRegular(path + "/.lock") }
@@ -89,12 +130,8 @@ package final class CloudStore {
         while flock(fd, LOCK_EX) != 0 {
             guard errno == EINTR else { throw StoreError("cannot lock \(path): \(SystemError.text(errno))") }
         }
-        lockDepth = 1
-        defer { lockDepth = 0 }
         return try body()
     }
-
-    private var lockDepth = 0
 
     /// What a record file's status says about its version: a writer replaces a record by renaming
     /// a new file over it, which gives it a new inode and change time, so an equal stamp means the
@@ -151,13 +188,65 @@ package final class CloudStore {
                         .decode, hint: "cloud record \(Self.name(uuid)) is larger than any record (\(size)); nothing was applied from it.")
                 })
         else { return nil }
-        guard let record = CloudRecord.open(sealed, uuid: uuid, accountKey: accountKey) else {
+        guard var record = CloudRecord.open(sealed, uuid: uuid, accountKey: accountKey) else {
             throw KeychainError(
                 .decode,
                 hint: "cloud record \(Self.name(uuid)) does not open under the account key: it was altered, cut short, "
                     + "renamed from another record, or belongs to another account; nothing was applied from it.")
         }
+        record.fileDigest = Self.digest(sealed)
         return record
+    }
+
+    /// The bytes of record `uuid`'s file (`nil` when there is none), unopened.
+    func rawRecord(_ uuid: Bytes16) throws -> [UInt8]? { try Self.readFile(file(uuid), limit: Self.recordLimit) }
+
+    /// The digest a head lists for a record file's bytes.
+    static func digest(_ bytes: [UInt8]) -> Bytes16 { Sodium.pieceDigest { (feed) throws(Never) in bytes.withUnsafeBytes(feed) } }
+
+    // MARK: Head
+
+    /// The stamp of the head file as it is now (`nil` when there is none).
+    package func headStamp() -> Stamp? {
+        var status = stat()
+        guard lstat(path + "/" + Self.headName, &status) == 0 else { return nil }
+        return Stamp(status)
+    }
+
+    /// The store's head (version 2); errSecDecode when it is missing or does not open.
+    package func head() throws -> CloudHead {
+        guard let epoch = format.epoch else { throw StoreError("\(path) is a version-1 cloud store: it has no head") }
+        let headPath = path + "/" + Self.headName
+        guard let sealed = try Self.readFile(headPath, limit: CloudHead.byteLimit) else {
+            throw KeychainError(
+                .decode,
+                hint: "the cloud store \(path) has no head file (\(Self.headName)): it was deleted; nothing was applied or changed.")
+        }
+        guard let head = CloudHead.open(sealed, epoch: epoch, accountKey: accountKey) else {
+            throw KeychainError(
+                .decode,
+                hint: "the head of the cloud store \(path) does not open under the account key of epoch \(epoch): it was altered, "
+                    + "replaced, or a rotation was interrupted ('keychainctl cloud rekey' again with both keys finishes it); "
+                    + "nothing was applied or changed.")
+        }
+        return head
+    }
+
+    /// Writes `head` (whole, durable) and returns the new file's stamp.
+    package func write(_ head: CloudHead) throws -> Stamp {
+        try Self.writeAtomically(head.sealed(under: accountKey), to: path + "/" + Self.headName)
+        return headStamp() ?? .none
+    }
+
+    /// Writes the marker of a version-2 store (whole, durable).
+    func write(_ marker: CloudMarker) throws {
+        try Self.writeAtomically(marker.bytes, to: path + "/" + Self.marker)
+        format = .v2(epoch: marker.epochOpened(with: accountKey) ?? 0)
+    }
+
+    /// The marker as it is, parsed (version 2), `nil` for a version-1 one.
+    func currentMarker() throws -> CloudMarker? {
+        try Self.readFile(path + "/" + Self.marker, limit: CloudMarker.byteLimit).flatMap(CloudMarker.init(parsing:))
     }
 
     /// A store file that is a symbolic link, FIFO, device or folder: errSecDecode naming it.
@@ -171,40 +260,50 @@ package final class CloudStore {
         ".new-" + Hex.lowercase(SecretBytes.random(count: 8).withUnsafeBytes { Array($0) })
     }
 
-    /// Writes `records`, each whole and atomically (a new file renamed over the old), and returns
-    /// the new files' stamps. Every new file is written first, then all are made durable at once
-    /// (`syncfs`: one flush, not one per record), then renamed into place and the folder synced:
-    /// a record is never in place before its bytes are on disk.
-    package func write(_ records: [CloudRecord]) throws -> [Bytes16: Stamp] {
-        guard !records.isEmpty else { return [:] }
+    /// Writes `records`, each whole and atomically (a new file renamed over the old), signed by
+    /// `signer` (version 2) or unsigned (version 1), and returns the new files' stamps and digests.
+    /// Every new file is written first, then all are made durable at once (`syncfs`: one flush,
+    /// not one per record), then renamed into place and the folder synced: a record is never in
+    /// place before its bytes are on disk.
+    package func write(_ records: [CloudRecord], signer: DeviceSigningKey?) throws -> [Bytes16: (stamp: Stamp, digest: Bytes16)] {
+        try write(records.map { ($0.uuid, $0.sealed(under: accountKey, signer: signer)) })
+    }
+
+    /// Writes sealed record files (`write(_:signer:)`).
+    func write(_ files: [(uuid: Bytes16, sealed: [UInt8])]) throws -> [Bytes16: (stamp: Stamp, digest: Bytes16)] {
+        guard !files.isEmpty else { return [:] }
         let suffix = Self.stagingSuffix()
         var staged: [Bytes16] = []
+        var digests: [Bytes16: Bytes16] = [:]
         defer { for uuid in staged { unlink(file(uuid) + suffix) } }
-        for record in records {
-            let path = file(record.uuid) + suffix
+        for (uuid, sealed) in files {
+            let path = file(uuid) + suffix
             let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
             guard fd >= 0 else { throw StoreError("cannot write \(path): \(SystemError.text(errno))") }
-            staged.append(record.uuid)
-            let written = record.sealed(under: accountKey).withUnsafeBytes { FileBytes.writeAll(fd, $0) }
+            staged.append(uuid)
+            digests[uuid] = Self.digest(sealed)
+            let written = sealed.withUnsafeBytes { FileBytes.writeAll(fd, $0) }
             let reason = SystemError.text(errno)
             close(fd)
             guard written else { throw StoreError("cannot write \(path): \(reason)") }
         }
         try syncRecords(fileSystem: true)
-        var stamps: [Bytes16: Stamp] = [:]
+        var stamps: [Bytes16: (stamp: Stamp, digest: Bytes16)] = [:]
         for uuid in staged {
             guard rename(file(uuid) + suffix, file(uuid)) == 0 else {
                 throw StoreError("cannot write \(file(uuid)): \(SystemError.text(errno))")
             }
-            stamps[uuid] = stamp(uuid) ?? Stamp.none
+            stamps[uuid] = (stamp(uuid) ?? Stamp.none, digests[uuid] ?? .zero)
         }
         staged = []
         try syncRecords(fileSystem: false)
         return stamps
     }
 
-    /// Writes one record (`write(_:)` of one); returns its file's stamp.
-    package func write(_ record: CloudRecord) throws -> Stamp { try write([record])[record.uuid] ?? .none }
+    /// Writes one record (`write(_:signer:)` of one); returns its file's stamp.
+    package func write(_ record: CloudRecord, signer: DeviceSigningKey?) throws -> Stamp {
+        try write([record], signer: signer)[record.uuid]?.stamp ?? .none
+    }
 
     /// Flushes the records folder's entries, and with `fileSystem` everything written on its file
     /// system (new files' bytes) first.
@@ -259,7 +358,7 @@ package final class CloudStore {
     /// `oversized` makes the error for a larger file (given the limit, described).
     /// A symbolic link, FIFO or any other file that is not regular is errSecDecode, never followed
     /// or waited on.
-    private static func readFile(_ path: String, limit: Int, oversized: ((String) -> Error)? = nil) throws -> [UInt8]? {
+    static func readFile(_ path: String, limit: Int, oversized: ((String) -> Error)? = nil) throws -> [UInt8]? {
         let bytes: [UInt8]
         switch FileBytes.readRegular(path: path, limit: limit + 1) {
         case .success(let read): bytes = read
@@ -275,7 +374,7 @@ package final class CloudStore {
     }
 
     /// Writes `bytes` as `path`, whole or not at all (`NewFile`), replacing what is there.
-    private static func writeAtomically(_ bytes: [UInt8], to path: String) throws {
+    static func writeAtomically(_ bytes: [UInt8], to path: String) throws {
         try NewFile(path, what: "cloud store file") { fd in
             guard bytes.withUnsafeBytes({ FileBytes.writeAll(fd, $0) }) else { throw NewFile.writeFailure(path) }
         }.replace()

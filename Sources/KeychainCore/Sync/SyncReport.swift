@@ -42,6 +42,9 @@ package struct SyncReport: Sendable {
         package let reason: String
         /// For `failed`: what kind of failure.
         package var failure: Failure? = nil
+        /// The device that wrote the change applied here, by its name in the store's device list,
+        /// when its signature was checked (a version-2 store).
+        package var writer: String? = nil
     }
 
     /// Why a record or row failed.

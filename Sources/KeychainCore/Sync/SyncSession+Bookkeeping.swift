@@ -1,3 +1,4 @@
+import Glibc
 import KeychainFormats
 import KeychainFoundation
 
@@ -39,6 +40,11 @@ extension SyncSession {
         state.deleted.insert(uuid)
         if reverseIndex?[old.rowUUID] == uuid { reverseIndex?[old.rowUUID] = nil }
         stateChanged = true
+    }
+
+    /// Queues record `uuid` (of class `itemClass`, last seen at version `tag`) for deletion.
+    func retire(_ uuid: Bytes16, _ itemClass: ItemClass, tag: UInt64) {
+        pendingDeletes[uuid] = (itemClass, max(tag, pendingDeletes[uuid]?.tag ?? 0))
     }
 
     /// Records that row `sealed` (new when `rowid` is `nil`) now holds an item from the cloud;
@@ -98,7 +104,7 @@ extension SyncSession {
             SyncReport.Entry(
                 action: action, itemClass: record.itemClass, cloudUUID: record.uuid,
                 ref: ref ?? rowUUID.map { PersistentRef(itemClass: record.itemClass, uuid: $0.bytes) },
-                attributes: Self.naming(record.attributes, record.itemClass), reason: reason))
+                attributes: Self.naming(record.attributes, record.itemClass), reason: reason, writer: writerName(record)))
     }
 
     func add(_ action: SyncReport.Action, _ item: Item, _ reason: String) {
@@ -109,9 +115,12 @@ extension SyncSession {
                 attributes: Self.naming(item.attributes, item.itemClass), reason: reason))
     }
 
-    func add(_ action: SyncReport.Action, uuid: Bytes16?, _ itemClass: ItemClass, _ reason: String, ref: PersistentRef?) {
+    func add(
+        _ action: SyncReport.Action, uuid: Bytes16?, _ itemClass: ItemClass, _ reason: String, ref: PersistentRef?, writer: String? = nil
+    ) {
         report.entries.append(
-            SyncReport.Entry(action: action, itemClass: itemClass, cloudUUID: uuid, ref: ref, attributes: [:], reason: reason))
+            SyncReport.Entry(
+                action: action, itemClass: itemClass, cloudUUID: uuid, ref: ref, attributes: [:], reason: reason, writer: writer))
     }
 
     /// The attributes that name an item in a report: its primary key, label and protection.
@@ -162,6 +171,13 @@ extension SyncSession {
                 + codes.flatMap { code in
                     [Array(code.utf8), item.attributes[code].map { $0.digestBytes(for: Schema.attribute(code)?.kind ?? .data) } ?? []]
                 })
+    }
+
+    /// Now, in nanoseconds since 1970: when a record was written.
+    static func now() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        return UInt64(max(0, time.tv_sec)) &* 1_000_000_000 &+ UInt64(max(0, time.tv_nsec))
     }
 
     static func newTag(after previous: UInt64?) -> UInt64 {

@@ -18,8 +18,9 @@ extension SyncSession {
             changed.append((uuid, stamp))
         }
         changed.sort { $0.uuid < $1.uuid }
+        if !changed.isEmpty, cloud.format != .v1 { _ = try loadHead() }
         for (uuid, stamp) in changed {
-            guard !vanished.contains(uuid), !settled.contains(uuid), !pendingDeletes.contains(uuid) else { continue }
+            guard !vanished.contains(uuid), !settled.contains(uuid), pendingDeletes[uuid] == nil else { continue }
             let entry = state.entries[uuid]
             let record: CloudRecord
             do {
@@ -35,9 +36,22 @@ extension SyncSession {
                 fail(uuid, .io, error.message)
                 continue
             }
-            if var entry, record.tag == entry.tag {
+            if var entry, record.tag == entry.tag, cloud.format == .v1 || record.fileDigest == head?.manifest[uuid]?.digest {
                 entry.stamp = stamp
                 remember(uuid, entry)
+                continue
+            }
+            if cloud.format != .v1, let problem = check(record) {
+                // Never applied; the store gets back what it should hold, from this device.
+                var reason = "cloud record \(CloudStore.name(uuid)) \(problem); nothing was applied from it"
+                if let entry, let here = local[entry.rowUUID], !isLocked(here.row), Self.eligibility(here.row) == nil {
+                    try reupload(uuid, entry: entry, over: record.tag)
+                    reason += ", and this device's copy was uploaded again"
+                } else if head?.manifest[uuid]?.isTombstone == true || (entry == nil && state.deleted.contains(uuid)) {
+                    retire(uuid, record.itemClass, tag: record.tag)
+                    reason += ", and its deletion record was written again"
+                }
+                fail(uuid, .decode, reason + ".")
                 continue
             }
             // An older version than the one this device applied, or a record it saw deleted, was
@@ -46,8 +60,12 @@ extension SyncSession {
                 try rolledBack(record, entry: entry, theirs: theirs, ours: ours)
                 continue
             }
+            if record.isTombstone {
+                try incomingDeletion(record, entry: entry)
+                continue
+            }
             if entry == nil, state.deleted.contains(uuid) {
-                pendingDeletes.insert(uuid)
+                retire(uuid, record.itemClass, tag: record.tag)
                 fail(
                     uuid, .decode,
                     "cloud record \(CloudStore.name(uuid)) was deleted and is back: an older copy of the store was put back "
@@ -91,6 +109,36 @@ extension SyncSession {
         fail(uuid, .decode, reason + ".")
     }
 
+    /// Uploads this device's copy of record `uuid` (mapped by `entry`) again, one version newer
+    /// than both `entry` and `seen`: the store lost or replaced the record.
+    func reupload(_ uuid: Bytes16, entry: SyncState.Entry, over seen: UInt64) throws {
+        guard let here = local[entry.rowUUID], let opened = try openLocal(here.itemClass, here.row) else { return }
+        var entry = entry
+        entry.tag = max(entry.tag, seen, head?.manifest[uuid]?.tag ?? 0)
+        remember(uuid, entry)
+        let newer = outgoing(opened, row: here.row, as: uuid)
+        upload(newer, content: newer.contentDigest, of: opened.item, row: here.row)
+    }
+
+    /// A tombstone: the item is deleted here when this device holds it (the deletion wins over a
+    /// change made here, as CloudKit's does), and its UUID remembered, so that an older copy put
+    /// back later is a rollback.
+    func incomingDeletion(_ record: CloudRecord, entry: SyncState.Entry?) throws {
+        settled.insert(record.uuid)
+        guard let entry else {
+            if state.deleted.insert(record.uuid).inserted { stateChanged = true }
+            return
+        }
+        if let here = local[entry.rowUUID], Self.eligibility(here.row) == nil {
+            try store.delete(here.itemClass, rowid: here.row.rowid)
+            local[entry.rowUUID] = nil
+            add(
+                .deleted, uuid: record.uuid, entry.itemClass, "deleted on another device", ref: here.row.ref(here.itemClass),
+                writer: writerName(record))
+        }
+        forget(record.uuid)
+    }
+
     /// A record this device wrote but never recorded: its sync was killed after writing the cloud
     /// and before its keychain committed. The record is mapped back to the row it came from as it
     /// was then, so `push` uploads whatever changed there since (or deletes the record when the
@@ -112,6 +160,14 @@ extension SyncSession {
         guard let here = local[entry.rowUUID], Self.eligibility(here.row) == nil else { return }
         settled.insert(record.uuid)
         if waits(record, orRow: here.row) { return }
+        if here.row.sealedDigest == entry.sealedDigest, record.contentDigest == entry.contentDigest {
+            // A new version of what this device holds (a copy uploaded again): nothing to apply.
+            var entry = entry
+            (entry.tag, entry.stamp) = (record.tag, stamp)
+            remember(record.uuid, entry)
+            report.unchanged += 1
+            return
+        }
         var changedHere = false
         if here.row.sealedDigest != entry.sealedDigest {
             guard let opened = try openLocal(here.itemClass, here.row) else { return }
@@ -153,25 +209,26 @@ extension SyncSession {
         }
         let holderUUID = Bytes16(holder.opened.row.uuid) ?? .zero
         let uploaded = mappedRecord(ofRow: holderUUID)
-        if let uploaded, isListed(uploaded), !pendingDeletes.contains(uploaded) {
-            if uploaded < record.uuid {
-                // Both copies reached the cloud: the lower UUID wins on every device.
-                pendingDeletes.insert(record.uuid)
+        if let uploaded, isListed(uploaded), pendingDeletes[uploaded] == nil {
+            let (oursWins, why) = try firstCopy(ours: uploaded, theirs: record)
+            if oursWins {
+                // Both copies reached the cloud: the same one wins on every device.
+                retire(record.uuid, record.itemClass, tag: record.tag)
                 add(
                     .conflictWon, record,
                     "the same item was added on another device as \(SyncReport.uuidText(record.uuid)); this device's copy, "
-                        + "\(SyncReport.uuidText(uploaded)), has the lower UUID and stays everywhere",
+                        + "\(SyncReport.uuidText(uploaded)), \(why) and stays everywhere",
                     ref: PersistentRef(itemClass: record.itemClass, uuid: holderUUID.bytes))
                 return
             }
-            pendingDeletes.insert(uploaded)
+            retire(uploaded, record.itemClass, tag: state.entries[uploaded]?.tag ?? 0)
             settled.insert(uploaded)
             forget(uploaded)
             guard let sealed = try place(record, over: (holder.rowid, holderUUID), itemClass: record.itemClass) else { return }
             remember(record, stamp: stamp, rowUUID: holderUUID, sealed: sealed)
             add(
                 .conflictLost, record,
-                "the same item was added here as \(SyncReport.uuidText(uploaded)); the other device's copy has the lower UUID and "
+                "the same item was added here as \(SyncReport.uuidText(uploaded)); the other device's copy \(why) and "
                     + "replaces it everywhere")
             return
         }
@@ -179,6 +236,20 @@ extension SyncSession {
         guard let sealed = try place(record, over: (holder.rowid, holderUUID), itemClass: record.itemClass) else { return }
         remember(record, stamp: stamp, rowUUID: holderUUID, sealed: sealed)
         add(.conflictLost, record, "the same item was added here but had not reached the cloud; the cloud's copy replaces it")
+    }
+
+    /// Which of two copies of one item, both in the cloud, stays everywhere: in a version-1 store
+    /// the lower UUID (CKKS's rule); in a version-2 store the copy written first, by the signed
+    /// times, then the device that joined first, never a UUID a writer picks. Returns whether
+    /// this device's copy `ours` wins, and why in words that fit either copy.
+    func firstCopy(ours: Bytes16, theirs record: CloudRecord) throws -> (Bool, String) {
+        guard cloud.format != .v1 else { return (ours < record.uuid, "has the lower UUID") }
+        // This device's copy already deleted (by a device that settled the conflict first): theirs stays.
+        guard let mine = try? cloud.record(ours), !mine.isTombstone else { return (false, "was written first (signed times)") }
+        let order = try loadHead().devices.map(\.id)
+        let rank = { (copy: CloudRecord) in (copy.written, order.firstIndex(of: copy.origin) ?? order.count) }
+        let oursFirst = rank(mine) < rank(record) || (rank(mine) == rank(record) && ours < record.uuid)
+        return (oursFirst, "was written first (signed times)")
     }
 
     /// Writes `record` over row `target` (keeping its UUID, so its persistent reference); the

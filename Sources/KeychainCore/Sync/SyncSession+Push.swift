@@ -16,7 +16,7 @@ extension SyncSession {
         for (uuid, entry) in state.entries {
             let here = local[entry.rowUUID]
             if here != nil { mappedHere += 1 }
-            if handled, settled.contains(uuid) || pendingDeletes.contains(uuid) { continue }
+            if handled, settled.contains(uuid) || pendingDeletes[uuid] != nil { continue }
             if let here, here.row.sealedDigest == entry.sealedDigest, entry.listed, vanished.isEmpty || !vanished.contains(uuid),
                 Self.eligibility(here.row) == nil
             {
@@ -31,8 +31,21 @@ extension SyncSession {
             let here = found.flatMap { Self.eligibility($0.row) == nil ? $0 : nil }
             // The two deletions below leave the row unmapped (or gone): it is counted no more.
             let present = isListed(uuid)
-            if found != nil, !present || here == nil { mappedHere -= 1 }
-            guard present else {
+            if found != nil, here == nil || (!present && cloud.format == .v1) { mappedHere -= 1 }
+            if !present, cloud.format != .v1, let here {
+                // Gone from the store without a tombstone: the store was damaged, never a deletion.
+                let reason =
+                    "cloud record \(CloudStore.name(uuid)) vanished from the store without a deletion record (its host or a "
+                    + "forced push removed it); the item here is kept"
+                if isLocked(here.row) {
+                    fail(uuid, .decode, reason + ", and is uploaded again by the first sync after 'keychainctl device unlock'.")
+                } else {
+                    try reupload(uuid, entry: entry, over: 0)
+                    fail(uuid, .decode, reason + " and was uploaded again.")
+                }
+                continue
+            }
+            guard present || cloud.format != .v1 else {
                 if let here {
                     try store.delete(here.itemClass, rowid: here.row.rowid)
                     local[entry.rowUUID] = nil
@@ -42,7 +55,7 @@ extension SyncSession {
                 continue
             }
             guard let here else {
-                pendingDeletes.insert(uuid)
+                retire(uuid, entry.itemClass, tag: entry.tag)
                 forget(uuid)
                 add(
                     .deleted, uuid: uuid, entry.itemClass, try deletionReason(entry),
@@ -65,7 +78,7 @@ extension SyncSession {
             }
             if Self.primaryKeyDigest(opened.item) != entry.primaryKeyDigest {
                 // A primary-key change travels as a deletion and an addition under a new UUID.
-                pendingDeletes.insert(uuid)
+                retire(uuid, entry.itemClass, tag: entry.tag)
                 forget(uuid)
                 record.uuid = Bytes16.random()
                 upload(record, content: content, of: opened.item, row: here.row)
@@ -105,10 +118,12 @@ extension SyncSession {
     func outgoing(_ opened: (item: Item, secret: ItemSecret), row: KeychainStore.SyncRow, as uuid: Bytes16) -> CloudRecord {
         var attributes = opened.item.attributes
         attributes[Schema.tombstone] = nil
-        return CloudRecord(
+        var record = CloudRecord(
             uuid: uuid, tag: Self.newTag(after: state.entries[uuid]?.tag), itemClass: opened.item.itemClass, attributes: attributes,
             secret: opened.secret,
             origin: state.deviceID, originRow: row.uuid)
+        record.written = Self.now()
+        return record
     }
 
     /// Queues `record` (whose `contentDigest` is `content`), made from `item` in row `row`, for upload.

@@ -7,10 +7,13 @@ import KeychainFoundation
 /// uploads what changed here. Cloud writes and deletions are collected and made by `commitCloud`
 /// just before the keychain's transaction commits, so a process killed in between leaves the cloud
 /// ahead of the keychain, which the next sync reconciles (a record that matches the item here
-/// changes nothing).
+/// changes nothing). In a version-2 store (`SyncSession+Head.swift`) the head is checked first,
+/// every record read is checked against it and its writer's signature, and deletions are
+/// tombstones.
 final class SyncSession {
     let keychain: Keychain
     let cloud: CloudStore
+    let options: SyncOptions
     var state: SyncState
     var stateChanged = false
     var report = SyncReport()
@@ -32,16 +35,27 @@ final class SyncSession {
     /// Records this sync already dealt with (applied, failed, waiting): `push` leaves them alone.
     var settled: Set<Bytes16> = []
     var pendingWrites: [Bytes16: CloudRecord] = [:]
-    var pendingDeletes: Set<Bytes16> = []
+    /// Records to delete, with their class and the last version known: unlinked in a version-1
+    /// store, replaced by a tombstone one version newer in a version-2 one.
+    var pendingDeletes: [Bytes16: (itemClass: ItemClass, tag: UInt64)] = [:]
+    /// The store's head (version 2), once read: it is read when its file changed since the last
+    /// sync, when a record must be checked against it, and before a sync that writes.
+    var head: CloudHead?
+    /// This device's signing key (version 2).
+    var signer: DeviceSigningKey?
+    /// Records read this sync that the head does not list yet (a writer killed before it wrote the
+    /// head), each checked: the next head lists them.
+    var verified: [Bytes16: CloudHead.Entry] = [:]
 
     var store: KeychainStore { keychain.store }
     var keys: KeyRing { keychain.keys }
 
     /// Reads the state and the keychain on this thread while another lists the cloud (a stat per
     /// record file: on a large store, as long as the keychain's scan).
-    init(keychain: Keychain, cloud: CloudStore) throws {
+    init(keychain: Keychain, cloud: CloudStore, options: SyncOptions) throws {
         self.keychain = keychain
         self.cloud = cloud
+        self.options = options
         state = SyncState(deviceID: keychain.keys.syncDeviceID)
         let listingDone = ListingResult()
         var failure: Error?
@@ -54,6 +68,7 @@ final class SyncSession {
         }
         if let failure { throw failure }
         listed = try listingDone.result?.get() ?? []
+        if cloud.format != .v1 { try checkHead() }
     }
 
     /// Whether record `uuid` is in the cloud, as listed (less those found gone since).
@@ -92,14 +107,26 @@ final class SyncSession {
 
     // MARK: Commit
 
-    /// Makes the cloud's half of the sync: deletions, then writes (each atomic); returns whether
-    /// the cloud changed.
+    /// Makes the cloud's half of the sync: deletions, then writes (each atomic), then (version 2)
+    /// the head; returns whether the cloud changed.
     func commitCloud() throws -> Bool {
-        try cloud.delete(pendingDeletes.sorted())
-        for (uuid, stamp) in try cloud.write(pendingWrites.keys.sorted().compactMap { pendingWrites[$0] }) {
-            state.entries[uuid]?.stamp = stamp
+        if cloud.format == .v1 {
+            try cloud.delete(pendingDeletes.keys.sorted())
+        } else {
+            for (uuid, retired) in pendingDeletes {
+                let known = max(retired.tag, head?.manifest[uuid]?.tag ?? 0)
+                var tombstone = CloudRecord.tombstone(
+                    uuid: uuid, tag: Self.newTag(after: known), itemClass: retired.itemClass, origin: state.deviceID)
+                tombstone.written = Self.now()
+                pendingWrites[uuid] = tombstone
+            }
+        }
+        let written = try cloud.write(pendingWrites.keys.sorted().compactMap { pendingWrites[$0] }, signer: signer)
+        for (uuid, file) in written {
+            state.entries[uuid]?.stamp = file.stamp
             stateChanged = true
         }
+        if cloud.format != .v1 { try commitHead(written: written) }
         return !pendingDeletes.isEmpty || !pendingWrites.isEmpty
     }
 

@@ -55,12 +55,38 @@ package struct SyncState: Equatable {
     /// The UUIDs of records deleted since this device took part in them (here or elsewhere): a
     /// record UUID is never used twice, so one of these found again is an old copy put back.
     package var deleted: Set<Bytes16> = []
+    /// The seed of this device's signing key (empty until a sync with a version-2 store saved it:
+    /// the keychain's derived one until then).
+    package var signingSeed: [UInt8] = []
+    /// The name this device joined the store's device list under (empty until it joined).
+    package var deviceName = ""
+    /// The last head this device saw or wrote (version 2): a store whose head does not descend from
+    /// it is refused.
+    package var head = RememberedHead()
+    /// The devices this device has seen listed, pinned: a listing that changes one's key is
+    /// refused, and a revocation, once seen, is never undone.
+    package var devices: [Bytes16: PinnedDevice] = [:]
+
+    package struct RememberedHead: Equatable {
+        package var epoch: UInt32 = 0
+        package var sequence = 0
+        package var link: [UInt8] = []
+        /// The head file's status then: unchanged means the head was not rewritten since.
+        package var stamp = CloudStore.Stamp.none
+    }
+
+    package struct PinnedDevice: Equatable {
+        package var publicKey: [UInt8]
+        package var revoked: Bool
+        package var name: String
+    }
 
     /// A new state for the device `deviceID`.
     package init(deviceID: Bytes16) { self.deviceID = deviceID }
 
-    /// 1: entries only; 2: entries, then the deleted UUIDs.
-    private static let format: UInt8 = 2
+    /// 1: entries only; 2: entries, then the deleted UUIDs; 3: then the device's signing seed and
+    /// name, the last head and the pinned devices.
+    private static let format: UInt8 = 3
     private static let entryBytes = 16 + 1 + 16 + 8 + 3 * 16 + 24
 
     /// A digest of the given pieces, in order (`Sodium.pieceDigest`).
@@ -87,15 +113,37 @@ package struct SyncState: Equatable {
         }
         append(UInt32(deleted.count))
         for uuid in deleted.sorted() { out += uuid.bytes }
+        out.append(UInt8(signingSeed.count))
+        out += signingSeed
+        let name = Array(deviceName.utf8.prefix(255))
+        out.append(UInt8(name.count))
+        out += name
+        append(head.epoch)
+        append(UInt64(head.sequence))
+        out.append(UInt8(head.link.count))
+        out += head.link
+        append(head.stamp.inode)
+        append(head.stamp.changed)
+        append(head.stamp.size)
+        append(UInt32(devices.count))
+        for (id, device) in devices.sorted(by: { $0.key < $1.key }) {
+            out += id.bytes + device.publicKey
+            out.append(device.revoked ? 1 : 0)
+            let name = Array(device.name.utf8.prefix(255))
+            out.append(UInt8(name.count))
+            out += name
+        }
         return out
     }
 
     /// The state `bytes` encodes; `nil` when it is not one (a value that opened under the key but
     /// does not parse is a bug or a downgrade, never silently emptied).
     package init?(encoded bytes: [UInt8]) {
-        guard bytes.count >= 21, bytes[0] == 1 || bytes[0] == Self.format, let device = Bytes16(Array(bytes[1..<17])) else { return nil }
+        guard bytes.count >= 21, (1...Self.format).contains(bytes[0]), let device = Bytes16(Array(bytes[1..<17])) else { return nil }
         deviceID = device
-        let withDeleted = bytes[0] == Self.format
+        let withDeleted = bytes[0] >= 2
+        let withDevice = bytes[0] >= 3
+        var tail = 0
         let parsed = bytes.withUnsafeBytes { raw -> ([Bytes16: Entry], Set<Bytes16>)? in
             var offset = 0
             func integer() -> UInt64 {
@@ -129,13 +177,46 @@ package struct SyncState: Equatable {
             if withDeleted {
                 let deletedCount = Int(ByteOrder.bigEndian(raw[offset..<(offset + 4)]))
                 offset += 4
-                guard raw.count == offset + deletedCount * 16 else { return nil }
+                guard withDevice ? raw.count >= offset + deletedCount * 16 : raw.count == offset + deletedCount * 16 else { return nil }
                 deleted.reserveCapacity(deletedCount)
                 for _ in 0..<deletedCount { deleted.insert(sixteen()) }
             }
+            tail = offset
             return (entries, deleted)
         }
         guard let parsed else { return nil }
         (entries, deleted) = parsed
+        guard withDevice else { return }
+        guard parseDevice(Array(bytes[tail...])) else { return nil }
+    }
+
+    /// Reads format 3's tail: the signing seed, name, head and pinned devices.
+    private mutating func parseDevice(_ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        func take(_ count: Int) -> ArraySlice<UInt8>? {
+            guard count >= 0, bytes.count - offset >= count else { return nil }
+            defer { offset += count }
+            return bytes[offset..<(offset + count)]
+        }
+        func integer(_ size: Int) -> UInt64? { take(size).map { ByteOrder.bigEndian($0) } }
+        guard let seedLength = take(1)?.first, seedLength == 0 || Int(seedLength) == DeviceSigningKey.seedBytes,
+            let seed = take(Int(seedLength)), let nameLength = take(1)?.first, let nameBytes = take(Int(nameLength)),
+            let name = String(validating: nameBytes, as: UTF8.self), let epoch = integer(4), let sequence = integer(8),
+            let linkLength = take(1)?.first, let link = take(Int(linkLength)), let inode = integer(8), let changed = integer(8),
+            let size = integer(8), let count = integer(4), Int(count) <= (bytes.count - offset) / 50
+        else { return false }
+        signingSeed = Array(seed)
+        deviceName = name
+        head = RememberedHead(
+            epoch: UInt32(epoch), sequence: Int(sequence), link: Array(link),
+            stamp: CloudStore.Stamp(inode: inode, changed: changed, size: size))
+        for _ in 0..<count {
+            guard let id = take(16).flatMap({ Bytes16(Array($0)) }), let key = take(32), let revoked = take(1)?.first, revoked <= 1,
+                let nameLength = take(1)?.first, let nameBytes = take(Int(nameLength)),
+                let name = String(validating: nameBytes, as: UTF8.self)
+            else { return false }
+            devices[id] = PinnedDevice(publicKey: Array(key), revoked: revoked == 1, name: name)
+        }
+        return offset == bytes.count
     }
 }

@@ -202,6 +202,22 @@ package final class KeyRing: @unchecked Sendable {
         return Bytes16(digest) ?? .zero
     }
 
+    /// The seed of the signing key this keychain syncs under until it has a saved sync state
+    /// (then the state keeps it): derived as `syncDeviceID` is, so that a sync killed before it
+    /// saved signs with the same key the next time.
+    package var syncSigningSeed: SecretBytes {
+        let seed = SecretBytes(count: DeviceSigningKey.seedBytes)
+        let context = syncStateContext + Array("device signing key".utf8)
+        wrapKey.withUnsafeBytes { key in
+            seed.withUnsafeMutableBytes { out in
+                _ = crypto_generichash(
+                    out.baseAddress!.assumingMemoryBound(to: UInt8.self), out.count, context, UInt64(context.count),
+                    key.baseAddress!.assumingMemoryBound(to: UInt8.self), key.count)
+            }
+        }
+        return seed
+    }
+
     private var syncStateContext: [UInt8] {
         switch format {
         case .v1: Array("sync state".utf8)
