@@ -33,7 +33,7 @@ DIST_PACKAGES := lintian
 BENCH_RUNS ?= 41
 # The libFuzzer targets (Fuzz/targets), in one executable built with ASan into its own build
 # folder (fuzz-all TARGET …); their seeds in Fixtures/Fuzz, which the test suite also replays.
-FUZZ_TARGETS := profile archive arguments values formats objects
+FUZZ_TARGETS := profile archive arguments values formats objects store
 FUZZ_SECONDS ?= 120
 # Debug: from scratch it builds in 45 s where release took 115 s, and runs at half the speed
 # while reaching more coverage points; FUZZ_CONFIG=release for a long run. lld links it: gold

@@ -2,7 +2,7 @@
 /// target checks), run under libFuzzer by `fuzz-all TARGET` and, uninstrumented, over every seed
 /// of `Fixtures/Fuzz/TARGET` by `FuzzSeedReplayTests`.
 public enum FuzzTarget: String, CaseIterable, Sendable {
-    case profile, archive, arguments, values, formats, objects
+    case profile, archive, arguments, values, formats, objects, store
 
     /// Runs the target on one input; a broken property is thrown, named.
     public func run(_ data: UnsafePointer<UInt8>, _ count: Int) throws(FuzzViolation) {
@@ -13,6 +13,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .values: try fuzzValues(data, count)
         case .formats: try fuzzFormats(data, count)
         case .objects: try fuzzObjects(data, count)
+        case .store: try fuzzStore(data, count)
         }
     }
 

@@ -116,18 +116,28 @@ package struct CloudHead: Equatable {
 
     /// The head sealed under `accountKey`.
     func sealed(under accountKey: SecretBytes) -> [UInt8] {
+        plain.withUnsafeBytes { AEAD.seal($0, key: accountKey, associatedData: Self.associatedData(epoch: epoch)) }
+    }
+
+    /// The head as it is sealed.
+    package var plain: [UInt8] {
         var plain = Self.magic
         Self.append(epoch, to: &plain)
         Self.append(UInt32(links.count), to: &plain)
         for link in links { plain += link }
-        plain += encodedBody
-        return plain.withUnsafeBytes { AEAD.seal($0, key: accountKey, associatedData: Self.associatedData(epoch: epoch)) }
+        return plain + encodedBody
     }
 
     /// The head `sealed` holds; `nil` when it does not open under `accountKey` as a head of epoch
     /// `epoch`, does not parse, or its last link is not its contents'.
     static func open(_ sealed: [UInt8], epoch: UInt32, accountKey: SecretBytes) -> CloudHead? {
         guard let plain = AEAD.openPublic(sealed, key: accountKey, associatedData: associatedData(epoch: epoch)) else { return nil }
+        return parse(plain, epoch: epoch)
+    }
+
+    /// The head an opened (plaintext) head of epoch `epoch` holds; `nil` when it does not parse or
+    /// its last link is not its contents'.
+    package static func parse(_ plain: [UInt8], epoch: UInt32) -> CloudHead? {
         var cursor = Cursor(bytes: plain)
         guard cursor.take(4) == magic, let readEpoch = cursor.integer(UInt32.self), readEpoch == epoch,
             let linkCount = cursor.count(each: 32)

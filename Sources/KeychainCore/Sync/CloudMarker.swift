@@ -6,7 +6,7 @@ import KeychainFoundation
 /// the current account key with the epoch in it, followed by one notice per rotation, each sealed
 /// under the key it replaced. A device still holding an old key opens its notice and is told the
 /// key was rotated, and when, instead of a bare "does not open".
-struct CloudMarker {
+package struct CloudMarker {
     /// The current part, then the notices, newest first.
     private var parts: [[UInt8]]
 
@@ -25,7 +25,7 @@ struct CloudMarker {
 
     /// The marker `bytes` holds; `nil` when it is not a version-2 marker (a version-1 one is one
     /// sealed box).
-    init?(parsing bytes: [UInt8]) {
+    package init?(parsing bytes: [UInt8]) {
         guard bytes.count >= 8, Array(bytes.prefix(4)) == Self.magic else { return nil }
         let count = Int(ByteOrder.bigEndian(bytes[4..<8]))
         var offset = 8
@@ -42,7 +42,7 @@ struct CloudMarker {
         self.parts = parts
     }
 
-    var bytes: [UInt8] {
+    package var bytes: [UInt8] {
         var out = Self.magic
         withUnsafeBytes(of: UInt32(parts.count).bigEndian) { out += $0 }
         for part in parts {
@@ -56,21 +56,21 @@ struct CloudMarker {
     var notices: [[UInt8]] { Array(parts.dropFirst()) }
 
     /// What a former key learns: the epoch its key was replaced at, and when.
-    struct Notice: CustomStringConvertible {
+    package struct Notice: CustomStringConvertible {
         var epoch: UInt32
         var seconds: UInt64
 
-        var description: String { "at epoch \(epoch) (\(ISO8601.format(Int64(seconds) * 1000)))" }
+        package var description: String { "at epoch \(epoch) (\(ISO8601.format(Int64(seconds) * 1000)))" }
     }
 
-    enum Opened {
+    package enum Opened {
         case current(epoch: UInt32)
         case rotated(Notice)
     }
 
     /// Whether `key` is the current key (and the epoch) or a former one (and its notice); `nil`
     /// when it is neither.
-    func open(with key: SecretBytes) -> Opened? {
+    package func open(with key: SecretBytes) -> Opened? {
         if let plain = AEAD.openPublic(parts[0], key: key, associatedData: Self.currentData), plain.count == Self.text.count + 4,
             Array(plain.prefix(Self.text.count)) == Self.text
         {

@@ -104,66 +104,69 @@ package struct CloudRecord {
     /// not a record. A signed record's signature is not checked here (see `signature`).
     package static func open(_ sealed: [UInt8], uuid: Bytes16, accountKey: SecretBytes) -> CloudRecord? {
         guard let plain = AEAD.open(sealed, key: accountKey, associatedData: associatedData(uuid)) else { return nil }
-        return plain.withUnsafeBytes { all -> CloudRecord? in
-            guard all.count >= 4 else { return nil }
-            let magic = Array(all.prefix(4))
-            let signed = magic == signedMagic
-            guard signed || magic == bareMagic || magic == envelopeMagic else { return nil }
-            // Signed: magic 4, kind 1, tag 8, origin 16, origin row 16, written 8, class 4, attribute
-            // length 4, then the attributes, the secret and a 64-byte signature. Unsigned: no kind,
-            // written or signature.
-            let signatureBytes = signed ? DeviceSigningKey.signatureBytes : 0
-            guard all.count >= signatureBytes else { return nil }
-            let bytes = UnsafeRawBufferPointer(rebasing: all[0..<(all.count - signatureBytes)])
-            var offset = 4
-            var kind: Kind = magic == bareMagic ? .bare : .envelope
-            if signed {
-                guard bytes.count > 4, let read = Kind(rawValue: bytes[4]) else { return nil }
-                kind = read
-                offset = 5
-            }
-            let fixed = offset + 8 + 32 + (signed ? 8 : 0) + 8
-            guard bytes.count >= fixed else { return nil }
-            let tag = ByteOrder.bigEndian(bytes[offset..<(offset + 8)])
-            offset += 8
-            guard let origin = Bytes16(UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + 16)])),
-                let originRow = Bytes16(UnsafeRawBufferPointer(rebasing: bytes[(offset + 16)..<(offset + 32)]))
-            else { return nil }
-            offset += 32
-            var written: UInt64 = 0
-            if signed {
-                written = ByteOrder.bigEndian(bytes[offset..<(offset + 8)])
-                offset += 8
-            }
-            guard let code = String(validating: bytes[offset..<(offset + 4)], as: UTF8.self), let itemClass = ItemClass(rawValue: code),
-                ItemClass.stored.contains(itemClass)
-            else { return nil }
-            let length = Int(ByteOrder.bigEndian(bytes[(offset + 4)..<(offset + 8)]))
-            offset += 8
-            guard length <= bytes.count - offset,
-                let decoded = Item.decodeMetadata(UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + length)]))
-            else { return nil }
-            let rest = UnsafeRawBufferPointer(rebasing: bytes[(offset + length)...])
-            let secret: ItemSecret?
-            switch kind {
-            case .tombstone:
-                guard length == 0 || decoded.attributes.isEmpty, rest.isEmpty else { return nil }
-                secret = ItemSecret(data: SecretBytes(count: 0))
-            case .bare: secret = ItemSecret(data: SecretBytes(copying: rest))
-            case .envelope: secret = ItemSecret.opening(envelope: SecretBytes(copying: rest), itemClass: itemClass)
-            }
-            guard let secret else { return nil }
-            var record = CloudRecord(
-                uuid: uuid, tag: tag, itemClass: itemClass, attributes: decoded.attributes, secret: secret, origin: origin,
-                originRow: originRow)
-            record.isTombstone = kind == .tombstone
-            record.written = written
-            if signed {
-                record.signature = Array(all.suffix(signatureBytes))
-                record.signedDigest = digestToSign(uuid: uuid, body: bytes)
-            }
-            return record
+        return plain.withUnsafeBytes { parse($0, uuid: uuid) }
+    }
+
+    /// The record an opened (plaintext) record `uuid` holds; `nil` when it is not one.
+    package static func parse(_ all: UnsafeRawBufferPointer, uuid: Bytes16) -> CloudRecord? {
+        guard all.count >= 4 else { return nil }
+        let magic = Array(all.prefix(4))
+        let signed = magic == signedMagic
+        guard signed || magic == bareMagic || magic == envelopeMagic else { return nil }
+        // Signed: magic 4, kind 1, tag 8, origin 16, origin row 16, written 8, class 4, attribute
+        // length 4, then the attributes, the secret and a 64-byte signature. Unsigned: no kind,
+        // written or signature.
+        let signatureBytes = signed ? DeviceSigningKey.signatureBytes : 0
+        guard all.count >= signatureBytes else { return nil }
+        let bytes = UnsafeRawBufferPointer(rebasing: all[0..<(all.count - signatureBytes)])
+        var offset = 4
+        var kind: Kind = magic == bareMagic ? .bare : .envelope
+        if signed {
+            guard bytes.count > 4, let read = Kind(rawValue: bytes[4]) else { return nil }
+            kind = read
+            offset = 5
         }
+        let fixed = offset + 8 + 32 + (signed ? 8 : 0) + 8
+        guard bytes.count >= fixed else { return nil }
+        let tag = ByteOrder.bigEndian(bytes[offset..<(offset + 8)])
+        offset += 8
+        guard let origin = Bytes16(UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + 16)])),
+            let originRow = Bytes16(UnsafeRawBufferPointer(rebasing: bytes[(offset + 16)..<(offset + 32)]))
+        else { return nil }
+        offset += 32
+        var written: UInt64 = 0
+        if signed {
+            written = ByteOrder.bigEndian(bytes[offset..<(offset + 8)])
+            offset += 8
+        }
+        guard let code = String(validating: bytes[offset..<(offset + 4)], as: UTF8.self), let itemClass = ItemClass(rawValue: code),
+            ItemClass.stored.contains(itemClass)
+        else { return nil }
+        let length = Int(ByteOrder.bigEndian(bytes[(offset + 4)..<(offset + 8)]))
+        offset += 8
+        guard length <= bytes.count - offset,
+            let decoded = Item.decodeMetadata(UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + length)]))
+        else { return nil }
+        let rest = UnsafeRawBufferPointer(rebasing: bytes[(offset + length)...])
+        let secret: ItemSecret?
+        switch kind {
+        case .tombstone:
+            guard length == 0 || decoded.attributes.isEmpty, rest.isEmpty else { return nil }
+            secret = ItemSecret(data: SecretBytes(count: 0))
+        case .bare: secret = ItemSecret(data: SecretBytes(copying: rest))
+        case .envelope: secret = ItemSecret.opening(envelope: SecretBytes(copying: rest), itemClass: itemClass)
+        }
+        guard let secret else { return nil }
+        var record = CloudRecord(
+            uuid: uuid, tag: tag, itemClass: itemClass, attributes: decoded.attributes, secret: secret, origin: origin,
+            originRow: originRow)
+        record.isTombstone = kind == .tombstone
+        record.written = written
+        if signed {
+            record.signature = Array(all.suffix(signatureBytes))
+            record.signedDigest = digestToSign(uuid: uuid, body: bytes)
+        }
+        return record
     }
 
     /// Whether the record carries `publicKey`'s signature.

@@ -203,12 +203,13 @@ package struct SyncState: Equatable {
             let seed = take(Int(seedLength)), let nameLength = take(1)?.first, let nameBytes = take(Int(nameLength)),
             let name = String(validating: nameBytes, as: UTF8.self), let epoch = integer(4), let sequence = integer(8),
             let linkLength = take(1)?.first, let link = take(Int(linkLength)), let inode = integer(8), let changed = integer(8),
-            let size = integer(8), let count = integer(4), Int(count) <= (bytes.count - offset) / 50
+            let size = integer(8), let count = integer(4), Int(count) <= (bytes.count - offset) / 50,
+            let sequenceNumber = Int(exactly: sequence)
         else { return false }
         signingSeed = Array(seed)
         deviceName = name
         head = RememberedHead(
-            epoch: UInt32(epoch), sequence: Int(sequence), link: Array(link),
+            epoch: UInt32(epoch), sequence: sequenceNumber, link: Array(link),
             stamp: CloudStore.Stamp(inode: inode, changed: changed, size: size))
         for _ in 0..<count {
             guard let id = take(16).flatMap({ Bytes16(Array($0)) }), let key = take(32), let revoked = take(1)?.first, revoked <= 1,
