@@ -102,6 +102,9 @@ struct RekeyCommand: Subcommand {
             }
             Folders.syncParent(of: target)
         }
+        // Closed (and checkpointed) only now: SQLite's last checkpoint is never interleaved with
+        // the key file's rename, so every run of the same rekey makes its calls in one order.
+        withExtendedLifetime(keychain) {}
         let centiseconds = Int(started.elapsedNanoseconds / 10_000_000)
         let time = "\(centiseconds / 100).\(centiseconds % 100 < 10 ? "0" : "")\(centiseconds % 100) s"
         switch context.resolvedFormat {
