@@ -254,8 +254,14 @@ import Testing
             origin: try #require(Bytes16(Hex.decode(victim.id) ?? [])))
         forged.written = 1
         let forger = try #require(DeviceSigningKey(seed: SecretBytes.random(count: 32)))
-        try Data(forged.sealed(under: key, signer: forger)).write(
-            to: URL(fileURLWithPath: account.cloud + "/records/" + CloudStore.name(uuid)))
+        let sealed = forged.sealed(under: key, signer: forger)
+        try Data(sealed).write(to: URL(fileURLWithPath: account.cloud + "/records/" + CloudStore.name(uuid)))
+        // The forger holds the account key, so it lists its record in the head too.
+        let headPath = account.cloud + "/head"
+        var head = try #require(CloudHead.open(Array(try Data(contentsOf: URL(fileURLWithPath: headPath))), epoch: 1, accountKey: key))
+        head.manifest[uuid] = CloudHead.Entry(tag: forged.tag, digest: CloudStore.digest(sealed), isTombstone: false)
+        head.advance()
+        try Data(head.sealed(under: key)).write(to: URL(fileURLWithPath: headPath))
         for device in [1, 2] {
             let run = account.sync(device)
             #expect(run.status == 93)

@@ -23,15 +23,26 @@ import Testing
         #expect(
             account.home.run(words, profile: nil, environment: ["KEYCHAINCTL_ACCOUNT_KEY_FILE": account.accountKey]).stdout
                 .contains("already a version-2 cloud store"))
+        // A new device takes no unsigned record: the devices holding them sign them again first.
+        let newDevice = try Sandbox()
+        let keyEnvironment = ["KEYCHAINCTL_ACCOUNT_KEY_FILE": account.accountKey]
+        let early = newDevice.run(["sync", "--cloud", account.cloud, "--format", "json"], profile: nil, environment: keyEnvironment)
+        #expect(early.status == 93 && SyncAccount.items(early, "failed").count == 2, "\(early.stdout)")
+        #expect(SyncAccount.items(early, "failed").allSatisfy { ($0["reason"] as? String)?.contains("is unsigned") == true })
         for device in [mac, ipad] {
             let run = account.sync(device)
             #expect(run.status == 0 && !run.stderr.contains("version-1"), "\(run.stderr)")
             #expect(SyncAccount.items(run, "pulled").isEmpty && SyncAccount.items(run, "deleted").isEmpty, "\(run.stdout)")
+            #expect(SyncAccount.items(run, "pushed").count == (device == mac ? 2 : 0), "the first device signs both: \(run.stdout)")
             #expect(account.secret(device, service: "fixture", account: "kept") == "kept-secret")
             #expect(account.secret(device, service: "fixture", account: "late") == "late-secret")
             #expect(account.secret(device, service: "fixture", account: "gone") == .absent)
         }
-        #expect(Set(account.deviceList.keys) == ["device0", "device1"])
+        #expect(Set(account.deviceList.keys) == ["device0", "device1", "keychain"], "the new device joined under its file's name")
+        let later = newDevice.run(["sync", "--cloud", account.cloud, "--format", "json"], profile: nil, environment: keyEnvironment)
+        #expect(later.status == 0 && SyncAccount.items(later, "pulled").count == 2, "\(later.stdout)")
+        #expect(SyncAccount.items(later, "pulled").allSatisfy { $0["by"] as? String == "device0" })
+        #expect(newDevice.run(["find", "-s", "fixture", "-a", "late", "--sync", "yes", "-w"]).stdout == "late-secret")
         // Now a removed record is a damaged store, not a deletion (the control in SyncTrustTests shows
         // the same removal deleting the item everywhere before the upgrade).
         for name in account.records { try FileManager.default.removeItem(atPath: account.cloud + "/records/" + name) }

@@ -25,6 +25,16 @@ package struct CloudHead: Equatable {
         /// BLAKE2b-128 of the record file's bytes.
         package var digest: Bytes16
         package var isTombstone: Bool
+        /// A record written before the store's upgrade (no signature): the devices that hold it
+        /// sign it again on their next sync.
+        package var isUnsigned = false
+
+        package init(tag: UInt64, digest: Bytes16, isTombstone: Bool, isUnsigned: Bool = false) {
+            self.tag = tag
+            self.digest = digest
+            self.isTombstone = isTombstone
+            self.isUnsigned = isUnsigned
+        }
     }
 
     /// Which account key seals the store: 1 at creation or upgrade, one more at each rotation.
@@ -105,7 +115,7 @@ package struct CloudHead: Equatable {
             out += uuid.bytes
             Self.append(entry.tag, to: &out)
             out += entry.digest.bytes
-            out.append(entry.isTombstone ? 1 : 0)
+            out.append((entry.isTombstone ? 1 : 0) | (entry.isUnsigned ? 2 : 0))
         }
         return out
     }
@@ -115,7 +125,7 @@ package struct CloudHead: Equatable {
     }
 
     /// The head sealed under `accountKey`.
-    func sealed(under accountKey: SecretBytes) -> [UInt8] {
+    package func sealed(under accountKey: SecretBytes) -> [UInt8] {
         plain.withUnsafeBytes { AEAD.seal($0, key: accountKey, associatedData: Self.associatedData(epoch: epoch)) }
     }
 
@@ -130,7 +140,7 @@ package struct CloudHead: Equatable {
 
     /// The head `sealed` holds; `nil` when it does not open under `accountKey` as a head of epoch
     /// `epoch`, does not parse, or its last link is not its contents'.
-    static func open(_ sealed: [UInt8], epoch: UInt32, accountKey: SecretBytes) -> CloudHead? {
+    package static func open(_ sealed: [UInt8], epoch: UInt32, accountKey: SecretBytes) -> CloudHead? {
         guard let plain = AEAD.openPublic(sealed, key: accountKey, associatedData: associatedData(epoch: epoch)) else { return nil }
         return parse(plain, epoch: epoch)
     }
@@ -162,9 +172,9 @@ package struct CloudHead: Equatable {
         head.manifest.reserveCapacity(entryCount)
         for _ in 0..<entryCount {
             guard let uuid = cursor.take(16).flatMap { Bytes16($0) }, let tag = cursor.integer(UInt64.self),
-                let digest = cursor.take(16).flatMap { Bytes16($0) }, let flags = cursor.take(1), flags[0] <= 1
+                let digest = cursor.take(16).flatMap { Bytes16($0) }, let flags = cursor.take(1), flags[0] <= 3
             else { return nil }
-            head.manifest[uuid] = Entry(tag: tag, digest: digest, isTombstone: flags[0] == 1)
+            head.manifest[uuid] = Entry(tag: tag, digest: digest, isTombstone: flags[0] & 1 == 1, isUnsigned: flags[0] & 2 == 2)
         }
         guard cursor.isAtEnd, head.manifest.count == entryCount, head.isConsistent else { return nil }
         return head

@@ -134,7 +134,7 @@ extension CloudStore {
                     result.unopened.append(uuid)
                     continue
                 }
-                head.manifest[uuid] = CloudHead.Entry(tag: record.tag, digest: digest(sealed), isTombstone: false)
+                head.manifest[uuid] = CloudHead.Entry(tag: record.tag, digest: digest(sealed), isTombstone: false, isUnsigned: true)
             }
             result.records = head.manifest.count
             head.advance()

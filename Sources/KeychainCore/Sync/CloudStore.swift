@@ -202,7 +202,7 @@ package final class CloudStore {
     func rawRecord(_ uuid: Bytes16) throws -> [UInt8]? { try Self.readFile(file(uuid), limit: Self.recordLimit) }
 
     /// The digest a head lists for a record file's bytes.
-    static func digest(_ bytes: [UInt8]) -> Bytes16 { Sodium.pieceDigest { (feed) throws(Never) in bytes.withUnsafeBytes(feed) } }
+    package static func digest(_ bytes: [UInt8]) -> Bytes16 { Sodium.pieceDigest { (feed) throws(Never) in bytes.withUnsafeBytes(feed) } }
 
     // MARK: Head
 

@@ -111,18 +111,24 @@ extension SyncSession {
         }
     }
 
-    /// Why `record` (read from a version-2 store) is not applied; `nil` when the head lists its
-    /// file, or it is newer than the head lists and signed by a device in good standing.
+    /// Why `record` (read from a version-2 store) is not applied; `nil` when it may be. A record
+    /// older than the head lists, or of the version it lists but another file, is an older copy
+    /// put back. Any other must carry the signature of the device it names, which must be in good
+    /// standing (a revoked device's record only as the head listed it before the revocation). An
+    /// unsigned record (written before the store's upgrade) is taken only by a device that holds
+    /// that very version, which then signs it again (`push`).
     func check(_ record: CloudRecord) -> String? {
         let listed = head?.manifest[record.uuid]
-        if let listed, listed.digest == record.fileDigest { return nil }
-        if let listed, let theirs = Self.version(record.tag), let known = Self.version(listed.tag), theirs <= known {
+        let asListed = listed?.digest == record.fileDigest
+        if let listed, !asListed, let theirs = Self.version(record.tag), let known = Self.version(listed.tag), theirs <= known {
             return theirs < known
                 ? "is version \(theirs), older than version \(known) the store's head lists: an older copy was put back (rolled back)"
                 : "is not the version-\(known) file the store's head lists: it was replaced"
         }
         guard record.signature != nil else {
-            return "is unsigned and not listed in the store's head (written after the upgrade by an older keychainctl, or forged)"
+            if let entry = state.entries[record.uuid], entry.tag == record.tag { return nil }
+            return "is unsigned (written by keychainctl 1.0 or earlier, or forged): only a device that already holds this version "
+                + "takes it, and signs it again on its next sync"
         }
         let key: [UInt8]
         let name: String
@@ -132,13 +138,15 @@ extension SyncSession {
             guard let device = state.devices[record.origin] else {
                 return "was written by a device that is not in the store's device list"
             }
-            guard !device.revoked else { return "was written by \(device.name), a revoked device, after its revocation" }
+            guard !device.revoked || asListed else { return "was written by \(device.name), a revoked device, after its revocation" }
             (key, name) = (device.publicKey, device.name)
         }
         guard record.isSigned(by: key) else {
             return "does not carry the signature of \(name), the device it names as its writer: it was forged"
         }
-        verified[record.uuid] = CloudHead.Entry(tag: record.tag, digest: record.fileDigest, isTombstone: record.isTombstone)
+        if !asListed {
+            verified[record.uuid] = CloudHead.Entry(tag: record.tag, digest: record.fileDigest, isTombstone: record.isTombstone)
+        }
         return nil
     }
 

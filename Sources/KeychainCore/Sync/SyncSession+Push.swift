@@ -13,12 +13,14 @@ extension SyncSession {
         // Rows here that an entry maps (an entry maps one row, a row has at most one entry).
         var mappedHere = 0
         let handled = !settled.isEmpty || !pendingDeletes.isEmpty
+        // Records written before the store's upgrade, which this device signs again.
+        let unsigned = Set(head?.manifest.lazy.filter { $0.value.isUnsigned }.map(\.key) ?? [])
         for (uuid, entry) in state.entries {
             let here = local[entry.rowUUID]
             if here != nil { mappedHere += 1 }
             if handled, settled.contains(uuid) || pendingDeletes[uuid] != nil { continue }
             if let here, here.row.sealedDigest == entry.sealedDigest, entry.listed, vanished.isEmpty || !vanished.contains(uuid),
-                Self.eligibility(here.row) == nil
+                Self.eligibility(here.row) == nil, unsigned.isEmpty || !unsigned.contains(uuid)
             {
                 report.unchanged += 1
             } else {
@@ -60,6 +62,13 @@ extension SyncSession {
                 add(
                     .deleted, uuid: uuid, entry.itemClass, try deletionReason(entry),
                     ref: PersistentRef(itemClass: entry.itemClass, uuid: entry.rowUUID.bytes))
+                continue
+            }
+            if unsigned.contains(uuid), !isLocked(here.row), here.row.sealedDigest == entry.sealedDigest {
+                try reupload(uuid, entry: entry, over: entry.tag)
+                add(
+                    .pushed, uuid: uuid, entry.itemClass, "signed by this device: it was written before the store's upgrade",
+                    ref: here.row.ref(here.itemClass))
                 continue
             }
             guard here.row.sealedDigest != entry.sealedDigest, !isLocked(here.row) else {
