@@ -92,9 +92,9 @@ check-small: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --filter '$(SMALL_TESTS)'
 
-# What CI runs: every test, then every fuzz target for 20 s.
+# What CI runs: every test, then every fuzz target for 15 s.
 test: check
-	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=20
+	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=15
 
 # Each fuzzer for FUZZ_SECONDS from the seeds in Fixtures/Fuzz and the corpus earlier runs grew in
 # .build/fuzz/corpus (kept between runs, so each run starts where the last stopped; a CI cache of
