@@ -97,7 +97,15 @@ final class SyncAccount {
     var liveRecords: [String] { head["records"] as? [String] ?? ["(no head)"] }
 
     /// The store's head as `cloud head --format json` prints it.
-    var head: [String: Any] { ((try? cloudCommand(["head", "--format", "json"]).json()) as? [String: Any]) ?? [:] }
+    var head: [String: Any] { head(of: cloud) }
+
+    /// The head of the store at `folder`, as `cloud head --format json` prints it.
+    func head(of folder: String) -> [String: Any] {
+        let run = home.run(
+            ["cloud", "head", "--cloud", folder, "--format", "json"], profile: nil,
+            environment: ["KEYCHAINCTL_ACCOUNT_KEY_FILE": accountKey])
+        return ((try? run.json()) as? [String: Any]) ?? [:]
+    }
 
     /// The store's devices by name, from `cloud devices --format json`: their identity (hex) and
     /// whether they are revoked.

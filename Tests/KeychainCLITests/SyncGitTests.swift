@@ -47,6 +47,38 @@ import Testing
         }
     }
 
+    /// A mistaken `git push --force` of an older commit: the device that saw the newer store
+    /// refuses the remote's history (its head does not pass through the last one seen) and keeps
+    /// its secret. Accepted on purpose (`--expect-head`, as the message says), the store is taken
+    /// as it is, the older record in it is reported, and the newer secret goes back to the remote.
+    @Test func aForcePushOfAnOlderCommitIsRefusedByADeviceThatSawTheNewer() throws {
+        let (account, clones, _) = try setUp()
+        #expect(account.sync(1, ["--git"], cloud: clones[1]).status == 0)
+        let older = Self.git(["rev-parse", "HEAD"], in: clones[0], sandbox: account.home).stdout.trimmingCharacters(
+            in: .whitespacesAndNewlines)
+        account.devices[0].run(["update", "-s", "ci", "-a", "alice", "--sync", "yes", "--set-password", "rotated"])
+        #expect(account.sync(0, ["--git"], cloud: clones[0]).status == 0)
+        #expect(account.sync(1, ["--git"], cloud: clones[1]).status == 0)
+        #expect(account.secret(1, service: "ci") == "rotated")
+        // Someone force-pushes the older commit.
+        let branch = Self.git(["symbolic-ref", "--short", "HEAD"], in: clones[0], sandbox: account.home).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(
+            Self.git(["push", "--quiet", "--force", "origin", "\(older):refs/heads/\(branch)"], in: clones[0], sandbox: account.home).status
+                == 0)
+        let refused = account.sync(1, ["--git"], cloud: clones[1])
+        #expect(refused.status == 93 && refused.stderr.contains("rewound"), "\(refused.stderr)")
+        #expect(account.secret(1, service: "ci") == "rotated")
+        let hint = try #require(refused.stderr.range(of: #"--expect-head [0-9]+:[0-9a-f]+"#, options: .regularExpression))
+        let accepted = account.sync(1, ["--git"] + refused.stderr[hint].split(separator: " ").map(String.init), cloud: clones[1])
+        #expect(accepted.status == 93, "the old record in it is reported and replaced: \(accepted.stdout)")
+        #expect(account.secret(1, service: "ci") == "rotated")
+        #expect(
+            account.sync(0, ["--git", "--expect-head", try #require(account.head(of: clones[1])["head"] as? String)], cloud: clones[0])
+                .status == 0)
+        #expect(account.secret(0, service: "ci") == "rotated", "the newer secret went back to the remote")
+    }
+
     @Test func aRejectedPushRollsBackAndSyncsAgainOnTheNewRemoteState() throws {
         let (account, clones, _) = try setUp()
         account.sync(1, ["--git"], cloud: clones[1])
