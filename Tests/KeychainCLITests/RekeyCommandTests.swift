@@ -15,8 +15,27 @@ import Testing
         #expect(try sandbox.addBehindApplicationPassword(service: "vault", secret: "SECRET-vault", password: "open sesame").status == 0)
         let old = sandbox.folder + "/old.key"
         try FileManager.default.copyItem(atPath: sandbox.keyFile, toPath: old)
+        let blobs =
+            "print('\\n'.join(sorted(r[0].hex() + ' ' + r[1].hex() for r in db.execute('SELECT secret, item_key FROM genp WHERE secret IS NOT NULL'))))"
+        let before = Set(sandbox.editKeychain(blobs).stdout.split(separator: "\n"))
+        #expect(before.count == 3, "three secrets: plain, sync, vault")
+        #expect(sandbox.run(["backup", sandbox.folder + "/before.db"]).status == 0)
         let rekeyed = sandbox.run(["rekey", "--generate-key-file", sandbox.keyFile, "--force"], profile: nil)
-        #expect(rekeyed.status == 0 && rekeyed.stdout.contains("the old key no longer opens"), "\(rekeyed.stderr)")
+        #expect(
+            rekeyed.status == 0 && rekeyed.stdout.contains("the old key no longer opens")
+                && rekeyed.stdout.contains("but still opens its backups and copies made before now"), "\(rekeyed.stderr)")
+        // Every secret sealed anew under a fresh item key, but the one only its password opens.
+        let after = Set(sandbox.editKeychain(blobs).stdout.split(separator: "\n"))
+        let column = { (index: Int) in { (row: Substring) in String(row.split(separator: " ")[index]) } }
+        #expect(after.count == 3)
+        #expect(Set(before.map(column(1))).isDisjoint(with: after.map(column(1))), "every wrapped item key is new")
+        #expect(Set(before.map(column(0))).intersection(after.map(column(0))).count == 1, "one secret box kept: the vault's")
+        // The backup made before still opens with the old key, as the message says.
+        #expect(
+            sandbox.run(
+                ["find", "-s", "plain", "-w"],
+                environment: ["KEYCHAINCTL_KEYCHAIN": sandbox.folder + "/before.db", "KEYCHAINCTL_KEY_FILE": old]
+            ).stdout == "SECRET-plain")
         #expect(!FileManager.default.fileExists(atPath: sandbox.keyFile + ".new"))
         #expect(sandbox.run(["find", "-s", "plain", "-w"]).stdout == "SECRET-plain")
         #expect(sandbox.run(["find", "-s", "sync", "--sync", "yes", "-w"]).stdout == "SECRET-sync")

@@ -13,8 +13,10 @@ struct RekeyCommand: Subcommand {
         abstract: "Give the keychain a new key or passphrase; afterwards the old one opens nothing in it.",
         discussion: """
             Opens the keychain with the current credential (usual order; wrong: exit 51, nothing changed), \
-            then in one transaction wraps fresh class keys under the new key and re-wraps, re-seals and \
-            re-digests every item. A generated key file is written to PATH.new (0600, synced) before the \
+            then in one transaction wraps fresh class keys under the new key and seals every secret anew \
+            under a fresh item key (an item behind an application password keeps its inner layer, which only \
+            the password opens), re-seals and re-digests every item: nothing sealed under the old key stays in \
+            the file. Backups and copies made before keep opening with the old key. A generated key file is written to PATH.new (0600, synced) before the \
             commit and renamed to PATH after it: a crash in between leaves the keychain opened by PATH.new. \
             A key cached by 'unlock' is removed.
             """,
@@ -112,7 +114,8 @@ struct RekeyCommand: Subcommand {
             StandardStreams.out(
                 dryRun
                     ? "would rekey \(count) items of \(path.terminalSafe); nothing was changed\n"
-                    : "rekeyed \(count) items (\(time)); the old key no longer opens \(path.terminalSafe)\n")
+                    : "rekeyed \(count) items (\(time)); the old key no longer opens \(path.terminalSafe), "
+                        + "but still opens its backups and copies made before now\n")
         case .json:
             StandardStreams.out(
                 JSON.render(.object(["keychain": .string(path), "items": .number(Int64(count)), "dryRun": .bool(dryRun)])) + "\n")

@@ -1,9 +1,9 @@
-/// Re-sealing a row for a new keychain key (`rekey`): the per-item
-/// key is unwrapped with the old ring and wrapped with this one, the metadata sealed under this
-/// ring's metadata key, and the keyed digests recomputed with its digest key. The secret's own
-/// box is kept: its key is unchanged and its authenticated data (the file's identity, the row's
-/// reference and plaintext columns) too. An item behind an application password keeps its inner
-/// layer, which only the password opens; the outer layer is re-wrapped without it.
+/// Re-sealing a row for a new keychain key (`rekey`): the secret is opened with the old ring and
+/// sealed anew under a fresh per-item key wrapped by this one, the metadata sealed under this
+/// ring's metadata key, and the keyed digests recomputed with its digest key, so nothing of the
+/// old sealing is left in the row: whoever took the old key, or an item key under it, opens
+/// nothing of the new file. An item behind an application password keeps its inner layer and
+/// its secret's box, which only the password opens; the outer layer is re-wrapped without it.
 extension KeyRing {
     /// Fresh random class keys, wrapped under `keychainKey`, for each class `old` holds a key for
     /// (a class whose key was destroyed stays without one).
@@ -35,6 +35,9 @@ extension KeyRing {
 
     /// `opened` (read with its secret columns, opened by `old`) sealed for this ring.
     package func resealed(_ opened: OpenedRow, from old: KeyRing) throws(KeychainError) -> SealedItem {
+        if !hasPasswordLayer(opened), let secret = try old.openSecret(of: opened) {
+            return try seal(opened.item, secret: secret)
+        }
         let itemClass = opened.item.itemClass
         guard let schema = Schema.of(itemClass), let accessibility = Accessibility(rawValue: opened.row.accessibility) else {
             throw DamagedRow.Reason.malformedColumn.error(itemClass, uuid: opened.row.uuid)
