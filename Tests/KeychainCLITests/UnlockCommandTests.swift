@@ -288,4 +288,33 @@ import Testing
         #expect(run.stderr.contains("no keychain at \(sandbox.keychain).other.db.never and no key cached for it: nothing to lock"))
         #expect(!run.stderr.contains("warning"), "\(run.stderr)")
     }
+
+    /// Two jobs of one user with copies of one keychain (one identity) cache and lock their keys
+    /// apart; a keychain unlocked through a link whose target is then removed is still locked by
+    /// that path, not reported as "nothing to lock" with its key left behind.
+    @Test(.enabled(if: TestMachine.hasKeyring, "machine: keyring")) func copiesAreLockedApartAndALinkLeadingNowhereStillLocks() throws {
+        let (sandbox, _, withPassphrase) = try Fixtures.passphraseKeychain()
+        let script = """
+            set -u
+            dir=$(dirname "$KEYCHAINCTL_KEYCHAIN")
+            mkdir -p "$dir/job-a" "$dir/job-b" "$dir/real" && ln -s real "$dir/lnk" || exit 88
+            for copy in job-a job-b real; do cp "$KEYCHAINCTL_KEYCHAIN" "$dir/$copy/k.db"; done
+            for copy in job-a job-b lnk; do KEYCHAINCTL_KEYCHAIN="$dir/$copy/k.db" "$0" unlock >/dev/null 2>&1 || exit 90; done
+            unset KEYCHAINCTL_PASSPHRASE
+            KEYCHAINCTL_KEYCHAIN="$dir/job-a/k.db" "$0" lock || exit 91
+            KEYCHAINCTL_KEYCHAIN="$dir/job-a/k.db" "$0" unlock --status >/dev/null 2>&1 && exit 92
+            KEYCHAINCTL_KEYCHAIN="$dir/job-b/k.db" "$0" unlock --status >/dev/null 2>&1 || exit 93
+            rm -rf "$dir/real"
+            KEYCHAINCTL_KEYCHAIN="$dir/lnk/k.db" "$0" lock || exit 94
+            "$0" lock --all || exit 95
+            """
+        let run = sandbox.run(
+            ["SESSION", "/bin/sh", "-c", script, Sandbox.binary], profile: nil, environment: withPassphrase,
+            executable: Sandbox.injectFault)
+        #expect(run.status == 0, "\(run.status): \(run.stderr)")
+        let folder = URL(fileURLWithPath: sandbox.keychain).deletingLastPathComponent().path
+        #expect(run.stderr.contains("locked \(folder)/job-a/k.db: the key 'keychainctl unlock' cached is gone"), "\(run.stderr)")
+        #expect(!run.stderr.contains("nothing to lock"), "the link's key was found by the path as given: \(run.stderr)")
+        #expect(run.stderr.contains("locked: 1 cached key removed"), "job-b's key alone was left: \(run.stderr)")
+    }
 }

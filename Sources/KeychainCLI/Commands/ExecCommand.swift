@@ -120,7 +120,8 @@ struct ExecCommand: Subcommand {
             if context[Self.lock] {
                 // Everything is resolved: nothing CMD runs or leaves behind may find the key cached after it.
                 // A dry run changes nothing.
-                if !context[Self.dryRun], let id = keychain.identity, KeyCache.invalidate(id) {
+                if !context[Self.dryRun], let id = keychain.identity, KeyCache.invalidate(KeyCache.Slot(id: id, path: context.keychainPath))
+                {
                     StandardStreams.err("locked \(context.keychainPath.terminalSafe) before starting the command (--lock)\n")
                 }
             } else {

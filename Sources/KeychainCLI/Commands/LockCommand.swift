@@ -12,10 +12,12 @@ struct LockCommand: Subcommand {
         name: name,
         abstract: "Remove the keychain's cached key from the kernel keyring (--all: every keychain's).",
         discussion: """
-            The key is invalidated, not just unlinked: it is gone from every keyring at once. Exit 0 \
+            The key is invalidated, not just unlinked: it is gone from every keyring at once. Only this file's \
+            key goes: a copy of the same keychain at another path keeps its own. Exit 0 \
             also when nothing was cached, or when the keyring is unavailable (nothing can be cached there). \
             When the keychain file is gone or unreadable (so its identity cannot be read), the keys \
-            'unlock' cached for that path are removed, and no other: a cleanup step never fails open, and \
+            'unlock' cached for that path (as given, or as its links led when it was unlocked) are removed, \
+            and no other: a cleanup step never fails open, and \
             never locks another keychain, or another job's, of the same user.
             """,
         sections: [("options", [Self.all.spec, Self.keyring.spec]), GlobalOptions.section],
@@ -45,7 +47,7 @@ struct LockCommand: Subcommand {
                 store = try KeychainStore(path: path)
             } catch {
                 // The key must not outlive an unreadable file: what was cached for its path goes.
-                let removed = KeyCache.invalidate(taggedWith: Folders.absolute(path))
+                let removed = KeyCache.invalidate(taggedLike: KeyCache.Slot(id: [], path: path))
                 let gone = access(path, F_OK) != 0
                 if !gone {
                     StandardStreams.warn(
@@ -55,7 +57,7 @@ struct LockCommand: Subcommand {
                 return report(removed, path: path, gone: gone)
             }
             guard case .v2(let id) = store.unlocking.format else { return report(0, path: path) }
-            removed = KeyCache.invalidate(id) ? 1 : 0
+            removed = KeyCache.invalidate(KeyCache.Slot(id: id, path: path)) ? 1 : 0
         }
         report(removed, path: path)
     }

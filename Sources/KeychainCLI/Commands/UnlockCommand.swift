@@ -87,7 +87,7 @@ struct UnlockCommand: Subcommand {
         let placement: KeyCache.Placement
         do {
             placement = try KeyCache.store(
-                keychain.keychainKey, for: id, path: Folders.absolute(path), timeout: timeoutSeconds == 0 ? nil : timeoutSeconds,
+                keychain.keychainKey, in: KeyCache.Slot(id: id, path: path), timeout: timeoutSeconds == 0 ? nil : timeoutSeconds,
                 idle: idleSeconds,
                 ring: context[Self.keyring] ?? .auto, shareUID: context[Self.shareUID])
         } catch { throw ConfigurationError("cannot cache the key: \(error.description)") }

@@ -46,7 +46,9 @@ package final class Keychain {
     /// invalidated.
     package static func cachedKey(opening store: KeychainStore) -> KeyCache.Entry? {
         let unlocking = store.unlocking
-        guard case .v2(let id) = unlocking.format, let entry = KeyCache.lookup(id) else { return nil }
+        guard case .v2(let id) = unlocking.format, let entry = KeyCache.lookup(KeyCache.Slot(id: id, path: store.connection.path)) else {
+            return nil
+        }
         let ring = KeyRing(keychainKey: entry.key, wrappedClassKeys: unlocking.wrappedClassKeys, format: unlocking.format)
         guard ring.opens(keyCheck: unlocking.keyCheck, kdfRecord: unlocking.kdfRecord) else {
             KernelKeyring.invalidate(entry.serial)

@@ -4,20 +4,45 @@ import KeychainPlatform
 /// A keychain's key cached in the kernel keyring by `unlock`, so that a passphrase keychain costs
 /// later calls one keyring read instead of an Argon2id derivation (docs/CI.md).
 ///
-/// One "user" key per keychain, named `keychainctl:v1:<hex of the file's identity>` (the random id
-/// `init` stores: a moved file keeps its cache, a rekeyed one's key check refuses the stale key).
-/// Its payload is the 32-byte keychain key, the absolute expiry, the idle timeout and the SHA-256
-/// of the keychain's absolute path when it was unlocked (its tag: what `lock` of a keychain file
-/// that is gone removes, and nothing else); the kernel's own expiry is the sooner of the two,
+/// One "user" key per keychain file, named `keychainctl:v1:<hex of the file's identity>:<tag>`
+/// (the random id `init` stores, so a rekeyed file's key check refuses the stale key; and the
+/// first bytes of its path's tag, so that copies of one file, which share the identity, are cached
+/// and locked apart: `Slot`). Its payload is the 32-byte keychain key, the absolute expiry, the
+/// idle timeout and the SHA-256 of the keychain's absolute path when it was unlocked, resolved and
+/// as given (its tags: what `lock` of a keychain file that is gone removes, and nothing else, even
+/// through a symbolic link that no longer leads anywhere); the kernel's own expiry is the sooner of the two,
 /// re-armed on each use when an idle timeout is set, so a key never outlives either. A cached key
 /// is only ever a candidate: the caller tries it against the file's key check and invalidates it
 /// when it does not open.
 package enum KeyCache {
     /// What every cached key's description starts with.
     package static let prefix = "keychainctl:v1:"
-    private static let magic = Array("kck2".utf8)
+    private static let magic = Array("kck3".utf8)
     private static let tagBytes = 32
-    private static let payloadBytes = 4 + KeyRing.keyBytes + 8 + 4 + tagBytes
+    private static let payloadBytes = 4 + KeyRing.keyBytes + 8 + 4 + 2 * tagBytes
+
+    /// Where one keychain file's key is cached: its identity, and its path's tags.
+    package struct Slot: Sendable {
+        package let id: [UInt8]
+        /// The SHA-256 of the absolute path with its symbolic links resolved as far as they lead.
+        package let resolvedTag: [UInt8]
+        /// The SHA-256 of the absolute path as given (only `.` and `..` folded).
+        package let givenTag: [UInt8]
+
+        /// The slot of the keychain `id` whose absolute path is `resolved` (its links followed) and
+        /// `given` (as the user named it); `KeyCache.Slot(id:path:)` makes both from a path.
+        package init(id: [UInt8], resolved: String, given: String) {
+            self.id = id
+            resolvedTag = KeyCache.pathTag(resolved)
+            givenTag = KeyCache.pathTag(given)
+        }
+
+        /// The key's description: the identity, then the first 8 bytes of the resolved tag.
+        package var description: String { prefix + Hex.lowercase(id) + ":" + Hex.lowercase(Array(resolvedTag.prefix(8))) }
+
+        /// Whether a key with these tags was cached for this slot's path.
+        func names(_ tags: [[UInt8]]) -> Bool { tags.contains(resolvedTag) || tags.contains(givenTag) }
+    }
 
     /// A cached key as found.
     package struct Entry {
@@ -28,8 +53,8 @@ package enum KeyCache {
         package let idle: UInt32?
         package let ring: KernelKeyring.Ring
         package let serial: Int32
-        /// The SHA-256 of the keychain's absolute path when it was unlocked.
-        package let pathTag: [UInt8]
+        /// The SHA-256 of the keychain's absolute path when it was unlocked: resolved, then as given.
+        package let pathTags: [[UInt8]]
     }
 
     /// Where `unlock` put a key.
@@ -50,15 +75,10 @@ package enum KeyCache {
         SecretBytes(copying: Array(absolutePath.utf8)).sha256
     }
 
-    /// The description of the key cached for the keychain whose identity is `id`.
-    package static func description(for id: [UInt8]) -> String {
-        prefix + Hex.lowercase(id)
-    }
-
-    /// The key cached for keychain `id`, when one is reachable, owned by this user and has not
-    /// expired; each use of a key with an idle timeout re-arms it (never past its absolute expiry).
-    package static func lookup(_ id: [UInt8], now: UInt64 = currentTime()) -> Entry? {
-        let name = description(for: id)
+    /// The key cached for `slot`, when one is reachable, owned by this user and has not expired;
+    /// each use of a key with an idle timeout re-arms it (never past its absolute expiry).
+    package static func lookup(_ slot: Slot, now: UInt64 = currentTime()) -> Entry? {
+        let name = slot.description
         for ring in KernelKeyring.Ring.allCases {
             guard let serial = KernelKeyring.search(name, in: ring, ownOnly: true) else { continue }
             guard let payload = KernelKeyring.read(serial, length: payloadBytes), let entry = decode(payload, ring: ring, serial: serial)
@@ -76,11 +96,11 @@ package enum KeyCache {
         return nil
     }
 
-    /// Caches `key` for keychain `id` at `path` (absolute), replacing what was cached for it: for `timeout`
-    /// seconds (`nil`: until `lock`), and with `idle`, only while it keeps being used at most that
-    /// far apart.
+    /// Caches `key` in `slot`, replacing what was cached there (a copy of the file elsewhere keeps
+    /// its own): for `timeout` seconds (`nil`: until `lock`), and with `idle`, only while it keeps
+    /// being used at most that far apart.
     package static func store(
-        _ key: SecretBytes, for id: [UInt8], path: String, timeout: UInt32?, idle: UInt32?, ring choice: RingChoice, shareUID: Bool,
+        _ key: SecretBytes, in slot: Slot, timeout: UInt32?, idle: UInt32?, ring choice: RingChoice, shareUID: Bool,
         now: UInt64 = currentTime()
     ) throws(KeyCacheError) -> Placement {
         let sessionOwner: uid_t?
@@ -103,38 +123,39 @@ package enum KeyCache {
         key.withUnsafeBytes { payload.append($0) }
         withUnsafeBytes(of: (expires ?? 0).bigEndian) { payload.append($0) }
         withUnsafeBytes(of: (idle ?? 0).bigEndian) { payload.append($0) }
-        pathTag(path).withUnsafeBytes { payload.append($0) }
-        // Whatever was cached for this keychain elsewhere goes first: one keychain, one cached key.
-        invalidate(id)
+        slot.resolvedTag.withUnsafeBytes { payload.append($0) }
+        slot.givenTag.withUnsafeBytes { payload.append($0) }
+        // Whatever was cached for this file in the other keyring goes first: one file, one cached key.
+        invalidate(slot)
         let serial: Int32
         do {
             serial = try KernelKeyring.add(
-                description(for: id), payload: payload, ring: ring,
+                slot.description, payload: payload, ring: ring,
                 timeout: idle.map { remaining(idle: $0, expires: expires, now: now) } ?? timeout ?? 0, shareUID: shareUID)
         } catch { throw .keyring(error) }
         return Placement(ring: ring, serial: serial, expires: expires)
     }
 
-    /// Invalidates every key cached for keychain `id`; whether there was one.
+    /// Invalidates the keys cached in `slot` (a copy of the file elsewhere keeps its own); whether
+    /// there was one.
     @discardableResult
-    package static func invalidate(_ id: [UInt8]) -> Bool {
+    package static func invalidate(_ slot: Slot) -> Bool {
         var found = false
         for ring in KernelKeyring.Ring.allCases {
-            while let serial = KernelKeyring.search(description(for: id), in: ring), KernelKeyring.invalidate(serial) { found = true }
+            while let serial = KernelKeyring.search(slot.description, in: ring), KernelKeyring.invalidate(serial) { found = true }
         }
         return found
     }
 
-    /// Invalidates every keychainctl key in either keyring that was cached for the keychain at
-    /// `path` (absolute; its tag), and no other; how many there were. What `lock` removes when the file is
+    /// Invalidates every keychainctl key in either keyring that was cached for the path of `slot`
+    /// (either of its tags; the identity is not read), and no other; how many there were. What `lock` removes when the file is
     /// gone and its identity cannot be read: another keychain's key, another job's, stays.
-    package static func invalidate(taggedWith path: String) -> Int {
-        let tag = pathTag(path)
+    package static func invalidate(taggedLike slot: Slot) -> Int {
         var count = 0
         for ring in KernelKeyring.Ring.allCases {
             for key in KernelKeyring.keys(in: ring, prefix: prefix) {
                 guard let payload = KernelKeyring.read(key.serial, length: payloadBytes),
-                    let entry = decode(payload, ring: ring, serial: key.serial), entry.pathTag == tag
+                    let entry = decode(payload, ring: ring, serial: key.serial), slot.names(entry.pathTags)
                 else { continue }
                 if KernelKeyring.invalidate(key.serial) { count += 1 }
             }
@@ -167,9 +188,10 @@ package enum KeyCache {
             key.append(UnsafeRawBufferPointer(rebasing: bytes[4..<(4 + KeyRing.keyBytes)]))
             let expires = ByteOrder.bigEndian(bytes[(4 + KeyRing.keyBytes)..<(12 + KeyRing.keyBytes)])
             let idle = UInt32(truncatingIfNeeded: ByteOrder.bigEndian(bytes[(12 + KeyRing.keyBytes)..<(16 + KeyRing.keyBytes)]))
+            let tags = 16 + KeyRing.keyBytes
             return Entry(
                 key: key, expires: expires == 0 ? nil : expires, idle: idle == 0 ? nil : idle, ring: ring, serial: serial,
-                pathTag: Array(bytes[(16 + KeyRing.keyBytes)...]))
+                pathTags: [Array(bytes[tags..<(tags + tagBytes)]), Array(bytes[(tags + tagBytes)...])])
         }
     }
 }

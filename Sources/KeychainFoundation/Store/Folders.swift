@@ -36,6 +36,26 @@ package enum Folders {
     /// `path` made absolute and free of symbolic links, `.` and `..` as far as it exists (the
     /// rest appended as written): where a path really points, for telling whether one is inside
     /// another, even before it is created.
+    /// `path` made absolute without following any link: the working folder before a relative
+    /// path, and `.` and `..` folded by name (what the user named, even where a link no longer
+    /// leads anywhere).
+    package static func lexicallyAbsolute(_ path: String) -> String {
+        var base = ""
+        if !path.hasPrefix("/") {
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            base = getcwd(&buffer, buffer.count) != nil ? String(cString: buffer) : "/"
+        }
+        var parts: [Substring] = []
+        for part in (base + "/" + path).split(separator: "/") {
+            switch part {
+            case ".": continue
+            case "..": if !parts.isEmpty { parts.removeLast() }
+            default: parts.append(part)
+            }
+        }
+        return "/" + parts.joined(separator: "/")
+    }
+
     package static func absolute(_ path: String) -> String {
         if let resolved = realpath(path, nil) {
             defer { free(resolved) }
