@@ -254,7 +254,14 @@ import Testing
         "XDG_DATA_HOME", "INPUTRC", "TZ", "TEXTDOMAINDIR", "HISTFILE", "PS0", "PS1", "TMP", "TEMP", "JAVA_HOME", "GRADLE_USER_HOME",
         "TF_CLI_ARGS", "TF_CLI_CONFIG_FILE", "HELM_PLUGINS", "ACTIONS_ID_TOKEN_REQUEST_URL", "ACTIONS_RUNTIME_URL",
         "ACTIONS_ALLOW_UNSECURE_COMMANDS", "RUNNER_TOOL_CACHE",
+        // The sixth review: the working folder, and names that grant access or pick a destination.
+        "PWD", "OLDPWD", "TF_VAR_admin_ssh_key", "TF_VAR_db_password", "ARM_SUBSCRIPTION_ID", "AZURE_TENANT_ID",
+        "GOOGLE_APPLICATION_CREDENTIALS",
     ]
+
+    /// Names a pattern does not admit although nothing reserves them (the sixth review): bare words,
+    /// and an identifier that picks a destination. Listed exactly, they are the user's choice.
+    static let notCredentialShaped = ["TOKEN", "KEY", "ID", "SECRET", "NETLIFY_SITE_ID", "SITE_ID", "ADMIN_SSH_KEY", "PROJECT_ID"]
 
     /// The turn-5 attack: the tool's own pattern `AWS_*` admitted `AWS_PAGER`, a command the AWS CLI
     /// runs with every secret in its environment, and `AWS_ENDPOINT_URL`. A pattern now admits only
@@ -285,11 +292,16 @@ import Testing
         #expect(!listed.stdout.contains("AWS_PAGER") && !listed.stdout.contains("AWS_ENDPOINT_URL"), "\(listed.stdout)")
         #expect(listed.stderr.contains("would set AWS_PAGER") && listed.stderr.contains("would set AWS_ENDPOINT_URL"), "\(listed.stderr)")
         // Credential-shaped names pass a pattern: the usual credentials of the usual tools.
-        let shaped = ["NPM_TOKEN", "AWS_SESSION_TOKEN", "GITHUB_TOKEN", "DEPLOY_KEY", "DB_PASSWORD", "TWINE_PASSWORD", "VAULT_TOKEN"]
+        let shaped = [
+            "NPM_TOKEN", "AWS_SESSION_TOKEN", "GITHUB_TOKEN", "DEPLOY_KEY", "DB_PASSWORD", "TWINE_PASSWORD", "VAULT_TOKEN",
+            "AWS_ACCESS_KEY_ID",
+            "AWS_SECRET_ACCESS_KEY", "STRIPE_API_KEY", "AZURE_CLIENT_ID", "AZURE_CLIENT_SECRET", "GPG_PRIVATE_KEY",
+        ]
         for name in shaped { #expect(VariableNaming.isCredentialShaped(name) && !ReservedVariables.contains(name), "\(name)") }
         for name in Self.reviewedNames {
             #expect(!VariableNaming.isCredentialShaped(name) || ReservedVariables.contains(name), "a pattern admits \(name)")
         }
+        for name in Self.notCredentialShaped { #expect(!VariableNaming.isCredentialShaped(name), "a pattern admits \(name)") }
     }
 
     /// The reserved table lists a name only when no family covers it, and the names it no longer

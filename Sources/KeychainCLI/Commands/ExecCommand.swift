@@ -31,7 +31,8 @@ struct ExecCommand: Subcommand {
             what the user's later processes run (the rest of the step's script, shell start-up files, \
             $GITHUB_ENV): with --lock the key is gone before CMD starts, so what it plants finds the \
             keychain locked, and with --writable DIR it can change nothing outside DIR. A --file secret is \
-            a sealed file in memory named /dev/fd/N, which no other process of the user can open. CMD's \
+            a sealed file in memory named /dev/fd/N, which no other exec's command can open (a process of \
+            the user outside exec can, through /proc/PID/fd/N, where Yama lets it trace CMD). CMD's \
             exit status (or signal) is passed through; 127: CMD not found, 126: not executable.
             """,
         sections: [

@@ -14,7 +14,7 @@ enum ReservedVariables {
         "PATH", "IFS", "ENV", "SHELLOPTS", "BASHOPTS", "PS4", "PROMPT_COMMAND", "CDPATH", "GLOBIGNORE", "SHELL",
         "HOME", "ZDOTDIR", "EDITOR", "VISUAL", "BROWSER", "SSH_ASKPASS", "SUDO_ASKPASS",
         "MAKEFILES", "TMPDIR", "TMP", "TEMP", "INPUTRC", "HISTFILE", "PS0", "PS1", "PS2", "PS3", "TZ",
-        "TEXTDOMAINDIR", "TEXTDOMAIN",
+        "TEXTDOMAINDIR", "TEXTDOMAIN", "PWD", "OLDPWD",
         // The C library and the dynamic loader
         "GLIBC_TUNABLES", "LOCPATH", "NLSPATH", "HOSTALIASES", "LOCALDOMAIN",
         // Interpreters and runtimes
@@ -31,26 +31,29 @@ enum ReservedVariables {
         "GITHUB_ENV", "GITHUB_OUTPUT", "GITHUB_STATE", "GITHUB_STEP_SUMMARY",
     ]
 
-    /// Reserved prefixes: whole families of the above, the CI runners' own settings (`ACTIONS_*`,
+    /// Reserved prefixes: whole families of the above, Terraform's inputs (`TF_VAR_*`: a deployment's
+    /// admin key or database password, set by whoever wrote the item), the CI runners' own settings (`ACTIONS_*`,
     /// `RUNNER_*`: `export --format github-env` reaches every later step), the session bus, XDG's
     /// folders, and tools' families that choose where they fetch from or what they run.
     static let prefixes: [String] = [
         "LD_", "DYLD_", "BASH_", "PYTHON", "PERL5", "NPM_CONFIG_", "CARGO_", "KEYCHAINCTL_", "LESS", "OPENSSL_", "SSL_CERT_", "PIP_",
         "UV_", "DOCKER_", "TERMINFO", "NODE_TLS_", "CGO_", "ACTIONS_", "RUNNER_", "DBUS_", "XDG_", "RUSTUP_", "TF_CLI_", "COREPACK_",
-        "CCACHE_", "RSYNC_", "CMAKE_",
+        "CCACHE_", "RSYNC_", "CMAKE_", "TF_VAR_",
     ]
 
     /// Reserved endings: CA bundles (`CURL_CA_BUNDLE`, `NODE_EXTRA_CA_CERTS`) and proxies
     /// (`HTTPS_PROXY`), which put a man in the middle; pagers and editors (`AWS_PAGER`, `GH_PAGER`),
     /// which tools run; where a tool sends its requests and credentials (`AWS_ENDPOINT_URL`,
-    /// `VAULT_ADDR`, `SONAR_HOST_URL`, `RUSTUP_DIST_SERVER`); options, arguments and flags a tool
+    /// `VAULT_ADDR`, `SONAR_HOST_URL`, `RUSTUP_DIST_SERVER`) or into which account and tenant it
+    /// deploys (`ARM_SUBSCRIPTION_ID`, `AZURE_TENANT_ID`); a credentials file's path
+    /// (`GOOGLE_APPLICATION_CREDENTIALS`, whose file can name a program); options, arguments and flags a tool
     /// or its runtime adds (`JAVA_OPTS`, `MAVEN_ARGS`, `RUSTFLAGS`, `GNUMAKEFLAGS`); commands run in
     /// a tool's place (`CCACHE_PREFIX`, `…_LAUNCHER`, `…_WRAPPER`, `RSYNC_RSH`, `…_PROG`); and the
     /// folders and files it reads (`JAVA_HOME`, `…_DIR`, `…_PATH`, `TF_CLI_CONFIG_FILE`).
     static let suffixes: [String] = [
         "_CA_BUNDLE", "_CA_CERTS", "_PROXY", "PAGER", "_EDITOR", "_URL", "_URI", "_HOST", "_ADDR", "_ADDRESS", "_SERVER", "_OPTS",
         "_OPTIONS", "_ARGS", "FLAGS", "_PREFIX", "_LAUNCHER", "_WRAPPER", "_RSH", "_PROG", "_HOME", "_DIR", "_DIRS", "_PATH", "_FILE",
-        "_SOCK", "_SOCKET",
+        "_SOCK", "_SOCKET", "_APPLICATION_CREDENTIALS", "_SUBSCRIPTION_ID", "_TENANT_ID",
     ]
 
     /// Reserved wherever they stand in a name: a tool's endpoints, registries and mirrors

@@ -42,7 +42,7 @@ struct VariableNaming {
             prefix = .text("prefix", nil, "P", "\(scope): put P before each variable's name; only such names are made.")
             allowNames = .text(
                 "allow-names", nil, "PATTERN,…", repeatable: true,
-                "\(scope): make only these names ('NPM_TOKEN,AWS_ACCESS_KEY_ID'); a pattern ('AWS_*') admits only credential-shaped names (…_TOKEN, …_KEY, …_ID, …); any other is refused."
+                "\(scope): make only these names ('NPM_TOKEN,AWS_ACCESS_KEY_ID'); a pattern ('AWS_*') admits only credential-shaped names (…_TOKEN, …_SECRET, …_API_KEY, …_ACCESS_KEY_ID, …); any other is refused."
             )
             upper = Flag("upper", "\(scope): upper-case each variable's name.")
         }
@@ -93,22 +93,30 @@ struct VariableNaming {
             return "item ref=\(reference) gives \(name), which --allow-names does not allow; narrow the query to the items you mean"
         }
         guard Self.isCredentialShaped(name) else {
-            return "item ref=\(reference) gives \(name), which is not credential-shaped (…_TOKEN, …_KEY, …_SECRET, …_PASSWORD, "
-                + "…_ID, …): a pattern or --prefix admits only such names; list \(name) in --allow-names if you mean it"
+            return "item ref=\(reference) gives \(name), which is not credential-shaped (…_TOKEN, …_SECRET, …_PASSWORD, …_API_KEY, "
+                + "…_ACCESS_KEY_ID, …): a pattern or --prefix admits only such names; list \(name) in --allow-names if you mean it"
         }
         return nil
     }
 
     /// The endings of a name that holds a credential, and nothing else: a name a pattern admits must
-    /// have one (or be one, without its underscore).
+    /// have one after a word of its own (`NPM_TOKEN`; a bare `TOKEN`, `KEY` or `PWD` is not one).
+    /// A key or an identifier only in the forms credentials take (`…_API_KEY`, `…_ACCESS_KEY_ID`,
+    /// `…_CLIENT_ID`): a bare `…_ID` or `…_KEY` picks a destination or plants a key as often
+    /// (`NETLIFY_SITE_ID`, an SSH key a deployment installs).
     static let credentialSuffixes = [
-        "_TOKEN", "_KEY", "_SECRET", "_PASSWORD", "_PASSWD", "_PASS", "_PWD", "_PAT", "_ID", "_CREDENTIALS", "_CREDENTIAL", "_AUTH",
+        "_TOKEN", "_SECRET", "_PASSWORD", "_PASSWD", "_PASS", "_PWD", "_PAT", "_CREDENTIALS", "_CREDENTIAL", "_AUTH",
+        "_API_KEY", "_APIKEY", "_ACCESS_KEY", "_SECRET_KEY", "_PRIVATE_KEY", "_SIGNING_KEY", "_DEPLOY_KEY", "_ACCESS_KEY_ID", "_KEY_ID",
+        "_CLIENT_ID",
     ]
 
-    /// Whether `name`, upper-cased, ends with a credential suffix or is one (`TOKEN`).
+    /// Whether `name`, upper-cased, ends with a credential suffix after a word of its own (for the
+    /// two-word endings, the first word may be the name's first: `DEPLOY_KEY`, `API_KEY`).
     static func isCredentialShaped(_ name: String) -> Bool {
         let upper = asciiUppercased(name)
-        return credentialSuffixes.contains { upper.hasSuffix($0) || upper == $0.dropFirst() }
+        return credentialSuffixes.contains { suffix in
+            (upper.hasSuffix(suffix) && upper.count > suffix.count) || (suffix.dropFirst().contains("_") && upper == suffix.dropFirst())
+        }
     }
 
     /// Whether `name` matches `pattern`, where `*` stands for any run of characters (even none).
