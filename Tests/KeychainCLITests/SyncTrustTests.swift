@@ -347,3 +347,56 @@ import Testing
         return try #require(SecretBytes(copying: Array(text.utf8)).base64Decoded(strict: true))
     }
 }
+
+/// The cloud commands' refusals: each names what is wrong, changes nothing, and a hint it prints
+/// is one that works when followed.
+@Suite struct CloudCommandRefusalTests {
+    @Test func usageErrorsAndTheirHints() throws {
+        let account = try SyncAccount(devices: 1)
+        #expect(account.sync(0).status == 0)
+        let key = ["KEYCHAINCTL_ACCOUNT_KEY_FILE": account.accountKey]
+        let refusals: [([String], Int32, String)] = [
+            (["cloud", "rekey", "--cloud", account.cloud], 64, "needs the new account key"),
+            (["cloud", "rekey", "--cloud", account.cloud, "--new-account-key-file", account.accountKey], 78, "is the current one"),
+            (
+                ["cloud", "revoke", "--cloud", account.cloud, "--generate-account-key-file", account.home.folder + "/x.key"], 64,
+                "needs the device"
+            ),
+            (["cloud", "head"], 64, "needs --cloud DIR"),
+            (["cloud", "devices", "--cloud", account.cloud, "extra"], 64, "takes no operand"),
+            (["sync", "--cloud", account.cloud, "--device-name", "a b"], 64, "--device-name takes"),
+            (["sync", "--cloud", account.cloud, "--expect-head", "12"], 64, "--expect-head takes"),
+            (["cloud", "head", "--cloud", account.cloud, "--new-account-key-file", account.accountKey], 64, "goes with cloud rekey"),
+        ]
+        let before = account.records
+        for (arguments, status, text) in refusals {
+            let run = account.devices[0].run(arguments, profile: nil, environment: key)
+            #expect(run.status == status && run.stderr.contains(text), "\(arguments): \(run.status) \(run.stderr)")
+        }
+        #expect(account.records == before && account.sync(0).status == 0, "nothing changed")
+        // Revoking a device that is not listed names those that are, and generates no key.
+        let newKey = account.home.folder + "/new.key"
+        let unknown = account.cloudCommand(["revoke", "laptop", "--generate-account-key-file", newKey])
+        #expect(unknown.status == 78 && unknown.stderr.contains("(device0)"), "\(unknown.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: newKey), "no key file is left for a refused rotation")
+        #expect(account.sync(0).status == 0, "the old key still opens the store")
+    }
+
+    /// A version-1 store has no head or devices: `cloud head` says so and how to upgrade; the
+    /// command it prints upgrades it, and `cloud head` then works.
+    @Test func aVersion1StoreNamesItsUpgrade() throws {
+        let account = try SyncAccount(version1Fixture: ())
+        let refused = account.cloudCommand(["head"])
+        #expect(refused.status == 78 && refused.stderr.contains("is a version-1 cloud store"), "\(refused.stderr)")
+        let command = try #require(
+            refused.stderr.range(of: #"keychainctl cloud upgrade --cloud [^']+"#, options: .regularExpression).map {
+                String(refused.stderr[$0])
+            })
+        let upgraded = account.home.run(
+            command.split(separator: " ").dropFirst().map(String.init), profile: nil,
+            environment: ["KEYCHAINCTL_ACCOUNT_KEY_FILE": account.accountKey])
+        #expect(upgraded.status == 0, "\(upgraded.stderr)")
+        let head = account.cloudCommand(["head"])
+        #expect(head.status == 0 && head.stdout.hasPrefix("1:"), "\(head.stdout)\(head.stderr)")
+    }
+}
