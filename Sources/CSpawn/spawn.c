@@ -361,3 +361,5 @@ int cspawn_sealed_file(const char *name, const void *bytes, size_t count) {
     }
     return fd;
 }
+
+int cspawn_become_subreaper(void) { return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); }

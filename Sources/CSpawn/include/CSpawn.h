@@ -61,4 +61,9 @@ int cspawn_sealed_file(const char *name, const void *bytes, size_t count);
 /* pipe2(fds, O_CLOEXEC), which Glibc's Swift module does not declare. */
 int cspawn_pipe(int fds[2]);
 
+/* Makes this process a child subreaper (PR_SET_CHILD_SUBREAPER): a process its children leave
+   behind, setsid'd or double-forked, becomes its child when orphaned, so that it can end them.
+   0, or -1 with errno. */
+int cspawn_become_subreaper(void);
+
 #endif

@@ -32,14 +32,16 @@ struct ExecCommand: Subcommand {
             $GITHUB_ENV): with --lock the key is gone before CMD starts, so what it plants finds the \
             keychain locked, and with --writable DIR it can change nothing outside DIR. A --file secret is \
             a sealed file in memory named /dev/fd/N, which no other exec's command can open (a process of \
-            the user outside exec can, through /proc/PID/fd/N, where Yama lets it trace CMD). CMD's \
+            the user outside exec can, through /proc/PID/fd/N, where Yama lets it trace CMD). Nothing of \
+            CMD outlives exec: keychainctl is the child subreaper of what it starts, and every process CMD \
+            left running (setsid'd, double-forked) is killed when CMD ends (--verbose counts them). CMD's \
             exit status (or signal) is passed through; 127: CMD not found, 126: not executable.
             """,
         sections: [
             ("secrets", ExecPlan.secretSpecs),
             ("the command's environment", ExecPlan.environmentSpecs),
             ("what CMD can reach", [Self.lock.spec, Self.writable.spec, Self.keepFD.spec, Self.allowKeyring.spec]),
-            ("output", [Self.mask.spec, Self.ciMask.spec, Self.dryRun.spec]),
+            ("output", [Self.mask.spec, Self.ciMask.spec, Self.dryRun.spec, Self.verbose.spec]),
             GlobalOptions.section,
         ],
         queryOptions: ["env", "file"], trailingCommand: ("CMD [ARG…]", "The command to run, after --."),
@@ -68,6 +70,7 @@ struct ExecCommand: Subcommand {
         "Remove this keychain's cached key (as 'keychainctl lock' does) once every secret is resolved, before CMD starts: nothing CMD runs, plants or leaves behind finds it cached afterwards."
     )
     static let dryRun = Flag("dry-run", "Resolve everything and print what CMD would get (never values); do not run CMD.")
+    static let verbose = Flag("verbose", "After CMD, say on stderr how many processes it left running were ended, and how.")
 
     /// How `--mask` decides.
     enum MaskMode: String { case auto, always, never }
@@ -167,14 +170,17 @@ struct ExecCommand: Subcommand {
         let files = try ExecFiles(resolved.files)
         isolation.keep += Array(files.descriptors.values)
         let environment = EnvironmentBlock(resolved.environment(filePaths: files.paths))
-        guard masked else {
-            throw cannotRun(ChildProcess.replace(with: executable, arguments: command, environment: environment, isolation: isolation))
-        }
         let watch = try ChildProcess.SignalWatch()
         let outcome = try ChildProcess.run(
             executable, arguments: command, environment: environment, isolation: isolation, watch: watch, stdoutMasker: stdoutMasker,
             stderrMasker: stderrMasker, cleanup: files.close)
         if case .failedToStart(let error) = outcome.ending { throw cannotRun(error) }
+        if context[Self.verbose] {
+            StandardStreams.err(
+                outcome.subreaper
+                    ? "exec: ended \(outcome.leftovers) process(es) the command left running (keychainctl was their child subreaper)\n"
+                    : "exec: the kernel refused a child subreaper: processes the command left running were not ended\n")
+        }
         _ = StandardStreams.finish(0)
         // The command succeeded but its output was not all written (a full disk, /dev/full): 74.
         if let failed = outcome.writeError, case .exited(0) = outcome.ending {

@@ -13,12 +13,11 @@ import KeychainPlatform
 /// keyring calls unless `--allow-keyring`; every descriptor from 3 up is closed unless kept with
 /// `--keep-fd`.
 ///
-/// With nothing to do after it starts, keychainctl `execve`s the command: same PID, and its
-/// signals, terminal and exit status are the command's. Otherwise it spawns the command in its
-/// own process group's place (job control and the terminal stay the command's), pumps the streams
-/// it masks, forwards HUP, INT, QUIT, TERM, USR1, USR2 and WINCH when they were sent to
-/// keychainctl by a process (not when the terminal already sent them to the whole group), cleans
-/// up, and ends as the command did: its exit status, or its signal re-raised.
+/// keychainctl spawns the command in its own process group's place (job control and the terminal
+/// stay the command's) as its child subreaper, pumps the streams it masks, forwards HUP, INT,
+/// QUIT, TERM, USR1, USR2 and WINCH when they were sent to keychainctl by a process (not when the
+/// terminal already sent them to the whole group), ends every process the command left running
+/// (`Leftovers`), cleans up, and ends as the command did: its exit status, or its signal re-raised.
 enum ChildProcess {
     /// What a command name resolved to.
     enum Resolution {
@@ -58,23 +57,6 @@ enum ChildProcess {
     /// What a started program may reach of keychainctl's process besides what it was given.
     typealias Isolation = SpawnIsolation
 
-    /// Replaces this process with `executable`, isolated as `isolation` says; returns only when
-    /// that failed (with errno). The forwarded signals are unblocked first: a launcher that had
-    /// them blocked (a thread pool's worker) must not leave the command deaf to them. Their
-    /// dispositions stay as inherited, so `nohup keychainctl exec …` keeps HUP ignored.
-    static func replace(with executable: String, arguments: [String], environment: EnvironmentBlock, isolation: Isolation) -> Int32 {
-        var mask = sigset_t()
-        sigprocmask(SIG_SETMASK, nil, &mask)
-        for signal in forwarded { sigdelset(&mask, signal) }
-        guard Spawn.prepare(isolation, mask: mask) else { return errno }
-        return withCStrings(arguments) { argv in
-            environment.withPointers { envp in
-                _ = execve(executable, argv, envp)
-            }
-            return errno
-        }
-    }
-
     /// The forwarded signals and SIGCHLD, blocked and read from a signalfd from its creation on:
     /// made before any `--file` secret is written, so that a signal arriving in between is
     /// forwarded (and the files removed) rather than ending keychainctl with them on disk.
@@ -112,6 +94,8 @@ enum ChildProcess {
     ) throws -> Outcome {
         // A reader gone from our stdout is the command's business: writes fail with EPIPE here.
         signal(SIGPIPE, SIG_IGN)
+        // Every process the command starts is ours once orphaned, so that none outlives it.
+        let subreaper = Leftovers.adopt()
         var streams: [Stream] = []
         for (target, masker) in [(Int32(1), stdoutMasker), (Int32(2), stderrMasker)] {
             guard let masker else { continue }
@@ -140,7 +124,7 @@ enum ChildProcess {
         guard child > 0 else {
             for stream in streams { close(stream.read) }
             cleanup()
-            return Outcome(ending: .failedToStart(spawnError), writeError: nil)
+            return Outcome(ending: .failedToStart(spawnError), writeError: nil, leftovers: 0, subreaper: subreaper)
         }
         let signals = watch.fd
         var ending: Ending?
@@ -188,12 +172,16 @@ enum ChildProcess {
             while waitpid(child, &status, 0) < 0, errno == EINTR {}
             ending = Ending(waitStatus: status)
         }
+        // What the command left running (a setsid'd or double-forked process) ends with it.
+        let leftovers = subreaper ? Leftovers.end() : 0
         for index in streams.indices where !streams[index].closed {
             streams[index].flush()
             close(streams[index].read)
         }
         cleanup()
-        return Outcome(ending: ending ?? .exited(1), writeError: streams.compactMap(\.writeError).first { $0.errno != EPIPE })
+        return Outcome(
+            ending: ending ?? .exited(1), writeError: streams.compactMap(\.writeError).first { $0.errno != EPIPE }, leftovers: leftovers,
+            subreaper: subreaper)
     }
 
     /// Starts `executable` isolated as `isolation` says, with `dups` applied (stdin from /dev/null
@@ -264,6 +252,10 @@ enum ChildProcess {
     struct Outcome {
         let ending: Ending
         let writeError: (target: Int32, errno: Int32)?
+        /// How many processes the command left running were ended with it.
+        let leftovers: Int
+        /// Whether keychainctl was their subreaper (else what left was beyond its reach).
+        let subreaper: Bool
     }
 
     /// How the command ended.
