@@ -160,7 +160,7 @@ package struct CloudHead: Equatable {
         }
         guard let deviceCount = cursor.count(each: 50) else { return nil }
         for _ in 0..<deviceCount {
-            guard let id = cursor.take(16).flatMap { Bytes16($0) }, let key = cursor.take(32), let revoked = cursor.take(1),
+            guard let id = cursor.uuid(), let key = cursor.take(32), let revoked = cursor.take(1),
                 revoked[0] <= 1, let nameLength = cursor.take(1), let nameBytes = cursor.take(Int(nameLength[0])),
                 let name = String(validating: nameBytes, as: UTF8.self)
             else { return nil }
@@ -171,8 +171,8 @@ package struct CloudHead: Equatable {
         else { return nil }
         head.manifest.reserveCapacity(entryCount)
         for _ in 0..<entryCount {
-            guard let uuid = cursor.take(16).flatMap { Bytes16($0) }, let tag = cursor.integer(UInt64.self),
-                let digest = cursor.take(16).flatMap { Bytes16($0) }, let flags = cursor.take(1), flags[0] <= 3
+            guard let uuid = cursor.uuid(), let tag = cursor.integer(UInt64.self),
+                let digest = cursor.uuid(), let flags = cursor.take(1), flags[0] <= 3
             else { return nil }
             head.manifest[uuid] = Entry(tag: tag, digest: digest, isTombstone: flags[0] & 1 == 1, isUnsigned: flags[0] & 2 == 2)
         }
@@ -191,6 +191,12 @@ package struct CloudHead: Equatable {
             guard count >= 0, bytes.count - offset >= count else { return nil }
             defer { offset += count }
             return Array(bytes[offset..<(offset + count)])
+        }
+
+        /// Sixteen bytes: an identity, a UUID or a digest.
+        mutating func uuid() -> Bytes16? {
+            guard let bytes = take(16) else { return nil }
+            return Bytes16(bytes)
         }
 
         mutating func integer<T: FixedWidthInteger>(_: T.Type) -> T? {
