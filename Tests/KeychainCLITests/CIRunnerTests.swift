@@ -51,7 +51,8 @@ import Testing
             // The runner gives the post step each saved NAME=VALUE as STATE_NAME.
             script += """
                 state=(); while IFS= read -r line; do state+=("STATE_$line"); done < '\(job)/state'
-                \(runner) "${state[@]}" node '\(root)/ci/action/post.js' > '\(job)/post.out' 2>&1 || echo "\(name) post failed: $?"
+                planted=(); while IFS= read -r line; do planted+=("$line"); done < '\(job)/env'
+                \(runner) "${planted[@]}" "${state[@]}" node '\(root)/ci/action/post.js' > '\(job)/post.out' 2>&1 || echo "\(name) post failed: $?"
 
                 """
         }
@@ -151,6 +152,37 @@ import Testing
         let posted = try String(contentsOfFile: sandbox.folder + "/job/post.out", encoding: .utf8)
         #expect(posted.contains("::error::keychainctl:") && posted.contains("is not the binary this job installed"), "\(posted)")
         #expect(!FileManager.default.fileExists(atPath: marker), "the planted code ran")
+    }
+
+    /// The review's N4: a step's code swaps the installed binary while the post step runs (a loop
+    /// renaming a planted program and the real one into place, as a watcher would), and sets
+    /// NODE_OPTIONS for the post step's node through $GITHUB_ENV. The post step runs the file it
+    /// hashed or nothing: the planted program never runs, however the race falls (the earlier
+    /// post step, hashing by path and running by path, lost it only sometimes, so that half has no
+    /// steady control); the node option is named as an error, and the key is still locked. Its
+    /// control: the planted option did run in node, before the post step could look.
+    @Test(.enabled(if: TestMachine.hasKeyring, "machine: keyring"))
+    func thePostStepRunsTheFileItHashedAndNamesPlantedNodeOptions() throws {
+        let sandbox = try Self.released()
+        let marker = sandbox.folder + "/swapped-in"
+        let evil = sandbox.folder + "/evil.js"
+        try "require('fs').writeFileSync('\(sandbox.folder)/node-option-ran', 'x');\n".write(
+            toFile: evil, atomically: true, encoding: .utf8)
+        let installed = "\"$RUNNER_TEMP/keychainctl/bin/keychainctl\""
+        let swapper = [
+            "cp \(installed) \"$RUNNER_TEMP/good\"; printf '#!/bin/sh\\ntouch \(marker)\\n' > \"$RUNNER_TEMP/evil\"; chmod +x \"$RUNNER_TEMP/evil\"",
+            "( i=0; while [ $i -lt 4000 ] && [ -e \"$RUNNER_TEMP/good\" ]; do cp \"$RUNNER_TEMP/evil\" \"$RUNNER_TEMP/e.tmp\"; "
+                + "mv \"$RUNNER_TEMP/e.tmp\" \(installed); cp \"$RUNNER_TEMP/good\" \"$RUNNER_TEMP/g.tmp\"; mv \"$RUNNER_TEMP/g.tmp\" \(installed); "
+                + "i=$((i+1)); done ) > /dev/null 2>&1 &",
+            "echo \"NODE_OPTIONS=--require \(evil)\" >> \"$GITHUB_ENV\"",
+        ].joined(separator: "\n")
+        let run = Self.runner(sandbox, try Self.githubJob(sandbox, name: "job", inputs: ["key": Self.key], steps: [swapper]))
+        let posted = try String(contentsOfFile: sandbox.folder + "/job/post.out", encoding: .utf8)
+        #expect(!FileManager.default.fileExists(atPath: marker), "the swapped-in program ran: \(posted)")
+        #expect(posted.contains("::error::keychainctl: the post step runs with NODE_OPTIONS set"), "\(posted)")
+        #expect(run.stdout.contains("job post failed: 1"), "\(run.stdout) \(run.stderr)")
+        #expect(
+            FileManager.default.fileExists(atPath: sandbox.folder + "/node-option-ran"), "the control: the planted option did run in node")
     }
 
     /// Two jobs of one runner user at the same time, one through the Action and one through the
