@@ -143,6 +143,7 @@ static int deny_calls(int deny_keyring) {
 #endif
 #define LANDLOCK_VERSION_FLAG (1U << 0)
 #define LANDLOCK_FS_MAKE_BLOCK (1ULL << 11)
+#define LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET_FLAG (1ULL << 0)
 #define LANDLOCK_SCOPE_SIGNAL_FLAG (1ULL << 1)
 
 /* The ruleset attribute as of ABI 6 (the system headers may be older). */
@@ -192,13 +193,14 @@ static int allow_beneath(int ruleset, const char *path, uint64_t access) {
 /* Puts this thread (and what it execs) in a new Landlock domain. Any domain, whatever it handles,
    confines ptrace and /proc/PID/{mem,environ,fd} to the domain and those nested in it: the command
    can no longer act as the shell that started keychainctl, or as any other process of the user.
-   What the domain handles is the least that is allowed: from ABI 6 only signals (the command
-   cannot signal a process outside it), before that the creation of block devices, which also keeps
-   mount and pivot_root from the command. With `writable` folders, it also handles every change to
+   What the domain handles is the least that is allowed: from ABI 6 only its scopes (the command
+   cannot signal a process outside it, nor, with `scope_abstract_sockets`, connect to an abstract
+   unix socket one made: a same-user service listening there is not its to ask), before that the creation of block
+   devices, which also keeps mount and pivot_root from the command. With `writable` folders, it also handles every change to
    the file system (writing, creating, removing, renaming, truncating), allowed only beneath those
    folders and on /dev/null. No Landlock: 0, and the seccomp filter is the only line (with
    `writable`, -1 with ENOSYS: a write allow-list that cannot be enforced is refused). */
-static int enter_landlock_domain(const char *const *writable, size_t writable_count) {
+static int enter_landlock_domain(const char *const *writable, size_t writable_count, int scope_abstract_sockets) {
     int abi = cspawn_landlock_abi();
     if (abi < 1) {
         if (writable_count == 0) return 0;
@@ -208,7 +210,7 @@ static int enter_landlock_domain(const char *const *writable, size_t writable_co
     struct ruleset_attr attr = {0};
     size_t size = sizeof attr.handled_access_fs;
     if (abi >= 6) {
-        attr.scoped = LANDLOCK_SCOPE_SIGNAL_FLAG;
+        attr.scoped = LANDLOCK_SCOPE_SIGNAL_FLAG | (scope_abstract_sockets ? LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET_FLAG : 0);
         size = sizeof attr;
     } else {
         attr.handled_access_fs = LANDLOCK_FS_MAKE_BLOCK;
@@ -289,7 +291,7 @@ int cspawn_prepare(const struct cspawn_options *options) {
         if (errno != ENOSYS && errno != EPERM && errno != EOPNOTSUPP) return -1;
     }
     if (close_all_but(options->keep, options->keep_count) != 0) return -1;
-    if (enter_landlock_domain(options->writable, options->writable_count) != 0) return -1;
+    if (enter_landlock_domain(options->writable, options->writable_count, options->scope_abstract_sockets) != 0) return -1;
     if (deny_calls(options->deny_keyring) != 0) return -1;
     return 0;
 }

@@ -13,11 +13,19 @@ public struct SpawnIsolation: Sendable {
     /// Given any, it may change nothing else but /dev/null (Landlock; without it, starting fails
     /// with ENOSYS).
     public var writable: [String] = []
+    /// Whether the program may not connect to an abstract unix socket a process outside its
+    /// Landlock domain listens on (Landlock ABI 6): exec's command, not the tools keychainctl runs
+    /// for itself (a clipboard tool must reach the display).
+    public var scopeAbstractSockets = false
 
     public init() {}
 
     /// Whether the kernel confines a started program to its own Landlock domain.
     public static var landlock: Bool { cspawn_landlock_abi() > 0 }
+
+    /// Whether that domain is also scoped (Landlock ABI 6, Linux 6.12): no signal to, and no
+    /// connection to an abstract unix socket of, a process outside it.
+    public static var landlockScopes: Bool { cspawn_landlock_abi() >= 6 }
 
     /// Calls `body` with the C options: a new session keyring always, the keyring calls denied
     /// unless allowed, `dups` applied first, `mask` and `defaults` when given.
@@ -45,6 +53,7 @@ public struct SpawnIsolation: Sendable {
                                     keep: keepBuffer.baseAddress, keep_count: keep.count, null_stdin: nullStdin ? 1 : 0,
                                     new_session_keyring: 1, deny_keyring: allowKeyring ? 0 : 1,
                                     writable: foldersBuffer.baseAddress, writable_count: folders.count,
+                                    scope_abstract_sockets: scopeAbstractSockets ? 1 : 0,
                                     mask: hasMask ? maskPointer : nil, defaults: hasDefaults ? defaultsPointer : nil)
                                 return body(&options)
                             }

@@ -252,6 +252,46 @@ import Testing
         return session
     }
 
+    /// The review's N1, for an abstract unix socket: a same-user service listening on one (as a
+    /// session bus, an X server or an agent may) is not the command's to ask, where the kernel
+    /// scopes Landlock domains (Linux 6.12). The control: the same client outside exec is served.
+    @Test(.enabled(if: ChildProcess.Isolation.landlockScopes, "machine: landlock"), arguments: [false, true])
+    func anAbstractSocketServiceIsNotTheCommandsToAsk(underExec: Bool) throws {
+        let name = "keychainctl-test-\(getpid())-\(underExec)"
+        let server = """
+            import socket, sys
+            s = socket.socket(socket.AF_UNIX); s.bind('\\0\(name)'); s.listen(1); s.settimeout(20)
+            open('listening', 'w').close()
+            try:
+                c, _ = s.accept(); c.sendall(b'served'); c.close()
+            except OSError:
+                pass
+
+            """
+        let client = """
+            import socket
+            s = socket.socket(socket.AF_UNIX)
+            try:
+                s.connect('\\0\(name)'); print('got ' + s.recv(16).decode())
+            except OSError as e:
+                print('refused ' + str(e.errno))
+
+            """
+        let run = underExec ? "./keychainctl exec --env T=service=other,account=ci -- python3 client.py" : "python3 client.py"
+        let step =
+            Self.setUp + """
+                python3 server.py & i=0; while [ ! -e listening ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done
+                \(run)
+                python3 client.py > /dev/null; wait
+
+                """
+        let sandbox = try Self.stage(["server.py": server, "client.py": client, "step.sh": step])
+        let result = Self.runAsUser(sandbox, ["/bin/bash", "--noprofile", "--norc", "-eo", "pipefail", sandbox.folder + "/step.sh"])
+        #expect(result.status == 0, "\(result.status): \(result.stdout) \(result.stderr)")
+        let answer = result.stdout.split(separator: "\n").last.map(String.init) ?? ""
+        #expect(answer == (underExec ? "refused \(EPERM)" : "got served"), "\(result.stdout) \(result.stderr)")
+    }
+
     /// Nothing of the command outlives exec: a process it leaves running, `setsid`'d or
     /// double-forked, is killed when it ends and never writes its marker; `--verbose` counts them.
     /// The control: the same command run by the shell itself leaves both running, and they write.

@@ -34,6 +34,10 @@ struct cspawn_options {
        which needs Landlock (ENOSYS without). */
     const char *const *writable;
     size_t writable_count;
+    /* Scope abstract unix sockets too (Landlock ABI 6): the program cannot connect to one that a
+       process outside its domain listens on. exec's command, not the tools keychainctl runs for
+       itself (a clipboard tool must reach the display's socket). */
+    int scope_abstract_sockets;
     /* The signal mask, and the signals whose disposition goes back to the default; NULL: as is. */
     const sigset_t *mask;
     const sigset_t *defaults;

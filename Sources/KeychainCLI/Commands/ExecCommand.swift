@@ -93,6 +93,8 @@ struct ExecCommand: Subcommand {
     private func isolation() throws(UsageError) -> ChildProcess.Isolation {
         var isolation = ChildProcess.Isolation()
         isolation.allowKeyring = context[Self.allowKeyring]
+        // A same-user service on an abstract socket (a bus, an agent) is not the command's to ask.
+        isolation.scopeAbstractSockets = true
         for word in context.all(Self.keepFD) {
             guard let fd = Int32(word), fd >= 3 else { throw UsageError("--keep-fd takes a descriptor number of 3 or more.") }
             guard fcntl(fd, F_GETFD) >= 0 else { throw UsageError("--keep-fd \(fd): no such open descriptor.") }
