@@ -46,14 +46,11 @@ public enum Leftovers {
                 length += got
             }
             close(fd)
-            for word in bytes[0..<length].split(separator: UInt8(ascii: " ")) {
-                if let pid = pid_t(String(decoding: word, as: UTF8.self).trimmingCharacters()), pid > 0 { found.append(pid) }
+            // Decimal pids, each followed by a space.
+            for word in bytes[0..<length].split(whereSeparator: { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\n") }) {
+                if let pid = pid_t(String(decoding: word, as: UTF8.self)), pid > 0 { found.append(pid) }
             }
         }
         return found
     }
-}
-
-extension String {
-    fileprivate func trimmingCharacters() -> String { String(self.filter { $0 != "\n" && $0 != " " }) }
 }

@@ -148,7 +148,7 @@ package struct CloudHead: Equatable {
     /// The head an opened (plaintext) head of epoch `epoch` holds; `nil` when it does not parse or
     /// its last link is not its contents'.
     package static func parse(_ plain: [UInt8], epoch: UInt32) -> CloudHead? {
-        var cursor = Cursor(bytes: plain)
+        var cursor = ByteCursor(bytes: plain)
         guard cursor.take(4) == magic, let readEpoch = cursor.integer(UInt32.self), readEpoch == epoch,
             let linkCount = cursor.count(each: 32)
         else { return nil }
@@ -160,11 +160,10 @@ package struct CloudHead: Equatable {
         }
         guard let deviceCount = cursor.count(each: 50) else { return nil }
         for _ in 0..<deviceCount {
-            guard let id = cursor.uuid(), let key = cursor.take(32), let revoked = cursor.take(1),
-                revoked[0] <= 1, let nameLength = cursor.take(1), let nameBytes = cursor.take(Int(nameLength[0])),
-                let name = String(validating: nameBytes, as: UTF8.self)
+            guard let id = cursor.uuid(), let key = cursor.take(32), let revoked = cursor.byte(), revoked <= 1,
+                let name = cursor.shortText()
             else { return nil }
-            head.devices.append(Device(id: id, name: name, publicKey: key, revoked: revoked[0] == 1))
+            head.devices.append(Device(id: id, name: name, publicKey: key, revoked: revoked == 1))
         }
         guard Set(head.devices.map(\.id)).count == head.devices.count, Set(head.devices.map(\.name)).count == head.devices.count,
             let entryCount = cursor.count(each: 41)
@@ -178,35 +177,5 @@ package struct CloudHead: Equatable {
         }
         guard cursor.isAtEnd, head.manifest.count == entryCount, head.isConsistent else { return nil }
         return head
-    }
-
-    /// Reads a head's bytes in order, every read bounded by what is left.
-    private struct Cursor {
-        let bytes: [UInt8]
-        var offset = 0
-
-        var isAtEnd: Bool { offset == bytes.count }
-
-        mutating func take(_ count: Int) -> [UInt8]? {
-            guard count >= 0, bytes.count - offset >= count else { return nil }
-            defer { offset += count }
-            return Array(bytes[offset..<(offset + count)])
-        }
-
-        /// Sixteen bytes: an identity, a UUID or a digest.
-        mutating func uuid() -> Bytes16? {
-            guard let bytes = take(16) else { return nil }
-            return Bytes16(bytes)
-        }
-
-        mutating func integer<T: FixedWidthInteger>(_: T.Type) -> T? {
-            take(MemoryLayout<T>.size).map { T(truncatingIfNeeded: ByteOrder.bigEndian($0)) }
-        }
-
-        /// A count of items at least `each` bytes long: never more than the bytes left could hold.
-        mutating func count(each: Int) -> Int? {
-            guard let count = integer(UInt32.self).map(Int.init), count <= (bytes.count - offset) / each else { return nil }
-            return count
-        }
     }
 }

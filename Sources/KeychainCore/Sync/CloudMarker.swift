@@ -26,19 +26,14 @@ package struct CloudMarker {
     /// The marker `bytes` holds; `nil` when it is not a version-2 marker (a version-1 one is one
     /// sealed box).
     package init?(parsing bytes: [UInt8]) {
-        guard bytes.count >= 8, Array(bytes.prefix(4)) == Self.magic else { return nil }
-        let count = Int(ByteOrder.bigEndian(bytes[4..<8]))
-        var offset = 8
+        var cursor = ByteCursor(bytes: bytes)
+        guard cursor.take(4) == Self.magic, let count = cursor.count(each: 4), count >= 1 else { return nil }
         var parts: [[UInt8]] = []
-        for _ in 0..<min(count, bytes.count) {
-            guard bytes.count - offset >= 4 else { return nil }
-            let length = Int(ByteOrder.bigEndian(bytes[offset..<(offset + 4)]))
-            offset += 4
-            guard bytes.count - offset >= length else { return nil }
-            parts.append(Array(bytes[offset..<(offset + length)]))
-            offset += length
+        for _ in 0..<count {
+            guard let length = cursor.integer(UInt32.self), let part = cursor.take(Int(length)) else { return nil }
+            parts.append(part)
         }
-        guard parts.count == count, count >= 1, offset == bytes.count else { return nil }
+        guard cursor.isAtEnd else { return nil }
         self.parts = parts
     }
 

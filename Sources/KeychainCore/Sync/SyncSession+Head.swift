@@ -92,8 +92,7 @@ extension SyncSession {
                         hint: "the cloud store \(cloud.path) lists device \(name) with a signing key other than the one this device "
                             + "knows for it: its device list was forged; nothing was applied or changed.")
                 }
-            } else if let other = state.devices.first(where: { $0.value.name == name && $0.key != device.id }) {
-                _ = other
+            } else if state.devices.contains(where: { $0.value.name == name && $0.key != device.id }) {
                 throw KeychainError(
                     .decode,
                     hint: "the cloud store \(cloud.path) lists a new device under the name \(name), which this device knows as "
@@ -150,10 +149,13 @@ extension SyncSession {
         return nil
     }
 
+    /// This device's name: the one it joined under, or, until it joined, the one it was given.
+    var deviceName: String { state.deviceName.isEmpty ? options.deviceName : state.deviceName }
+
     /// The name of the device that signed `record`, when the store is version 2.
     func writerName(_ record: CloudRecord) -> String? {
         guard cloud.format != .v1, record.signature != nil else { return nil }
-        if record.origin == state.deviceID { return state.deviceName.isEmpty ? options.deviceName : state.deviceName }
+        if record.origin == state.deviceID { return deviceName }
         return state.devices[record.origin]?.name
     }
 
@@ -192,7 +194,7 @@ extension SyncSession {
         }
         if !next.devices.contains(where: { $0.id == state.deviceID }), let signer {
             let taken = Set(next.devices.map(\.name))
-            var name = state.deviceName.isEmpty ? options.deviceName : state.deviceName
+            var name = deviceName
             let base = name
             var suffix = 2
             while taken.contains(name) {

@@ -44,8 +44,7 @@ extension SyncSession {
             if cloud.format != .v1, let problem = check(record) {
                 // Never applied; the store gets back what it should hold, from this device.
                 var reason = "cloud record \(CloudStore.name(uuid)) \(problem); nothing was applied from it"
-                if let entry, let here = local[entry.rowUUID], !isLocked(here.row), Self.eligibility(here.row) == nil {
-                    try reupload(uuid, entry: entry, over: record.tag)
+                if let entry, try reupload(uuid, entry: entry, over: record.tag) {
                     reason += ", and this device's copy was uploaded again"
                 } else if head?.manifest[uuid]?.isTombstone == true || (entry == nil && state.deleted.contains(uuid)) {
                     retire(uuid, record.itemClass, tag: record.tag)
@@ -96,28 +95,25 @@ extension SyncSession {
         var reason =
             "cloud record \(CloudStore.name(uuid)) is version \(theirs), older than version \(ours) applied here: "
             + "an older copy was put back (rolled back); it was not applied"
-        if let here = local[entry.rowUUID], Self.eligibility(here.row) == nil, !isLocked(here.row),
-            let opened = try openLocal(here.itemClass, here.row)
-        {
-            var entry = entry
-            entry.tag = max(entry.tag, record.tag)
-            remember(uuid, entry)
-            let newer = outgoing(opened, row: here.row, as: uuid)
-            upload(newer, content: newer.contentDigest, of: opened.item, row: here.row)
-            reason += ", and this device's copy was uploaded again"
-        }
+        if try reupload(uuid, entry: entry, over: record.tag) { reason += ", and this device's copy was uploaded again" }
         fail(uuid, .decode, reason + ".")
     }
 
     /// Uploads this device's copy of record `uuid` (mapped by `entry`) again, one version newer
-    /// than both `entry` and `seen`: the store lost or replaced the record.
-    func reupload(_ uuid: Bytes16, entry: SyncState.Entry, over seen: UInt64) throws {
-        guard let here = local[entry.rowUUID], let opened = try openLocal(here.itemClass, here.row) else { return }
+    /// than `entry`, `seen` and what the head lists: the store lost, replaced or rolled back the
+    /// record. Whether it was: not for a row that is gone, no longer syncs, is of a class the
+    /// device's lock keeps closed, or does not open.
+    @discardableResult
+    func reupload(_ uuid: Bytes16, entry: SyncState.Entry, over seen: UInt64) throws -> Bool {
+        guard let here = local[entry.rowUUID], Self.eligibility(here.row) == nil, !isLocked(here.row),
+            let opened = try openLocal(here.itemClass, here.row)
+        else { return false }
         var entry = entry
         entry.tag = max(entry.tag, seen, head?.manifest[uuid]?.tag ?? 0)
         remember(uuid, entry)
         let newer = outgoing(opened, row: here.row, as: uuid)
         upload(newer, content: newer.contentDigest, of: opened.item, row: here.row)
+        return true
     }
 
     /// A tombstone: the item is deleted here when this device holds it (the deletion wins over a

@@ -192,32 +192,23 @@ package struct SyncState: Equatable {
 
     /// Reads format 3's tail: the signing seed, name, head and pinned devices.
     private mutating func parseDevice(_ bytes: [UInt8]) -> Bool {
-        var offset = 0
-        func take(_ count: Int) -> ArraySlice<UInt8>? {
-            guard count >= 0, bytes.count - offset >= count else { return nil }
-            defer { offset += count }
-            return bytes[offset..<(offset + count)]
-        }
-        func integer(_ size: Int) -> UInt64? { take(size).map { ByteOrder.bigEndian($0) } }
-        guard let seedLength = take(1)?.first, seedLength == 0 || Int(seedLength) == DeviceSigningKey.seedBytes,
-            let seed = take(Int(seedLength)), let nameLength = take(1)?.first, let nameBytes = take(Int(nameLength)),
-            let name = String(validating: nameBytes, as: UTF8.self), let epoch = integer(4), let sequence = integer(8),
-            let linkLength = take(1)?.first, let link = take(Int(linkLength)), let inode = integer(8), let changed = integer(8),
-            let size = integer(8), let count = integer(4), Int(count) <= (bytes.count - offset) / 50,
-            let sequenceNumber = Int(exactly: sequence)
+        var cursor = ByteCursor(bytes: bytes)
+        guard let seedLength = cursor.byte(), seedLength == 0 || Int(seedLength) == DeviceSigningKey.seedBytes,
+            let seed = cursor.take(Int(seedLength)), let name = cursor.shortText(), let epoch = cursor.integer(UInt32.self),
+            let sequence = cursor.integer(UInt64.self), let linkLength = cursor.byte(), let link = cursor.take(Int(linkLength)),
+            let inode = cursor.integer(UInt64.self), let changed = cursor.integer(UInt64.self), let size = cursor.integer(UInt64.self),
+            let count = cursor.count(each: 50), let sequenceNumber = Int(exactly: sequence)
         else { return false }
-        signingSeed = Array(seed)
+        signingSeed = seed
         deviceName = name
         head = RememberedHead(
-            epoch: UInt32(epoch), sequence: sequenceNumber, link: Array(link),
-            stamp: CloudStore.Stamp(inode: inode, changed: changed, size: size))
+            epoch: epoch, sequence: sequenceNumber, link: link, stamp: CloudStore.Stamp(inode: inode, changed: changed, size: size))
         for _ in 0..<count {
-            guard let id = take(16).flatMap({ Bytes16(Array($0)) }), let key = take(32), let revoked = take(1)?.first, revoked <= 1,
-                let nameLength = take(1)?.first, let nameBytes = take(Int(nameLength)),
-                let name = String(validating: nameBytes, as: UTF8.self)
+            guard let id = cursor.uuid(), let key = cursor.take(32), let revoked = cursor.byte(), revoked <= 1,
+                let name = cursor.shortText()
             else { return false }
-            devices[id] = PinnedDevice(publicKey: Array(key), revoked: revoked == 1, name: name)
+            devices[id] = PinnedDevice(publicKey: key, revoked: revoked == 1, name: name)
         }
-        return offset == bytes.count
+        return cursor.isAtEnd
     }
 }
