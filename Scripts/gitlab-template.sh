@@ -29,8 +29,8 @@ cat <<YAML
     KEYCHAINCTL_INSTALL_VERSION: "$version"
   before_script:
     - |
-      keychainctl_path="\$(mktemp)"; keychainctl_env="\$(mktemp)"; keychainctl_keys="\$(mktemp -d)"
-      KEYCHAINCTL_PATH_FILE="\$keychainctl_path" KEYCHAINCTL_ENV_FILE="\$keychainctl_env" KEYCHAINCTL_KEY_DIR="\$keychainctl_keys" \\
+      keychainctl_path="\$(mktemp)"; keychainctl_env="\$(mktemp)"
+      KEYCHAINCTL_PATH_FILE="\$keychainctl_path" KEYCHAINCTL_ENV_FILE="\$keychainctl_env" \\
         bash -s <<'KEYCHAINCTL_INSTALL'
 YAML
 sed -e 's/^/      /' -e 's/^ *$//' "$root/ci/install.sh"
@@ -40,13 +40,9 @@ cat <<'YAML'
       while IFS='=' read -r name value; do export "$name=$value"; done < "$keychainctl_env"
       rm -f "$keychainctl_path" "$keychainctl_env"
       unset KEYCHAINCTL_INPUT_PASSPHRASE KEYCHAINCTL_INPUT_KEY KEYCHAINCTL_INPUT_PASSPHRASE_FILE KEYCHAINCTL_INPUT_KEY_FILE
-      # A key file (no keyring here) becomes a descriptor of this shell, and the file goes: every
-      # keychainctl of the job reads it, exec's command (its descriptors closed) does not.
-      if [ -n "${KEYCHAINCTL_KEY_FILE:-}" ] && [ -f "$KEYCHAINCTL_KEY_FILE" ]; then
-        exec {keychainctl_fd}< "$KEYCHAINCTL_KEY_FILE"
-        export KEYCHAINCTL_KEY_FILE="/dev/fd/$keychainctl_fd"
-      fi
-      rm -rf "$keychainctl_keys"
+      # A key file (no keyring here) stays a file of the job's folder: exec --lock removes it before
+      # its command starts, so nothing a later line runs finds it, and exec hides it from its command
+      # where the container lets it make a namespace.
       # after_script locks the job's keychain: exec need not warn about the cached key.
       export KEYCHAINCTL_LOCKED_AT_JOB_END=1
   after_script:

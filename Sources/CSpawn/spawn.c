@@ -1,6 +1,7 @@
 /* See CSpawn.h. Everything between fork and execve is async-signal-safe: system calls only. */
 #define _GNU_SOURCE
 #include "CSpawn.h"
+#include "view.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -9,6 +10,9 @@
 #include <linux/seccomp.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -35,21 +39,29 @@ struct arch_calls {
     int process[8];
     int keyring[3];
     int ioctl[2];
+    /* mount, umount2 (and umount), pivot_root, setns, open_tree, move_mount, fsopen, fsconfig,
+       fsmount, fspick, mount_setattr, open_tree_attr: denied to a root program given a view of
+       its own, which they could undo. */
+    int mounts[13];
 };
 
 static const struct arch_calls arch_calls[] = {
 #if defined(__x86_64__)
-    {AUDIT_ARCH_X86_64, ~0x40000000U, {101, 310, 311, 438, 521, 539, 540, -1}, {248, 249, 250}, {16, 514}},
-    {AUDIT_ARCH_I386, ~0U, {26, 347, 348, 438, -1}, {286, 287, 288}, {54, -1}},
+    {AUDIT_ARCH_X86_64, ~0x40000000U, {101, 310, 311, 438, 521, 539, 540, -1}, {248, 249, 250}, {16, 514},
+     {165, 166, 155, 308, 428, 429, 430, 431, 432, 433, 442, 467, -1}},
+    {AUDIT_ARCH_I386, ~0U, {26, 347, 348, 438, -1}, {286, 287, 288}, {54, -1},
+     {21, 22, 52, 217, 346, 428, 429, 430, 431, 432, 433, 442, 467}},
 #elif defined(__aarch64__)
-    {AUDIT_ARCH_AARCH64, ~0U, {117, 270, 271, 438, -1}, {217, 218, 219}, {29, -1}},
-    {AUDIT_ARCH_ARM, ~0U, {26, 376, 377, 438, -1}, {309, 310, 311}, {54, -1}},
+    {AUDIT_ARCH_AARCH64, ~0U, {117, 270, 271, 438, -1}, {217, 218, 219}, {29, -1},
+     {40, 39, 41, 268, 428, 429, 430, 431, 432, 433, 442, 467, -1}},
+    {AUDIT_ARCH_ARM, ~0U, {26, 376, 377, 438, -1}, {309, 310, 311}, {54, -1},
+     {21, 52, 218, 375, 428, 429, 430, 431, 432, 433, 442, 467, -1}},
 #else
 #error "exec's seccomp filter: add this architecture's numbers"
 #endif
 };
 
-#define FILTER_MAX 64
+#define FILTER_MAX 128
 
 /* Installs `program`. SECCOMP_FILTER_FLAG_SPEC_ALLOW: the filter is not a sandbox against side
    channels, and without the flag a kernel with the default spec_store_bypass_disable=seccomp would
@@ -85,8 +97,9 @@ static const uint32_t denied_requests[] = {0x5412 /* TIOCSTI */, 0x541C /* TIOCL
 /* The filter: on this machine's architecture and the 32-bit one it also runs, the process calls
    (and the keyring calls when `deny_keyring`), and ioctl with a denied terminal request, fail with
    EPERM, as a container's default profile fails them; a call from any other architecture fails
-   with ENOSYS (its numbers are unknown here). Built on the stack: nothing here may allocate. */
-static int deny_calls(int deny_keyring) {
+   with ENOSYS (its numbers are unknown here). With `deny_mounts`, the mount calls fail so too.
+   Built on the stack: nothing here may allocate. */
+static int deny_calls(int deny_keyring, int deny_mounts) {
     struct sock_filter filter[FILTER_MAX];
     unsigned count = 0;
     /* Each JEQ that denies jumps to the last instruction, the denial; its offset is set below. */
@@ -95,11 +108,14 @@ static int deny_calls(int deny_keyring) {
     filter[count++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
     for (size_t a = 0; a < sizeof arch_calls / sizeof arch_calls[0]; a++) {
         const struct arch_calls *calls = &arch_calls[a];
-        unsigned numbers[11];
+        unsigned numbers[24];
         unsigned n = 0;
         for (size_t i = 0; i < 8 && calls->process[i] >= 0; i++) numbers[n++] = (unsigned)calls->process[i];
         if (deny_keyring) {
             for (size_t i = 0; i < 3; i++) numbers[n++] = (unsigned)calls->keyring[i];
+        }
+        if (deny_mounts) {
+            for (size_t i = 0; i < 13 && calls->mounts[i] >= 0; i++) numbers[n++] = (unsigned)calls->mounts[i];
         }
         unsigned ioctls = calls->ioctl[1] >= 0 ? 2 : 1;
         /* The ioctl check: its number tests, the argument load, the request tests. */
@@ -265,7 +281,8 @@ static int close_all_but(const int *keep, size_t count) {
     return cloexec_range(next, ~0U);
 }
 
-int cspawn_prepare(const struct cspawn_options *options) {
+/* The first half of preparing: descriptors, signals, keyring; nothing that confines yet. */
+static int prepare_process(const struct cspawn_options *options) {
     for (size_t i = 0; i < options->dup_count; i++) {
         if (dup2(options->dup_from[i], options->dup_to[i]) < 0) return -1;
     }
@@ -290,38 +307,209 @@ int cspawn_prepare(const struct cspawn_options *options) {
         /* A kernel or container without keys has nothing to reach back to either. */
         if (errno != ENOSYS && errno != EPERM && errno != EOPNOTSUPP) return -1;
     }
-    if (close_all_but(options->keep, options->keep_count) != 0) return -1;
-    if (enter_landlock_domain(options->writable, options->writable_count, options->scope_abstract_sockets) != 0) return -1;
-    if (deny_calls(options->deny_keyring) != 0) return -1;
-    return 0;
+    return close_all_but(options->keep, options->keep_count);
 }
 
-pid_t cspawn_start(const char *path, char *const argv[], char *const envp[], const struct cspawn_options *options) {
+/* The second half: the view of its own, the Landlock domain, the seccomp filter. */
+static int confine(const struct cspawn_options *options, struct cspawn_view *view) {
+    if (options->own_view && cspawn_enter_view(options, view) != 0) return -1;
+    if (enter_landlock_domain(options->writable, options->writable_count, options->scope_abstract_sockets) != 0) return -1;
+    /* Root keeps CAP_SYS_ADMIN in its own user namespace: it could unmount what covers a file. */
+    return deny_calls(options->deny_keyring, view->own && geteuid() == 0);
+}
+
+int cspawn_prepare(const struct cspawn_options *options, struct cspawn_view *view) {
+    view->own = 0;
+    view->refused = 0;
+    view->sockets_covered = 0;
+    if (prepare_process(options) != 0) return -1;
+    return confine(options, view);
+}
+
+/* What the child reports through the close-on-exec pipe: its view just before execve, or the errno
+   of what failed. */
+struct report {
+    int failed;
+    int error;
+    struct cspawn_view view;
+};
+
+static void send_report(int fd, const struct report *report) {
+    while (write(fd, report, sizeof *report) < 0 && errno == EINTR) {}
+}
+
+/* A user other than root makes its user namespace from a fresh image of keychainctl: writing its
+   own uid_map needs a dumpable process, and the forked child, a copy of keychainctl's memory (the
+   keychain's key among it), must never be one. The fresh image, `cspawn_view_main`, holds only what
+   the program gets (its arguments and environment) and confines itself before it becomes the
+   program. Its arguments: the marker, the report descriptor, the options, "--", path, argv. */
+#define VIEW_MARKER "keychainctl-exec-view"
+
+static char *format(const char *prefix, const char *text) {
+    size_t a = strlen(prefix), b = strlen(text);
+    char *joined = malloc(a + b + 1);
+    if (!joined) return NULL;
+    memcpy(joined, prefix, a);
+    memcpy(joined + a, text, b + 1);
+    return joined;
+}
+
+/* The fresh image's arguments, or NULL (errno ENOMEM). Freed with `free_words`. */
+static char **view_arguments(const char *path, char *const argv[], const struct cspawn_options *options, int report) {
+    size_t argc = 0;
+    while (argv[argc]) argc++;
+    size_t count = 8 + options->hide_count + options->sockets_allowed_count + options->writable_count + argc;
+    char **words = calloc(count, sizeof *words);
+    if (!words) return NULL;
+    size_t n = 0;
+    char number[64];
+    words[n++] = strdup(VIEW_MARKER);
+    snprintf(number, sizeof number, "%d", report);
+    words[n++] = strdup(number);
+    snprintf(number, sizeof number, "flags=%d%d", options->deny_keyring ? 1 : 0, options->scope_abstract_sockets ? 1 : 0);
+    words[n++] = strdup(number);
+    for (size_t i = 0; i < options->hide_count; i++) words[n++] = format("hide=", options->hide[i]);
+    for (size_t i = 0; i < options->sockets_allowed_count; i++) {
+        snprintf(number, sizeof number, "allow=%llu:%llu", (unsigned long long)options->sockets_allowed[i].device,
+                 (unsigned long long)options->sockets_allowed[i].inode);
+        words[n++] = strdup(number);
+    }
+    for (size_t i = 0; i < options->writable_count; i++) words[n++] = format("writable=", options->writable[i]);
+    words[n++] = strdup("--");
+    words[n++] = strdup(path);
+    for (size_t i = 0; i < argc; i++) words[n++] = strdup(argv[i]);
+    for (size_t i = 0; i < n; i++) {
+        if (!words[i]) {
+            for (size_t j = 0; j < n; j++) free(words[j]);
+            free(words);
+            errno = ENOMEM;
+            return NULL;
+        }
+    }
+    return words;
+}
+
+static void free_words(char **words) {
+    if (!words) return;
+    for (size_t i = 0; words[i]; i++) free(words[i]);
+    free(words);
+}
+
+int cspawn_view_main(int argc, char **argv, char **envp) {
+    if (argc < 5 || strcmp(argv[0], VIEW_MARKER) != 0) return 0;
+    int out = atoi(argv[1]);
+    fcntl(out, F_SETFD, FD_CLOEXEC);
+    struct cspawn_options options = {0};
+    const char **hide = calloc((size_t)argc, sizeof *hide);
+    const char **writable = calloc((size_t)argc, sizeof *writable);
+    struct cspawn_file_id *allowed = calloc((size_t)argc, sizeof *allowed);
+    struct report sent = {0};
+    int word = 2;
+    if (!hide || !writable || !allowed) {
+        errno = ENOMEM;
+        goto failed;
+    }
+    for (; word < argc && strcmp(argv[word], "--") != 0; word++) {
+        const char *text = argv[word];
+        if (strncmp(text, "flags=", 6) == 0 && strlen(text) == 8) {
+            options.deny_keyring = text[6] == '1';
+            options.scope_abstract_sockets = text[7] == '1';
+        } else if (strncmp(text, "hide=", 5) == 0) {
+            hide[options.hide_count++] = text + 5;
+        } else if (strncmp(text, "writable=", 9) == 0) {
+            writable[options.writable_count++] = text + 9;
+        } else if (strncmp(text, "allow=", 6) == 0) {
+            unsigned long long device = 0, inode = 0;
+            if (sscanf(text + 6, "%llu:%llu", &device, &inode) != 2) break;
+            allowed[options.sockets_allowed_count++] = (struct cspawn_file_id){(dev_t)device, (ino_t)inode};
+        } else {
+            break;
+        }
+    }
+    if (word + 1 >= argc || strcmp(argv[word], "--") != 0) {
+        errno = EINVAL;
+        goto failed;
+    }
+    options.own_view = 1;
+    options.hide = hide;
+    options.writable = writable;
+    options.sockets_allowed = allowed;
+    if (confine(&options, &sent.view) == 0) {
+        send_report(out, &sent);
+        execve(argv[word + 1], argv + word + 2, envp);
+    }
+failed:
+    sent.failed = 1;
+    sent.error = errno;
+    send_report(out, &sent);
+    _exit(127);
+}
+
+pid_t cspawn_start(const char *path, char *const argv[], char *const envp[], const struct cspawn_options *options,
+                   struct cspawn_view *view) {
     int report[2];
     if (pipe2(report, O_CLOEXEC) != 0) return -1;
+    /* Kept clear of the descriptors the dups write, in the child and (the same number) here. */
+    if (report[1] < 3) {
+        int moved = fcntl(report[1], F_DUPFD_CLOEXEC, 3);
+        close(report[1]);
+        report[1] = moved;
+    }
+    char **fresh = NULL;
+    if (options->own_view && geteuid() != 0 && report[1] >= 0) fresh = view_arguments(path, argv, options, report[1]);
+    if (report[1] < 0 || (options->own_view && geteuid() != 0 && !fresh)) {
+        int saved = errno;
+        close(report[0]);
+        if (report[1] >= 0) close(report[1]);
+        free_words(fresh);
+        errno = saved;
+        return -1;
+    }
     pid_t child = fork();
     if (child < 0) {
         int saved = errno;
         close(report[0]);
         close(report[1]);
+        free_words(fresh);
         errno = saved;
         return -1;
     }
     if (child == 0) {
         close(report[0]);
-        /* The report pipe lives until execve; kept clear of the descriptors the dups write. */
-        int out = report[1] >= 3 ? report[1] : fcntl(report[1], F_DUPFD_CLOEXEC, 3);
-        if (cspawn_prepare(options) == 0) execve(path, argv, envp);
-        int error = errno;
-        while (write(out, &error, sizeof error) < 0 && errno == EINTR) {}
+        int out = report[1];
+        struct report sent = {0};
+        if (fresh) {
+            /* The report descriptor stays open across this execve only. */
+            if (prepare_process(options) == 0 && fcntl(out, F_SETFD, 0) == 0) execve("/proc/self/exe", fresh, envp);
+        } else if (cspawn_prepare(options, &sent.view) == 0) {
+            send_report(out, &sent);
+            execve(path, argv, envp);
+        }
+        sent.failed = 1;
+        sent.error = errno;
+        send_report(out, &sent);
         _exit(127);
     }
     close(report[1]);
-    int error = 0;
-    ssize_t got;
-    while ((got = read(report[0], &error, sizeof error)) < 0 && errno == EINTR) {}
+    free_words(fresh);
+    /* The view, then EOF once execve closed the pipe, or a failure (after the view or instead). */
+    struct report received = {0};
+    struct cspawn_view seen = {0};
+    int failed = 0, error = 0;
+    for (;;) {
+        ssize_t got = read(report[0], &received, sizeof received);
+        if (got < 0 && errno == EINTR) continue;
+        if (got != (ssize_t)sizeof received) break;
+        if (received.failed) {
+            failed = 1;
+            error = received.error;
+        } else {
+            seen = received.view;
+        }
+    }
     close(report[0]);
-    if (got == (ssize_t)sizeof error) {
+    if (view) *view = seen;
+    if (failed) {
         int status;
         while (waitpid(child, &status, 0) < 0 && errno == EINTR) {}
         errno = error;

@@ -10,6 +10,8 @@
      EPERM | ENOSYS   add_key, keyctl and request_key fail so (EPERM as Docker's default seccomp
                       profile fails them, ENOSYS as a kernel without keys)
      NOLANDLOCK       the Landlock calls fail with ENOSYS (a kernel before 5.13, or without the LSM)
+     NONAMESPACE      unshare fails with EPERM (user namespaces turned off, or a container's
+                      seccomp profile without CAP_SYS_ADMIN)
      fail=CALL[@I=V]:ERRNO
                       the system call CALL fails with ERRNO (a name: EACCES, ENOSPC, EROFS, EIO...),
                       only when its argument I (0-5) is V when "@I=V" is given: keyctl@0=15 is
@@ -58,6 +60,7 @@ static const struct { const char *name; long number; } calls[] = {
     {"fdatasync", SYS_fdatasync}, {"linkat", SYS_linkat}, {"renameat", SYS_renameat},
     {"renameat2", SYS_renameat2}, {"unlinkat", SYS_unlinkat}, {"ftruncate", SYS_ftruncate},
     {"exit_group", SYS_exit_group}, {"landlock_create_ruleset", 444}, {"landlock_add_rule", 445}, {"landlock_restrict_self", 446},
+    {"unshare", SYS_unshare},
 #ifdef SYS_link
     {"link", SYS_link}, {"rename", SYS_rename}, {"unlink", SYS_unlink},
 #endif
@@ -310,6 +313,8 @@ int main(int argc, char **argv) {
         } else if (strcmp(setting, "NOLANDLOCK") == 0) {
             session = 1;
             for (long call = 444; call <= 446 && count < 32; call++) rules[count++] = (struct rule){call, -1, 0, ENOSYS};
+        } else if (strcmp(setting, "NONAMESPACE") == 0) {
+            if (count < 32) rules[count++] = (struct rule){SYS_unshare, -1, 0, EPERM};
         } else if (strncmp(setting, "uid=", 4) == 0) {
             uid = strtol(setting + 4, NULL, 10);
         } else if (strncmp(setting, "fsize=", 6) == 0) {
@@ -339,7 +344,7 @@ int main(int argc, char **argv) {
         }
     }
     if (first >= argc || first == 1) {
-        fprintf(stderr, "usage: inject-fault [uid=N] [SESSION] [fsize=N] [EPERM|ENOSYS] [NOLANDLOCK] "
+        fprintf(stderr, "usage: inject-fault [uid=N] [SESSION] [fsize=N] [EPERM|ENOSYS] [NOLANDLOCK] [NONAMESPACE] "
                         "[fail=CALL[@I=V]:ERRNO|KILL]... [watch=CALL,... trace=PATH [kill=N]] CMD [ARG...]\n");
         return 64;
     }

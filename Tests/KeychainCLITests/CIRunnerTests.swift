@@ -88,7 +88,8 @@ import Testing
     /// one runner service share its keyring; `mode` EPERM blocks the keyring instead.
     static func runner(_ sandbox: Sandbox, _ script: String, mode: String = "SESSION") -> Sandbox.Run {
         sandbox.run(
-            [mode, "/bin/bash", "-c", script], profile: nil, environment: ["KEYCHAINCTL_KEYCHAIN": "", "KEYCHAINCTL_KEY_FILE": ""],
+            mode.split(separator: " ").map(String.init) + ["/bin/bash", "-c", script], profile: nil,
+            environment: ["KEYCHAINCTL_KEYCHAIN": "", "KEYCHAINCTL_KEY_FILE": ""],
             timeout: 180, executable: Sandbox.injectFault)
     }
 
@@ -262,12 +263,15 @@ import Testing
     }
 
     /// A job whose container blocks the kernel keyring (Docker's default seccomp profile): the
-    /// installer says so once and writes the key to a file; the GitLab template turns it into a
-    /// descriptor of the job's shell and removes it, so the job's keychainctl calls read it and a
-    /// command under exec, given only NPM_TOKEN, finds no key anywhere (the review's leak: the
-    /// file sat in the command's working directory). The control: the same search from the job's
-    /// own shell finds the key. The Action keeps the file in RUNNER_TEMP and its post step removes it.
-    @Test func whereTheKeyringIsBlockedTheCommandFindsNoKey() throws {
+    /// installer says so once and writes the key to a file of the job's folder, which the job's
+    /// keychainctl calls read. A command under exec, given only NPM_TOKEN, cannot read it where the
+    /// container lets exec make a namespace; where it does not (NONAMESPACE, as Docker's default
+    /// profile without CAP_SYS_ADMIN), it can, and exec says so. Under `exec --lock` the file is
+    /// gone before the command starts, and a later line of the job finds the keychain locked (the
+    /// review's N3: the key stayed on a descriptor of the job's shell). The control: the same
+    /// search from the job's own shell finds the key. The Action keeps the file in RUNNER_TEMP and
+    /// its post step removes it.
+    @Test(arguments: [true, false]) func whereTheKeyringIsBlockedTheCommandFindsNoKey(namespaces: Bool) throws {
         let sandbox = try Self.released()
         let project = sandbox.folder + "/project"
         try FileManager.default.createDirectory(atPath: project, withIntermediateDirectories: true)
@@ -287,19 +291,26 @@ import Testing
             keychainctl get ci DEPLOY_KEY; echo
             keychainctl exec --pristine --keep PATH,HOME,CI_PROJECT_DIR --env NPM_TOKEN=service=ci,account=NPM_TOKEN -- sh "$CI_PROJECT_DIR/search.sh" exec
             sh "$CI_PROJECT_DIR/search.sh" shell
+            keychainctl exec --lock --pristine --keep PATH,HOME,CI_PROJECT_DIR --env NPM_TOKEN=service=ci,account=NPM_TOKEN -- sh "$CI_PROJECT_DIR/search.sh" locked
+            keychainctl get ci DEPLOY_KEY 2> /dev/null || echo "a later line: locked"
             """
         let gitlab =
             try Self.gitlabJob(
                 sandbox, project: project, id: 7, credential: true, asFile: true, lines: lines,
                 extra: ["NPM_TOKEN=npm-value", "DEPLOY_KEY=deploy-value"]) + "ls -a '\(project)'\n"
-        let run = Self.runner(sandbox, gitlab, mode: "EPERM")
+        let run = Self.runner(sandbox, gitlab, mode: namespaces ? "EPERM" : "EPERM NONAMESPACE")
         #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
         #expect(run.stdout.contains("\ndeploy-value\n"), "the job's own calls read the key: \(run.stdout) \(run.stderr)")
-        #expect(run.stdout.contains("exec searched\n") && !run.stdout.contains("exec read it"), "\(run.stdout)")
-        #expect(run.stdout.contains("deploy-value <- shell read it through /proc/"), "the control: \(run.stdout)")
+        #expect(run.stdout.contains("exec searched\n") && run.stdout.contains("exec read it") == !namespaces, "\(run.stdout)")
+        #expect(run.stderr.contains("CMD can read the key file") == !namespaces, "\(run.stderr)")
+        #expect(run.stdout.contains("deploy-value <- shell read it through "), "the control: \(run.stdout)")
+        #expect(run.stdout.contains("locked searched\n") && !run.stdout.contains("locked read it"), "\(run.stdout)")
+        #expect(run.stderr.contains("removed the key file"), "\(run.stderr)")
+        #expect(run.stdout.contains("a later line: locked\n"), "\(run.stdout)")
         #expect(!run.stdout.components(separatedBy: "\n").contains(".keychainctl-job-7"), "after_script removed the folder: \(run.stdout)")
         #expect(run.stderr.components(separatedBy: "no kernel keyring here").count == 2, "said once: \(run.stderr)")
         #expect(!run.stdout.contains(Self.key) && !run.stderr.contains(Self.key))
+        guard namespaces else { return }
         // The Action in such a container: later steps get KEYCHAINCTL_KEY_FILE through GITHUB_ENV,
         // and the post step removes the file.
         let github = try Self.githubJob(

@@ -64,7 +64,7 @@ import Testing
 
     /// Endless inputs stop at their cap, in little memory (the child may use at most 300 MB of
     /// address space): a secret over 16 MiB is errSecParam (exit 206), a passphrase over 4 KiB or a
-    /// key file over 64 bytes is unusable configuration (78). Nothing is stored.
+    /// key file over 160 bytes is unusable configuration (78). Nothing is stored.
     @Test func endlessInputsStopAtTheirCap() throws {
         let sandbox = try Sandbox()
         let limit = 300_000

@@ -80,6 +80,37 @@ import Testing
         #expect(sandbox.run(["unlock", "--to-key-file", file, "--timeout", "1h"], profile: nil, environment: withPassphrase).status == 64)
     }
 
+    /// A key unlocked into a file is locked as a cached key is: the message's advice followed,
+    /// `lock` with KEYCHAINCTL_KEY_FILE naming it removes it, and so does `exec --lock` before its
+    /// command starts. A key file `unlock` did not write (the keychain's own) is never removed:
+    /// `exec --lock` says that it removed nothing.
+    @Test func aKeyUnlockedIntoAFileIsLockedByRemovingIt() throws {
+        let (sandbox, _, withPassphrase) = try Fixtures.passphraseKeychain()
+        let file = sandbox.folder + "/job/keychain.key"
+        let unlocked = sandbox.run(["unlock", "--to-key-file", file], profile: nil, environment: withPassphrase)
+        #expect(
+            unlocked.stderr.contains("with KEYCHAINCTL_KEY_FILE naming it, 'keychainctl lock' and exec --lock remove it"),
+            "\(unlocked.stderr)")
+        let text = try String(contentsOfFile: file, encoding: .utf8)
+        #expect(text.hasSuffix("\n# written by 'keychainctl unlock --to-key-file': 'keychainctl lock' removes it\n"), "\(text)")
+        let locked = sandbox.run(["lock"], profile: nil, environment: ["KEYCHAINCTL_KEY_FILE": file])
+        #expect(locked.status == 0 && locked.stderr.contains("removed the key file \(file)"), "\(locked.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: file))
+        #expect(sandbox.run(["find", "-s", "api", "-w"], environment: ["KEYCHAINCTL_KEY_FILE": file]).status == 78)
+
+        #expect(sandbox.run(["unlock", "--to-key-file", file], profile: nil, environment: withPassphrase).status == 0)
+        let app = ["--profile", Sandbox.profiles + "/app.plist"]
+        let exec = sandbox.run(
+            ["exec"] + app + ["--lock", "--env", "T=service=api", "--", "sh", "-c", "test -e \"$0\" && echo present || echo gone", file],
+            profile: nil, environment: ["KEYCHAINCTL_KEY_FILE": file])
+        #expect(exec.stdout == "gone\n" && exec.stderr.contains("removed the key file \(file)"), "\(exec.stdout) \(exec.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: file))
+
+        let kept = sandbox.run(
+            ["exec"] + app + ["--lock", "--env", "T=service=api", "--", "true"], profile: nil, environment: withPassphrase)
+        #expect(kept.stderr.contains("--lock removed nothing: the key came from the environment or a passphrase"), "\(kept.stderr)")
+    }
+
     /// Explicit sources come before the cache, so a stale cache never shadows them; --no-cache and
     /// KEYCHAINCTL_NO_CACHE skip it; the cache of one keychain opens no other.
     @Test(.enabled(if: TestMachine.hasKeyring, "machine: keyring")) func explicitSourcesWinAndTheCacheServesOneKeychain() throws {

@@ -5,6 +5,12 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+/* A file by device and inode: what a path names when it is checked, whatever the path becomes. */
+struct cspawn_file_id {
+    dev_t device;
+    ino_t inode;
+};
+
 /* Starting a program keychainctl hands secrets to (exec's command, git) with nothing it could use
    to reach back: written in C because the child between fork and execve may call only
    async-signal-safe functions, and posix_spawn cannot join a keyring, enter a Landlock domain or
@@ -38,19 +44,50 @@ struct cspawn_options {
        process outside its domain listens on. exec's command, not the tools keychainctl runs for
        itself (a clipboard tool must reach the display's socket). */
     int scope_abstract_sockets;
+    /* A view of the file system of the program's own: a mount namespace (inside a user namespace of
+       its own unless this process is root) in which each path of `hide` (a key file) and every unix
+       socket bound to a path when the program starts that this user could connect to (a same-user
+       service: tmux, the session bus, docker.sock, an agent), other than those `sockets_allowed`
+       names, is covered by /dev/null, read-only; with `writable` folders, every mount but those
+       folders is read-only too (no chmod, chown, utime or setxattr elsewhere). A root program is
+       also denied the mount calls and setns, which could uncover what is covered. Where no
+       namespace can be made (user namespaces off, a container's seccomp profile), the program
+       starts without this view: `cspawn_start` says which. */
+    int own_view;
+    const char *const *hide;
+    size_t hide_count;
+    const struct cspawn_file_id *sockets_allowed;
+    size_t sockets_allowed_count;
     /* The signal mask, and the signals whose disposition goes back to the default; NULL: as is. */
     const sigset_t *mask;
     const sigset_t *defaults;
 };
 
-/* Makes this process ready to become the program: the options above, in place. Returns 0, or
-   -1 with errno set (nothing is undone). For execve without fork, and for the forked child. */
-int cspawn_prepare(const struct cspawn_options *options);
+/* What the program's view of the file system came to (`own_view`). */
+struct cspawn_view {
+    /* 1: the program runs in a mount namespace of its own, as `own_view` says; 0: it does not. */
+    int own;
+    /* Without one: the errno of the namespace call the system refused. */
+    int refused;
+    /* How many sockets were covered. */
+    int sockets_covered;
+};
+
+/* Makes this process ready to become the program: the options above, in place, with what the view
+   came to in `*view`. Returns 0, or -1 with errno set (nothing is undone). For the forked child. */
+int cspawn_prepare(const struct cspawn_options *options, struct cspawn_view *view);
 
 /* Forks a child that applies `options` and execve's `path`. Returns the child's pid, or -1 with
    errno set when the fork failed or the child could not prepare or start the program (its errno
-   is reported back through a close-on-exec pipe; the child is reaped then). */
-pid_t cspawn_start(const char *path, char *const argv[], char *const envp[], const struct cspawn_options *options);
+   is reported back through a close-on-exec pipe; the child is reaped then). `*view` (may be
+   NULL) says what the program's view of the file system came to. */
+pid_t cspawn_start(const char *path, char *const argv[], char *const envp[], const struct cspawn_options *options,
+                   struct cspawn_view *view);
+
+/* When this process is the fresh image `cspawn_start` runs for a user other than root to make the
+   program's own view (its first argument says so): confines itself and becomes the program, never
+   returning. Otherwise returns 0 at once. Called first thing in main. */
+int cspawn_view_main(int argc, char **argv, char **envp);
 
 /* The Landlock ABI this kernel offers (0: none, or disabled): whether a started program's ptrace
    and /proc/PID access are confined to its own domain, or only its ptrace calls denied. */

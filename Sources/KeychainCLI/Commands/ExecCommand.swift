@@ -27,10 +27,15 @@ struct ExecCommand: Subcommand {
             typing into the terminal (ioctl TIOCSTI, TIOCLINUX) and (unless --allow-keyring) the kernel \
             keyring calls are denied to it; every descriptor from 3 up is closed (unless --keep-fd). So it \
             cannot take the key 'unlock' cached from the keyring or from another process (without Landlock, \
-            only where kernel.yama.ptrace_scope is 1 or more: exec warns otherwise). It can still write \
+            only where kernel.yama.ptrace_scope is 1 or more: exec warns otherwise). CMD sees the files \
+            through a mount namespace of its own (in a user namespace of its own unless root), where every \
+            key file this call could read is empty and every unix socket a service of the user listens on \
+            refuses connections unless --allow-socket names it; where the system makes no namespace, \
+            --verbose says so and exec warns if CMD can read the key file. It can still write \
             what the user's later processes run (the rest of the step's script, shell start-up files, \
             $GITHUB_ENV): with --lock the key is gone before CMD starts, so what it plants finds the \
-            keychain locked, and with --writable DIR it can change nothing outside DIR. A --file secret is \
+            keychain locked, and with --writable DIR it can change nothing outside DIR, modes, owners and \
+            times included. A --file secret is \
             a sealed file in memory named /dev/fd/N, which no other exec's command can open (a process of \
             the user outside exec can, through /proc/PID/fd/N, where Yama lets it trace CMD). Nothing of \
             CMD outlives exec: keychainctl is the child subreaper of what it starts, and every process CMD \
@@ -40,7 +45,7 @@ struct ExecCommand: Subcommand {
         sections: [
             ("secrets", ExecPlan.secretSpecs),
             ("the command's environment", ExecPlan.environmentSpecs),
-            ("what CMD can reach", [Self.lock.spec, Self.writable.spec, Self.keepFD.spec, Self.allowKeyring.spec]),
+            ("what CMD can reach", [Self.lock.spec, Self.writable.spec, Self.allowSocket.spec, Self.keepFD.spec, Self.allowKeyring.spec]),
             ("output", [Self.mask.spec, Self.ciMask.spec, Self.dryRun.spec, Self.verbose.spec]),
             GlobalOptions.section,
         ],
@@ -57,6 +62,10 @@ struct ExecCommand: Subcommand {
     static let writable = Option.path(
         "writable", valueName: "DIR", repeatable: true,
         "Let CMD change files only beneath DIR (and /dev/null): writing, creating, removing anything else is refused (needs Landlock).")
+    static let allowSocket = Option.path(
+        "allow-socket", valueName: "PATH", repeatable: true,
+        "Let CMD connect to the unix socket at PATH (docker.sock, an ssh agent's); every other socket a service listens on is covered in CMD's view."
+    )
     static let allowKeyring = Flag(
         "allow-keyring",
         "Let CMD use the kernel keyring (add_key, keyctl, request_key); it still starts in a new, empty session keyring, and still cannot ptrace."
@@ -70,7 +79,8 @@ struct ExecCommand: Subcommand {
         "Remove this keychain's cached key (as 'keychainctl lock' does) once every secret is resolved, before CMD starts: nothing CMD runs, plants or leaves behind finds it cached afterwards."
     )
     static let dryRun = Flag("dry-run", "Resolve everything and print what CMD would get (never values); do not run CMD.")
-    static let verbose = Flag("verbose", "After CMD, say on stderr how many processes it left running were ended, and how.")
+    static let verbose = Flag(
+        "verbose", "Say on stderr what CMD's view of the files is, and, after CMD, how many processes it left running were ended, and how.")
 
     /// How `--mask` decides.
     enum MaskMode: String { case auto, always, never }
@@ -107,6 +117,16 @@ struct ExecCommand: Subcommand {
             }
             isolation.writable.append(folder)
         }
+        // CMD sees the file system through a mount namespace of its own: the key files covered,
+        // and the sockets of the user's services, but those --allow-socket names.
+        isolation.ownView = true
+        for path in context.all(Self.allowSocket) {
+            var status = stat()
+            guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFSOCK else {
+                throw UsageError("--allow-socket \(path.terminalSafe): no unix socket there.")
+            }
+            isolation.allowedSockets.append(.init(device: UInt(status.st_dev), inode: UInt(status.st_ino)))
+        }
         return isolation
     }
 
@@ -120,25 +140,23 @@ struct ExecCommand: Subcommand {
         let mask = context[Self.mask] ?? .auto
         let caller = try context.caller()
         let resolved: ExecPlan.Resolved
+        var keyFile: String?
+        var keyCached = false
         do {
             let keychain = try context.openKeychain()
             resolved = try plan.resolve(keychain: keychain, caller: caller)
             if context[Self.lock] {
                 // Everything is resolved: nothing CMD runs or leaves behind may find the key cached after it.
                 // A dry run changes nothing.
-                if !context[Self.dryRun], let id = keychain.identity, KeyCache.invalidate(KeyCache.Slot(id: id, path: context.keychainPath))
-                {
-                    StandardStreams.err("locked \(context.keychainPath.terminalSafe) before starting the command (--lock)\n")
-                }
+                if !context[Self.dryRun] { lockBeforeStarting(keychain) }
             } else {
                 for warning in Self.cachedKeyWarnings(keychain, isolation: isolation) { StandardStreams.warn(warning) }
             }
-            if !context[Self.dryRun], let file = readableKeyFile(holding: keychain) {
-                StandardStreams.warn(
-                    "CMD can read the key file \(file.terminalSafe) and open every item with it; for code you do not trust, "
-                        + "use a passphrase keychain ('keychainctl rekey --new-passphrase-prompt'), 'keychainctl unlock' and exec --lock.")
-            }
+            keyFile = context[Self.dryRun] ? nil : readableKeyFile(holding: keychain)
+            keyCached = keychain.usedCachedKey && !context[Self.lock]
         }
+        // Every key file this call could have read is covered in CMD's view, whichever opened it.
+        isolation.hide = keyFileCandidates.filter { !$0.hasPrefix("/dev/fd/") && !$0.hasPrefix("/proc/") && access($0, F_OK) == 0 }
         for warning in resolved.warnings { StandardStreams.warn(warning) }
         if context[Self.dryRun] {
             return StandardStreams.out(ExecReport.dryRun(resolved, command: command, format: context.resolvedFormat))
@@ -175,7 +193,15 @@ struct ExecCommand: Subcommand {
         let watch = try ChildProcess.SignalWatch()
         let outcome = try ChildProcess.run(
             executable, arguments: command, environment: environment, isolation: isolation, watch: watch, stdoutMasker: stdoutMasker,
-            stderrMasker: stderrMasker, cleanup: files.close)
+            stderrMasker: stderrMasker, cleanup: files.close
+        ) { view in
+            // A user namespace of its own keeps CMD from the shell's memory with or without Landlock.
+            if keyCached, !view.userNamespace, let exposed = ChildProcess.Isolation.exposedKeyWarning(keyCached: true) {
+                StandardStreams.warn(exposed)
+            }
+            if let keyFile, let warning = Self.keyFileWarning(keyFile, view: view) { StandardStreams.warn(warning) }
+            if context[Self.verbose] { StandardStreams.err(Self.describe(view)) }
+        }
         if case .failedToStart(let error) = outcome.ending { throw cannotRun(error) }
         if context[Self.verbose] {
             StandardStreams.err(
@@ -199,7 +225,6 @@ extension ExecCommand {
     /// What `exec` warns of when the key it used stays cached for others to find while CMD runs.
     fileprivate static func cachedKeyWarnings(_ keychain: Keychain, isolation: ChildProcess.Isolation) -> [String] {
         var warnings: [String] = []
-        if let exposed = ChildProcess.Isolation.exposedKeyWarning(keyCached: keychain.usedCachedKey) { warnings.append(exposed) }
         // A CI step cannot keep a session keyring of its own: there the advice is the job's lock
         // step, which the Action's post step and the template's after_script are (they say so).
         let inCI = Environment.value("GITHUB_ACTIONS") == "true" || Environment.value("GITLAB_CI") == "true"
@@ -221,13 +246,68 @@ extension ExecCommand {
     /// the environment or a passphrase, and for a descriptor's file (/dev/fd/N), which exec closes.
     fileprivate func readableKeyFile(holding keychain: Keychain) -> String? {
         guard !keychain.usedCachedKey else { return nil }
-        let candidates = [context.given(GlobalOptions.keyFile), SettingVariable.keyFile.value, context.defaultKeyFile].compactMap { $0 }
-        return candidates.first { path in
+        return keyFileCandidates.first { path in
             guard !path.hasPrefix("/dev/fd/"), !path.hasPrefix("/proc/"), access(path, R_OK) == 0,
                 case .key(let key)? = try? SecretFiles.key(fromFile: path)
             else { return false }
             return key.equals(keychain.keychainKey)
         }
+    }
+
+    /// The warning `exec` prints once CMD started when CMD can read `keyFile`, which holds the
+    /// key the keychain was opened with: where its view could not cover it, or where, without
+    /// Landlock, another process's /proc/PID/root leads around the cover. `nil` when it cannot.
+    fileprivate static func keyFileWarning(_ keyFile: String, view: ChildProcess.Isolation.View) -> String? {
+        let why: String
+        if !view.own {
+            why =
+                "this system refused CMD a mount namespace of its own to hide it in (\(SystemError.text(view.refused)): "
+                + "user namespaces are off, or a container's seccomp profile refuses them)"
+        } else if !view.userNamespace, !ChildProcess.Isolation.landlock {
+            why = "without Landlock, a root CMD can read it through /proc/PID/root of any process outside exec"
+        } else {
+            return nil
+        }
+        return "CMD can read the key file \(keyFile.terminalSafe) and open every item with it: \(why). "
+            + "Run code you do not trust where user namespaces are allowed (sysctl user.max_user_namespaces), "
+            + "or as a user who cannot read the key file."
+    }
+
+    /// What `--verbose` says of CMD's view of the file system.
+    fileprivate static func describe(_ view: ChildProcess.Isolation.View) -> String {
+        view.own
+            ? "exec: CMD runs in a mount namespace of its own: key files hidden, \(view.socketsCovered) socket(s) of services covered\n"
+            : "exec: no mount namespace for CMD (\(SystemError.text(view.refused))): key files and sockets of services stay in its reach\n"
+    }
+
+    /// `--lock`: removes the key `unlock` cached for `keychain`, or the key file `unlock
+    /// --to-key-file` wrote; says which, or that the key came from somewhere --lock does not remove.
+    fileprivate func lockBeforeStarting(_ keychain: Keychain) {
+        let name = context.keychainPath.terminalSafe
+        if keychain.usedCachedKey {
+            if let id = keychain.identity, KeyCache.invalidate(KeyCache.Slot(id: id, path: context.keychainPath)) {
+                StandardStreams.err("locked \(name) before starting the command (--lock)\n")
+            }
+        } else if let file = LockCommand.removeUnlockedKeyFile(context) {
+            StandardStreams.err(
+                "locked \(name) before starting the command (--lock): removed the key file \(file.terminalSafe) 'unlock --to-key-file' wrote\n"
+            )
+        } else {
+            let source = readableKeyFile(holding: keychain).map { "the key file \($0.terminalSafe)" } ?? "the environment or a passphrase"
+            StandardStreams.warn(
+                "--lock removed nothing: the key came from \(source), not from 'keychainctl unlock', and stays for what runs after CMD. "
+                    + "'keychainctl unlock' (or 'unlock --to-key-file' where there is no keyring) gives a key that --lock removes.")
+        }
+    }
+
+    /// The key files this call could take a key from: --key-file, KEYCHAINCTL_KEY_FILE, the default
+    /// key file, and the sync account's key file.
+    fileprivate var keyFileCandidates: [String] {
+        [
+            context.given(GlobalOptions.keyFile), SettingVariable.keyFile.value, context.defaultKeyFile,
+            Environment.value("KEYCHAINCTL_ACCOUNT_KEY_FILE"),
+        ]
+        .compactMap { $0 }
     }
 
     /// The command could not be started (errno `error`): 127 when it is not there, else 126.

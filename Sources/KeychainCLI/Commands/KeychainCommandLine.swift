@@ -152,6 +152,8 @@ public enum KeychainCommandLine {
     /// undumpable: no core file and no same-user ptrace can copy a key or a secret; then SQLite is
     /// configured for one command. A run whose output could not all be written exits 74, never 0.
     public static func main() -> Never {
+        // The fresh image exec starts to give its command a view of its own becomes that command.
+        Spawn.becomeViewIfAsked()
         if !ProcessGuard.protectMemory() {
             StandardStreams.warn("cannot turn off core dumps for this process; a crash could write secrets to disk.")
         }

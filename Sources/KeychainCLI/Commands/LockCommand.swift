@@ -60,6 +60,20 @@ struct LockCommand: Subcommand {
             removed = KeyCache.invalidate(KeyCache.Slot(id: id, path: path)) ? 1 : 0
         }
         report(removed, path: path)
+        // A key unlocked into a file ('unlock --to-key-file') is locked by removing the file.
+        if let file = Self.removeUnlockedKeyFile(context), context.resolvedFormat == .text {
+            StandardStreams.err(
+                "locked \(path.terminalSafe): removed the key file \(file.terminalSafe) that 'keychainctl unlock --to-key-file' wrote\n")
+        }
+    }
+
+    /// Removes the key file --key-file or KEYCHAINCTL_KEY_FILE names when `unlock --to-key-file`
+    /// wrote it (`KeyFile.unlockedNote`): its path, or `nil` when there was none to remove.
+    static func removeUnlockedKeyFile(_ context: CommandContext) -> String? {
+        guard let file = context.given(GlobalOptions.keyFile) ?? SettingVariable.keyFile.value, !file.hasPrefix("/dev/fd/"),
+            KeyFile.isUnlocked(file), unlink(file) == 0
+        else { return nil }
+        return file
     }
 
     private func report(_ removed: Int, path: String, gone: Bool = false) {

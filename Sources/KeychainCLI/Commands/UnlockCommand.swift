@@ -103,10 +103,12 @@ struct UnlockCommand: Subcommand {
         var source = try context.credentialSource()
         source.useCache = false
         let keychain = try Keychain(Keychain.opening(path: path, source: source))
-        try KeyFile.write(keychain.keychainKey, to: file)
+        try KeyFile.write(keychain.keychainKey, to: file, unlocked: true)
         switch context.resolvedFormat {
         case .text:
-            StandardStreams.err("unlocked \(path.terminalSafe): key written to \(file.terminalSafe) (mode 0600); remove it to lock.\n")
+            StandardStreams.err(
+                "unlocked \(path.terminalSafe): key written to \(file.terminalSafe) (mode 0600); with KEYCHAINCTL_KEY_FILE naming it, 'keychainctl lock' and exec --lock remove it.\n"
+            )
         case .json: StandardStreams.out(JSON.render(.object(["keychain": .string(path), "keyFile": .string(file)])) + "\n")
         }
     }

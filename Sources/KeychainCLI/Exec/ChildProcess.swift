@@ -90,7 +90,7 @@ enum ChildProcess {
     /// before returning how it ended.
     static func run(
         _ executable: String, arguments: [String], environment: EnvironmentBlock, isolation: Isolation, watch: SignalWatch,
-        stdoutMasker: SecretMasker?, stderrMasker: SecretMasker?, cleanup: () -> Void
+        stdoutMasker: SecretMasker?, stderrMasker: SecretMasker?, cleanup: () -> Void, started: (Isolation.View) -> Void = { _ in }
     ) throws -> Outcome {
         // A reader gone from our stdout is the command's business: writes fail with EPIPE here.
         signal(SIGPIPE, SIG_IGN)
@@ -117,7 +117,7 @@ enum ChildProcess {
         sigaddset(&defaults, SIGPIPE)
         var childMask = watch.previous
         for signal in forwarded + [SIGCHLD] { sigdelset(&childMask, signal) }
-        let (child, spawnError) = start(
+        let (child, spawnError, view) = start(
             executable, arguments: arguments, environment: environment, isolation: isolation,
             dups: streams.map { ($0.write, $0.target) }, mask: childMask, defaults: defaults)
         for stream in streams { close(stream.write) }
@@ -126,6 +126,7 @@ enum ChildProcess {
             cleanup()
             return Outcome(ending: .failedToStart(spawnError), writeError: nil, leftovers: 0, subreaper: subreaper)
         }
+        started(view)
         let signals = watch.fd
         var ending: Ending?
         var exitedAt: Int64?
@@ -191,7 +192,7 @@ enum ChildProcess {
     static func start(
         _ executable: String, arguments: [String], environment: EnvironmentBlock, isolation: Isolation,
         dups: [(from: Int32, to: Int32)] = [], nullStdin: Bool = false, mask: sigset_t? = nil, defaults: sigset_t? = nil
-    ) -> (pid: pid_t, error: Int32) {
+    ) -> (pid: pid_t, error: Int32, view: Isolation.View) {
         withCStrings(arguments) { argv in
             environment.withPointers { envp in
                 Spawn.start(
@@ -212,7 +213,7 @@ enum ChildProcess {
         // Close-on-exec: the only write ends the program and its children hold are their stdout and stderr.
         guard let pipe = Spawn.pipe() else { throw InputError("cannot make a pipe: \(SystemError.text(errno)).") }
         let ends = [pipe.read, pipe.write]
-        let (child, spawnError) = start(
+        let (child, spawnError, view) = start(
             executable, arguments: arguments, environment: environment, isolation: isolation, dups: [(ends[1], 1), (ends[1], 2)],
             nullStdin: true)
         close(ends[1])

@@ -71,6 +71,7 @@ package enum SecretFiles {
             throw ConfigurationError(
                 "\(path) is not a key file: longer than \(InputLimits.keyFileBytes) bytes (a key is 44 base64 characters).")
         }
+        _ = KeyFile.dropUnlockedNote(text)
         return try KeychainCredential.key(base64: text, source: "key file \(path)")
     }
 

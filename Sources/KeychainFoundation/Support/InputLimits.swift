@@ -6,8 +6,9 @@ package enum InputLimits {
     package static let secretBytes = 16 << 20
     /// A passphrase: a descriptor, `KEYCHAINCTL_PASSPHRASE` or a prompt line.
     package static let passphraseBytes = 4096
-    /// A key file: 44 base64 characters for 32 bytes, with room for a line ending and spaces.
-    package static let keyFileBytes = 64
+    /// A key file: 44 base64 characters for 32 bytes, with room for a line ending and spaces, and
+    /// the line `unlock --to-key-file` adds (`KeyFile.unlockedNote`, 80 bytes).
+    package static let keyFileBytes = 160
     /// A profile, entitlements file or provisioning profile.
     package static let profileBytes = 1 << 20
     /// One line of a jsonl import (an item with a 16 MiB secret in base64 fits).

@@ -75,6 +75,13 @@ package final class SecretBytes: @unchecked Sendable, CustomStringConvertible {
         }
     }
 
+    /// Keeps the first `length` bytes and zeroes the rest.
+    package func truncate(to length: Int) {
+        guard length < count else { return }
+        (base + length).initializeMemory(as: UInt8.self, repeating: 0, count: count - length)
+        count = max(0, length)
+    }
+
     /// Lends the bytes for the duration of `body`; they must not escape it.
     package func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try body(UnsafeRawBufferPointer(start: base, count: count))
