@@ -42,7 +42,7 @@ enum CIBench {
             (keyFileEnvironment, { _ in [binary, "exec", "--mask", "never", "--env", "T=service=api,account=ci", "--", "/bin/true"] }),
             (keyFileEnvironment, { _ in [binary, "find", "-s", "api", "-a", "ci", "-w"] }))
         lines.append(
-            "exec --env T=… -- true (execve): \(Bench.milliseconds(exec)) against find -w's \(Bench.milliseconds(find)) "
+            "exec --env T=… -- true (a child in a view of its own): \(Bench.milliseconds(exec)) against find -w's \(Bench.milliseconds(find)) "
                 + "(+\(Bench.milliseconds(exec - find)), run alternately); target ≤ find -w + 1 ms.")
 
         let (get, findW) = ProcessRunner.alternatingMedians(

@@ -271,7 +271,8 @@ import Testing
     /// review's N3: the key stayed on a descriptor of the job's shell). The control: the same
     /// search from the job's own shell finds the key. The Action keeps the file in RUNNER_TEMP and
     /// its post step removes it.
-    @Test(arguments: [true, false]) func whereTheKeyringIsBlockedTheCommandFindsNoKey(namespaces: Bool) throws {
+    @Test(.enabled(if: TestMachine.hasOwnView, "machine: own-view"), arguments: [true, false])
+    func whereTheKeyringIsBlockedTheCommandFindsNoKey(namespaces: Bool) throws {
         let sandbox = try Self.released()
         let project = sandbox.folder + "/project"
         try FileManager.default.createDirectory(atPath: project, withIntermediateDirectories: true)

@@ -164,7 +164,11 @@ import Testing
         #expect(outputs.count == steps.count, "\(file): the shell stopped after \(outputs.count) of \(steps.count) commands")
         let recording = Self.recordedFiles.contains(file)
         var recorded = text.components(separatedBy: "\n")
-        for (step, actual) in zip(steps, outputs).reversed() {
+        for (step, printed) in zip(steps, outputs).reversed() {
+            // Where exec cannot give its command a view of its own (no namespaces here), it warns
+            // that the command can read the key file: the pages show a machine that can.
+            let actual =
+                TestMachine.hasOwnView ? printed : printed.filter { !$0.hasPrefix("keychainctl: warning: CMD can read the key file") }
             var expected = step.expected[...]
             while expected.last == "" { expected.removeLast() }
             if recording {
@@ -205,8 +209,10 @@ import Testing
         #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")
         let lines = run.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).dropLast()
         #expect(Self.matches(lines.suffix(expected.count), expected[...]), "printed:\n\(run.stdout)")
-        // Nothing on stderr: exec hides the key file from the command, so it has nothing to warn of.
-        #expect(run.stdout.contains("hunter2") && run.stderr.isEmpty, "\(run.stderr)")
+        // Nothing on stderr: exec hides the key file from the command, so it has nothing to warn of
+        // (where the machine lets it: else that one warning).
+        let warnings = run.stderr.split(separator: "\n")
+        #expect(run.stdout.contains("hunter2") && warnings.count == (TestMachine.hasOwnView ? 0 : 1), "\(run.stderr)")
     }
 
     /// `make demo`'s script runs to its end on a fresh machine (no profile of the user's), each step

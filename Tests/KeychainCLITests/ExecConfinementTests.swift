@@ -141,7 +141,9 @@ import Testing
     /// open (the shell's /proc files: its memory can be rewritten to do what ptrace did) is what exec
     /// warns of, once per exec. With user namespaces, a user other than root runs CMD in one of its
     /// own, which the kernel keeps from every process outside it: nothing is open, nothing warned.
-    @Test(.enabled(if: canAttack && controlUser != nil, "machine: keyring x86-64-cc ptrace-control"), arguments: [false, true])
+    @Test(
+        .enabled(if: canAttack && controlUser != nil && TestMachine.hasOwnView, "machine: keyring x86-64-cc ptrace-control own-view"),
+        arguments: [false, true])
     func withoutLandlockPtraceIsDeniedAndTheRestIsWarnedAbout(namespaces: Bool) throws {
         let uid = Self.users.last ?? getuid()
         let sandbox = try Self.stage(for: uid)

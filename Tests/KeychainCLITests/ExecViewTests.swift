@@ -50,7 +50,7 @@ import Testing
 
     /// The review's N1 for pathname sockets: a same-user service listening on one is not the
     /// command's to ask; `--allow-socket` names the one it may. The control: outside exec, both serve.
-    @Test(arguments: [false, true])
+    @Test(.enabled(if: TestMachine.hasOwnView, "machine: own-view"), arguments: [false, true])
     func aServiceSocketIsNotTheCommandsToAskUnlessAllowed(underExec: Bool) throws {
         let run =
             underExec
@@ -81,7 +81,9 @@ import Testing
     /// The review's N1 as reproduced: the command asks the user's tmux to type a line into a shell
     /// that has the cached key. Under exec, tmux's socket is covered and nothing is typed; the
     /// control, the same command outside exec, reads the item through tmux.
-    @Test(.enabled(if: TestMachine.hasKeyring && hasTmux, "machine: keyring tmux"), arguments: [false, true])
+    @Test(
+        .enabled(if: TestMachine.hasKeyring && hasTmux && TestMachine.hasOwnView, "machine: keyring tmux own-view"),
+        arguments: [false, true])
     func tmuxSendKeysDoesNotTypeForTheCommand(underExec: Bool) throws {
         let evil = "tmux send-keys -t victim './keychainctl get other ci > stolen 2>&1' Enter 2> send.err; echo sent=$?\n"
         let run = underExec ? "./keychainctl exec -- sh evil.sh" : "sh evil.sh"
@@ -112,7 +114,7 @@ import Testing
     /// under exec, and exec says nothing of it. Where the system refuses a namespace (NONAMESPACE),
     /// the command reads it and exec says so once, with advice that the README does not contradict.
     /// The control: outside exec, the same read gets the key.
-    @Test(arguments: [false, true])
+    @Test(.enabled(if: TestMachine.hasOwnView, "machine: own-view"), arguments: [false, true])
     func theKeyFileIsOutOfTheCommandsReach(namespaces: Bool) throws {
         let step = """
             set -u
@@ -145,7 +147,7 @@ import Testing
     /// The review's N1 for metadata: under --writable, chmod, chown and utime outside the writable
     /// folder are refused as writes are, and allowed inside it. The control: without --writable
     /// the same changes go through.
-    @Test(.enabled(if: ChildProcess.Isolation.landlock, "machine: landlock"), arguments: [false, true])
+    @Test(.enabled(if: ChildProcess.Isolation.landlock && TestMachine.hasOwnView, "machine: landlock own-view"), arguments: [false, true])
     func metadataOutsideTheWritableFolderIsRefused(writable: Bool) throws {
         let change = """
             for f in outside out/inside; do

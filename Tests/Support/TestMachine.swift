@@ -11,4 +11,23 @@ package enum TestMachine {
     /// Whether the tests run as root (needed to give a file to another user, or to read a
     /// non-dumpable process's /proc files).
     package static var isRoot: Bool { getuid() == 0 }
+
+    /// Whether `exec` can give its command a view of its own here: a mount namespace for this user
+    /// and, when root, a user namespace for `nobody`, whom the attacks run as (`.ci/check-skips`'s
+    /// `own-view` probes the same).
+    package static let hasOwnView: Bool = {
+        func succeeds(_ arguments: [String]) -> Bool {
+            var pid: pid_t = 0
+            let argv = arguments.map { strdup($0) } + [nil]
+            defer { for word in argv { free(word) } }
+            guard posix_spawn(&pid, arguments[0], nil, nil, argv, environ) == 0 else { return false }
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+            return status == 0
+        }
+        let unshare = "/usr/bin/unshare"
+        guard succeeds([unshare, isRoot ? "-m" : "-Urm", "/bin/true"]) else { return false }
+        return !isRoot
+            || succeeds(["/usr/bin/setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups", unshare, "-Urm", "/bin/true"])
+    }()
 }

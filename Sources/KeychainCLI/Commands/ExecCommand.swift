@@ -156,7 +156,10 @@ struct ExecCommand: Subcommand {
             keyCached = keychain.usedCachedKey && !context[Self.lock]
         }
         // Every key file this call could have read is covered in CMD's view, whichever opened it.
-        isolation.hide = keyFileCandidates.filter { !$0.hasPrefix("/dev/fd/") && !$0.hasPrefix("/proc/") && access($0, F_OK) == 0 }
+        var hidden: Set<String> = []
+        isolation.hide = keyFileCandidates.filter {
+            !$0.hasPrefix("/dev/fd/") && !$0.hasPrefix("/proc/") && access($0, F_OK) == 0 && hidden.insert($0).inserted
+        }
         for warning in resolved.warnings { StandardStreams.warn(warning) }
         if context[Self.dryRun] {
             return StandardStreams.out(ExecReport.dryRun(resolved, command: command, format: context.resolvedFormat))
