@@ -318,10 +318,9 @@ static int confine(const struct cspawn_options *options, struct cspawn_view *vie
     return deny_calls(options->deny_keyring, view->own && geteuid() == 0);
 }
 
-int cspawn_prepare(const struct cspawn_options *options, struct cspawn_view *view) {
-    view->own = 0;
-    view->refused = 0;
-    view->sockets_covered = 0;
+/* Makes this process ready to become the program: the options above, in place, with what the view
+   came to in `*view` (zeroed by the caller). 0, or -1 with errno set (nothing is undone). */
+static int prepare(const struct cspawn_options *options, struct cspawn_view *view) {
     if (prepare_process(options) != 0) return -1;
     return confine(options, view);
 }
@@ -481,7 +480,7 @@ pid_t cspawn_start(const char *path, char *const argv[], char *const envp[], con
         if (fresh) {
             /* The report descriptor stays open across this execve only. */
             if (prepare_process(options) == 0 && fcntl(out, F_SETFD, 0) == 0) execve("/proc/self/exe", fresh, envp);
-        } else if (cspawn_prepare(options, &sent.view) == 0) {
+        } else if (prepare(options, &sent.view) == 0) {
             send_report(out, &sent);
             execve(path, argv, envp);
         }

@@ -73,10 +73,6 @@ struct cspawn_view {
     int sockets_covered;
 };
 
-/* Makes this process ready to become the program: the options above, in place, with what the view
-   came to in `*view`. Returns 0, or -1 with errno set (nothing is undone). For the forked child. */
-int cspawn_prepare(const struct cspawn_options *options, struct cspawn_view *view);
-
 /* Forks a child that applies `options` and execve's `path`. Returns the child's pid, or -1 with
    errno set when the fork failed or the child could not prepare or start the program (its errno
    is reported back through a close-on-exec pipe; the child is reaped then). `*view` (may be

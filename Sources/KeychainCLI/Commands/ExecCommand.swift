@@ -145,21 +145,20 @@ struct ExecCommand: Subcommand {
         do {
             let keychain = try context.openKeychain()
             resolved = try plan.resolve(keychain: keychain, caller: caller)
+            keyFile = context[Self.dryRun] ? nil : readableKeyFile(holding: keychain)
             if context[Self.lock] {
                 // Everything is resolved: nothing CMD runs or leaves behind may find the key cached after it.
                 // A dry run changes nothing.
-                if !context[Self.dryRun] { lockBeforeStarting(keychain) }
+                if !context[Self.dryRun], let removed = lockBeforeStarting(keychain, keyFile: keyFile), removed == keyFile {
+                    keyFile = nil
+                }
             } else {
                 for warning in Self.cachedKeyWarnings(keychain, isolation: isolation) { StandardStreams.warn(warning) }
             }
-            keyFile = context[Self.dryRun] ? nil : readableKeyFile(holding: keychain)
             keyCached = keychain.usedCachedKey && !context[Self.lock]
         }
         // Every key file this call could have read is covered in CMD's view, whichever opened it.
-        var hidden: Set<String> = []
-        isolation.hide = keyFileCandidates.filter {
-            !$0.hasPrefix("/dev/fd/") && !$0.hasPrefix("/proc/") && access($0, F_OK) == 0 && hidden.insert($0).inserted
-        }
+        isolation.hide = keyFileCandidates.filter { access($0, F_OK) == 0 }
         for warning in resolved.warnings { StandardStreams.warn(warning) }
         if context[Self.dryRun] {
             return StandardStreams.out(ExecReport.dryRun(resolved, command: command, format: context.resolvedFormat))
@@ -250,7 +249,7 @@ extension ExecCommand {
     fileprivate func readableKeyFile(holding keychain: Keychain) -> String? {
         guard !keychain.usedCachedKey else { return nil }
         return keyFileCandidates.first { path in
-            guard !path.hasPrefix("/dev/fd/"), !path.hasPrefix("/proc/"), access(path, R_OK) == 0,
+            guard access(path, R_OK) == 0,
                 case .key(let key)? = try? SecretFiles.key(fromFile: path)
             else { return false }
             return key.equals(keychain.keychainKey)
@@ -284,8 +283,10 @@ extension ExecCommand {
     }
 
     /// `--lock`: removes the key `unlock` cached for `keychain`, or the key file `unlock
-    /// --to-key-file` wrote; says which, or that the key came from somewhere --lock does not remove.
-    fileprivate func lockBeforeStarting(_ keychain: Keychain) {
+    /// --to-key-file` wrote; says which, or that the key came from somewhere --lock does not remove
+    /// (`keyFile`, the readable key file holding the key, or the environment). The key file it
+    /// removed, if any.
+    fileprivate func lockBeforeStarting(_ keychain: Keychain, keyFile: String?) -> String? {
         let name = context.keychainPath.terminalSafe
         if keychain.usedCachedKey {
             if let id = keychain.identity, KeyCache.invalidate(KeyCache.Slot(id: id, path: context.keychainPath)) {
@@ -295,22 +296,26 @@ extension ExecCommand {
             StandardStreams.err(
                 "locked \(name) before starting the command (--lock): removed the key file \(file.terminalSafe) 'unlock --to-key-file' wrote\n"
             )
+            return file
         } else {
-            let source = readableKeyFile(holding: keychain).map { "the key file \($0.terminalSafe)" } ?? "the environment or a passphrase"
+            let source = keyFile.map { "the key file \($0.terminalSafe)" } ?? "the environment or a passphrase"
             StandardStreams.warn(
                 "--lock removed nothing: the key came from \(source), not from 'keychainctl unlock', and stays for what runs after CMD. "
                     + "'keychainctl unlock' (or 'unlock --to-key-file' where there is no keyring) gives a key that --lock removes.")
         }
+        return nil
     }
 
-    /// The key files this call could take a key from: --key-file, KEYCHAINCTL_KEY_FILE, the default
-    /// key file, and the sync account's key file.
+    /// The key files this call could take a key from, each once: --key-file, KEYCHAINCTL_KEY_FILE,
+    /// the default key file, and the sync account's key file; not a descriptor's file (/dev/fd/N,
+    /// /proc/…), which exec closes.
     fileprivate var keyFileCandidates: [String] {
-        [
+        var seen: Set<String> = []
+        return [
             context.given(GlobalOptions.keyFile), SettingVariable.keyFile.value, context.defaultKeyFile,
             Environment.value("KEYCHAINCTL_ACCOUNT_KEY_FILE"),
         ]
-        .compactMap { $0 }
+        .compactMap { $0 }.filter { !$0.hasPrefix("/dev/fd/") && !$0.hasPrefix("/proc/") && seen.insert($0).inserted }
     }
 
     /// The command could not be started (errno `error`): 127 when it is not there, else 126.
