@@ -106,6 +106,22 @@ import Testing
         #expect(exec.stdout == "gone\n" && exec.stderr.contains("removed the key file \(file)"), "\(exec.stdout) \(exec.stderr)")
         #expect(!FileManager.default.fileExists(atPath: file))
 
+        // Only the exact line marks a file: a key followed by any other line is no key file (78),
+        // and lock leaves it where it is.
+        for tail in [
+            "# written by 'keychainctl unlock --to-key-file'\n",
+            "# written by 'keychainctl unlock --to-key-file': 'keychainctl lock' removes it\nx\n",
+        ] {
+            #expect(sandbox.run(["unlock", "--to-key-file", file], profile: nil, environment: withPassphrase).status == 0)
+            let key = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n")[0]
+            try FileManager.default.removeItem(atPath: file)
+            try (key + "\n" + tail).write(toFile: file, atomically: true, encoding: .utf8)
+            chmod(file, 0o600)
+            #expect(sandbox.run(["find", "-s", "api", "-w"], environment: ["KEYCHAINCTL_KEY_FILE": file]).status == 78)
+            _ = sandbox.run(["lock"], profile: nil, environment: ["KEYCHAINCTL_KEY_FILE": file])
+            #expect(FileManager.default.fileExists(atPath: file), "\(tail)")
+            try? FileManager.default.removeItem(atPath: file)
+        }
         let kept = sandbox.run(
             ["exec"] + app + ["--lock", "--env", "T=service=api", "--", "true"], profile: nil, environment: withPassphrase)
         #expect(kept.stderr.contains("--lock removed nothing: the key came from the environment or a passphrase"), "\(kept.stderr)")
