@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -325,6 +326,78 @@ static int prepare(const struct cspawn_options *options, struct cspawn_view *vie
     return confine(options, view);
 }
 
+/* Ends the monitor as its program ended: the same status, or the same signal (no core: the
+   monitor is a copy of keychainctl's memory). */
+static void end_as(int status) {
+    if (WIFEXITED(status)) _exit(WEXITSTATUS(status));
+    int number = WTERMSIG(status);
+    struct rlimit none = {0, 0};
+    setrlimit(RLIMIT_CORE, &none);
+    struct sigaction fallback = {.sa_handler = SIG_DFL};
+    sigaction(number, &fallback, NULL);
+    sigset_t only;
+    sigemptyset(&only);
+    sigaddset(&only, number);
+    sigprocmask(SIG_UNBLOCK, &only, NULL);
+    kill(getpid(), number);
+    _exit(128 + number);
+}
+
+/* The monitor of a program on a terminal of its own (`terminal`), with every signal blocked since
+   before the program was forked: passes each signal to the program, follows its stops, ends as it
+   ended. Holds no descriptor; dies with keychainctl. Never returns. */
+static void run_monitor(pid_t program, pid_t keychainctl) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    if (getppid() != keychainctl) kill(getpid(), SIGKILL);
+    if (syscall(SYS_close_range, 0U, ~0U, 0U) != 0) {
+        for (int fd = 0; fd < 1024; fd++) close(fd);
+    }
+    sigset_t all;
+    sigfillset(&all);
+    for (;;) {
+        siginfo_t info;
+        int number = sigwaitinfo(&all, &info);
+        if (number < 0) continue;
+        if (number != SIGCHLD) {
+            if (number != SIGCONT) kill(program, number);
+            continue;
+        }
+        int status;
+        pid_t ended;
+        while ((ended = waitpid(program, &status, WNOHANG | WUNTRACED)) > 0) {
+            if (!WIFSTOPPED(status)) end_as(status);
+            /* keychainctl sees its child stop, gives the terminal back and stops itself; continued,
+               it continues this process, which continues the program. */
+            kill(getpid(), SIGSTOP);
+            kill(-program, SIGCONT);
+        }
+    }
+}
+
+/* In the forked child when the program gets a terminal of its own: makes the session, forks the
+   program (which returns 0 here, in its own foreground process group) and becomes its monitor in
+   the parent. -1 with errno when the session could not be made. */
+static int split_for_terminal(const struct cspawn_options *options, int report) {
+    pid_t keychainctl = getppid();
+    if (setsid() < 0 || ioctl(options->terminal, TIOCSCTTY, 0) != 0) return -1;
+    /* The monitor waits for the program: SIGCHLD must not be ignored, and none may be missed. */
+    struct sigaction fallback = {.sa_handler = SIG_DFL};
+    sigaction(SIGCHLD, &fallback, NULL);
+    sigset_t all, before;
+    sigfillset(&all);
+    sigprocmask(SIG_BLOCK, &all, &before);
+    pid_t program = fork();
+    if (program < 0) return -1;
+    if (program > 0) {
+        close(report);
+        run_monitor(program, keychainctl);
+    }
+    /* A group of its own with the terminal's foreground, taken from the background without a stop. */
+    if (setpgid(0, 0) != 0 || tcsetpgrp(options->terminal, getpid()) != 0) return -1;
+    sigprocmask(SIG_SETMASK, &before, NULL);
+    return 0;
+}
+
 /* What the child reports through the close-on-exec pipe: its view just before execve, or the errno
    of what failed. */
 struct report {
@@ -398,7 +471,7 @@ int cspawn_view_main(int argc, char **argv, char **envp) {
     if (argc < 5 || strcmp(argv[0], VIEW_MARKER) != 0) return 0;
     int out = atoi(argv[1]);
     fcntl(out, F_SETFD, FD_CLOEXEC);
-    struct cspawn_options options = {0};
+    struct cspawn_options options = {.terminal = -1};
     const char **hide = calloc((size_t)argc, sizeof *hide);
     const char **writable = calloc((size_t)argc, sizeof *writable);
     struct cspawn_file_id *allowed = calloc((size_t)argc, sizeof *allowed);
@@ -477,7 +550,9 @@ pid_t cspawn_start(const char *path, char *const argv[], char *const envp[], con
         close(report[0]);
         int out = report[1];
         struct report sent = {0};
-        if (fresh) {
+        if (options->terminal >= 0 && split_for_terminal(options, out) != 0) {
+            /* Nothing to start: reported below. */
+        } else if (fresh) {
             /* The report descriptor stays open across this execve only. */
             if (prepare_process(options) == 0 && fcntl(out, F_SETFD, 0) == 0) execve("/proc/self/exe", fresh, envp);
         } else if (prepare(options, &sent.view) == 0) {

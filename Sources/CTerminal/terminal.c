@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 #include "CTerminal.h"
 
 #include <errno.h>
@@ -69,4 +70,92 @@ int cterminal_echo_restore(void) {
     sigprocmask(SIG_SETMASK, &previous_mask, NULL);
     errno = saved_errno;
     return status;
+}
+
+/* ---- A terminal of its own (exec's command) ---- */
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+
+int cterminal_open_pty(int like, int *master, int *slave) {
+    int leader = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (leader < 0) return -1;
+    char name[128];
+    int follower = -1;
+    if (grantpt(leader) == 0 && unlockpt(leader) == 0 && ptsname_r(leader, name, sizeof name) == 0) {
+        follower = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
+    }
+    struct termios settings;
+    if (follower >= 0 && tcgetattr(like, &settings) == 0 && tcsetattr(follower, TCSANOW, &settings) != 0) {
+        close(follower);
+        follower = -1;
+    }
+    if (follower < 0 || fcntl(leader, F_SETFL, fcntl(leader, F_GETFL) | O_NONBLOCK) != 0) {
+        int saved = errno;
+        if (follower >= 0) close(follower);
+        close(leader);
+        errno = saved;
+        return -1;
+    }
+    cterminal_copy_window(like, leader);
+    *master = leader;
+    *slave = follower;
+    return 0;
+}
+
+int cterminal_copy_window(int from, int to) {
+    struct winsize size;
+    if (ioctl(from, TIOCGWINSZ, &size) != 0) return -1;
+    return ioctl(to, TIOCSWINSZ, &size);
+}
+
+static int raw_fd = -1;
+static struct termios raw_saved;
+
+/* tcsetattr from a background process group stops the process with SIGTTOU unless the signal is
+   ignored: ignored here, so that restoring after the shell took the terminal back never stops
+   keychainctl with the terminal half set. */
+static int set_ignoring_ttou(int fd, const struct termios *settings) {
+    struct sigaction ignore, previous;
+    memset(&ignore, 0, sizeof ignore);
+    ignore.sa_handler = SIG_IGN;
+    sigemptyset(&ignore.sa_mask);
+    sigaction(SIGTTOU, &ignore, &previous);
+    int status;
+    do {
+        status = tcsetattr(fd, TCSADRAIN, settings);
+    } while (status != 0 && errno == EINTR);
+    int saved = errno;
+    sigaction(SIGTTOU, &previous, NULL);
+    errno = saved;
+    return status;
+}
+
+int cterminal_raw(int fd) {
+    if (raw_fd >= 0) return 0;
+    struct termios settings;
+    if (tcgetattr(fd, &settings) != 0) return -1;
+    struct termios raw = settings;
+    cfmakeraw(&raw);
+    if (!cterminal_foreground(fd)) {
+        errno = EIO;
+        return -1;
+    }
+    if (set_ignoring_ttou(fd, &raw) != 0) return -1;
+    raw_saved = settings;
+    raw_fd = fd;
+    return 0;
+}
+
+int cterminal_raw_restore(void) {
+    if (raw_fd < 0) return 0;
+    int fd = raw_fd;
+    raw_fd = -1;
+    return set_ignoring_ttou(fd, &raw_saved);
+}
+
+int cterminal_foreground(int fd) {
+    pid_t group = tcgetpgrp(fd);
+    return group > 0 && group == getpgrp();
 }

@@ -60,10 +60,11 @@ public struct SpawnIsolation: Sendable {
     public static var landlockScopes: Bool { cspawn_landlock_abi() >= 6 }
 
     /// Calls `body` with the C options: a new session keyring always, the keyring calls denied
-    /// unless allowed, `dups` applied first, `mask` and `defaults` when given.
+    /// unless allowed, `dups` applied first, `mask` and `defaults` when given, on `terminal` (a pty
+    /// slave) in a session of its own under a monitor when given.
     func withOptions<R>(
-        dups: [(from: Int32, to: Int32)] = [], nullStdin: Bool = false, mask: sigset_t? = nil, defaults: sigset_t? = nil,
-        _ body: (UnsafePointer<cspawn_options>) -> R
+        dups: [(from: Int32, to: Int32)] = [], nullStdin: Bool = false, terminal: Int32? = nil, mask: sigset_t? = nil,
+        defaults: sigset_t? = nil, _ body: (UnsafePointer<cspawn_options>) -> R
     ) -> R {
         let from = dups.map(\.from)
         let to = dups.map(\.to)
@@ -92,7 +93,8 @@ public struct SpawnIsolation: Sendable {
                                             scope_abstract_sockets: scopeAbstractSockets ? 1 : 0, own_view: ownView ? 1 : 0,
                                             hide: hiddenBuffer.baseAddress, hide_count: hidden.count,
                                             sockets_allowed: socketsBuffer.baseAddress, sockets_allowed_count: sockets.count,
-                                            mask: hasMask ? maskPointer : nil, defaults: hasDefaults ? defaultsPointer : nil)
+                                            terminal: terminal ?? -1, mask: hasMask ? maskPointer : nil,
+                                            defaults: hasDefaults ? defaultsPointer : nil)
                                         return body(&options)
                                     }
                                 }
@@ -111,14 +113,16 @@ public struct SpawnIsolation: Sendable {
 public enum Spawn {
     /// Forks and starts `path` with the NULL-terminated `argv` and `envp`, isolated as `isolation`
     /// says, with `dups` applied (stdin from /dev/null with `nullStdin`, the signal `mask` and
-    /// `defaults` when given): its pid, or 0 or less with the errno of the failure, and what its view
-    /// of the file system came to.
+    /// `defaults` when given; on `terminal`, a pty slave, under a monitor when given,
+    /// `cspawn_options.terminal`): its pid (the monitor's), or 0 or less with the errno of the
+    /// failure, and what its view of the file system came to.
     public static func start(
         _ path: String, argv: [UnsafeMutablePointer<CChar>?], envp: [UnsafeMutablePointer<CChar>?], isolation: SpawnIsolation,
-        dups: [(from: Int32, to: Int32)] = [], nullStdin: Bool = false, mask: sigset_t? = nil, defaults: sigset_t? = nil
+        dups: [(from: Int32, to: Int32)] = [], nullStdin: Bool = false, terminal: Int32? = nil, mask: sigset_t? = nil,
+        defaults: sigset_t? = nil
     ) -> (pid: pid_t, error: Int32, view: SpawnIsolation.View) {
         var view = cspawn_view()
-        let child = isolation.withOptions(dups: dups, nullStdin: nullStdin, mask: mask, defaults: defaults) {
+        let child = isolation.withOptions(dups: dups, nullStdin: nullStdin, terminal: terminal, mask: mask, defaults: defaults) {
             cspawn_start(path, argv, envp, $0, &view)
         }
         let error = errno

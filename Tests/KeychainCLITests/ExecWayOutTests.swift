@@ -241,7 +241,7 @@ import Testing
     static func typeIntoAShell(_ sandbox: Sandbox, _ steps: [TerminalSession.Step]) throws -> TerminalSession.Session {
         let session = try TerminalSession.run(
             ["/usr/bin/env", "-i", "PATH=/usr/bin:/bin", "PS1=" + prompt] + asUser(sandbox, ["/bin/bash", "--noprofile", "--norc", "-i"]),
-            steps: steps + [atThePrompt("echo ALL-DONE; exit")], environment: ["PATH": "/usr/bin:/bin"])
+            steps: steps + [atThePrompt("echo ALL-DONE; exit")], environment: ["PATH": "/usr/bin:/bin", "TERMINAL_OWNER": String(uid)])
         #expect(session.shown.contains("ALL-DONE"), "\(session.status): \(session.shown)")
         return session
     }

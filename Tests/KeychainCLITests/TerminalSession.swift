@@ -24,6 +24,9 @@ enum TerminalSession {
         args, steps = json.loads(sys.argv[1]), json.loads(sys.argv[2])
         pid, fd = pty.fork()
         if pid == 0:
+            # The terminal is its user's, as a login gives it (the program may drop to that user).
+            if os.environ.get("TERMINAL_OWNER"):
+                os.fchown(0, int(os.environ["TERMINAL_OWNER"]), -1)
             os.execv(args[0], args)
         out = b""
         def read_for(seconds):

@@ -58,6 +58,15 @@ struct cspawn_options {
     size_t hide_count;
     const struct cspawn_file_id *sockets_allowed;
     size_t sockets_allowed_count;
+    /* A pseudo-terminal's slave, or -1. Given one, the program runs in a new session whose
+       controlling terminal it is, in a process group of its own that has the terminal's
+       foreground, under a monitor: a process that leads the session (so that the program's group
+       is not orphaned and ^Z stops it), is the pid `cspawn_start` returns, passes every signal it
+       is sent to the program, stops itself when the program stops and continues the program's
+       group when continued, and ends as the program ended (its status, or its signal without a
+       core dump). The caller puts the slave on the descriptors the program is to have it on with
+       `dup_from`/`dup_to`. */
+    int terminal;
     /* The signal mask, and the signals whose disposition goes back to the default; NULL: as is. */
     const sigset_t *mask;
     const sigset_t *defaults;

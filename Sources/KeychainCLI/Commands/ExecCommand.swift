@@ -39,7 +39,9 @@ struct ExecCommand: Subcommand {
             a sealed file in memory named /dev/fd/N, which no other exec's command can open (a process of \
             the user outside exec can, through /proc/PID/fd/N, where Yama lets it trace CMD). Nothing of \
             CMD outlives exec: keychainctl is the child subreaper of what it starts, and every process CMD \
-            left running (setsid'd, double-forked) is killed when CMD ends (--verbose counts them). CMD's \
+            left running (setsid'd, double-forked) is killed when CMD ends (--verbose counts them). Where \
+            exec's streams are a terminal, CMD runs on a terminal of its own that keychainctl relays (keys, \
+            window size, ^C, ^Z and fg), never on the caller's, whose device is covered in its view. CMD's \
             exit status (or signal) is passed through; 127: CMD not found, 126: not executable.
             """,
         sections: [
@@ -180,13 +182,20 @@ struct ExecCommand: Subcommand {
                         + "exec's own masking of the command's output (--mask) still applies.")
             }
         }
-        let maskStdout = mask == .always || (mask == .auto && !StandardStreams.isTerminal(1))
-        let maskStderr = mask == .always || (mask == .auto && !StandardStreams.isTerminal(2))
+        // Where keychainctl's streams are a terminal, CMD gets one of its own in their place, and the
+        // caller's terminal device is covered in its view.
+        let terminal = try TerminalRelay.forStandardStreams()
+        if let device = terminal?.callerDevice { isolation.hide.append(device) }
+        let onTerminal = { (fd: Int32) in terminal?.carried.contains(fd) ?? false }
+        let maskStdout = !onTerminal(1) && (mask == .always || (mask == .auto && !StandardStreams.isTerminal(1)))
+        let maskStderr = !onTerminal(2) && (mask == .always || (mask == .auto && !StandardStreams.isTerminal(2)))
+        let maskTerminal = terminal != nil && mask == .always
         // One masker per stream: each holds back its own stream's undecided bytes.
-        let masked = !resolved.secrets.isEmpty && (maskStdout || maskStderr)
+        let masked = !resolved.secrets.isEmpty
         let stdoutMasker = masked && maskStdout ? SecretMasker(resolved.secrets) : nil
         let stderrMasker = masked && maskStderr ? SecretMasker(resolved.secrets) : nil
-        if let unmasked = (stdoutMasker ?? stderrMasker)?.unmasked, !unmasked.isEmpty {
+        let terminalMasker = masked && maskTerminal ? SecretMasker(resolved.secrets) : nil
+        if let unmasked = (stdoutMasker ?? stderrMasker ?? terminalMasker)?.unmasked, !unmasked.isEmpty {
             StandardStreams.warn("not masked (shorter than \(SecretMasker.minimumBytes) bytes): \(unmasked.joined(separator: ", ")).")
         }
         let files = try ExecFiles(resolved.files)
@@ -195,14 +204,20 @@ struct ExecCommand: Subcommand {
         let watch = try ChildProcess.SignalWatch()
         let outcome = try ChildProcess.run(
             executable, arguments: command, environment: environment, isolation: isolation, watch: watch, stdoutMasker: stdoutMasker,
-            stderrMasker: stderrMasker, cleanup: files.close
+            stderrMasker: stderrMasker, terminal: terminal.map { ($0, terminalMasker) }, cleanup: files.close
         ) { view in
             // A user namespace of its own keeps CMD from the shell's memory with or without Landlock.
             if keyCached, !view.userNamespace, let exposed = ChildProcess.Isolation.exposedKeyWarning(keyCached: true) {
                 StandardStreams.warn(exposed)
             }
             if let keyFile, let warning = Self.keyFileWarning(keyFile, view: view) { StandardStreams.warn(warning) }
-            if context[Self.verbose] { StandardStreams.err(Self.describe(view)) }
+            if context[Self.verbose] {
+                StandardStreams.err(Self.describe(view))
+                if let terminal {
+                    let streams = terminal.carried.map { ["stdin", "stdout", "stderr"][Int($0)] }.joined(separator: ", ")
+                    StandardStreams.err("exec: CMD runs on a terminal of its own (\(streams)), relayed by keychainctl\n")
+                }
+            }
         }
         if case .failedToStart(let error) = outcome.ending { throw cannotRun(error) }
         if context[Self.verbose] {

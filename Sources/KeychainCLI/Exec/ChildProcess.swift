@@ -86,12 +86,16 @@ enum ChildProcess {
     }
 
     /// Spawns `executable` with `environment`, isolated as `isolation` says, its stdout and stderr
-    /// through `maskers` when given, forwards the signals `watch` reads, waits, and runs `cleanup`
-    /// before returning how it ended.
+    /// through `maskers` when given (on `terminal`'s pty, relayed and masked by its masker, when
+    /// given), forwards the signals `watch` reads, waits, and runs `cleanup` before returning how it
+    /// ended.
     static func run(
         _ executable: String, arguments: [String], environment: EnvironmentBlock, isolation: Isolation, watch: SignalWatch,
-        stdoutMasker: SecretMasker?, stderrMasker: SecretMasker?, cleanup: () -> Void, started: (Isolation.View) -> Void = { _ in }
+        stdoutMasker: SecretMasker?, stderrMasker: SecretMasker?, terminal: (relay: TerminalRelay, masker: SecretMasker?)? = nil,
+        cleanup: () -> Void, started: (Isolation.View) -> Void = { _ in }
     ) throws -> Outcome {
+        let relay = terminal?.relay
+        defer { relay?.close() }
         // A reader gone from our stdout is the command's business: writes fail with EPIPE here.
         signal(SIGPIPE, SIG_IGN)
         // Every process the command starts is ours once orphaned, so that none outlives it.
@@ -119,14 +123,22 @@ enum ChildProcess {
         for signal in forwarded + [SIGCHLD] { sigdelset(&childMask, signal) }
         let (child, spawnError, view) = start(
             executable, arguments: arguments, environment: environment, isolation: isolation,
-            dups: streams.map { ($0.write, $0.target) }, mask: childMask, defaults: defaults)
+            dups: streams.map { ($0.write, $0.target) } + (relay?.dups ?? []), terminal: relay?.terminal, mask: childMask,
+            defaults: defaults)
         for stream in streams { close(stream.write) }
         guard child > 0 else {
             for stream in streams { close(stream.read) }
+            if let relay { close(relay.master) }
             cleanup()
             return Outcome(ending: .failedToStart(spawnError), writeError: nil, leftovers: 0, subreaper: subreaper)
         }
         started(view)
+        // The command's terminal output is one more stream; its write errors (a terminal gone) are not the command's.
+        let piped = streams.count
+        if let relay {
+            streams.append(Stream(read: relay.master, write: -1, target: relay.output, masker: terminal?.masker))
+            relay.started()
+        }
         let signals = watch.fd
         var ending: Ending?
         var exitedAt: Int64?
@@ -136,7 +148,9 @@ enum ChildProcess {
             if let exitedAt, monotonicMilliseconds() - exitedAt > exitGraceMilliseconds { break }
             var fds = [pollfd(fd: signals, events: Int16(POLLIN), revents: 0)]
             for stream in streams where !stream.closed { fds.append(pollfd(fd: stream.read, events: Int16(POLLIN), revents: 0)) }
-            let holding = streams.contains { !$0.closed && $0.masker.holding }
+            let relayAt = fds.count
+            if let relay { fds += relay.pollEntries(commandRunning: ending == nil) }
+            let holding = streams.contains { !$0.closed && $0.masker?.holding == true }
             let timeout: Int32 = ending != nil ? 50 : holding ? 50 : -1
             let ready = poll(&fds, nfds_t(fds.count), timeout)
             if ready < 0 {
@@ -153,11 +167,21 @@ enum ChildProcess {
                     let number = received.signal
                     if number == SIGCHLD {
                         var status: Int32 = 0
-                        if waitpid(child, &status, WNOHANG) == child {
-                            ending = Ending(waitStatus: status)
-                            exitedAt = monotonicMilliseconds()
+                        guard waitpid(child, &status, WNOHANG | (relay != nil ? WUNTRACED : 0)) == child else { continue }
+                        if status & 0xFF == 0x7F, let relay {
+                            // Stopped on its terminal (^Z): keychainctl stops too, and continues it when continued.
+                            relay.suspend()
+                            kill(child, SIGCONT)
+                            continue
                         }
+                        ending = Ending(waitStatus: status)
+                        exitedAt = monotonicMilliseconds()
+                    } else if number == SIGWINCH, let relay {
+                        relay.resize()
                     } else if received.sender != 0 {
+                        kill(child, number)
+                    } else if let relay, !relay.signalForeground(number) {
+                        // The caller's terminal signalled keychainctl alone: the command is a session of its own.
                         kill(child, number)
                     }
                 }
@@ -167,6 +191,7 @@ enum ChildProcess {
                 if fds[next].revents != 0 { streams[index].pump() }
                 next += 1
             }
+            relay?.service(fds[relayAt...])
         }
         if ending == nil {
             var status: Int32 = 0
@@ -175,14 +200,17 @@ enum ChildProcess {
         }
         // What the command left running (a setsid'd or double-forked process) ends with it.
         let leftovers = subreaper ? Leftovers.end() : 0
+        // What the command's terminal still holds is shown before the caller's terminal is given back.
+        if relay != nil, let last = streams.indices.last { while !streams[last].closed, streams[last].pump() {} }
         for index in streams.indices where !streams[index].closed {
             streams[index].flush()
             close(streams[index].read)
         }
+        relay?.close()
         cleanup()
         return Outcome(
-            ending: ending ?? .exited(1), writeError: streams.compactMap(\.writeError).first { $0.errno != EPIPE }, leftovers: leftovers,
-            subreaper: subreaper)
+            ending: ending ?? .exited(1), writeError: streams.prefix(piped).compactMap(\.writeError).first { $0.errno != EPIPE },
+            leftovers: leftovers, subreaper: subreaper)
     }
 
     /// Starts `executable` isolated as `isolation` says, with `dups` applied (stdin from /dev/null
@@ -191,13 +219,14 @@ enum ChildProcess {
     /// tools) starts here.
     static func start(
         _ executable: String, arguments: [String], environment: EnvironmentBlock, isolation: Isolation,
-        dups: [(from: Int32, to: Int32)] = [], nullStdin: Bool = false, mask: sigset_t? = nil, defaults: sigset_t? = nil
+        dups: [(from: Int32, to: Int32)] = [], nullStdin: Bool = false, terminal: Int32? = nil, mask: sigset_t? = nil,
+        defaults: sigset_t? = nil
     ) -> (pid: pid_t, error: Int32, view: Isolation.View) {
         withCStrings(arguments) { argv in
             environment.withPointers { envp in
                 Spawn.start(
-                    executable, argv: argv, envp: envp, isolation: isolation, dups: dups, nullStdin: nullStdin, mask: mask,
-                    defaults: defaults)
+                    executable, argv: argv, envp: envp, isolation: isolation, dups: dups, nullStdin: nullStdin, terminal: terminal,
+                    mask: mask, defaults: defaults)
             }
         }
     }
@@ -294,27 +323,33 @@ enum ChildProcess {
         let read: Int32
         let write: Int32
         let target: Int32
-        let masker: SecretMasker
+        /// nil: the bytes go out as they are.
+        let masker: SecretMasker?
         var closed = false
         /// The first failed write to `target`, with its errno.
         var writeError: (target: Int32, errno: Int32)?
 
-        mutating func pump() {
+        /// Reads once; whether anything was read. EOF, or EIO from a terminal no process holds any
+        /// more, closes the stream.
+        @discardableResult
+        mutating func pump() -> Bool {
             var buffer = [UInt8](repeating: 0, count: 65_536)
             let got = buffer.withUnsafeMutableBytes { Glibc.read(read, $0.baseAddress, $0.count) }
-            if got < 0, errno == EINTR || errno == EAGAIN { return }
+            if got < 0, errno == EINTR || errno == EAGAIN { return false }
             guard got > 0 else {
                 flush()
                 close(read)
                 closed = true
-                return
+                return false
             }
             buffer.withUnsafeBytes { bytes in
-                masker.process(UnsafeRawBufferPointer(rebasing: bytes[0..<got])) { self.send($0) }
+                let chunk = UnsafeRawBufferPointer(rebasing: bytes[0..<got])
+                if let masker { masker.process(chunk) { self.send($0) } } else { send(chunk) }
             }
+            return true
         }
 
-        mutating func flush() { masker.flush { self.send($0) } }
+        mutating func flush() { masker?.flush { self.send($0) } }
 
         /// A target that stopped taking output (EPIPE, a full disk) is written no more: the
         /// command's output is still read, so it never blocks on a full pipe.
