@@ -282,8 +282,11 @@ static int close_all_but(const int *keep, size_t count) {
     return cloexec_range(next, ~0U);
 }
 
-/* The first half of preparing: descriptors, signals, keyring; nothing that confines yet. */
-static int prepare_process(const struct cspawn_options *options) {
+/* The first half of preparing: the cgroup, descriptors, signals, keyring; nothing that confines
+   yet. Whether the cgroup was joined goes in `view->cgroup` (not joining is not a failure: what the
+   program leaves is then ended through the subreaper alone). */
+static int prepare_process(const struct cspawn_options *options, struct cspawn_view *view) {
+    if (options->cgroup_procs >= 0) view->cgroup = write(options->cgroup_procs, "0", 1) == 1;
     for (size_t i = 0; i < options->dup_count; i++) {
         if (dup2(options->dup_from[i], options->dup_to[i]) < 0) return -1;
     }
@@ -322,7 +325,7 @@ static int confine(const struct cspawn_options *options, struct cspawn_view *vie
 /* Makes this process ready to become the program: the options above, in place, with what the view
    came to in `*view` (zeroed by the caller). 0, or -1 with errno set (nothing is undone). */
 static int prepare(const struct cspawn_options *options, struct cspawn_view *view) {
-    if (prepare_process(options) != 0) return -1;
+    if (prepare_process(options, view) != 0) return -1;
     return confine(options, view);
 }
 
@@ -471,7 +474,7 @@ int cspawn_view_main(int argc, char **argv, char **envp) {
     if (argc < 5 || strcmp(argv[0], VIEW_MARKER) != 0) return 0;
     int out = atoi(argv[1]);
     fcntl(out, F_SETFD, FD_CLOEXEC);
-    struct cspawn_options options = {.terminal = -1};
+    struct cspawn_options options = {.terminal = -1, .cgroup_procs = -1};
     const char **hide = calloc((size_t)argc, sizeof *hide);
     const char **writable = calloc((size_t)argc, sizeof *writable);
     struct cspawn_file_id *allowed = calloc((size_t)argc, sizeof *allowed);
@@ -554,7 +557,11 @@ pid_t cspawn_start(const char *path, char *const argv[], char *const envp[], con
             /* Nothing to start: reported below. */
         } else if (fresh) {
             /* The report descriptor stays open across this execve only. */
-            if (prepare_process(options) == 0 && fcntl(out, F_SETFD, 0) == 0) execve("/proc/self/exe", fresh, envp);
+            if (prepare_process(options, &sent.view) == 0 && fcntl(out, F_SETFD, 0) == 0) {
+                /* The fresh image reports its view; whether the cgroup was joined is said here. */
+                send_report(out, &sent);
+                execve("/proc/self/exe", fresh, envp);
+            }
         } else if (prepare(options, &sent.view) == 0) {
             send_report(out, &sent);
             execve(path, argv, envp);
@@ -578,7 +585,9 @@ pid_t cspawn_start(const char *path, char *const argv[], char *const envp[], con
             failed = 1;
             error = received.error;
         } else {
+            int cgroup = seen.cgroup || received.view.cgroup;
             seen = received.view;
+            seen.cgroup = cgroup;
         }
     }
     close(report[0]);

@@ -65,7 +65,9 @@ static int write_id_map(const char *path, unsigned long id) {
 static int enter_namespaces(int *refused) {
     uid_t uid = geteuid();
     gid_t gid = getegid();
-    if (unshare(uid == 0 ? CLONE_NEWNS : CLONE_NEWUSER | CLONE_NEWNS) != 0) {
+    /* A cgroup namespace too, rooted at the program's cgroup: it cannot move itself above it. */
+    int flags = uid == 0 ? CLONE_NEWNS : CLONE_NEWUSER | CLONE_NEWNS;
+    if (unshare(flags | CLONE_NEWCGROUP) != 0 && (errno != EINVAL || unshare(flags) != 0)) {
         *refused = errno;
         return 1;
     }
@@ -74,8 +76,12 @@ static int enter_namespaces(int *refused) {
         if (write_file("/proc/self/setgroups", "deny", 4) != 0 && errno != ENOENT) return -1;
         if (write_id_map("/proc/self/gid_map", gid) != 0) return -1;
     }
-    /* What is mounted outside still shows; nothing mounted here leaves. */
-    return mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL);
+    /* What is mounted outside still shows; nothing mounted here leaves. Refused (EPERM) inside the
+       command of an outer exec as root, whose filter denies mounts: that command's view is this one's. */
+    if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) == 0) return 0;
+    if (errno != EPERM) return -1;
+    *refused = EPERM;
+    return 1;
 }
 
 /* Sets (or clears) read-only on the mount at `path`, and those beneath it with `recursive`. Other

@@ -29,25 +29,12 @@ public enum Leftovers {
 
     /// This process's children: every thread's `/proc/self/task/TID/children`.
     static func children() -> [pid_t] {
-        guard let tasks = opendir("/proc/self/task") else { return [] }
-        defer { closedir(tasks) }
         var found: [pid_t] = []
-        while let entry = readdir(tasks) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        for name in KernelFile.names(in: "/proc/self/task") {
             guard let first = name.utf8.first, (48...57).contains(first) else { continue }
-            let fd = open("/proc/self/task/\(name)/children", O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else { continue }
-            var bytes = [UInt8](repeating: 0, count: 65536)
-            var length = 0
-            while length < bytes.count {
-                let got = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + length, $0.count - length) }
-                if got < 0, errno == EINTR { continue }
-                guard got > 0 else { break }
-                length += got
-            }
-            close(fd)
+            let bytes = KernelFile.bytes(of: "/proc/self/task/\(name)/children")
             // Decimal pids, each followed by a space.
-            for word in bytes[0..<length].split(whereSeparator: { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\n") }) {
+            for word in bytes.split(whereSeparator: { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\n") }) {
                 if let pid = pid_t(String(decoding: word, as: UTF8.self)), pid > 0 { found.append(pid) }
             }
         }

@@ -25,6 +25,8 @@ public struct SpawnIsolation: Sendable {
     public var hide: [String] = []
     /// Sockets the program's own view leaves uncovered (`--allow-socket`), by device and inode.
     public var allowedSockets: [FileID] = []
+    /// A cgroup made for the program (`CommandCgroup`), which it joins before anything else.
+    public var cgroup: CommandCgroup?
 
     /// A file by device and inode, as it was when named.
     public struct FileID: Sendable, Equatable {
@@ -44,6 +46,8 @@ public struct SpawnIsolation: Sendable {
         public let refused: Int32
         /// How many sockets of services were covered.
         public let socketsCovered: Int
+        /// Whether the program joined `cgroup`.
+        public var cgroup = false
         /// Whether that namespace sits in a user namespace of its own (a user other than root),
         /// which also keeps the program from ptrace and /proc/PID/{mem,environ,root} of every
         /// process outside it, with or without Landlock.
@@ -93,7 +97,7 @@ public struct SpawnIsolation: Sendable {
                                             scope_abstract_sockets: scopeAbstractSockets ? 1 : 0, own_view: ownView ? 1 : 0,
                                             hide: hiddenBuffer.baseAddress, hide_count: hidden.count,
                                             sockets_allowed: socketsBuffer.baseAddress, sockets_allowed_count: sockets.count,
-                                            terminal: terminal ?? -1, mask: hasMask ? maskPointer : nil,
+                                            cgroup_procs: cgroup?.procs ?? -1, terminal: terminal ?? -1, mask: hasMask ? maskPointer : nil,
                                             defaults: hasDefaults ? defaultsPointer : nil)
                                         return body(&options)
                                     }
@@ -126,7 +130,11 @@ public enum Spawn {
             cspawn_start(path, argv, envp, $0, &view)
         }
         let error = errno
-        return (child, error, SpawnIsolation.View(own: view.own != 0, refused: view.refused, socketsCovered: Int(view.sockets_covered)))
+        return (
+            child, error,
+            SpawnIsolation.View(
+                own: view.own != 0, refused: view.refused, socketsCovered: Int(view.sockets_covered), cgroup: view.cgroup != 0)
+        )
     }
 
     /// A sealed, read-only file in memory holding `bytes` (`cspawn_sealed_file`): its close-on-exec

@@ -27,6 +27,22 @@ import Testing
             profile: nil, environment: environment, timeout: timeout)
     }
 
+    /// exec inside exec's command (a CI script run under exec that runs a step under exec): the
+    /// inner one starts its command too, within the view the outer gave (as root, whose filter
+    /// denies mounts, it makes no view of its own, and says so under --verbose).
+    @Test func execRunsInsideExecsCommand() throws {
+        let sandbox = try Self.sandbox()
+        let inner = """
+            export KEYCHAINCTL_KEYCHAIN="$1/inner.db" KEYCHAINCTL_PASSPHRASE=inner
+            "$2" init --kdf interactive > /dev/null 2>&1 < /dev/null && printf NESTED-SECRET | "$2" set nested || exit 90
+            "$2" exec --mask never --verbose --env N=nested -- sh -c 'echo "inner got $N"'
+            """
+        let run = Self.exec(
+            sandbox, ["--mask", "never", "--env", "T=service=registry,account=ci"], script: inner, [sandbox.folder, Sandbox.binary])
+        #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
+        #expect(run.stdout.contains("inner got NESTED-SECRET"), "\(run.stdout) \(run.stderr)")
+    }
+
     @Test func injectsTheSecretAndNeverTheKeychainsCredentials() throws {
         let sandbox = try Self.sandbox()
         let key = try String(contentsOfFile: sandbox.keyFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)

@@ -30,4 +30,12 @@ package enum TestMachine {
         return !isRoot
             || succeeds(["/usr/bin/setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups", unshare, "-Urm", "/bin/true"])
     }()
+
+    /// Whether `exec` can give its command a cgroup of its own here (a cgroup v2 hierarchy this
+    /// user may make one beneath, with `cgroup.kill`; `.ci/check-skips`'s `cgroup` probes the same).
+    package static let hasCgroup: Bool = {
+        guard let cgroup = CommandCgroup.make() else { return false }
+        _ = cgroup.end()
+        return true
+    }()
 }

@@ -58,6 +58,11 @@ struct cspawn_options {
     size_t hide_count;
     const struct cspawn_file_id *sockets_allowed;
     size_t sockets_allowed_count;
+    /* An open cgroup.procs of a cgroup made for the program, or -1: the program writes its pid
+       there first, so it and everything it starts are in that cgroup (which keychainctl kills
+       whole when it ends), and its view (`own_view`) is also a cgroup namespace rooted there, so
+       that it cannot move itself out. */
+    int cgroup_procs;
     /* A pseudo-terminal's slave, or -1. Given one, the program runs in a new session whose
        controlling terminal it is, in a process group of its own that has the terminal's
        foreground, under a monitor: a process that leads the session (so that the program's group
@@ -72,7 +77,7 @@ struct cspawn_options {
     const sigset_t *defaults;
 };
 
-/* What the program's view of the file system came to (`own_view`). */
+/* What the program's view of the file system came to (`own_view`), and its cgroup. */
 struct cspawn_view {
     /* 1: the program runs in a mount namespace of its own, as `own_view` says; 0: it does not. */
     int own;
@@ -80,6 +85,8 @@ struct cspawn_view {
     int refused;
     /* How many sockets were covered. */
     int sockets_covered;
+    /* 1: the program joined the cgroup of `cgroup_procs`. */
+    int cgroup;
 };
 
 /* Forks a child that applies `options` and execve's `path`. Returns the child's pid, or -1 with

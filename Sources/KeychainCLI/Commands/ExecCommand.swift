@@ -38,7 +38,8 @@ struct ExecCommand: Subcommand {
             times included. A --file secret is \
             a sealed file in memory named /dev/fd/N, which no other exec's command can open (a process of \
             the user outside exec can, through /proc/PID/fd/N, where Yama lets it trace CMD). Nothing of \
-            CMD outlives exec: keychainctl is the child subreaper of what it starts, and every process CMD \
+            CMD outlives exec: CMD runs in a cgroup of its own where the system delegates one, killed whole \
+            when CMD ends, and keychainctl is the child subreaper of what it starts, so every process CMD \
             left running (setsid'd, double-forked) is killed when CMD ends (--verbose counts them). Where \
             exec's streams are a terminal, CMD runs on a terminal of its own that keychainctl relays (keys, \
             window size, ^C, ^Z and fg), never on the caller's, whose device is covered in its view. CMD's \
@@ -221,10 +222,13 @@ struct ExecCommand: Subcommand {
         }
         if case .failedToStart(let error) = outcome.ending { throw cannotRun(error) }
         if context[Self.verbose] {
-            StandardStreams.err(
-                outcome.subreaper
-                    ? "exec: ended \(outcome.leftovers) process(es) the command left running (keychainctl was their child subreaper)\n"
-                    : "exec: the kernel refused a child subreaper: processes the command left running were not ended\n")
+            let ended = "exec: ended \(outcome.leftovers) process(es) the command left running"
+            switch outcome.route {
+            case .cgroup: StandardStreams.err("\(ended) (its own cgroup, killed whole)\n")
+            case .subreaper: StandardStreams.err("\(ended) (keychainctl was their child subreaper)\n")
+            case .none:
+                StandardStreams.err("exec: the kernel refused a child subreaper: processes the command left running were not ended\n")
+            }
         }
         _ = StandardStreams.finish(0)
         // The command succeeded but its output was not all written (a full disk, /dev/full): 74.

@@ -98,8 +98,12 @@ enum ChildProcess {
         defer { relay?.close() }
         // A reader gone from our stdout is the command's business: writes fail with EPIPE here.
         signal(SIGPIPE, SIG_IGN)
-        // Every process the command starts is ours once orphaned, so that none outlives it.
+        // Every process the command starts is ours once orphaned, and in a cgroup of its own where the
+        // system delegates one, so that none outlives it.
         let subreaper = Leftovers.adopt()
+        var isolation = isolation
+        isolation.cgroup = CommandCgroup.make()
+        let cgroup = isolation.cgroup
         var streams: [Stream] = []
         for (target, masker) in [(Int32(1), stdoutMasker), (Int32(2), stderrMasker)] {
             guard let masker else { continue }
@@ -129,8 +133,9 @@ enum ChildProcess {
         guard child > 0 else {
             for stream in streams { close(stream.read) }
             if let relay { close(relay.master) }
+            _ = cgroup?.end()
             cleanup()
-            return Outcome(ending: .failedToStart(spawnError), writeError: nil, leftovers: 0, subreaper: subreaper)
+            return Outcome(ending: .failedToStart(spawnError), writeError: nil, leftovers: 0, route: .none)
         }
         started(view)
         // The command's terminal output is one more stream; its write errors (a terminal gone) are not the command's.
@@ -198,8 +203,17 @@ enum ChildProcess {
             while waitpid(child, &status, 0) < 0, errno == EINTR {}
             ending = Ending(waitStatus: status)
         }
-        // What the command left running (a setsid'd or double-forked process) ends with it.
-        let leftovers = subreaper ? Leftovers.end() : 0
+        // What the command left running (a setsid'd or double-forked process) ends with it: its cgroup
+        // killed whole, then whatever the subreaper still has.
+        var leftovers = 0
+        if let cgroup {
+            leftovers += cgroup.end()
+            if view.cgroup {
+                var status: Int32 = 0
+                while waitpid(-1, &status, WNOHANG) > 0 {}
+            }
+        }
+        if subreaper { leftovers += Leftovers.end() }
         // What the command's terminal still holds is shown before the caller's terminal is given back.
         if relay != nil, let last = streams.indices.last { while !streams[last].closed, streams[last].pump() {} }
         for index in streams.indices where !streams[index].closed {
@@ -210,7 +224,7 @@ enum ChildProcess {
         cleanup()
         return Outcome(
             ending: ending ?? .exited(1), writeError: streams.prefix(piped).compactMap(\.writeError).first { $0.errno != EPIPE },
-            leftovers: leftovers, subreaper: subreaper)
+            leftovers: leftovers, route: view.cgroup ? .cgroup : subreaper ? .subreaper : .none)
     }
 
     /// Starts `executable` isolated as `isolation` says, with `dups` applied (stdin from /dev/null
@@ -284,8 +298,18 @@ enum ChildProcess {
         let writeError: (target: Int32, errno: Int32)?
         /// How many processes the command left running were ended with it.
         let leftovers: Int
-        /// Whether keychainctl was their subreaper (else what left was beyond its reach).
-        let subreaper: Bool
+        /// How they were ended.
+        let route: LeftoverRoute
+    }
+
+    /// How what the command left running is ended.
+    enum LeftoverRoute {
+        /// Its cgroup of its own, killed whole (the subreaper behind it).
+        case cgroup
+        /// keychainctl is their child subreaper, and kills them one by one.
+        case subreaper
+        /// Neither: the kernel refused both, and what the command left was beyond reach.
+        case none
     }
 
     /// How the command ended.

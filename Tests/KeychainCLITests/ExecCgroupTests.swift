@@ -1,0 +1,35 @@
+import Foundation
+import KeychainPlatform
+import KeychainTestSupport
+import Testing
+
+/// What `exec`'s command leaves running ends through a cgroup of its own where the system
+/// delegates one (here: root): everything the command starts is in it, and it is killed whole.
+/// Where none is delegated the child subreaper alone ends them
+/// (`ExecWayOutTests.whatTheCommandLeavesRunningEndsWithIt`, as `nobody`).
+@Suite struct ExecCgroupTests {
+    @Test(.enabled(if: TestMachine.hasCgroup, "machine: cgroup"))
+    func whatTheCommandLeavesIsKilledWithItsCgroup() throws {
+        let sandbox = try Sandbox()
+        #expect(sandbox.add(["-s", "other", "-a", "ci"], secret: "OTHER-SECRET").status == 0)
+        let own = try #require(CommandCgroup.ownFolder())
+        // A cgroup a killed keychainctl left (its pid gone) is removed by the next exec.
+        let abandoned = own + "/keychainctl-exec-999999999"
+        #expect(mkdir(abandoned, 0o700) == 0 || errno == EEXIST)
+        let leave = "cat /proc/self/cgroup; setsid sh -c 'sleep 1; touch \(sandbox.folder)/marker' & exit 0"
+        let run = sandbox.run(
+            [
+                "exec", "--verbose", "--env", "T=service=other,account=ci", "--profile", Sandbox.profiles + "/app.plist", "--", "sh", "-c",
+                leave,
+            ],
+            profile: nil)
+        #expect(run.status == 0, "\(run.stderr)")
+        // Its cgroup namespace is rooted at the cgroup made for it.
+        #expect(run.stdout.split(separator: "\n").contains("0::/"), "\(run.stdout)")
+        #expect(run.stderr.contains("exec: ended 2 process(es) the command left running (its own cgroup, killed whole)"), "\(run.stderr)")
+        usleep(1_500_000)
+        #expect(!FileManager.default.fileExists(atPath: sandbox.folder + "/marker"), "the setsid'd process was killed")
+        let left = try FileManager.default.contentsOfDirectory(atPath: own).filter { $0.hasPrefix("keychainctl-exec-") }
+        #expect(left.isEmpty, "no cgroup left behind: \(left)")
+    }
+}
