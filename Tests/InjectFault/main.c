@@ -60,7 +60,7 @@ static const struct { const char *name; long number; } calls[] = {
     {"fdatasync", SYS_fdatasync}, {"linkat", SYS_linkat}, {"renameat", SYS_renameat},
     {"renameat2", SYS_renameat2}, {"unlinkat", SYS_unlinkat}, {"ftruncate", SYS_ftruncate},
     {"exit_group", SYS_exit_group}, {"landlock_create_ruleset", 444}, {"landlock_add_rule", 445}, {"landlock_restrict_self", 446},
-    {"unshare", SYS_unshare},
+    {"unshare", SYS_unshare}, {"mkdir", SYS_mkdir}, {"mkdirat", SYS_mkdirat},
 #ifdef SYS_link
     {"link", SYS_link}, {"rename", SYS_rename}, {"unlink", SYS_unlink},
 #endif

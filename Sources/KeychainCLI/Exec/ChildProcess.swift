@@ -256,7 +256,7 @@ enum ChildProcess {
         // Close-on-exec: the only write ends the program and its children hold are their stdout and stderr.
         guard let pipe = Spawn.pipe() else { throw InputError("cannot make a pipe: \(SystemError.text(errno)).") }
         let ends = [pipe.read, pipe.write]
-        let (child, spawnError, view) = start(
+        let (child, spawnError, _) = start(
             executable, arguments: arguments, environment: environment, isolation: isolation, dups: [(ends[1], 1), (ends[1], 2)],
             nullStdin: true)
         close(ends[1])
