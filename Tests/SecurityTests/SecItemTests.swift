@@ -61,6 +61,28 @@ func readPassword(_ account: String, extra: [String: Any] = [:]) -> (OSStatus, S
         #expect(addPassword("good", "s", extra: [kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlock]) == errSecSuccess)
     }
 
+    /// Every value as Apple binds it, none of the command line's escapes or words: a group spelled
+    /// "text:GROUP" is that string, not GROUP, so no entitlement names it (-34018); "base64:" is
+    /// part of an account; "https" is not kSecAttrProtocolHTTPS; a boolean or a date given as
+    /// text converts to neither (-50).
+    @Test func noCommandLineSpellingMeansAnythingToSecItem() throws {
+        #expect(addPassword("escaped", "s", extra: [kSecAttrAccessGroup as String: "text:" + app]) == errSecMissingEntitlement)
+        #expect(addPassword("base64:YWxpY2U=", "s") == errSecSuccess)
+        #expect(readPassword("alice").0 == errSecItemNotFound)
+        #expect(readPassword("base64:YWxpY2U=").1 == "s")
+        var internet: [String: Any] = [
+            kSecClass as String: kSecClassInternetPassword, kSecAttrServer as String: "example.com", kSecAttrAccount as String: "bob",
+            kSecAttrProtocol as String: "https", kSecValueData as String: Data("p".utf8),
+        ]
+        #expect(SecItemAdd(internet as CFDictionary, nil) == errSecSuccess)
+        internet[kSecAttrProtocol as String] = kSecAttrProtocolHTTPS
+        internet[kSecValueData as String] = nil
+        #expect(SecItemCopyMatching(internet as CFDictionary, nil) == errSecItemNotFound, "\"https\" is not \"htps\"")
+        #expect(addPassword("flag", "s", extra: [kSecAttrIsInvisible as String: "yes"]) == errSecParam)
+        #expect(addPassword("flag", "s", extra: [kSecAttrIsInvisible as String: true]) == errSecSuccess)
+        #expect(addPassword("dated", "s", extra: [kSecAttrCreationDate as String: "2026-01-01T00:00:00Z"]) == errSecParam)
+    }
+
     /// SecItemServer.c `_SecItemAdd`: the same primary key twice is errSecDuplicateItem, and the
     /// documented answer is SecItemUpdate (Apple's "Updating and deleting keychain items").
     @Test func aSecondAddIsADuplicateAndAnUpdateReplacesTheData() throws {

@@ -147,10 +147,19 @@ struct SecItemDictionary {
             return .string("")
         }
         if let text = string(value) {
+            // As written: none of the command line's escapes (`text:`, `base64:`) or words
+            // ("https", "yes", a date's text) means anything to SecItem.
             switch attribute.kind {
             case .string, .data: return .string(text)
-            default:
-                do { return try AttributeValue.parse(text, for: attribute) } catch { throw .param(error.hint) }
+            // copyNumber keeps a string that is not exactly an integer as the string.
+            case .number: return Int64(text).map(AttributeValue.number) ?? .string(text)
+            // A protocol or authentication type is its constant's four characters ("htps", "ftp ").
+            case .fourCharCode:
+                let bytes = Array(text.utf8)
+                return bytes.count == 4 && bytes.allSatisfy({ (0x20...0x7E).contains($0) }) ? .fourCharCode(text) : .string(text)
+            // copyBool and copyDate take a boolean or number, and a date: a string converts to neither.
+            case .bool: throw .param("\(code) takes a boolean, not a string")
+            case .date: throw .param("\(code) takes a date, not a string")
             }
         }
         if let bytes = value as? Data {
