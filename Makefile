@@ -8,7 +8,7 @@ BENCH_PACKAGES := sqlite3 valgrind
 # release tests install from a file:// download folder with curl and strip with objcopy; get --clip
 # is tried under a real X server with both clipboard tools; the GitHub Action's steps run under node;
 # the ptrace attack on exec is compiled with cc; the man page is read back by groff.
-TEST_PACKAGES := python3 python3-cryptography git zsh fish curl binutils xvfb xclip xsel nodejs gcc libc6-dev groff-base tmux
+TEST_PACKAGES := python3 python3-cryptography openssl ca-certificates git zsh fish curl binutils xvfb xclip xsel nodejs gcc libc6-dev groff-base tmux
 # The commit a release binary reports in --version (with -dirty for a tree with changes).
 COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git rev-parse HEAD >/dev/null 2>&1 && { git diff --quiet HEAD 2>/dev/null || echo -dirty; })
 # A fully static executable: no dynamic loader at start-up (find: 3.3 ms → 2.3 ms). Types'

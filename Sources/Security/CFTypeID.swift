@@ -8,7 +8,7 @@ public typealias CFTypeID = UInt
 /// Each type's number, in one table.
 private enum TypeNumber: CFTypeID {
     case string = 7, array, dictionary, data, number, boolean, date, error
-    case key = 100, certificate, identity, accessControl
+    case key = 100, certificate, identity, accessControl, trust, policy
 }
 
 // swift-format-ignore: AlwaysUseLowerCamelCase
@@ -21,6 +21,8 @@ public func CFGetTypeID(_ cf: CFTypeRef!) -> CFTypeID {
         case is SecCertificate: .certificate
         case is SecIdentity: .identity
         case is SecAccessControl: .accessControl
+        case is SecTrust: .trust
+        case is SecPolicy: .policy
         case is CFError: .error
         case is NSString: .string
         case is NSData: .data
@@ -46,6 +48,12 @@ public func SecIdentityGetTypeID() -> CFTypeID { TypeNumber.identity.rawValue }
 // swift-format-ignore: AlwaysUseLowerCamelCase
 @discardableResult
 public func SecAccessControlGetTypeID() -> CFTypeID { TypeNumber.accessControl.rawValue }
+// swift-format-ignore: AlwaysUseLowerCamelCase
+@discardableResult
+public func SecTrustGetTypeID() -> CFTypeID { TypeNumber.trust.rawValue }
+// swift-format-ignore: AlwaysUseLowerCamelCase
+@discardableResult
+public func SecPolicyGetTypeID() -> CFTypeID { TypeNumber.policy.rawValue }
 // swift-format-ignore: AlwaysUseLowerCamelCase
 @discardableResult
 public func CFStringGetTypeID() -> CFTypeID { TypeNumber.string.rawValue }

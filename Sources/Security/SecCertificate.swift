@@ -77,6 +77,20 @@ public func SecCertificateCopySerialNumberData(_ certificate: SecCertificate, _ 
 }
 
 // swift-format-ignore: AlwaysUseLowerCamelCase
+/// The serial number's content bytes (iOS 10.3's spelling, before `…SerialNumberData`).
+@discardableResult
+public func SecCertificateCopySerialNumber(_ certificate: SecCertificate) -> CFData? {
+    SecCertificateCopySerialNumberData(certificate, nil)
+}
+
+// swift-format-ignore: AlwaysUseLowerCamelCase
+/// The serial number's content bytes (macOS's spelling, with an error parameter never set).
+@discardableResult
+public func SecCertificateCopySerialNumber(_ certificate: SecCertificate, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> CFData? {
+    SecCertificateCopySerialNumberData(certificate, error)
+}
+
+// swift-format-ignore: AlwaysUseLowerCamelCase
 /// The subject's public key as a `SecKey` (RSA or EC); `nil` for a key of another kind
 /// (SecCertificate.h: "NULL if the public key has an unsupported algorithm").
 @discardableResult

@@ -37,6 +37,14 @@ public func SecIdentityCopyPrivateKey(_ identityRef: SecIdentity, _ privateKeyRe
     return errSecSuccess
 }
 
+// swift-format-ignore: AlwaysUseLowerCamelCase
+/// An identity of `certificate` and `privateKey` (SecIdentity.h), as Apple makes one: the two are
+/// not checked against each other.
+@discardableResult
+public func SecIdentityCreate(_ allocator: CFAllocator?, _ certificate: SecCertificate, _ privateKey: SecKey) -> SecIdentity? {
+    SecIdentity(certificate: certificate, privateKey: privateKey)
+}
+
 /// A SecItem call whose kSecValueRef is an identity, made as `explode_identity` (`SecItem.m`)
 /// makes it, client-side: the same call on its certificate, then on its private key.
 enum IdentityCall {

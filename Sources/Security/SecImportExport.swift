@@ -7,15 +7,16 @@ nonisolated(unsafe) public let kSecImportItemIdentity: CFString = "identity"
 nonisolated(unsafe) public let kSecImportItemCertChain: CFString = "chain"
 nonisolated(unsafe) public let kSecImportItemLabel: CFString = "label"
 nonisolated(unsafe) public let kSecImportItemKeyID: CFString = "keyid"
+nonisolated(unsafe) public let kSecImportItemTrust: CFString = "trust"
 /// SecPKCS12Import's option to keep what it imports in memory only, whatever else it says.
 nonisolated(unsafe) public let kSecImportToMemoryOnly: CFString = "memory"
 
 // swift-format-ignore: AlwaysUseLowerCamelCase
 /// The identities a PKCS#12 file holds (`SecImportExport.c`, `SecPKCS12Import`), opened with
 /// `options`' kSecImportExportPassphrase (none: the empty passphrase): one dictionary each, with
-/// the identity (kSecImportItemIdentity) and its chain (kSecImportItemCertChain: its certificate,
-/// then the file's certificates that issue it, in order). SecTrust is not provided, so there is
-/// no kSecImportItemTrust. A wrong passphrase is errSecAuthFailed, a malformed file errSecDecode.
+/// the identity (kSecImportItemIdentity), its chain (kSecImportItemCertChain: its certificate,
+/// then the file's certificates that issue it, in order) and a trust for that chain under the X.509
+/// basic policy (kSecImportItemTrust), not yet evaluated. A wrong passphrase is errSecAuthFailed, a malformed file errSecDecode.
 /// Nothing is stored unless `options` say kSecUseDataProtectionKeychain: then each identity and
 /// each other certificate is added with the other options, one already stored counting as added.
 @discardableResult
@@ -41,6 +42,7 @@ public func SecPKCS12Import(_ pkcs12_data: CFData, _ options: CFDictionary, _ it
             let chain = [identity.certificate] + issued.chain(above: held.certificate)
             return NSDictionary(dictionary: [
                 kSecImportItemIdentity as String: identity, kSecImportItemCertChain as String: NSArray(array: chain),
+                kSecImportItemTrust as String: SecTrust(certificates: chain, policies: [SecPolicyCreateBasicX509()]),
             ])
         })
     func flag(_ key: CFString) -> Bool { entries.first { $0.key == key as String }.flatMap { SecItemDictionary.bool($0.value) } ?? false }

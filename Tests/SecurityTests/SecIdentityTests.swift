@@ -56,6 +56,32 @@ private func importedIdentity() throws -> SecIdentity {
         #expect(copyMatching([kSecClass as String: kSecClassCertificate]).0 == errSecItemNotFound)
     }
 
+    /// SecImportExport.c: each item also carries a trust for its chain (kSecImportItemTrust), the
+    /// X.509 basic policy's, which anchored at the file's root trusts the leaf; SecIdentityCreate
+    /// pairs a certificate with a key as Apple's does.
+    @Test func theImportedTrustAndAnIdentityMadeFromItsHalves() throws {
+        let (_, items) = try importPKCS12("identity-modern.p12")
+        let trust = try #require(items.first?[kSecImportItemTrust as String] as? SecTrust)
+        let chain = try #require(items.first?[kSecImportItemCertChain as String] as? [SecCertificate])
+        #expect(SecTrustSetAnchorCertificates(trust, [try #require(chain.last)] as CFArray) == errSecSuccess)
+        // The fixtures' dates are fixed: evaluated within their validity.
+        let notBefore = try #require(SecCertificateCopyNotValidBeforeDate(chain[0]) as Date?)
+        #expect(SecTrustSetVerifyDate(trust, notBefore.addingTimeInterval(60) as CFDate) == errSecSuccess)
+        var error: CFError?
+        #expect(SecTrustEvaluateWithError(trust, &error), "\(String(describing: error))")
+        #expect(SecTrustGetCertificateCount(trust) == 3)
+        let identity = try importedIdentity()
+        var certificate: SecCertificate?
+        var privateKey: SecKey?
+        SecIdentityCopyCertificate(identity, &certificate)
+        SecIdentityCopyPrivateKey(identity, &privateKey)
+        let halves = (try #require(certificate), try #require(privateKey))
+        let made = try #require(SecIdentityCreate(nil, halves.0, halves.1))
+        #expect(made == identity && CFGetTypeID(made) == SecIdentityGetTypeID())
+        #expect(SecCertificateCopySerialNumber(chain[0]) as Data? == SecCertificateCopySerialNumberData(chain[0], nil) as Data?)
+        #expect(errSecDskFull == errSecDiskFull)
+    }
+
     /// SecImportExport.c: a wrong (or missing) passphrase is errSecAuthFailed, a file that is not
     /// PKCS#12 errSecDecode; neither crashes or hangs.
     @Test func aWrongPassphraseOrABrokenFileIsAStatus() throws {
