@@ -32,9 +32,11 @@ let package = Package(
         // internal or package import), so an installed copy needs none of the engine's modules.
         .library(name: "Security", targets: ["Security"]),
         .library(name: "SecurityTesting", targets: ["SecurityTesting"]),
-        // The same module as a shared library with the engine inside, for a package that cannot
-        // depend on this one (`make install-sdk`, docs/LIBRARY.md).
-        .library(name: "KeychainSecurity", type: .dynamic, targets: ["Security"]),
+        .library(name: "LocalAuthentication", targets: ["LocalAuthentication"]),
+        // The same modules (and LocalAuthentication and SecurityTesting) as one shared library with
+        // the engine inside, for a package that cannot depend on this one (`make install-sdk`,
+        // docs/LIBRARY.md).
+        .library(name: "KeychainSecurity", type: .dynamic, targets: ["Security", "LocalAuthentication", "SecurityTesting"]),
     ],
     targets: [
         .systemLibrary(
@@ -107,10 +109,21 @@ let package = Package(
         .target(
             name: "Security", dependencies: ["KeychainCore", "KeychainFormats", "KeychainFoundation", "TextEscaping"],
             swiftSettings: [.unsafeFlags(["-enable-library-evolution", "-emit-module-interface"])]),
+        // LAContext over the simulated device the Security library's keychain keeps, honoured by
+        // SecItem through kSecUseAuthenticationContext.
+        .target(
+            name: "LocalAuthentication", dependencies: ["Security", "KeychainCore"],
+            swiftSettings: [.unsafeFlags(["-enable-library-evolution", "-emit-module-interface"])]),
         // Pointing the library at a keychain, a profile and a device state from a test, without variables.
         .target(
             name: "SecurityTesting",
-            dependencies: ["Security", "KeychainCore", "KeychainFormats", "KeychainFoundation", "KeychainPlatform"]),
+            dependencies: ["Security", "KeychainCore", "KeychainFormats", "KeychainFoundation", "KeychainPlatform"],
+            // The module and its enum share a name: the interface spells the module by an alias.
+            swiftSettings: [
+                .unsafeFlags([
+                    "-enable-library-evolution", "-emit-module-interface", "-Xfrontend", "-alias-module-names-in-module-interface",
+                ])
+            ]),
         .executableTarget(
             name: "keychainctl-bench",
             dependencies: ["KeychainCore", "KeychainFormats", "KeychainFoundation", "KeychainPlatform", "Security", "SecurityTesting"]),
@@ -128,7 +141,7 @@ let package = Package(
         // Warnings are errors there, as in app targets that build with -warnings-as-errors: a call
         // whose result Apple's C import lets them drop (SecItemDelete(query)) must not warn.
         .testTarget(
-            name: "SecurityTests", dependencies: ["KeychainCore", "Security", "SecurityTesting"],
+            name: "SecurityTests", dependencies: ["KeychainCore", "Security", "SecurityTesting", "LocalAuthentication"],
             swiftSettings: [.unsafeFlags(["-warnings-as-errors"])]),
         // Test support: runs a command where a seccomp filter blocks the kernel keyring.
         .executableTarget(name: "inject-fault", path: "Tests/InjectFault"),

@@ -17,7 +17,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
     var request = parsed.request
     request.accessControl = parsed.accessControl?.request
     let secret = parsed.secret
-    return SecItemEngine.shared.perform(ui: parsed.ui) { keychain, caller in
+    return SecItemEngine.shared.perform(ui: parsed.ui, context: parsed.context) { keychain, caller in
         let added = try keychain.add(request, secret: secret, caller: caller)
         guard let result else { return }
         let found = Keychain.FoundItem(item: added.item, secret: request.returns?.value?.contains(.data) == true ? secret : nil)
@@ -37,7 +37,7 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
     if !parsed.asksForReturns { request.returns = .value([]) }
     // SecItemCopyMatching's default limit is one (SecItem.h).
     if request.limit == nil { request.limit = .value(.one) }
-    return SecItemEngine.shared.perform(ui: parsed.ui) { keychain, caller in
+    return SecItemEngine.shared.perform(ui: parsed.ui, context: parsed.context) { keychain, caller in
         let found = try keychain.find(request, caller: caller)
         result?.pointee = SecItemResult.shape(found.items, returns: parsed.returns, limit: found.query.limit)
     }
@@ -59,7 +59,7 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
     let change = ChangeRequest(
         attributes: changes.request.attributes, sync: changes.request.sync, secret: changes.secret,
         accessControl: changes.accessControl?.request)
-    return SecItemEngine.shared.perform(ui: parsed.ui) { keychain, caller in
+    return SecItemEngine.shared.perform(ui: parsed.ui, context: parsed.context) { keychain, caller in
         _ = try keychain.update(parsed.request, changes: change, caller: caller)
     }
 }
@@ -71,7 +71,7 @@ public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
     let parsed: SecItemDictionary
     do { parsed = try SecItemCall.parse(query) } catch { return SecItemCall.refuse(error) }
     if let identity = parsed.identity { return IdentityCall.run(.delete, query, identity: identity, result: nil) }
-    return SecItemEngine.shared.perform(ui: parsed.ui) { keychain, caller in
+    return SecItemEngine.shared.perform(ui: parsed.ui, context: parsed.context) { keychain, caller in
         _ = try keychain.delete(parsed.request, caller: caller)
     }
 }

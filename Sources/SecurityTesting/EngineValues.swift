@@ -1,5 +1,5 @@
-import KeychainCore
-import KeychainFormats
+package import KeychainCore
+package import KeychainFormats
 
 // The one mapping from the testing API's public enums to the engine's own, which a public API
 // cannot name. Each is a switch the compiler checks whole: a case added to or removed from either

@@ -1,5 +1,6 @@
 import Dispatch
-import KeychainCore
+import Foundation
+package import KeychainCore
 import Security
 
 // Swift Testing tells tests apart; a build without it (the benchmark's static one) leases alone.
@@ -25,24 +26,40 @@ extension SecurityTesting {
     /// naming the cause. (The cases of one parameterized test are one test to Swift Testing, so a
     /// case that holds no lease is not told from one that does.)
     public final class Lease: @unchecked Sendable {
-        /// One turn at a time, released from whichever thread ends the test.
-        private static let turn = DispatchSemaphore(value: 1)
+        /// One turn at a time, handed from whichever thread ends the test to the next in line.
+        private static let turn = Turn()
 
         /// The test that holds the lease, when a test made it.
         private let holder: AnyHashable?
 
-        /// A new in-memory keychain (`useInMemoryKeychain`), once the library is free.
+        /// A new in-memory keychain (`useInMemoryKeychain`), once the library is free. Blocks its
+        /// thread while it waits: in a target with async tests, prefer `try await Lease(…)`.
         public convenience init(inMemory entitlements: Entitlements) throws {
+            Self.turn.wait()
             try self.init { try SecurityTesting.useInMemoryKeychain(entitlements) }
         }
 
-        /// The keychain at `path` (`useKeychain`), once the library is free.
+        /// The keychain at `path` (`useKeychain`), once the library is free; blocks while it waits.
         public convenience init(keychainAt path: String, keyFile: String, _ entitlements: Entitlements) throws {
+            Self.turn.wait()
             try self.init { try SecurityTesting.useKeychain(at: path, keyFile: keyFile, entitlements) }
         }
 
+        /// A new in-memory keychain, once the library is free, waiting without holding a thread:
+        /// `init() async throws { keychain = try await SecurityTesting.Lease(inMemory: …) }`.
+        public convenience init(inMemory entitlements: Entitlements) async throws {
+            await Self.turn.take()
+            try self.init { try SecurityTesting.useInMemoryKeychain(entitlements) }
+        }
+
+        /// The keychain at `path`, once the library is free, waiting without holding a thread.
+        public convenience init(keychainAt path: String, keyFile: String, _ entitlements: Entitlements) async throws {
+            await Self.turn.take()
+            try self.init { try SecurityTesting.useKeychain(at: path, keyFile: keyFile, entitlements) }
+        }
+
+        /// Holds the turn its caller took.
         private init(_ use: () throws -> Void) throws {
-            Self.turn.wait()
             #if canImport(Testing)
                 let test = Test.current
                 holder = test.map { AnyHashable($0.id) }
@@ -50,7 +67,7 @@ extension SecurityTesting {
                 holder = nil
             #endif
             do { try use() } catch {
-                Self.turn.signal()
+                Self.turn.release()
                 throw error
             }
             #if canImport(Testing)
@@ -64,7 +81,7 @@ extension SecurityTesting {
                 SecItemEngine.shared.install(Self.gate(holder: nil))
             #endif
             if let holder { SecItemEngine.shared.forgetFailures(of: holder) }
-            Self.turn.signal()
+            Self.turn.release()
         }
 
         #if canImport(Testing)
@@ -84,5 +101,61 @@ extension SecurityTesting {
                     })
             }
         #endif
+    }
+}
+
+/// The lease's one turn: taken at once when free, else by the first waiter in line when released,
+/// whether it waits blocking its thread (`wait`) or suspended (`take`).
+private final class Turn: @unchecked Sendable {
+    private enum Waiter {
+        case thread(DispatchSemaphore)
+        case task(CheckedContinuation<Void, Never>)
+    }
+
+    private let lock = NSLock()
+    private var held = false
+    private var line: [Waiter] = []
+
+    func wait() {
+        let semaphore: DispatchSemaphore? = lock.withLock {
+            guard held else {
+                held = true
+                return nil
+            }
+            let semaphore = DispatchSemaphore(value: 0)
+            line.append(.thread(semaphore))
+            return semaphore
+        }
+        semaphore?.wait()
+    }
+
+    func take() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now: Bool = lock.withLock {
+                guard held else {
+                    held = true
+                    return true
+                }
+                line.append(.task(continuation))
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    /// Hands the turn to the first in line, or frees it.
+    func release() {
+        let next: Waiter? = lock.withLock {
+            guard !line.isEmpty else {
+                held = false
+                return nil
+            }
+            return line.removeFirst()
+        }
+        switch next {
+        case .thread(let semaphore): semaphore.signal()
+        case .task(let continuation): continuation.resume()
+        case nil: break
+        }
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import KeychainPlatform
+package import KeychainPlatform
 
 /// A private folder (mode 0700) in memory: under /dev/shm (a tmpfs on Linux) when it is there to
 /// write in, else the temporary folder; removed when the test moves on, and at exit.

@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
-import KeychainCore
-import KeychainFormats
+package import KeychainCore
+package import KeychainFormats
 import Security
 
 /// Points the `Security` library at a keychain and a caller from a test, with no environment

@@ -23,9 +23,9 @@ import Testing
         return SecItemAdd(add as CFDictionary, nil)
     }
 
-    @Test func whatTheLibraryWritesTheCommandShowsAndExplains() throws {
+    @Test func whatTheLibraryWritesTheCommandShowsAndExplains() async throws {
         let sandbox = try Sandbox()
-        let lease = try SecurityTesting.Lease(keychainAt: sandbox.keychain, keyFile: sandbox.keyFile, .profile(path: Self.app))
+        let lease = try await SecurityTesting.Lease(keychainAt: sandbox.keychain, keyFile: sandbox.keyFile, .profile(path: Self.app))
         defer { withExtendedLifetime(lease) {} }
         #expect(Self.addAsTheApp(account: "alice") == errSecSuccess)
 
@@ -50,13 +50,13 @@ import Testing
         #expect(matrix.stdout.contains("alice"), "\(matrix.stdout)")
     }
 
-    @Test func whatTheCommandWritesTheLibraryReadsTyped() throws {
+    @Test func whatTheCommandWritesTheLibraryReadsTyped() async throws {
         let sandbox = try Sandbox()
         let added = sandbox.run(
             ["add", "-s", "api.example.com", "-a", "bob", "-w", "hunter2", "-l", "Bob at work"], profile: nil,
             environment: ["KEYCHAINCTL_PROFILE": Self.app])
         #expect(added.status == 0, "\(added.stderr)")
-        let lease = try SecurityTesting.Lease(keychainAt: sandbox.keychain, keyFile: sandbox.keyFile, .profile(path: Self.app))
+        let lease = try await SecurityTesting.Lease(keychainAt: sandbox.keychain, keyFile: sandbox.keyFile, .profile(path: Self.app))
         defer { withExtendedLifetime(lease) {} }
         let query: [String: Any] = [
             kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "bob",
@@ -89,9 +89,9 @@ import Testing
 
     /// An account an app stored as Data is not found by the string of its bytes, by the library
     /// or the command, and explain says why: the kinds differ (Apple's SQLite binding).
-    @Test func explainSaysAnAccountStoredAsDataDiffersInKind() throws {
+    @Test func explainSaysAnAccountStoredAsDataDiffersInKind() async throws {
         let sandbox = try Sandbox()
-        let lease = try SecurityTesting.Lease(keychainAt: sandbox.keychain, keyFile: sandbox.keyFile, .profile(path: Self.app))
+        let lease = try await SecurityTesting.Lease(keychainAt: sandbox.keychain, keyFile: sandbox.keyFile, .profile(path: Self.app))
         defer { withExtendedLifetime(lease) {} }
         #expect(Self.addAsTheApp(account: Data("alice".utf8)) == errSecSuccess)
         let environment = ["KEYCHAINCTL_PROFILE": Self.app]
@@ -124,8 +124,8 @@ import Testing
     /// alone, so nothing calls `setenv` beside the suites running in parallel): no setting
     /// variable, the default folders under `home` (data and config), and whatever `body` sets in
     /// it. The library reads it afresh after each `SecurityTesting.reset()`.
-    static func withDefaultsUnder(_ home: String, _ body: (Environment.Overlay) throws -> Void) throws {
-        let lease = try SecurityTesting.Lease(inMemory: .accessGroups(["SKMME9E2Y8.com.example.app"]))
+    static func withDefaultsUnder(_ home: String, _ body: (Environment.Overlay) throws -> Void) async throws {
+        let lease = try await SecurityTesting.Lease(inMemory: .accessGroups(["SKMME9E2Y8.com.example.app"]))
         defer { withExtendedLifetime(lease) {} }
         let environment = Environment.Overlay(["XDG_DATA_HOME": home + "/data", "XDG_CONFIG_HOME": home + "/config"])
         SecurityTesting.reset()
@@ -137,10 +137,10 @@ import Testing
     /// first call finds nothing (errSecItemNotFound, not errSecNotAvailable): the default keychain
     /// is made, opened by a new default key file (0600, in a 0700 folder), and the command then
     /// opens it with no variable at all.
-    @Test func theFirstCallMakesTheDefaultKeychainAsAnAppsAlwaysExists() throws {
+    @Test func theFirstCallMakesTheDefaultKeychainAsAnAppsAlwaysExists() async throws {
         let sandbox = try Sandbox()
         let home = sandbox.folder + "/home"
-        try Self.withDefaultsUnder(home) { _ in
+        try await Self.withDefaultsUnder(home) { _ in
             let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "api.example.com"]
             #expect(SecItemCopyMatching(query as CFDictionary, nil) == errSecItemNotFound, "\(SecurityTesting.lastFailure ?? "")")
             #expect(Self.addAsTheApp(account: "alice") == errSecSuccess, "\(SecurityTesting.lastFailure ?? "")")
@@ -174,7 +174,7 @@ import Testing
     /// `keychainctl set` stored in the same keychain nor deletes it with a delete of a whole class
     /// (a test suite's `clear()`), and the command reads the program's items only as the program,
     /// through the profile `profile show --program` prints. Given the same profile, they share.
-    @Test func aProgramWithNoProfileIsAnAppOfItsOwn() throws {
+    @Test func aProgramWithNoProfileIsAnAppOfItsOwn() async throws {
         let sandbox = try Sandbox()
         let home = sandbox.folder + "/home"
         let defaults = [
@@ -188,7 +188,7 @@ import Testing
             kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "deploy-token", kSecReturnData as String: true,
         ]
         var missed = ""
-        try Self.withDefaultsUnder(home) { _ in
+        try await Self.withDefaultsUnder(home) { _ in
             var result: CFTypeRef?
             #expect(SecItemCopyMatching(token as CFDictionary, &result) == errSecItemNotFound, "the script's secret is not the program's")
             missed = SecurityTesting.lastFailure ?? ""
@@ -220,13 +220,13 @@ import Testing
         let path = sandbox.run(["profile", "path"], profile: nil, environment: defaults).stdout.trimmingCharacters(in: .newlines)
         let shown = sandbox.run(["profile", "show"], profile: nil, environment: defaults)
         try #require(FileManager.default.createFile(atPath: path, contents: shown.stdoutData))
-        try Self.withDefaultsUnder(home) { _ in
+        try await Self.withDefaultsUnder(home) { _ in
             var result: CFTypeRef?
             #expect(SecItemCopyMatching(token as CFDictionary, &result) == errSecSuccess, "\(SecurityTesting.lastFailure ?? "")")
             #expect(result as? Data == Data("tok".utf8))
         }
         try FileManager.default.removeItem(atPath: path)
-        try Self.withDefaultsUnder(home) { _ in
+        try await Self.withDefaultsUnder(home) { _ in
             var result: CFTypeRef?
             let given: [String: Any] = [
                 kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "db-password", kSecReturnData as String: true,
@@ -239,13 +239,13 @@ import Testing
     /// App code that names its app's group, run with no profile, is errSecMissingEntitlement as an
     /// app without that entitlement is; the failure says the program is an app of its own and how
     /// to act as the app, and done so (what Xcode built, as KEYCHAINCTL_PROFILE) the same add works.
-    @Test func aProgramNamingItsAppsGroupIsToldHowToActAsTheApp() throws {
+    @Test func aProgramNamingItsAppsGroupIsToldHowToActAsTheApp() async throws {
         let sandbox = try Sandbox()
         let add: [String: Any] = [
             kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "alice",
             kSecAttrAccessGroup as String: "SKMME9E2Y8.com.example.app", kSecValueData as String: Data("s3cret".utf8),
         ]
-        try Self.withDefaultsUnder(sandbox.folder + "/home") { environment in
+        try await Self.withDefaultsUnder(sandbox.folder + "/home") { environment in
             #expect(SecItemAdd(add as CFDictionary, nil) == errSecMissingEntitlement)
             let failure = SecurityTesting.lastFailure ?? ""
             #expect(failure.contains("given no profile, so it is an app of its own"), "\(failure)")
@@ -306,10 +306,10 @@ import Testing
     /// Only the default keychain is made on first use: a keychain a variable names, or a key one
     /// names, that is not there is errSecNotAvailable saying to run init, and nothing is created (a
     /// typo must not get a new, empty keychain). One that cannot be made says why.
-    @Test func aNamedKeychainThatIsMissingIsNotMade() throws {
+    @Test func aNamedKeychainThatIsMissingIsNotMade() async throws {
         let sandbox = try Sandbox()
         let home = sandbox.folder + "/home"
-        try Self.withDefaultsUnder(home) { environment in
+        try await Self.withDefaultsUnder(home) { environment in
             environment["KEYCHAINCTL_KEYCHAIN"] = home + "/typo.db"
             SecurityTesting.reset()
             #expect(Self.addAsTheApp(account: "alice") == errSecNotAvailable)
@@ -333,14 +333,14 @@ import Testing
     /// A default key file already there is read as every key file is, never replaced: one that is
     /// not a key, or that others may read, stops the first call (errSecNotAvailable, nothing made),
     /// and the fix the refusal prints, run as printed, lets the next call make the keychain.
-    @Test func aDefaultKeyFileThatCannotBeUsedIsNeverReplaced() throws {
+    @Test func aDefaultKeyFileThatCannotBeUsedIsNeverReplaced() async throws {
         let sandbox = try Sandbox()
         let home = sandbox.folder + "/home"
         let keyFile = home + "/config/keychainctl/keychain.key"
         try FileManager.default.createDirectory(atPath: home + "/config/keychainctl", withIntermediateDirectories: true)
         try #require(FileManager.default.createFile(atPath: keyFile, contents: Data("not a key\u{1B}[2J\n".utf8)))
         chmod(keyFile, 0o600)
-        try Self.withDefaultsUnder(home) { _ in
+        try await Self.withDefaultsUnder(home) { _ in
             #expect(Self.addAsTheApp(account: "alice") == errSecNotAvailable)
             #expect(SecurityTesting.lastFailure?.contains("could not be created") == true, "\(SecurityTesting.lastFailure ?? "")")
             #expect(SecurityTesting.lastFailure?.contains("\u{1B}") == false, "control characters escaped")
@@ -355,7 +355,7 @@ import Testing
         try FileManager.default.removeItem(atPath: keyFile)
         try FileManager.default.copyItem(atPath: sandbox.folder + "/k", toPath: keyFile)
         chmod(keyFile, 0o644)
-        try Self.withDefaultsUnder(home) { _ in
+        try await Self.withDefaultsUnder(home) { _ in
             #expect(Self.addAsTheApp(account: "alice") == errSecNotAvailable)
             let failure = SecurityTesting.lastFailure ?? ""
             let fix = try #require(
@@ -372,7 +372,7 @@ import Testing
     /// The command a missing named keychain's refusal names, run as printed in the program's
     /// environment, makes the keychain, and what it says to give the program next opens it: for a
     /// keychain a variable names, and for a key file a variable names that is not there either.
-    @Test func aMissingKeychainsHintWorksAsPrinted() throws {
+    @Test func aMissingKeychainsHintWorksAsPrinted() async throws {
         let sandbox = try Sandbox()
         let home = sandbox.folder + "/home"
         let folder = URL(fileURLWithPath: Sandbox.binary).deletingLastPathComponent().path
@@ -390,7 +390,7 @@ import Testing
                 text.components(separatedBy: "create it with '").dropFirst().first?.components(separatedBy: "'.").first)
             return (command, text.components(separatedBy: "Then give this program ").dropFirst().first.map { String($0.dropLast()) })
         }
-        try Self.withDefaultsUnder(home) { environment in
+        try await Self.withDefaultsUnder(home) { environment in
             let data = ["XDG_DATA_HOME": home + "/data", "XDG_CONFIG_HOME": home + "/config"]
             let named = data.merging(["KEYCHAINCTL_KEYCHAIN": sandbox.folder + "/named.db"]) { $1 }
             for (name, value) in named { environment[name] = value }
@@ -423,9 +423,9 @@ import Testing
 
     /// With no testing set-up, the library finds its keychain, key and caller where the command does,
     /// from the same variables; a variable it cannot use is errSecNotAvailable, saying which.
-    @Test func withoutSetUpTheLibraryReadsTheCommandsVariables() throws {
+    @Test func withoutSetUpTheLibraryReadsTheCommandsVariables() async throws {
         let sandbox = try Sandbox()
-        let lease = try SecurityTesting.Lease(keychainAt: sandbox.keychain, keyFile: sandbox.keyFile, .profile(path: Self.app))
+        let lease = try await SecurityTesting.Lease(keychainAt: sandbox.keychain, keyFile: sandbox.keyFile, .profile(path: Self.app))
         defer { withExtendedLifetime(lease) {} }
         let variables = [
             "KEYCHAINCTL_KEYCHAIN": sandbox.keychain, "KEYCHAINCTL_KEY_FILE": sandbox.keyFile, "KEYCHAINCTL_PROFILE": Self.app,

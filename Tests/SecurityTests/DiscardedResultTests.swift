@@ -10,7 +10,7 @@ import Testing
 @Suite struct DiscardedResultTests {
     let keychain: SecurityTesting.Lease
 
-    init() throws { keychain = try SecurityTesting.Lease(inMemory: .accessGroups(["SKMME9E2Y8.com.example.app"])) }
+    init() async throws { keychain = try await SecurityTesting.Lease(inMemory: .accessGroups(["SKMME9E2Y8.com.example.app"])) }
 
     @Test func callsWhoseResultIsDroppedBuildAndRun() throws {
         let query = [kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "dropped"] as CFDictionary

@@ -9,8 +9,8 @@ import Testing
 @Suite struct HostileDictionaryTests {
     let keychain: SecurityTesting.Lease
 
-    init() throws {
-        keychain = try SecurityTesting.Lease(inMemory: .accessGroups(["SKMME9E2Y8.com.example.app"]))
+    init() async throws {
+        keychain = try await SecurityTesting.Lease(inMemory: .accessGroups(["SKMME9E2Y8.com.example.app"]))
         let item: [String: Any] = [
             kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "victim",
             kSecValueData as String: Data("secret".utf8),

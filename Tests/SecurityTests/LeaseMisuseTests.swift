@@ -34,7 +34,7 @@ struct LeaseProbe {
     /// Holds the lease, fails a find of its own, and after the other test's call still reads its
     /// own failure in lastFailure, and its keychain still holds only its item.
     @Test func holdsTheLease() async throws {
-        let keychain = try SecurityTesting.Lease(inMemory: .accessGroups(["SKMME9E2Y8.com.example.app"]))
+        let keychain = try await SecurityTesting.Lease(inMemory: .accessGroups(["SKMME9E2Y8.com.example.app"]))
         #expect(addPassword("holder", "mine") == errSecSuccess)
         #expect(readPassword("absent").0 == errSecItemNotFound)
         let own = SecurityTesting.lastFailure
@@ -71,5 +71,26 @@ struct LeaseProbe {
         let printed = String(decoding: run.output, as: UTF8.self)
         #expect(run.status == 0, "\(printed)")
         #expect(printed.contains("2 tests") && printed.contains("known issue"), "\(printed)")
+    }
+}
+
+/// `try await Lease(…)` waits without holding a thread: more tasks than the cooperative pool has
+/// threads each wait for the lease and hold it across a suspension. Had the waiters blocked their
+/// threads (as the synchronous initializer does), the holder could never resume, and this test
+/// would hang until its time limit.
+@Suite struct LeaseWaitTests {
+    @Test(.timeLimit(.minutes(1))) func waitersSuspendRatherThanBlockTheirThreads() async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<(ProcessInfo.processInfo.activeProcessorCount * 4) {
+                group.addTask {
+                    let lease = try await SecurityTesting.Lease(inMemory: .accessGroups(["SKMME9E2Y8.com.example.app"]))
+                    try await Task.sleep(for: .milliseconds(5))
+                    #expect(addPassword("waiter-\(index)", "turn") == errSecSuccess)
+                    #expect(readPassword("waiter-\(index - 1)").0 == errSecItemNotFound, "each lease starts empty")
+                    withExtendedLifetime(lease) {}
+                }
+            }
+            try await group.waitForAll()
+        }
     }
 }

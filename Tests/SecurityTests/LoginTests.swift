@@ -6,7 +6,7 @@ import Testing
 // docs/LIBRARY.md shows this suite as it is: a lease, then app code.
 @Suite struct LoginTests {
     let keychain: SecurityTesting.Lease
-    init() throws { keychain = try SecurityTesting.Lease(inMemory: .accessGroups(["ABCDE12345.com.example.app"])) }
+    init() async throws { keychain = try await SecurityTesting.Lease(inMemory: .accessGroups(["ABCDE12345.com.example.app"])) }
 
     @Test func theTokenIsKept() throws {
         let token: [String: Any] = [

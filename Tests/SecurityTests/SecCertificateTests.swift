@@ -17,7 +17,7 @@ private func certificate(_ name: String) throws -> SecCertificate {
 @Suite struct SecCertificateTests {
     let keychain: SecurityTesting.Lease
 
-    init() throws { keychain = try SecurityTesting.Lease(inMemory: .accessGroups([app])) }
+    init() async throws { keychain = try await SecurityTesting.Lease(inMemory: .accessGroups([app])) }
 
     /// SecCertificate.c `SecCertificateCreateWithData`: DER in, the same bytes out
     /// (`SecCertificateCopyData`); anything that is not exactly one DER certificate is no

@@ -29,7 +29,7 @@ private func importedIdentity() throws -> SecIdentity {
 @Suite struct SecIdentityTests {
     let keychain: SecurityTesting.Lease
 
-    init() throws { keychain = try SecurityTesting.Lease(inMemory: .accessGroups([app])) }
+    init() async throws { keychain = try await SecurityTesting.Lease(inMemory: .accessGroups([app])) }
 
     /// SecImportExport.c `SecPKCS12Import`: one dictionary per identity, its certificate the leaf,
     /// its private key the leaf's (it signs what the leaf's public key verifies), its chain the

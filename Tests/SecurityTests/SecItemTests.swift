@@ -42,7 +42,7 @@ func readPassword(_ account: String, extra: [String: Any] = [:]) -> (OSStatus, S
     /// A fresh in-memory keychain for the app (its groups: app, shared), for each test.
     let keychain: SecurityTesting.Lease
 
-    init() throws { keychain = try SecurityTesting.Lease(inMemory: .accessGroups([app, shared])) }
+    init() async throws { keychain = try await SecurityTesting.Lease(inMemory: .accessGroups([app, shared])) }
 
     /// SecItem.h: with kSecReturnData and kSecMatchLimitOne the result is the item's data, as CFData.
     @Test func aPasswordAddedIsReadBackAsData() throws {
@@ -81,6 +81,14 @@ func readPassword(_ account: String, extra: [String: Any] = [:]) -> (OSStatus, S
         #expect(addPassword("flag", "s", extra: [kSecAttrIsInvisible as String: "yes"]) == errSecParam)
         #expect(addPassword("flag", "s", extra: [kSecAttrIsInvisible as String: true]) == errSecSuccess)
         #expect(addPassword("dated", "s", extra: [kSecAttrCreationDate as String: "2026-01-01T00:00:00Z"]) == errSecParam)
+    }
+
+    /// `NSError()`, as test code compares a keychain error against a plain one (SimpleKeychain's
+    /// suite): an empty domain and code 0, never equal to an OSStatus error.
+    @Test func aPlainNSErrorBuildsAsOnApplePlatforms() {
+        let plain = NSError()
+        #expect(plain.domain.isEmpty && plain.code == 0)
+        #expect(NSError(domain: NSOSStatusErrorDomain, code: Int(errSecItemNotFound)) != plain)
     }
 
     /// SecItemServer.c `_SecItemAdd`: the same primary key twice is errSecDuplicateItem, and the

@@ -83,7 +83,7 @@ private let applesIdentifiers: [(SecKeyAlgorithm, String)] = [
 @Suite struct SecKeyAlgorithmTests {
     let keychain: SecurityTesting.Lease
 
-    init() throws { keychain = try SecurityTesting.Lease(inMemory: .accessGroups(["SKMME9E2Y8.com.example.app"])) }
+    init() async throws { keychain = try await SecurityTesting.Lease(inMemory: .accessGroups(["SKMME9E2Y8.com.example.app"])) }
 
     /// Each constant is Apple's string, and an algorithm made from Apple's string is the same
     /// algorithm (the PSS SHA-224 pair say 24 where the salt is 28 bytes: Apple's spelling).

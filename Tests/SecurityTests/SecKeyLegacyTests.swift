@@ -9,7 +9,7 @@ import Testing
 @Suite struct SecKeyLegacyTests {
     let keychain: SecurityTesting.Lease
 
-    init() throws { keychain = try SecurityTesting.Lease(inMemory: .accessGroups(["SKMME9E2Y8.com.example.app"])) }
+    init() async throws { keychain = try await SecurityTesting.Lease(inMemory: .accessGroups(["SKMME9E2Y8.com.example.app"])) }
 
     /// SwiftyRSA's `sign` and `verify`: a SHA-256 digest signed with `.PKCS1SHA256`, verified by
     /// the public key; a changed digest is errSSLCrypto (-9809), the iOS-era status; the signature

@@ -35,7 +35,7 @@ private func verify(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ message: Data
 @Suite struct SecKeyTests {
     let keychain: SecurityTesting.Lease
 
-    init() throws { keychain = try SecurityTesting.Lease(inMemory: .accessGroups([app])) }
+    init() async throws { keychain = try await SecurityTesting.Lease(inMemory: .accessGroups([app])) }
 
     /// SecKey.m `SecKeyCreateRandomKey` and `SecKeyCopyAttributeDictionary`, SecECKey.m: a P-256
     /// key's attributes (class and type as Apple's strings), its external representation

@@ -22,25 +22,25 @@ import Testing
         return (added as? [String: Any])?[kSecAttrAccessGroup as String] as? String
     }
 
-    @Test func theTeamIDResolvesTheEntitlementsAsXcodeWouldSignThem() throws {
+    @Test func theTeamIDResolvesTheEntitlementsAsXcodeWouldSignThem() async throws {
         do {
-            let lease = try SecurityTesting.Lease(inMemory: .profile(path: Self.entitlements, teamID: "SKMME9E2Y8"))
+            let lease = try await SecurityTesting.Lease(inMemory: .profile(path: Self.entitlements, teamID: "SKMME9E2Y8"))
             #expect(Self.addedGroup() == "SKMME9E2Y8.com.example.shared")
             _ = lease
         }
         // The variable as this test's environment alone holds it (`Environment.overlay`): a
         // `setenv` would race with the suites running beside this one.
-        try Environment.$overlay.withValue(Environment.Overlay(["KEYCHAINCTL_TEAM_ID": "ABCDE12345"])) {
-            let fromEnvironment = try SecurityTesting.Lease(inMemory: .profile(path: Self.entitlements))
+        try await Environment.$overlay.withValue(Environment.Overlay(["KEYCHAINCTL_TEAM_ID": "ABCDE12345"])) {
+            let fromEnvironment = try await SecurityTesting.Lease(inMemory: .profile(path: Self.entitlements))
             #expect(Self.addedGroup() == "ABCDE12345.com.example.shared")
             _ = fromEnvironment
         }
     }
 
-    @Test func withoutATeamIDTheErrorNamesTheParameter() throws {
+    @Test func withoutATeamIDTheErrorNamesTheParameter() async throws {
         do {
-            _ = try Environment.$overlay.withValue(Environment.Overlay()) {
-                try SecurityTesting.Lease(inMemory: .profile(path: Self.entitlements))
+            _ = try await Environment.$overlay.withValue(Environment.Overlay()) {
+                try await SecurityTesting.Lease(inMemory: .profile(path: Self.entitlements))
             }
             Issue.record("the entitlements loaded without a Team ID")
         } catch {

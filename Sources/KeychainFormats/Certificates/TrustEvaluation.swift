@@ -1,5 +1,5 @@
 import CCrypto
-import Foundation
+import Glibc
 
 /// Certificate trust as `SecTrustEvaluateWithError` decides it (`SecTrustServer.c`, `SecPolicy.c`),
 /// with OpenSSL building and checking the chain: each signature, the validity dates at the
@@ -50,9 +50,9 @@ package enum TrustEvaluation {
     }
 
     /// Evaluates `certificates` (the leaf first, then any intermediates in any order) against
-    /// `policies` at `date`, anchored at `anchors` and, unless `anchorsOnly`, the system's store.
+    /// `policies` at `date` (seconds since 1970), anchored at `anchors` and, unless `anchorsOnly`, the system's store.
     package static func evaluate(
-        _ certificates: [[UInt8]], policies: [Policy], anchors: [[UInt8]], anchorsOnly: Bool, date: Date
+        _ certificates: [[UInt8]], policies: [Policy], anchors: [[UInt8]], anchorsOnly: Bool, date: Int64
     ) -> Verdict {
         guard OpenSSL.start(), let first = certificates.first else { return Verdict(chain: [], failure: .malformed("no certificate")) }
         var chain = [first]
@@ -64,7 +64,7 @@ package enum TrustEvaluation {
         return Verdict(chain: chain, failure: nil)
     }
 
-    private static func evaluate(_ certificates: [[UInt8]], policy: Policy, anchors: [[UInt8]], anchorsOnly: Bool, date: Date) -> Verdict {
+    private static func evaluate(_ certificates: [[UInt8]], policy: Policy, anchors: [[UInt8]], anchorsOnly: Bool, date: Int64) -> Verdict {
         if case .revocation(let required) = policy {
             // No OCSP or CRL is fetched: a check that must answer cannot; otherwise it soft-fails, as Apple's does offline.
             return Verdict(chain: [], failure: required ? .revocationUnchecked : nil)
@@ -92,7 +92,7 @@ package enum TrustEvaluation {
             return Verdict(chain: [], failure: .malformed("OpenSSL could not start the evaluation"))
         }
         let parameters = X509_STORE_CTX_get0_param(context)
-        X509_VERIFY_PARAM_set_time(parameters, time_t(date.timeIntervalSince1970.rounded(.down)))
+        X509_VERIFY_PARAM_set_time(parameters, time_t(date))
         // An anchor is trusted as it is, whether or not it is self-signed (Apple's anchors may be intermediates).
         if !anchors.isEmpty { X509_VERIFY_PARAM_set_flags(parameters, UInt(X509_V_FLAG_PARTIAL_CHAIN)) }
         if case .ssl(let server, let hostname) = policy {

@@ -16,6 +16,8 @@ struct SecItemDictionary {
     var accessControl: SecAccessControl?
     /// kSecUseAuthenticationUI (kSecUseNoAuthenticationUI is `fail`).
     var ui: Authentication.UI = .allow
+    /// kSecUseAuthenticationContext: an LAContext, whose evaluation answers the item's prompts.
+    var context: (any SecAuthenticationContext)?
     /// Whether a return key was given at all.
     var asksForReturns = false
     /// What the return keys ask for, as the caller gave them (`request.returns` is what the
@@ -30,7 +32,7 @@ struct SecItemDictionary {
     /// (kSecUseDataProtectionKeychain), there is nobody to show a prompt's reason to
     /// (kSecUseOperationPrompt), and a persistent reference attribute is the keychain's own.
     private static let ignored: Set<String> = [
-        SecItemKey.dataProtectionKeychain, SecItemKey.operationPrompt, SecItemKey.persistentReference, SecItemKey.authenticationContext,
+        SecItemKey.dataProtectionKeychain, SecItemKey.operationPrompt, SecItemKey.persistentReference,
     ]
 
     /// Keys are told apart as `SecDbQuery.c` (`query_applier`) tells them: four characters make an
@@ -108,6 +110,11 @@ struct SecItemDictionary {
             case SecItemKey.noAuthenticationUI:
                 guard let flag = Self.bool(value) else { throw .param("kSecUseNoAuthenticationUI takes a boolean") }
                 if flag { ui = .fail }
+            case SecItemKey.authenticationContext:
+                guard let given = value as? any SecAuthenticationContext else {
+                    throw .param("kSecUseAuthenticationContext takes an LAContext")
+                }
+                context = given
             case SecItemKey.hostOrSubdomainOfHost:
                 guard let host = Self.string(value) else { throw .param("kSecMatchHostOrSubdomainOfHost takes a string") }
                 request.hostOrSubdomainOf = host

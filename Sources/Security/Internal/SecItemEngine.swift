@@ -92,7 +92,9 @@ package final class SecItemEngine: @unchecked Sendable {
 
     /// Runs `body` on the open keychain under the lock; a thrown error becomes its `OSStatus`. A
     /// call the gate turns away is errSecNotAvailable: it reaches no keychain.
-    func perform(ui: Authentication.UI = .allow, _ body: (Keychain, Caller) throws -> Void) -> OSStatus {
+    func perform(
+        ui: Authentication.UI = .allow, context: (any SecAuthenticationContext)? = nil, _ body: (Keychain, Caller) throws -> Void
+    ) -> OSStatus {
         // The gate runs outside the lock (it may record a test issue); read once for both questions.
         let gate = lock.withLock { self.gate }
         let caller = Self.callerKey(gate)
@@ -108,7 +110,11 @@ package final class SecItemEngine: @unchecked Sendable {
         do {
             let opened = try open()
             var authentication = Authentication(ui: ui)
-            if let answer = opened.answer { authentication.answer = { _ in answer } }
+            if let context {
+                authentication.answer = Authentication.answering(with: context, fallback: opened.answer)
+            } else if let answer = opened.answer {
+                authentication.answer = { _ in answer }
+            }
             opened.keychain.authentication = authentication
             try body(opened.keychain, opened.caller)
             lastFailure = nil
@@ -118,6 +124,21 @@ package final class SecItemEngine: @unchecked Sendable {
             let note = opened?.program.flatMap { Self.note(status, program: $0) }.map { " " + $0 } ?? ""
             lastFailure = (message + note).terminalSafe
             return status
+        }
+    }
+
+    /// What LocalAuthentication asks of the simulated device: whether a passcode is set, the
+    /// enrolled biometry's identity, and who answers for the user (nobody: nil), or why the
+    /// keychain that keeps them could not be opened.
+    package func device() -> Result<(passcode: Bool, biometrySet: [UInt8]?, answer: Authentication.Answer?), KeychainError> {
+        lock.withLock {
+            do {
+                let opened = try open()
+                let state = opened.keychain.device
+                return .success((state.passcode, state.biometrySet, opened.answer))
+            } catch {
+                return .failure(KeychainError(.notAvailable, hint: Self.status(of: error).1))
+            }
         }
     }
 
