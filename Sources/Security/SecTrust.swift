@@ -36,7 +36,7 @@ public final class SecTrust: @unchecked Sendable {
             if let verdict { return verdict }
             let made = TrustEvaluation.evaluate(
                 certificates.map(\.certificate.der), policies: policies.map(\.policy),
-                anchors: (anchors ?? []).map(\.certificate.der), anchorsOnly: anchors != nil && anchorsOnly,
+                anchors: (anchors ?? []).map(\.certificate.der), systemAnchors: anchors == nil || !anchorsOnly,
                 date: Int64((verifyDate ?? Date()).timeIntervalSince1970.rounded(.down)))
             verdict = made
             return made

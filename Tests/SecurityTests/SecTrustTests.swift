@@ -196,4 +196,25 @@ final class ChainFolder: Sendable {
         // Neither a certificate nor an array of them is errSecParam.
         #expect(SecTrustCreateWithCertificates("leaf" as CFString, nil, &trust) == errSecParam)
     }
+
+    /// Without anchors of its own a trust uses the system's store as Apple's system anchors: a root
+    /// the store holds (any of /etc/ssl/certs, from the ca-certificates package) is trusted as it
+    /// is; with an empty list of anchors and anchors-only, the same root is not.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/etc/ssl/certs/ca-certificates.crt"), "machine: ca-certificates"))
+    func theSystemStoreAnchorsWhatItHolds() throws {
+        let bundle = try String(contentsOfFile: "/etc/ssl/certs/ca-certificates.crt", encoding: .utf8)
+        let first = try #require(bundle.components(separatedBy: "-----END CERTIFICATE-----").first)
+        let body = first.components(separatedBy: "-----BEGIN CERTIFICATE-----").last?.split(separator: "\n").joined() ?? ""
+        let der = try #require(Data(base64Encoded: body))
+        let root = try #require(SecCertificateCreateWithData(nil, der as CFData))
+        var trust: SecTrust?
+        #expect(SecTrustCreateWithCertificates(root, SecPolicyCreateBasicX509(), &trust) == errSecSuccess)
+        let made = try #require(trust)
+        var error: CFError?
+        #expect(SecTrustEvaluateWithError(made, &error), "\(String(describing: error))")
+        #expect(SecTrustSetAnchorCertificates(made, [] as CFArray) == errSecSuccess)
+        #expect(!SecTrustEvaluateWithError(made, &error) && (error as NSError?)?.code == Int(errSecNotTrusted))
+        #expect(SecTrustSetAnchorCertificatesOnly(made, false) == errSecSuccess)
+        #expect(SecTrustEvaluateWithError(made, nil), "the system's anchors are back")
+    }
 }

@@ -50,21 +50,23 @@ package enum TrustEvaluation {
     }
 
     /// Evaluates `certificates` (the leaf first, then any intermediates in any order) against
-    /// `policies` at `date` (seconds since 1970), anchored at `anchors` and, unless `anchorsOnly`, the system's store.
+    /// `policies` at `date` (seconds since 1970), anchored at `anchors` and, with `systemAnchors`, the
+    /// system's store.
     package static func evaluate(
-        _ certificates: [[UInt8]], policies: [Policy], anchors: [[UInt8]], anchorsOnly: Bool, date: Int64
+        _ certificates: [[UInt8]], policies: [Policy], anchors: [[UInt8]], systemAnchors: Bool, date: Int64
     ) -> Verdict {
         guard OpenSSL.start(), let first = certificates.first else { return Verdict(chain: [], failure: .malformed("no certificate")) }
         var chain = [first]
         for policy in policies.isEmpty ? [.basicX509] : policies {
-            let one = evaluate(certificates, policy: policy, anchors: anchors, anchorsOnly: anchorsOnly, date: date)
+            let one = evaluate(certificates, policy: policy, anchors: anchors, systemAnchors: systemAnchors, date: date)
             if one.chain.count > chain.count { chain = one.chain }
             if let failure = one.failure { return Verdict(chain: chain, failure: failure) }
         }
         return Verdict(chain: chain, failure: nil)
     }
 
-    private static func evaluate(_ certificates: [[UInt8]], policy: Policy, anchors: [[UInt8]], anchorsOnly: Bool, date: Int64) -> Verdict {
+    private static func evaluate(_ certificates: [[UInt8]], policy: Policy, anchors: [[UInt8]], systemAnchors: Bool, date: Int64) -> Verdict
+    {
         if case .revocation(let required) = policy {
             // No OCSP or CRL is fetched: a check that must answer cannot; otherwise it soft-fails, as Apple's does offline.
             return Verdict(chain: [], failure: required ? .revocationUnchecked : nil)
@@ -86,7 +88,7 @@ package enum TrustEvaluation {
             OPENSSL_sk_free(untrusted)
         }
         for anchor in parsed.dropFirst(certificates.count) { X509_STORE_add_cert(store, anchor) }
-        if !anchorsOnly || anchors.isEmpty { X509_STORE_set_default_paths(store) }
+        if systemAnchors { X509_STORE_set_default_paths(store) }
         for intermediate in parsed[1..<certificates.count] { OPENSSL_sk_push(untrusted, UnsafeRawPointer(intermediate)) }
         guard X509_STORE_CTX_init(context, store, parsed[0], untrusted) == 1 else {
             return Verdict(chain: [], failure: .malformed("OpenSSL could not start the evaluation"))
