@@ -77,9 +77,9 @@ struct LeaseProbe {
 /// `try await Lease(…)` waits without holding a thread: more tasks than the cooperative pool has
 /// threads each wait for the lease and hold it across a suspension. Had the waiters blocked their
 /// threads (as the synchronous initializer does), the holder could never resume, and this test
-/// would hang until its time limit.
+/// would hang until its time limit (minutes: its tasks queue behind every other suite's lease).
 @Suite struct LeaseWaitTests {
-    @Test(.timeLimit(.minutes(1))) func waitersSuspendRatherThanBlockTheirThreads() async throws {
+    @Test(.timeLimit(.minutes(5))) func waitersSuspendRatherThanBlockTheirThreads() async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             for index in 0..<(ProcessInfo.processInfo.activeProcessorCount * 4) {
                 group.addTask {
