@@ -71,14 +71,22 @@ import Testing
             fcntl.ioctl(os.open(os.environ["OUTER"], os.O_RDWR), termios.TIOCSWINSZ, struct.pack("HHHH", 21, 90, 0, 0))
 
             """
+        // One process that is reading its terminal once it says so: ^Z stops it wherever it is.
+        let upper = """
+            import sys
+            print("sta" "rted", flush=True)
+            for line in sys.stdin:
+                print(line.upper(), end="", flush=True)
+
+            """
         let exec = "./keychainctl exec --env T=service=other,account=ci --"
         let (_, session) = try Self.shell(
-            ["winch.py": winch, "resize.py": resize],
+            ["winch.py": winch, "resize.py": resize, "upper.py": upper],
             [
                 WayOut.atThePrompt("\(exec) sh -c 'echo sl\"\"eeping; exec sleep 30'"), Step(expect: "sleeping", send: "\u{03}"),
                 WayOut.atThePrompt("echo interrupted=$?"),
-                WayOut.atThePrompt("\(exec) sh -c 'echo sta\"\"rted; tr a-z A-Z'"), Step(expect: "started", send: "\u{1A}"),
-                WayOut.atThePrompt("fg"), Step(expect: "A-Z'", send: "after fg\n"), Step(expect: "AFTER FG", send: "\u{04}"),
+                WayOut.atThePrompt("\(exec) python3 upper.py"), Step(expect: "started", send: "\u{1A}"),
+                WayOut.atThePrompt("fg"), Step(expect: "upper.py", send: "after fg\n"), Step(expect: "AFTER FG", send: "\u{04}"),
                 WayOut.atThePrompt("echo continued=$?"),
                 WayOut.atThePrompt("python3 resize.py & \(exec) python3 winch.py"), Step(expect: "resized", send: "\u{03}"),
                 WayOut.atThePrompt("wait"),

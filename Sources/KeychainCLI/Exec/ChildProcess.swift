@@ -125,6 +125,10 @@ enum ChildProcess {
         sigaddset(&defaults, SIGPIPE)
         var childMask = watch.previous
         for signal in forwarded + [SIGCHLD] { sigdelset(&childMask, signal) }
+        // On a terminal of its own the command gets job control's signals unblocked, whatever mask
+        // keychainctl inherited (a runner's thread may block them all), and SIGCONT, which the relay
+        // blocks for itself.
+        if relay != nil { for signal in [SIGCONT, SIGTSTP, SIGTTIN, SIGTTOU] { sigdelset(&childMask, signal) } }
         let (child, spawnError, view) = start(
             executable, arguments: arguments, environment: environment, isolation: isolation,
             dups: streams.map { ($0.write, $0.target) } + (relay?.dups ?? []), terminal: relay?.terminal, mask: childMask,
@@ -189,6 +193,9 @@ enum ChildProcess {
                         // The caller's terminal signalled keychainctl alone: the command is a session of its own.
                         kill(child, number)
                     }
+                    // A hang-up or termination reaches a stopped command only once it runs again, as a shell's
+                    // jobs get SIGCONT after SIGHUP.
+                    if let relay, number == SIGHUP || number == SIGTERM { relay.continueForeground() }
                 }
             }
             var next = 1

@@ -100,6 +100,10 @@ final class TerminalRelay {
         return group > 0 && kill(-group, number) == 0
     }
 
+    /// Continues the command's terminal's foreground group (after a hang-up or termination sent
+    /// to it, which a stopped process would otherwise hold until continued).
+    func continueForeground() { _ = signalForeground(SIGCONT) }
+
     /// The command stopped (^Z on its terminal): the caller's terminal is given back and
     /// keychainctl stops too, as the command would have stopped without exec; once continued,
     /// the terminal is taken again (when in the foreground).
