@@ -98,8 +98,9 @@ open class LAContext: NSObject, SecAuthenticationContext, @unchecked Sendable {
     package var authenticatedMethod: SecAuthenticationMethod? { lock.withLock { method } }
     package var isInvalidated: Bool { lock.withLock { invalidated } }
 
-    /// The device's answer to `policy`, and what it records (the biometry type and domain state).
-    private func check(_ policy: LAPolicy) -> Result<SecAuthenticationMethod, LAError> {
+    /// The device's answer to `policy` (how the user would authenticate, and who answers for
+    /// them), and what it records (the biometry type and domain state).
+    private func check(_ policy: LAPolicy) -> Result<(method: SecAuthenticationMethod, answer: Authentication.Answer?), LAError> {
         if isInvalidated { return .failure(LAError(.invalidContext, "the context was invalidated")) }
         if policy == .deviceOwnerAuthenticationWithWatch { return .failure(LAError(.watchNotAvailable, "there is no Apple Watch")) }
         let device: (passcode: Bool, biometrySet: [UInt8]?, answer: Authentication.Answer?)
@@ -112,22 +113,23 @@ open class LAContext: NSObject, SecAuthenticationContext, @unchecked Sendable {
             if policy != .deviceOwnerAuthentication { domainState = device.biometrySet.map { Data($0) } }
         }
         guard device.passcode else { return .failure(LAError(.passcodeNotSet, "no passcode is set on the device")) }
-        if device.biometrySet != nil { return .success(.biometry) }
+        if device.biometrySet != nil { return .success((.biometry, device.answer)) }
         guard policy == .deviceOwnerAuthentication else {
             return .failure(LAError(.biometryNotEnrolled, "no biometry is enrolled ('keychainctl device biometry enroll')"))
         }
-        return .success(.passcode)
+        return .success((.passcode, device.answer))
     }
 
     private func evaluate(_ policy: LAPolicy, reason: String) -> Result<Void, LAError> {
         guard !reason.isEmpty else { return .failure(LAError(.invalidContext, "the localized reason is empty")) }
         let method: SecAuthenticationMethod
+        let answer: Authentication.Answer?
         switch check(policy) {
-        case .success(let found): method = found
+        case .success(let found): (method, answer) = found
         case .failure(let error): return .failure(error)
         }
         guard !interactionNotAllowed else { return .failure(LAError(.notInteractive, "interactionNotAllowed forbids asking")) }
-        guard case .success(let device) = SecItemEngine.shared.device(), let answer = device.answer else {
+        guard let answer else {
             return .failure(
                 LAError(.notInteractive, "nobody answers for the user: SecurityTesting.answerAuthentication or KEYCHAINCTL_AUTH"))
         }

@@ -12,7 +12,6 @@ public final class SecTrust: @unchecked Sendable {
     fileprivate var anchors: [SecCertificate]?
     fileprivate var anchorsOnly = false
     fileprivate var verifyDate: Date?
-    fileprivate var networkFetchAllowed = true
     private var verdict: TrustEvaluation.Verdict?
 
     init(certificates: [SecCertificate], policies: [SecPolicy]) {
@@ -44,6 +43,9 @@ public final class SecTrust: @unchecked Sendable {
     }
 
     fileprivate var leaf: SecCertificate { certificates[0] }
+
+    /// The verdict of the last evaluation, if none changed it since.
+    fileprivate var lastVerdict: TrustEvaluation.Verdict? { verdict }
 
     /// Setting anchors trusts them alone, until SecTrustSetAnchorCertificatesOnly(false).
     fileprivate func setAnchors(_ anchors: [SecCertificate]?) {
@@ -141,13 +143,10 @@ public func SecTrustSetVerifyDate(_ trust: SecTrust, _ verifyDate: CFDate) -> OS
 }
 
 // swift-format-ignore: AlwaysUseLowerCamelCase
-/// Whether the evaluation may fetch intermediates and revocation answers: kept, but nothing is
-/// ever fetched on Linux.
+/// Whether the evaluation may fetch intermediates and revocation answers: nothing is ever
+/// fetched on Linux, so either answer changes nothing.
 @discardableResult
-public func SecTrustSetNetworkFetchAllowed(_ trust: SecTrust, _ allowFetch: Bool) -> OSStatus {
-    trust.change { $0.networkFetchAllowed = allowFetch }
-    return errSecSuccess
-}
+public func SecTrustSetNetworkFetchAllowed(_ trust: SecTrust, _ allowFetch: Bool) -> OSStatus { errSecSuccess }
 
 // swift-format-ignore: AlwaysUseLowerCamelCase
 /// Evaluates the trust: true when the chain reaches an anchor and meets every policy; otherwise
@@ -193,7 +192,7 @@ public func SecTrustEvaluate(_ trust: SecTrust, _ result: UnsafeMutablePointer<S
 /// The result of the last evaluation (`.invalid` before any).
 @discardableResult
 public func SecTrustGetTrustResult(_ trust: SecTrust, _ result: UnsafeMutablePointer<SecTrustResultType>) -> OSStatus {
-    result.pointee = trust.read { $0.evaluatedVerdict }.map(SecTrustValues.result) ?? .invalid
+    result.pointee = trust.read(\.lastVerdict).map(SecTrustValues.result) ?? .invalid
     return errSecSuccess
 }
 
@@ -225,10 +224,6 @@ public func SecTrustCopyKey(_ trust: SecTrust) -> SecKey? { SecCertificateCopyKe
 // swift-format-ignore: AlwaysUseLowerCamelCase
 @discardableResult
 public func SecTrustCopyPublicKey(_ trust: SecTrust) -> SecKey? { SecTrustCopyKey(trust) }
-
-extension SecTrust {
-    fileprivate var evaluatedVerdict: TrustEvaluation.Verdict? { verdict }
-}
 
 /// SecTrust's conversions: arguments to arrays, verdicts to Apple's results and errors.
 enum SecTrustValues {

@@ -227,7 +227,6 @@ enum ChildProcess {
             streams[index].flush()
             close(streams[index].read)
         }
-        relay?.close()
         cleanup()
         return Outcome(
             ending: ending ?? .exited(1), writeError: streams.prefix(piped).compactMap(\.writeError).first { $0.errno != EPIPE },

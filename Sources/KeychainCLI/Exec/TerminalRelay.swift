@@ -87,7 +87,8 @@ final class TerminalRelay {
     /// Raw mode and the window size again, when keychainctl has the caller's terminal's foreground.
     private func takeTerminal() {
         PseudoTerminal.copyWindow(from: carried[0], to: master)
-        if relaysInput, PseudoTerminal.isForeground(0) { _ = PseudoTerminal.raw(0) }
+        // Raw only from the foreground (cterminal_raw checks): a background job leaves it as it is.
+        if relaysInput { _ = PseudoTerminal.raw(0) }
     }
 
     /// The window size changed (SIGWINCH): the command's terminal gets it, and signals its foreground.
