@@ -28,4 +28,33 @@ import Testing
         // No text hashes like a marked value: UTF-8 never holds 0xFF.
         #expect(AttributeValue.data(alice).digestBytes(for: .string).first == 0xFF)
     }
+
+    /// The digest reads a value's bytes in place for the common kinds; every value of every case,
+    /// under every kind, must lend exactly the bytes `digestBytes(for:)` builds.
+    @Test func theBytesLentInPlaceAreTheBytesBuilt() {
+        let values: [AttributeValue] = [
+            .string("alice"), .string(""), .string("é\u{0}x"), .fourCharCode("htps"), .data([1, 2]), .data([]), .number(443), .number(-7),
+            .bool(true), .bool(false), .date(1_700_000_000_000), .date(-1),
+        ]
+        let kinds: [ValueKind] = [.string, .fourCharCode, .data, .number, .bool, .date]
+        for value in values {
+            for kind in kinds {
+                #expect(value.withDigestBytes(for: kind) { Array($0) } == value.digestBytes(for: kind), "\(value) as \(kind)")
+            }
+        }
+    }
+
+    /// Bytes become text only when they are valid UTF-8 as they are: a repaired string never
+    /// stands for them (it would equal another value's bytes).
+    @Test func textFromBytesIsExactOrNothing() {
+        func text(_ bytes: [UInt8]) -> String? { bytes.withUnsafeBytes { String(exactly: $0) } }
+        #expect(text(Array("api-token".utf8)) == "api-token")
+        #expect(text(Array("é€😀".utf8)) == "é€😀")
+        #expect(text([]) == "")
+        #expect(text([0x61, 0x00, 0x62]) == "a\u{0}b")
+        #expect(text([0x61, 0xFF]) == nil)
+        #expect(text([0xC3]) == nil)
+        #expect(text([0xED, 0xA0, 0x80]) == nil)  // a surrogate's encoding
+        #expect(text([0xEF, 0xBF, 0xBD]) == "\u{FFFD}")  // the replacement character itself is valid
+    }
 }

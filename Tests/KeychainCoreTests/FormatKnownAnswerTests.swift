@@ -28,6 +28,10 @@ import Testing
         #expect(Self.hex(bound.digest(.genericPassword, code: "acct", value: Array("alice".utf8))) == "16b39eaf86ef330ee8adbf0823633c48")
         let unbound = KeyedDigest(key: digestKey, classBound: false)
         #expect(Self.hex(unbound.digest(.genericPassword, code: "acct", value: Array("alice".utf8))) == "48d7f4b1cb8fe87cd07b067f52cb580a")
+        // The typed path (a query's value, hashed in place) gives the same digest.
+        #expect(
+            Self.hex(bound.digest(.genericPassword, code: "acct", value: .string("alice"), kind: .string))
+                == "16b39eaf86ef330ee8adbf0823633c48")
     }
 }
 

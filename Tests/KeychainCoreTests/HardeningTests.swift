@@ -183,8 +183,12 @@ import TextEscaping
         let digests = keychain.keychain.keys.digests
         var pinned = RowFilter(groups: app.groups.readable, sync: false)
         pinned.digests = [
-            ("h_acct", digests.digest(.genericPassword, code: "acct", value: Array("nobody".utf8))),
-            ("h_svce", digests.digest(.genericPassword, code: "svce", value: Array("crowded".utf8))),
+            DigestedAttribute(
+                column: "h_acct", digest: digests.digest(.genericPassword, code: "acct", value: Array("nobody".utf8)), code: "acct",
+                value: .string("nobody")),
+            DigestedAttribute(
+                column: "h_svce", digest: digests.digest(.genericPassword, code: "svce", value: Array("crowded".utf8)), code: "svce",
+                value: .string("crowded")),
         ]
         let plan = try keychain.keychain.store.queryPlan(.genericPassword, filter: pinned, limit: 1)
         #expect(plan.contains("sqlite_autoindex_genp_2"), "\(plan)")

@@ -192,8 +192,8 @@ package final class Keychain {
             case Schema.protection: filter.accessibility = value.stringValue
             default:
                 let attribute = query.schema.attribute(code)!
-                filter.digests.append(
-                    (attribute.column, keys.digests.digest(query.itemClass, code: code, value: value.digestBytes(for: attribute.kind))))
+                let digest = keys.digests.digest(query.itemClass, code: code, value: value, kind: attribute.kind)
+                filter.digests.append(DigestedAttribute(column: attribute.column, digest: digest, code: code, value: value))
             }
         }
         filter.uuid = query.persistentRef?.uuid
@@ -206,7 +206,7 @@ package final class Keychain {
     func open(_ row: SealedItem, for query: ItemQuery, filter: RowFilter, withSecret: Bool) throws(KeychainError)
         -> (opened: OpenedRow, secret: ItemSecret?)
     {
-        let opened = try keys.open(row, itemClass: query.itemClass, withSecret: withSecret)
+        let opened = try keys.open(row, itemClass: query.itemClass, withSecret: withSecret, known: filter.digests)
         let item = opened.opened.item
         let matches =
             filter.admits(item)

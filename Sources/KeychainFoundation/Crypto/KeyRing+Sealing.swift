@@ -19,11 +19,15 @@ extension KeyRing {
                 // out the list: every opened row builds this.
                 var out: [UInt8] = []
                 out.reserveCapacity(256)
-                for field in [Array("kc2".utf8), id, Array(schema.table.utf8), row.uuid] { SealFormat.appendField(field, to: &out) }
+                SealFormat.appendField("kc2".utf8, to: &out)
+                SealFormat.appendField(id, to: &out)
+                SealFormat.appendField(schema.table.utf8, to: &out)
+                SealFormat.appendField(row.uuid, to: &out)
                 // An access control that is the protection alone is not bound: it repeats `pdmn`,
                 // which is, and rows sealed before the column existed stay valid. Any other value
                 // is bound, so adding, removing or changing one breaks the row.
-                for attribute in schema.plaintextAttributes where attribute.code != Schema.accessControl || row.hasAccessControl {
+                let bindsAccessControl = row.hasAccessControl
+                for attribute in schema.plaintextAttributes where attribute.code != Schema.accessControl || bindsAccessControl {
                     SealFormat.appendField(attribute.code.utf8, to: &out)
                     Self.appendCanonical(row.plaintext[attribute.code], to: &out)
                 }
@@ -118,8 +122,10 @@ extension KeyRing {
         return try openRow(sealed, schema: schema, binding: Binding(format, schema, sealed))
     }
 
-    private func openRow(_ sealed: SealedItem, schema: ClassSchema, binding: Binding) throws(KeychainError) -> OpenedRow {
-        let opened = try openMetadata(sealed, schema: schema, binding: binding)
+    private func openRow(_ sealed: SealedItem, schema: ClassSchema, binding: Binding, known: [DigestedAttribute] = [])
+        throws(KeychainError) -> OpenedRow
+    {
+        let opened = try openMetadata(sealed, schema: schema, binding: binding, known: known)
         return OpenedRow(row: sealed, item: opened.item, tamperCheck: opened.tamperCheck)
     }
 
@@ -162,12 +168,12 @@ extension KeyRing {
 
     /// Opens a row's attributes and, with `withSecret`, its secret (`nil` for a tombstone), opening
     /// the metadata once for both and building the row's binding once for both.
-    package func open(_ sealed: SealedItem, itemClass: ItemClass, withSecret: Bool) throws(KeychainError)
-        -> (opened: OpenedRow, secret: ItemSecret?)
+    package func open(_ sealed: SealedItem, itemClass: ItemClass, withSecret: Bool, known: [DigestedAttribute] = [])
+        throws(KeychainError) -> (opened: OpenedRow, secret: ItemSecret?)
     {
         let schema = Schema.of(stored: itemClass)
         let binding = Binding(format, schema, sealed)
-        let opened = try openRow(sealed, schema: schema, binding: binding)
+        let opened = try openRow(sealed, schema: schema, binding: binding, known: known)
         return (opened, withSecret ? try openSecret(sealed, schema: schema, tamperCheck: opened.tamperCheck, binding: binding) : nil)
     }
 
@@ -230,8 +236,8 @@ extension KeyRing {
     /// Opens the metadata and checks the rest of the row against it: the plaintext columns through
     /// the authenticated data, the digest columns by recomputing them, the secret's presence by the
     /// tombstone flag.
-    private func openMetadata(_ sealed: SealedItem, schema: ClassSchema, binding: Binding) throws(KeychainError)
-        -> (item: Item, tamperCheck: [UInt8])
+    private func openMetadata(_ sealed: SealedItem, schema: ClassSchema, binding: Binding, known: [DigestedAttribute])
+        throws(KeychainError) -> (item: Item, tamperCheck: [UInt8])
     {
         let itemClass = schema.itemClass
         if sealed.malformed != nil { throw DamagedRow.Reason.malformedColumn.error(itemClass, uuid: sealed.uuid) }
@@ -242,9 +248,9 @@ extension KeyRing {
             let plain = AEAD.openPublic(
                 sealed.metadata, key: try metadataKey(accessibility),
                 associatedData: binding.associatedData("metadata")),
-            let decoded = plain.withUnsafeBytes({ Item.decodeMetadata($0) })
+            let decoded = plain.withUnsafeBytes({ Item.decodeMetadata($0, capacity: 8 + sealed.plaintext.count) })
         else { throw DamagedRow.Reason.sealedDataAltered.error(itemClass, uuid: sealed.uuid) }
-        guard digests.match(sealed.digests, of: decoded.attributes, schema: schema) else {
+        guard digests.match(sealed.digests, of: decoded.attributes, schema: schema, known: known) else {
             throw DamagedRow.Reason.digestMismatch.error(itemClass, uuid: sealed.uuid)
         }
         if sealed.hasAccessControl, AccessControl(stored: sealed.accessControlText)?.protection.rawValue != sealed.accessibility {

@@ -43,7 +43,7 @@ package struct AttributeDescriptor: Sendable {
     package var isDataField: Bool { storage == .withData }
 
     /// The SQL column that holds this attribute: its name, or `h_` + code for a digest.
-    package var column: String { isPlaintextColumn ? code : "h_\(code)" }
+    package var column: String { isPlaintextColumn ? code : "h_" + code }
 
     /// The column's SQL type: text for strings, integers for numbers and booleans, blobs for digests.
     package var columnType: String {

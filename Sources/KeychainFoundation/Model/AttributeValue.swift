@@ -80,6 +80,21 @@ package enum AttributeValue: Sendable, Hashable {
         return [0xFF, mark] + canonicalBytes
     }
 
+    /// Lends `digestBytes(for:)` to `body` without building an array for the common values: a
+    /// string or four-character code of a text attribute, a date of a date attribute.
+    package func withDigestBytes<R>(for kind: ValueKind, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+        switch (self, kind) {
+        case (.string(var text), .string), (.string(var text), .fourCharCode), (.fourCharCode(var text), .string),
+            (.fourCharCode(var text), .fourCharCode):
+            return text.withUTF8 { body(UnsafeRawBufferPointer($0)) }
+        case (.date(let value), .date), (.number(let value), .number):
+            var text = String(value)
+            return text.withUTF8 { body(UnsafeRawBufferPointer($0)) }
+        default:
+            return digestBytes(for: kind).withUnsafeBytes(body)
+        }
+    }
+
     /// The value a primary-key attribute takes when the caller leaves it out: `""`, empty data, 0.
     package static func defaultValue(for kind: ValueKind) -> AttributeValue {
         switch kind {

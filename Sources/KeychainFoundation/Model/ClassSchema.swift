@@ -6,6 +6,8 @@ package struct ClassSchema: Sendable {
     package let attributes: [AttributeDescriptor]
     /// The UNIQUE constraint, in Apple's order (its constant tail `vwht tkid musr ggrp` is not modelled).
     package let primaryKey: [String]
+    /// The UNIQUE constraint's columns, in its order.
+    package let primaryKeyColumns: [String]
     /// Digest columns worth a lookup index besides the primary key's.
     package let indexed: [String]
     /// Attributes kept in plaintext columns, in declaration order: bound into the authenticated data.
@@ -30,6 +32,7 @@ package struct ClassSchema: Sendable {
         var byCode = [String: AttributeDescriptor](minimumCapacity: attributes.count)
         for attribute in attributes { byCode[attribute.code] = attribute }
         self.byCode = byCode
+        self.primaryKeyColumns = primaryKey.map { byCode[$0]!.column }
     }
 
     /// The attribute with `code`, if this class has it.

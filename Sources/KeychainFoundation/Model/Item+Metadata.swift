@@ -27,15 +27,16 @@ extension Item {
     }
 
     /// Decodes metadata plaintext into attributes and the tamper-check value; `nil` if malformed.
-    package static func decodeMetadata(_ bytes: UnsafeRawBufferPointer)
+    /// `capacity`: how many attributes the caller will hold in the dictionary, so that it is
+    /// allocated once.
+    package static func decodeMetadata(_ bytes: UnsafeRawBufferPointer, capacity: Int = 0)
         -> (attributes: [String: AttributeValue], tamperCheck: [UInt8])?
     {
-        var attributes: [String: AttributeValue] = [:]
+        var attributes = [String: AttributeValue](minimumCapacity: max(capacity, bytes.count / 16))
         var tamperCheck: [UInt8] = []
         var offset = 0
         while offset < bytes.count {
-            guard offset + 9 <= bytes.count,
-                let code = String(validating: bytes[offset..<offset + 4], as: UTF8.self)
+            guard offset + 9 <= bytes.count, let code = String(exactly: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + 4]))
             else { return nil }
             let kind = bytes[offset + 4]
             var length: UInt32 = 0
@@ -43,10 +44,10 @@ extension Item {
             let start = offset + 9
             let end = start + Int(UInt32(littleEndian: length))
             guard end <= bytes.count else { return nil }
-            let payload = Array(bytes[start..<end])
+            let payload = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
             offset = end
             if code == tamperCheckCode {
-                tamperCheck = payload
+                tamperCheck = Array(payload)
                 continue
             }
             guard let valueKind = ValueKind(rawValue: kind), let value = AttributeValue(kind: valueKind, canonical: payload)
@@ -60,18 +61,24 @@ extension Item {
 extension AttributeValue {
     /// Rebuilds a value from its kind and canonical bytes.
     package init?(kind: ValueKind, canonical bytes: [UInt8]) {
+        guard let value = bytes.withUnsafeBytes({ AttributeValue(kind: kind, canonical: $0) }) else { return nil }
+        self = value
+    }
+
+    /// Rebuilds a value from its kind and canonical bytes, read in place.
+    package init?(kind: ValueKind, canonical bytes: UnsafeRawBufferPointer) {
         switch kind {
         case .string:
-            guard let text = String(validating: bytes, as: UTF8.self) else { return nil }
+            guard let text = String(exactly: bytes) else { return nil }
             self = .string(text)
         case .fourCharCode:
-            guard let text = String(validating: bytes, as: UTF8.self) else { return nil }
+            guard let text = String(exactly: bytes) else { return nil }
             self = .fourCharCode(text)
-        case .data: self = .data(bytes)
+        case .data: self = .data(Array(bytes))
         case .number, .date:
-            guard let text = String(validating: bytes, as: UTF8.self), let value = Int64(text) else { return nil }
+            guard let text = String(exactly: bytes), let value = Int64(text) else { return nil }
             self = kind == .number ? .number(value) : .date(value)
-        case .bool: self = .bool(bytes == [0x31])
+        case .bool: self = .bool(bytes.count == 1 && bytes[0] == 0x31)
         }
     }
 }

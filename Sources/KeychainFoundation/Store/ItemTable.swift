@@ -39,7 +39,7 @@ package struct ItemTable: Sendable {
     }
 
     /// The UNIQUE constraint's columns (Apple's primary key).
-    package var uniqueColumns: [String] { schema.primaryKey.map { schema.attribute($0)!.column } }
+    package var uniqueColumns: [String] { schema.primaryKeyColumns }
 
     /// CREATE TABLE and its indexes, as files of `layout` have them (an older one is what an
     /// upgrade starts from).
@@ -82,7 +82,14 @@ package struct ItemTable: Sendable {
         let table = schema.table
         switch statement {
         case .select(let clause, let withSecret, let limit, let unordered):
-            return "\(table) select \(withSecret ? 1 : 0) \(limit ?? -1) \(unordered ? 1 : 0) \(clause)"
+            // Appended piece by piece: interpolation cost a SecItemCopyMatching 4,000 instructions.
+            var key = table
+            key.reserveCapacity(clause.utf8.count + 32)
+            key += withSecret ? " select 1 " : " select 0 "
+            if let limit { key += String(limit) } else { key += "-1" }
+            key += unordered ? " 1 " : " 0 "
+            key += clause
+            return key
         case .count(let clause): return "\(table) count \(clause)"
         case .holder: return "\(table) holder"
         case .row: return "\(table) row"
@@ -159,23 +166,26 @@ package struct ItemTable: Sendable {
     /// Rebuilds a row from the current result row of a `.select`, `.holder` or `.row` statement. A column
     /// of the wrong type or size makes the row `malformed` (reported as damaged when opened).
     package func row(from statement: SQLiteStatement, withSecret: Bool) -> (rowid: Int64, item: SealedItem) {
+        // Every row a query selects is read here: no array or dictionary is built that is not
+        // kept (type lists, growing dictionaries cost a SecItemCopyMatching a tenth of its time).
         var malformed: String?
-        func expect(_ index: Int32, _ types: [SQLiteStatement.ColumnType], _ name: String) {
-            if malformed == nil, !types.contains(statement.type(index)) { malformed = name }
+        func expect(_ index: Int32, _ type: SQLiteStatement.ColumnType, orNull: Bool = false, _ name: @autoclosure () -> String) {
+            guard malformed == nil else { return }
+            let actual = statement.type(index)
+            if actual != type, !orNull || actual != .null { malformed = name() }
         }
-        expect(1, [.blob], "uuid")
+        expect(1, .blob, "uuid")
         let uuid = statement.blob(1)
         if uuid.count != 16 { malformed = malformed ?? "uuid" }
-        var plaintext: [String: AttributeValue] = [:]
-        plaintext.reserveCapacity(schema.plaintextAttributes.count)
+        var plaintext = [String: AttributeValue](minimumCapacity: schema.plaintextAttributes.count)
         var index: Int32 = 2
         for attribute in schema.plaintextAttributes {
             switch attribute.kind {
             case .string, .fourCharCode:
-                expect(index, [.text], attribute.column)
+                expect(index, .text, attribute.column)
                 plaintext[attribute.code] = .string(statement.text(index))
             default:
-                expect(index, [.integer], attribute.column)
+                expect(index, .integer, attribute.column)
                 let number = statement.integer(index)
                 if attribute.kind == .bool {
                     if number != 0 && number != 1 { malformed = malformed ?? attribute.column }
@@ -186,29 +196,29 @@ package struct ItemTable: Sendable {
             }
             index += 1
         }
-        expect(index, [.blob], "metadata")
+        expect(index, .blob, "metadata")
         let metadata = statement.blob(index)
         var wrappedItemKey: [UInt8]?
         var secret: [UInt8]?
-        let present: [Bool]
+        let present: (key: Bool, secret: Bool)
         if withSecret {
-            expect(index + 1, [.blob, .null], "item_key")
-            expect(index + 2, [.blob, .null], "secret")
+            expect(index + 1, .blob, orNull: true, "item_key")
+            expect(index + 2, .blob, orNull: true, "secret")
             wrappedItemKey = statement.isNull(index + 1) ? nil : statement.blob(index + 1)
             secret = statement.isNull(index + 2) ? nil : statement.blob(index + 2)
-            present = [wrappedItemKey != nil, secret != nil]
+            present = (wrappedItemKey != nil, secret != nil)
         } else {
-            let types = [statement.text(index + 1), statement.text(index + 2)]
-            if types.contains(where: { $0 != "blob" && $0 != "null" }) { malformed = malformed ?? "item_key or secret" }
-            present = types.map { $0 == "blob" }
+            let types = (statement.text(index + 1), statement.text(index + 2))
+            let valid = { (type: String) in type == "blob" || type == "null" }
+            if !valid(types.0) || !valid(types.1) { malformed = malformed ?? "item_key or secret" }
+            present = (types.0 == "blob", types.1 == "blob")
         }
-        if present[0] != present[1] { malformed = malformed ?? "item_key or secret" }
+        if present.key != present.secret { malformed = malformed ?? "item_key or secret" }
         index += 3
-        var digests: [String: [UInt8]] = [:]
-        digests.reserveCapacity(schema.digestAttributes.count)
+        var digests = [String: [UInt8]](minimumCapacity: 4)
         for attribute in schema.digestAttributes {
             if !statement.isNull(index) {
-                expect(index, [.blob], attribute.column)
+                expect(index, .blob, attribute.column)
                 let digest = statement.blob(index)
                 if digest.count != KeyedDigest.length { malformed = malformed ?? attribute.column }
                 digests[attribute.code] = digest
@@ -218,7 +228,7 @@ package struct ItemTable: Sendable {
         var item = SealedItem(
             uuid: uuid, plaintext: plaintext, digests: digests, metadata: metadata, wrappedItemKey: wrappedItemKey,
             secret: secret)
-        item.secretPresent = present[0] && present[1]
+        item.secretPresent = present.key && present.secret
         item.malformed = malformed
         return (statement.integer(0), item)
     }

@@ -25,15 +25,25 @@ extension SecItemDictionary {
         var keys = [UnsafeRawPointer?](repeating: nil, count: count)
         var values = [UnsafeRawPointer?](repeating: nil, count: count)
         CFDictionaryGetKeysAndValues(stored, &keys, &values)
-        var objects: [(key: AnyObject, value: AnyObject)] = []
-        for case let (key?, value?) in zip(keys, values) {
-            objects.append((Unmanaged.fromOpaque(key).takeUnretainedValue(), Unmanaged.fromOpaque(value).takeUnretainedValue()))
+        let objects = zip(keys, values).compactMap { key, value -> (key: AnyObject, value: AnyObject)? in
+            guard let key, let value else { return nil }
+            return (Unmanaged.fromOpaque(key).takeUnretainedValue(), Unmanaged.fromOpaque(value).takeUnretainedValue())
         }
         guard objects.allSatisfy({ $0.key is NSString }) else { throw .param("a key that is not a string") }
-        return objects.map { key, value in
-            let isCollection = value is NSArray || value is NSDictionary || value is NSSet || value is NSOrderedSet
-            return (String(key as! NSString), isCollection ? Collection(object: value) : dictionary.object(forKey: key) ?? NSNull())
+        var entries: [(key: String, value: Any)] = []
+        entries.reserveCapacity(count)
+        for (key, value) in objects {
+            if value is NSArray || value is NSDictionary || value is NSSet || value is NSOrderedSet {
+                entries.append((String(key as! NSString), Collection(object: value)))
+                continue
+            }
+            // Foundation's lookup only unboxes a Swift value it had to box; strings, numbers, data
+            // and dates are already what it would return, and looking each up again by its key
+            // cost a SecItemCopyMatching a tenth of its instructions.
+            let plain = value is NSString || value is NSNumber || value is NSData || value is NSDate || value is NSNull
+            entries.append((String(key as! NSString), plain ? value : dictionary.object(forKey: key) ?? NSNull()))
         }
+        return entries
     }
 
     /// A dictionary of `entries` (as `entries(_:)` read them) to change and pass on: the

@@ -35,6 +35,22 @@ struct SecItemDictionary {
         SecItemKey.dataProtectionKeychain, SecItemKey.operationPrompt, SecItemKey.persistentReference,
     ]
 
+    /// The four-character keys the switch below reads itself (a few attributes, and
+    /// kSecUseDataProtectionKeychain, "nleg").
+    private static let readAsKeys = [
+        Schema.accessControl, Schema.synchronizable, Schema.accessGroup, Schema.protection, SecItemKey.dataProtectionKeychain,
+    ]
+
+    /// Whether `key` is an attribute the switch would reach only at its four-character case:
+    /// four ASCII characters, not `m_`/`u_` (match and use keys), not one it reads itself.
+    private static func isPlainAttribute(_ key: String) -> Bool {
+        let utf8 = key.utf8
+        guard utf8.count == 4, key.utf16.count == 4 else { return false }
+        let first = utf8.first!, second = utf8[utf8.index(after: utf8.startIndex)]
+        if second == UInt8(ascii: "_"), first == UInt8(ascii: "m") || first == UInt8(ascii: "u") { return false }
+        return !readAsKeys.contains(key)
+    }
+
     /// Keys are told apart as `SecDbQuery.c` (`query_applier`) tells them: four characters make an
     /// attribute, a longer key is a class, match, return, use or value key by its first letter.
     /// `forQuery`: the dictionary is a query (SecItemCopyMatching, SecItemDelete, SecItemUpdate's
@@ -45,6 +61,12 @@ struct SecItemDictionary {
         // of its class's own, where the other classes' `type` is a four-character code.
         var attributes: [(code: String, value: Any)] = []
         for (key, value) in try Self.entries(dictionary) {
+            // Most keys are plain attributes: told apart before the switch, which compares a key
+            // with each case in turn (a fifth of the dictionary's reading).
+            if Self.isPlainAttribute(key) {
+                attributes.append((key, value))
+                continue
+            }
             switch key {
             case SecItemKey.itemClass:
                 guard let text = Self.string(value) else { throw .param("kSecClass takes a class constant") }
@@ -193,8 +215,10 @@ struct SecItemDictionary {
     }
 
     static func string(_ value: Any) -> String? {
-        if let text = value as? String { return text }
-        return (value as? NSString).map(String.init)
+        // The class first: a dictionary's values are Foundation objects, and a cast to String
+        // from one takes the runtime's slower bridging path.
+        if let object = value as? NSString { return String(object) }
+        return value as? String
     }
 
     /// A whole number given as a number or as its decimal text (`kSecAttrKeySizeInBits`, and the
