@@ -8,7 +8,7 @@ BENCH_PACKAGES := sqlite3 valgrind
 # release tests install from a file:// download folder with curl and strip with objcopy; get --clip
 # is tried under a real X server with both clipboard tools; the GitHub Action's steps run under node;
 # the ptrace attack on exec is compiled with cc; the man page is read back by groff.
-TEST_PACKAGES := python3 python3-cryptography openssl ca-certificates git zsh fish curl binutils xvfb xclip xsel nodejs gcc libc6-dev groff-base tmux
+TEST_PACKAGES := python3 python3-cryptography python3-dotenv openssl ca-certificates git zsh fish curl binutils xvfb xclip xsel nodejs gcc libc6-dev groff-base tmux
 # The commit a release binary reports in --version (with -dirty for a tree with changes).
 COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git rev-parse HEAD >/dev/null 2>&1 && { git diff --quiet HEAD 2>/dev/null || echo -dirty; })
 # A fully static executable: no dynamic loader at start-up (find: 3.3 ms → 2.3 ms). Types'
@@ -42,7 +42,7 @@ FUZZ_CONFIG ?= debug
 FUZZ_BUILD := KEYCHAINCTL_FUZZ=1 $(SWIFT) build --build-path .build/fuzz -c $(FUZZ_CONFIG) \
 	-Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld
 
-.PHONY: all deps bench-deps build release install-sdk check check-small test demo bench startup-order lint install clean fuzz dist
+.PHONY: all deps bench-deps build release install-sdk check-wrappers check check-small test demo bench startup-order lint install clean fuzz dist
 
 all: build
 
@@ -77,6 +77,16 @@ SDK_BUILD := KEYCHAINCTL_SDK=1 $(SWIFT) build -c release --build-path .build/sdk
 install-sdk: deps
 	$(SDK_BUILD) --product KeychainSecurity
 	@Scripts/install-sdk.sh "$(PREFIX)" "$$($(SDK_BUILD) --show-bin-path)"
+
+# The keychain wrappers' own suites against the installed SDK, as a package that cannot depend on
+# this one builds them (Scripts/check-wrapper.sh): WRAPPERS is a folder holding their checkouts
+# (keychain-swift, KeychainAccess, SwiftKeychainWrapper, Locksmith; this repository does not carry
+# them). Each runs with --sdk; a failing suite fails the target.
+SDK_CHECK_PREFIX := .build/sdk-check
+check-wrappers: deps
+	@test -n "$(WRAPPERS)" || { echo "usage: make check-wrappers WRAPPERS=FOLDER (git clone the wrappers Scripts/check-wrapper.sh names there)" >&2; exit 64; }
+	$(MAKE) --no-print-directory install-sdk PREFIX="$(CURDIR)/$(SDK_CHECK_PREFIX)"
+	@set -e; for checkout in "$(WRAPPERS)"/*/; do echo "== $$checkout"; Scripts/check-wrapper.sh --sdk "$(SDK_CHECK_PREFIX)" "$$checkout"; done
 
 # The edit loop: every test (no --parallel: its summary line disappears), without the fuzzers.
 check: deps

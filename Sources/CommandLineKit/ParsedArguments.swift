@@ -22,6 +22,9 @@ public struct ParsedArguments {
     /// The first option (other than a path) whose value was not valid UTF-8 on the command line:
     /// Swift would have replaced the bad bytes, making `x\xff` and `x\xfe` one account.
     public private(set) var invalidUTF8Option: String?
+    /// The first operand (its name, `NAME`) that was not valid UTF-8 on the command line: the
+    /// same replacement would make two names one.
+    public private(set) var invalidUTF8Operand: String?
     /// The command and its arguments after `--`, for a command that runs one (`exec`).
     public private(set) var trailing: [String]?
     /// The command these options are for.
@@ -71,6 +74,9 @@ public struct ParsedArguments {
                 guard rest.count <= spec.operands.count - operands.count else {
                     throw UsageError("unexpected argument after '--' (word \(position + 1), not shown); \(spec.name) takes options only.")
                 }
+                for restIndex in rest.indices where invalidUTF8.contains(restIndex) && invalidUTF8Operand == nil {
+                    invalidUTF8Operand = spec.operands[operands.count + (restIndex - rest.startIndex)].name
+                }
                 operands += rest
                 break
             }
@@ -79,6 +85,7 @@ public struct ParsedArguments {
                 return
             }
             if operands.count < spec.operands.count, !word.hasPrefix("-") || word.dropFirst().allSatisfy(\.isNumber) {
+                if invalidUTF8.contains(index - 1), invalidUTF8Operand == nil { invalidUTF8Operand = spec.operands[operands.count].name }
                 operands.append(word)
                 continue
             }

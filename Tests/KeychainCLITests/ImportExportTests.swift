@@ -147,7 +147,7 @@ import Testing
     /// shell and through keychainctl's own dotenv reader.
     @Test func aSourcedDotenvFileRunsNothing() throws {
         let sandbox = try Self.sandbox()
-        let secret = "tok`touch pwned`en $(touch pwned2) \\` \"q\" 'a'"
+        let secret = "tok`touch pwned`en $(touch pwned2) \\` \"q\""
         #expect(sandbox.add(["-s", "ci", "-a", "DEPLOY_TOKEN"], secret: secret).status == 0)
         let env = sandbox.folder + "/ci.env"
         let written = sandbox.run(
@@ -166,12 +166,15 @@ import Testing
     @Test func exportFormatsAndDestinations() throws {
         let sandbox = try Self.sandbox()
         #expect(sandbox.add(["-s", "quote", "-a", "q"], secret: "SECRET 'it' \"$HOME\" \\ `x`").status == 0)
-        // dotenv reads back through import's dotenv reader, shell through sh's eval.
-        let dotenv = sandbox.run(["export", "--with-secrets", "--format", "dotenv", "--allow-names", "q", "-s", "quote"])
+        // dotenv reads back through import's dotenv reader (a secret with both ' and $ has no
+        // dotenv spelling compose and python-dotenv agree on: DotenvRoundTripTests), shell
+        // through sh's eval.
+        #expect(sandbox.add(["-s", "quote2", "-a", "q"], secret: "SECRET \"$HOME\" \\ `x` #1").status == 0)
+        let dotenv = sandbox.run(["export", "--with-secrets", "--format", "dotenv", "--allow-names", "q", "-s", "quote2"])
         #expect(
             dotenv.status == 0
                 && sandbox.run(["import", "--input-format", "dotenv", "--service", "copy"], stdin: dotenv.stdoutData).status == 0)
-        #expect(sandbox.run(["find", "-s", "copy", "-a", "q", "-w"]).stdout == "SECRET 'it' \"$HOME\" \\ `x`")
+        #expect(sandbox.run(["find", "-s", "copy", "-a", "q", "-w"]).stdout == "SECRET \"$HOME\" \\ `x` #1")
         let shellText = sandbox.run(["export", "--with-secrets", "--format", "shell", "--allow-names", "q", "-s", "quote"])
         let shell = sandbox.run(["-c", "eval \"$1\"; printf '%s' \"$q\"", "sh", shellText.stdout], profile: nil, executable: "/bin/sh")
         #expect(shell.stdout == "SECRET 'it' \"$HOME\" \\ `x`", "\(shell.stdout) \(shell.stderr)")

@@ -63,11 +63,17 @@ public enum KeychainCommandLine {
                 StandardStreams.out(HelpText.render(type.spec, program: KeychainProgram.spec))
                 return 0
             }
-            if let option = parsed.invalidUTF8Option {
-                let error = KeychainError(
-                    .param,
-                    hint: "the value of --\(option) is not valid UTF-8; attribute text must be UTF-8 "
-                        + "(give the bytes of a data attribute as base64:...). Nothing was done.")
+            let invalidText =
+                parsed.invalidUTF8Option.map {
+                    "the value of --\($0) is not valid UTF-8; attribute text must be UTF-8 "
+                        + "(give the bytes of a data attribute as base64:...). Nothing was done."
+                }
+                ?? parsed.invalidUTF8Operand.map {
+                    "\($0) is not valid UTF-8 (the word is not shown): a name is kept byte for byte or refused, never "
+                        + "converted, since two names converted alike would be one item. Nothing was done."
+                }
+            if let invalidText {
+                let error = KeychainError(.param, hint: invalidText)
                 return ErrorReporter.report(error, format: parsed.rawValue(of: GlobalOptions.format.spec) == "json" ? .json : .text)
             }
             command = try type.validated(parsed)

@@ -50,6 +50,25 @@ struct SetCommand: Subcommand {
 
     let context: CommandContext
 
+    /// Nothing came from standard input or the prompt. With ACCOUNT given, the habit of other
+    /// tools (`security -w`, `secret-tool`) may have put the secret there: the word is not
+    /// repeated, and the form that stores a secret is shown.
+    static func nothingRead(_ named: NamedItem) -> KeychainError {
+        let name = named.service.shellQuoted.terminalSafe
+        guard named.account != nil else {
+            return KeychainError(
+                .param,
+                hint: "the secret for \(named.described) is empty: nothing came from standard input or the prompt, "
+                    + "so nothing was stored. To store an empty secret, give the same command --data-file /dev/null.")
+        }
+        return KeychainError(
+            .param,
+            hint: "nothing came from standard input or the prompt, so nothing was stored for service '\(named.service.terminalSafe)'. "
+                + "A secret never goes on the command line: the word after NAME is the account (not shown, in case it "
+                + "was the secret). Pipe the secret in: printf %s \"$SECRET\" | keychainctl set \(name) (with the account after "
+                + "\(name) if one was meant); to store an empty secret, give the same command --data-file /dev/null.")
+    }
+
     func validate() throws(UsageError) {
         if context[Self.generate], context[SecretInput.dataFile] != nil || context[Self.keepNewline] {
             throw UsageError("--generate makes the secret; it takes no --data-file or --keep-newline.")
@@ -76,10 +95,7 @@ struct SetCommand: Subcommand {
         // `producer | keychainctl set NAME` with a failed producer reads nothing: the stored secret
         // stays. (add and update follow SecItem, which takes empty data.)
         if secret.count == 0, dataFile == nil, !context[Self.generate] {
-            throw KeychainError(
-                .param,
-                hint: "the secret for \(named.described) is empty: nothing came from standard input or the prompt, "
-                    + "so nothing was stored. To store an empty secret, give the same command --data-file /dev/null.")
+            throw Self.nothingRead(named)
         }
         let keychain = try context.openKeychain(with: credential)
         var existing: Item?

@@ -166,7 +166,7 @@ struct ExecPlan {
         for offset in envFrom.indices {
             for item in found[envs.count + files.count + offset] {
                 let name = naming.name(for: item.item)
-                if let refused = naming.refusal(name, reference: item.item.persistentRef.base64) {
+                if let refused = naming.refusal(name, of: item.item) {
                     throw KeychainError(.param, hint: "--env-from: \(refused); nothing was run.")
                 }
                 if let reserved = ReservedVariables.refusal(name, reference: item.item.persistentRef.base64) {

@@ -44,7 +44,7 @@ struct VariableNaming {
                 "allow-names", nil, "PATTERN,…", repeatable: true,
                 "\(scope): make only these names ('NPM_TOKEN,AWS_ACCESS_KEY_ID'); a pattern ('AWS_*') admits only credential-shaped names (…_TOKEN, …_SECRET, …_API_KEY, …_ACCESS_KEY_ID, …); any other is refused."
             )
-            upper = Flag("upper", "\(scope): upper-case each variable's name.")
+            upper = Flag("upper", "\(scope): upper-case each variable's name, with '-' and '.' as '_' (api-token: API_TOKEN).")
         }
 
         var specs: [OptionSpec] { [nameFrom.spec, prefix.spec, allowNames.spec, upper.spec] }
@@ -62,7 +62,15 @@ struct VariableNaming {
             throw UsageError("--prefix must be letters, digits and underscores.")
         }
         for pattern in allowed where pattern.isEmpty || !pattern.utf8.allSatisfy({ Self.isNameByte($0) || $0 == UInt8(ascii: "*") }) {
-            throw UsageError("--allow-names: '\(String(pattern.prefix(40)).terminalSafe)' is not a pattern (letters, digits, '_' and '*').")
+            let shown = String(pattern.prefix(40)).terminalSafe
+            // A name as it is stored (api-token) rather than as the variable it becomes.
+            let variable = Self.asVariable(pattern)
+            if !pattern.isEmpty, variable.utf8.allSatisfy({ Self.isNameByte($0) || $0 == UInt8(ascii: "*") }) {
+                throw UsageError(
+                    "--allow-names takes variable names, not item names: '\(shown)' becomes \(variable) with --upper; "
+                        + "give --upper --allow-names \(variable).")
+            }
+            throw UsageError("--allow-names: '\(shown)' is not a pattern (letters, digits, '_' and '*').")
         }
     }
 
@@ -76,17 +84,20 @@ struct VariableNaming {
     }
 
     /// The name `item` gives (which `check` may still refuse).
-    func name(for item: Item) -> String {
-        let name = prefix + (item.attributes[code]?.stringValue ?? "")
-        return upper ? Self.asciiUppercased(name) : name
+    func name(for item: Item) -> String { name(from: item.attributes[code]?.stringValue ?? "", upper: upper) }
+
+    private func name(from value: String, upper: Bool) -> String {
+        let name = prefix + value
+        return upper ? Self.asVariable(name) : name
     }
 
-    /// Why `name`, given by the item `reference`, may not be made (the start of an error); `nil`
-    /// when it may: a variable name, starting with the prefix (as every name does), listed exactly
-    /// in --allow-names, or matching a pattern (or only the prefix) and credential-shaped.
-    func refusal(_ name: String, reference: String) -> String? {
+    /// Why `name`, given by `item`, may not be made (the start of an error); `nil` when it may: a
+    /// variable name, starting with the prefix (as every name does), listed exactly in
+    /// --allow-names, or matching a pattern (or only the prefix) and credential-shaped.
+    func refusal(_ name: String, of item: Item) -> String? {
+        let reference = item.persistentRef.base64
         guard Self.isValid(name) else {
-            return "item ref=\(reference) gives '\(String(name.prefix(40)).terminalSafe)', not a variable name; use --name-from or --prefix"
+            return "item ref=\(reference) gives '\(String(name.prefix(40)).terminalSafe)', not a variable name; " + fix(for: item)
         }
         if allowed.contains(name) { return nil }
         guard allowed.isEmpty || allowed.contains(where: { Self.matches(name, pattern: $0) }) else {
@@ -97,6 +108,21 @@ struct VariableNaming {
                 + "…_ACCESS_KEY_ID, …): a pattern or --prefix admits only such names; list \(name) in --allow-names if you mean it"
         }
         return nil
+    }
+
+    /// The options that give `item` a variable name: --upper, or another --name-from with it,
+    /// naming the name they make (a name the user then allows); else where the name comes from.
+    private func fix(for item: Item) -> String {
+        let codes = [code] + [Schema.account, Schema.service, Schema.label].filter { $0 != code }
+        for candidate in codes {
+            guard let value = item.attributes[candidate]?.stringValue else { continue }
+            let made = name(from: value, upper: true)
+            guard Self.isValid(made) else { continue }
+            let word = Self.words.first { $0.value == candidate && $0.key.count == 4 }!.key
+            let options = (candidate == code ? "" : "--name-from \(word) ") + "--upper"
+            return "\(options) makes it \(made) (allow that name with --allow-names \(made))"
+        }
+        return "use --name-from acct|labl|svce or --prefix"
     }
 
     /// The endings of a name that holds a credential, and nothing else: a name a pattern admits must
@@ -149,6 +175,19 @@ struct VariableNaming {
     /// `name` with its ASCII letters upper-cased (variable names are ASCII; nothing else changes).
     static func asciiUppercased(_ name: String) -> String {
         String(decoding: name.utf8.map { $0 >= 0x61 && $0 <= 0x7A ? $0 - 0x20 : $0 }, as: UTF8.self)
+    }
+
+    /// `name` as `--upper` makes a variable of it: upper-cased, `-` and `.` as `_` (the separators
+    /// of service and host names: `api-token` is `API_TOKEN`).
+    static func asVariable(_ name: String) -> String {
+        String(
+            decoding: name.utf8.map { byte in
+                switch byte {
+                case 0x61...0x7A: byte - 0x20
+                case UInt8(ascii: "-"), UInt8(ascii: "."): UInt8(ascii: "_")
+                default: byte
+                }
+            }, as: UTF8.self)
     }
 
     /// Whether `name` is an environment variable name: `[A-Za-z_][A-Za-z0-9_]*`.

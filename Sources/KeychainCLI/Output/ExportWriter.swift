@@ -62,7 +62,7 @@ final class ExportWriter {
     private func named(_ found: Keychain.FoundItem) throws -> (String, SecretBytes)? {
         let reference = found.item.persistentRef.base64
         let name = naming.name(for: found.item)
-        if let refused = naming.refusal(name, reference: reference) {
+        if let refused = naming.refusal(name, of: found.item) {
             throw KeychainError(.param, hint: refused + "; nothing was written.")
         }
         if let reserved = ReservedVariables.refusal(name, reference: reference) {
@@ -85,6 +85,13 @@ final class ExportWriter {
             warnings.append("\(name) (ref=\(reference)) was left out: its secret is not text.")
             return nil
         }
+        if format == .dotenv, secret.withUnsafeBytes({ DotenvQuoting(value: $0) }) == nil {
+            throw KeychainError(
+                .param,
+                hint: "item ref=\(reference) (\(name)) holds a secret no dotenv quoting keeps for both docker compose and "
+                    + "python-dotenv (\(DotenvQuoting.unkept)); nothing was written. Use --format shell for a file to source, "
+                    + "or json.")
+        }
         return (name, secret)
     }
 
@@ -96,23 +103,29 @@ final class ExportWriter {
         func byte(_ byte: UInt8) { withUnsafeBytes(of: byte) { out.append($0) } }
         switch format {
         case .dotenv:
-            text("\(name)=\"")
             value.withUnsafeBytes { bytes in
-                for character in bytes {
-                    switch character {
-                    case 0x5C: text("\\\\")
-                    case 0x22: text("\\\"")
-                    case 0x0A: text("\\n")
-                    case 0x0D: text("\\r")
-                    case 0x09: text("\\t")
-                    case 0x24: text("\\$")
-                    // A shell that sources the file would run what stands between backticks.
-                    case 0x60: text("\\`")
-                    default: byte(character)
+                switch DotenvQuoting(value: bytes) {
+                case .single?:
+                    text("\(name)='")
+                    out.append(bytes)
+                    text("'\n")
+                case .double?:
+                    text("\(name)=\"")
+                    for character in bytes {
+                        switch character {
+                        case 0x5C: text("\\\\")
+                        case 0x22: text("\\\"")
+                        // A line break as it is (all three readers take one inside double
+                        // quotes; systemd would keep the backslash of `\n`), a carriage return
+                        // escaped (python-dotenv reads the file with universal newlines).
+                        case 0x0D: text("\\r")
+                        default: byte(character)
+                        }
                     }
+                    text("\"\n")
+                case nil: break  // refused before (`named`)
                 }
             }
-            text("\"\n")
         case .shell:
             text("export \(name)='")
             value.withUnsafeBytes { bytes in
@@ -177,5 +190,46 @@ enum ExportDestination {
             case .secret(let secret): secret.withUnsafeBytes { FileBytes.writeAll(fd, $0) }
             }
         }
+    }
+}
+
+/// How a dotenv line quotes a value so that docker compose (compose-go's parser) and python-dotenv
+/// both read back its bytes, and a shell that sources the file runs nothing of it.
+///
+/// Single quotes are literal to compose and systemd, and to python-dotenv but for `\\` and `\'`,
+/// and a shell expands nothing inside them: they hold any value without `'`, `\\`, a final `\`
+/// or a carriage return (python reads the file with universal newlines). Double quotes, with `\\`,
+/// `\"` and `\r` escaped as both read them, hold the rest, unless it has a `$` (compose expands
+/// it and python keeps `\$` as written) or a backquote (a shell that sources the file would run
+/// what stands between two). `${` is expanded by python-dotenv in either quoting. Such a value has
+/// no dotenv spelling both read back: `nil`.
+enum DotenvQuoting {
+    case single, double
+
+    /// What makes a value unkept, as the refusal names it.
+    static let unkept = "a ' or \\ with a $ or `, or ${"
+
+    init?(value bytes: UnsafeRawBufferPointer) {
+        let dollar = UInt8(ascii: "$"), backslash = UInt8(ascii: "\\")
+        var hasDollar = false, hasBackquote = false, needsDouble = false
+        for index in bytes.indices {
+            let byte = bytes[index]
+            let next = index + 1 < bytes.count ? bytes[index + 1] : nil
+            switch byte {
+            case dollar:
+                if next == UInt8(ascii: "{") { return nil }
+                hasDollar = true
+            case UInt8(ascii: "`"): hasBackquote = true
+            case UInt8(ascii: "'"), 0x0D: needsDouble = true
+            case backslash: if next == nil || next == backslash { needsDouble = true }
+            default: break
+            }
+        }
+        guard needsDouble else {
+            self = .single
+            return
+        }
+        guard !hasDollar, !hasBackquote else { return nil }
+        self = .double
     }
 }
