@@ -156,7 +156,12 @@ with_credential() {
         KEYCHAINCTL_KEY="$key" KEYCHAINCTL_KEYCHAIN="$keychain" "$kc" "$@"
     fi
 }
-if [ ! -e "$keychain" ]; then with_credential init; fi
+if [ ! -e "$keychain" ]; then
+    # init's first line only: what it adds is advice for a keychain opened by hand later, where
+    # this job's is unlocked below and locked when the job ends.
+    created="$(with_credential init)" || fail "the keychain could not be created (exit $?)."
+    printf '%s\n' "${created%%$'\n'*}"
+fi
 status=0
 with_credential unlock --timeout "${KEYCHAINCTL_UNLOCK_TIMEOUT:-30m}" --idle "${KEYCHAINCTL_UNLOCK_IDLE:-20m}" 2> "$work/unlock.err" || status=$?
 if [ "$status" -eq 78 ]; then

@@ -41,7 +41,7 @@ import Testing
             // A later step: the runner's variables plus what GITHUB_PATH and GITHUB_ENV gave.
             let file = job + "/step\(index).sh"
             try """
-            export PATH="$(cat "$GITHUB_PATH"):$PATH"
+            export PATH="$(tac "$GITHUB_PATH" | tr '\\n' ':')$PATH"
             while IFS= read -r line; do export "$line"; done < "$GITHUB_ENV"
             \(step)
             """.write(toFile: file, atomically: true, encoding: .utf8)
@@ -134,6 +134,59 @@ import Testing
         let died = Self.runner(sandbox, try jobs(post: false))
         #expect(died.stdout == "get: first-job-secret 0\n", "the control: \(died.stdout) \(died.stderr)")
         _ = sandbox.run(["lock", "--keychain", kept], profile: nil)
+    }
+
+    /// README's GitHub Actions snippet, run as written: its `with:` inputs and `env:` blocks, the
+    /// job's secrets given where it names them, and for "the job's steps" one that puts an `npm`
+    /// on PATH which keeps what it was given. The token reaches npm, and the Action's log carries
+    /// no advice meant for a keychain opened by hand.
+    @Test(.enabled(if: TestMachine.hasKeyring, "machine: keyring")) func theReadmeSnippetRunsAsWritten() throws {
+        let readme = try String(contentsOfFile: Self.root + "/README.md", encoding: .utf8)
+        let block = try #require(
+            readme.components(separatedBy: "```yaml\n").dropFirst().first { $0.contains("keychainctl@") }?
+                .components(separatedBy: "```").first)
+        let secrets = ["KEYCHAIN_PASSPHRASE": "SECRET correct horse battery", "NPM_TOKEN": "npm_SECRET_token"]
+        func value(_ text: String) -> String {
+            var text = text.trimmingCharacters(in: .whitespaces)
+            for (name, secret) in secrets { text = text.replacingOccurrences(of: "${{ secrets.\(name) }}", with: secret) }
+            return text
+        }
+        let fakeNpm = """
+            mkdir -p "$RUNNER_TEMP/bin" && printf '#!/bin/sh\\nprintf %s "$NPM_TOKEN" > "$HOME/published"\\n' > "$RUNNER_TEMP/bin/npm"
+            chmod +x "$RUNNER_TEMP/bin/npm" && echo "$RUNNER_TEMP/bin" >> "$GITHUB_PATH"
+            """
+        var inputs: [String: String] = [:]
+        var steps: [(command: String, environment: [(String, String)])] = []
+        var section = ""
+        for line in block.split(separator: "\n").map(String.init) {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed.hasPrefix("- uses:") {
+                section = "uses"
+            } else if trimmed.hasPrefix("- run:") {
+                steps.append((String(trimmed.dropFirst("- run:".count)).trimmingCharacters(in: .whitespaces), []))
+                section = "run"
+            } else if trimmed == "with:" || trimmed == "env:" {
+                section = trimmed
+            } else if trimmed.hasPrefix("#") {
+                steps.append((fakeNpm, []))
+                section = ""
+            } else if let colon = trimmed.firstIndex(of: ":") {
+                let (name, given) = (String(trimmed[..<colon]), value(String(trimmed[trimmed.index(after: colon)...])))
+                if section == "with:" { inputs[name] = given } else if section == "env:" { steps[steps.count - 1].environment.append((name, given)) }
+            }
+        }
+        #expect(inputs.keys.sorted() == ["passphrase"] && steps.count == 3, "\(inputs) \(steps)")
+        let sandbox = try Self.released()
+        let commands = steps.map { step in
+            step.environment.map { "export \($0.0)='\($0.1)'\n" }.joined() + step.command
+        }
+        let run = Self.runner(sandbox, try Self.githubJob(sandbox, name: "job", inputs: inputs, steps: commands))
+        #expect(!run.stdout.contains("failed"), "\(run.stdout) \(run.stderr)")
+        let published = try? String(contentsOfFile: sandbox.folder + "/job/published", encoding: .utf8)
+        #expect(published == secrets["NPM_TOKEN"], "npm got \(published ?? "nothing"): \(run.stdout) \(run.stderr)")
+        let log = try String(contentsOfFile: sandbox.folder + "/job/action.out", encoding: .utf8)
+            + String(contentsOfFile: sandbox.folder + "/job/action.err", encoding: .utf8)
+        #expect(log.contains("created keychain") && !log.contains("rekey"), "\(log)")
     }
 
     /// The post step runs the binary the main step installed, by its path and only while it is
