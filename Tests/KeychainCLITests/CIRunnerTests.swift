@@ -172,7 +172,11 @@ import Testing
                 section = ""
             } else if let colon = trimmed.firstIndex(of: ":") {
                 let (name, given) = (String(trimmed[..<colon]), value(String(trimmed[trimmed.index(after: colon)...])))
-                if section == "with:" { inputs[name] = given } else if section == "env:" { steps[steps.count - 1].environment.append((name, given)) }
+                if section == "with:" {
+                    inputs[name] = given
+                } else if section == "env:" {
+                    steps[steps.count - 1].environment.append((name, given))
+                }
             }
         }
         #expect(inputs.keys.sorted() == ["passphrase"] && steps.count == 3, "\(inputs) \(steps)")
@@ -184,7 +188,8 @@ import Testing
         #expect(!run.stdout.contains("failed"), "\(run.stdout) \(run.stderr)")
         let published = try? String(contentsOfFile: sandbox.folder + "/job/published", encoding: .utf8)
         #expect(published == secrets["NPM_TOKEN"], "npm got \(published ?? "nothing"): \(run.stdout) \(run.stderr)")
-        let log = try String(contentsOfFile: sandbox.folder + "/job/action.out", encoding: .utf8)
+        let log =
+            try String(contentsOfFile: sandbox.folder + "/job/action.out", encoding: .utf8)
             + String(contentsOfFile: sandbox.folder + "/job/action.err", encoding: .utf8)
         #expect(log.contains("created keychain") && !log.contains("rekey"), "\(log)")
     }
