@@ -192,23 +192,10 @@ public struct ParsedArguments {
             // Against the whole name and each of its hyphenated tails: "pasword" is near "set-password".
             let words = name.split(separator: "-")
             let tails = words.indices.map { words[$0...].joined(separator: "-") }
-            return (option, tails.map { editDistance(Array(typed), Array($0)) }.min() ?? Int.max)
+            return (option, tails.map { EditDistance.between(typed, $0) }.min() ?? Int.max)
         }
         guard let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= max(1, typed.count / 4) else { return "" }
         return " Did you mean '--\(best.0.long)'?"
-    }
-
-    /// Levenshtein distance between two short option names.
-    private static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
-        var previous = Array(0...b.count)
-        for (i, x) in a.enumerated() {
-            var current = [i + 1]
-            for (j, y) in b.enumerated() {
-                current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1)))
-            }
-            previous = current
-        }
-        return previous[b.count]
     }
 
     /// The value of `option`, parsed (the parser checked it); `nil` when not given. Inlinable, as

@@ -307,6 +307,14 @@ import Testing
         // Never over an existing file; another key does not open it.
         let again = Self.run(sandbox, ["backup", destination])
         #expect(again.status == 48 && again.stderr.contains("never overwrites"))
+        // The dated name it offers, followed as printed, keeps both.
+        let offered = try #require(
+            again.stderr.components(separatedBy: "name the new one by its date: '").dropFirst().first?.components(separatedBy: "'").first)
+        #expect(offered.hasPrefix("keychainctl backup " + sandbox.folder + "/copies/backup-20") && offered.hasSuffix(".db"), "\(offered)")
+        let dated = sandbox.run(
+            ["-c", offered, ""], profile: nil,
+            environment: ["PATH": (Sandbox.binary as NSString).deletingLastPathComponent + ":/usr/bin:/bin"], executable: "/bin/sh")
+        #expect(dated.status == 0 && FileManager.default.fileExists(atPath: String(offered.dropFirst("keychainctl backup ".count))))
         let otherKey = sandbox.folder + "/other.key"
         try Data(Data((0..<32).map { UInt8($0) }).base64EncodedString().utf8).write(to: URL(fileURLWithPath: otherKey))
         chmod(otherKey, 0o600)

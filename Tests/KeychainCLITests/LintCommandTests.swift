@@ -45,7 +45,7 @@ import Testing
         let runs = try #require(sarif["runs"] as? [[String: Any]])
         let driver = try #require((runs[0]["tool"] as? [String: Any])?["driver"] as? [String: Any])
         let rules = try #require(driver["rules"] as? [[String: Any]])
-        #expect(rules.count == 18)
+        #expect(rules.count == 19)
         let results = try #require(runs[0]["results"] as? [[String: Any]])
         #expect(results.count == findings.count)
         for (result, finding) in zip(results, findings) {

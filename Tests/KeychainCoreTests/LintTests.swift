@@ -242,10 +242,24 @@ import Testing
         let soon = Self.lint([try app()], now: ISO8601.parse("2026-12-31T09:00:00Z")!)
         #expect(soon.contains { $0.rule == .kc020 && $0.severity == .warning && $0.message.contains("in 10 days") })
         #expect(!Self.ids(Self.lint([try app()])).contains("KC020"))
+        // A development profile (get-task-allow) lists its devices by nature: no finding; a
+        // distribution one limited to devices is a warning (LintMistakeTests).
         let mac = Self.lint([try Self.target("mac", "mac-app.entitlements", provisioning: "dev-mac.provisionprofile")], platform: .macos)
-        #expect(mac.contains { $0.rule == .kc020 && $0.key == "ProvisionedDevices" })
+        #expect(!mac.contains { $0.rule == .kc020 && $0.key == "ProvisionedDevices" })
         let wrongPlatform = Self.lint([try app()], platform: .macos)
         #expect(wrongPlatform.contains { $0.rule == .kc020 && $0.key == "Platform" && $0.severity == .error })
+    }
+
+    /// KC022: a key one or two edits from a keychain entitlement, or differing in case, is an
+    /// error naming the key meant; a key far from all of them is none.
+    @Test func kc022MisspelledKeychainKeys() throws {
+        let typo = try Self.document([("keychain-acess-groups", ["SKMME9E2Y8.a"]), ("Com.Apple.Security.Application-Groups", ["group.a"])])
+        let findings = Self.lint([LintTarget(name: "a", claimsPath: "a.plist", claims: typo)]).filter { $0.rule == .kc022 }
+        #expect(findings.map(\.key) == ["Com.Apple.Security.Application-Groups", "keychain-acess-groups"])
+        #expect(findings.allSatisfy { $0.severity == .error && $0.runtime?.status == -34018 })
+        #expect(findings[1].message.contains("keychain-access-groups was likely meant"))
+        let far = try Self.document([("com.apple.developer.associated-domains", ["applinks:example.com"])])
+        #expect(!Self.ids(Self.lint([LintTarget(name: "a", claimsPath: "a.plist", claims: far)])).contains("KC022"))
     }
 
     /// A binary plist's date reads as the same instant as the XML one.
@@ -271,10 +285,10 @@ import Testing
     @Test func everyRuleInTheTableHasATest() {
         let tested: Set<String> = [
             "KC001", "KC002", "KC003", "KC004", "KC007", "KC009", "KC010", "KC011", "KC012", "KC013", "KC014", "KC015", "KC016",
-            "KC017", "KC018", "KC019", "KC020", "KC021",
+            "KC017", "KC018", "KC019", "KC020", "KC021", "KC022",
         ]
         #expect(Set(LintRule.all.map(\.id.rawValue)) == tested)
-        #expect(LintRule.all.count == 18)
+        #expect(LintRule.all.count == 19)
         // One row per id: the table and the ids cannot drift apart.
         #expect(LintRule.all.map(\.id) == LintRuleID.allCases)
     }

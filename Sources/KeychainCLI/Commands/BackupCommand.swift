@@ -1,4 +1,5 @@
 import CommandLineKit
+import Glibc
 import KeychainCore
 import TextEscaping
 
@@ -20,15 +21,43 @@ struct BackupCommand: Subcommand {
         sections: [GlobalOptions.section],
         operands: [("DEST", "The new file to write.")], requiredOperands: 1, briefGlobalOptions: true,
         examples: [
-            Example("keychainctl backup ~/keychain-backup.db", "Copy the keychain, still encrypted, while others may write to it.")
+            Example("keychainctl backup ~/keychain-backup.db", "Copy the keychain, still encrypted, while others may write to it."),
+            Example(
+                "cp ~/keychain-backup.db ~/.local/share/keychainctl/keychain.db",
+                "Restore it over the default keychain, while no other keychainctl runs (it opens with the key it had)."),
         ])
 
     let context: CommandContext
 
+    /// `path` with today's date before its extension (`keychain-backup-2026-12-07.db`), and the
+    /// time too when that name is taken.
+    static func dated(_ path: String, now: time_t = time(nil)) -> String {
+        var seconds = now
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let day = "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))"
+        let slash = path.lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex
+        let dot = path[slash...].lastIndex(of: ".").flatMap { $0 == slash ? nil : $0 } ?? path.endIndex
+        let named = path[..<dot] + "-" + day + path[dot...]
+        guard access(named, F_OK) == 0 else { return named }
+        return path[..<dot] + "-" + day + "T" + two(parts.tm_hour) + two(parts.tm_min) + two(parts.tm_sec) + path[dot...]
+    }
+
     func run() throws {
         let destination = context.arguments.operand ?? ""
         let keychain = try context.openKeychain()
-        let items = try keychain.backup(to: destination)
+        let items: Int
+        do {
+            items = try keychain.backup(to: destination)
+        } catch let error as KeychainError where error.status == .duplicateKeychain {
+            // A second backup under the same name: one beside it, named by today's date.
+            let dated = Self.dated(destination)
+            throw KeychainError(
+                .duplicateKeychain,
+                hint: "\(destination.terminalSafe) exists; backup never overwrites a file. Nothing was written. "
+                    + "To keep both, name the new one by its date: 'keychainctl backup \(dated.shellQuoted.terminalSafe)'.")
+        }
         switch context.resolvedFormat {
         case .json:
             StandardStreams.out(JSON.render(.object(["path": .string(destination), "items": .number(Int64(items))])) + "\n")

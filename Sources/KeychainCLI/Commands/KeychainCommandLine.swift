@@ -31,9 +31,7 @@ public enum KeychainCommandLine {
         }
         // `help VERB` is `VERB --help`, as git and swift spell it.
         if arguments.first == "help", arguments.count == 2 {
-            guard commands.contains(where: { $0.name == arguments[1] }) else {
-                return usage("unknown subcommand '\(arguments[1])'; run 'keychainctl --help' for the list.", command: nil)
-            }
+            guard commands.contains(where: { $0.name == arguments[1] }) else { return unknownSubcommand(arguments[1]) }
             return run([arguments[1], "--help"])
         }
         guard let name = arguments.first, name != "-h", name != "--help", name != "help" else {
@@ -53,9 +51,7 @@ public enum KeychainCommandLine {
             StandardStreams.out(format == .json ? JSON.render(VersionReport.json) + "\n" : VersionReport.text)
             return 0
         }
-        guard let type = commands.first(where: { $0.name == name }) else {
-            return usage("unknown subcommand '\(name)'; run 'keychainctl --help' for the list.", command: nil)
-        }
+        guard let type = commands.first(where: { $0.name == name }) else { return unknownSubcommand(name) }
         let command: any Subcommand
         do {
             let parsed = try ParsedArguments(arguments.dropFirst(), spec: type.spec, invalidUTF8: invalidUTF8)
@@ -183,6 +179,31 @@ public enum KeychainCommandLine {
             if String(validating: bytes.bindMemory(to: UInt8.self), as: UTF8.self) == nil { invalid.insert(index - 1) }
         }
         return invalid
+    }
+
+    /// The words other tools use for these verbs (`pass`, `secret-tool`, `security`), and what
+    /// each is here.
+    static let otherToolsWords = [
+        "list": "ls", "show": "get", "read": "get", "lookup": "get", "insert": "set", "store": "set", "remove": "rm",
+        "clear": "rm", "version": "--version",
+    ]
+
+    /// `word` in the subcommand's place is none: an option there is called one, and the nearest
+    /// subcommand or option (within a third of its length, or another tool's word for it) is offered.
+    private static func unknownSubcommand(_ word: String) -> Int32 {
+        let isOption = word.hasPrefix("-")
+        var known = commands.map { $0.name } + ["help"] + otherToolsWords.keys.sorted()
+        var typed = word.count
+        if isOption {
+            known = ["--version", "--help"] + GlobalOptions.specs.map { "--" + $0.long }
+            typed -= 2
+        }
+        var suggestion = ""
+        if let near = EditDistance.nearest(word, among: known, within: max(1, typed / 3)) {
+            suggestion = " Did you mean '\(otherToolsWords[near] ?? near)'?"
+        }
+        if isOption { return usage("unknown option '\(word)' before any subcommand.\(suggestion)", command: nil) }
+        return usage("unknown subcommand '\(word)'.\(suggestion)", command: nil)
     }
 
     private static func usage(_ message: String, command: String?) -> Int32 {

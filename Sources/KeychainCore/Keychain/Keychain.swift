@@ -113,17 +113,16 @@ package final class Keychain {
         }
         let keys = KeyRing(keychainKey: key, wrappedClassKeys: unlocking.wrappedClassKeys, format: unlocking.format)
         guard keys.opens(keyCheck: unlocking.keyCheck, kdfRecord: unlocking.kdfRecord) else {
-            // Argon2id parameters edited within their bounds derive another key: without the right
-            // key nothing can tell that from a wrong passphrase, so the hint names both.
-            // A restored backup is the usual surprise: it keeps the key its keychain had when taken.
-            let backups =
-                " A keychain file opens only with the key it was made or last rekeyed with; a backup keeps the one "
-                + "its keychain had when the backup was taken."
+            // Argon2id parameters edited within their bounds derive another key, which looks like a
+            // wrong passphrase without the right key: the exit status's entry (the man page's
+            // EXIT STATUS) says so, where a typo's message need not. A restored backup is the
+            // usual surprise: it keeps the key its keychain had when taken.
             let hint =
                 unlocking.passphrase == nil
-                ? "the key does not open \(path); nothing was read or changed." + backups
-                : "the passphrase does not open \(path) (nor would the right one if its Argon2id parameters were edited: "
-                    + "the two look alike without the key); nothing was read or changed." + backups
+                ? "the key does not open \(path); nothing was read or changed. A keychain file opens only with the key it was "
+                    + "made or last rekeyed with; a backup keeps the one its keychain had when the backup was taken."
+                : "wrong passphrase for \(path): it does not open the keychain; nothing was read or changed. Check it and try "
+                    + "again; a backup opens with the passphrase its keychain had when the backup was taken."
             throw KeychainError(.authFailed, hint: hint)
         }
         if let record = unlocking.deviceRecord {

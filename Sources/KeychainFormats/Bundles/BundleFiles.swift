@@ -18,10 +18,21 @@ package enum BundleFiles: Sendable {
             var info = stat()
             guard stat(prefix, &info) == 0 else { return .disk }
             guard info.st_mode & S_IFMT == S_IFREG else { continue }
-            guard let head = FileBytes.read(path: prefix, limit: 4), ZipArchive.isZip(head) else { return .disk }
+            guard let head = FileBytes.read(path: prefix, limit: 4), ZipArchive.isZip(head) else {
+                if isIPA(prefix) { throw notAZip(prefix) }
+                return .disk
+            }
             return .archive(try ZipArchive.open(prefix))
         }
         return .disk
+    }
+
+    /// Whether `path` is named as an `.ipa` (which is a zip archive).
+    package static func isIPA(_ path: String) -> Bool { path.lowercased().hasSuffix(".ipa") }
+
+    /// Why a file named `.ipa` that is not a zip archive cannot be read as an app.
+    package static func notAZip(_ path: String) -> ProfileError {
+        ProfileError("\(path) is not a zip archive, as an .ipa is (Payload/NAME.app inside): it is not an app keychainctl can read.")
     }
 
     /// `path` inside the archive, `nil` when it is not under it (or is the archive itself).

@@ -61,6 +61,7 @@ package struct ProfileDocument: Sendable {
             throw ProfileError("cannot read profile \(path): \(SystemError.text(errno)).")
         }
         if ZipArchive.isZip(bytes) { return try bundleDocument(try AppBundle.open(path)) }
+        if BundleFiles.isIPA(path) { throw BundleFiles.notAZip(path) }
         if MachOEntitlements.isMachO(bytes) { return try decode(try MachOEntitlements.read(path: path), path: path, inMachO: true) }
         return try decode(bytes, path: path)
     }

@@ -43,6 +43,23 @@ extension AccessGroupList {
         }
     }
 
+    /// The entitlements that decide a keychain's groups, and the team's: a key one or two edits
+    /// from one of them (or differing only in case) is a typo Apple does not read.
+    package static let keychainKeys = [
+        Key.keychainAccessGroups, Key.applicationGroups, Key.applicationIdentifier, Key.macApplicationIdentifier,
+        Key.associatedApplicationIdentifier, "com.apple.developer.team-identifier",
+    ]
+
+    /// Each key of `entitlements` that is a misspelling of a keychain entitlement, with the key
+    /// likely meant (sorted by key).
+    package static func misspelledKeys(in entitlements: [String: PlistValue]) -> [(key: String, meant: String)] {
+        entitlements.keys.sorted().compactMap { key in
+            guard !keychainKeys.contains(key) else { return nil }
+            if let sameLetters = keychainKeys.first(where: { $0.lowercased() == key.lowercased() }) { return (key, sameLetters) }
+            return EditDistance.nearest(key, among: keychainKeys, within: 2).map { (key, $0) }
+        }
+    }
+
     /// The list for `entitlements` (build variables already resolved) on `platform`.
     ///
     /// An array entitlement holding any non-string element is ignored entirely. `"*"` grants every
@@ -60,6 +77,9 @@ extension AccessGroupList {
         entitlements: [String: PlistValue], platform: Platform, validated: Bool = true, allowWildcard: Bool,
         allowlist: Bool = false, warnings: inout [String]
     ) -> AccessGroupList {
+        for (key, meant) in misspelledKeys(in: entitlements) {
+            warnings.append("entitlement \(key) is not one Apple reads: \(meant) was likely meant, and nothing under it counts.")
+        }
         var entries: [Entry] = []
         var ignored: [Entry] = []
         var patterns: [Entry] = []

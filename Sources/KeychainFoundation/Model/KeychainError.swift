@@ -51,7 +51,7 @@ package enum KeychainStatus: Int32, Sendable, CaseIterable {
         case .authFailed:
             Description(
                 causes:
-                    "wrong key or passphrase; authentication failed, or asked of a device that cannot give it (no biometry, no passcode); a wrong application password; an `akpu` add without a passcode; a wrong PKCS#12 passphrase. Nothing was read or changed",
+                    "wrong key or passphrase (a passphrase record whose Argon2id parameters were edited within their bounds derives another key, which looks the same); authentication failed, or asked of a device that cannot give it (no biometry, no passcode); a wrong application password; an `akpu` add without a passcode; a wrong PKCS#12 passphrase. Nothing was read or changed",
                 ownMessage: "The key, passphrase or password given is not correct, or authentication failed.", commands: Self.openers)
         case .notAvailable:
             Description(

@@ -22,6 +22,7 @@ package enum LintRuleID: String, Sendable, CaseIterable, Comparable {
     case kc019 = "KC019"
     case kc020 = "KC020"
     case kc021 = "KC021"
+    case kc022 = "KC022"
 
     package static func < (a: LintRuleID, b: LintRuleID) -> Bool { a.rawValue < b.rawValue }
 }
@@ -83,6 +84,9 @@ package struct LintRule: Sendable {
         LintRule(
             id: .kc020, title: "provisioning profile expired, expiring or for another platform", severity: .error, sources: ["TN3125"]),
         LintRule(id: .kc021, title: "a code group no target may use", severity: .error, sources: ["SecItemServer.c"]),
+        LintRule(
+            id: .kc022, title: "misspelled keychain entitlement key", severity: .error,
+            sources: ["TN3125", "SecTaskCopyAccessGroups"]),
     ]
 
     /// The rule `id` (a programming error if there is none).

@@ -86,7 +86,26 @@ extension Linter {
                         "the profile is for \(profilePlatform.rawValue), the target runs on \(fact.platform.rawValue): it cannot sign this build.",
                     fix: "use a \(fact.platform.rawValue) profile, or pass the right --platform."))
         }
-        if fact.platform == .macos, let devices = profile.document.provisionedDevices, devices > 0 {
+        // With no --platform the target takes the profile's: entitlements shaped for the other
+        // platform (iOS's application-identifier, macOS's com.apple.application-identifier) say
+        // which side is which.
+        if let profilePlatform = profile.platform, profilePlatform == fact.platform,
+            let shaped = Self.platformShape(of: target.claims.entitlements), shaped != profilePlatform
+        {
+            findings.append(
+                LintFinding(
+                    rule: .kc020, severity: .error, file: profile.path, target: target.name, key: "Platform",
+                    value: profile.document.platforms.joined(separator: ", "),
+                    message:
+                        "the profile is for \(profilePlatform.displayName), and \(target.claimsPath)'s entitlements are \(shaped == .ios ? "an" : "a") \(shaped.displayName) target's (\(Self.identifierKey(shaped))): one of the two is not this target's.",
+                    fix:
+                        "give this target its \(shaped.displayName) profile, or check the \(profilePlatform.displayName) target's entitlements (\(Self.identifierKey(profilePlatform)))."
+                ))
+        }
+        // A development profile lists its devices by nature (get-task-allow): only a distribution
+        // build limited to devices is worth a warning.
+        let development = profile.document.entitlements["get-task-allow"]?.bool == true
+        if fact.platform == .macos, !development, let devices = profile.document.provisionedDevices, devices > 0 {
             findings.append(
                 LintFinding(
                     rule: .kc020, severity: .warning, file: profile.path, target: target.name, key: "ProvisionedDevices",
@@ -95,5 +114,18 @@ extension Linter {
                     fix: "distribute with a Developer ID or Mac App Store profile, which lists no devices."))
         }
         return findings
+    }
+
+    /// The platform a target's entitlements are shaped for, by the application identifier key it
+    /// claims; `nil` when it claims neither or both.
+    static func platformShape(of entitlements: [String: PlistValue]) -> Platform? {
+        let ios = entitlements[AccessGroupList.Key.applicationIdentifier] != nil
+        let macos = entitlements[AccessGroupList.Key.macApplicationIdentifier] != nil
+        return ios == macos ? nil : (ios ? .ios : .macos)
+    }
+
+    /// The application identifier's key on `platform`.
+    static func identifierKey(_ platform: Platform) -> String {
+        platform == .ios ? AccessGroupList.Key.applicationIdentifier : AccessGroupList.Key.macApplicationIdentifier
     }
 }

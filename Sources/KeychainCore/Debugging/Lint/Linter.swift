@@ -70,6 +70,15 @@ package struct Linter {
         let target = fact.target
         let file = target.claimsPath
         var findings: [LintFinding] = []
+        for (key, meant) in AccessGroupList.misspelledKeys(in: target.claims.entitlements) {
+            let lost = target.claims.entitlements[meant] == nil ? "" : " (\(meant) is there too: this one adds nothing)"
+            findings.append(
+                LintFinding(
+                    rule: .kc022, severity: .error, file: file, target: target.name, key: key,
+                    message:
+                        "is not an entitlement Apple reads: \(meant) was likely meant\(lost), and nothing under this key is claimed; the app gets errSecMissingEntitlement for what it lists.",
+                    fix: "rename the key to \(meant).", runtime: Self.missingEntitlement))
+        }
         for key in AccessGroupList.groupSources {
             guard let value = target.claims.entitlements[key] else { continue }
             let isArray = key != AccessGroupList.Key.applicationIdentifier && key != AccessGroupList.Key.macApplicationIdentifier
