@@ -26,6 +26,7 @@ struct ExplainCommand: Subcommand {
                     NamedPath.appOption.spec,
                 ]
             ),
+            ("find's output options, taken so that a find's command line explains as written (no secret is read)", findsOutput),
             ItemOptions.section,
             GlobalOptions.section,
         ],
@@ -33,8 +34,17 @@ struct ExplainCommand: Subcommand {
             Example(
                 "keychainctl explain --profile share-extension.plist -s com.example.api -a session",
                 "Why the share extension does not find the app's item, item by item."
-            )
+            ),
+            Example(
+                "keychainctl explain --profile App.ipa --target com.example.app.widget -s com.example.api -a session -w",
+                "The same for a target of a built app, with a failing find's words pasted after explain."
+            ),
         ])
+
+    /// find's options that choose what is printed, not what matches: accepted and left unused.
+    static let findsOutput = [
+        FindCommand.returns.spec, FindCommand.passwordOnly.spec, FindCommand.allowPrivateKeyExport.spec, DamagedRows.option.spec,
+    ]
 
     static let operation = Option.choice(
         "operation", nil, "find|add|update|delete", "The call to explain (default find).", Explanation.Operation.init(rawValue:))

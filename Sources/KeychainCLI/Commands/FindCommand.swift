@@ -52,6 +52,28 @@ struct FindCommand: Subcommand {
     }
 
     func run() throws {
+        do { try find() } catch let error as KeychainError where error.status == .itemNotFound {
+            throw Self.pointingAtExplain(error, context: context, words: ["explain"] + context.arguments.canonical(Self.spec))
+        }
+    }
+
+    /// A miss, saying where else items match (groups the profile does not read) and the explain
+    /// command that says which and why: the same words with explain for the verb.
+    static func pointingAtExplain(_ error: KeychainError, context: CommandContext, words: [String], request: ItemRequest? = nil)
+        -> KeychainError
+    {
+        let request = request ?? ItemOptions(context.arguments).request()
+        guard let caller = try? context.caller(), let keychain = try? context.openKeychain(),
+            let elsewhere = try? keychain.matchCountElsewhere(request, caller: caller), elsewhere > 0
+        else { return error }
+        let command = (["keychainctl"] + words).map(\.shellQuoted).joined(separator: " ").terminalSafe
+        return KeychainError(
+            .itemNotFound,
+            hint: error.hint + " \(elsewhere) item\(elsewhere == 1 ? " matches" : "s match") in access groups this profile does not read: "
+                + "'\(command)' says which and why.")
+    }
+
+    private func find() throws {
         let passwordOnly = context[Self.passwordOnly]
         let skipDamaged = context[DamagedRows.option]
         var request = ItemOptions(context.arguments).request(

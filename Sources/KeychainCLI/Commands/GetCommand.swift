@@ -40,7 +40,21 @@ struct GetCommand: Subcommand {
         // The clipboard's tool is found first: a missing one costs no keychain read.
         let clipboard = context[Self.clip] ? try Clipboard() : nil
         let keychain = try context.openKeychain()
-        let found = try NamedItem(context.arguments).theOne(keychain, caller: caller, command: Self.name, withData: true)
+        let named = NamedItem(context.arguments)
+        let found: Keychain.FoundItem
+        do { found = try named.theOne(keychain, caller: caller, command: Self.name, withData: true) } catch let error as KeychainError
+            where error.status == .itemNotFound
+        {
+            // The same item as explain names it (every sync state, as get looks), with the
+            // options that chose the keychain and the caller.
+            let global = context.arguments.canonical(Self.spec).filter { word in
+                GlobalOptions.specs.contains { word == "--" + $0.long || word.hasPrefix("--" + $0.long + "=") }
+            }
+            let words =
+                ["explain", "--service=" + named.service] + (named.account.map { ["--account=" + $0] } ?? [])
+                + (named.group.map { ["--group=" + $0] } ?? []) + ["--sync=any"] + global
+            throw FindCommand.pointingAtExplain(error, context: context, words: words, request: named.query(.attributes, limit: .all))
+        }
         if let clipboard {
             return try clipboard.copy(found.secret ?? SecretBytes(count: 0), clearAfter: context[Self.clipSeconds] ?? 45)
         }

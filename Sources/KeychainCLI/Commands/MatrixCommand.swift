@@ -24,7 +24,7 @@ struct MatrixCommand: Subcommand {
             ItemOptions.section,
             (
                 ProgramSpec.globalSectionTitle,
-                GlobalOptions.specs.filter { $0.long != TargetOptions.profile.spec.long && $0.long != TargetOptions.provisioning.spec.long }
+                GlobalOptions.specs.filter { ![TargetOptions.profile.spec.long, TargetOptions.provisioning.spec.long, TargetOptions.target.spec.long].contains($0.long) }
             ),
         ],
         examples: [

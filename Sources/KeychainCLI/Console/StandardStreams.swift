@@ -20,6 +20,9 @@ enum StandardStreams {
     /// A warning on stderr: `keychainctl: warning: …`.
     static func warn(_ text: String) { err("keychainctl: warning: \(text.linesTerminalSafe)\n") }
 
+    /// A note on standard error: what the user may want to know, not a fault.
+    static func note(_ text: String) { err("keychainctl: note: \(text.linesTerminalSafe)\n") }
+
     /// Writes secret bytes to standard output (or `fd`) straight from guarded memory.
     static func out(secret: SecretBytes, fd: Int32 = 1) {
         secret.withUnsafeBytes { buffer in

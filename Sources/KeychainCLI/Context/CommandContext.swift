@@ -88,11 +88,21 @@ struct CommandContext {
     /// Loads the profile of `profileSource`. The built-in one takes no provisioning profile.
     func loadProfile() throws -> Profile {
         let provisioning = ProcessSettings.provisioning(option: self[GlobalOptions.provisioning])
-        return try profileSource.load(
+        var named = false
+        let profile = try profileSource.load(
             provisioning: provisioning,
             refusal: "--provisioning checks a profile's claims, and none was given: pass the app's entitlements as --profile too.",
             platform: try resolvedPlatform()
-        ) { path in try loadProfile(path: path, provisioning: provisioning) }
+        ) { path in
+            named = true
+            return try loadProfile(path: try BuiltTarget.path(in: path, target: self[GlobalOptions.target]), provisioning: provisioning)
+        }
+        if let target = self[GlobalOptions.target], !named {
+            throw UsageError(
+                "--target \(target.terminalSafe) picks a target of a built app given as --profile (.app, .ipa, .xcarchive); no --profile was given."
+            )
+        }
+        return profile
     }
 
     /// The platform in force (`ProcessSettings.platform`).

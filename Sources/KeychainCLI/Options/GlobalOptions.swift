@@ -12,6 +12,10 @@ enum GlobalOptions {
         "profile", environment: SettingVariable.profile.rawValue,
         "The calling app: its entitlements plist or provisioning profile, or what Xcode built (.app, .appex, .ipa, .xcarchive, executable)."
     )
+    static let target = Option.text(
+        "target", nil, "bundle-id",
+        "With a built app as --profile (.app, .ipa, .xcarchive): act as this target of it, named by bundle identifier as lint names it (default: the app)."
+    )
     static let provisioning = Option.path(
         "provisioning", environment: SettingVariable.provisioning.rawValue,
         "The provisioning profile that signs the app (or a built app, whose embedded one it takes): its allowlist, checked against the claims."
@@ -59,7 +63,8 @@ enum GlobalOptions {
     /// The options, for command specs, in help order: by theme (`themes`). A literal, as every
     /// command's spec holds it: built from the themes it cost a find 1% more.
     static let specs: [OptionSpec] = [
-        Self.keychain.spec, Self.keyFile.spec, Self.passphraseFD.spec, Self.noCache.spec, Self.profile.spec, Self.provisioning.spec,
+        Self.keychain.spec, Self.keyFile.spec, Self.passphraseFD.spec, Self.noCache.spec, Self.profile.spec, Self.target.spec,
+        Self.provisioning.spec,
         Self.platform.spec, Self.teamID.spec, Self.buildSetting.spec, Self.allowAnyGroup.spec, Self.deviceState.spec, Self.auth.spec,
         Self.authUI.spec, Self.applicationPasswordFD.spec, Self.format.spec,
     ]
@@ -70,7 +75,7 @@ enum GlobalOptions {
     static let themes: [(title: String, names: [String])] = [
         ("location", ["keychain"]),
         ("credential", ["key-file", "passphrase-fd", "no-cache"]),
-        ("caller", ["profile", "provisioning", "platform", "team-id", "build-setting", "allow-any-group"]),
+        ("caller", ["profile", "target", "provisioning", "platform", "team-id", "build-setting", "allow-any-group"]),
         ("simulation", ["device-state", "auth", "auth-ui", "application-password-fd"]),
         ("output", ["format"]),
     ]

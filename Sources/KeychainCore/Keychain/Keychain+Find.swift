@@ -123,6 +123,21 @@ extension Keychain {
         return try store.read { try store.count(query.itemClass, filter: filter) }
     }
 
+    /// How many items the SQL would select for `request` in access groups `caller` does not read
+    /// (counted as `matchCount` counts, without opening any): what a miss's message points at
+    /// `explain` for. None when the request names its group or the caller reads every group.
+    package func matchCountElsewhere(_ request: ItemRequest, caller: Caller) throws -> Int {
+        let query = try ItemQuery(request, defaultLimit: .all)
+        var filter = filter(for: query, caller: caller, writing: false)
+        guard query.attributes[Schema.accessGroup] == nil, filter.groups != nil else { return 0 }
+        let everywhere: Int = try store.read {
+            let readable = try store.count(query.itemClass, filter: filter)
+            filter.groups = nil
+            return try store.count(query.itemClass, filter: filter) - readable
+        }
+        return everywhere
+    }
+
     /// A matched item as it is handed over: its secret when data was asked for, its PEM when its
     /// reference was.
     static func found(_ item: Item, secret opened: ItemSecret?, certificate: [UInt8]?, query: ItemQuery, request: ItemRequest) throws
