@@ -24,7 +24,10 @@ struct MatrixCommand: Subcommand {
             ItemOptions.section,
             (
                 ProgramSpec.globalSectionTitle,
-                GlobalOptions.specs.filter { ![TargetOptions.profile.spec.long, TargetOptions.provisioning.spec.long, TargetOptions.target.spec.long].contains($0.long) }
+                GlobalOptions.specs.filter {
+                    ![TargetOptions.profile.spec.long, TargetOptions.provisioning.spec.long, TargetOptions.target.spec.long].contains(
+                        $0.long)
+                }
             ),
         ],
         examples: [
