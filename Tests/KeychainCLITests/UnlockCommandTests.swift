@@ -284,6 +284,35 @@ import Testing
         #expect(first.sandbox.run(["lock", "--keyring", "user"], profile: nil).status == 64)
     }
 
+    /// CI.md's concurrent jobs: one job's `lock --all` (or an earlier step's `exec --lock`) removes
+    /// the key another cached, whose next command used to get the same "no key available" as a
+    /// job never unlocked. The cache notes each removal (no key material: when, until when, by
+    /// what), the message says it, and unlocking again, as it advises, clears the note.
+    @Test(.enabled(if: TestMachine.hasKeyring, "machine: keyring")) func aRemovedKeySaysWhenAndByWhat() throws {
+        let sandbox = try Sandbox()
+        sandbox.add(["-s", "api"], secret: "SECRET-removed")
+        let script = """
+            k="$KEYCHAINCTL_KEY_FILE"; export KEYCHAINCTL_KEY_FILE=
+            KEYCHAINCTL_KEY_FILE="$k" "$0" unlock --keyring session --timeout 30m > /dev/null || exit 90
+            "$0" find -s api -w > /dev/null || exit 91
+            "$0" lock --all --keyring session > /dev/null 2>&1
+            "$0" find -s api -w 2> all.err; echo "after lock --all: $?"
+            KEYCHAINCTL_KEY_FILE="$k" "$0" unlock --keyring session > /dev/null || exit 92
+            "$0" exec --lock --env T=service=api -- true 2> /dev/null || exit 93
+            "$0" find -s api -w 2> exec.err; echo "after exec --lock: $?"
+            KEYCHAINCTL_KEY_FILE="$k" "$0" unlock --keyring session > /dev/null || exit 94
+            "$0" find -s api -w; echo " after unlock: $?"
+            "$0" lock > /dev/null
+            cat all.err exec.err
+            """
+        let out = Self.inOwnSession(sandbox, "cd \"$HOME\"\n" + script, environment: [:]) ?? ""
+        #expect(out.contains("after lock --all: 36") && out.contains("after exec --lock: 36"), "\(out)")
+        #expect(out.contains("SECRET-removed after unlock: 0"), "unlocking again serves the key: \(out)")
+        #expect(out.contains("was removed at ") && out.contains("by 'keychainctl lock --all'"), "\(out)")
+        #expect(out.contains("by 'keychainctl exec --lock'") && out.contains("(until "), "\(out)")
+        #expect(out.contains("unlock it again"), "\(out)")
+    }
+
     /// A session keyring another user owns (su without a login, sudo keeping the caller's session)
     /// is not this process's own: `unlock` caches nothing there (every process of that user would
     /// read the key) and says why (exit 78). Needs root, to hand the keyring to another uid.

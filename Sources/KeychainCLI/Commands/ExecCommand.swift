@@ -308,7 +308,9 @@ extension ExecCommand {
     fileprivate func lockBeforeStarting(_ keychain: Keychain, keyFile: String?) -> String? {
         let name = context.keychainPath.terminalSafe
         if keychain.usedCachedKey {
-            if let id = keychain.identity, KeyCache.invalidate(KeyCache.Slot(id: id, path: context.keychainPath)) {
+            if let id = keychain.identity,
+                KeyCache.invalidate(KeyCache.Slot(id: id, path: context.keychainPath), by: "keychainctl exec --lock")
+            {
                 StandardStreams.err("locked \(name) before starting the command (--lock)\n")
             }
         } else if let file = LockCommand.removeUnlockedKeyFile(context) {

@@ -39,7 +39,10 @@ struct LockCommand: Subcommand {
         let path = context.keychainPath
         let removed: Int
         if context[Self.all] {
-            removed = KeyCache.invalidateAll(in: context[Self.keyring].map { [$0] } ?? KernelKeyring.Ring.allCases)
+            // Noted for the commands that find the keys gone: other jobs of this user, which
+            // did not ask for it. Locking one keychain by name is its owner's own doing.
+            removed = KeyCache.invalidateAll(
+                in: context[Self.keyring].map { [$0] } ?? KernelKeyring.Ring.allCases, by: "keychainctl lock --all")
         } else {
             let store: KeychainStore
             do {

@@ -38,7 +38,25 @@ package final class Keychain {
         if source.useCache, let entry = cachedKey(opening: store) {
             return Opening(path: path, store: store, credential: .key(entry.key), cachedIn: entry.ring)
         }
-        return Opening(path: path, store: store, credential: try source.resolve(store.unlocking.passphrase != nil), cachedIn: nil)
+        do {
+            return Opening(path: path, store: store, credential: try source.resolve(store.unlocking.passphrase != nil), cachedIn: nil)
+        } catch let error as KeychainError where error.status == .interactionNotAllowed && source.useCache {
+            // No key at hand: where the cache noted that a key it held was removed, say so (a
+            // concurrent job's `lock --all`, an earlier step's `exec --lock` look alike otherwise).
+            guard case .v2(let id) = store.unlocking.format, let removal = KeyCache.removal(of: KeyCache.Slot(id: id, path: path)) else {
+                throw error
+            }
+            let until = removal.expires.map { " (until \(Self.utc($0)))" } ?? ""
+            throw KeychainError(
+                .interactionNotAllowed,
+                hint: error.hint + " The key 'keychainctl unlock' cached for this keychain\(until) was removed at \(Self.utc(removal.at)) "
+                    + "by '\(removal.by.terminalSafe)', in this session or another of this user: unlock it again to cache it anew.")
+        }
+    }
+
+    /// A time as UTC, to the second (`2026-12-08T00:12:03Z`).
+    static func utc(_ seconds: UInt64) -> String {
+        ISO8601.format(Int64(seconds) * 1000).replacingBytes(".000Z", with: "Z")
     }
 
     /// The key `unlock` cached for the file `store` opened, when it opens the file's key check; a

@@ -48,7 +48,7 @@ extension Keychain {
                 if dryRun { throw DryRun() }
             }
         } catch is DryRun {}
-        if !dryRun, let identity { KeyCache.invalidate(KeyCache.Slot(id: identity, path: store.connection.path)) }
+        if !dryRun, let identity { KeyCache.invalidate(KeyCache.Slot(id: identity, path: store.connection.path), by: "keychainctl rekey") }
         return count
     }
 

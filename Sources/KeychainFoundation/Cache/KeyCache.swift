@@ -127,6 +127,7 @@ package enum KeyCache {
         slot.givenTag.withUnsafeBytes { payload.append($0) }
         // Whatever was cached for this file in the other keyring goes first: one file, one cached key.
         invalidate(slot)
+        forgetRemoval(of: slot)
         let serial: Int32
         do {
             serial = try KernelKeyring.add(
@@ -139,10 +140,15 @@ package enum KeyCache {
     /// Invalidates the keys cached in `slot` (a copy of the file elsewhere keeps its own); whether
     /// there was one.
     @discardableResult
-    package static func invalidate(_ slot: Slot) -> Bool {
+    package static func invalidate(_ slot: Slot, by remover: String? = nil) -> Bool {
         var found = false
         for ring in KernelKeyring.Ring.allCases {
-            while let serial = KernelKeyring.search(slot.description, in: ring), KernelKeyring.invalidate(serial) { found = true }
+            while let serial = KernelKeyring.search(slot.description, in: ring) {
+                let expires = read(serial, ring: ring)?.expires
+                guard KernelKeyring.invalidate(serial) else { break }
+                found = true
+                if let remover { recordRemoval(of: slot.description, expires: expires, by: remover, in: ring) }
+            }
         }
         return found
     }
@@ -150,26 +156,92 @@ package enum KeyCache {
     /// Invalidates every keychainctl key in either keyring that was cached for the path of `slot`
     /// (either of its tags; the identity is not read), and no other; how many there were. What `lock` removes when the file is
     /// gone and its identity cannot be read: another keychain's key, another job's, stays.
-    package static func invalidate(taggedLike slot: Slot) -> Int {
+    package static func invalidate(taggedLike slot: Slot, by remover: String? = nil) -> Int {
         var count = 0
         for ring in KernelKeyring.Ring.allCases {
             for key in KernelKeyring.keys(in: ring, prefix: prefix) {
-                guard let payload = KernelKeyring.read(key.serial, length: payloadBytes),
-                    let entry = decode(payload, ring: ring, serial: key.serial), slot.names(entry.pathTags)
-                else { continue }
-                if KernelKeyring.invalidate(key.serial) { count += 1 }
+                guard let entry = read(key.serial, ring: ring), slot.names(entry.pathTags) else { continue }
+                if KernelKeyring.invalidate(key.serial) {
+                    count += 1
+                    if let remover { recordRemoval(of: key.description, expires: entry.expires, by: remover, in: ring) }
+                }
             }
         }
         return count
     }
 
     /// Invalidates every keychainctl key in `rings`; how many there were.
-    package static func invalidateAll(in rings: [KernelKeyring.Ring] = KernelKeyring.Ring.allCases) -> Int {
+    package static func invalidateAll(in rings: [KernelKeyring.Ring] = KernelKeyring.Ring.allCases, by remover: String? = nil) -> Int {
         var count = 0
         for ring in rings {
-            for key in KernelKeyring.keys(in: ring, prefix: prefix) where KernelKeyring.invalidate(key.serial) { count += 1 }
+            for key in KernelKeyring.keys(in: ring, prefix: prefix) {
+                let expires = read(key.serial, ring: ring)?.expires
+                guard KernelKeyring.invalidate(key.serial) else { continue }
+                count += 1
+                if let remover { recordRemoval(of: key.description, expires: expires, by: remover, in: ring) }
+            }
         }
         return count
+    }
+
+    /// The cached key `serial`, decoded; `nil` when it is not one.
+    private static func read(_ serial: Int32, ring: KernelKeyring.Ring) -> Entry? {
+        KernelKeyring.read(serial, length: payloadBytes).flatMap { decode($0, ring: ring, serial: serial) }
+    }
+
+    // MARK: What removed a key
+
+    /// Where a removal is noted: the key's own description under this prefix, in the keyring it
+    /// was in, for a day. No key material: the time, the expiry it had and what removed it.
+    package static let removalPrefix = "keychainctl-removed:v1:"
+    private static let removalMagic = Array("kcr1".utf8)
+    private static let removalLifetime: UInt32 = 86_400
+
+    /// A cached key's removal, as the next command that finds no key can tell it.
+    package struct Removal: Sendable {
+        /// Seconds since 1970 when it was removed.
+        package let at: UInt64
+        /// When it would have expired (`nil`: at lock or logout).
+        package let expires: UInt64?
+        /// What removed it: `keychainctl lock`, `keychainctl lock --all`, `keychainctl exec --lock`…
+        package let by: String
+    }
+
+    private static func recordRemoval(of description: String, expires: UInt64?, by remover: String, in ring: KernelKeyring.Ring) {
+        let payload = SecretBytes(count: 0)
+        removalMagic.withUnsafeBytes { payload.append($0) }
+        withUnsafeBytes(of: currentTime().bigEndian) { payload.append($0) }
+        withUnsafeBytes(of: (expires ?? 0).bigEndian) { payload.append($0) }
+        Array(remover.utf8.prefix(64)).withUnsafeBytes { payload.append($0) }
+        let name = removalPrefix + description.dropFirst(prefix.count)
+        // One note per key: a newer one replaces the older.
+        while let old = KernelKeyring.search(name, in: ring), KernelKeyring.invalidate(old) {}
+        _ = try? KernelKeyring.add(name, payload: payload, ring: ring, timeout: removalLifetime, shareUID: false)
+    }
+
+    /// The removal noted for `slot`'s key, when there is one (this user's, within a day).
+    package static func removal(of slot: Slot) -> Removal? {
+        let name = removalPrefix + slot.description.dropFirst(prefix.count)
+        for ring in KernelKeyring.Ring.allCases {
+            guard let serial = KernelKeyring.search(name, in: ring, ownOnly: true) else { continue }
+            // No key material in it: read into an ordinary buffer, as long as the note may be.
+            var bytes = [UInt8](repeating: 0, count: 4 + 8 + 8 + 64)
+            let count = bytes.withUnsafeMutableBytes { KernelKeyring.read(serial, into: $0) }
+            guard count >= 20, count <= bytes.count, Array(bytes.prefix(4)) == removalMagic else { continue }
+            let expires = bytes.withUnsafeBytes { ByteOrder.bigEndian($0[12..<20]) }
+            return Removal(
+                at: bytes.withUnsafeBytes { ByteOrder.bigEndian($0[4..<12]) }, expires: expires == 0 ? nil : expires,
+                by: String(decoding: bytes[20..<count], as: UTF8.self))
+        }
+        return nil
+    }
+
+    /// Forgets the removal noted for `slot` (a new key is cached for it).
+    private static func forgetRemoval(of slot: Slot) {
+        let name = removalPrefix + slot.description.dropFirst(prefix.count)
+        for ring in KernelKeyring.Ring.allCases {
+            while let serial = KernelKeyring.search(name, in: ring), KernelKeyring.invalidate(serial) {}
+        }
     }
 
     /// Seconds since 1970.
