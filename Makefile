@@ -153,11 +153,12 @@ install: release
 	install -d "$(PREFIX)/bin" "$(PREFIX)/share/man/man1" "$(PREFIX)/share/bash-completion/completions" \
 		"$(PREFIX)/share/zsh/site-functions" "$(PREFIX)/share/fish/vendor_completions.d" && \
 	install -m 0755 "$$bin" "$(PREFIX)/bin/keychainctl" && \
+	ln -sf keychainctl "$(PREFIX)/bin/git-credential-keychainctl" && \
 	"$$bin" manpage > "$(PREFIX)/share/man/man1/keychainctl.1" && \
 	"$$bin" completion bash > "$(PREFIX)/share/bash-completion/completions/keychainctl" && \
 	"$$bin" completion zsh > "$(PREFIX)/share/zsh/site-functions/_keychainctl" && \
 	"$$bin" completion fish > "$(PREFIX)/share/fish/vendor_completions.d/keychainctl.fish" && \
-	echo "installed keychainctl, its man page and completions under $(PREFIX)"
+	echo "installed keychainctl (and git-credential-keychainctl, a link to it), its man page and completions under $(PREFIX)"
 
 # The release files in dist/: the tarball, the .deb (checked by lintian, overrides documented in
 # CONTRIBUTING.md) and SHA256SUMS, byte for byte the same for one commit (Scripts/dist.sh).

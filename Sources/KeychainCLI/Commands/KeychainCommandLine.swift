@@ -167,6 +167,11 @@ public enum KeychainCommandLine {
                 "keychainctl: cannot read the command line: \(SystemError.text(EMFILE)) (the open-file limit is too low).\n")
             exit(ExitStatusTable.ioFailure)
         }
+        // Called by a credential helper's name (a link to this binary), it speaks that protocol.
+        let called = CommandLine.arguments[0].split(separator: "/").last.map(String.init) ?? ""
+        if called == GitCredentialHelper.programName {
+            exit(StandardStreams.finish(GitCredentialHelper.run(Array(CommandLine.arguments.dropFirst()))))
+        }
         exit(StandardStreams.finish(run(Array(CommandLine.arguments.dropFirst()), invalidUTF8: invalidUTF8Arguments())))
     }
 

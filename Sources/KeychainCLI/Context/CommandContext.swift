@@ -269,10 +269,15 @@ struct CommandContext {
         return try chain.named()
     }
 
+    /// Set by a credential helper: the terminal is the calling program's (git's), and nothing is
+    /// asked on it; without a key at hand the call fails, as with no terminal. One process, one
+    /// command: set once, before any credential is chosen.
+    nonisolated(unsafe) static var neverPrompt = false
+
     /// A passphrase typed on the terminal after `prompt`; typed twice when `confirming` names
     /// what a mismatch leaves undone ("created", "changed"). `nil` without a terminal.
     static func prompted(_ prompt: String, confirming undone: String? = nil) throws -> SecretBytes? {
-        guard StandardStreams.isTerminal(0) || StandardStreams.isTerminal(2) else { return nil }
+        guard !neverPrompt, StandardStreams.isTerminal(0) || StandardStreams.isTerminal(2) else { return nil }
         let limit = InputLimits.passphraseBytes
         let passphrase = try SecretReader.prompt(prompt, limit: limit)
         if let undone {
