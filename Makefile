@@ -154,11 +154,12 @@ install: release
 		"$(PREFIX)/share/zsh/site-functions" "$(PREFIX)/share/fish/vendor_completions.d" && \
 	install -m 0755 "$$bin" "$(PREFIX)/bin/keychainctl" && \
 	ln -sf keychainctl "$(PREFIX)/bin/git-credential-keychainctl" && \
+	ln -sf keychainctl "$(PREFIX)/bin/docker-credential-keychainctl" && \
 	"$$bin" manpage > "$(PREFIX)/share/man/man1/keychainctl.1" && \
 	"$$bin" completion bash > "$(PREFIX)/share/bash-completion/completions/keychainctl" && \
 	"$$bin" completion zsh > "$(PREFIX)/share/zsh/site-functions/_keychainctl" && \
 	"$$bin" completion fish > "$(PREFIX)/share/fish/vendor_completions.d/keychainctl.fish" && \
-	echo "installed keychainctl (and git-credential-keychainctl, a link to it), its man page and completions under $(PREFIX)"
+	echo "installed keychainctl (with git-credential-keychainctl and docker-credential-keychainctl, links to it), its man page and completions under $(PREFIX)"
 
 # The release files in dist/: the tarball, the .deb (checked by lintian, overrides documented in
 # CONTRIBUTING.md) and SHA256SUMS, byte for byte the same for one commit (Scripts/dist.sh).

@@ -39,6 +39,13 @@ enum ErrorReporter {
     /// `error`'s message alone, one line, for a warning that quotes it.
     static func summary(of error: any Error) -> String { describe(error).2.terminalSafe }
 
+    /// What the error says to do (its hint), else its message: the one line a credential helper
+    /// hands its caller.
+    static func advice(of error: any Error) -> String {
+        let described = describe(error)
+        return (described.3.isEmpty ? described.2 : described.3).terminalSafe
+    }
+
     /// (OSStatus, name, message, hint, exit status) for any failure: the engine's outcome
     /// (`FailureOutcome`), its kind given an exit status here.
     private static func describe(_ error: any Error) -> (Int32?, String, String, String, Int32) {

@@ -172,6 +172,9 @@ public enum KeychainCommandLine {
         if called == GitCredentialHelper.programName {
             exit(StandardStreams.finish(GitCredentialHelper.run(Array(CommandLine.arguments.dropFirst()))))
         }
+        if called == DockerCredentialHelper.programName {
+            exit(StandardStreams.finish(DockerCredentialHelper.run(Array(CommandLine.arguments.dropFirst()))))
+        }
         exit(StandardStreams.finish(run(Array(CommandLine.arguments.dropFirst()), invalidUTF8: invalidUTF8Arguments())))
     }
 

@@ -52,6 +52,12 @@ struct GitCredential {
         }
     }
 
+    /// The parts of a registry's address as Docker names it: a URL, or a host with no scheme
+    /// (`registry.example.com:5000`), which is an HTTPS one.
+    init(url: String) {
+        take(url: url.utf8.firstRange(ofBytes: "://".utf8) == nil ? "https://" + url : url)
+    }
+
     /// `protocol://[user@]host[:port]/path`, as git gives a whole URL.
     private mutating func take(url: String) {
         guard let scheme = url.utf8.firstRange(ofBytes: "://".utf8) else { return }

@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+
+/// `docker-credential-keychainctl`, driven as Docker drives a credential helper
+/// (docker-credential-helpers' protocol): every action, its documented output, the
+/// "credentials not found in native keychain" error of a miss, one login per registry, the login
+/// in the helper's own access group, and no prompt when the keychain is locked. (Docker itself
+/// needs a daemon and a registry, which the test machines do not have.)
+@Suite struct DockerCredentialHelperTests {
+    /// The sandbox with the helper linked by its name.
+    static func setup() throws -> (sandbox: Sandbox, helper: String) {
+        let sandbox = try Sandbox()
+        let helper = sandbox.folder + "/docker-credential-keychainctl"
+        try FileManager.default.createSymbolicLink(atPath: helper, withDestinationPath: Sandbox.binary)
+        return (sandbox, helper)
+    }
+
+    static func call(_ setup: (sandbox: Sandbox, helper: String), _ action: String, _ input: String, extra: [String: String] = [:])
+        -> Sandbox.Run
+    {
+        setup.sandbox.run([action], profile: nil, stdin: Data(input.utf8), environment: extra, timeout: 30, executable: setup.helper)
+    }
+
+    @Test func everyActionAsDockerCallsIt() throws {
+        let setup = try Self.setup()
+        let secret = "p@ss\"w\\rd é"
+        let login = #"{"ServerURL":"https://index.docker.io/v1/","Username":"alice","Secret":"p@ss\"w\\rd \u00e9"}"#
+        #expect(Self.call(setup, "store", login).status == 0)
+        let got = Self.call(setup, "get", "https://index.docker.io/v1/\n")
+        #expect(got.status == 0, "\(got.stdout)")
+        let object = try #require(try? got.json() as? [String: String], "\(got.stdout)")
+        #expect(object == ["ServerURL": "https://index.docker.io/v1/", "Username": "alice", "Secret": secret], "\(object)")
+        #expect(Self.call(setup, "store", #"{"ServerURL":"registry.example.com:5000","Username":"bob","Secret":"tok"}"#).status == 0)
+        let listed = Self.call(setup, "list", "")
+        #expect(
+            (try? listed.json() as? [String: String])
+                == ["https://index.docker.io/v1/": "alice", "registry.example.com:5000": "bob"], "\(listed.stdout)")
+        // A registry given with its scheme or without is the same login.
+        #expect(Self.call(setup, "get", "https://registry.example.com:5000").stdout.contains(#""Secret":"tok""#))
+        // A miss: the documented message on standard output, exit 1.
+        let miss = Self.call(setup, "get", "nothing.example.com")
+        #expect(miss.status == 1 && miss.stdout == "credentials not found in native keychain\n", "\(miss.stdout)")
+        #expect(Self.call(setup, "erase", "registry.example.com:5000").status == 0)
+        let gone = Self.call(setup, "erase", "registry.example.com:5000")
+        #expect(gone.status == 1 && gone.stdout == "credentials not found in native keychain\n")
+        // One login per registry: a new username replaces the old.
+        #expect(Self.call(setup, "store", #"{"ServerURL":"https://index.docker.io/v1/","Username":"carol","Secret":"new"}"#).status == 0)
+        #expect((try? Self.call(setup, "list", "").json() as? [String: String]) == ["https://index.docker.io/v1/": "carol"])
+        // Malformed input is refused, naming no value.
+        let bad = Self.call(setup, "store", #"{"ServerURL":"x","Username":"u","Secret":12}"#)
+        #expect(bad.status == 1 && bad.stdout.contains("Secret is not a string"), "\(bad.stdout)")
+        #expect(Self.call(setup, "version", "").stdout.hasPrefix("docker-credential-keychainctl (keychainctl "))
+    }
+
+    /// The login is an internet password in the helper's own group: another profile does not see it.
+    @Test func aLoginIsAnInternetPasswordOfTheHelpersOwn() throws {
+        let setup = try Self.setup()
+        #expect(Self.call(setup, "store", #"{"ServerURL":"https://ghcr.io","Username":"ci","Secret":"SECRET-ghcr"}"#).status == 0)
+        let shown = setup.sandbox.run(["profile", "show", "--program", "docker-credential-keychainctl"], profile: nil)
+        let profile = setup.sandbox.folder + "/docker.plist"
+        try shown.stdoutData.write(to: URL(fileURLWithPath: profile))
+        let found = setup.sandbox.run(
+            ["find", "--class", "inet", "--server", "ghcr.io", "--format", "json", "--profile", profile], profile: nil)
+        let item = try #require(try? found.json() as? [String: Any], "\(found.stderr)")
+        #expect(item["ptcl"] as? String == "htps" && item["acct"] as? String == "ci" && item["labl"] as? String == "Docker Credentials")
+        #expect(item["agrp"] as? String == "keychainctl.program.docker-credential-keychainctl")
+        #expect(setup.sandbox.run(["find", "--class", "inet", "--server", "ghcr.io"], profile: "app.plist").status == 44)
+    }
+
+    @Test func aLockedKeychainFailsAtOnceWithoutAPrompt() throws {
+        let setup = try Self.setup()
+        let locked = try Fixtures.passphraseKeychain()
+        let started = Date()
+        let run = Self.call(
+            setup, "get", "https://ghcr.io",
+            extra: ["KEYCHAINCTL_KEYCHAIN": locked.sandbox.keychain, "KEYCHAINCTL_KEY_FILE": "", "KEYCHAINCTL_PASSPHRASE": ""])
+        #expect(Date().timeIntervalSince(started) < 20)
+        #expect(run.status == 1 && run.stdout.contains("locked"), "\(run.stdout) \(run.stderr)")
+    }
+}
