@@ -18,8 +18,6 @@ enum DockerCredentialHelper {
     static let label = "Docker Credentials"
     static let notFound = "credentials not found in native keychain"
 
-    static var group: String { BuiltInProfile.programGroup(executable: programName) }
-
     /// The helper's context (no options: Docker passes none).
     static let spec = CommandSpec(name: programName, abstract: "Docker's credential helper over the keychain.", sections: [])
 
@@ -35,16 +33,13 @@ enum DockerCredentialHelper {
             return 0
         }
         do {
-            let input = try SecretFiles.readAll(fd: 0, source: "standard input", limit: GitCredential.maximumBytes)
-            let context = try CommandContext(try ParsedArguments([], spec: spec))
-            CommandContext.neverPrompt = true
-            let caller = Caller(try BuiltInProfile.load(platform: nil, group: group))
-            let keychain = try context.openKeychain()
+            let call = try CredentialHelperCall(spec)
+            let keychain = try call.openKeychain()
             switch action {
-            case "store": try store(input, keychain: keychain, caller: caller)
-            case "get": try get(serverURL(input), keychain: keychain, caller: caller)
-            case "erase": try erase(serverURL(input), keychain: keychain, caller: caller)
-            default: try list(keychain: keychain, caller: caller)
+            case "store": try store(call, keychain: keychain)
+            case "get": try get(serverURL(call.input), call, keychain: keychain)
+            case "erase": try erase(serverURL(call.input), call, keychain: keychain)
+            default: try list(call, keychain: keychain)
             }
             return 0
         } catch let refusal as Refusal {
@@ -75,15 +70,9 @@ enum DockerCredentialHelper {
         return request
     }
 
-    private static func matches(_ url: String, keychain: Keychain, caller: Caller) throws -> [Keychain.FoundItem] {
-        do {
-            return try keychain.find(request(url, limit: .all, returns: [.attributes, .persistentRef]), caller: caller).items
-        } catch let error as KeychainError where error.status == .itemNotFound { return [] }
-    }
-
-    private static func store(_ input: SecretBytes, keychain: Keychain, caller: Caller) throws {
+    private static func store(_ call: CredentialHelperCall, keychain: Keychain) throws {
         var fields: [String: SecretBytes] = [:]
-        try input.withUnsafeBytes { bytes in
+        try call.input.withUnsafeBytes { bytes in
             guard case .object(let members) = try JSONReader.parse(bytes) else { throw Refusal(message: "store takes a JSON object") }
             for (key, value) in members where ["ServerURL", "Username", "Secret"].contains(key) {
                 guard case .string(let range) = value else { throw Refusal(message: "\(key) is not a string") }
@@ -102,23 +91,19 @@ enum DockerCredentialHelper {
         let username = try text("Username")
         guard let secret = fields["Secret"] else { throw Refusal(message: "store needs Secret") }
         // One login per registry, as Docker keeps them: what was there for it goes first.
-        try erase(url, keychain: keychain, caller: caller, required: false)
+        try erase(url, call, keychain: keychain, required: false)
         var parts = GitCredential(url: url)
         parts.username = username
         guard var add = GitCredentialHelper.request(parts, storing: true) else { throw Refusal(message: "no server in the URL") }
         add.attributes.append((code: Schema.label, input: .value(.string(label))))
         add.attributes.append((code: Schema.comment, input: .value(.string(url))))
-        _ = try keychain.add(add, secret: secret, caller: caller)
+        _ = try keychain.add(add, secret: secret, caller: call.caller)
     }
 
-    private static func get(_ url: String, keychain: Keychain, caller: Caller) throws {
-        let found: Keychain.FoundItem
-        do {
-            guard let first = try keychain.find(request(url, limit: .one, returns: [.attributes, .data]), caller: caller).items.first else {
-                throw Refusal(message: notFound)
-            }
-            found = first
-        } catch let error as KeychainError where error.status == .itemNotFound { throw Refusal(message: notFound) }
+    private static func get(_ url: String, _ call: CredentialHelperCall, keychain: Keychain) throws {
+        guard let found = try call.find(request(url, limit: .one, returns: [.attributes, .data]), in: keychain).first else {
+            throw Refusal(message: notFound)
+        }
         let out = SecretBytes(count: 0)
         func text(_ string: String) { Array(string.utf8).withUnsafeBytes { out.append($0) } }
         text("{\"ServerURL\":")
@@ -131,20 +116,17 @@ enum DockerCredentialHelper {
         StandardStreams.out(secret: out)
     }
 
-    private static func erase(_ url: String, keychain: Keychain, caller: Caller, required: Bool = true) throws {
-        let found = try matches(url, keychain: keychain, caller: caller)
+    private static func erase(_ url: String, _ call: CredentialHelperCall, keychain: Keychain, required: Bool = true) throws {
+        let found = try call.find(request(url, limit: .all, returns: [.attributes, .persistentRef]), in: keychain)
         if found.isEmpty, required { throw Refusal(message: notFound) }
-        for item in found { _ = try keychain.delete(ItemRequest(persistentRef: item.item.persistentRef.base64), caller: caller) }
+        try call.delete(found, from: keychain)
     }
 
-    private static func list(keychain: Keychain, caller: Caller) throws {
+    private static func list(_ call: CredentialHelperCall, keychain: Keychain) throws {
         var request = ItemRequest(itemClass: ItemClass.internetPassword.rawValue, words: [(Schema.label, AttributeValue.literal(label))])
         request.limit = .value(.all)
         request.returns = .value([.attributes])
-        var items: [Item] = []
-        do { items = try keychain.find(request, caller: caller).items.map(\.item) } catch let error as KeychainError
-            where error.status == .itemNotFound
-        {}
+        let items = try call.find(request, in: keychain).map(\.item)
         let out = SecretBytes(count: 0)
         func text(_ string: String) { Array(string.utf8).withUnsafeBytes { out.append($0) } }
         text("{")

@@ -26,9 +26,6 @@ enum GitCredentialHelper {
             """,
         sections: [], operands: [("ACTION", "get, store or erase")])
 
-    /// The access group the helper's credentials live in.
-    static var group: String { BuiltInProfile.programGroup(executable: programName) }
-
     static func run(_ arguments: [String]) -> Int32 {
         guard let action = arguments.first, arguments.count == 1 else {
             StandardStreams.err("usage: \(programName) get|store|erase (git runs it: git config --global credential.helper keychainctl)\n")
@@ -41,15 +38,12 @@ enum GitCredentialHelper {
         // An action the helper does not take is ignored, as the protocol asks.
         guard ["get", "store", "erase"].contains(action) else { return 0 }
         do {
-            let input = try SecretFiles.readAll(fd: 0, source: "standard input", limit: GitCredential.maximumBytes)
-            let credential = try GitCredential(reading: input)
-            let context = try CommandContext(try ParsedArguments([], spec: spec))
-            CommandContext.neverPrompt = true
-            let caller = Caller(try BuiltInProfile.load(platform: nil, group: group))
+            let call = try CredentialHelperCall(spec)
+            let credential = try GitCredential(reading: call.input)
             switch action {
-            case "get": try get(credential, context: context, caller: caller)
-            case "store": try store(credential, context: context, caller: caller)
-            default: try erase(credential, context: context, caller: caller)
+            case "get": try get(credential, call)
+            case "store": try store(credential, call)
+            default: try erase(credential, call)
             }
             return 0
         } catch let malformed as GitCredential.Malformed {
@@ -86,16 +80,11 @@ enum GitCredentialHelper {
         return ItemRequest(itemClass: ItemClass.internetPassword.rawValue, words: words)
     }
 
-    private static func get(_ credential: GitCredential, context: CommandContext, caller: Caller) throws {
+    private static func get(_ credential: GitCredential, _ call: CredentialHelperCall) throws {
         guard var request = request(credential, storing: false) else { return }
         request.limit = .value(.one)
         request.returns = .value([.attributes, .data])
-        let keychain = try context.openKeychain()
-        let found: Keychain.FoundItem
-        do {
-            guard let first = try keychain.find(request, caller: caller).items.first else { return }
-            found = first
-        } catch let error as KeychainError where error.status == .itemNotFound { return }
+        guard let found = try call.find(request, in: call.openKeychain()).first else { return }
         let username = found.item.attributes[Schema.account]?.stringValue ?? ""
         guard let secret = found.secret, !username.utf8.contains(0x0A), !secret.withUnsafeBytes({ $0.contains(0x0A) || $0.contains(0) })
         else {
@@ -106,24 +95,19 @@ enum GitCredentialHelper {
         StandardStreams.out("\n")
     }
 
-    private static func store(_ credential: GitCredential, context: CommandContext, caller: Caller) throws {
+    private static func store(_ credential: GitCredential, _ call: CredentialHelperCall) throws {
         guard let request = request(credential, storing: true), let password = credential.password else { return }
-        _ = try context.openKeychain().add(request, secret: password, caller: caller, updateExisting: true)
+        _ = try call.openKeychain().add(request, secret: password, caller: call.caller, updateExisting: true)
     }
 
     /// Erases the matching credentials; when git names the password it rejected, only those still
     /// holding it (another process may have stored a newer one meanwhile).
-    private static func erase(_ credential: GitCredential, context: CommandContext, caller: Caller) throws {
+    private static func erase(_ credential: GitCredential, _ call: CredentialHelperCall) throws {
         guard var request = request(credential, storing: false) else { return }
         request.limit = .value(.all)
         request.returns = .value([.attributes, .data, .persistentRef])
-        let keychain = try context.openKeychain()
-        let matches: [Keychain.FoundItem]
-        do { matches = try keychain.find(request, caller: caller).items } catch let error as KeychainError
-            where error.status == .itemNotFound
-        { return }
-        for found in matches where credential.password.map({ found.secret?.equals($0) == true }) ?? true {
-            _ = try keychain.delete(ItemRequest(persistentRef: found.item.persistentRef.base64), caller: caller)
-        }
+        let keychain = try call.openKeychain()
+        let matches = try call.find(request, in: keychain)
+        try call.delete(matches.filter { found in credential.password.map { found.secret?.equals($0) == true } ?? true }, from: keychain)
     }
 }

@@ -12,9 +12,6 @@ struct GitCredential {
     var username: String?
     var password: SecretBytes?
 
-    /// The most git sends for one credential; anything longer is no credential.
-    static let maximumBytes = 64 * 1024
-
     struct Malformed: Error, CustomStringConvertible {
         let description: String
     }
