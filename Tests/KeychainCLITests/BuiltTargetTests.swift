@@ -83,6 +83,19 @@ import Testing
         #expect(nowhere.status == 44 && !nowhere.stderr.contains("explain"), "\(nowhere.stderr)")
     }
 
+    /// The pointer is worked out with the call's own keychain and caller: on a passphrase keychain
+    /// whose passphrase came from KEYCHAINCTL_PASSPHRASE (wiped once read), opening it again would
+    /// find no passphrase (or, on a terminal, ask for it a second time).
+    @Test func thePointerOnAPassphraseKeychainOpensItOnce() throws {
+        let locked = try Fixtures.passphraseKeychain()
+        // The fixture's item is in the app's group; the widget cannot read it.
+        let miss = locked.sandbox.run(["find", "-s", "api", "-a", "ci"], profile: "widget.plist", environment: locked.withPassphrase)
+        #expect(miss.status == 44, "\(miss.stderr)")
+        #expect(miss.stderr.contains("1 item matches in access groups this profile does not read"), "\(miss.stderr)")
+        let get = locked.sandbox.run(["get", "api", "ci"], profile: "widget.plist", environment: locked.withPassphrase)
+        #expect(get.status == 44 && get.stderr.contains("'keychainctl explain --service=api"), "\(get.stderr)")
+    }
+
     /// DEBUGGING says to run explain with a failing find's options: find's output options are
     /// taken as they are.
     @Test func explainTakesFindsOutputOptions() throws {

@@ -52,20 +52,28 @@ struct FindCommand: Subcommand {
     }
 
     func run() throws {
-        do { try find() } catch let error as KeychainError where error.status == .itemNotFound {
-            throw Self.pointingAtExplain(error, context: context, words: ["explain"] + context.arguments.canonical(Self.spec))
+        let passwordOnly = context[Self.passwordOnly]
+        var request = ItemOptions(context.arguments).request(
+            limit: context[Self.limit], returns: passwordOnly ? ["data"] : ReturnWords.split(context.all(Self.returns)),
+            persistentRef: context[Self.persistentRef])
+        request.allowPrivateKeyExport = context[Self.allowPrivateKeyExport]
+        let caller = try context.caller()
+        let keychain = try context.openKeychain()
+        do { try find(request, caller: caller, keychain: keychain, passwordOnly: passwordOnly) } catch let error as KeychainError
+            where error.status == .itemNotFound
+        {
+            throw Self.pointingAtExplain(
+                error, request: request, keychain: keychain, caller: caller, words: ["explain"] + context.arguments.canonical(Self.spec))
         }
     }
 
     /// A miss, saying where else items match (groups the profile does not read) and the explain
-    /// command that says which and why: the same words with explain for the verb.
-    static func pointingAtExplain(_ error: KeychainError, context: CommandContext, words: [String], request: ItemRequest? = nil)
+    /// command that says which and why: the same words with explain for the verb. The call's own
+    /// keychain and caller: nothing is opened or asked for again.
+    static func pointingAtExplain(_ error: KeychainError, request: ItemRequest, keychain: Keychain, caller: Caller, words: [String])
         -> KeychainError
     {
-        let request = request ?? ItemOptions(context.arguments).request()
-        guard let caller = try? context.caller(), let keychain = try? context.openKeychain(),
-            let elsewhere = try? keychain.matchCountElsewhere(request, caller: caller), elsewhere > 0
-        else { return error }
+        guard let elsewhere = try? keychain.matchCountElsewhere(request, caller: caller), elsewhere > 0 else { return error }
         let command = (["keychainctl"] + words).map(\.shellQuoted).joined(separator: " ").terminalSafe
         return KeychainError(
             .itemNotFound,
@@ -73,15 +81,8 @@ struct FindCommand: Subcommand {
                 + "'\(command)' says which and why.")
     }
 
-    private func find() throws {
-        let passwordOnly = context[Self.passwordOnly]
+    private func find(_ request: ItemRequest, caller: Caller, keychain: Keychain, passwordOnly: Bool) throws {
         let skipDamaged = context[DamagedRows.option]
-        var request = ItemOptions(context.arguments).request(
-            limit: context[Self.limit], returns: passwordOnly ? ["data"] : ReturnWords.split(context.all(Self.returns)),
-            persistentRef: context[Self.persistentRef])
-        request.allowPrivateKeyExport = context[Self.allowPrivateKeyExport]
-        let caller = try context.caller()
-        let keychain = try context.openKeychain()
         if passwordOnly {
             let result = try keychain.find(request, caller: caller, skipDamaged: skipDamaged) { _, found in
                 guard let secret = found.secret else { return }

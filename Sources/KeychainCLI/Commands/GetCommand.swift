@@ -53,7 +53,8 @@ struct GetCommand: Subcommand {
             let words =
                 ["explain", "--service=" + named.service] + (named.account.map { ["--account=" + $0] } ?? [])
                 + (named.group.map { ["--group=" + $0] } ?? []) + ["--sync=any"] + global
-            throw FindCommand.pointingAtExplain(error, context: context, words: words, request: named.query(.attributes, limit: .all))
+            throw FindCommand.pointingAtExplain(
+                error, request: named.query(.attributes, limit: .all), keychain: keychain, caller: caller, words: words)
         }
         if let clipboard {
             return try clipboard.copy(found.secret ?? SecretBytes(count: 0), clearAfter: context[Self.clipSeconds] ?? 45)
