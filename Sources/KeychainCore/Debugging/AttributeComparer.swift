@@ -26,7 +26,7 @@ struct AttributeComparer {
         digests = [:]
         for (code, value) in values where code != Schema.protection {
             guard let attribute = schema.attribute(code) else { continue }
-            digests[code] = keys.digests.digest(itemClass, code: code, value: value.digestBytes(for: attribute.kind))
+            digests[code] = keys.digests.digest(itemClass, code: code, value: value, kind: attribute.kind)
         }
     }
 

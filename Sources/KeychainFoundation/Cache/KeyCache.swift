@@ -144,7 +144,8 @@ package enum KeyCache {
         var found = false
         for ring in KernelKeyring.Ring.allCases {
             while let serial = KernelKeyring.search(slot.description, in: ring) {
-                let expires = read(serial, ring: ring)?.expires
+                // Read only when the removal is noted: unlock's replacing of a key needs no note.
+                let expires = remover == nil ? nil : read(serial, ring: ring)?.expires
                 guard KernelKeyring.invalidate(serial) else { break }
                 found = true
                 if let remover { recordRemoval(of: slot.description, expires: expires, by: remover, in: ring) }
@@ -175,7 +176,7 @@ package enum KeyCache {
         var count = 0
         for ring in rings {
             for key in KernelKeyring.keys(in: ring, prefix: prefix) {
-                let expires = read(key.serial, ring: ring)?.expires
+                let expires = remover == nil ? nil : read(key.serial, ring: ring)?.expires
                 guard KernelKeyring.invalidate(key.serial) else { continue }
                 count += 1
                 if let remover { recordRemoval(of: key.description, expires: expires, by: remover, in: ring) }
@@ -197,6 +198,9 @@ package enum KeyCache {
     private static let removalMagic = Array("kcr1".utf8)
     private static let removalLifetime: UInt32 = 86_400
 
+    /// The note's description for the key described `description`.
+    private static func removalName(_ description: String) -> String { removalPrefix + description.dropFirst(prefix.count) }
+
     /// A cached key's removal, as the next command that finds no key can tell it.
     package struct Removal: Sendable {
         /// Seconds since 1970 when it was removed.
@@ -213,7 +217,7 @@ package enum KeyCache {
         withUnsafeBytes(of: currentTime().bigEndian) { payload.append($0) }
         withUnsafeBytes(of: (expires ?? 0).bigEndian) { payload.append($0) }
         Array(remover.utf8.prefix(64)).withUnsafeBytes { payload.append($0) }
-        let name = removalPrefix + description.dropFirst(prefix.count)
+        let name = removalName(description)
         // One note per key: a newer one replaces the older.
         while let old = KernelKeyring.search(name, in: ring), KernelKeyring.invalidate(old) {}
         _ = try? KernelKeyring.add(name, payload: payload, ring: ring, timeout: removalLifetime, shareUID: false)
@@ -221,7 +225,7 @@ package enum KeyCache {
 
     /// The removal noted for `slot`'s key, when there is one (this user's, within a day).
     package static func removal(of slot: Slot) -> Removal? {
-        let name = removalPrefix + slot.description.dropFirst(prefix.count)
+        let name = removalName(slot.description)
         for ring in KernelKeyring.Ring.allCases {
             guard let serial = KernelKeyring.search(name, in: ring, ownOnly: true) else { continue }
             // No key material in it: read into an ordinary buffer, as long as the note may be.
@@ -238,7 +242,7 @@ package enum KeyCache {
 
     /// Forgets the removal noted for `slot` (a new key is cached for it).
     private static func forgetRemoval(of slot: Slot) {
-        let name = removalPrefix + slot.description.dropFirst(prefix.count)
+        let name = removalName(slot.description)
         for ring in KernelKeyring.Ring.allCases {
             while let serial = KernelKeyring.search(name, in: ring), KernelKeyring.invalidate(serial) {}
         }

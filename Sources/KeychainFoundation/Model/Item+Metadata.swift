@@ -59,12 +59,6 @@ extension Item {
 }
 
 extension AttributeValue {
-    /// Rebuilds a value from its kind and canonical bytes.
-    package init?(kind: ValueKind, canonical bytes: [UInt8]) {
-        guard let value = bytes.withUnsafeBytes({ AttributeValue(kind: kind, canonical: $0) }) else { return nil }
-        self = value
-    }
-
     /// Rebuilds a value from its kind and canonical bytes, read in place.
     package init?(kind: ValueKind, canonical bytes: UnsafeRawBufferPointer) {
         switch kind {
