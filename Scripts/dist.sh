@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Packs a keychainctl binary for release into OUT (default dist/):
-#   keychainctl-VERSION-linux-ARCH.tar.gz  the stripped binary, man page, completions, README, LICENSE
+#   keychainctl-VERSION-linux-ARCH.tar.gz  the stripped binary, its credential-helper links, man page,
+#                                           completions, README, LICENSE
 #   keychainctl_VERSION_DEBARCH.deb         the same laid out for Debian (no dependencies: it is static)
 #   SHA256SUMS                              both files' checksums
 # Reproducible: every time stamp is the commit's, entries are sorted, owners numeric, gzip keeps no
@@ -37,6 +38,9 @@ tree="$stage/$name"
 install -d "$tree/completions"
 objcopy --strip-all "$bin" "$tree/keychainctl"
 chmod 0755 "$tree/keychainctl"
+# git's and Docker's credential helpers are the binary called by another name.
+helpers="git-credential-keychainctl docker-credential-keychainctl"
+for helper in $helpers; do ln -s keychainctl "$tree/$helper"; done
 "$tree/keychainctl" manpage > "$tree/keychainctl.1"
 "$tree/keychainctl" completion bash > "$tree/completions/keychainctl.bash"
 "$tree/keychainctl" completion zsh > "$tree/completions/_keychainctl"
@@ -50,6 +54,11 @@ install -d "$deb/DEBIAN" "$deb/usr/bin" "$deb/usr/share/man/man1" "$deb/usr/shar
     "$deb/usr/share/lintian/overrides"
 install -m 0755 "$tree/keychainctl" "$deb/usr/bin/keychainctl"
 gzip -9 -n < "$tree/keychainctl.1" > "$deb/usr/share/man/man1/keychainctl.1.gz"
+# Each helper's name leads to the binary, and its man page to keychainctl(1), which describes it.
+for helper in $helpers; do
+    ln -s keychainctl "$deb/usr/bin/$helper"
+    ln -s keychainctl.1.gz "$deb/usr/share/man/man1/$helper.1.gz"
+done
 install -m 0644 "$tree/completions/keychainctl.bash" "$deb/usr/share/bash-completion/completions/keychainctl"
 install -m 0644 "$tree/completions/_keychainctl" "$deb/usr/share/zsh/vendor-completions/_keychainctl"
 install -m 0644 "$tree/completions/keychainctl.fish" "$deb/usr/share/fish/vendor_completions.d/keychainctl.fish"

@@ -118,6 +118,8 @@ tar -xzf "$work/$tarball" -C "$work" --no-same-owner
 install -d -m 0700 "$dir" "$dir/bin"
 install -m 0755 "$work/keychainctl-$version-linux-$arch/keychainctl" "$dir/bin/keychainctl"
 kc="$dir/bin/keychainctl"
+# git's and Docker's credential helpers: the same binary by another name.
+for helper in git-credential-keychainctl docker-credential-keychainctl; do ln -sf keychainctl "$dir/bin/$helper"; done
 "$kc" --version
 
 [ -z "$path_file" ] || echo "$dir/bin" >> "$path_file"

@@ -46,15 +46,23 @@ import Testing
         let top = "keychainctl-\(VersionReport.number)-linux-x86_64/"
         for entry in [
             "keychainctl", "keychainctl.1", "README.md", "LICENSE", "completions/keychainctl.bash", "completions/_keychainctl",
-            "completions/keychainctl.fish",
+            "completions/keychainctl.fish", "git-credential-keychainctl", "docker-credential-keychainctl",
         ] {
             #expect(listing.stdout.contains(top + entry + "\n"), "\(entry)")
+        }
+        // The helpers are links to the binary beside them, in both archives (man pages too).
+        let verbose = sandbox.run(["-tvzf", sandbox.folder + "/a/" + tarball], profile: nil, executable: "/bin/tar")
+        for helper in ["git-credential-keychainctl", "docker-credential-keychainctl"] {
+            #expect(verbose.stdout.contains(top + helper + " -> keychainctl\n"), "\(verbose.stdout)")
         }
         let contents = sandbox.run(["-c", sandbox.folder + "/a/" + deb], profile: nil, executable: "/usr/bin/dpkg-deb")
         for path in [
             "./usr/bin/keychainctl", "./usr/share/man/man1/keychainctl.1.gz", "./usr/share/bash-completion/completions/keychainctl",
             "./usr/share/zsh/vendor-completions/_keychainctl", "./usr/share/fish/vendor_completions.d/keychainctl.fish",
-            "./usr/share/doc/keychainctl/copyright",
+            "./usr/share/doc/keychainctl/copyright", "./usr/bin/git-credential-keychainctl -> keychainctl",
+            "./usr/bin/docker-credential-keychainctl -> keychainctl",
+            "./usr/share/man/man1/git-credential-keychainctl.1.gz -> keychainctl.1.gz",
+            "./usr/share/man/man1/docker-credential-keychainctl.1.gz -> keychainctl.1.gz",
         ] {
             #expect(contents.stdout.contains(" " + path + "\n"), "\(path)")
         }
@@ -118,6 +126,10 @@ import Testing
         let path = try String(contentsOfFile: sandbox.folder + "/github_path", encoding: .utf8)
         #expect(path == sandbox.folder + "/runner/keychainctl/bin\n")
         #expect(FileManager.default.isExecutableFile(atPath: sandbox.folder + "/runner/keychainctl/bin/keychainctl"))
+        for helper in ["git-credential-keychainctl", "docker-credential-keychainctl"] {
+            let link = try? FileManager.default.destinationOfSymbolicLink(atPath: sandbox.folder + "/runner/keychainctl/bin/" + helper)
+            #expect(link == "keychainctl", "\(helper) on the later steps' PATH")
+        }
         #expect(!(try String(contentsOfFile: sandbox.folder + "/github_env", encoding: .utf8)).contains(passphrase))
     }
 
@@ -138,6 +150,12 @@ import Testing
         for path in ["/bin/keychainctl", "/share/man/man1/keychainctl.1", "/share/bash-completion/completions/keychainctl"] {
             #expect(FileManager.default.fileExists(atPath: prefix + path), "\(path)")
         }
+        // The helpers, links beside the binary: git finds one by its name and it answers as git's.
+        for helper in ["git-credential-keychainctl", "docker-credential-keychainctl"] {
+            #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: prefix + "/bin/" + helper)) == "keychainctl", "\(helper)")
+        }
+        let asGit = sandbox.run(["--help"], profile: nil, executable: prefix + "/bin/git-credential-keychainctl")
+        #expect(asGit.stdout.contains("git's credential helper"), "\(asGit.stdout)")
         #expect(FileManager.default.isExecutableFile(atPath: prefix + "/bin/keychainctl"))
     }
 

@@ -64,6 +64,23 @@ enum KeychainProgram {
                     built-in profile `keychainctl profile show` prints.
                     """
                 ),
+                (
+                    GitCredentialHelper.programName,
+                    """
+                    A link to keychainctl beside it (the tarball, the .deb and `make install` make it): called by \
+                    this name, keychainctl is git's credential helper (get, store, erase), which \
+                    `git config --global credential.helper keychainctl` turns on. It never prompts; its \
+                    credentials are internet passwords in the access group keychainctl.program.\(GitCredentialHelper.programName).
+                    """
+                ),
+                (
+                    DockerCredentialHelper.programName,
+                    """
+                    The same for Docker: a credential helper (store, get, erase, list) that \
+                    `"credsStore": "keychainctl"` in ~/.docker/config.json turns on, its logins internet passwords \
+                    in the access group keychainctl.program.\(DockerCredentialHelper.programName).
+                    """
+                ),
             ],
             exitStatuses: ExitStatusTable.rows.map { row in
                 ProgramSpec.ExitStatus(
