@@ -88,7 +88,14 @@ import Testing
         #expect(Self.run(sandbox, ["set", "api", "--profile", file], stdin: "s3cret").status == 0)
         #expect(Self.run(sandbox, ["get", "api"]).status == 44, "the command's own group does not hold the program's item")
         #expect(Self.run(sandbox, ["get", "api", "--profile", file]).stdout == "s3cret")
-        for wrong in [["profile", "path", "--program", "x"], ["profile", "show", "--program", "x", "--profile", file]] {
+        // A profile in the environment is the caller's own: --program prints the program's all the
+        // same (explain's fix for a program's item says to run exactly this).
+        let withVariable = Self.run(sandbox, ["profile", "show", "--program", "myserver"], environment: ["KEYCHAINCTL_PROFILE": file])
+        #expect(withVariable.status == 0 && withVariable.stdout == shown.stdout, "\(withVariable.stderr)")
+        for wrong in [
+            ["profile", "path", "--program", "x"], ["profile", "show", "--program", "x", "--profile", file],
+            ["profile", "show", "--program", "x", "--target", "com.example.app"],
+        ] {
             let run = Self.run(sandbox, wrong)
             #expect(run.status == 64 && run.stderr.contains("--program"), "\(wrong): \(run.stderr)")
         }

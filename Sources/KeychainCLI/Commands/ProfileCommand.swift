@@ -52,7 +52,11 @@ struct ProfileCommand: Subcommand {
         for option in [Self.target, Self.program] where context[option] != nil && context.arguments.action != "show" {
             throw UsageError("--\(option.spec.long) goes with profile show.")
         }
-        if context[Self.program] != nil, context.given(GlobalOptions.profile) != nil {
+        if context[Self.program] != nil, context[Self.target] != nil {
+            throw UsageError("--target picks a target of a built app; a program given by --program has none.")
+        }
+        // Only the option: a KEYCHAINCTL_PROFILE in the environment is the caller's, not the program's.
+        if context[Self.program] != nil, context.arguments[GlobalOptions.profile] != nil {
             throw UsageError("--program prints the profile a program has when it is given none; leave out --profile.")
         }
     }
@@ -76,10 +80,12 @@ struct ProfileCommand: Subcommand {
     /// --target), as XML.
     private func show() throws {
         let target = context[Self.target]
+        if let program = context[Self.program] {
+            return StandardStreams.out(BuiltInProfile.plist(group: BuiltInProfile.programGroup(executable: program)))
+        }
         guard let path = context.given(GlobalOptions.profile) else {
             if target != nil { throw UsageError("--target picks a target of a built app: give the app as --profile.") }
-            guard let program = context[Self.program] else { return StandardStreams.out(BuiltInProfile.plist) }
-            return StandardStreams.out(BuiltInProfile.plist(group: BuiltInProfile.programGroup(executable: program)))
+            return StandardStreams.out(BuiltInProfile.plist)
         }
         var file = path
         if let target {
