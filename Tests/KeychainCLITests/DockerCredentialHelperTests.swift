@@ -4,8 +4,9 @@ import Testing
 /// `docker-credential-keychainctl`, driven as Docker drives a credential helper
 /// (docker-credential-helpers' protocol): every action, its documented output, the
 /// "credentials not found in native keychain" error of a miss, one login per registry, the login
-/// in the helper's own access group, and no prompt when the keychain is locked. (Docker itself
-/// needs a daemon and a registry, which the test machines do not have.)
+/// in the helper's own access group, and no prompt when the keychain is locked; then the Docker
+/// client itself (where it is installed) logging in to a local registry, reading an image's
+/// manifest with that login and logging out, all through the helper and without a Docker engine.
 @Suite struct DockerCredentialHelperTests {
     /// The sandbox with the helper linked by its name.
     static func setup() throws -> (sandbox: Sandbox, helper: String) {
@@ -49,6 +50,20 @@ import Testing
         // Malformed input is refused, naming no value.
         let bad = Self.call(setup, "store", #"{"ServerURL":"x","Username":"u","Secret":12}"#)
         #expect(bad.status == 1 && bad.stdout.contains("Secret is not a string"), "\(bad.stdout)")
+        // Hostile input: broken or deeply nested JSON, too long, control characters; never a
+        // value in the message, never a crash, and what is stored comes back escaped.
+        for (input, message) in [
+            (#"{"ServerURL":"x.io","Username":"u","Secret":"SECRET-x",}"#, "store's input is not JSON (expected a member name at byte 56)"),
+            (#"{"ServerURL":"x.io","Username":"u","Secret":"SECRET-x\q"}"#, "Secret is not valid JSON text"),
+            (#"{"ServerURL":"# + String(repeating: "[", count: 60_000), "store's input is not JSON (nested deeper than 16 levels"),
+            (String(repeating: "a", count: 70_000), "standard input is longer than 65536 bytes"),
+        ] {
+            let refused = Self.call(setup, "store", input)
+            #expect(refused.status == 1 && refused.stdout.hasPrefix(message), "\(refused.stdout)")
+            #expect(!(refused.stdout + refused.stderr).contains("SECRET-x"), "\(refused.stdout)")
+        }
+        #expect(Self.call(setup, "store", #"{"ServerURL":"x\u001b]0;t\u0007.io","Username":"u","Secret":"s"}"#).status == 0)
+        #expect(Self.call(setup, "list", "").stdout.contains(#""x\u001B]0;t\u0007.io":"u""#), "control characters stay escaped")
         #expect(Self.call(setup, "version", "").stdout.hasPrefix("docker-credential-keychainctl (keychainctl "))
     }
 
@@ -76,5 +91,44 @@ import Testing
             extra: ["KEYCHAINCTL_KEYCHAIN": locked.sandbox.keychain, "KEYCHAINCTL_KEY_FILE": "", "KEYCHAINCTL_PASSPHRASE": ""])
         #expect(Date().timeIntervalSince(started) < 20)
         #expect(run.status == 1 && run.stdout.contains("locked"), "\(run.stdout) \(run.stderr)")
+    }
+
+    /// The Docker client, where the machine has one (its engine is not needed for these commands).
+    static let docker = ["/usr/local/bin/docker", "/usr/bin/docker"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    @Test(.enabled(if: docker != nil, "machine: docker-client")) func dockerItselfLogsInReadsAndLogsOutThroughTheHelper() throws {
+        let setup = try Self.setup()
+        let registry = try LocalServer.registry(credentials: "ci:SECRET-registry", in: setup.sandbox)
+        defer { registry.stop() }
+        let host = "127.0.0.1:" + registry.port
+        let config = setup.sandbox.folder + "/docker-config"
+        try FileManager.default.createDirectory(atPath: config, withIntermediateDirectories: true)
+        try #"{"credsStore": "keychainctl"}"#.write(toFile: config + "/config.json", atomically: true, encoding: .utf8)
+        let folder = URL(fileURLWithPath: Self.docker ?? "/").deletingLastPathComponent().path
+        func docker(_ script: String) -> Sandbox.Run {
+            setup.sandbox.run(
+                ["-c", script], profile: nil,
+                environment: ["DOCKER_CONFIG": config, "PATH": "\(setup.sandbox.folder):\(folder):/usr/bin:/bin"], timeout: 60,
+                executable: "/bin/sh")
+        }
+        let wrong = docker("printf %s wrong | docker login --username ci --password-stdin \(host)")
+        #expect(wrong.status != 0 && wrong.stderr.contains("401"), "\(wrong.stdout) \(wrong.stderr)")
+        #expect(Self.call(setup, "list", "").stdout == "{}\n", "a refused login stores nothing")
+        let login = docker("printf %s SECRET-registry | docker login --username ci --password-stdin \(host)")
+        #expect(login.status == 0 && login.stdout.contains("Login Succeeded"), "\(login.stdout) \(login.stderr)")
+        // Docker's file names the registry and nothing else: no secret, not even in base64.
+        let file = try String(contentsOfFile: config + "/config.json", encoding: .utf8)
+        let encoded = Data("ci:SECRET-registry".utf8).base64EncodedString()
+        #expect(
+            file.contains(host) && !file.contains("SECRET-registry") && !file.contains(encoded) && !file.contains("\"auth\""), "\(file)")
+        // The login at work: the client reads a manifest with it.
+        let manifest = docker("docker manifest inspect \(host)/team/app:1.0")
+        #expect(manifest.status == 0 && manifest.stdout.contains("\"schemaVersion\": 2"), "\(manifest.stdout) \(manifest.stderr)")
+        #expect(Self.call(setup, "get", host).stdout.contains(#""Username":"ci","Secret":"SECRET-registry""#))
+        let logout = docker("docker logout \(host)")
+        #expect(logout.status == 0, "\(logout.stderr)")
+        #expect(Self.call(setup, "get", host).stdout == "credentials not found in native keychain\n")
+        let after = docker("docker manifest inspect \(host)/team/app:1.0")
+        #expect(after.status != 0 && after.stderr.contains("no basic auth credentials"), "\(after.stderr)")
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainTestSupport
 import Testing
 
 /// `git-credential-keychainctl`, driven by real git: a clone of a repository behind HTTP basic
@@ -14,6 +15,7 @@ import Testing
         let environment: [String: String]
         let url: String
         let port: String
+        let server: LocalServer
 
         init(password: String = "s3cret-git") throws {
             sandbox = try Sandbox()
@@ -34,39 +36,8 @@ import Testing
                 ], profile: nil, executable: "/bin/sh")
             #expect(made.status == 0, "\(made.stderr)")
             // Basic authentication in front of the repository's files (git's dumb HTTP).
-            try """
-            import base64, http.server, os, sys, threading
-            # Whatever descriptors it inherited (the test runner's pipes) are closed at once, so no
-            # run waiting for its output's end waits for this server; it ends itself after 5 minutes.
-            os.closerange(3, 65536)
-            threading.Timer(300, os._exit, [0]).start()
-            root, expected = sys.argv[1], base64.b64encode(sys.argv[2].encode()).decode()
-            class Handler(http.server.SimpleHTTPRequestHandler):
-                def __init__(self, *a, **k): super().__init__(*a, directory=root, **k)
-                def log_message(self, *a): pass
-                def do_GET(self):
-                    if self.headers.get("Authorization") != "Basic " + expected:
-                        self.send_response(401); self.send_header("WWW-Authenticate", 'Basic realm="git"')
-                        self.send_header("Content-Length", "0"); self.end_headers(); return
-                    super().do_GET()
-            server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
-            with open(os.path.join(root, "..", "port"), "w") as f: f.write(str(server.server_address[1]))
-            server.serve_forever()
-            """.write(toFile: folder + "/server.py", atomically: true, encoding: .utf8)
-            // Started by a shell in the background, its output nowhere: nothing of it holds the
-            // pipes a run reads to their end. Stopped by `stop`, else by its timeout.
-            let started = sandbox.run(
-                [
-                    "-c", "/usr/bin/python3 \"$0/server.py\" \"$0/srv\" \"$1\" > /dev/null 2>&1 < /dev/null & echo $! > \"$0/server.pid\"",
-                    folder, "alice:" + password,
-                ], profile: nil, executable: "/bin/sh")
-            #expect(started.status == 0, "\(started.stderr)")
-            var waited = 0
-            while !FileManager.default.fileExists(atPath: folder + "/port"), waited < 200 {
-                usleep(50_000)
-                waited += 1
-            }
-            port = (try? String(contentsOfFile: folder + "/port", encoding: .utf8)) ?? ""
+            server = try LocalServer.git(root: folder + "/srv", credentials: "alice:" + password, in: sandbox)
+            port = server.port
             url = "http://127.0.0.1:\(port)/repo.git"
             try "[credential]\n\thelper = keychainctl\n[init]\n\tdefaultBranch = main\n".write(
                 toFile: folder + "/gitconfig", atomically: true, encoding: .utf8)
@@ -88,13 +59,7 @@ import Testing
             ((try? String(contentsOfFile: sandbox.folder + "/asked", encoding: .utf8)) ?? "").split(separator: "\n").count
         }
 
-        func stop() {
-            if let pid = (try? String(contentsOfFile: sandbox.folder + "/server.pid", encoding: .utf8)).flatMap({
-                Int32($0.trimmingCharacters(in: .whitespacesAndNewlines))
-            }) {
-                kill(pid, SIGTERM)
-            }
-        }
+        func stop() { server.stop() }
     }
 
     @Test func aCloneAsksOnceAndTheNextAsksNothing() throws {
@@ -157,6 +122,11 @@ import Testing
             "HOME": home, "SHELL": "/bin/sh", "KEYCHAINCTL_KEYCHAIN": "", "KEYCHAINCTL_KEY_FILE": "", "XDG_DATA_HOME": "",
             "XDG_CONFIG_HOME": "",
         ]
+        // Before any keychain exists the helper says what to run, and git goes on without it.
+        let first = setup.shell(
+            "printf 'protocol=https\\nhost=cron.example.com\\nusername=c\\npassword=SECRET-cron\\n' | git credential approve", extra: cron)
+        #expect(first.stderr.contains("no keychain at \(home)/.local/share/keychainctl/keychain.db; create it with 'keychainctl init'."))
+        #expect(!first.stderr.contains("SECRET"), "\(first.stderr)")
         let initialized = setup.sandbox.run(["init"], profile: nil, environment: cron)
         #expect(initialized.status == 0, "\(initialized.stderr)")
         let approve = setup.shell(
@@ -174,5 +144,69 @@ import Testing
             "printf 'protocol=https\\nhost=locked.example.com\\n' | git credential fill", extra: lockedEnvironment)
         #expect(Date().timeIntervalSince(started) < 20, "the helper waited")
         #expect(failed.stderr.contains("git-credential-keychainctl: ") && failed.stderr.contains("keychain is locked"), "\(failed.stderr)")
+    }
+
+    /// A passphrase keychain unlocked once (`unlock`, the key cached in the keyring) serves both
+    /// helpers with no passphrase anywhere in their environment; after `lock` they fail at once,
+    /// saying why and what to run, and never ask.
+    @Test(.enabled(if: TestMachine.hasKeyring, "machine: keyring")) func helpersUseTheKeyUnlockCached() throws {
+        let setup = try Setup()
+        defer { setup.stop() }
+        try FileManager.default.createSymbolicLink(
+            atPath: setup.sandbox.folder + "/bin/docker-credential-keychainctl", withDestinationPath: Sandbox.binary)
+        let (keychain, _, withPassphrase) = try Fixtures.passphraseKeychain()
+        let script = """
+            cd "$HOME"
+            "$0" unlock --keyring session > /dev/null || exit 90
+            pw="$KEYCHAINCTL_PASSPHRASE"; unset KEYCHAINCTL_PASSPHRASE
+            printf 'protocol=https\\nhost=p.example.com\\nusername=p\\npassword=SECRET-p\\n' | git credential approve || exit 91
+            printf 'protocol=https\\nhost=p.example.com\\n' | git credential fill || exit 92
+            printf '{"ServerURL":"r.example.com","Username":"u","Secret":"SECRET-r"}' | docker-credential-keychainctl store || exit 93
+            printf r.example.com | docker-credential-keychainctl get || exit 94
+            "$0" lock > /dev/null || exit 95
+            printf r.example.com | docker-credential-keychainctl get; echo "exit $?"
+            # What the message says to run (in this test's own session keyring), and the helper answers.
+            KEYCHAINCTL_PASSPHRASE="$pw" "$0" unlock --keyring session > /dev/null || exit 96
+            printf r.example.com | docker-credential-keychainctl get || exit 97
+            """
+        let run = setup.sandbox.run(
+            ["SESSION", "/bin/sh", "-c", script, Sandbox.binary], profile: nil,
+            environment: setup.environment.merging(withPassphrase) { $1 }.merging(["KEYCHAINCTL_KEYCHAIN": keychain.keychain]) { $1 },
+            timeout: 60, executable: Sandbox.injectFault)
+        #expect(run.status == 0, "\(run.status): \(run.stdout) \(run.stderr)")
+        #expect(run.stdout.contains("username=p\npassword=SECRET-p\n"), "\(run.stdout)")
+        #expect(run.stdout.contains(#"{"ServerURL":"r.example.com","Username":"u","Secret":"SECRET-r"}"# + "\n"), "\(run.stdout)")
+        let failed =
+            "the keychain is locked: no key is cached for it and there is no terminal to ask on. "
+            + "Run 'keychainctl unlock' once (with KEYCHAINCTL_PASSPHRASE or --passphrase-fd), or set KEYCHAINCTL_PASSPHRASE.\nexit 1\n"
+        #expect(run.stdout.contains(failed), "\(run.stdout)")
+        #expect(run.stdout.hasSuffix(failed + #"{"ServerURL":"r.example.com","Username":"u","Secret":"SECRET-r"}"# + "\n"), "\(run.stdout)")
+        #expect(!run.stderr.contains("SECRET-"), "\(run.stderr)")
+        #expect(setup.asked == 0, "git asked")
+    }
+
+    /// What git could send that it should not: a line without `=`, too much, a NUL; refused
+    /// with a message that names no value, nothing stored, no crash.
+    @Test func hostileRequestsAreRefusedWithoutTheirValues() throws {
+        let sandbox = try Sandbox()
+        let helper = sandbox.folder + "/git-credential-keychainctl"
+        try FileManager.default.createSymbolicLink(atPath: helper, withDestinationPath: Sandbox.binary)
+        func call(_ action: String, _ input: String) -> Sandbox.Run {
+            sandbox.run([action], profile: nil, stdin: Data(input.utf8), timeout: 30, executable: helper)
+        }
+        for (input, status, message) in [
+            ("protocol=https\nhost=h.io\nusername=u\nSECRET-line\n", Int32(64), "git sent a line without '=' (not shown)"),
+            ("protocol=https\nhost=h.io\nusername=u\npassword=SECRET-p\n\u{0}x\n", 64, "git sent a line without '='"),
+            ("password=SECRET-p\n" + String(repeating: "a", count: 70_000), 78, "standard input is longer than 65536 bytes"),
+        ] {
+            let run = call("store", input)
+            #expect(run.status == status && run.stderr.hasPrefix("git-credential-keychainctl: " + message), "\(run.stderr)")
+            #expect(!run.stderr.contains("keychainctl: keychainctl:"), "\(run.stderr)")
+            #expect(!(run.stdout + run.stderr).contains("SECRET"), "\(run.stderr)")
+        }
+        let found = call("get", "protocol=https\nhost=h.io\n")
+        #expect(found.status == 0 && found.stdout.isEmpty, "nothing was stored: \(found.stdout)")
+        // An action git may add later is ignored, as the protocol asks.
+        #expect(call("capability", "").status == 0)
     }
 }

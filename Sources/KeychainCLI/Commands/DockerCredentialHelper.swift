@@ -73,7 +73,11 @@ enum DockerCredentialHelper {
     private static func store(_ call: CredentialHelperCall, keychain: Keychain) throws {
         var fields: [String: SecretBytes] = [:]
         try call.input.withUnsafeBytes { bytes in
-            guard case .object(let members) = try JSONReader.parse(bytes) else { throw Refusal(message: "store takes a JSON object") }
+            let value: JSONReader.Value
+            do { value = try JSONReader.parse(bytes) } catch let error as JSONReader.Failure {
+                throw Refusal(message: "store's input is not JSON (\(error.what) at byte \(error.offset + 1)); nothing was stored")
+            }
+            guard case .object(let members) = value else { throw Refusal(message: "store takes a JSON object") }
             for (key, value) in members where ["ServerURL", "Username", "Secret"].contains(key) {
                 guard case .string(let range) = value else { throw Refusal(message: "\(key) is not a string") }
                 let out = SecretBytes(count: 0)

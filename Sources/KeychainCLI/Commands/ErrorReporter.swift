@@ -3,11 +3,12 @@ import TextEscaping
 
 /// The one place that turns a failure into stderr text and an exit status (docs/REFERENCE.md).
 enum ErrorReporter {
-    /// Reports `error` on stderr in `format` and returns the exit status.
-    static func report(_ error: any Error, format: OutputFormat) -> Int32 {
+    /// Reports `error` on stderr in `format`, as `program` (the name a credential helper was called
+    /// by), and returns the exit status.
+    static func report(_ error: any Error, format: OutputFormat, program: String = "keychainctl") -> Int32 {
         if let strict = error as? SilentExit { return strict.code }
         if let own = error as? SilentExitWithMessage {
-            StandardStreams.err("keychainctl: \(own.message.terminalSafe)\n")
+            StandardStreams.err("\(program): \(own.message.terminalSafe)\n")
             return own.code
         }
         let (status, name, message, hint, exitStatus) = describe(error)
@@ -26,11 +27,11 @@ enum ErrorReporter {
             // and sentence after it, for searching Apple's documentation.
             let message = message.linesTerminalSafe
             if let status, !hint.isEmpty {
-                StandardStreams.err("keychainctl: \(hint.linesTerminalSafe)\n(\(name) \(status): \(message))\n")
+                StandardStreams.err("\(program): \(hint.linesTerminalSafe)\n(\(name) \(status): \(message))\n")
             } else if let status {
-                StandardStreams.err("keychainctl: \(message) (\(name) \(status))\n")
+                StandardStreams.err("\(program): \(message) (\(name) \(status))\n")
             } else {
-                StandardStreams.err("keychainctl: \(message)\n")
+                StandardStreams.err("\(program): \(message)\n")
             }
         }
         return exitStatus

@@ -50,8 +50,7 @@ enum GitCredentialHelper {
             StandardStreams.err("\(programName): git sent \(malformed.description); nothing was done.\n")
             return ExitStatusTable.usage
         } catch {
-            StandardStreams.err("\(programName): ")
-            return ErrorReporter.report(error, format: .text)
+            return ErrorReporter.report(error, format: .text, program: programName)
         }
     }
 
