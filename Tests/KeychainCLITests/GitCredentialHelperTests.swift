@@ -111,6 +111,33 @@ import Testing
         #expect(!other.stdout.contains("SECRET-c"), "another port is another credential: \(other.stdout)")
     }
 
+    /// `exec` (here as the built-in profile's scripts) does not reach git's credential; through a
+    /// profile naming the helper's group it does, as the guide shows.
+    @Test func execReachesACredentialOnlyThroughTheHelpersGroup() throws {
+        let setup = try Setup()
+        defer { setup.stop() }
+        let approve = setup.shell(
+            "printf 'protocol=https\\nhost=api.example.com\\nusername=bot\\npassword=SECRET-api\\n' | git credential approve")
+        #expect(approve.status == 0, "\(approve.stderr)")
+        let out = setup.sandbox.folder + "/token"
+        func exec(_ options: [String]) -> Sandbox.Run {
+            setup.sandbox.run(
+                ["exec"] + options + [
+                    "--env", "TOKEN=class=inet,server=api.example.com", "--", "/bin/sh", "-c", "printf %s \"$TOKEN\" > \(out)",
+                ],
+                profile: nil)
+        }
+        let outside = exec([])
+        #expect(outside.status == 44 && !FileManager.default.fileExists(atPath: out), "\(outside.stderr)")
+        #expect(!(outside.stdout + outside.stderr).contains("SECRET"))
+        let profile = setup.sandbox.folder + "/git-credential-keychainctl.plist"
+        try setup.sandbox.run(["profile", "show", "--program=git-credential-keychainctl"], profile: nil).stdoutData.write(
+            to: URL(fileURLWithPath: profile))
+        let inside = exec(["--profile", profile])
+        #expect(inside.status == 0, "\(inside.stderr)")
+        #expect((try? String(contentsOfFile: out, encoding: .utf8)) == "SECRET-api")
+    }
+
     /// With the default key file the helper needs nothing in the environment but HOME and PATH
     /// (cron); with a locked passphrase keychain it fails at once, saying why, and git goes on.
     @Test func headlessWithTheKeyFileAndFastWhenLocked() throws {
