@@ -133,6 +133,32 @@ import Testing
         #expect(!(try String(contentsOfFile: sandbox.folder + "/github_env", encoding: .utf8)).contains(passphrase))
     }
 
+    /// `make install`'s layout (Scripts/install-prefix.sh, given the test binary for the release
+    /// one): the binary, both helpers as links that answer by their names, the man page and the
+    /// completions; installed twice over, the second time changes nothing.
+    @Test func makeInstallLaysOutTheBinaryItsHelpersAndPages() throws {
+        let sandbox = try Sandbox(initialize: false)
+        let prefix = sandbox.folder + "/prefix"
+        for _ in 0..<2 {
+            let run = sandbox.run(
+                [Self.root + "/Scripts/install-prefix.sh", Sandbox.binary, prefix], profile: nil, timeout: 60, executable: "/bin/bash")
+            #expect(run.status == 0 && run.stdout.contains("git-credential-keychainctl"), "\(run.stderr)")
+        }
+        for path in [
+            "bin/keychainctl", "share/man/man1/keychainctl.1", "share/bash-completion/completions/keychainctl",
+            "share/zsh/site-functions/_keychainctl", "share/fish/vendor_completions.d/keychainctl.fish",
+        ] {
+            #expect(FileManager.default.fileExists(atPath: prefix + "/" + path), "\(path)")
+        }
+        for helper in ["git-credential-keychainctl", "docker-credential-keychainctl"] {
+            #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: prefix + "/bin/" + helper)) == "keychainctl", "\(helper)")
+        }
+        let docker = sandbox.run(["version"], profile: nil, executable: prefix + "/bin/docker-credential-keychainctl")
+        #expect(docker.stdout.hasPrefix("docker-credential-keychainctl (keychainctl "), "\(docker.stdout)")
+        let page = try String(contentsOfFile: prefix + "/share/man/man1/keychainctl.1", encoding: .utf8)
+        #expect(page.contains(".I git\\-credential\\-keychainctl\n") && page.contains(".I docker\\-credential\\-keychainctl\n"))
+    }
+
     /// README's install steps, run as written against a release folder, with `sudo` dropped and
     /// /usr/local a folder of the test's: the binary, the man page and the completion land.
     @Test func readmesInstallStepsInstallTheBinaryTheManPageAndCompletions() throws {
