@@ -236,4 +236,50 @@ import Testing
         // An action git may add later is ignored, as the protocol asks.
         #expect(call("capability", "").status == 0)
     }
+
+    /// What newer git sends (2.41's expiry and OAuth refresh token, 2.46's state): kept after the
+    /// password as git-credential-osxkeychain keeps them, handed back, and the state spares the
+    /// write git asks for after every use; no other line of an item ever reaches git.
+    @Test func newerGitsAttributesAreKeptAndHandedBack() throws {
+        let sandbox = try Sandbox()
+        let helper = sandbox.folder + "/git-credential-keychainctl"
+        try FileManager.default.createSymbolicLink(atPath: helper, withDestinationPath: Sandbox.binary)
+        func call(_ action: String, _ input: String) -> Sandbox.Run {
+            sandbox.run([action], profile: nil, stdin: Data(input.utf8), timeout: 30, executable: helper)
+        }
+        let profile = sandbox.folder + "/git.plist"
+        try sandbox.run(["profile", "show", "--program=git-credential-keychainctl"], profile: nil).stdoutData.write(
+            to: URL(fileURLWithPath: profile))
+        func stored() -> String {
+            sandbox.run(["find", "--class", "inet", "--server", "h.io", "-w", "--profile", profile], profile: nil).stdout
+        }
+        let named = "protocol=https\nhost=h.io\n"
+        #expect(
+            call("store", named + "username=u\npassword=SECRET-p\npassword_expiry_utc=1700000000\noauth_refresh_token=SECRET-r\n").status
+                == 0)
+        #expect(stored() == "SECRET-p\npassword_expiry_utc=1700000000\noauth_refresh_token=SECRET-r", "osxkeychain's shape: \(stored())")
+        let got = call("get", named)
+        #expect(
+            got.stdout == "username=u\npassword=SECRET-p\npassword_expiry_utc=1700000000\noauth_refresh_token=SECRET-r\n", "\(got.stdout)")
+        // State only to a git that takes it; handed back on store, nothing is written.
+        #expect(call("get", named + "capability[]=state\n").stdout.hasSuffix("\ncapability[]=state\nstate[]=keychainctl:seen=1\n"))
+        let seen = named + "username=u\npassword=other\nstate[]=keychainctl:seen=1\n"
+        #expect(call("store", seen).status == 0 && stored().hasPrefix("SECRET-p\n"), "a seen credential is not stored again")
+        // An expiry that is not git's (digits) is not kept.
+        #expect(call("store", named + "username=u\npassword=SECRET-q\npassword_expiry_utc=1\u{1B}[2J\n").status == 0)
+        #expect(stored() == "SECRET-q", "\(stored())")
+        // A reject names the password alone: the item goes though the expiry follows it.
+        #expect(call("store", named + "username=u\npassword=SECRET-p\npassword_expiry_utc=1700000000\n").status == 0)
+        #expect(call("erase", named + "username=u\npassword=SECRET-p\n").status == 0)
+        #expect(call("get", named).stdout.isEmpty)
+        // An item added otherwise, whose secret holds lines git would read as attributes.
+        let added = sandbox.run(
+            [
+                "add", "--class", "inet", "--server", "h.io", "--protocol", "https", "--port", "0", "--path", "", "-a", "u", "--profile",
+                profile,
+            ],
+            profile: nil, stdin: Data("SECRET-x\nhost=evil.example\nusername=mallory\npassword_expiry_utc=9x".utf8))
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(call("get", named).stdout == "username=u\npassword=SECRET-x\n", "\(call("get", named).stdout)")
+    }
 }

@@ -109,7 +109,7 @@ enum DockerCredentialHelper {
             throw Refusal(message: notFound)
         }
         let out = SecretBytes(count: 0)
-        func text(_ string: String) { Array(string.utf8).withUnsafeBytes { out.append($0) } }
+        func text(_ string: String) { out.append(text: string) }
         text("{\"ServerURL\":")
         Array(url.utf8).withUnsafeBytes { appendJSONString($0, to: out) }
         text(",\"Username\":")
@@ -132,7 +132,7 @@ enum DockerCredentialHelper {
         request.returns = .value([.attributes])
         let items = try call.find(request, in: keychain).map(\.item)
         let out = SecretBytes(count: 0)
-        func text(_ string: String) { Array(string.utf8).withUnsafeBytes { out.append($0) } }
+        func text(_ string: String) { out.append(text: string) }
         text("{")
         for (index, item) in items.enumerated() {
             if index > 0 { text(",") }
@@ -147,7 +147,7 @@ enum DockerCredentialHelper {
     /// `bytes` as a JSON string (quotes, backslashes and control characters escaped; UTF-8 kept),
     /// written into guarded memory.
     static func appendJSONString(_ bytes: UnsafeRawBufferPointer, to out: SecretBytes) {
-        func put(_ string: String) { Array(string.utf8).withUnsafeBytes { out.append($0) } }
+        func put(_ string: String) { out.append(text: string) }
         put("\"")
         for byte in bytes {
             switch byte {

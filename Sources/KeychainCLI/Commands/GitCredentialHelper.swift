@@ -79,24 +79,69 @@ enum GitCredentialHelper {
         return ItemRequest(itemClass: ItemClass.internetPassword.rawValue, words: words)
     }
 
+    /// The state this helper gives git with a credential (when git takes state), which git hands
+    /// back when it stores that credential: already in the keychain, so nothing is written.
+    static let seenState = "keychainctl:seen=1"
+
+    /// The lines the keychain keeps after the password, as git-credential-osxkeychain keeps them.
+    private static let expiryLine = "\npassword_expiry_utc="
+    private static let refreshTokenLine = "\noauth_refresh_token="
+
     private static func get(_ credential: GitCredential, _ call: CredentialHelperCall) throws {
         guard var request = request(credential, storing: false) else { return }
         request.limit = .value(.one)
         request.returns = .value([.attributes, .data])
         guard let found = try call.find(request, in: call.openKeychain()).first else { return }
         let username = found.item.attributes[Schema.account]?.stringValue ?? ""
-        guard let secret = found.secret, !username.utf8.contains(0x0A), !secret.withUnsafeBytes({ $0.contains(0x0A) || $0.contains(0) })
-        else {
-            throw KeychainError(.decode, hint: "the stored credential holds a line break or NUL, which git's protocol cannot carry.")
+        guard let secret = found.secret, !username.utf8.contains(0x0A), !username.utf8.contains(0) else {
+            throw KeychainError(
+                .decode, hint: "the stored credential's account holds a line break or NUL, which git's protocol cannot carry.")
         }
-        StandardStreams.out("username=\(username)\npassword=")
-        StandardStreams.out(secret: secret)
-        StandardStreams.out("\n")
+        let reply = SecretBytes(count: 0)
+        try secret.withUnsafeBytes { data in
+            // The password is the first line; after it, only the two attributes git wrote, each
+            // checked again (digits; no NUL): no other line of the item ever reaches git.
+            let lines = data.split(separator: 0x0A, omittingEmptySubsequences: false)
+            guard let password = lines.first, !password.contains(0) else {
+                throw KeychainError(.decode, hint: "the stored password holds a NUL, which git's protocol cannot carry.")
+            }
+            reply.append(text: "username=\(username)\npassword=")
+            reply.append(UnsafeRawBufferPointer(rebasing: password))
+            for line in lines.dropFirst() {
+                let text = UnsafeRawBufferPointer(rebasing: line)
+                if let expiry = Self.value(of: text, after: expiryLine), expiry.allSatisfy({ (0x30...0x39).contains($0) }) {
+                    reply.append(text: expiryLine)
+                    reply.append(expiry)
+                } else if let token = Self.value(of: text, after: refreshTokenLine), !token.contains(0) {
+                    reply.append(text: refreshTokenLine)
+                    reply.append(token)
+                }
+            }
+            reply.append(text: "\n")
+        }
+        if credential.capabilities.contains("state") { reply.append(text: "capability[]=state\nstate[]=\(seenState)\n") }
+        StandardStreams.out(secret: reply)
+    }
+
+    /// The bytes of `line` after `prefix` (given with its leading newline), or nil.
+    private static func value(of line: UnsafeRawBufferPointer, after prefix: String) -> UnsafeRawBufferPointer? {
+        let key = prefix.utf8.dropFirst()
+        guard line.starts(with: key) else { return nil }
+        return UnsafeRawBufferPointer(rebasing: line[(line.startIndex + key.count)...])
     }
 
     private static func store(_ credential: GitCredential, _ call: CredentialHelperCall) throws {
+        // What this helper gave git, reported as having worked: it is in the keychain already.
+        if credential.states.contains(seenState) { return }
         guard let request = request(credential, storing: true), let password = credential.password else { return }
-        _ = try call.openKeychain().add(request, secret: password, caller: call.caller, updateExisting: true)
+        let data = SecretBytes(count: 0)
+        password.withUnsafeBytes { data.append($0) }
+        if let expiry = credential.passwordExpiry { data.append(text: expiryLine + expiry) }
+        if let token = credential.oauthRefreshToken {
+            data.append(text: refreshTokenLine)
+            token.withUnsafeBytes { data.append($0) }
+        }
+        _ = try call.openKeychain().add(request, secret: data, caller: call.caller, updateExisting: true)
     }
 
     /// Erases the matching credentials; when git names the password it rejected, only those still
@@ -107,6 +152,8 @@ enum GitCredentialHelper {
         request.returns = .value([.attributes, .data, .persistentRef])
         let keychain = try call.openKeychain()
         let matches = try call.find(request, in: keychain)
-        try call.delete(matches.filter { found in credential.password.map { found.secret?.equals($0) == true } ?? true }, from: keychain)
+        // The password is the item's first line; the attributes git gave with it follow.
+        try call.delete(
+            matches.filter { found in credential.password.map { found.secret?.equals($0, before: 0x0A) == true } ?? true }, from: keychain)
     }
 }

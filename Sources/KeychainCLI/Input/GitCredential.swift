@@ -2,15 +2,22 @@ import KeychainCore
 import TextEscaping
 
 /// One credential as git's helper protocol describes it (`git help credential`): `key=value`
-/// lines up to a blank line or the end of input. The password stays in guarded memory; the other
-/// attributes are text. Attributes the helper does not keep (`wwwauth[]`, `capability[]`,
-/// `password_expiry_utc`, …) are read and left alone, as the protocol asks of a helper.
+/// lines up to a blank line or the end of input. The password and the OAuth refresh token stay in
+/// guarded memory; the other attributes are text. Attributes the helper does not keep
+/// (`wwwauth[]`, `authtype`, …) are read and left alone, as the protocol asks of a helper.
 struct GitCredential {
     var protocolName: String?
     var host: String?
     var path: String?
     var username: String?
     var password: SecretBytes?
+    /// When the password stops working, in seconds since 1970 (git 2.41's `password_expiry_utc`).
+    var passwordExpiry: String?
+    /// The token that renews an OAuth password (`oauth_refresh_token`).
+    var oauthRefreshToken: SecretBytes?
+    /// What git says it understands (`capability[]`), and the state a helper gave it (`state[]`).
+    var capabilities: Set<String> = []
+    var states: [String] = []
 
     struct Malformed: Error, CustomStringConvertible {
         let description: String
@@ -32,8 +39,10 @@ struct GitCredential {
                 }
                 let key = String(decoding: line[..<equals], as: UTF8.self)
                 let value = UnsafeRawBufferPointer(rebasing: line[(equals + 1)...])
-                if key == "password" {
-                    password = SecretBytes(copying: Array(value))
+                if key == "password" || key == "oauth_refresh_token" {
+                    let secret = SecretBytes(count: 0)
+                    secret.append(value)
+                    if key == "password" { password = secret } else { oauthRefreshToken = secret }
                     continue
                 }
                 guard let text = String(exactly: value) else { throw Malformed(description: "\(key) is not UTF-8") }
@@ -43,6 +52,10 @@ struct GitCredential {
                 case "path": path = text
                 case "username": username = text
                 case "url": take(url: text)
+                // Only what git itself writes: digits, so nothing else is ever stored or handed back.
+                case "password_expiry_utc": passwordExpiry = text.utf8.allSatisfy { (0x30...0x39).contains($0) } ? text : nil
+                case "capability[]": capabilities.insert(text)
+                case "state[]": states.append(text)
                 default: continue
                 }
             }

@@ -43,6 +43,12 @@ package final class SecretBytes: @unchecked Sendable, CustomStringConvertible {
         count += source.count
     }
 
+    /// Appends `text`'s UTF-8 bytes: the labels and separators written around secret ones.
+    package func append(text: String) {
+        var text = text
+        text.withUTF8 { append(UnsafeRawBufferPointer($0)) }
+    }
+
     /// How many bytes can be appended before the guarded buffer has to grow.
     package var spareCapacity: Int { block.capacity - count }
 
@@ -153,6 +159,13 @@ package final class SecretBytes: @unchecked Sendable, CustomStringConvertible {
     /// Constant-time comparison.
     package func equals(_ other: SecretBytes) -> Bool {
         count == other.count && sodium_memcmp(base, other.base, count) == 0
+    }
+
+    /// Whether the bytes before the first `terminator` (all of them when there is none) are
+    /// `other`'s, compared in constant time for a given length.
+    package func equals(_ other: SecretBytes, before terminator: UInt8) -> Bool {
+        let length = withUnsafeBytes { bytes in bytes.firstIndex(of: terminator) ?? bytes.count }
+        return length == other.count && sodium_memcmp(base, other.base, length) == 0
     }
 
     /// Never the contents.
