@@ -212,15 +212,26 @@ import Testing
         #expect(setup.asked == 0, "git asked")
     }
 
+    /// The helper called as git calls it, by its name, in a sandbox of its own, without git.
+    struct Direct {
+        let sandbox: Sandbox
+        let helper: String
+
+        init() throws {
+            sandbox = try Sandbox()
+            helper = sandbox.folder + "/git-credential-keychainctl"
+            try FileManager.default.createSymbolicLink(atPath: helper, withDestinationPath: Sandbox.binary)
+        }
+
+        func callAsFunction(_ action: String, _ input: String) -> Sandbox.Run {
+            sandbox.run([action], profile: nil, stdin: Data(input.utf8), timeout: 30, executable: helper)
+        }
+    }
+
     /// What git could send that it should not: a line without `=`, too much, a NUL; refused
     /// with a message that names no value, nothing stored, no crash.
     @Test func hostileRequestsAreRefusedWithoutTheirValues() throws {
-        let sandbox = try Sandbox()
-        let helper = sandbox.folder + "/git-credential-keychainctl"
-        try FileManager.default.createSymbolicLink(atPath: helper, withDestinationPath: Sandbox.binary)
-        func call(_ action: String, _ input: String) -> Sandbox.Run {
-            sandbox.run([action], profile: nil, stdin: Data(input.utf8), timeout: 30, executable: helper)
-        }
+        let call = try Direct()
         for (input, status, message) in [
             ("protocol=https\nhost=h.io\nusername=u\nSECRET-line\n", Int32(64), "git sent a line without '=' (not shown)"),
             ("protocol=https\nhost=h.io\nusername=u\npassword=SECRET-p\n\u{0}x\n", 64, "git sent a line without '='"),
@@ -241,12 +252,8 @@ import Testing
     /// password as git-credential-osxkeychain keeps them, handed back, and the state spares the
     /// write git asks for after every use; no other line of an item ever reaches git.
     @Test func newerGitsAttributesAreKeptAndHandedBack() throws {
-        let sandbox = try Sandbox()
-        let helper = sandbox.folder + "/git-credential-keychainctl"
-        try FileManager.default.createSymbolicLink(atPath: helper, withDestinationPath: Sandbox.binary)
-        func call(_ action: String, _ input: String) -> Sandbox.Run {
-            sandbox.run([action], profile: nil, stdin: Data(input.utf8), timeout: 30, executable: helper)
-        }
+        let call = try Direct()
+        let sandbox = call.sandbox
         let profile = sandbox.folder + "/git.plist"
         try sandbox.run(["profile", "show", "--program=git-credential-keychainctl"], profile: nil).stdoutData.write(
             to: URL(fileURLWithPath: profile))
