@@ -82,6 +82,32 @@ import Testing
         #expect(setup.sandbox.run(["find", "--class", "inet", "--server", "ghcr.io"], profile: "app.plist").status == 44)
     }
 
+    /// Logins racing for one registry (parallel jobs of one user) leave one login; erases racing
+    /// erase it once, the others saying there was none. Each replace is one write transaction.
+    /// (bash: dash's `wait` never returned under the test runner.)
+    @Test func racingLoginsLeaveOneLogin() throws {
+        let setup = try Self.setup()
+        let script = """
+            for i in $(seq 1 16); do
+                printf '{"ServerURL":"race.io","Username":"u%s","Secret":"s%s"}' $i $i | "$0" store > "$0.store.$i" 2>&1 &
+            done; wait
+            for i in $(seq 1 8); do (printf race.io | "$0" erase > /dev/null 2>&1; echo "erase $?") & done; wait
+            """
+        let stored = setup.sandbox.run(
+            [
+                "-c", script.replacingOccurrences(of: "for i in $(seq 1 8)", with: "\"$0\" list < /dev/null; echo; for i in $(seq 1 8)"),
+                setup.helper,
+            ],
+            profile: nil, timeout: 60, executable: "/bin/bash")
+        let lines = stored.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first.map { $0.hasPrefix(#"{"race.io":"u"#) && $0.split(separator: ",").count == 1 } == true, "\(stored.stdout)")
+        #expect(lines.filter { $0 == "erase 0" }.count == 1 && lines.filter { $0 == "erase 1" }.count == 7, "\(stored.stdout)")
+        for i in 1...16 {
+            let output = (try? String(contentsOfFile: setup.helper + ".store.\(i)", encoding: .utf8)) ?? "?"
+            #expect(output.isEmpty, "store \(i): \(output)")
+        }
+    }
+
     @Test func aLockedKeychainFailsAtOnceWithoutAPrompt() throws {
         let setup = try Self.setup()
         let locked = try Fixtures.passphraseKeychain()

@@ -31,7 +31,8 @@ struct LocalServer {
         let pid = (try? String(contentsOfFile: folder + "/pid", encoding: .utf8)).flatMap {
             Int32($0.trimmingCharacters(in: .whitespacesAndNewlines))
         }
-        if let pid { kill(pid, SIGTERM) }
+        // SIGKILL: the test runner's children inherit its signal mask, SIGTERM blocked included.
+        if let pid { kill(pid, SIGKILL) }
     }
 
     /// What every server starts with: descriptors closed, a deadline, and `serve(server)`, which

@@ -36,9 +36,10 @@ enum DockerCredentialHelper {
             let call = try CredentialHelperCall(spec)
             let keychain = try call.openKeychain()
             switch action {
-            case "store": try store(call, keychain: keychain)
+            // A replace or an erase is one write: two logins racing leave one login, not two.
+            case "store": try keychain.inOneWrite { try store(call, keychain: keychain) }
             case "get": try get(serverURL(call.input), call, keychain: keychain)
-            case "erase": try erase(serverURL(call.input), call, keychain: keychain)
+            case "erase": try keychain.inOneWrite { try erase(serverURL(call.input), call, keychain: keychain) }
             default: try list(call, keychain: keychain)
             }
             return 0

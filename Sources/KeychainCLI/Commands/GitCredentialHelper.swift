@@ -151,9 +151,12 @@ enum GitCredentialHelper {
         request.limit = .value(.all)
         request.returns = .value([.attributes, .data, .persistentRef])
         let keychain = try call.openKeychain()
-        let matches = try call.find(request, in: keychain)
-        // The password is the item's first line; the attributes git gave with it follow.
-        try call.delete(
-            matches.filter { found in credential.password.map { found.secret?.equals($0, before: 0x0A) == true } ?? true }, from: keychain)
+        try keychain.inOneWrite {
+            let matches = try call.find(request, in: keychain)
+            // The password is the item's first line; the attributes git gave with it follow.
+            try call.delete(
+                matches.filter { found in credential.password.map { found.secret?.equals($0, before: 0x0A) == true } ?? true },
+                from: keychain)
+        }
     }
 }

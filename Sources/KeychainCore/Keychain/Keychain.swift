@@ -185,6 +185,11 @@ package final class Keychain {
         }
     }
 
+    /// Runs `body`'s calls (finds, deletes, adds) in one write transaction: another process sees
+    /// all of their changes or none, and makes none of its own in between (a credential helper
+    /// replacing a login while another process replaces the same one).
+    package func inOneWrite<R>(_ body: () throws -> R) throws -> R { try store.write(body) }
+
     /// Now, in milliseconds since 1970.
     static func now() -> Int64 {
         var spec = timespec()
