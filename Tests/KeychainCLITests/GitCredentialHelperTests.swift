@@ -223,8 +223,10 @@ import Testing
             try FileManager.default.createSymbolicLink(atPath: helper, withDestinationPath: Sandbox.binary)
         }
 
-        func callAsFunction(_ action: String, _ input: String) -> Sandbox.Run {
-            sandbox.run([action], profile: nil, stdin: Data(input.utf8), timeout: 30, executable: helper)
+        func callAsFunction(_ action: String, _ input: String) -> Sandbox.Run { self(action, Data(input.utf8)) }
+
+        func callAsFunction(_ action: String, _ input: Data) -> Sandbox.Run {
+            sandbox.run([action], profile: nil, stdin: input, timeout: 30, executable: helper)
         }
     }
 
@@ -244,6 +246,15 @@ import Testing
         }
         let found = call("get", "protocol=https\nhost=h.io\n")
         #expect(found.status == 0 && found.stdout.isEmpty, "nothing was stored: \(found.stdout)")
+        // A key the helper does not use may hold any bytes: ignored, as the protocol asks.
+        let binary =
+            Data("protocol=https\nhost=h.io\nwwwauth[]=".utf8) + Data([0xFF, 0x1B, 0x00]) + Data("\nusername=u\npassword=p\n".utf8)
+        #expect(call("store", binary).status == 0)
+        #expect(call("get", "protocol=https\nhost=h.io\n").stdout == "username=u\npassword=p\n")
+        let bad = call("store", Data("protocol=https\nhost=h".utf8) + Data([0xFF]) + Data("\nusername=u\npassword=p\n".utf8))
+        #expect(
+            bad.status == 64 && bad.stderr == "git-credential-keychainctl: git sent a host that is not UTF-8; nothing was done.\n",
+            "\(bad.stderr)")
         // An action git may add later is ignored, as the protocol asks.
         #expect(call("capability", "").status == 0)
     }

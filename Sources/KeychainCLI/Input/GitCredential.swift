@@ -19,6 +19,11 @@ struct GitCredential {
     var capabilities: Set<String> = []
     var states: [String] = []
 
+    /// The keys whose values the helper reads as text.
+    private static let textKeys: Set<String> = [
+        "protocol", "host", "path", "username", "url", "password_expiry_utc", "capability[]", "state[]",
+    ]
+
     struct Malformed: Error, CustomStringConvertible {
         let description: String
     }
@@ -45,7 +50,9 @@ struct GitCredential {
                     if key == "password" { password = secret } else { oauthRefreshToken = secret }
                     continue
                 }
-                guard let text = String(exactly: value) else { throw Malformed(description: "\(key) is not UTF-8") }
+                // A key the helper does not use is left alone whatever its value holds.
+                guard Self.textKeys.contains(key) else { continue }
+                guard let text = String(exactly: value) else { throw Malformed(description: "a \(key) that is not UTF-8") }
                 switch key {
                 case "protocol": protocolName = text
                 case "host": host = text
