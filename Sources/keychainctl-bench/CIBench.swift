@@ -2,7 +2,7 @@ import Glibc
 import KeychainCore
 
 /// The CI commands' figures: a passphrase keychain after `unlock` against a key-file one, `exec`'s
-/// overhead over `find -w`, `get` against `find -w`, jsonl import throughput and memory, masking throughput, and rekey.
+/// overhead over `find -w`, `get` and git's credential helper against `find -w`, jsonl import throughput and memory, masking throughput, and rekey.
 enum CIBench {
     static func run(binary: String, workdir: String, runs: Int, profilePath: String) throws -> [String] {
         var lines: [String] = []
@@ -51,6 +51,27 @@ enum CIBench {
         lines.append(
             "get api ci: \(Bench.milliseconds(get)) against find -w's \(Bench.milliseconds(findW)) (\(ratio(get, findW)), run alternately); "
                 + "target within 2%.")
+
+        // git's credential helper, called as git calls it around a fetch: get, then store of the
+        // credential that worked (a git before 2.46 sends it again every time).
+        let helper = "\(folder)/git-credential-keychainctl"
+        symlink(binary, helper)
+        let getRequest = "\(folder)/git-get", storeRequest = "\(folder)/git-store"
+        Bench.write("protocol=https\nhost=git.example.com\n", to: getRequest)
+        Bench.write("protocol=https\nhost=git.example.com\nusername=ci\npassword=bench-secret\n", to: storeRequest)
+        guard ProcessRunner.run([helper, "store"], environment: keyFileEnvironment, stdinPath: storeRequest).status == 0 else {
+            fatalError("git-credential-keychainctl store failed")
+        }
+        let (helperGet, findForHelper) = ProcessRunner.alternatingMedians(
+            runs: runs, stdin: (getRequest, "/dev/null"), (keyFileEnvironment, { _ in [helper, "get"] }),
+            (keyFileEnvironment, { _ in [binary, "find", "-s", "api", "-a", "ci", "-w"] }))
+        let (helperStore, add) = ProcessRunner.alternatingMedians(
+            runs: runs, stdin: (storeRequest, "/dev/null"), (keyFileEnvironment, { _ in [helper, "store"] }),
+            (keyFileEnvironment, { i in [binary, "add", "-s", "added-\(i)", "-a", "ci", "--data-file", secretFile] }))
+        lines.append(
+            "git-credential-keychainctl get: \(Bench.milliseconds(helperGet)) against find -w's \(Bench.milliseconds(findForHelper)) "
+                + "(\(ratio(helperGet, findForHelper))); store of the same credential again: \(Bench.milliseconds(helperStore)) against "
+                + "add's \(Bench.milliseconds(add)) (\(ratio(helperStore, add))), each run alternately; target ≤ 1.1× each.")
 
         // Masking: 128 MiB of text through exec --mask always -- cat.
         let big = "\(folder)/big.txt"

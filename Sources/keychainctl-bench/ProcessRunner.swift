@@ -63,13 +63,13 @@ enum ProcessRunner {
     /// Medians of two commands run alternately, so that both see the same machine: the way to
     /// compare two cases on a noisy host.
     static func alternatingMedians(
-        runs: Int, expected: (first: Int32, second: Int32) = (0, 0), _ first: (environment: [String], command: (Int) -> [String]),
-        _ second: (environment: [String], command: (Int) -> [String])
+        runs: Int, expected: (first: Int32, second: Int32) = (0, 0), stdin: (first: String, second: String) = ("/dev/null", "/dev/null"),
+        _ first: (environment: [String], command: (Int) -> [String]), _ second: (environment: [String], command: (Int) -> [String])
     ) -> (first: Double, second: Double) {
         var times: ([Double], [Double]) = ([], [])
         for index in 0..<(runs + 3) {
             for (slot, side) in [first, second].enumerated() {
-                let measured = run(side.command(index), environment: side.environment)
+                let measured = run(side.command(index), environment: side.environment, stdinPath: slot == 0 ? stdin.first : stdin.second)
                 let status = slot == 0 ? expected.first : expected.second
                 if measured.status != status {
                     fatalError("\(side.command(index).joined(separator: " ")) exited \(measured.status), expected \(status)")

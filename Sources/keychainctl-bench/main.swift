@@ -22,6 +22,13 @@ if arguments.count >= 4, arguments[1] == "--sync" {
     }
     exit(0)
 }
+// `keychainctl-bench --ci BINARY WORKDIR`: the CI commands' figures alone.
+if arguments.count >= 4, arguments[1] == "--ci" {
+    for line in try CIBench.run(binary: arguments[2], workdir: arguments[3], runs: 41, profilePath: Bench.fixture("app.plist")) {
+        print(line)
+    }
+    exit(0)
+}
 guard arguments.count >= 3 else {
     Bench.log("usage: keychainctl-bench BINARY WORKDIR [RUNS]")
     exit(64)

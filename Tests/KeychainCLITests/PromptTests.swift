@@ -52,6 +52,34 @@ import Testing
     /// The passphrase and the secret typed (or pasted) together at the first prompt: the secret,
     /// typed ahead of its prompt, is read by it and never shown. (Text typed before the first
     /// prompt appears is echoed by the terminal itself, before keychainctl could turn echo off.)
+    /// git and Docker run their helpers on the user's terminal (stdin a pipe, the terminal
+    /// still the controlling one): a helper never asks for the passphrase there, it fails at once
+    /// saying what to run, and what the user types stays git's.
+    @Test func credentialHelpersNeverPromptOnTheTerminal() throws {
+        try withPassphraseKeychain { environment in
+            let folder = NSTemporaryDirectory() + "helpers-\(UUID().uuidString)"
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            for helper in ["git-credential-keychainctl", "docker-credential-keychainctl"] {
+                try FileManager.default.createSymbolicLink(atPath: folder + "/" + helper, withDestinationPath: Sandbox.binary)
+            }
+            let started = Date()
+            let session = try TerminalSession.run(
+                [
+                    "/bin/sh", "-c",
+                    """
+                    printf 'protocol=https\\nhost=tty.example.com\\n' | "$0/git-credential-keychainctl" get; echo "git exit $?"
+                    printf tty.example.com | "$0/docker-credential-keychainctl" get; echo "docker exit $?"
+                    """,
+                    folder,
+                ], steps: [], environment: environment)
+            #expect(Date().timeIntervalSince(started) < 20)
+            #expect(!session.shown.contains("passphrase:"), "\(session.shown)")
+            #expect(session.shown.contains("git exit 36") && session.shown.contains("docker exit 1"), "\(session.shown)")
+            #expect(session.shown.contains("Run 'keychainctl unlock' once"), "\(session.shown)")
+        }
+    }
+
     @Test func typeAheadIsReadNotShownAndNotDiscarded() throws {
         try withPassphraseKeychain { environment in
             let added = try onTerminal(
