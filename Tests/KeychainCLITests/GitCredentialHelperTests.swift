@@ -286,6 +286,7 @@ import Testing
         // An expiry that is not git's (digits) is not kept.
         #expect(call("store", named + "username=u\npassword=SECRET-q\npassword_expiry_utc=1\u{1B}[2J\n").status == 0)
         #expect(stored() == "SECRET-q", "\(stored())")
+        #expect(call("store", named + "username=u\npassword=SECRET-q\npassword_expiry_utc=\n").status == 0 && stored() == "SECRET-q")
         // A reject names the password alone: the item goes though the expiry follows it.
         #expect(call("store", named + "username=u\npassword=SECRET-p\npassword_expiry_utc=1700000000\n").status == 0)
         #expect(call("erase", named + "username=u\npassword=SECRET-p\n").status == 0)

@@ -109,7 +109,7 @@ enum GitCredentialHelper {
             reply.append(UnsafeRawBufferPointer(rebasing: password))
             for line in lines.dropFirst() {
                 let text = UnsafeRawBufferPointer(rebasing: line)
-                if let expiry = Self.value(of: text, after: expiryLine), expiry.allSatisfy({ (0x30...0x39).contains($0) }) {
+                if let expiry = Self.value(of: text, after: expiryLine), GitCredential.isTimestamp(expiry) {
                     reply.append(text: expiryLine)
                     reply.append(expiry)
                 } else if let token = Self.value(of: text, after: refreshTokenLine), !token.contains(0) {

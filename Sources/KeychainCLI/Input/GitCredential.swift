@@ -24,6 +24,11 @@ struct GitCredential {
         "protocol", "host", "path", "username", "url", "password_expiry_utc", "capability[]", "state[]",
     ]
 
+    /// Whether `digits` is a time as git writes one: decimal digits, at least one.
+    static func isTimestamp<Bytes: Collection<UInt8>>(_ digits: Bytes) -> Bool {
+        !digits.isEmpty && digits.allSatisfy { (0x30...0x39).contains($0) }
+    }
+
     struct Malformed: Error, CustomStringConvertible {
         let description: String
     }
@@ -60,7 +65,7 @@ struct GitCredential {
                 case "username": username = text
                 case "url": take(url: text)
                 // Only what git itself writes: digits, so nothing else is ever stored or handed back.
-                case "password_expiry_utc": passwordExpiry = text.utf8.allSatisfy { (0x30...0x39).contains($0) } ? text : nil
+                case "password_expiry_utc": passwordExpiry = GitCredential.isTimestamp(text.utf8) ? text : nil
                 case "capability[]": capabilities.insert(text)
                 case "state[]": states.append(text)
                 default: continue
