@@ -58,19 +58,38 @@ public final class CommandCgroup: Sendable {
     /// path `/proc/self/cgroup` gives for it ("0::PATH").
     public static func ownFolder() -> String? {
         guard let line = KernelFile.lines(of: "/proc/self/cgroup").first(where: { $0.hasPrefix("0::") }) else { return nil }
-        let relative = String(line.dropFirst(3))
-        for entry in KernelFile.lines(of: "/proc/self/mountinfo") {
-            // ID PARENT MAJOR:MINOR ROOT MOUNTPOINT OPTIONS… - TYPE SOURCE SUPER
-            let halves = entry.split(separator: " - ", maxSplits: 1)
-            guard halves.count == 2, halves[1].hasPrefix("cgroup2 ") else { continue }
-            let fields = halves[0].split(separator: " ")
+        return folder(of: String(line.dropFirst(3)), mountinfo: KernelFile.bytes(of: "/proc/self/mountinfo"))
+    }
+
+    /// The folder of the cgroup `relative` (as /proc/self/cgroup gives it) in the cgroup2 mount
+    /// that `mountinfo` (as /proc/self/mountinfo gives it) shows it beneath.
+    package static func folder(of relative: String, mountinfo: [UInt8]) -> String? {
+        // Read as bytes: splitting each line at a string separator cost a millisecond per exec.
+        let separator = Array(" - ".utf8)
+        let type = Array("cgroup2 ".utf8)
+        for entry in mountinfo.split(separator: UInt8(ascii: "\n")) {
+            // ID PARENT MAJOR:MINOR ROOT MOUNTPOINT OPTIONS… - TYPE SOURCE SUPER (spaces in a
+            // field are escaped, so the first " - " is the separator)
+            guard let dash = firstIndex(of: separator, in: entry), entry[(dash + separator.count)...].starts(with: type) else { continue }
+            let fields = entry[..<dash].split(separator: UInt8(ascii: " "))
             guard fields.count >= 5 else { continue }
-            let root = String(fields[3])
-            let mountPoint = unescape(String(fields[4]))
+            let root = String(decoding: fields[3], as: UTF8.self)
+            let mountPoint = unescape(String(decoding: fields[4], as: UTF8.self))
             // A cgroup namespace's mount shows its root as "/"; elsewhere the path is beneath ROOT.
             guard root == "/" || relative == root || relative.hasPrefix(root + "/") else { continue }
             let below = root == "/" ? relative : String(relative.dropFirst(root.count))
             return below == "/" || below.isEmpty ? mountPoint : mountPoint + below
+        }
+        return nil
+    }
+
+    /// Where `needle` first starts in `haystack`, or nil.
+    static func firstIndex(of needle: [UInt8], in haystack: ArraySlice<UInt8>) -> Int? {
+        guard needle.count <= haystack.count else { return nil }
+        var start = haystack.startIndex
+        while start + needle.count <= haystack.endIndex {
+            if haystack[start] == needle[0], haystack[start..<(start + needle.count)].elementsEqual(needle) { return start }
+            start += 1
         }
         return nil
     }

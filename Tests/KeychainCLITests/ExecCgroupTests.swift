@@ -32,4 +32,21 @@ import Testing
         // The abandoned one is gone (other tests' execs, running or killed, may have theirs now).
         #expect(!FileManager.default.fileExists(atPath: abandoned), "the cgroup a killed keychainctl left was removed")
     }
+
+    /// The cgroup's folder from /proc/self/mountinfo's lines: the cgroup2 mount (its point's
+    /// escapes undone), the path beneath its root, and nothing from a line of another type.
+    @Test func theFolderIsFoundInMountinfo() {
+        let mountinfo = Array(
+            """
+            22 27 0:21 / /proc rw,relatime - proc proc rw
+            30 27 0:26 / /odd\\040name rw - tmpfs cgroup2 rw
+            31 27 0:27 /user.slice /sys/fs/my\\040cgroup rw,nosuid shared:9 - cgroup2 cgroup2 rw,nsdelegate
+            """.utf8)
+        #expect(CommandCgroup.folder(of: "/user.slice/job", mountinfo: mountinfo) == "/sys/fs/my cgroup/job")
+        #expect(CommandCgroup.folder(of: "/user.slice", mountinfo: mountinfo) == "/sys/fs/my cgroup")
+        #expect(CommandCgroup.folder(of: "/system.slice/x", mountinfo: mountinfo) == nil)
+        let namespaced = Array("40 1 0:30 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n".utf8)
+        #expect(CommandCgroup.folder(of: "/", mountinfo: namespaced) == "/sys/fs/cgroup")
+        #expect(CommandCgroup.folder(of: "/a/b", mountinfo: namespaced) == "/sys/fs/cgroup/a/b")
+    }
 }

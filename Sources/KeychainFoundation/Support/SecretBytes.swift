@@ -16,6 +16,12 @@ package final class SecretBytes: @unchecked Sendable, CustomStringConvertible {
         block = GuardedMemory.allocate(count)
     }
 
+    /// Copies `bytes` in, in one move; the caller remains responsible for zeroing its own copy.
+    package convenience init(copying bytes: UnsafeRawBufferPointer) {
+        self.init(count: bytes.count)
+        if let source = bytes.baseAddress { base.copyMemory(from: source, byteCount: bytes.count) }
+    }
+
     /// Copies `bytes` in; the caller remains responsible for zeroing its own copy.
     package convenience init<Bytes: Collection>(copying bytes: Bytes) where Bytes.Element == UInt8 {
         self.init(count: bytes.count)
