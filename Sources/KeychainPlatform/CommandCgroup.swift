@@ -70,8 +70,8 @@ public final class CommandCgroup: Sendable {
         for entry in mountinfo.split(separator: UInt8(ascii: "\n")) {
             // ID PARENT MAJOR:MINOR ROOT MOUNTPOINT OPTIONS… - TYPE SOURCE SUPER (spaces in a
             // field are escaped, so the first " - " is the separator)
-            guard let dash = firstIndex(of: separator, in: entry), entry[(dash + separator.count)...].starts(with: type) else { continue }
-            let fields = entry[..<dash].split(separator: UInt8(ascii: " "))
+            guard let dash = entry.firstRange(ofBytes: separator), entry[dash.upperBound...].starts(with: type) else { continue }
+            let fields = entry[..<dash.lowerBound].split(separator: UInt8(ascii: " "))
             guard fields.count >= 5 else { continue }
             let root = String(decoding: fields[3], as: UTF8.self)
             let mountPoint = unescape(String(decoding: fields[4], as: UTF8.self))
@@ -79,17 +79,6 @@ public final class CommandCgroup: Sendable {
             guard root == "/" || relative == root || relative.hasPrefix(root + "/") else { continue }
             let below = root == "/" ? relative : String(relative.dropFirst(root.count))
             return below == "/" || below.isEmpty ? mountPoint : mountPoint + below
-        }
-        return nil
-    }
-
-    /// Where `needle` first starts in `haystack`, or nil.
-    static func firstIndex(of needle: [UInt8], in haystack: ArraySlice<UInt8>) -> Int? {
-        guard needle.count <= haystack.count else { return nil }
-        var start = haystack.startIndex
-        while start + needle.count <= haystack.endIndex {
-            if haystack[start] == needle[0], haystack[start..<(start + needle.count)].elementsEqual(needle) { return start }
-            start += 1
         }
         return nil
     }

@@ -1,4 +1,5 @@
 import KeychainCore
+import KeychainPlatform
 import TextEscaping
 
 /// One credential as git's helper protocol describes it (`git help credential`): `key=value`

@@ -1,4 +1,5 @@
 import KeychainFoundation
+import KeychainPlatform
 
 /// Reads an XML property list (Apple's `PropertyList-1.0.dtd`, as CoreFoundation's
 /// `CFPropertyList.c` parses it): `<plist>` around one value (or the value alone), comments,

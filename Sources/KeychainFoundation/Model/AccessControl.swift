@@ -1,3 +1,4 @@
+import KeychainPlatform
 import TextEscaping
 
 /// A SecAccessControl as keychainctl simulates it (docs/FIDELITY.md): the
