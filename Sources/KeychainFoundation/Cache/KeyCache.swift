@@ -143,12 +143,10 @@ package enum KeyCache {
     package static func invalidate(_ slot: Slot, by remover: String? = nil) -> Bool {
         var found = false
         for ring in KernelKeyring.Ring.allCases {
-            while let serial = KernelKeyring.search(slot.description, in: ring) {
-                // Read only when the removal is noted: unlock's replacing of a key needs no note.
-                let expires = remover == nil ? nil : read(serial, ring: ring)?.expires
-                guard KernelKeyring.invalidate(serial) else { break }
+            while let serial = KernelKeyring.search(slot.description, in: ring),
+                remove(serial, described: slot.description, in: ring, by: remover, expires: read(serial, ring: ring)?.expires)
+            {
                 found = true
-                if let remover { recordRemoval(of: slot.description, expires: expires, by: remover, in: ring) }
             }
         }
         return found
@@ -162,10 +160,7 @@ package enum KeyCache {
         for ring in KernelKeyring.Ring.allCases {
             for key in KernelKeyring.keys(in: ring, prefix: prefix) {
                 guard let entry = read(key.serial, ring: ring), slot.names(entry.pathTags) else { continue }
-                if KernelKeyring.invalidate(key.serial) {
-                    count += 1
-                    if let remover { recordRemoval(of: key.description, expires: entry.expires, by: remover, in: ring) }
-                }
+                if remove(key.serial, described: key.description, in: ring, by: remover, expires: entry.expires) { count += 1 }
             }
         }
         return count
@@ -175,14 +170,25 @@ package enum KeyCache {
     package static func invalidateAll(in rings: [KernelKeyring.Ring] = KernelKeyring.Ring.allCases, by remover: String? = nil) -> Int {
         var count = 0
         for ring in rings {
-            for key in KernelKeyring.keys(in: ring, prefix: prefix) {
-                let expires = remover == nil ? nil : read(key.serial, ring: ring)?.expires
-                guard KernelKeyring.invalidate(key.serial) else { continue }
+            for key in KernelKeyring.keys(in: ring, prefix: prefix)
+            where remove(key.serial, described: key.description, in: ring, by: remover, expires: read(key.serial, ring: ring)?.expires) {
                 count += 1
-                if let remover { recordRemoval(of: key.description, expires: expires, by: remover, in: ring) }
             }
         }
         return count
+    }
+
+    /// Invalidates the cached key `serial` (described `description`, in `ring`); whether it was.
+    /// With `remover`, the removal is noted, with the expiry the key had; the key is read for it
+    /// only then: unlock's replacing of a key needs no note.
+    private static func remove(
+        _ serial: Int32, described description: String, in ring: KernelKeyring.Ring, by remover: String?,
+        expires: @autoclosure () -> UInt64?
+    ) -> Bool {
+        let expiry = remover == nil ? nil : expires()
+        guard KernelKeyring.invalidate(serial) else { return false }
+        if let remover { recordRemoval(of: description, expires: expiry, by: remover, in: ring) }
+        return true
     }
 
     /// The cached key `serial`, decoded; `nil` when it is not one.
@@ -219,7 +225,7 @@ package enum KeyCache {
         Array(remover.utf8.prefix(64)).withUnsafeBytes { payload.append($0) }
         let name = removalName(description)
         // One note per key: a newer one replaces the older.
-        while let old = KernelKeyring.search(name, in: ring), KernelKeyring.invalidate(old) {}
+        removeEvery(named: name, in: [ring])
         _ = try? KernelKeyring.add(name, payload: payload, ring: ring, timeout: removalLifetime, shareUID: false)
     }
 
@@ -242,8 +248,12 @@ package enum KeyCache {
 
     /// Forgets the removal noted for `slot` (a new key is cached for it).
     private static func forgetRemoval(of slot: Slot) {
-        let name = removalName(slot.description)
-        for ring in KernelKeyring.Ring.allCases {
+        removeEvery(named: removalName(slot.description), in: KernelKeyring.Ring.allCases)
+    }
+
+    /// Invalidates every key described `name` in `rings`.
+    private static func removeEvery(named name: String, in rings: [KernelKeyring.Ring]) {
+        for ring in rings {
             while let serial = KernelKeyring.search(name, in: ring), KernelKeyring.invalidate(serial) {}
         }
     }
